@@ -1,0 +1,13 @@
+//! rigel: storage I/O calibration. A declarative workload spec is compiled into a run plan, executed
+//! through io_uring against real storage, and rendered as ORION's files or rigel's own reports.
+//!
+//! Data flows one way: `spec` → `expr` → `plan` → `exec` → `stats` → `report`. Only `cli` prints.
+
+pub mod cli;
+pub mod exec;
+pub mod expr;
+pub mod plan;
+pub mod report;
+pub mod spec;
+pub mod stats;
+pub mod target;

@@ -1,0 +1,156 @@
+//! The run plan: every data point that will run, with its loads, and the run's totals. It is what
+//! `rigel plan` shows, what `plan.json` holds, and what the executor consumes.
+
+use crate::expr::{Access, Mix};
+use serde::{Deserialize, Serialize};
+
+/// Version of the plan and results documents; bumped on any incompatible change.
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunPlan {
+    pub name: String,
+    pub description: String,
+    pub targets: Vec<PlannedTarget>,
+    pub volume: VolumeLayout,
+    pub run: RunSettings,
+    /// The classes as declared (before `[sweep]` overrides).
+    pub classes: Vec<IoClass>,
+    pub matrix: MatrixInfo,
+    pub points: Vec<DataPoint>,
+    /// ORION's "Total Data Points": the points plus the (0, 0) cell when the matrix holds it.
+    pub orion_total_points: u64,
+    /// Sum over points of warmup + duration, in seconds (file creation not included).
+    pub estimated_seconds: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlannedTarget {
+    pub path: String,
+    /// Declared size: rigel creates (and fills) the file at this size when it is absent.
+    pub size: Option<u64>,
+    /// The spec consents to destructive writes on this target.
+    pub destructive: bool,
+    /// Some point writes to this target.
+    pub written: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Layout {
+    Concat,
+    Raid0,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VolumeLayout {
+    pub layout: Layout,
+    /// Stripe depth in bytes (raid0 only; kept for concat so ORION's summary can print it).
+    pub stripe: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunSettings {
+    /// Measured time per data point.
+    pub duration_ms: u64,
+    /// Unmeasured time before each data point.
+    pub warmup_ms: u64,
+    /// O_DIRECT (true) or buffered I/O.
+    pub direct: bool,
+    /// PRNG seed for offsets, mix draws and write data.
+    pub seed: u64,
+    /// Worker threads (each with its own ring); the plan resolves "auto" to a number.
+    pub workers: u32,
+}
+
+/// An I/O class as declared in `[class.NAME]`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IoClass {
+    pub name: String,
+    pub size: u64,
+    pub access: Access,
+    pub mix: Mix,
+    /// Outstanding I/Os per sequential stream (ORION's `-num_streamIO`); 1 for random classes.
+    pub per_stream: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MatrixShape {
+    Basic,
+    Detailed,
+    Point,
+    Row,
+    Col,
+    Max,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MatrixInfo {
+    pub shape: MatrixShape,
+    /// Each class's load levels, in class order, as the matrix expands them (0 included where the
+    /// shape uses it).
+    pub levels: Vec<ClassLevels>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClassLevels {
+    pub class: String,
+    pub levels: Vec<u32>,
+}
+
+/// One data point: every class with its load (0 = idle) and its parameters at this point.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DataPoint {
+    /// Stable id, 1-based, in run order; `--resume` matches on it.
+    pub id: u32,
+    /// The `[sweep]` values in force, in the order written (`small.size = 8KiB`).
+    pub sweep: Vec<SweepBinding>,
+    pub classes: Vec<ClassLoad>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SweepBinding {
+    pub key: String,
+    pub value: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClassLoad {
+    pub class: String,
+    pub size: u64,
+    pub access: Access,
+    pub mix: Mix,
+    /// The matrix level: outstanding I/Os for random classes, streams for sequential ones.
+    pub load: u32,
+    pub per_stream: u32,
+    /// I/Os kept in flight: `load` (random) or `load × per_stream` (sequential).
+    pub outstanding: u32,
+}
+
+impl DataPoint {
+    /// The load of a class by name (0 when the class is absent).
+    pub fn load_of(&self, class: &str) -> u32 {
+        self.classes
+            .iter()
+            .find(|c| c.class == class)
+            .map_or(0, |c| c.load)
+    }
+    /// The classes that run at this point.
+    pub fn active(&self) -> impl Iterator<Item = &ClassLoad> {
+        self.classes.iter().filter(|c| c.outstanding > 0)
+    }
+    /// `small=4 large=0`, as the terminal and reports name a point.
+    pub fn label(&self) -> String {
+        let loads: Vec<String> = self
+            .classes
+            .iter()
+            .map(|c| format!("{}={}", c.class, c.load))
+            .collect();
+        let mut s = loads.join(" ");
+        for b in &self.sweep {
+            s.push_str(&format!(" {}={}", b.key, b.value));
+        }
+        s
+    }
+}

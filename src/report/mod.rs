@@ -1,0 +1,1 @@
+//! Reports: the minijinja environment and the built-in templates (embedded from `templates/`).

@@ -1,0 +1,6 @@
+//! Measurements: what a data point produced (per class and direction), and the versioned results
+//! document that the run folder holds and every report renders.
+
+mod model;
+
+pub use model::*;
