@@ -7,6 +7,7 @@ pub mod cli;
 pub mod exec;
 pub mod expr;
 pub mod plan;
+pub mod record;
 pub mod report;
 pub mod spec;
 pub mod stats;

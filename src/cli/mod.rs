@@ -1,6 +1,37 @@
 //! The command line: the only layer that knows clap, prints, shows progress, or picks exit codes.
 
+mod args;
+mod check;
+mod plan_cmd;
+mod plan_table;
+mod specs;
+
+use args::{Cli, Command};
+use clap::Parser;
+
+/// Exit codes, as the README documents them.
+pub mod exit {
+    pub const OK: i32 = 0;
+    pub const RUNTIME: i32 = 1;
+    pub const BAD_SPEC: i32 = 2;
+    pub const REQUIREMENTS: i32 = 3;
+}
+
 /// Runs the command line and returns the process exit code.
 pub fn main() -> i32 {
-    0
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { exit::BAD_SPEC } else { exit::OK };
+        }
+    };
+    match cli.command {
+        Command::Check(a) => check::run(&a),
+        Command::Plan(a) => plan_cmd::run(&a),
+        Command::Run(_) => {
+            eprintln!("rigel run: not available yet");
+            exit::RUNTIME
+        }
+    }
 }

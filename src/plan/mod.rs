@@ -1,6 +1,9 @@
 //! Spec → RunPlan: pure and deterministic (the same spec gives the same plan, byte for byte). Knows
 //! ORION's matrix shapes and level rule; never touches storage.
 
+mod compile;
+mod matrix;
 mod model;
 
+pub use compile::{compile, MAX_OUTSTANDING, MAX_POINTS};
 pub use model::*;

@@ -1,0 +1,91 @@
+//! The command line's shape (clap). Kept apart from what the commands do.
+
+use crate::spec::Override;
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "rigel",
+    version,
+    about = "Storage I/O calibration: declarative workload specs, an io_uring executor, ORION-compatible reports",
+    long_about = "rigel measures what storage delivers: small random IOPS, large-I/O MB/s, and latency \
+percentiles, at each load a spec asks for.\n\n\
+A spec (TOML) names the targets (block devices or files), the I/O classes (size, random or \
+sequential, read/write mix) and the load sweeps. `rigel plan` shows every data point and the \
+estimated time before any I/O; `rigel run` measures them through io_uring and writes a run folder \
+with ORION's files, a Markdown report and an HTML report.",
+    after_help = "Examples:\n  \
+rigel run                              # the built-in quick spec on a scratch file (safe)\n  \
+rigel check specs/*.toml               # validate specs, exit 2 on any error\n  \
+rigel plan specs/orion/simple.toml --set disks=4\n  \
+rigel run my.toml --set lun=/dev/nvme1n1 --out runs/nvme1\n  \
+rigel orion -run simple -testname mylun     # ORION's own command line\n\n\
+Exit codes: 0 ok, 1 runtime failure, 2 bad spec or usage, 3 requirements not met."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Validate specs without running anything (exit 0 when all are valid, 2 otherwise)
+    Check(CheckArgs),
+    /// Show the data points a spec expands to, with the estimated time, before any I/O
+    Plan(PlanArgs),
+    /// Run a spec against real storage and write a run folder
+    Run(RunArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct SpecOptions {
+    /// Override a variable (`disks=4`) or any dotted key (`run.duration=10s`, `class.small.size=4KiB`,
+    /// `target.0.path=/dev/sdb`); repeatable
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<Override>,
+}
+
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    /// Spec files to check
+    #[arg(required = true, value_name = "SPEC")]
+    pub specs: Vec<PathBuf>,
+    #[command(flatten)]
+    pub spec: SpecOptions,
+}
+
+#[derive(Args, Debug)]
+pub struct PlanArgs {
+    /// The spec file
+    #[arg(value_name = "SPEC")]
+    pub spec_file: PathBuf,
+    /// Print the plan as JSON (the document `plan.json` holds)
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub spec: SpecOptions,
+}
+
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// The spec file; without one, the built-in quick spec runs on a scratch file in the current
+    /// directory (safe, no root, under a minute)
+    #[arg(value_name = "SPEC")]
+    pub spec_file: Option<PathBuf>,
+    /// The run folder (default: runs/<name>-<yyyymmdd-hhmmss>/)
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Finish an interrupted run: run only the points missing from DIR/results.jsonl
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["spec_file", "out"])]
+    pub resume: Option<PathBuf>,
+    /// Consent to writes on block devices and on files rigel did not create (the spec must consent
+    /// too, with `destructive = true` on the target)
+    #[arg(long)]
+    pub allow_destructive: bool,
+    /// With --allow-destructive: write even over a filesystem or partition-table signature
+    #[arg(long, requires = "allow_destructive")]
+    pub force: bool,
+    #[command(flatten)]
+    pub spec: SpecOptions,
+}

@@ -1,0 +1,35 @@
+//! `rigel plan`: the data points a spec expands to, as a table or JSON, before any I/O.
+
+use super::args::PlanArgs;
+use super::exit;
+use super::plan_table;
+use super::specs;
+use crate::spec::SpecInput;
+use std::io::Write;
+
+pub fn run(a: &PlanArgs) -> i32 {
+    let (_, plan) = match specs::compile(SpecInput::File(&a.spec_file), &a.spec.set) {
+        Ok(p) => p,
+        Err(d) => {
+            specs::report(&d);
+            return exit::BAD_SPEC;
+        }
+    };
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let written = if a.json {
+        serde_json::to_writer_pretty(&mut out, &plan)
+            .map_err(std::io::Error::other)
+            .and_then(|_| writeln!(out))
+    } else {
+        plan_table::write(&mut out, &plan)
+    };
+    match written.and_then(|_| out.flush()) {
+        Ok(()) => exit::OK,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => exit::OK,
+        Err(e) => {
+            eprintln!("rigel plan: cannot write the plan: {e}");
+            exit::RUNTIME
+        }
+    }
+}

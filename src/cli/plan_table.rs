@@ -1,0 +1,108 @@
+//! The plan as people read it: a header with the totals and safety facts, then one aligned row per
+//! data point.
+
+use crate::expr::{Access, Size};
+use crate::plan::{ClassLoad, Layout, RunPlan};
+use std::io::{self, Write};
+
+pub fn write(out: &mut impl Write, plan: &RunPlan) -> io::Result<()> {
+    write_header(out, plan)?;
+    let mut headers = vec!["point".to_owned()];
+    headers.extend(plan.classes.iter().map(|c| c.name.clone()));
+    let sweep_keys: Vec<String> = plan.points.first().map_or(Vec::new(), |p| p.sweep.iter().map(|b| b.key.clone()).collect());
+    headers.extend(sweep_keys.iter().cloned());
+    let rows: Vec<Vec<String>> = plan
+        .points
+        .iter()
+        .map(|p| {
+            let mut row = vec![p.id.to_string()];
+            row.extend(p.classes.iter().map(describe_load));
+            row.extend(p.sweep.iter().map(|b| b.value.clone()));
+            row
+        })
+        .collect();
+    let widths: Vec<usize> = (0..headers.len())
+        .map(|i| rows.iter().map(|r| r[i].chars().count()).chain([headers[i].len()]).max().unwrap_or(0))
+        .collect();
+    writeln!(out)?;
+    write_row(out, &headers, &widths)?;
+    for row in &rows {
+        write_row(out, row, &widths)?;
+    }
+    Ok(())
+}
+
+fn write_header(out: &mut impl Write, plan: &RunPlan) -> io::Result<()> {
+    writeln!(out, "{}", plan.name)?;
+    if !plan.description.is_empty() {
+        writeln!(out, "  {}", plan.description)?;
+    }
+    let layout = match plan.volume.layout {
+        Layout::Concat => "concat".to_owned(),
+        Layout::Raid0 => format!("raid0, stripe {}", Size(plan.volume.stripe)),
+    };
+    writeln!(out, "  volume     {layout} over {} target(s)", plan.targets.len())?;
+    for t in &plan.targets {
+        let size = t.size.map_or(String::new(), |s| format!(", {} file created by rigel if absent", Size(s)));
+        let access = match (t.written, t.destructive) {
+            (false, _) => "read only",
+            (true, true) => "WRITTEN (spec consents; needs --allow-destructive unless rigel created it)",
+            (true, false) => "WRITTEN (only if rigel created it; otherwise needs destructive = true)",
+        };
+        writeln!(out, "  target     {}: {access}{size}", t.path)?;
+    }
+    let run = &plan.run;
+    writeln!(
+        out,
+        "  per point  {} measured, {} warmup; {} I/O, seed {}, {} worker(s)",
+        human_ms(run.duration_ms),
+        human_ms(run.warmup_ms),
+        if run.direct { "direct" } else { "buffered" },
+        run.seed,
+        run.workers
+    )?;
+    writeln!(out, "  points     {} (ORION's Total Data Points: {})", plan.points.len(), plan.orion_total_points)?;
+    writeln!(out, "  estimated  {}", human_ms(plan.estimated_seconds * 1000))
+}
+
+/// `4 × 8KiB random read`, `2 streams × 4 × 1MiB sequential 70% read`, or `-` when idle.
+fn describe_load(c: &ClassLoad) -> String {
+    if c.outstanding == 0 {
+        return "-".to_owned();
+    }
+    let mix = match c.mix.read_percent {
+        100 => "read".to_owned(),
+        0 => "write".to_owned(),
+        r => format!("{r}% read"),
+    };
+    match c.access {
+        Access::Random => format!("{} × {} random {mix}", c.load, Size(c.size)),
+        Access::Sequential => format!("{} streams × {} × {} sequential {mix}", c.load, c.per_stream, Size(c.size)),
+    }
+}
+
+fn write_row(out: &mut impl Write, cells: &[String], widths: &[usize]) -> io::Result<()> {
+    let mut line = String::new();
+    for (i, (cell, w)) in cells.iter().zip(widths).enumerate() {
+        if i == 0 {
+            line.push_str(&format!("{cell:>w$}"));
+        } else {
+            line.push_str(&format!("  {cell:<w$}"));
+        }
+    }
+    writeln!(out, "{}", line.trim_end())
+}
+
+/// `1h 2m 3s`, `9m 0s`, `500ms`.
+pub fn human_ms(ms: u64) -> String {
+    if ms < 1000 {
+        return format!("{ms}ms");
+    }
+    let s = ms / 1000;
+    match (s / 3600, (s % 3600) / 60, s % 60) {
+        (0, 0, sec) if ms % 1000 != 0 => format!("{}.{:01}s", sec, (ms % 1000) / 100),
+        (0, 0, sec) => format!("{sec}s"),
+        (0, m, sec) => format!("{m}m {sec}s"),
+        (h, m, sec) => format!("{h}h {m}m {sec}s"),
+    }
+}

@@ -1,0 +1,36 @@
+//! Loading and compiling a spec for a command, with diagnostics rendered for the terminal.
+
+use crate::plan::{self, RunPlan};
+use crate::spec::{self, Diagnostics, LoadedSpec, Override, SpecError, SpecInput};
+use std::io::IsTerminal;
+
+/// The built-in default spec (`rigel run` without a spec).
+pub const QUICK_SPEC: &str = include_str!("../../specs/quick.toml");
+
+/// Cores of this machine: the value of the name `cores` in specs.
+pub fn cores() -> u64 {
+    std::thread::available_parallelism().map_or(1, |n| n.get() as u64)
+}
+
+/// Loads and compiles a spec; on failure, the rendered diagnostics. A partial spec (a base to
+/// extend) is an error here: it cannot run on its own.
+pub fn compile(input: SpecInput<'_>, overrides: &[Override]) -> Result<(LoadedSpec, RunPlan), Diagnostics> {
+    let loaded = spec::load(input, overrides, cores())?;
+    if loaded.spec.partial {
+        let e = SpecError::whole(format!("`{}` is a partial spec (a base to extend), not a runnable one", loaded.spec.name))
+            .hint("write a spec with `extends = \"...\"` that adds classes and a matrix, and plan that");
+        return Err(Diagnostics { sources: loaded.sources, errors: vec![e] });
+    }
+    match plan::compile(&loaded.spec, cores()) {
+        Ok(plan) => Ok((loaded, plan)),
+        Err(errors) => Err(Diagnostics { sources: loaded.sources, errors }),
+    }
+}
+
+/// Prints diagnostics to stderr (colored on a terminal) with a closing count.
+pub fn report(d: &Diagnostics) {
+    let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    eprint!("{}", d.render(color));
+    let n = d.errors.len();
+    eprintln!("{n} error{} in spec", if n == 1 { "" } else { "s" });
+}

@@ -1,0 +1,117 @@
+//! ORION's matrix shapes over the classes' load sweeps: which combinations of loads become data
+//! points, and ORION's "Total Data Points" (which counts the idle (0, 0) cell).
+
+use super::compile::{MAX_OUTSTANDING, MAX_POINTS};
+use super::model::{ClassLevels, MatrixShape};
+use crate::spec::{Spec, SpecError};
+
+pub(super) struct MatrixCells {
+    /// Loads per point, in class order; the all-idle cell is never a point.
+    pub points: Vec<Vec<u32>>,
+    pub levels: Vec<ClassLevels>,
+    /// Cells of the grid including the idle one where the shape has it (ORION's count).
+    pub orion_cells: u64,
+}
+
+/// Expands the matrix; None (with errors pushed) when a sweep is missing or invalid.
+pub(super) fn expand_matrix(spec: &Spec, errors: &mut Vec<SpecError>) -> Option<MatrixCells> {
+    let shape = spec.matrix.shape.value;
+    let mut axes: Vec<Vec<u32>> = Vec::new();
+    for (i, class) in spec.classes.iter().enumerate() {
+        let Some((_, sweep)) = spec.matrix.loads.iter().find(|(name, _)| name.value == class.name.value) else {
+            errors.push(SpecError::at(&class.name.loc, format!("class `{}` has no load in [matrix]", class.name.value), "this class")
+                .hint(format!("add a load sweep under [matrix], e.g. {} = \"1..=32 x2\" (or \"0\" to leave it idle)", class.name.value)));
+            continue;
+        };
+        let levels = &sweep.value;
+        if let Some(&big) = levels.iter().find(|&&l| l > MAX_OUTSTANDING) {
+            errors.push(SpecError::at(&sweep.loc, format!("a load of {big} is more than rigel keeps in flight ({MAX_OUTSTANDING})"), "too high")
+                .hint("loads are outstanding I/Os (or streams): real devices saturate long before this"));
+            continue;
+        }
+        let varied = match shape {
+            MatrixShape::Point => false,
+            MatrixShape::Row => i == 0,
+            MatrixShape::Col => i == 1,
+            _ => true,
+        };
+        let mut axis: Vec<u32> = levels.iter().map(|&l| l as u32).collect();
+        if varied && axis.first() != Some(&0) {
+            axis.insert(0, 0);
+        }
+        if shape == MatrixShape::Point && axis.len() != 1 {
+            errors.push(SpecError::at(&sweep.loc, format!("a `point` matrix takes one load per class, found {}", axis.len()), "several loads")
+                .hint("use shape = \"detailed\" to run every combination"));
+            continue;
+        }
+        if axis.is_empty() {
+            errors.push(SpecError::at(&sweep.loc, "this load sweep has no level", "empty").hint("write at least one load, e.g. \"1\""));
+            continue;
+        }
+        axes.push(axis);
+    }
+    if shape == MatrixShape::Col && spec.classes.len() < 2 {
+        errors.push(SpecError::at(&spec.matrix.shape.loc, "a `col` matrix varies the second class, and this spec has one", "needs two classes")
+            .hint("use shape = \"row\" to vary the first class"));
+    }
+    if axes.len() != spec.classes.len() || !errors.is_empty() {
+        return None;
+    }
+    let cells = if shape == MatrixShape::Basic { basic_cells(&axes) } else { grid_cells(&axes, errors, spec)? };
+    let levels = spec
+        .classes
+        .iter()
+        .zip(&axes)
+        .map(|(c, a)| ClassLevels { class: c.name.value.clone(), levels: a.clone() })
+        .collect();
+    if cells.0.is_empty() {
+        errors.push(SpecError::at(&spec.matrix.loc, "the matrix has no point with any load", "every class is idle")
+            .hint("give at least one class a load above 0"));
+        return None;
+    }
+    Some(MatrixCells { points: cells.0, levels, orion_cells: cells.1 })
+}
+
+/// Each class alone at each of its levels, in class order; ORION counts the idle cell too.
+fn basic_cells(axes: &[Vec<u32>]) -> (Vec<Vec<u32>>, u64) {
+    let mut points = Vec::new();
+    for (i, axis) in axes.iter().enumerate() {
+        for &level in axis.iter().filter(|&&l| l > 0) {
+            let mut loads = vec![0; axes.len()];
+            loads[i] = level;
+            points.push(loads);
+        }
+    }
+    let cells = points.len() as u64 + 1;
+    (points, cells)
+}
+
+/// Every combination of the axes, the first class varying fastest (ORION: small inside large).
+fn grid_cells(axes: &[Vec<u32>], errors: &mut Vec<SpecError>, spec: &Spec) -> Option<(Vec<Vec<u32>>, u64)> {
+    let cells = axes.iter().try_fold(1u64, |acc, a| acc.checked_mul(a.len() as u64));
+    let Some(cells) = cells.filter(|&c| c <= MAX_POINTS) else {
+        errors.push(SpecError::at(&spec.matrix.loc, format!("this matrix has more than {MAX_POINTS} cells"), "the sweeps multiply to this")
+            .hint("narrow a load sweep, e.g. a geometric range \"1..=256 x2\""));
+        return None;
+    };
+    let mut points = Vec::with_capacity(cells as usize);
+    let mut index = vec![0usize; axes.len()];
+    loop {
+        let loads: Vec<u32> = index.iter().zip(axes).map(|(&i, a)| a[i]).collect();
+        if loads.iter().any(|&l| l > 0) {
+            points.push(loads);
+        }
+        let mut k = 0;
+        loop {
+            if k == axes.len() {
+                return Some((points, cells));
+            }
+            index[k] += 1;
+            if index[k] < axes[k].len() {
+                break;
+            }
+            index[k] = 0;
+            k += 1;
+        }
+    }
+}

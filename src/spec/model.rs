@@ -1,0 +1,122 @@
+//! The typed spec: what the user asked for, each value with the location it was written at, so the
+//! compiler can point at the spec when a combination is invalid.
+
+use super::source::Loc;
+use crate::expr::{Access, Comparison, CountExpr, Mix, Size};
+use crate::plan::{Layout, MatrixShape};
+use std::time::Duration;
+
+/// A value and where it was written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sp<T> {
+    pub value: T,
+    pub loc: Loc,
+}
+
+impl<T> Sp<T> {
+    pub fn new(value: T, loc: Loc) -> Sp<T> {
+        Sp { value, loc }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Spec {
+    pub name: String,
+    pub description: String,
+    /// A base meant to be extended (`[spec] partial = true`): checked, never compiled on its own.
+    pub partial: bool,
+    pub targets: Vec<TargetSpec>,
+    /// Where `[[target]]` was written (or the spec's start), for errors about the list as a whole.
+    pub targets_loc: Loc,
+    pub volume: VolumeSpec,
+    pub run: RunSpec,
+    pub classes: Vec<ClassSpec>,
+    pub matrix: MatrixSpec,
+    pub sweep: Vec<SweepSpec>,
+    pub expect: Vec<ExpectSpec>,
+}
+
+#[derive(Clone, Debug)]
+pub struct TargetSpec {
+    pub path: Sp<String>,
+    pub size: Option<Sp<Size>>,
+    pub destructive: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct VolumeSpec {
+    pub layout: Sp<Layout>,
+    pub stripe: Sp<Size>,
+}
+
+#[derive(Clone, Debug)]
+pub struct RunSpec {
+    pub duration: Sp<Duration>,
+    pub warmup: Sp<Duration>,
+    pub direct: bool,
+    pub seed: u64,
+    /// None: one worker.
+    pub workers: Option<Sp<CountExpr>>,
+}
+
+#[derive(Clone, Debug)]
+pub struct ClassSpec {
+    pub name: Sp<String>,
+    pub size: Sp<Size>,
+    pub access: Sp<Access>,
+    pub mix: Sp<Mix>,
+    /// None: 4 for sequential classes (ORION's default), 1 for random ones.
+    pub per_stream: Option<Sp<u32>>,
+}
+
+#[derive(Clone, Debug)]
+pub struct MatrixSpec {
+    pub shape: Sp<MatrixShape>,
+    /// Each class's load levels (the sweep evaluated: sorted, de-duplicated), in the order written.
+    pub loads: Vec<(Sp<String>, Sp<Vec<u64>>)>,
+    pub loc: Loc,
+}
+
+/// One `[sweep]` entry: `"small.size" = "4KiB, 8KiB"`.
+#[derive(Clone, Debug)]
+pub struct SweepSpec {
+    pub class: Sp<String>,
+    pub values: Sp<SweepValues>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum SweepValues {
+    Size(Vec<Size>),
+    Mix(Vec<Mix>),
+    Access(Vec<Access>),
+    PerStream(Vec<u64>),
+}
+
+impl SweepValues {
+    pub fn param(&self) -> &'static str {
+        match self {
+            SweepValues::Size(_) => "size",
+            SweepValues::Mix(_) => "mix",
+            SweepValues::Access(_) => "access",
+            SweepValues::PerStream(_) => "per_stream",
+        }
+    }
+    pub fn len(&self) -> usize {
+        match self {
+            SweepValues::Size(v) => v.len(),
+            SweepValues::Mix(v) => v.len(),
+            SweepValues::Access(v) => v.len(),
+            SweepValues::PerStream(v) => v.len(),
+        }
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// One `[expect]` requirement, kept as written until the requirement issue evaluates it.
+#[derive(Clone, Debug)]
+pub struct ExpectSpec {
+    pub key: Sp<String>,
+    pub comparison: Sp<Comparison>,
+}

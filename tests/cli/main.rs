@@ -1,0 +1,7 @@
+//! The integration tests: one binary driving the real `rigel` through a small builder.
+
+mod builder;
+mod check;
+mod plan;
+
+pub use builder::{rigel, Output};

@@ -1,0 +1,68 @@
+//! `rigel plan`: ORION's published point counts from the shipped ORION specs, the table, JSON, and
+//! `--set` overrides.
+
+use super::builder::rigel;
+
+fn plan_json(args: &[&str]) -> serde_json::Value {
+    let out = rigel().arg("plan").args(args).arg("--json").run().code(0);
+    serde_json::from_str(&out.stdout).expect("plan --json prints JSON")
+}
+
+fn points(plan: &serde_json::Value) -> usize {
+    plan["points"].as_array().expect("points").len()
+}
+
+#[test]
+fn orion_simple_counts_match_orion() {
+    let one = plan_json(&["specs/orion/simple.toml"]);
+    assert_eq!(one["orion_total_points"], 8);
+    assert_eq!(points(&one), 7);
+    let eight = plan_json(&["specs/orion/simple.toml", "--set", "disks=8"]);
+    assert_eq!(eight["orion_total_points"], 38);
+}
+
+#[test]
+fn orion_normal_and_oltp_counts_match_orion() {
+    let normal = plan_json(&["specs/orion/normal.toml"]);
+    assert_eq!(normal["orion_total_points"], 18);
+    let oltp = plan_json(&["specs/orion/oltp.toml", "--set", "disks=3"]);
+    let small: Vec<u64> = oltp["points"]
+        .as_array()
+        .expect("points")
+        .iter()
+        .map(|p| p["classes"][0]["load"].as_u64().expect("a load"))
+        .collect();
+    let mut expected = vec![1, 2, 3];
+    expected.extend((2..=20).map(|k| 3 * k));
+    assert_eq!(small, expected);
+    // ORION's estimate for oltp with 3 disks is 24 minutes: (Total Data Points + 1) × 1 minute.
+    assert_eq!(oltp["orion_total_points"], 23);
+}
+
+#[test]
+fn plan_table_shows_totals_and_points() {
+    let out = rigel().args(["plan", "specs/orion/simple.toml"]).run().code(0);
+    insta::assert_snapshot!(out.stdout);
+}
+
+#[test]
+fn set_overrides_a_dotted_key() {
+    let plan = plan_json(&["specs/quick.toml", "--set", "run.duration=10s", "--set", "class.small.size=4KiB"]);
+    assert_eq!(plan["run"]["duration_ms"], 10_000);
+    assert_eq!(plan["points"][0]["classes"][0]["size"], 4096);
+}
+
+#[test]
+fn set_rejects_an_unknown_variable_with_a_hint() {
+    let out = rigel().args(["plan", "specs/orion/simple.toml", "--set", "disk=4"]).run().code(2);
+    assert!(out.stderr.contains("did you mean `disks`"), "{}", out.stderr);
+}
+
+#[test]
+fn extends_merges_the_base() {
+    let plan = plan_json(&["specs/oltp-70-30.toml"]);
+    assert_eq!(plan["run"]["duration_ms"], 30_000);
+    assert_eq!(plan["run"]["seed"], 42);
+    assert_eq!(plan["targets"][0]["path"], "rigel-test.bin");
+    assert_eq!(plan["points"][0]["classes"][0]["mix"]["read_percent"], 70);
+}
