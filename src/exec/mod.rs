@@ -1,1 +1,167 @@
-//! The io_uring executor: runs one data point against an open volume. All `unsafe` lives here.
+//! The io_uring executor: runs one data point against an open volume and measures it. All
+//! `unsafe` lives here.
+//!
+//! `run_point` spreads the point's load over worker threads (`share`), each with its own ring and
+//! registered buffer arena (`ring`) running a closed loop (`worker`) over offsets drawn from the
+//! volume's slots (`offsets`); it then merges the workers' recordings into a `PointResult`.
+
+mod cpu;
+mod offsets;
+mod point;
+mod ring;
+mod share;
+#[cfg(test)]
+mod tests;
+mod worker;
+
+pub use offsets::{SlotSpace, Stream};
+pub use point::{ClassProbe, PointProbe, run_point, run_point_probed};
+pub use ring::RingMode;
+pub use share::{ClassShare, split};
+
+use std::os::fd::BorrowedFd;
+use std::sync::Arc;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+/// An open target, in the volume's order (opened by `target/`, O_DIRECT unless buffered).
+#[derive(Clone, Copy, Debug)]
+pub struct ExecTarget<'a> {
+    pub fd: BorrowedFd<'a>,
+    pub path: &'a str,
+}
+
+/// How the command line steers and watches a running point.
+#[derive(Clone, Debug)]
+pub struct PointControl {
+    /// Raised by SIGINT/SIGTERM: the point stops within a second.
+    pub stop: Arc<AtomicBool>,
+    /// Counters the progress display polls while the point runs.
+    pub live: Arc<LiveCounters>,
+}
+
+impl PointControl {
+    /// Controls for points with up to `classes` classes.
+    pub fn new(classes: usize) -> PointControl {
+        PointControl {
+            stop: Arc::new(AtomicBool::new(false)),
+            live: Arc::new(LiveCounters::new(classes)),
+        }
+    }
+}
+
+/// Completed I/Os and bytes per class (index = position in `DataPoint::classes`), warmup
+/// included, updated once per completion batch; and the fallbacks the executor had to take.
+#[derive(Debug, Default)]
+pub struct LiveCounters {
+    classes: Vec<(AtomicU64, AtomicU64)>,
+    fallbacks: AtomicU32,
+}
+
+const FALLBACK_BUFFERS: u32 = 1;
+const FALLBACK_FILES: u32 = 2;
+
+impl LiveCounters {
+    pub fn new(classes: usize) -> LiveCounters {
+        LiveCounters {
+            classes: (0..classes)
+                .map(|_| (AtomicU64::new(0), AtomicU64::new(0)))
+                .collect(),
+            fallbacks: AtomicU32::new(0),
+        }
+    }
+
+    #[inline]
+    fn add(&self, class: usize, ios: u64, bytes: u64) {
+        if let Some((i, b)) = self.classes.get(class) {
+            i.fetch_add(ios, Ordering::Relaxed);
+            b.fetch_add(bytes, Ordering::Relaxed);
+        }
+    }
+
+    /// (I/Os, bytes) completed by class `class` so far.
+    pub fn class(&self, class: usize) -> (u64, u64) {
+        self.classes.get(class).map_or((0, 0), |(i, b)| {
+            (i.load(Ordering::Relaxed), b.load(Ordering::Relaxed))
+        })
+    }
+
+    /// (I/Os, bytes) over all classes.
+    pub fn total(&self) -> (u64, u64) {
+        (0..self.classes.len())
+            .map(|c| self.class(c))
+            .fold((0, 0), |(i, b), (ci, cb)| (i + ci, b + cb))
+    }
+
+    /// Zeroes the counters (between points).
+    pub fn reset(&self) {
+        for (i, b) in &self.classes {
+            i.store(0, Ordering::Relaxed);
+            b.store(0, Ordering::Relaxed);
+        }
+    }
+
+    /// What the executor had to do without since this `LiveCounters` was made, as sentences for
+    /// the user (say them once per run).
+    pub fn notes(&self) -> Vec<&'static str> {
+        let f = self.fallbacks.load(Ordering::Relaxed);
+        let mut notes = Vec::new();
+        if f & FALLBACK_BUFFERS != 0 {
+            notes.push(
+                "io_uring buffer registration refused (locked-memory limit, RLIMIT_MEMLOCK): \
+                 using plain reads and writes, which cost more CPU per I/O",
+            );
+        }
+        if f & FALLBACK_FILES != 0 {
+            notes.push("io_uring file registration refused: using plain file descriptors");
+        }
+        notes
+    }
+
+    fn note(&self, flag: u32) {
+        self.fallbacks.fetch_or(flag, Ordering::Relaxed);
+    }
+}
+
+/// Why a point could not run at all (an I/O error is not one: it gives a failed point).
+#[derive(Debug, thiserror::Error)]
+pub enum ExecError {
+    #[error("the point cannot run: {0}")]
+    InvalidPoint(String),
+    #[error("worker {worker} could not set up its io_uring: {source}")]
+    Setup {
+        worker: usize,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("could not start a worker thread: {0}")]
+    Spawn(#[source] std::io::Error),
+    #[error("worker {0} stopped unexpectedly (a bug in rigel's executor)")]
+    WorkerPanicked(usize),
+    #[error("interrupted: the point was stopped before its end")]
+    Interrupted,
+}
+
+/// What the workers share: the start signal, the abort flag and the point's timing.
+pub(crate) struct Shared<'a> {
+    ready: AtomicUsize,
+    start: OnceLock<Instant>,
+    abort: AtomicBool,
+    stop: &'a AtomicBool,
+    live: &'a LiveCounters,
+    warmup_ns: u64,
+    window_ns: u64,
+}
+
+impl Shared<'_> {
+    /// Blocks until the coordinator sets the common start time (setup only, not the hot path).
+    fn wait_for_start(&self) -> Instant {
+        loop {
+            if let Some(t) = self.start.get() {
+                return *t;
+            }
+            std::thread::sleep(Duration::from_micros(100));
+        }
+    }
+}

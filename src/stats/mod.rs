@@ -2,5 +2,7 @@
 //! document that the run folder holds and every report renders.
 
 mod model;
+mod recorder;
 
 pub use model::*;
+pub use recorder::{ClassRecorder, decode_histogram};

@@ -67,7 +67,9 @@ pub struct PointResult {
 pub enum PointStatus {
     Ok,
     /// An I/O failed: the point stopped; its figures cover what completed before.
-    Failed { error: IoFailure },
+    Failed {
+        error: IoFailure,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -46,6 +46,15 @@ impl Volume {
         self.total
     }
 
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+
+    /// Stripe depth in bytes (at least 1).
+    pub fn stripe(&self) -> u64 {
+        self.stripe
+    }
+
     pub fn targets(&self) -> usize {
         self.sizes.len()
     }

@@ -1,0 +1,292 @@
+//! Running one data point: checking it can run, starting the workers together, timing the measured
+//! window and its CPU use, and merging what the workers recorded into the point's result.
+
+use super::cpu::{delta, process_cpu};
+use super::offsets::SlotSpace;
+use super::share::split;
+use super::worker::{self, ClassSetup, End, WorkerOutcome, WorkerSpec};
+use super::{
+    ExecError, ExecTarget, FALLBACK_BUFFERS, FALLBACK_FILES, PointControl, RingMode, Shared,
+};
+use crate::plan::{DataPoint, RunSettings};
+use crate::stats::{ClassRecorder, IoFailure, PointResult, PointStatus};
+use crate::target::Volume;
+use std::os::fd::{AsRawFd, RawFd};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant, SystemTime};
+
+/// How the executor ran a point, beyond the results: what tests and diagnostics look at.
+#[derive(Clone, Debug)]
+pub struct PointProbe {
+    pub workers: usize,
+    /// Per active class, in the point's order.
+    pub classes: Vec<ClassProbe>,
+    /// Completion batches (enter calls that returned) over all workers.
+    pub batches: u64,
+    /// Every worker used registered buffers / registered files.
+    pub fixed_buffers: bool,
+    pub fixed_files: bool,
+    pub ring_modes: Vec<RingMode>,
+}
+
+#[derive(Clone, Debug)]
+pub struct ClassProbe {
+    pub class: String,
+    pub outstanding: u32,
+    /// Time-averaged count of this class's I/Os submitted and not yet reaped, over the measured
+    /// window: what the closed loop actually kept in flight.
+    pub mean_in_flight: f64,
+}
+
+/// Runs `point` on the volume over `targets` and returns its measurements. An I/O error gives a
+/// `Failed` result with what was measured before it; `Err` means the point could not run, or was
+/// stopped through `ctl.stop`.
+pub fn run_point(
+    targets: &[ExecTarget],
+    volume: &Volume,
+    point: &DataPoint,
+    run: &RunSettings,
+    ctl: &PointControl,
+) -> Result<PointResult, ExecError> {
+    run_point_probed(targets, volume, point, run, ctl).map(|(r, _)| r)
+}
+
+/// `run_point`, also returning how the executor ran the point.
+pub fn run_point_probed(
+    targets: &[ExecTarget],
+    volume: &Volume,
+    point: &DataPoint,
+    run: &RunSettings,
+    ctl: &PointControl,
+) -> Result<(PointResult, PointProbe), ExecError> {
+    let classes = class_setups(targets, volume, point)?;
+    let fds: Vec<RawFd> = targets.iter().map(|t| t.fd.as_raw_fd()).collect();
+    let shares = split(point, run.workers);
+    if shares.is_empty() {
+        return Err(ExecError::InvalidPoint("no class has any load".into()));
+    }
+    let intervals = run.duration_ms.div_ceil(1000).max(1) as usize;
+    let shared = Shared {
+        ready: AtomicUsize::new(0),
+        start: OnceLock::new(),
+        abort: AtomicBool::new(false),
+        stop: &ctl.stop,
+        live: &ctl.live,
+        warmup_ns: run.warmup_ms * 1_000_000,
+        window_ns: run.duration_ms * 1_000_000,
+    };
+    let shared = &shared;
+    let (outcomes, cpu, wall) = std::thread::scope(|s| {
+        let mut handles = Vec::new();
+        let mut spawn_error = None;
+        for (w, share) in shares.into_iter().enumerate() {
+            let spec = WorkerSpec {
+                shares: share,
+                classes: &classes,
+                fds: &fds,
+                seed: worker_seed(run.seed, point.id, w),
+                intervals,
+            };
+            let spawned = std::thread::Builder::new()
+                .name(format!("rigel-worker-{w}"))
+                .spawn_scoped(s, move || worker::run(spec, shared));
+            match spawned {
+                Ok(h) => handles.push(h),
+                Err(e) => {
+                    shared.abort.store(true, Ordering::Relaxed);
+                    spawn_error = Some(e);
+                    break;
+                }
+            }
+        }
+        while shared.ready.load(Ordering::Acquire) < handles.len() {
+            std::thread::sleep(Duration::from_micros(100));
+        }
+        let start = Instant::now();
+        let wall = SystemTime::now();
+        let _ = shared.start.set(start);
+        let all_done = || handles.iter().all(|h| h.is_finished());
+        sleep_until(start + Duration::from_nanos(shared.warmup_ns), &all_done);
+        let cpu0 = process_cpu();
+        let end = start + Duration::from_nanos(shared.warmup_ns + shared.window_ns);
+        sleep_until(end, &all_done);
+        let cpu = delta(cpu0, process_cpu());
+        let outcomes: Vec<Option<WorkerOutcome>> =
+            handles.into_iter().map(|h| h.join().ok()).collect();
+        (spawn_error.map_or(Ok(outcomes), Err), cpu, wall)
+    });
+    let outcomes = outcomes.map_err(ExecError::Spawn)?;
+    let outcomes: Vec<WorkerOutcome> = outcomes
+        .into_iter()
+        .enumerate()
+        .map(|(w, o)| o.ok_or(ExecError::WorkerPanicked(w)))
+        .collect::<Result<_, _>>()?;
+    for (w, o) in outcomes.iter().enumerate() {
+        if let Some(e) = &o.setup_error {
+            let source = std::io::Error::new(e.kind(), e.to_string());
+            return Err(ExecError::Setup { worker: w, source });
+        }
+    }
+    if outcomes.iter().any(|o| o.end == End::Stop) {
+        return Err(ExecError::Interrupted);
+    }
+    if outcomes.iter().any(|o| !o.fixed_buffers) {
+        ctl.live.note(FALLBACK_BUFFERS);
+    }
+    if outcomes.iter().any(|o| !o.fixed_files) {
+        ctl.live.note(FALLBACK_FILES);
+    }
+    Ok(assemble(targets, point, shared, &outcomes, cpu, wall))
+}
+
+/// Each class's slots, checked: every active class must fit the volume and a ring's I/O length.
+fn class_setups(
+    targets: &[ExecTarget],
+    volume: &Volume,
+    point: &DataPoint,
+) -> Result<Vec<ClassSetup>, ExecError> {
+    if targets.len() != volume.targets() {
+        return Err(ExecError::InvalidPoint(format!(
+            "{} targets open but the volume has {}",
+            targets.len(),
+            volume.targets()
+        )));
+    }
+    point
+        .classes
+        .iter()
+        .map(|c| {
+            let space = if c.outstanding > 0 {
+                if c.size > u32::MAX as u64 {
+                    return Err(ExecError::InvalidPoint(format!(
+                        "class {}: {}-byte I/Os are larger than io_uring can carry",
+                        c.class, c.size
+                    )));
+                }
+                let space = SlotSpace::new(volume, c.size).ok_or_else(|| {
+                    ExecError::InvalidPoint(format!(
+                        "class {}: {}-byte I/Os do not fit in any target",
+                        c.class, c.size
+                    ))
+                })?;
+                Some(space)
+            } else {
+                None
+            };
+            Ok(ClassSetup {
+                space,
+                size: c.size,
+                read_percent: c.mix.read_percent.min(100),
+                streams: c.load,
+            })
+        })
+        .collect()
+}
+
+/// Merges the workers' recordings into the point's result and probe.
+fn assemble(
+    targets: &[ExecTarget],
+    point: &DataPoint,
+    shared: &Shared<'_>,
+    outcomes: &[WorkerOutcome],
+    cpu: crate::stats::CpuTime,
+    wall: SystemTime,
+) -> (PointResult, PointProbe) {
+    let failure = outcomes
+        .iter()
+        .filter_map(|o| o.failure.as_ref())
+        .min_by_key(|f| f.at_ns);
+    let window_ns = match failure {
+        Some(f) => f
+            .at_ns
+            .saturating_sub(shared.warmup_ns)
+            .min(shared.window_ns),
+        None => shared.window_ns,
+    };
+    let window_s = window_ns as f64 / 1e9;
+    let n = point.classes.len();
+    let mut merged: Vec<Option<ClassRecorder>> = vec![None; n];
+    let mut area = vec![0.0f64; n];
+    for o in outcomes {
+        for ((c, rec), a) in o.recorders.iter().zip(&o.in_flight_area) {
+            area[*c] += a;
+            match &mut merged[*c] {
+                Some(m) => m.merge(rec),
+                slot @ None => *slot = Some(rec.clone()),
+            }
+        }
+    }
+    let mut classes = Vec::new();
+    let mut probes = Vec::new();
+    for (c, load) in point.classes.iter().enumerate() {
+        let Some(rec) = &merged[c] else { continue };
+        classes.push(rec.finish(
+            &load.class,
+            load.size,
+            load.outstanding,
+            load.mix.reads(),
+            load.mix.writes(),
+            window_s,
+        ));
+        probes.push(super::point::ClassProbe {
+            class: load.class.clone(),
+            outstanding: load.outstanding,
+            mean_in_flight: if window_ns > 0 {
+                area[c] / window_ns as f64
+            } else {
+                0.0
+            },
+        });
+    }
+    let status = match failure {
+        None => PointStatus::Ok,
+        Some(f) => PointStatus::Failed {
+            error: IoFailure {
+                target: targets
+                    .get(f.target)
+                    .map_or_else(String::new, |t| t.path.to_string()),
+                offset: f.offset,
+                errno: f.errno,
+                message: f.message.clone(),
+            },
+        },
+    };
+    let started = wall + Duration::from_nanos(shared.warmup_ns);
+    let result = PointResult {
+        point: point.clone(),
+        status,
+        started: chrono::DateTime::<chrono::Utc>::from(started).to_rfc3339(),
+        elapsed_s: window_s,
+        classes,
+        cpu,
+    };
+    let probe = PointProbe {
+        workers: outcomes.len(),
+        classes: probes,
+        batches: outcomes.iter().map(|o| o.batches).sum(),
+        fixed_buffers: outcomes.iter().all(|o| o.fixed_buffers),
+        fixed_files: outcomes.iter().all(|o| o.fixed_files),
+        ring_modes: outcomes.iter().filter_map(|o| o.mode).collect(),
+    };
+    (result, probe)
+}
+
+/// Sleeps until `deadline`, waking early once every worker has finished.
+fn sleep_until(deadline: Instant, all_done: &dyn Fn() -> bool) {
+    loop {
+        let now = Instant::now();
+        if now >= deadline || all_done() {
+            return;
+        }
+        std::thread::sleep((deadline - now).min(Duration::from_millis(10)));
+    }
+}
+
+/// A distinct, reproducible seed per run seed, point and worker (splitmix64 finaliser).
+fn worker_seed(seed: u64, point: u32, worker: usize) -> u64 {
+    let mut z = seed ^ ((point as u64) << 32) ^ (worker as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}

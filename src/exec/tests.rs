@@ -1,0 +1,377 @@
+//! Real-I/O tests of the executor: O_DIRECT files on tmpfs (/dev/shm) and ext4 (/tmp), and loop
+//! devices over tmpfs files when running as root. Each point runs for about half a second.
+
+use super::*;
+use crate::expr::{Access, Mix};
+use crate::plan::{ClassLoad, DataPoint, Layout, RunSettings};
+use crate::stats::{PointResult, PointStatus};
+use crate::target::Volume;
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::os::fd::AsFd;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const KIB: u64 = 1024;
+const MIB: u64 = 1024 * 1024;
+
+/// A test file filled with random data, removed on drop.
+struct TempTarget {
+    path: PathBuf,
+    file: File,
+}
+
+impl TempTarget {
+    fn new(dir: &str, name: &str, size: u64) -> TempTarget {
+        let path = Path::new(dir).join(format!("rigel-exec-{}-{name}", std::process::id()));
+        let mut f = File::create(&path).expect("create test file");
+        let mut rng = fastrand::Rng::with_seed(size);
+        let mut chunk = vec![0u8; MIB as usize];
+        let mut left = size;
+        while left > 0 {
+            rng.fill(&mut chunk);
+            let n = left.min(MIB) as usize;
+            f.write_all(&chunk[..n]).expect("fill test file");
+            left -= n as u64;
+        }
+        f.sync_all().expect("sync test file");
+        let file = open_direct(&path, true);
+        TempTarget { path, file }
+    }
+
+    fn path(&self) -> &str {
+        self.path.to_str().expect("utf-8 temp path")
+    }
+}
+
+impl Drop for TempTarget {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+fn open_direct(path: &Path, write: bool) -> File {
+    OpenOptions::new()
+        .read(true)
+        .write(write)
+        .custom_flags(libc::O_DIRECT)
+        .open(path)
+        .expect("open O_DIRECT")
+}
+
+/// A loop device over a tmpfs file, detached (and its file removed) on drop.
+struct LoopDevice {
+    dev: String,
+    backing: TempTarget,
+    file: File,
+}
+
+impl LoopDevice {
+    /// `None` (with the reason printed) when not root or losetup is unavailable.
+    fn new(name: &str, size: u64, read_only: bool) -> Option<LoopDevice> {
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } != 0 {
+            eprintln!("skipped: loop devices need root");
+            return None;
+        }
+        let backing = TempTarget::new("/dev/shm", name, size);
+        let mut cmd = Command::new("losetup");
+        cmd.args(["-f", "--show", "--direct-io=on"]);
+        if read_only {
+            cmd.arg("-r");
+        }
+        let out = match cmd.arg(&backing.path).output() {
+            Ok(o) if o.status.success() => o,
+            other => {
+                eprintln!("skipped: losetup failed: {other:?}");
+                return None;
+            }
+        };
+        let dev = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        let file = open_direct(Path::new(&dev), true);
+        Some(LoopDevice { dev, backing, file })
+    }
+}
+
+impl Drop for LoopDevice {
+    fn drop(&mut self) {
+        let _ = Command::new("losetup").args(["-d", &self.dev]).status();
+        let _ = &self.backing;
+    }
+}
+
+fn class(
+    name: &str,
+    size: u64,
+    access: Access,
+    read_percent: u8,
+    load: u32,
+    per_stream: u32,
+) -> ClassLoad {
+    let per_stream = if access == Access::Random {
+        1
+    } else {
+        per_stream
+    };
+    ClassLoad {
+        class: name.into(),
+        size,
+        access,
+        mix: Mix { read_percent },
+        load,
+        per_stream,
+        outstanding: load * per_stream,
+    }
+}
+
+fn settings(duration_ms: u64, warmup_ms: u64, workers: u32) -> RunSettings {
+    RunSettings {
+        duration_ms,
+        warmup_ms,
+        direct: true,
+        seed: 42,
+        workers,
+    }
+}
+
+fn run(
+    files: &[(&File, &str)],
+    layout: Layout,
+    classes: Vec<ClassLoad>,
+    run: &RunSettings,
+) -> (PointResult, PointProbe) {
+    let sizes: Vec<u64> = files
+        .iter()
+        .map(|(f, _)| {
+            let m = f.metadata().expect("metadata");
+            if m.len() > 0 { m.len() } else { block_size(f) }
+        })
+        .collect();
+    let volume = Volume::new(layout, MIB, &sizes);
+    let targets: Vec<ExecTarget> = files
+        .iter()
+        .map(|(f, p)| ExecTarget {
+            fd: f.as_fd(),
+            path: p,
+        })
+        .collect();
+    let point = DataPoint {
+        id: 1,
+        sweep: vec![],
+        classes,
+    };
+    let ctl = PointControl::new(point.classes.len());
+    run_point_probed(&targets, &volume, &point, run, &ctl).expect("point runs")
+}
+
+/// A block device's size (BLKGETSIZE64).
+fn block_size(f: &File) -> u64 {
+    use std::os::fd::AsRawFd;
+    let mut size = 0u64;
+    // SAFETY: BLKGETSIZE64 writes one u64 through the pointer, which is live.
+    let rc = unsafe { libc::ioctl(f.as_raw_fd(), 0x8008_1272, &mut size) };
+    assert_eq!(rc, 0, "BLKGETSIZE64");
+    size
+}
+
+/// The loop kept every class at its outstanding count, and Little's law holds on the result.
+fn assert_load_kept(result: &PointResult, probe: &PointProbe) {
+    assert_eq!(result.status, PointStatus::Ok);
+    for (c, p) in result.classes.iter().zip(&probe.classes) {
+        let want = c.outstanding as f64;
+        assert!(
+            (p.mean_in_flight - want).abs() <= 0.01 * want,
+            "{}: mean in flight {} for {} outstanding",
+            c.class,
+            p.mean_in_flight,
+            want
+        );
+        let little = c.total.iops * c.total.latency.mean_ns / 1e9;
+        eprintln!(
+            "{}: outstanding {want}, in flight {:.4}, Little {little:.4}, {:.0} IOPS, {} batches",
+            c.class, p.mean_in_flight, c.total.iops, probe.batches
+        );
+        assert!(
+            (little - want).abs() <= 0.05 * want,
+            "{}: IOPS {} × mean {} ns = {} for {} outstanding",
+            c.class,
+            c.total.iops,
+            c.total.latency.mean_ns,
+            little,
+            want
+        );
+        assert!(c.total.ios > 100, "{}: only {} I/Os", c.class, c.total.ios);
+    }
+}
+
+#[test]
+fn tmpfs_random_and_sequential_classes_keep_their_load() {
+    let t = TempTarget::new("/dev/shm", "load", 64 * MIB);
+    let classes = vec![
+        class("small", 4 * KIB, Access::Random, 100, 8, 1),
+        class("large", MIB, Access::Sequential, 100, 2, 2),
+    ];
+    let (r, p) = run(
+        &[(&t.file, t.path())],
+        Layout::Concat,
+        classes,
+        &settings(600, 100, 2),
+    );
+    assert_eq!(p.workers, 2);
+    assert_load_kept(&r, &p);
+    assert_eq!(r.elapsed_s, 0.6);
+    assert!(
+        p.fixed_buffers && p.fixed_files,
+        "root registers buffers and files"
+    );
+    let small = r.class("small").expect("small");
+    assert_eq!(small.total.bytes, small.total.ios * 4 * KIB);
+    assert!(small.write.is_none());
+    assert_eq!(small.intervals.len(), 1);
+    assert_eq!(small.intervals[0].ios, small.total.ios);
+    assert!(small.total.latency.p99_ns >= small.total.latency.p50_ns);
+    assert!(r.cpu.user_s + r.cpu.system_s > 0.0);
+}
+
+#[test]
+fn ext4_mixed_class_honours_the_read_ratio() {
+    let t = TempTarget::new("/tmp", "mix", 32 * MIB);
+    let classes = vec![class("small", 8 * KIB, Access::Random, 70, 4, 1)];
+    let (r, p) = run(
+        &[(&t.file, t.path())],
+        Layout::Concat,
+        classes,
+        &settings(600, 0, 1),
+    );
+    assert_load_kept(&r, &p);
+    let c = &r.classes[0];
+    let reads = c.read.as_ref().expect("reads").ios as f64;
+    let writes = c.write.as_ref().expect("writes").ios as f64;
+    let share = reads / (reads + writes);
+    // Binomial: 5 standard deviations around 70%.
+    let sd = (0.7 * 0.3 / (reads + writes)).sqrt();
+    assert!((share - 0.7).abs() < 5.0 * sd + 1e-9, "read share {share}");
+}
+
+#[test]
+fn raid0_and_concat_over_several_files_keep_the_load() {
+    let a = TempTarget::new("/dev/shm", "vol-a", 16 * MIB);
+    let b = TempTarget::new("/dev/shm", "vol-b", 24 * MIB);
+    for layout in [Layout::Concat, Layout::Raid0] {
+        let classes = vec![class("small", 8 * KIB, Access::Random, 50, 6, 1)];
+        let files = [(&a.file, a.path()), (&b.file, b.path())];
+        let (r, p) = run(&files, layout, classes, &settings(300, 0, 2));
+        assert_load_kept(&r, &p);
+    }
+}
+
+#[test]
+fn written_data_is_random_not_zeros() {
+    let t = TempTarget::new("/dev/shm", "wdata", 4 * MIB);
+    // Zero the file first so anything non-zero afterwards came from the executor.
+    std::fs::write(&t.path, vec![0u8; 4 * MIB as usize]).expect("zero file");
+    let classes = vec![class("large", MIB, Access::Sequential, 0, 1, 1)];
+    let (r, _) = run(
+        &[(&t.file, t.path())],
+        Layout::Concat,
+        classes,
+        &settings(200, 0, 1),
+    );
+    assert!(r.classes[0].write.as_ref().expect("writes").ios >= 4);
+    let data = std::fs::read(&t.path).expect("read back");
+    let zeros = data.iter().filter(|&&b| b == 0).count();
+    assert!(
+        zeros < data.len() / 100,
+        "{zeros} zero bytes of {}",
+        data.len()
+    );
+}
+
+#[test]
+fn stop_flag_ends_the_point_within_a_second() {
+    let t = TempTarget::new("/dev/shm", "stop", 8 * MIB);
+    let file = &t.file;
+    let volume = Volume::new(Layout::Concat, MIB, &[8 * MIB]);
+    let targets = [ExecTarget {
+        fd: file.as_fd(),
+        path: t.path(),
+    }];
+    let point = DataPoint {
+        id: 1,
+        sweep: vec![],
+        classes: vec![class("small", 4 * KIB, Access::Random, 100, 2, 1)],
+    };
+    let ctl = PointControl::new(1);
+    let stop = ctl.stop.clone();
+    let began = std::time::Instant::now();
+    std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    });
+    let res = run_point(&targets, &volume, &point, &settings(20_000, 0, 1), &ctl);
+    assert!(matches!(res, Err(ExecError::Interrupted)), "{res:?}");
+    assert!(began.elapsed() < std::time::Duration::from_millis(1200));
+    assert!(ctl.live.total().0 > 0, "live counters moved");
+}
+
+#[test]
+fn a_class_too_large_for_the_volume_is_refused() {
+    let t = TempTarget::new("/dev/shm", "small", MIB);
+    let volume = Volume::new(Layout::Concat, MIB, &[MIB]);
+    let targets = [ExecTarget {
+        fd: t.file.as_fd(),
+        path: t.path(),
+    }];
+    let point = DataPoint {
+        id: 1,
+        sweep: vec![],
+        classes: vec![class("large", 2 * MIB, Access::Random, 100, 1, 1)],
+    };
+    let res = run_point(
+        &targets,
+        &volume,
+        &point,
+        &settings(100, 0, 1),
+        &PointControl::new(1),
+    );
+    assert!(matches!(res, Err(ExecError::InvalidPoint(_))), "{res:?}");
+}
+
+#[test]
+fn loop_device_over_tmpfs_keeps_the_load() {
+    let Some(dev) = LoopDevice::new("loop", 64 * MIB, false) else {
+        return;
+    };
+    let classes = vec![class("small", 4 * KIB, Access::Random, 100, 16, 1)];
+    let (r, p) = run(
+        &[(&dev.file, &dev.dev)],
+        Layout::Concat,
+        classes,
+        &settings(500, 0, 2),
+    );
+    assert_load_kept(&r, &p);
+}
+
+#[test]
+fn writing_a_read_only_loop_device_fails_the_point_clearly() {
+    let Some(dev) = LoopDevice::new("ro", 16 * MIB, true) else {
+        return;
+    };
+    let classes = vec![class("small", 4 * KIB, Access::Random, 0, 4, 1)];
+    let (r, _) = run(
+        &[(&dev.file, &dev.dev)],
+        Layout::Concat,
+        classes,
+        &settings(500, 0, 1),
+    );
+    let PointStatus::Failed { error } = &r.status else {
+        panic!("expected a failed point, got {:?}", r.status)
+    };
+    assert_eq!(error.target, dev.dev);
+    assert_eq!(error.errno, libc::EPERM);
+    assert_eq!(error.offset % (4 * KIB), 0);
+    assert!(error.offset < 16 * MIB);
+    assert!(!error.message.is_empty());
+    assert!(r.elapsed_s < 0.5);
+}

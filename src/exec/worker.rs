@@ -1,0 +1,501 @@
+//! One worker thread: its own ring and buffer arena, and the closed loop that keeps its share of
+//! every class in flight. The hot path (`run_loop`) reads the clock once per completion batch,
+//! reaps every completion already queued before waiting again, and submits the replacements in the
+//! same system call that waits; it allocates nothing and takes no lock.
+
+use super::offsets::{SlotSpace, Stream};
+use super::ring::{Arena, BUF_ALIGN, RingMode, build_ring, register_buffers, register_files};
+use super::share::ClassShare;
+use super::{LiveCounters, Shared};
+use crate::stats::ClassRecorder;
+use io_uring::{IoUring, cqueue, opcode, squeue, types};
+use std::io;
+use std::os::fd::RawFd;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+/// Longest wait inside the kernel: bounds how late a stop request is seen.
+const WAIT_SLICE: types::Timespec = types::Timespec::new().nsec(100_000_000);
+/// How long a worker waits for its in-flight I/O after the point ends before giving up on it.
+const DRAIN_LIMIT: Duration = Duration::from_secs(30);
+/// Write buffers get a fresh random word every this many bytes before each write, so no two
+/// writes carry the same blocks (defeats deduplication without refilling whole buffers).
+const SCRAMBLE_STRIDE: usize = 512;
+const NO_STREAM: u32 = u32::MAX;
+
+/// What a worker is given: its share of the point and everything needed to run it.
+pub struct WorkerSpec<'a> {
+    pub shares: Vec<ClassShare>,
+    /// Per point class: its slot space (`None` for idle classes), size and read percentage.
+    pub classes: &'a [ClassSetup],
+    pub fds: &'a [RawFd],
+    pub seed: u64,
+    pub intervals: usize,
+}
+
+/// A point class as the workers need it.
+pub struct ClassSetup {
+    pub space: Option<SlotSpace>,
+    pub size: u64,
+    pub read_percent: u8,
+    /// Streams of the class (sequential), to spread their starts.
+    pub streams: u32,
+}
+
+/// Why a worker's loop ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum End {
+    /// The measured window elapsed.
+    Window,
+    /// The stop flag (SIGINT/SIGTERM) was raised.
+    Stop,
+    /// Another worker failed or could not start.
+    Abort,
+    /// One of this worker's I/Os failed.
+    Failed,
+}
+
+/// An I/O that failed: which target, where, and the OS error.
+#[derive(Clone, Debug)]
+pub struct Failure {
+    pub target: usize,
+    pub offset: u64,
+    pub errno: i32,
+    pub message: String,
+    /// When the failure was seen, ns since the point's start.
+    pub at_ns: u64,
+}
+
+/// What a worker hands back when it ends.
+pub struct WorkerOutcome {
+    /// Per share (same order as the spec's shares): the point class index and its recorder.
+    pub recorders: Vec<(usize, ClassRecorder)>,
+    /// Per share: ∫ in-flight I/Os dt over the measured window, in I/O·ns.
+    pub in_flight_area: Vec<f64>,
+    pub end: End,
+    pub failure: Option<Failure>,
+    pub setup_error: Option<io::Error>,
+    pub batches: u64,
+    pub mode: Option<RingMode>,
+    pub fixed_buffers: bool,
+    pub fixed_files: bool,
+}
+
+/// One in-flight slot: its buffer, and the I/O it currently carries.
+struct Slot {
+    class: usize,
+    stream: u32,
+    buf: usize,
+    len: u32,
+    write: bool,
+    target: u32,
+    offset: u64,
+    done: u32,
+    submitted_ns: u64,
+}
+
+/// A class's live state inside the worker.
+struct WorkerClass<'a> {
+    point_class: usize,
+    space: &'a SlotSpace,
+    read_percent: u8,
+    in_flight: u32,
+    area: f64,
+    ios_delta: u64,
+    bytes_delta: u64,
+    recorder: ClassRecorder,
+}
+
+/// Everything the hot loop touches besides the ring.
+struct State<'a> {
+    slots: Vec<Slot>,
+    streams: Vec<Stream>,
+    classes: Vec<WorkerClass<'a>>,
+    arena: Arena,
+    fds: &'a [RawFd],
+    fixed_buffers: bool,
+    fixed_files: bool,
+    rng: fastrand::Rng,
+}
+
+/// Runs one worker to the end of the point. Never panics on I/O or setup errors: they come back
+/// in the outcome.
+pub fn run(spec: WorkerSpec<'_>, shared: &Shared<'_>) -> WorkerOutcome {
+    let mut outcome = WorkerOutcome {
+        recorders: Vec::new(),
+        in_flight_area: Vec::new(),
+        end: End::Abort,
+        failure: None,
+        setup_error: None,
+        batches: 0,
+        mode: None,
+        fixed_buffers: false,
+        fixed_files: false,
+    };
+    let setup = setup(&spec);
+    shared.ready.fetch_add(1, Ordering::AcqRel);
+    let (mut ring, mut state) = match setup {
+        Ok(s) => s,
+        Err(e) => {
+            shared.abort.store(true, Ordering::Relaxed);
+            outcome.setup_error = Some(e);
+            return outcome;
+        }
+    };
+    let start = shared.wait_for_start();
+    outcome.mode = Some(ring.1);
+    outcome.fixed_buffers = state.fixed_buffers;
+    outcome.fixed_files = state.fixed_files;
+    let drained = run_loop(&mut ring.0, &mut state, shared, start, &mut outcome);
+    outcome.recorders = state
+        .classes
+        .iter()
+        .map(|c| (c.point_class, c.recorder.clone()))
+        .collect();
+    outcome.in_flight_area = state.classes.iter().map(|c| c.area).collect();
+    if !drained {
+        // Some I/O may still target the arena: freeing it (or closing the ring) could let the
+        // kernel write into reused memory. Leak both instead.
+        std::mem::forget(ring);
+        std::mem::forget(state);
+    }
+    outcome
+}
+
+type Ring = (IoUring, RingMode);
+
+fn setup<'a>(spec: &WorkerSpec<'a>) -> io::Result<(Ring, State<'a>)> {
+    let mut rng = fastrand::Rng::with_seed(spec.seed);
+    let mut slots = Vec::new();
+    let mut streams = Vec::new();
+    let mut classes = Vec::new();
+    let mut arena_bytes = 0usize;
+    for (ci, share) in spec.shares.iter().enumerate() {
+        let setup = &spec.classes[share.class];
+        let space = setup
+            .space
+            .as_ref()
+            .ok_or_else(|| io::Error::from_raw_os_error(libc::EINVAL))?;
+        let len =
+            u32::try_from(setup.size).map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))?;
+        let stride = (len as usize).next_multiple_of(BUF_ALIGN);
+        let mut add_slot = |stream: u32| {
+            slots.push(Slot {
+                class: ci,
+                stream,
+                buf: arena_bytes,
+                len,
+                write: false,
+                target: 0,
+                offset: 0,
+                done: 0,
+                submitted_ns: 0,
+            });
+            arena_bytes += stride;
+        };
+        for _ in 0..share.random {
+            add_slot(NO_STREAM);
+        }
+        for &s in &share.streams {
+            let idx = streams.len() as u32;
+            streams.push(Stream::new(
+                space.stream_start(s as u64, setup.streams as u64),
+            ));
+            for _ in 0..share.per_stream {
+                add_slot(idx);
+            }
+        }
+        classes.push(WorkerClass {
+            point_class: share.class,
+            space,
+            read_percent: setup.read_percent,
+            in_flight: 0,
+            area: 0.0,
+            ios_delta: 0,
+            bytes_delta: 0,
+            recorder: ClassRecorder::new(spec.intervals),
+        });
+    }
+    if slots.len() > u16::MAX as usize {
+        return Err(io::Error::other(format!(
+            "{} I/Os in flight on one worker: more than the {} a ring can address; add workers",
+            slots.len(),
+            u16::MAX
+        )));
+    }
+    let mut arena = Arena::new(arena_bytes)?;
+    // Random content everywhere: writes then carry incompressible data from the first I/O.
+    rng.fill(arena.bytes_mut());
+    let ring = build_ring(slots.len() as u32)?;
+    let buffers: Vec<(usize, usize)> = slots.iter().map(|s| (s.buf, s.len as usize)).collect();
+    let fixed_buffers = register_buffers(&ring.0, &arena, &buffers).is_ok();
+    let fixed_files = register_files(&ring.0, spec.fds).is_ok();
+    Ok((
+        ring,
+        State {
+            slots,
+            streams,
+            classes,
+            arena,
+            fds: spec.fds,
+            fixed_buffers,
+            fixed_files,
+            rng,
+        },
+    ))
+}
+
+impl State<'_> {
+    /// Chooses slot `i`'s next I/O (offset, direction, fresh write data) and queues it.
+    #[inline]
+    fn next_io(
+        &mut self,
+        i: usize,
+        now_ns: u64,
+        sq: &mut squeue::SubmissionQueue<'_>,
+        submitter: &io_uring::Submitter<'_>,
+    ) {
+        let slot = &mut self.slots[i];
+        let class = &mut self.classes[slot.class];
+        let (target, offset) = if slot.stream == NO_STREAM {
+            class.space.random(&mut self.rng)
+        } else {
+            self.streams[slot.stream as usize].advance(class.space)
+        };
+        slot.write = match class.read_percent {
+            100 => false,
+            0 => true,
+            p => self.rng.u8(0..100) >= p,
+        };
+        slot.target = target as u32;
+        slot.offset = offset;
+        slot.done = 0;
+        slot.submitted_ns = now_ns;
+        class.in_flight += 1;
+        if slot.write {
+            let base = self.arena.at(slot.buf);
+            for k in (0..(slot.len as usize).saturating_sub(7)).step_by(SCRAMBLE_STRIDE) {
+                // SAFETY: k + 8 <= len and the slot's buffer spans len bytes of the arena; no I/O
+                // uses this buffer now (its previous one completed).
+                unsafe { base.add(k).cast::<u64>().write_unaligned(self.rng.u64(..)) };
+            }
+        }
+        self.queue(i, sq, submitter);
+    }
+
+    /// Queues slot `i`'s current I/O (what remains of it after a short transfer).
+    #[inline]
+    fn queue(
+        &self,
+        i: usize,
+        sq: &mut squeue::SubmissionQueue<'_>,
+        submitter: &io_uring::Submitter<'_>,
+    ) {
+        let slot = &self.slots[i];
+        let buf = self.arena.at(slot.buf + slot.done as usize);
+        let len = slot.len - slot.done;
+        let off = slot.offset + slot.done as u64;
+        let (fixed, write, index) = (self.fixed_buffers, slot.write, i as u16);
+        macro_rules! rw {
+            ($fd:expr) => {
+                match (fixed, write) {
+                    (true, false) => opcode::ReadFixed::new($fd, buf, len, index)
+                        .offset(off)
+                        .build(),
+                    (true, true) => opcode::WriteFixed::new($fd, buf, len, index)
+                        .offset(off)
+                        .build(),
+                    (false, false) => opcode::Read::new($fd, buf, len).offset(off).build(),
+                    (false, true) => opcode::Write::new($fd, buf, len).offset(off).build(),
+                }
+            };
+        }
+        let entry = if self.fixed_files {
+            rw!(types::Fixed(slot.target))
+        } else {
+            rw!(types::Fd(self.fds[slot.target as usize]))
+        }
+        .user_data(i as u64);
+        loop {
+            // SAFETY: the buffer is this slot's range of the arena, alive until the I/O completes
+            // (the worker drains every I/O before the arena is freed, or leaks it); registered
+            // buffer `index` is exactly that range; the fd or fixed index refers to a target that
+            // outlives the point.
+            if unsafe { sq.push(&entry) }.is_ok() {
+                return;
+            }
+            // The queue is full (only with more slots than ring entries): hand it to the kernel.
+            sq.sync();
+            let _ = submitter.submit();
+            sq.sync();
+        }
+    }
+}
+
+/// Nanoseconds since `start`.
+#[inline]
+fn since(start: Instant) -> u64 {
+    start.elapsed().as_nanos() as u64
+}
+
+fn transient(errno: i32) -> bool {
+    errno == libc::EINTR || errno == libc::EAGAIN || errno == libc::EBUSY || errno == libc::ETIME
+}
+
+/// The closed loop, then the drain. Returns whether every I/O was drained.
+fn run_loop(
+    ring: &mut IoUring,
+    st: &mut State<'_>,
+    shared: &Shared<'_>,
+    start: Instant,
+    out: &mut WorkerOutcome,
+) -> bool {
+    let live: &LiveCounters = shared.live;
+    let (t_measure, t_end) = (shared.warmup_ns, shared.warmup_ns + shared.window_ns);
+    let ext_arg = ring.params().is_feature_ext_arg();
+    let wait_args = types::SubmitArgs::new().timespec(&WAIT_SLICE);
+    let (submitter, mut sq, mut cq) = ring.split();
+    let now = since(start);
+    for i in 0..st.slots.len() {
+        st.next_io(i, now, &mut sq, &submitter);
+    }
+    let mut prev = now;
+    let mut in_flight_total = st.slots.len();
+    out.end = loop {
+        sq.sync();
+        let entered = if ext_arg {
+            submitter.submit_with_args(1, &wait_args)
+        } else {
+            submitter.submit_and_wait(1)
+        };
+        if let Err(e) = entered {
+            if !transient(e.raw_os_error().unwrap_or(0)) {
+                out.failure = Some(Failure {
+                    target: 0,
+                    offset: 0,
+                    errno: e.raw_os_error().unwrap_or(0),
+                    message: format!("io_uring_enter: {e}"),
+                    at_ns: since(start),
+                });
+                shared.abort.store(true, Ordering::Relaxed);
+                break End::Failed;
+            }
+        }
+        let now = since(start);
+        out.batches += 1;
+        // Time-weighted in-flight count, clipped to the measured window.
+        let (a, b) = (prev.max(t_measure), now.min(t_end));
+        if b > a {
+            let dt = (b - a) as f64;
+            for c in &mut st.classes {
+                c.area += c.in_flight as f64 * dt;
+            }
+        }
+        prev = now;
+        if now >= t_end {
+            break End::Window;
+        }
+        if shared.stop.load(Ordering::Relaxed) {
+            break End::Stop;
+        }
+        if shared.abort.load(Ordering::Relaxed) {
+            break End::Abort;
+        }
+        let measuring = now >= t_measure;
+        let interval = (now.saturating_sub(t_measure) / 1_000_000_000) as usize;
+        cq.sync();
+        let mut failed = false;
+        for cqe in &mut cq {
+            let i = cqe.user_data() as usize;
+            let res = cqe.result();
+            if res < 0 && transient(-res) && !failed {
+                st.queue(i, &mut sq, &submitter);
+                continue;
+            }
+            if res <= 0 || failed {
+                st.classes[st.slots[i].class].in_flight -= 1;
+                in_flight_total -= 1;
+                if !failed {
+                    failed = true;
+                    out.failure = Some(failure(&st.slots[i], res, now));
+                }
+                continue;
+            }
+            let slot = &mut st.slots[i];
+            slot.done += res as u32;
+            if slot.done < slot.len {
+                st.queue(i, &mut sq, &submitter);
+                continue;
+            }
+            let (len, write, latency) = (slot.len as u64, slot.write, now - slot.submitted_ns);
+            let class = &mut st.classes[slot.class];
+            class.in_flight -= 1;
+            class.ios_delta += 1;
+            class.bytes_delta += len;
+            if measuring {
+                class.recorder.record(write, latency, len, interval);
+            }
+            st.next_io(i, now, &mut sq, &submitter);
+        }
+        // Publish the consumed head before entering again, or the kernel would see the old
+        // entries and return at once.
+        cq.sync();
+        for c in &mut st.classes {
+            if c.ios_delta > 0 {
+                live.add(c.point_class, c.ios_delta, c.bytes_delta);
+                c.ios_delta = 0;
+                c.bytes_delta = 0;
+            }
+        }
+        if failed {
+            shared.abort.store(true, Ordering::Relaxed);
+            break End::Failed;
+        }
+    };
+    drop(sq);
+    drop(cq);
+    drain(ring, st, in_flight_total)
+}
+
+fn failure(slot: &Slot, res: i32, now: u64) -> Failure {
+    let offset = slot.offset + slot.done as u64;
+    let (errno, message) = if res < 0 {
+        (-res, io::Error::from_raw_os_error(-res).to_string())
+    } else {
+        let dir = if slot.write { "write" } else { "read" };
+        (0, format!("{dir} transferred nothing: end of the target"))
+    };
+    Failure {
+        target: slot.target as usize,
+        offset,
+        errno,
+        message,
+        at_ns: now,
+    }
+}
+
+/// Waits for every I/O still in flight (their results no longer count). False when some did not
+/// complete within `DRAIN_LIMIT`.
+fn drain(ring: &mut IoUring, st: &mut State<'_>, mut in_flight: usize) -> bool {
+    let deadline = Instant::now() + DRAIN_LIMIT;
+    let ext_arg = ring.params().is_feature_ext_arg();
+    let wait_args = types::SubmitArgs::new().timespec(&WAIT_SLICE);
+    while in_flight > 0 && Instant::now() < deadline {
+        // Entries still queued in the SQ (not yet submitted) complete too once submitted.
+        let _ = if ext_arg {
+            ring.submitter().submit_with_args(1, &wait_args)
+        } else {
+            ring.submitter().submit_and_wait(1)
+        };
+        let mut cq = ring.completion();
+        cq.sync();
+        for cqe in &mut cq {
+            let _: &cqueue::Entry = &cqe;
+            in_flight -= 1;
+        }
+    }
+    for c in &mut st.classes {
+        c.in_flight = 0;
+    }
+    in_flight == 0
+}

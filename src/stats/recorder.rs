@@ -1,0 +1,324 @@
+//! Recording latencies while a point runs, and turning them into the results' figures afterwards.
+//! A worker owns one `ClassRecorder` per class (no sharing on the hot path); the executor merges
+//! the workers' recorders when the point ends.
+
+use super::model::{ClassResult, DirStats, Interval, LatencyStats};
+use base64::Engine;
+use hdrhistogram::Histogram;
+use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
+
+/// Highest latency the histograms hold without clamping: one hour, in ns (the exact max is kept
+/// apart, so a clamped outlier still shows as the max).
+const HIGHEST_NS: u64 = 3_600_000_000_000;
+/// Precision of the point's histograms (the results' percentiles).
+const SIGFIG: u8 = 3;
+/// Precision of the 1-second interval histograms: they only give each second's p99, and there is
+/// one per second per class per worker, so they are kept small.
+const INTERVAL_SIGFIG: u8 = 2;
+const MIB: f64 = 1024.0 * 1024.0;
+
+/// One direction's counts and latencies.
+#[derive(Clone, Debug)]
+pub struct DirRecorder {
+    hist: Histogram<u64>,
+    ios: u64,
+    bytes: u64,
+    sum_ns: u64,
+    min_ns: u64,
+    max_ns: u64,
+}
+
+/// One second of one class, reads and writes together.
+#[derive(Clone, Debug)]
+pub struct IntervalRecorder {
+    hist: Histogram<u32>,
+    ios: u64,
+    bytes: u64,
+    sum_ns: u64,
+}
+
+/// Everything one class records during a point's measured window.
+#[derive(Clone, Debug)]
+pub struct ClassRecorder {
+    read: DirRecorder,
+    write: DirRecorder,
+    intervals: Vec<IntervalRecorder>,
+}
+
+fn histogram<T: hdrhistogram::Counter>(sigfig: u8) -> Histogram<T> {
+    // Constant, valid bounds: creation cannot fail.
+    Histogram::new_with_bounds(1, HIGHEST_NS, sigfig).expect("valid histogram bounds")
+}
+
+impl DirRecorder {
+    fn new() -> DirRecorder {
+        DirRecorder {
+            hist: histogram(SIGFIG),
+            ios: 0,
+            bytes: 0,
+            sum_ns: 0,
+            min_ns: u64::MAX,
+            max_ns: 0,
+        }
+    }
+
+    #[inline]
+    fn record(&mut self, latency_ns: u64, bytes: u64) {
+        self.hist.saturating_record(latency_ns.max(1));
+        self.ios += 1;
+        self.bytes += bytes;
+        self.sum_ns += latency_ns;
+        self.min_ns = self.min_ns.min(latency_ns);
+        self.max_ns = self.max_ns.max(latency_ns);
+    }
+
+    fn merge(&mut self, other: &DirRecorder) {
+        // Same bounds on both sides: adding cannot fail.
+        self.hist.add(&other.hist).expect("histograms share bounds");
+        self.ios += other.ios;
+        self.bytes += other.bytes;
+        self.sum_ns += other.sum_ns;
+        self.min_ns = self.min_ns.min(other.min_ns);
+        self.max_ns = self.max_ns.max(other.max_ns);
+    }
+
+    fn stats(&self, window_s: f64) -> DirStats {
+        let per_s = |x: u64| {
+            if window_s > 0.0 {
+                x as f64 / window_s
+            } else {
+                0.0
+            }
+        };
+        DirStats {
+            ios: self.ios,
+            bytes: self.bytes,
+            iops: per_s(self.ios),
+            mbps: per_s(self.bytes) / MIB,
+            latency: self.latency(),
+            histogram: encode(&self.hist),
+        }
+    }
+
+    fn latency(&self) -> LatencyStats {
+        if self.ios == 0 {
+            return LatencyStats::default();
+        }
+        let q = |p: f64| self.hist.value_at_quantile(p);
+        LatencyStats {
+            min_ns: self.min_ns,
+            mean_ns: self.sum_ns as f64 / self.ios as f64,
+            stdev_ns: self.hist.stdev(),
+            p50_ns: q(0.50),
+            p90_ns: q(0.90),
+            p99_ns: q(0.99),
+            p99_9_ns: q(0.999),
+            p99_99_ns: q(0.9999),
+            max_ns: self.max_ns,
+        }
+    }
+}
+
+/// The histogram as V2 deflate-compressed bytes, base64 (standard alphabet, padded).
+fn encode(hist: &Histogram<u64>) -> String {
+    let mut bytes = Vec::new();
+    // Serializing into a Vec only fails on a histogram the library cannot represent, which ours
+    // (fixed bounds, u64 counts) never is; an empty string then says "no histogram".
+    match V2DeflateSerializer::new().serialize(hist, &mut bytes) {
+        Ok(_) => base64::engine::general_purpose::STANDARD.encode(bytes),
+        Err(_) => String::new(),
+    }
+}
+
+/// Reads back a histogram written by the results (for reports and comparisons).
+pub fn decode_histogram(text: &str) -> Option<Histogram<u64>> {
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(text)
+        .ok()?;
+    hdrhistogram::serialization::Deserializer::new()
+        .deserialize(&mut bytes.as_slice())
+        .ok()
+}
+
+impl ClassRecorder {
+    /// A recorder for a measured window of `seconds` 1-second intervals (the last may be partial).
+    pub fn new(seconds: usize) -> ClassRecorder {
+        ClassRecorder {
+            read: DirRecorder::new(),
+            write: DirRecorder::new(),
+            intervals: (0..seconds.max(1))
+                .map(|_| IntervalRecorder {
+                    hist: histogram(INTERVAL_SIGFIG),
+                    ios: 0,
+                    bytes: 0,
+                    sum_ns: 0,
+                })
+                .collect(),
+        }
+    }
+
+    /// Records one I/O completed in second `interval` of the window.
+    #[inline]
+    pub fn record(&mut self, write: bool, latency_ns: u64, bytes: u64, interval: usize) {
+        if write {
+            self.write.record(latency_ns, bytes);
+        } else {
+            self.read.record(latency_ns, bytes);
+        }
+        let last = self.intervals.len() - 1;
+        let iv = &mut self.intervals[interval.min(last)];
+        iv.hist.saturating_record(latency_ns.max(1));
+        iv.ios += 1;
+        iv.bytes += bytes;
+        iv.sum_ns += latency_ns;
+    }
+
+    /// I/Os recorded so far, both directions.
+    pub fn ios(&self) -> u64 {
+        self.read.ios + self.write.ios
+    }
+
+    /// Sum of the recorded latencies, ns (Little's law: divided by the window, the mean in-flight).
+    pub fn latency_sum_ns(&self) -> u64 {
+        self.read.sum_ns + self.write.sum_ns
+    }
+
+    pub fn merge(&mut self, other: &ClassRecorder) {
+        self.read.merge(&other.read);
+        self.write.merge(&other.write);
+        for (mine, theirs) in self.intervals.iter_mut().zip(&other.intervals) {
+            mine.hist
+                .add(&theirs.hist)
+                .expect("histograms share bounds");
+            mine.ios += theirs.ios;
+            mine.bytes += theirs.bytes;
+            mine.sum_ns += theirs.sum_ns;
+        }
+    }
+
+    /// The class's figures over a measured window of `window_s` seconds. `reads`/`writes` say
+    /// which directions the class's mix has (a direction it never does is `None`).
+    pub fn finish(
+        &self,
+        class: &str,
+        size: u64,
+        outstanding: u32,
+        reads: bool,
+        writes: bool,
+        window_s: f64,
+    ) -> ClassResult {
+        let mut total = self.read.clone();
+        total.merge(&self.write);
+        ClassResult {
+            class: class.to_string(),
+            size,
+            outstanding,
+            total: total.stats(window_s),
+            read: reads.then(|| self.read.stats(window_s)),
+            write: writes.then(|| self.write.stats(window_s)),
+            intervals: self.interval_series(window_s),
+        }
+    }
+
+    fn interval_series(&self, window_s: f64) -> Vec<Interval> {
+        let whole = window_s.ceil().max(0.0) as usize;
+        self.intervals
+            .iter()
+            .take(whole.min(self.intervals.len()))
+            .enumerate()
+            .map(|(k, iv)| {
+                let start = k as f64;
+                let end = (start + 1.0).min(window_s);
+                let len = end - start;
+                Interval {
+                    t_s: end,
+                    ios: iv.ios,
+                    iops: if len > 0.0 { iv.ios as f64 / len } else { 0.0 },
+                    mbps: if len > 0.0 {
+                        iv.bytes as f64 / len / MIB
+                    } else {
+                        0.0
+                    },
+                    mean_ns: if iv.ios > 0 {
+                        iv.sum_ns as f64 / iv.ios as f64
+                    } else {
+                        0.0
+                    },
+                    p99_ns: if iv.ios > 0 {
+                        iv.hist.value_at_quantile(0.99)
+                    } else {
+                        0
+                    },
+                }
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn figures_follow_the_recorded_latencies() {
+        let mut a = ClassRecorder::new(2);
+        let mut b = ClassRecorder::new(2);
+        for i in 1..=1000u64 {
+            a.record(false, i * 1000, 8192, 0);
+        }
+        b.record(true, 5_000_000_123, 8192, 1);
+        a.merge(&b);
+        let r = a.finish("small", 8192, 4, true, true, 2.0);
+        let read = r.read.as_ref().expect("reads");
+        assert_eq!(read.ios, 1000);
+        assert_eq!(read.bytes, 1000 * 8192);
+        assert_eq!(read.iops, 500.0);
+        assert!((read.mbps - 1000.0 * 8192.0 / 2.0 / MIB).abs() < 1e-9);
+        assert_eq!(read.latency.min_ns, 1000);
+        assert_eq!(read.latency.mean_ns, 500_500.0);
+        // 3 significant digits.
+        assert!(read.latency.p50_ns.abs_diff(500_000) <= 500);
+        assert!(read.latency.p99_ns.abs_diff(990_000) <= 990);
+        assert_eq!(read.latency.max_ns, 1_000_000);
+        let write = r.write.as_ref().expect("writes");
+        assert_eq!(write.latency.max_ns, 5_000_000_123, "the exact max is kept");
+        assert_eq!(r.total.ios, 1001);
+        assert_eq!(r.total.latency.max_ns, 5_000_000_123);
+        assert_eq!(r.intervals.len(), 2);
+        assert_eq!(r.intervals[0].ios, 1000);
+        assert_eq!(r.intervals[1].ios, 1);
+        assert_eq!(r.intervals[1].t_s, 2.0);
+    }
+
+    #[test]
+    fn histogram_round_trips_through_base64() {
+        let mut a = ClassRecorder::new(1);
+        for i in 0..10_000u64 {
+            a.record(false, 20_000 + i * 7, 4096, 0);
+        }
+        let r = a.finish("small", 4096, 1, true, false, 1.0);
+        assert!(r.write.is_none());
+        let h = decode_histogram(&r.total.histogram).expect("decodes");
+        assert_eq!(h.len(), 10_000);
+        assert_eq!(h.value_at_quantile(0.99), r.total.latency.p99_ns);
+    }
+
+    #[test]
+    fn partial_last_interval_is_rated_over_its_own_length() {
+        let mut a = ClassRecorder::new(3);
+        for _ in 0..100 {
+            a.record(false, 1000, 4096, 2);
+        }
+        let r = a.finish("small", 4096, 1, true, false, 2.5);
+        assert_eq!(r.intervals.len(), 3);
+        assert_eq!(r.intervals[2].t_s, 2.5);
+        assert_eq!(r.intervals[2].iops, 200.0);
+    }
+
+    #[test]
+    fn an_idle_class_reports_zeros() {
+        let r = ClassRecorder::new(1).finish("large", 1 << 20, 0, true, false, 1.0);
+        assert_eq!(r.total.ios, 0);
+        assert_eq!(r.total.latency, LatencyStats::default());
+    }
+}

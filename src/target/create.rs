@@ -1,0 +1,334 @@
+//! Test files a spec declares with a size: created when absent, preallocated, and filled with random
+//! data (reads of never-written extents touch no device and would fake the numbers), kept for later
+//! runs, and removed by `clean`.
+
+use super::TargetError;
+use super::marker::{self, FillState, Marker};
+use rustix::fs::FallocateFlags;
+use std::fs::{self, OpenOptions};
+use std::io;
+use std::ops::ControlFlow;
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+
+/// Bytes written per call while filling: large enough that a disk streams.
+pub const FILL_CHUNK: usize = 4 << 20;
+/// Offsets and lengths of the O_DIRECT fill writes, and its buffer's start, are multiples of this
+/// (the largest alignment any device asks for); a tail shorter than it is written buffered.
+const FILL_ALIGN: usize = 4096;
+
+/// How far a fill has got, given to the caller's callback after every chunk.
+#[derive(Clone, Copy, Debug)]
+pub struct FillProgress<'a> {
+    pub path: &'a Path,
+    pub done: u64,
+    pub total: u64,
+}
+
+/// The caller's progress callback; `Break` stops the fill (the file stays marked unfinished).
+pub type OnProgress<'a> = dyn FnMut(&FillProgress) -> ControlFlow<()> + 'a;
+
+/// What `ensure_file` found and did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Preparation {
+    /// Absent: created and filled.
+    Created,
+    /// rigel's, but unfinished or smaller than declared: filled (and grown) now.
+    Completed,
+    /// rigel's, filled, large enough: used as it is.
+    Reused,
+    /// Exists and rigel did not create it (or it is not a regular file): left alone.
+    Foreign,
+}
+
+impl Preparation {
+    pub fn created_by_rigel(self) -> bool {
+        self != Preparation::Foreign
+    }
+}
+
+/// Makes sure a declared test file of `size` bytes exists and holds random data.
+pub fn ensure_file(
+    path: &Path,
+    size: u64,
+    on_progress: &mut OnProgress,
+) -> Result<Preparation, TargetError> {
+    let meta = match fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            create(path, size)?;
+            fill(path, 0, size, on_progress)?;
+            return Ok(Preparation::Created);
+        }
+        Err(e) => return Err(TargetError::io(path, "read the metadata")(e)),
+    };
+    if !meta.is_file() {
+        return Ok(Preparation::Foreign);
+    }
+    let Some(mark) = marker::read_marker(path)? else {
+        if meta.len() < size {
+            return Err(TargetError::TooSmall {
+                path: path.into(),
+                actual: meta.len(),
+                declared: size,
+            });
+        }
+        return Ok(Preparation::Foreign);
+    };
+    let filled_to = match mark.state {
+        FillState::Filled if meta.len() >= mark.size => mark.size,
+        _ => 0,
+    };
+    if filled_to >= size {
+        return Ok(Preparation::Reused);
+    }
+    let start = filled_to / FILL_ALIGN as u64 * FILL_ALIGN as u64;
+    grow(
+        path,
+        size,
+        Marker {
+            state: FillState::Filling,
+            size,
+        },
+    )?;
+    fill(path, start, size, on_progress)?;
+    Ok(Preparation::Completed)
+}
+
+/// Creates the file (never over an existing one), marks it unfinished, and preallocates it.
+fn create(path: &Path, size: u64) -> Result<(), TargetError> {
+    OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .map_err(TargetError::io(path, "create the test file"))?;
+    grow(
+        path,
+        size,
+        Marker {
+            state: FillState::Filling,
+            size,
+        },
+    )
+}
+
+fn grow(path: &Path, size: u64, mark: Marker) -> Result<(), TargetError> {
+    marker::write_marker(path, mark)?;
+    let file = OpenOptions::new()
+        .write(true)
+        .open(path)
+        .map_err(TargetError::io(path, "open read-write"))?;
+    match rustix::fs::fallocate(&file, FallocateFlags::empty(), 0, size) {
+        Ok(()) => Ok(()),
+        Err(rustix::io::Errno::OPNOTSUPP) => file
+            .set_len(size)
+            .map_err(TargetError::io(path, "set the length")),
+        Err(e) => Err(TargetError::io(path, "preallocate")(e.into())),
+    }
+}
+
+/// Writes random data over `[start, end)`, O_DIRECT where the filesystem allows (the data must
+/// reach the device, not sit in the page cache), then marks the file filled.
+fn fill(
+    path: &Path,
+    start: u64,
+    end: u64,
+    on_progress: &mut OnProgress,
+) -> Result<(), TargetError> {
+    let buffered = OpenOptions::new()
+        .write(true)
+        .open(path)
+        .map_err(TargetError::io(path, "open read-write"))?;
+    let direct = OpenOptions::new()
+        .write(true)
+        .custom_flags(libc::O_DIRECT)
+        .open(path)
+        .ok();
+    let mut storage = vec![0u8; FILL_CHUNK + FILL_ALIGN];
+    let skip = storage.as_ptr().align_offset(FILL_ALIGN).min(FILL_ALIGN);
+    let buf = &mut storage[skip..skip + FILL_CHUNK];
+    let mut rng = fastrand::Rng::new();
+    let mut offset = start;
+    while offset < end {
+        let len = (end - offset).min(FILL_CHUNK as u64) as usize;
+        let chunk = &mut buf[..len];
+        rng.fill(chunk);
+        let aligned = len / FILL_ALIGN * FILL_ALIGN;
+        let out = direct.as_ref().unwrap_or(&buffered);
+        out.write_all_at(&chunk[..aligned], offset)
+            .map_err(TargetError::io_at(path, "write random data", offset))?;
+        let tail = offset + aligned as u64;
+        buffered
+            .write_all_at(&chunk[aligned..], tail)
+            .map_err(TargetError::io_at(path, "write random data", tail))?;
+        offset += len as u64;
+        let progress = FillProgress {
+            path,
+            done: offset - start,
+            total: end - start,
+        };
+        if on_progress(&progress).is_break() {
+            return Err(TargetError::Interrupted {
+                path: path.into(),
+                done: offset,
+                total: end,
+            });
+        }
+    }
+    buffered
+        .sync_all()
+        .map_err(TargetError::io(path, "flush the data to the device"))?;
+    marker::write_marker(
+        path,
+        Marker {
+            state: FillState::Filled,
+            size: end,
+        },
+    )
+}
+
+/// Deletes the files among `paths` that rigel created (and their markers); others are kept.
+/// Returns the paths removed.
+pub fn clean<'a>(paths: impl IntoIterator<Item = &'a Path>) -> Result<Vec<PathBuf>, TargetError> {
+    let mut removed = Vec::new();
+    for path in paths {
+        let is_file = fs::symlink_metadata(path).is_ok_and(|m| m.is_file());
+        if !is_file || marker::read_marker(path)?.is_none() {
+            continue;
+        }
+        fs::remove_file(path).map_err(TargetError::io(path, "remove the test file"))?;
+        marker::remove_sidecar(path)?;
+        removed.push(path.to_path_buf());
+    }
+    Ok(removed)
+}
+
+/// Whether rigel created `path` and finished filling it.
+pub fn created_by_rigel(path: &Path) -> Result<bool, TargetError> {
+    Ok(marker::read_marker(path)?.is_some_and(|m| m.state == FillState::Filled))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn no_progress() -> impl FnMut(&FillProgress) -> ControlFlow<()> {
+        |_| ControlFlow::Continue(())
+    }
+
+    /// Share of 4 KiB blocks holding any non-zero byte.
+    fn nonzero_blocks(path: &Path) -> (usize, usize) {
+        let data = fs::read(path).unwrap();
+        let nonzero = data.chunks(4096).filter(|b| b.iter().any(|&x| x != 0));
+        (nonzero.count(), data.len().div_ceil(4096))
+    }
+
+    fn create_and_fill_in(base: &str) {
+        let dir = tempfile::tempdir_in(base).unwrap();
+        let path = dir.path().join("data.bin");
+        let size = 2 * FILL_CHUNK as u64 + 8192 + 100; // chunks, a partial chunk and a short tail
+        let mut calls = Vec::new();
+        let mut cb = |p: &FillProgress| {
+            calls.push((p.done, p.total));
+            ControlFlow::Continue(())
+        };
+        assert_eq!(
+            ensure_file(&path, size, &mut cb).unwrap(),
+            Preparation::Created
+        );
+        assert_eq!(fs::metadata(&path).unwrap().len(), size);
+        assert_eq!(nonzero_blocks(&path), (2051, 2051));
+        assert_eq!(calls.last(), Some(&(size, size)));
+        assert_eq!(calls.len(), 3);
+        assert!(created_by_rigel(&path).unwrap());
+        // Random, not a repeated pattern: the two chunks differ.
+        let data = fs::read(&path).unwrap();
+        assert_ne!(data[..FILL_CHUNK], data[FILL_CHUNK..2 * FILL_CHUNK]);
+
+        // Reuse does not refill.
+        let before = fs::read(&path).unwrap();
+        let mut count = 0;
+        let mut cb = |_: &FillProgress| {
+            count += 1;
+            ControlFlow::Continue(())
+        };
+        assert_eq!(
+            ensure_file(&path, size, &mut cb).unwrap(),
+            Preparation::Reused
+        );
+        assert_eq!(count, 0);
+        assert_eq!(fs::read(&path).unwrap(), before);
+
+        // A smaller declaration reuses too; a larger one grows rigel's own file, keeping its head.
+        assert_eq!(
+            ensure_file(&path, 4096, &mut no_progress()).unwrap(),
+            Preparation::Reused
+        );
+        let bigger = size + FILL_CHUNK as u64;
+        let prep = ensure_file(&path, bigger, &mut no_progress()).unwrap();
+        assert_eq!(prep, Preparation::Completed);
+        let after = fs::read(&path).unwrap();
+        assert_eq!(after.len() as u64, bigger);
+        assert_eq!(after[..2 * FILL_CHUNK], before[..2 * FILL_CHUNK]);
+        let (nz, total) = nonzero_blocks(&path);
+        assert_eq!(nz, total);
+
+        assert_eq!(clean([path.as_path()]).unwrap(), vec![path.clone()]);
+        assert!(!path.exists());
+        assert!(!marker::sidecar_path(&path).exists());
+    }
+
+    #[test]
+    fn creates_fills_reuses_and_cleans_on_tmp() {
+        create_and_fill_in("/tmp");
+    }
+
+    #[test]
+    fn creates_fills_reuses_and_cleans_on_shm() {
+        if !Path::new("/dev/shm").is_dir() {
+            eprintln!("skipped: no /dev/shm");
+            return;
+        }
+        create_and_fill_in("/dev/shm");
+    }
+
+    #[test]
+    fn an_interrupted_fill_is_redone_next_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("data.bin");
+        let size = 3 * FILL_CHUNK as u64;
+        let mut stop = |p: &FillProgress| {
+            if p.done >= FILL_CHUNK as u64 {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        };
+        let err = ensure_file(&path, size, &mut stop).unwrap_err();
+        assert!(matches!(err, TargetError::Interrupted { .. }), "{err}");
+        assert!(!created_by_rigel(&path).unwrap());
+        let prep = ensure_file(&path, size, &mut no_progress()).unwrap();
+        assert_eq!(prep, Preparation::Completed);
+        let (nz, total) = nonzero_blocks(&path);
+        assert_eq!(nz, total);
+        assert!(created_by_rigel(&path).unwrap());
+    }
+
+    #[test]
+    fn foreign_files_are_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("users.db");
+        fs::write(&path, vec![0u8; 8192]).unwrap();
+        let err = ensure_file(&path, 16384, &mut no_progress()).unwrap_err();
+        assert!(
+            matches!(err, TargetError::TooSmall { actual: 8192, .. }),
+            "{err}"
+        );
+        assert!(err.to_string().contains("users.db"));
+        let prep = ensure_file(&path, 8192, &mut no_progress()).unwrap();
+        assert_eq!(prep, Preparation::Foreign);
+        assert_eq!(fs::read(&path).unwrap(), vec![0u8; 8192]);
+        assert!(clean([path.as_path()]).unwrap().is_empty());
+        assert!(path.exists());
+    }
+}

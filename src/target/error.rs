@@ -1,0 +1,120 @@
+//! Why opening, creating or validating a target failed: every error names the path and the step.
+
+use super::guard::Refusal;
+use std::io;
+use std::path::PathBuf;
+
+#[derive(Debug, thiserror::Error)]
+pub enum TargetError {
+    #[error("{path}: cannot {what}: {source}")]
+    Io {
+        path: PathBuf,
+        /// The step that failed, as a verb phrase ("open read-only", "read the first blocks").
+        what: &'static str,
+        #[source]
+        source: io::Error,
+    },
+
+    #[error("{path}: cannot {what} at offset {offset}: {source}")]
+    IoAt {
+        path: PathBuf,
+        what: &'static str,
+        offset: u64,
+        #[source]
+        source: io::Error,
+    },
+
+    #[error(
+        "{path}: no such file; declare its size on the target (size = \"1GiB\") to let rigel create it"
+    )]
+    Missing { path: PathBuf },
+
+    #[error(
+        "{path}: its filesystem refuses O_DIRECT; use buffered I/O (direct = false in [run]) or \
+         another filesystem"
+    )]
+    NoDirectIo { path: PathBuf },
+
+    #[error("{path}: is a {kind}, not a regular file or a block device")]
+    Unsupported { path: PathBuf, kind: &'static str },
+
+    #[error(
+        "{path}: holds {actual} bytes, less than the declared {declared}; rigel extends only files it \
+         created: lower the size, or use another path"
+    )]
+    TooSmall {
+        path: PathBuf,
+        actual: u64,
+        declared: u64,
+    },
+
+    #[error(
+        "{path}: stopped while filling at {done} of {total} bytes; the next run fills it again"
+    )]
+    Interrupted {
+        path: PathBuf,
+        done: u64,
+        total: u64,
+    },
+
+    #[error(transparent)]
+    Refused(#[from] Box<Refusal>),
+
+    #[error(
+        "class {class}: I/O size {size} is not a multiple of {path}'s direct-I/O alignment {align}; \
+         use a multiple of {align}, or buffered I/O (direct = false)"
+    )]
+    Misaligned {
+        class: String,
+        size: u64,
+        path: PathBuf,
+        align: u32,
+    },
+
+    #[error(
+        "class {class}: I/O size {size} and the raid0 stripe {stripe} must divide one another \
+         (each I/O must cover whole stripes or stay inside one)"
+    )]
+    StripeMismatch {
+        class: String,
+        size: u64,
+        stripe: u64,
+    },
+
+    #[error(
+        "{path}: {size} bytes hold no whole {need}-byte unit (each target's usable size is trimmed to \
+         a multiple of every class's I/O size and of the raid0 stripe); use a larger target or \
+         smaller I/Os"
+    )]
+    TargetTooSmall { path: PathBuf, size: u64, need: u64 },
+
+    #[error("the plan has no targets")]
+    NoTargets,
+
+    #[error("the raid0 stripe must be larger than zero")]
+    ZeroStripe,
+}
+
+impl TargetError {
+    pub(crate) fn io(
+        path: impl Into<PathBuf>,
+        what: &'static str,
+    ) -> impl FnOnce(io::Error) -> Self {
+        let path = path.into();
+        move |source| TargetError::Io { path, what, source }
+    }
+
+    pub(crate) fn io_at(
+        path: impl Into<PathBuf>,
+        what: &'static str,
+        offset: u64,
+    ) -> impl FnOnce(io::Error) -> Self {
+        let path = path.into();
+        move |source| TargetError::IoAt {
+            path,
+            what,
+            offset,
+            source,
+        }
+    }
+}

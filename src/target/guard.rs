@@ -1,0 +1,440 @@
+//! The destructive-write guard. Reading is always allowed. Writing to a block device, or to a file
+//! rigel did not create, needs the spec's consent and the command line's; even then a device in
+//! use (mounted, partitions mounted, held by dm/md, swap, backing a loop device) is refused, and
+//! one that holds a filesystem or partition-table signature needs `--force`.
+
+use super::TargetError;
+use super::probe::{Probe, TargetKind, read_head};
+use super::signature;
+use super::sysfs::{Sysfs, parse_dev};
+use crate::plan::PlannedTarget;
+use std::fmt;
+use std::fs;
+use std::os::unix::fs::{FileExt, MetadataExt};
+use std::path::{Path, PathBuf};
+
+/// What the command line allows, besides the spec's own `destructive` flag.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Consent {
+    /// `--allow-destructive`.
+    pub allow_destructive: bool,
+    /// `--force`: write even over a filesystem or partition-table signature.
+    pub force: bool,
+}
+
+/// A refused write: which target, why, and how to proceed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("refusing to write {}: {reason}", path.display())]
+pub struct Refusal {
+    pub path: PathBuf,
+    pub reason: Reason,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Reason {
+    /// Consent is missing from the spec, the command line, or both.
+    NoConsent {
+        kind: TargetKind,
+        spec: bool,
+        command_line: bool,
+    },
+    /// The device, or one of its partitions (`device`), is mounted.
+    Mounted {
+        device: String,
+        mountpoint: String,
+    },
+    /// dm, md or bcache devices are stacked on the device or a partition of it.
+    Held {
+        device: String,
+        holders: Vec<String>,
+    },
+    Swap {
+        device: String,
+    },
+    /// A loop device reads and writes this file.
+    BacksLoop {
+        loop_device: String,
+    },
+    /// The kernel refused the exclusive open: in use, possibly from another mount namespace.
+    Busy,
+    /// Its first (or last) blocks hold this signature; `--force` overrides.
+    Signature {
+        found: &'static str,
+    },
+    /// Its first or last blocks could not be read, so rigel cannot vouch that they hold no data.
+    Unreadable {
+        error: String,
+    },
+}
+
+impl fmt::Display for Reason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Reason::NoConsent {
+                kind,
+                spec,
+                command_line,
+            } => {
+                let what = match kind {
+                    TargetKind::Block => "it is a block device",
+                    TargetKind::File => "rigel did not create this file",
+                };
+                let missing = match (spec, command_line) {
+                    (false, false) => {
+                        "set `destructive = true` on this target in the spec and pass --allow-destructive"
+                    }
+                    (false, true) => "set `destructive = true` on this target in the spec as well",
+                    _ => "pass --allow-destructive as well",
+                };
+                write!(
+                    f,
+                    "{what} and writing destroys its data; to proceed, {missing}"
+                )
+            }
+            Reason::Mounted { device, mountpoint } => write!(
+                f,
+                "{device} is mounted on {mountpoint}; unmount it first (--force does not override this)"
+            ),
+            Reason::Held { device, holders } => write!(
+                f,
+                "{device} is in use by {} (device-mapper, md or bcache); stop that first \
+                 (--force does not override this)",
+                holders.join(", ")
+            ),
+            Reason::Swap { device } => write!(
+                f,
+                "{device} is an active swap area; swapoff it first (--force does not override this)"
+            ),
+            Reason::BacksLoop { loop_device } => write!(
+                f,
+                "it backs the loop device /dev/{loop_device}; detach it first (losetup -d) \
+                 (--force does not override this)"
+            ),
+            Reason::Busy => write!(
+                f,
+                "the kernel reports it in use (mounted or held, perhaps in another namespace); \
+                 free it first (--force does not override this)"
+            ),
+            Reason::Signature { found } => write!(
+                f,
+                "it holds {found}; if it really is scratch, wipe the signature (wipefs -a) or pass --force"
+            ),
+            Reason::Unreadable { error } => write!(
+                f,
+                "rigel could not read it to check for a filesystem signature ({error}); \
+                 pass --force to write it anyway"
+            ),
+        }
+    }
+}
+
+/// Decides whether `target` may be written. `probe` is the open target's; `created_by_rigel` says
+/// whether rigel made (and filled) the file. A target no point writes always passes.
+pub fn check_writable(
+    target: &PlannedTarget,
+    probe: &Probe,
+    created_by_rigel: bool,
+    consent: Consent,
+) -> Result<(), Box<Refusal>> {
+    if !target.written || (probe.kind == TargetKind::File && created_by_rigel) {
+        return Ok(());
+    }
+    let path = Path::new(&target.path);
+    let refuse = |reason| {
+        Err(Box::new(Refusal {
+            path: path.into(),
+            reason,
+        }))
+    };
+    if !(target.destructive && consent.allow_destructive) {
+        return refuse(Reason::NoConsent {
+            kind: probe.kind,
+            spec: target.destructive,
+            command_line: consent.allow_destructive,
+        });
+    }
+    let system = System::read();
+    if let Some(reason) = system.in_use(path, probe) {
+        return refuse(reason);
+    }
+    if !consent.force {
+        match signature_of(path, probe) {
+            Ok(Some(found)) => return refuse(Reason::Signature { found }),
+            Ok(None) => {}
+            Err(e) => {
+                return refuse(Reason::Unreadable {
+                    error: e.to_string(),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// What the system reports about devices in use, read once per check.
+pub(crate) struct System {
+    pub sysfs: Sysfs,
+    pub mountinfo: String,
+    pub swaps: String,
+}
+
+impl System {
+    fn read() -> System {
+        System {
+            sysfs: Sysfs::default(),
+            mountinfo: fs::read_to_string("/proc/self/mountinfo").unwrap_or_default(),
+            swaps: fs::read_to_string("/proc/swaps").unwrap_or_default(),
+        }
+    }
+
+    /// Why the target is in use, if it is.
+    pub(crate) fn in_use(&self, path: &Path, probe: &Probe) -> Option<Reason> {
+        match probe.kind {
+            TargetKind::Block => self.device_in_use(path, probe.dev),
+            TargetKind::File => self.file_in_use(path, probe),
+        }
+    }
+
+    fn device_in_use(&self, path: &Path, dev: (u32, u32)) -> Option<Reason> {
+        let own_name = self
+            .sysfs
+            .name(dev)
+            .unwrap_or_else(|| path.display().to_string());
+        let mut devices = vec![(own_name, dev)];
+        devices.extend(self.sysfs.partitions(dev));
+        for (name, d) in &devices {
+            if let Some(mountpoint) = mountpoint_of(&self.mountinfo, *d) {
+                return Some(Reason::Mounted {
+                    device: name.clone(),
+                    mountpoint,
+                });
+            }
+            let holders = self.sysfs.holders(*d);
+            if !holders.is_empty() {
+                return Some(Reason::Held {
+                    device: name.clone(),
+                    holders,
+                });
+            }
+            if self.swap_devices().any(|s| s == *d) {
+                return Some(Reason::Swap {
+                    device: name.clone(),
+                });
+            }
+        }
+        None
+    }
+
+    fn file_in_use(&self, path: &Path, probe: &Probe) -> Option<Reason> {
+        let same_file = |other: &Path| {
+            fs::metadata(other).is_ok_and(|m| {
+                m.ino() == probe.inode
+                    && (rustix::fs::major(m.dev()), rustix::fs::minor(m.dev())) == probe.dev
+            })
+        };
+        if let Some((name, _)) = self
+            .sysfs
+            .loop_backings()
+            .into_iter()
+            .find(|(_, backing)| same_file(backing))
+        {
+            return Some(Reason::BacksLoop { loop_device: name });
+        }
+        swap_entries(&self.swaps)
+            .any(|p| same_file(Path::new(p)))
+            .then(|| Reason::Swap {
+                device: path.display().to_string(),
+            })
+    }
+
+    fn swap_devices(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
+        swap_entries(&self.swaps).filter_map(|p| {
+            let m = fs::metadata(p).ok()?;
+            use std::os::unix::fs::FileTypeExt;
+            m.file_type()
+                .is_block_device()
+                .then(|| (rustix::fs::major(m.rdev()), rustix::fs::minor(m.rdev())))
+        })
+    }
+}
+
+/// The first mount point of a device in mountinfo (field 3 is MAJ:MIN, field 5 the mount point).
+pub(crate) fn mountpoint_of(mountinfo: &str, dev: (u32, u32)) -> Option<String> {
+    mountinfo.lines().find_map(|line| {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let d = parse_dev(fields.get(2)?)?;
+        let mountpoint = fields.get(4)?;
+        (d == dev).then(|| unescape_octal(mountpoint))
+    })
+}
+
+/// mountinfo writes space, tab, newline and backslash as `\040` and so on.
+fn unescape_octal(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let octal = bytes.get(i + 1..i + 4).and_then(|d| {
+            let text = std::str::from_utf8(d).ok()?;
+            u8::from_str_radix(text, 8).ok()
+        });
+        match (bytes[i], octal) {
+            (b'\\', Some(b)) => {
+                out.push(b);
+                i += 4;
+            }
+            (b, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Paths in /proc/swaps (after its header line).
+fn swap_entries(swaps: &str) -> impl Iterator<Item = &str> {
+    swaps
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split_whitespace().next())
+}
+
+/// A signature at the start or the end of the target.
+fn signature_of(path: &Path, probe: &Probe) -> Result<Option<&'static str>, TargetError> {
+    let head = read_head(path, signature::HEAD_LEN)?;
+    if let Some(found) = signature::detect(&head) {
+        return Ok(Some(found));
+    }
+    let tail_len = (signature::TAIL_LEN as u64).min(probe.size);
+    let start = probe.size - tail_len;
+    let file = fs::File::open(path).map_err(TargetError::io(path, "open read-only"))?;
+    let mut tail = vec![0u8; tail_len as usize];
+    file.read_exact_at(&mut tail, start)
+        .map_err(TargetError::io_at(path, "read the last blocks", start))?;
+    Ok(signature::detect_tail(
+        &tail,
+        probe.size,
+        probe.logical_block_size,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn planned(path: &Path, destructive: bool, written: bool) -> PlannedTarget {
+        PlannedTarget {
+            path: path.display().to_string(),
+            size: None,
+            destructive,
+            written,
+        }
+    }
+
+    fn file_probe(path: &Path) -> Probe {
+        let file = fs::File::open(path).unwrap();
+        super::super::probe::probe(path, &file).unwrap()
+    }
+
+    const BOTH: Consent = Consent {
+        allow_destructive: true,
+        force: false,
+    };
+
+    #[test]
+    fn a_foreign_file_needs_both_consents() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("theirs.bin");
+        fs::write(&path, vec![0u8; 1 << 16]).unwrap();
+        let probe = file_probe(&path);
+        // Reading is always allowed.
+        check_writable(
+            &planned(&path, false, false),
+            &probe,
+            false,
+            Consent::default(),
+        )
+        .unwrap();
+        for (spec, cli) in [(false, false), (true, false), (false, true)] {
+            let consent = Consent {
+                allow_destructive: cli,
+                force: false,
+            };
+            let err =
+                check_writable(&planned(&path, spec, true), &probe, false, consent).unwrap_err();
+            assert!(matches!(err.reason, Reason::NoConsent { .. }));
+            let text = err.to_string();
+            assert!(
+                text.contains("theirs.bin") && text.contains("did not create"),
+                "{text}"
+            );
+        }
+        check_writable(&planned(&path, true, true), &probe, false, BOTH).unwrap();
+        // rigel's own file needs no consent.
+        check_writable(
+            &planned(&path, false, true),
+            &probe,
+            true,
+            Consent::default(),
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn a_file_holding_a_filesystem_needs_force() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("disk.img");
+        let mut image = vec![0u8; 1 << 20];
+        image[1080..1082].copy_from_slice(&[0x53, 0xef]);
+        fs::write(&path, image).unwrap();
+        let probe = file_probe(&path);
+        let err = check_writable(&planned(&path, true, true), &probe, false, BOTH).unwrap_err();
+        assert_eq!(
+            err.reason,
+            Reason::Signature {
+                found: "an ext2/ext3/ext4 filesystem"
+            }
+        );
+        assert!(err.to_string().contains("--force"));
+        let forced = Consent {
+            force: true,
+            ..BOTH
+        };
+        check_writable(&planned(&path, true, true), &probe, false, forced).unwrap();
+    }
+
+    #[test]
+    fn mountinfo_lookup_and_unescaping() {
+        let info = "27 1 254:0 / / rw,relatime - ext4 /dev/vda rw\n\
+                    42 27 7:3 / /tmp/my\\040mnt rw,relatime - ext4 /dev/loop3 rw\n";
+        assert_eq!(mountpoint_of(info, (254, 0)).as_deref(), Some("/"));
+        assert_eq!(mountpoint_of(info, (7, 3)).as_deref(), Some("/tmp/my mnt"));
+        assert_eq!(mountpoint_of(info, (7, 4)), None);
+        let swaps = "Filename\tType\tSize\tUsed\tPriority\n/dev/zram0 partition 8 0 100\n";
+        assert_eq!(swap_entries(swaps).collect::<Vec<_>>(), vec!["/dev/zram0"]);
+    }
+
+    #[test]
+    fn refusals_say_how_to_proceed() {
+        let r = Refusal {
+            path: "/dev/sdz".into(),
+            reason: Reason::Mounted {
+                device: "sdz1".into(),
+                mountpoint: "/data".into(),
+            },
+        };
+        assert_eq!(
+            r.to_string(),
+            "refusing to write /dev/sdz: sdz1 is mounted on /data; unmount it first \
+             (--force does not override this)"
+        );
+        let r = Reason::NoConsent {
+            kind: TargetKind::Block,
+            spec: true,
+            command_line: false,
+        };
+        assert!(r.to_string().contains("block device"));
+        assert!(r.to_string().ends_with("pass --allow-destructive as well"));
+    }
+}

@@ -1,0 +1,440 @@
+//! From a plan to an open volume: test files created, every target opened and probed, writes
+//! guarded, sizes trimmed so that every aligned I/O fits, and the facts for the results captured.
+
+use super::create::{self, OnProgress, Preparation};
+use super::guard::{Consent, check_writable};
+use super::probe::{OpenMode, Probe, TargetKind, open_target, probe};
+use super::sysfs::Sysfs;
+use super::{TargetError, Volume};
+use crate::plan::{Layout, PlannedTarget, RunPlan};
+use crate::stats::TargetInfo;
+use std::os::fd::OwnedFd;
+use std::path::{Path, PathBuf};
+
+/// One opened target, ready for the executor.
+#[derive(Debug)]
+pub struct OpenTarget {
+    pub path: PathBuf,
+    /// Opened read-write when some point writes it, read-only otherwise; O_DIRECT unless the
+    /// run asks for buffered I/O. A written block device is held exclusively (O_EXCL).
+    pub fd: OwnedFd,
+    pub probe: Probe,
+    /// Bytes the volume uses: the declared or probed size, trimmed to whole I/Os and stripes.
+    pub usable: u64,
+    pub writable: bool,
+    /// What was done to a declared test file (None for targets without a declared size).
+    pub preparation: Option<Preparation>,
+    pub info: TargetInfo,
+}
+
+#[derive(Debug)]
+pub struct OpenVolume {
+    pub targets: Vec<OpenTarget>,
+    pub volume: Volume,
+}
+
+impl OpenVolume {
+    /// The targets' facts, in plan order, for the results document.
+    pub fn infos(&self) -> Vec<TargetInfo> {
+        self.targets.iter().map(|t| t.info.clone()).collect()
+    }
+}
+
+/// Opens every target of `plan` (creating and filling declared test files first, reporting the
+/// fill through `on_progress`), applies the write guard, and builds the volume.
+pub fn open_volume(
+    plan: &RunPlan,
+    consent: Consent,
+    on_progress: &mut OnProgress,
+) -> Result<OpenVolume, TargetError> {
+    if plan.targets.is_empty() {
+        return Err(TargetError::NoTargets);
+    }
+    let raid0 = plan.volume.layout == Layout::Raid0;
+    if raid0 && plan.volume.stripe == 0 {
+        return Err(TargetError::ZeroStripe);
+    }
+    let mut opened = plan
+        .targets
+        .iter()
+        .map(|t| open_one(t, plan.run.direct, consent, on_progress))
+        .collect::<Result<Vec<_>, _>>()?;
+
+    let sizes = class_sizes(plan);
+    check_sizes(plan, &sizes, &opened)?;
+    let stripe = raid0.then_some(plan.volume.stripe);
+    let unit = sizes
+        .iter()
+        .map(|(_, s)| *s)
+        .chain(stripe)
+        .fold(1u64, |acc, s| lcm(acc, s).unwrap_or(u64::MAX));
+    for t in &mut opened {
+        let base = t.usable;
+        t.usable = base / unit * unit;
+        if t.usable == 0 {
+            return Err(TargetError::TargetTooSmall {
+                path: t.path.clone(),
+                size: base,
+                need: unit,
+            });
+        }
+        t.info.size = t.usable;
+    }
+    let usable: Vec<u64> = opened.iter().map(|t| t.usable).collect();
+    let volume = Volume::new(plan.volume.layout, plan.volume.stripe, &usable);
+    Ok(OpenVolume {
+        targets: opened,
+        volume,
+    })
+}
+
+fn open_one(
+    target: &PlannedTarget,
+    direct: bool,
+    consent: Consent,
+    on_progress: &mut OnProgress,
+) -> Result<OpenTarget, TargetError> {
+    let path = PathBuf::from(&target.path);
+    let preparation = match target.size {
+        Some(size) => Some(create::ensure_file(&path, size, on_progress)?),
+        None => None,
+    };
+    let read_only = OpenMode {
+        direct,
+        ..OpenMode::default()
+    };
+    let mut file = open_target(&path, read_only)?;
+    let probed = probe(&path, &file)?;
+    let created_by_rigel = match preparation {
+        Some(p) => p.created_by_rigel(),
+        None => probed.kind == TargetKind::File && create::created_by_rigel(&path)?,
+    };
+    let base = match target.size {
+        Some(declared) if declared > probed.size => {
+            return Err(TargetError::TooSmall {
+                path,
+                actual: probed.size,
+                declared,
+            });
+        }
+        Some(declared) => declared,
+        None => probed.size,
+    };
+    if target.written {
+        check_writable(target, &probed, created_by_rigel, consent)?;
+        let mode = OpenMode {
+            write: true,
+            direct,
+            exclusive: probed.kind == TargetKind::Block,
+        };
+        file = open_target(&path, mode).map_err(|e| busy_as_refusal(e, &path))?;
+    }
+    let info = target_info(&path, &probed, base, created_by_rigel);
+    Ok(OpenTarget {
+        path,
+        fd: file.into(),
+        probe: probed,
+        usable: base,
+        writable: target.written,
+        preparation,
+        info,
+    })
+}
+
+/// O_EXCL on a block device fails with EBUSY while anything holds it.
+fn busy_as_refusal(err: TargetError, path: &Path) -> TargetError {
+    match err {
+        TargetError::Io { ref source, .. } if source.raw_os_error() == Some(libc::EBUSY) => {
+            TargetError::Refused(Box::new(super::guard::Refusal {
+                path: path.into(),
+                reason: super::guard::Reason::Busy,
+            }))
+        }
+        other => other,
+    }
+}
+
+/// Every I/O size any point uses (sweeps may change a class's size).
+fn class_sizes(plan: &RunPlan) -> Vec<(String, u64)> {
+    let mut sizes: Vec<(String, u64)> = plan
+        .classes
+        .iter()
+        .map(|c| (c.name.clone(), c.size))
+        .chain(
+            plan.points
+                .iter()
+                .flat_map(|p| p.classes.iter().map(|c| (c.class.clone(), c.size))),
+        )
+        .collect();
+    sizes.sort_by_key(|(_, s)| *s);
+    sizes.dedup_by_key(|(_, s)| *s);
+    sizes
+}
+
+fn check_sizes(
+    plan: &RunPlan,
+    sizes: &[(String, u64)],
+    opened: &[OpenTarget],
+) -> Result<(), TargetError> {
+    for (class, size) in sizes {
+        if plan.run.direct
+            && let Some(t) = opened
+                .iter()
+                .find(|t| size % u64::from(t.probe.dio_offset_align) != 0)
+        {
+            return Err(TargetError::Misaligned {
+                class: class.clone(),
+                size: *size,
+                path: t.path.clone(),
+                align: t.probe.dio_offset_align,
+            });
+        }
+        let stripe = plan.volume.stripe;
+        let nests = stripe % size == 0 || size % stripe == 0;
+        if plan.volume.layout == Layout::Raid0 && !nests {
+            return Err(TargetError::StripeMismatch {
+                class: class.clone(),
+                size: *size,
+                stripe,
+            });
+        }
+    }
+    Ok(())
+}
+
+fn lcm(a: u64, b: u64) -> Option<u64> {
+    if a == 0 || b == 0 {
+        return Some(a.max(b));
+    }
+    let gcd = {
+        let (mut x, mut y) = (a, b);
+        while y != 0 {
+            (x, y) = (y, x % y);
+        }
+        x
+    };
+    (a / gcd).checked_mul(b)
+}
+
+/// The results' record of a target: sysfs facts of the device (or of the device a file lives on).
+fn target_info(path: &Path, probe: &Probe, size: u64, created_by_rigel: bool) -> TargetInfo {
+    let facts = Sysfs::default().facts(probe.dev);
+    TargetInfo {
+        path: path.display().to_string(),
+        kind: probe.kind.name().to_string(),
+        size,
+        model: facts.model,
+        rotational: facts.rotational,
+        scheduler: facts.scheduler,
+        queue_depth: facts.queue_depth,
+        logical_block_size: probe.logical_block_size,
+        physical_block_size: probe.physical_block_size,
+        created_by_rigel,
+    }
+}
+
+/// A plan over `targets` with one random-read class per size, for tests.
+#[cfg(test)]
+pub(crate) fn test_plan(
+    targets: Vec<PlannedTarget>,
+    layout: Layout,
+    stripe: u64,
+    sizes: &[u64],
+) -> RunPlan {
+    use crate::expr::{Access, Mix};
+    use crate::plan::{IoClass, MatrixInfo, MatrixShape, RunSettings, VolumeLayout};
+    RunPlan {
+        name: "test".into(),
+        description: String::new(),
+        targets,
+        volume: VolumeLayout { layout, stripe },
+        run: RunSettings {
+            duration_ms: 1000,
+            warmup_ms: 0,
+            direct: true,
+            seed: 1,
+            workers: 1,
+        },
+        classes: sizes
+            .iter()
+            .enumerate()
+            .map(|(i, &size)| IoClass {
+                name: format!("c{i}"),
+                size,
+                access: Access::Random,
+                mix: Mix::READ,
+                per_stream: 1,
+            })
+            .collect(),
+        matrix: MatrixInfo {
+            shape: MatrixShape::Point,
+            levels: Vec::new(),
+        },
+        points: Vec::new(),
+        orion_total_points: 0,
+        estimated_seconds: 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lcm_of_io_sizes() {
+        assert_eq!(lcm(8192, 1 << 20), Some(1 << 20));
+        assert_eq!(lcm(8192, 12288), Some(24576));
+        assert_eq!(lcm(1, 4096), Some(4096));
+        assert_eq!(lcm(u64::MAX, u64::MAX - 1), None);
+    }
+
+    fn declared(path: &Path, size: u64, written: bool) -> PlannedTarget {
+        PlannedTarget {
+            path: path.display().to_string(),
+            size: Some(size),
+            destructive: false,
+            written,
+        }
+    }
+
+    fn open_quietly(plan: &RunPlan, consent: Consent) -> Result<OpenVolume, TargetError> {
+        open_volume(plan, consent, &mut |_| std::ops::ControlFlow::Continue(()))
+    }
+
+    fn creates_trims_and_reuses_in(base: &str) {
+        let dir = tempfile::tempdir_in(base).unwrap();
+        let a = dir.path().join("a.bin");
+        let b = dir.path().join("b.bin");
+        let targets = vec![
+            declared(&a, (10 << 20) + 4096, true),
+            declared(&b, 6 << 20, false),
+        ];
+        let plan = test_plan(targets, Layout::Raid0, 256 << 10, &[8192, 1 << 20]);
+        let mut progress = 0u64;
+        let vol = open_volume(&plan, Consent::default(), &mut |p| {
+            progress = p.done;
+            std::ops::ControlFlow::Continue(())
+        })
+        .unwrap();
+        assert_eq!(progress, 6 << 20, "the last fill reported its end");
+        let [ta, tb] = &vol.targets[..] else { panic!() };
+        assert_eq!(ta.preparation, Some(Preparation::Created));
+        assert_eq!(ta.probe.size, (10 << 20) + 4096);
+        assert_eq!(ta.usable, 10 << 20, "trimmed to whole 1 MiB I/Os");
+        assert_eq!(tb.usable, 6 << 20);
+        assert!(ta.writable && !tb.writable);
+        assert!(ta.info.created_by_rigel && tb.info.created_by_rigel);
+        assert_eq!(ta.info.kind, "file");
+        assert_eq!(ta.info.size, 10 << 20);
+        assert_eq!(
+            vol.volume.size(),
+            12 << 20,
+            "raid0: twice the smaller target"
+        );
+        assert_eq!(vol.infos().len(), 2);
+        drop(vol);
+
+        let mut calls = 0;
+        let vol = open_volume(&plan, Consent::default(), &mut |_| {
+            calls += 1;
+            std::ops::ControlFlow::Continue(())
+        })
+        .unwrap();
+        assert_eq!(calls, 0);
+        assert_eq!(vol.targets[0].preparation, Some(Preparation::Reused));
+    }
+
+    #[test]
+    fn creates_trims_and_reuses_test_files_on_tmp() {
+        creates_trims_and_reuses_in("/tmp");
+    }
+
+    #[test]
+    fn creates_trims_and_reuses_test_files_on_shm() {
+        if !Path::new("/dev/shm").is_dir() {
+            eprintln!("skipped: no /dev/shm");
+            return;
+        }
+        creates_trims_and_reuses_in("/dev/shm");
+    }
+
+    #[test]
+    fn a_pre_existing_file_is_not_written_without_consent() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("precious.db");
+        let data: Vec<u8> = (0..1 << 20).map(|i| (i % 251) as u8).collect();
+        std::fs::write(&path, &data).unwrap();
+        let mut target = declared(&path, 1 << 20, true);
+        target.size = None;
+        let plan = test_plan(vec![target.clone()], Layout::Concat, 1 << 20, &[4096]);
+        let err = open_quietly(&plan, Consent::default()).unwrap_err();
+        let TargetError::Refused(refusal) = &err else {
+            panic!("{err}")
+        };
+        assert!(matches!(
+            refusal.reason,
+            super::super::Reason::NoConsent { .. }
+        ));
+        assert!(err.to_string().contains("precious.db"));
+        assert_eq!(std::fs::read(&path).unwrap(), data);
+
+        // Reading it is fine; writing it with both consents too.
+        target.written = false;
+        let plan = test_plan(vec![target.clone()], Layout::Concat, 1 << 20, &[4096]);
+        let vol = open_quietly(&plan, Consent::default()).unwrap();
+        assert!(!vol.targets[0].info.created_by_rigel);
+        target.written = true;
+        target.destructive = true;
+        let plan = test_plan(vec![target], Layout::Concat, 1 << 20, &[4096]);
+        let consent = Consent {
+            allow_destructive: true,
+            force: false,
+        };
+        assert!(open_quietly(&plan, consent).unwrap().targets[0].writable);
+    }
+
+    #[test]
+    fn sizes_that_cannot_work_are_explained() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.bin");
+        let t = || vec![declared(&path, 1 << 20, false)];
+
+        let plan = test_plan(t(), Layout::Concat, 1 << 20, &[1000]);
+        let err = open_quietly(&plan, Consent::default()).unwrap_err();
+        assert!(
+            matches!(err, TargetError::Misaligned { size: 1000, .. }),
+            "{err}"
+        );
+        let mut buffered = plan.clone();
+        buffered.run.direct = false;
+        open_quietly(&buffered, Consent::default()).unwrap();
+
+        let plan = test_plan(t(), Layout::Raid0, 192 << 10, &[128 << 10]);
+        let err = open_quietly(&plan, Consent::default()).unwrap_err();
+        assert!(matches!(err, TargetError::StripeMismatch { .. }), "{err}");
+
+        let plan = test_plan(t(), Layout::Concat, 1 << 20, &[2 << 20]);
+        let err = open_quietly(&plan, Consent::default()).unwrap_err();
+        assert!(
+            matches!(err, TargetError::TargetTooSmall { need: 2097152, .. }),
+            "{err}"
+        );
+        assert!(err.to_string().contains("t.bin"));
+
+        let plan = test_plan(Vec::new(), Layout::Concat, 1 << 20, &[4096]);
+        assert!(matches!(
+            open_quietly(&plan, Consent::default()),
+            Err(TargetError::NoTargets)
+        ));
+    }
+
+    #[test]
+    fn a_missing_undeclared_file_says_how_to_create_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut target = declared(&dir.path().join("absent"), 0, false);
+        target.size = None;
+        let plan = test_plan(vec![target], Layout::Concat, 1 << 20, &[4096]);
+        let err = open_quietly(&plan, Consent::default()).unwrap_err();
+        assert!(err.to_string().contains("declare its size"), "{err}");
+    }
+}

@@ -1,0 +1,226 @@
+//! Opening a target and learning what the executor must respect: its size, its block sizes and the
+//! alignment O_DIRECT needs.
+
+use super::TargetError;
+use super::sysfs;
+use rustix::fs::{AtFlags, StatxFlags};
+use std::fs::{File, OpenOptions};
+use std::io::{self, Seek, SeekFrom};
+use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
+use std::path::Path;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TargetKind {
+    Block,
+    File,
+}
+
+impl TargetKind {
+    /// As `TargetInfo.kind` names it.
+    pub fn name(self) -> &'static str {
+        match self {
+            TargetKind::Block => "block",
+            TargetKind::File => "file",
+        }
+    }
+}
+
+/// How to open a target.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OpenMode {
+    pub write: bool,
+    /// O_DIRECT: bypass the page cache.
+    pub direct: bool,
+    /// O_EXCL on a block device: the kernel refuses it while mounted or held (dm, md, swap) and
+    /// keeps it from being mounted while rigel holds it.
+    pub exclusive: bool,
+}
+
+/// What an open target is, as the kernel reports it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Probe {
+    pub kind: TargetKind,
+    /// Bytes: the block device's size, or the file's length.
+    pub size: u64,
+    pub logical_block_size: u32,
+    pub physical_block_size: u32,
+    /// O_DIRECT offsets and lengths must be multiples of this.
+    pub dio_offset_align: u32,
+    /// O_DIRECT buffers must start at a multiple of this.
+    pub dio_mem_align: u32,
+    /// The block device holding the data (the device itself, or the one a file lives on).
+    pub dev: (u32, u32),
+    pub inode: u64,
+}
+
+/// Opens `path` for the executor; O_DIRECT is refused by some filesystems, which the error says.
+pub fn open_target(path: &Path, mode: OpenMode) -> Result<File, TargetError> {
+    let mut flags = 0;
+    if mode.direct {
+        flags |= libc::O_DIRECT;
+    }
+    if mode.exclusive {
+        flags |= libc::O_EXCL;
+    }
+    let what = match (mode.write, mode.exclusive) {
+        (false, _) => "open read-only",
+        (true, false) => "open read-write",
+        (true, true) => "open read-write and exclusively (is it in use?)",
+    };
+    OpenOptions::new()
+        .read(true)
+        .write(mode.write)
+        .custom_flags(flags)
+        .open(path)
+        .map_err(|e| match e.raw_os_error() {
+            Some(libc::ENOENT) => TargetError::Missing { path: path.into() },
+            Some(libc::EINVAL) if mode.direct => TargetError::NoDirectIo { path: path.into() },
+            _ => TargetError::io(path, what)(e),
+        })
+}
+
+/// Probes an open target. Block sizes of a file are those of the device it lives on, where that
+/// device has them in sysfs; otherwise its direct-I/O alignment.
+pub fn probe(path: &Path, file: &File) -> Result<Probe, TargetError> {
+    let meta = file
+        .metadata()
+        .map_err(TargetError::io(path, "read the metadata"))?;
+    let ft = meta.file_type();
+    let (kind, dev) = if ft.is_block_device() {
+        (TargetKind::Block, meta.rdev())
+    } else if ft.is_file() {
+        (TargetKind::File, meta.dev())
+    } else {
+        return Err(TargetError::Unsupported {
+            path: path.into(),
+            kind: type_name(&ft),
+        });
+    };
+    let dev = (rustix::fs::major(dev), rustix::fs::minor(dev));
+    let dio = dio_alignment(file);
+    let (size, logical, physical) = match kind {
+        TargetKind::Block => {
+            let size = (&*file)
+                .seek(SeekFrom::End(0))
+                .map_err(TargetError::io(path, "seek to the end to learn the size"))?;
+            let logical = rustix::fs::ioctl_blksszget(file)
+                .map_err(|e| TargetError::io(path, "read the logical block size")(e.into()))?;
+            let physical = rustix::fs::ioctl_blkpbszget(file).unwrap_or(logical);
+            (size, logical, physical)
+        }
+        TargetKind::File => {
+            let queue = sysfs::block_sizes(dev);
+            let fallback = dio.map_or(512, |(off, _)| off);
+            let logical = queue.map_or(fallback, |q| q.0);
+            let physical = queue.map_or(logical, |q| q.1);
+            (meta.len(), logical, physical)
+        }
+    };
+    let (dio_offset_align, dio_mem_align) = dio.unwrap_or((logical, logical));
+    Ok(Probe {
+        kind,
+        size,
+        logical_block_size: logical,
+        physical_block_size: physical,
+        dio_offset_align,
+        dio_mem_align,
+        dev,
+        inode: meta.ino(),
+    })
+}
+
+/// statx's STATX_DIOALIGN (Linux 6.1+): (offset, memory) alignment, or None where the kernel or
+/// the filesystem does not say.
+fn dio_alignment(file: &File) -> Option<(u32, u32)> {
+    let stx = rustix::fs::statx(file, "", AtFlags::EMPTY_PATH, StatxFlags::DIOALIGN).ok()?;
+    let known = StatxFlags::from_bits_retain(stx.stx_mask).contains(StatxFlags::DIOALIGN);
+    (known && stx.stx_dio_offset_align > 0)
+        .then_some((stx.stx_dio_offset_align, stx.stx_dio_mem_align.max(1)))
+}
+
+fn type_name(ft: &std::fs::FileType) -> &'static str {
+    if ft.is_dir() {
+        "directory"
+    } else if ft.is_char_device() {
+        "character device"
+    } else if ft.is_fifo() {
+        "fifo"
+    } else if ft.is_socket() {
+        "socket"
+    } else {
+        "special file"
+    }
+}
+
+/// Reads up to `len` bytes from the start of a target, through a buffered descriptor so that no
+/// alignment applies (the signature check must work on any target).
+pub fn read_head(path: &Path, len: usize) -> Result<Vec<u8>, TargetError> {
+    use std::os::unix::fs::FileExt;
+    let file = File::open(path).map_err(TargetError::io(path, "open read-only"))?;
+    let mut buf = vec![0u8; len];
+    let mut done = 0;
+    while done < len {
+        match file.read_at(&mut buf[done..], done as u64) {
+            Ok(0) => break,
+            Ok(n) => done += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(TargetError::io_at(path, "read", done as u64)(e)),
+        }
+    }
+    buf.truncate(done);
+    Ok(buf)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn probe_file_in(dir: &Path) {
+        let path = dir.join("probe.bin");
+        std::fs::write(&path, vec![7u8; 65536]).unwrap();
+        let file = open_target(
+            &path,
+            OpenMode {
+                direct: true,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let p = probe(&path, &file).unwrap();
+        assert_eq!(p.kind, TargetKind::File);
+        assert_eq!(p.size, 65536);
+        assert!(p.logical_block_size.is_power_of_two() && p.logical_block_size >= 512);
+        assert!(p.physical_block_size >= p.logical_block_size);
+        assert!(p.dio_offset_align.is_power_of_two() && p.dio_offset_align <= 4096);
+        assert!(p.dio_mem_align.is_power_of_two());
+    }
+
+    #[test]
+    fn probes_files_on_tmp_and_shm() {
+        probe_file_in(tempfile::tempdir_in("/tmp").unwrap().path());
+        if Path::new("/dev/shm").is_dir() {
+            probe_file_in(tempfile::tempdir_in("/dev/shm").unwrap().path());
+        }
+    }
+
+    #[test]
+    fn missing_and_unsupported_targets_are_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("nope");
+        let err = open_target(&missing, OpenMode::default()).unwrap_err();
+        assert!(matches!(err, TargetError::Missing { .. }));
+        assert!(err.to_string().contains("nope"));
+
+        let file = open_target(dir.path(), OpenMode::default()).unwrap();
+        let err = probe(dir.path(), &file).unwrap_err();
+        assert!(err.to_string().contains("directory"), "{err}");
+    }
+
+    #[test]
+    fn read_head_stops_at_end_of_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("short");
+        std::fs::write(&path, b"XFSB").unwrap();
+        assert_eq!(read_head(&path, 4096).unwrap(), b"XFSB");
+    }
+}
