@@ -57,9 +57,9 @@ pub struct CheckArgs {
 
 #[derive(Args, Debug)]
 pub struct PlanArgs {
-    /// The spec file
+    /// The spec file; without one, the built-in quick spec that `rigel run` runs by default
     #[arg(value_name = "SPEC")]
-    pub spec_file: PathBuf,
+    pub spec_file: Option<PathBuf>,
     /// Print the plan as JSON (the document `plan.json` holds)
     #[arg(long)]
     pub json: bool,

@@ -23,7 +23,11 @@ pub fn main() -> i32 {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
-            return if e.use_stderr() { exit::BAD_SPEC } else { exit::OK };
+            return if e.use_stderr() {
+                exit::BAD_SPEC
+            } else {
+                exit::OK
+            };
         }
     };
     match cli.command {

@@ -4,11 +4,10 @@ use super::args::PlanArgs;
 use super::exit;
 use super::plan_table;
 use super::specs;
-use crate::spec::SpecInput;
 use std::io::Write;
 
 pub fn run(a: &PlanArgs) -> i32 {
-    let (_, plan) = match specs::compile(SpecInput::File(&a.spec_file), &a.spec.set) {
+    let (_, plan) = match specs::compile(specs::input(a.spec_file.as_deref()), &a.spec.set) {
         Ok(p) => p,
         Err(d) => {
             specs::report(&d);

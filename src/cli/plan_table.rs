@@ -9,7 +9,9 @@ pub fn write(out: &mut impl Write, plan: &RunPlan) -> io::Result<()> {
     write_header(out, plan)?;
     let mut headers = vec!["point".to_owned()];
     headers.extend(plan.classes.iter().map(|c| c.name.clone()));
-    let sweep_keys: Vec<String> = plan.points.first().map_or(Vec::new(), |p| p.sweep.iter().map(|b| b.key.clone()).collect());
+    let sweep_keys: Vec<String> = plan.points.first().map_or(Vec::new(), |p| {
+        p.sweep.iter().map(|b| b.key.clone()).collect()
+    });
     headers.extend(sweep_keys.iter().cloned());
     let rows: Vec<Vec<String>> = plan
         .points
@@ -22,7 +24,13 @@ pub fn write(out: &mut impl Write, plan: &RunPlan) -> io::Result<()> {
         })
         .collect();
     let widths: Vec<usize> = (0..headers.len())
-        .map(|i| rows.iter().map(|r| r[i].chars().count()).chain([headers[i].len()]).max().unwrap_or(0))
+        .map(|i| {
+            rows.iter()
+                .map(|r| r[i].chars().count())
+                .chain([headers[i].len()])
+                .max()
+                .unwrap_or(0)
+        })
         .collect();
     writeln!(out)?;
     write_row(out, &headers, &widths)?;
@@ -41,28 +49,50 @@ fn write_header(out: &mut impl Write, plan: &RunPlan) -> io::Result<()> {
         Layout::Concat => "concat".to_owned(),
         Layout::Raid0 => format!("raid0, stripe {}", Size(plan.volume.stripe)),
     };
-    writeln!(out, "  volume     {layout} over {} target(s)", plan.targets.len())?;
+    writeln!(
+        out,
+        "  volume     {layout} over {} target(s)",
+        plan.targets.len()
+    )?;
     for t in &plan.targets {
-        let size = t.size.map_or(String::new(), |s| format!(", {} file created by rigel if absent", Size(s)));
+        let size = t.size.map_or(String::new(), |s| {
+            format!(", {} file created by rigel if absent", Size(s))
+        });
         let access = match (t.written, t.destructive) {
             (false, _) => "read only",
-            (true, true) => "WRITTEN (spec consents; needs --allow-destructive unless rigel created it)",
-            (true, false) => "WRITTEN (only if rigel created it; otherwise needs destructive = true)",
+            (true, true) => {
+                "WRITTEN (spec consents; needs --allow-destructive unless rigel created it)"
+            }
+            (true, false) => {
+                "WRITTEN (only if rigel created it; otherwise needs destructive = true)"
+            }
         };
         writeln!(out, "  target     {}: {access}{size}", t.path)?;
     }
     let run = &plan.run;
+    let warmup = match run.warmup_ms {
+        0 => "no warmup".to_owned(),
+        ms => format!("{} warmup", human_ms(ms)),
+    };
     writeln!(
         out,
-        "  per point  {} measured, {} warmup; {} I/O, seed {}, {} worker(s)",
+        "  per point  {} measured, {warmup}; {} I/O, seed {}, {} worker(s)",
         human_ms(run.duration_ms),
-        human_ms(run.warmup_ms),
         if run.direct { "direct" } else { "buffered" },
         run.seed,
         run.workers
     )?;
-    writeln!(out, "  points     {} (ORION's Total Data Points: {})", plan.points.len(), plan.orion_total_points)?;
-    writeln!(out, "  estimated  {}", human_ms(plan.estimated_seconds * 1000))
+    writeln!(
+        out,
+        "  points     {} (ORION's Total Data Points: {})",
+        plan.points.len(),
+        plan.orion_total_points
+    )?;
+    writeln!(
+        out,
+        "  estimated  {}",
+        human_ms(plan.estimated_seconds * 1000)
+    )
 }
 
 /// `4 × 8KiB random read`, `2 streams × 4 × 1MiB sequential 70% read`, or `-` when idle.
@@ -77,7 +107,12 @@ fn describe_load(c: &ClassLoad) -> String {
     };
     match c.access {
         Access::Random => format!("{} × {} random {mix}", c.load, Size(c.size)),
-        Access::Sequential => format!("{} streams × {} × {} sequential {mix}", c.load, c.per_stream, Size(c.size)),
+        Access::Sequential => format!(
+            "{} streams × {} × {} sequential {mix}",
+            c.load,
+            c.per_stream,
+            Size(c.size)
+        ),
     }
 }
 
@@ -102,6 +137,7 @@ pub fn human_ms(ms: u64) -> String {
     match (s / 3600, (s % 3600) / 60, s % 60) {
         (0, 0, sec) if ms % 1000 != 0 => format!("{}.{:01}s", sec, (ms % 1000) / 100),
         (0, 0, sec) => format!("{sec}s"),
+        (0, m, 0) => format!("{m}m"),
         (0, m, sec) => format!("{m}m {sec}s"),
         (h, m, sec) => format!("{h}h {m}m {sec}s"),
     }

@@ -7,6 +7,17 @@ use std::io::IsTerminal;
 /// The built-in default spec (`rigel run` without a spec).
 pub const QUICK_SPEC: &str = include_str!("../../specs/quick.toml");
 
+/// A spec file, or the built-in quick spec when none is given.
+pub fn input(file: Option<&std::path::Path>) -> SpecInput<'_> {
+    match file {
+        Some(path) => SpecInput::File(path),
+        None => SpecInput::Text {
+            name: "quick",
+            text: QUICK_SPEC,
+        },
+    }
+}
+
 /// Cores of this machine: the value of the name `cores` in specs.
 pub fn cores() -> u64 {
     std::thread::available_parallelism().map_or(1, |n| n.get() as u64)
@@ -14,16 +25,30 @@ pub fn cores() -> u64 {
 
 /// Loads and compiles a spec; on failure, the rendered diagnostics. A partial spec (a base to
 /// extend) is an error here: it cannot run on its own.
-pub fn compile(input: SpecInput<'_>, overrides: &[Override]) -> Result<(LoadedSpec, RunPlan), Diagnostics> {
+pub fn compile(
+    input: SpecInput<'_>,
+    overrides: &[Override],
+) -> Result<(LoadedSpec, RunPlan), Diagnostics> {
     let loaded = spec::load(input, overrides, cores())?;
     if loaded.spec.partial {
-        let e = SpecError::whole(format!("`{}` is a partial spec (a base to extend), not a runnable one", loaded.spec.name))
-            .hint("write a spec with `extends = \"...\"` that adds classes and a matrix, and plan that");
-        return Err(Diagnostics { sources: loaded.sources, errors: vec![e] });
+        let e = SpecError::whole(format!(
+            "`{}` is a partial spec (a base to extend), not a runnable one",
+            loaded.spec.name
+        ))
+        .hint(
+            "write a spec with `extends = \"...\"` that adds classes and a matrix, and plan that",
+        );
+        return Err(Diagnostics {
+            sources: loaded.sources,
+            errors: vec![e],
+        });
     }
     match plan::compile(&loaded.spec, cores()) {
         Ok(plan) => Ok((loaded, plan)),
-        Err(errors) => Err(Diagnostics { sources: loaded.sources, errors }),
+        Err(errors) => Err(Diagnostics {
+            sources: loaded.sources,
+            errors,
+        }),
     }
 }
 

@@ -1,9 +1,9 @@
 //! The compiler: a typed spec becomes a run plan. Every invalid combination is reported against the
 //! spec text; the same spec always gives the same plan.
 
-use super::matrix::{expand_matrix, MatrixCells};
+use super::matrix::{MatrixCells, expand_matrix};
 use super::model::*;
-use crate::expr::{Access, Names};
+use crate::expr::{Access, Names, Size};
 use crate::spec::{ClassSpec, Loc, Spec, SpecError, SweepValues};
 
 /// A plan larger than this is almost certainly a typo in a sweep; refuse before allocating it.
@@ -14,7 +14,10 @@ pub const MAX_OUTSTANDING: u64 = 65_536;
 /// Compiles a spec. `cores` is the value of the name `cores` in count expressions.
 pub fn compile(spec: &Spec, cores: u64) -> Result<RunPlan, Vec<SpecError>> {
     let mut errors = Vec::new();
-    let names = Names { targets: spec.targets.len() as u64, cores };
+    let names = Names {
+        targets: spec.targets.len() as u64,
+        cores,
+    };
     check_targets(spec, &mut errors);
     let volume = check_volume(spec, &mut errors);
     let run = check_run(spec, &names, &mut errors);
@@ -56,7 +59,10 @@ pub fn compile(spec: &Spec, cores: u64) -> Result<RunPlan, Vec<SpecError>> {
         estimated_seconds: (points.len() as u64 * per_point_ms).div_ceil(1000),
         run,
         classes,
-        matrix: MatrixInfo { shape: spec.matrix.shape.value, levels: cells.levels.clone() },
+        matrix: MatrixInfo {
+            shape: spec.matrix.shape.value,
+            levels: cells.levels.clone(),
+        },
         orion_total_points: cells.orion_cells * combos.len() as u64,
         points,
     })
@@ -70,15 +76,33 @@ fn check_targets(spec: &Spec, errors: &mut Vec<SpecError>) {
         );
     }
     for (i, t) in spec.targets.iter().enumerate() {
-        if spec.targets[..i].iter().any(|o| o.path.value == t.path.value) {
-            errors.push(SpecError::at(&t.path.loc, format!("target `{}` is listed twice", t.path.value), "a second time here")
-                .hint("each target may appear once in a volume"));
+        if spec.targets[..i]
+            .iter()
+            .any(|o| o.path.value == t.path.value)
+        {
+            errors.push(
+                SpecError::at(
+                    &t.path.loc,
+                    format!("target `{}` is listed twice", t.path.value),
+                    "a second time here",
+                )
+                .hint("each target may appear once in a volume"),
+            );
         }
         if let Some(size) = &t.size
             && (size.value.0 == 0 || size.value.0 % 512 != 0)
         {
-            errors.push(SpecError::at(&size.loc, format!("a target size must be a positive multiple of 512 bytes, found {} bytes", size.value.0), "not a multiple of 512")
-                .hint("use a size such as \"1GiB\""));
+            errors.push(
+                SpecError::at(
+                    &size.loc,
+                    format!(
+                        "a target size must be a positive multiple of 512 bytes, found {}",
+                        size.value
+                    ),
+                    "not a multiple of 512",
+                )
+                .hint("use a size such as \"1GiB\""),
+            );
         }
     }
 }
@@ -88,22 +112,46 @@ fn check_volume(spec: &Spec, errors: &mut Vec<SpecError>) -> VolumeLayout {
     let stripe = v.stripe.value.0;
     if v.layout.value == Layout::Raid0 {
         if spec.targets.len() == 1 {
-            errors.push(SpecError::at(&v.layout.loc, "a raid0 volume needs at least two targets", "raid0 over one target")
-                .hint("add a second [[target]], or use layout = \"concat\""));
+            errors.push(
+                SpecError::at(
+                    &v.layout.loc,
+                    "a raid0 volume needs at least two targets",
+                    "raid0 over one target",
+                )
+                .hint("add a second [[target]], or use layout = \"concat\""),
+            );
         }
         if stripe == 0 || stripe % 512 != 0 {
-            errors.push(SpecError::at(&v.stripe.loc, format!("a stripe must be a positive multiple of 512 bytes, found {} bytes", v.stripe.value.0), "not a multiple of 512")
-                .hint("ORION's default stripe is 1MiB"));
+            errors.push(
+                SpecError::at(
+                    &v.stripe.loc,
+                    format!(
+                        "a stripe must be a positive multiple of 512 bytes, found {}",
+                        v.stripe.value
+                    ),
+                    "not a multiple of 512",
+                )
+                .hint("ORION's default stripe is 1MiB"),
+            );
         }
     }
-    VolumeLayout { layout: v.layout.value, stripe }
+    VolumeLayout {
+        layout: v.layout.value,
+        stripe,
+    }
 }
 
 fn check_run(spec: &Spec, names: &Names, errors: &mut Vec<SpecError>) -> Option<RunSettings> {
     let r = &spec.run;
     if r.duration.value.is_zero() {
-        errors.push(SpecError::at(&r.duration.loc, "a data point's duration must be more than zero", "zero duration")
-            .hint("ORION's default is 60s; short smoke tests use 1s to 5s"));
+        errors.push(
+            SpecError::at(
+                &r.duration.loc,
+                "a data point's duration must be more than zero",
+                "zero duration",
+            )
+            .hint("ORION's default is 60s; short smoke tests use 1s to 5s"),
+        );
     }
     let workers = match &r.workers {
         None => 1,
@@ -129,10 +177,21 @@ fn check_run(spec: &Spec, names: &Names, errors: &mut Vec<SpecError>) -> Option<
     })
 }
 
-fn check_classes(spec: &Spec, classes: &[ClassSpec], volume: VolumeLayout, errors: &mut Vec<SpecError>) -> Vec<IoClass> {
+fn check_classes(
+    spec: &Spec,
+    classes: &[ClassSpec],
+    volume: VolumeLayout,
+    errors: &mut Vec<SpecError>,
+) -> Vec<IoClass> {
     if classes.is_empty() {
-        errors.push(SpecError::at(&spec.matrix.loc, "the spec has no I/O class", "no [class.NAME] defined")
-            .hint("add e.g. [class.small] with size = \"8KiB\", access = \"random\""));
+        errors.push(
+            SpecError::at(
+                &spec.matrix.loc,
+                "the spec has no I/O class",
+                "no [class.NAME] defined",
+            )
+            .hint("add e.g. [class.small] with size = \"8KiB\", access = \"random\""),
+        );
     }
     classes
         .iter()
@@ -160,11 +219,31 @@ fn check_classes(spec: &Spec, classes: &[ClassSpec], volume: VolumeLayout, error
 
 fn check_size(size: u64, loc: &Loc, volume: VolumeLayout, errors: &mut Vec<SpecError>) {
     if size == 0 || size % 512 != 0 {
-        errors.push(SpecError::at(loc, format!("an I/O size must be a positive multiple of 512 bytes, found {size} bytes"), "not a multiple of 512")
-            .hint("direct I/O moves whole sectors: use 512B, 4KiB, 8KiB, 1MiB…"));
-    } else if volume.layout == Layout::Raid0 && (volume.stripe < size || volume.stripe % size != 0) {
-        errors.push(SpecError::at(loc, format!("an I/O of {size} bytes does not fit the raid0 stripe of {} bytes", volume.stripe), "larger than, or not dividing, the stripe")
-            .hint("make [volume] stripe a multiple of every class size, e.g. stripe = \"1MiB\""));
+        errors.push(
+            SpecError::at(
+                loc,
+                format!(
+                    "an I/O size must be a positive multiple of 512 bytes, found {}",
+                    Size(size)
+                ),
+                "not a multiple of 512",
+            )
+            .hint("direct I/O moves whole sectors: use 512B, 4KiB, 8KiB, 1MiB…"),
+        );
+    } else if volume.layout == Layout::Raid0 && (volume.stripe < size || volume.stripe % size != 0)
+    {
+        errors.push(
+            SpecError::at(
+                loc,
+                format!(
+                    "an I/O of {} does not fit the raid0 stripe of {}",
+                    Size(size),
+                    Size(volume.stripe)
+                ),
+                "larger than, or not dividing, the stripe",
+            )
+            .hint("make [volume] stripe a multiple of every class size, e.g. stripe = \"1MiB\""),
+        );
     }
 }
 
@@ -195,7 +274,10 @@ fn sweep_combos(spec: &Spec, volume: VolumeLayout, errors: &mut Vec<SpecError>) 
                     (z.to_string(), SweepOverride::Size(z.0))
                 })
                 .collect(),
-            SweepValues::Mix(v) => v.iter().map(|m| (format!("{}% read", m.read_percent), SweepOverride::Mix(*m))).collect(),
+            SweepValues::Mix(v) => v
+                .iter()
+                .map(|m| (format!("{}% read", m.read_percent), SweepOverride::Mix(*m)))
+                .collect(),
             SweepValues::Access(v) => v
                 .iter()
                 .map(|a| (format!("{a:?}").to_lowercase(), SweepOverride::Access(*a)))
@@ -204,26 +286,47 @@ fn sweep_combos(spec: &Spec, volume: VolumeLayout, errors: &mut Vec<SpecError>) 
                 .iter()
                 .map(|n| {
                     if *n == 0 || *n > MAX_OUTSTANDING {
-                        errors.push(SpecError::at(&s.values.loc, format!("per_stream must be between 1 and {MAX_OUTSTANDING}, found {n}"), "out of range"));
+                        errors.push(SpecError::at(
+                            &s.values.loc,
+                            format!(
+                                "per_stream must be between 1 and {MAX_OUTSTANDING}, found {n}"
+                            ),
+                            "out of range",
+                        ));
                     }
-                    (n.to_string(), SweepOverride::PerStream((*n).clamp(1, MAX_OUTSTANDING) as u32))
+                    (
+                        n.to_string(),
+                        SweepOverride::PerStream((*n).clamp(1, MAX_OUTSTANDING) as u32),
+                    )
                 })
                 .collect(),
         };
         if choices.is_empty() {
-            errors.push(SpecError::at(&s.values.loc, "a sweep needs at least one value", "empty sweep"));
+            errors.push(SpecError::at(
+                &s.values.loc,
+                "a sweep needs at least one value",
+                "empty sweep",
+            ));
             continue;
         }
         if combos.len().saturating_mul(choices.len()) as u64 > MAX_POINTS {
-            errors.push(SpecError::at(&s.values.loc, "the sweeps multiply to more combinations than rigel runs", "too many"));
+            errors.push(SpecError::at(
+                &s.values.loc,
+                "the sweeps multiply to more combinations than rigel runs",
+                "too many",
+            ));
             return vec![Combo::default()];
         }
         combos = combos
             .iter()
             .flat_map(|c| {
+                let key = &key;
                 choices.iter().map(move |(label, o)| {
                     let mut c = c.clone();
-                    c.bindings.push(SweepBinding { key: key.clone(), value: label.clone() });
+                    c.bindings.push(SweepBinding {
+                        key: key.clone(),
+                        value: label.clone(),
+                    });
                     c.overrides.push((s.class.value.clone(), o.clone()));
                     c
                 })
@@ -252,7 +355,11 @@ fn build_points(classes: &[IoClass], cells: &MatrixCells, combos: &[Combo]) -> V
                 .iter()
                 .zip(loads)
                 .map(|(c, &load)| {
-                    let per_stream = if c.access == Access::Sequential { c.per_stream } else { 1 };
+                    let per_stream = if c.access == Access::Sequential {
+                        c.per_stream
+                    } else {
+                        1
+                    };
                     ClassLoad {
                         class: c.name.clone(),
                         size: c.size,
@@ -264,7 +371,11 @@ fn build_points(classes: &[IoClass], cells: &MatrixCells, combos: &[Combo]) -> V
                     }
                 })
                 .collect();
-            points.push(DataPoint { id: points.len() as u32 + 1, sweep: combo.bindings.clone(), classes });
+            points.push(DataPoint {
+                id: points.len() as u32 + 1,
+                sweep: combo.bindings.clone(),
+                classes,
+            });
         }
     }
     points

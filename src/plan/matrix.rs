@@ -18,7 +18,12 @@ pub(super) fn expand_matrix(spec: &Spec, errors: &mut Vec<SpecError>) -> Option<
     let shape = spec.matrix.shape.value;
     let mut axes: Vec<Vec<u32>> = Vec::new();
     for (i, class) in spec.classes.iter().enumerate() {
-        let Some((_, sweep)) = spec.matrix.loads.iter().find(|(name, _)| name.value == class.name.value) else {
+        let Some((_, sweep)) = spec
+            .matrix
+            .loads
+            .iter()
+            .find(|(name, _)| name.value == class.name.value)
+        else {
             errors.push(SpecError::at(&class.name.loc, format!("class `{}` has no load in [matrix]", class.name.value), "this class")
                 .hint(format!("add a load sweep under [matrix], e.g. {} = \"1..=32 x2\" (or \"0\" to leave it idle)", class.name.value)));
             continue;
@@ -40,36 +45,71 @@ pub(super) fn expand_matrix(spec: &Spec, errors: &mut Vec<SpecError>) -> Option<
             axis.insert(0, 0);
         }
         if shape == MatrixShape::Point && axis.len() != 1 {
-            errors.push(SpecError::at(&sweep.loc, format!("a `point` matrix takes one load per class, found {}", axis.len()), "several loads")
-                .hint("use shape = \"detailed\" to run every combination"));
+            errors.push(
+                SpecError::at(
+                    &sweep.loc,
+                    format!(
+                        "a `point` matrix takes one load per class, found {}",
+                        axis.len()
+                    ),
+                    "several loads",
+                )
+                .hint("use shape = \"detailed\" to run every combination"),
+            );
             continue;
         }
         if axis.is_empty() {
-            errors.push(SpecError::at(&sweep.loc, "this load sweep has no level", "empty").hint("write at least one load, e.g. \"1\""));
+            errors.push(
+                SpecError::at(&sweep.loc, "this load sweep has no level", "empty")
+                    .hint("write at least one load, e.g. \"1\""),
+            );
             continue;
         }
         axes.push(axis);
     }
     if shape == MatrixShape::Col && spec.classes.len() < 2 {
-        errors.push(SpecError::at(&spec.matrix.shape.loc, "a `col` matrix varies the second class, and this spec has one", "needs two classes")
-            .hint("use shape = \"row\" to vary the first class"));
+        errors.push(
+            SpecError::at(
+                &spec.matrix.shape.loc,
+                "a `col` matrix varies the second class, and this spec has one",
+                "needs two classes",
+            )
+            .hint("use shape = \"row\" to vary the first class"),
+        );
     }
     if axes.len() != spec.classes.len() || !errors.is_empty() {
         return None;
     }
-    let cells = if shape == MatrixShape::Basic { basic_cells(&axes) } else { grid_cells(&axes, errors, spec)? };
+    let cells = if shape == MatrixShape::Basic {
+        basic_cells(&axes)
+    } else {
+        grid_cells(&axes, errors, spec)?
+    };
     let levels = spec
         .classes
         .iter()
         .zip(&axes)
-        .map(|(c, a)| ClassLevels { class: c.name.value.clone(), levels: a.clone() })
+        .map(|(c, a)| ClassLevels {
+            class: c.name.value.clone(),
+            levels: a.clone(),
+        })
         .collect();
     if cells.0.is_empty() {
-        errors.push(SpecError::at(&spec.matrix.loc, "the matrix has no point with any load", "every class is idle")
-            .hint("give at least one class a load above 0"));
+        errors.push(
+            SpecError::at(
+                &spec.matrix.loc,
+                "the matrix has no point with any load",
+                "every class is idle",
+            )
+            .hint("give at least one class a load above 0"),
+        );
         return None;
     }
-    Some(MatrixCells { points: cells.0, levels, orion_cells: cells.1 })
+    Some(MatrixCells {
+        points: cells.0,
+        levels,
+        orion_cells: cells.1,
+    })
 }
 
 /// Each class alone at each of its levels, in class order; ORION counts the idle cell too.
@@ -87,11 +127,23 @@ fn basic_cells(axes: &[Vec<u32>]) -> (Vec<Vec<u32>>, u64) {
 }
 
 /// Every combination of the axes, the first class varying fastest (ORION: small inside large).
-fn grid_cells(axes: &[Vec<u32>], errors: &mut Vec<SpecError>, spec: &Spec) -> Option<(Vec<Vec<u32>>, u64)> {
-    let cells = axes.iter().try_fold(1u64, |acc, a| acc.checked_mul(a.len() as u64));
+fn grid_cells(
+    axes: &[Vec<u32>],
+    errors: &mut Vec<SpecError>,
+    spec: &Spec,
+) -> Option<(Vec<Vec<u32>>, u64)> {
+    let cells = axes
+        .iter()
+        .try_fold(1u64, |acc, a| acc.checked_mul(a.len() as u64));
     let Some(cells) = cells.filter(|&c| c <= MAX_POINTS) else {
-        errors.push(SpecError::at(&spec.matrix.loc, format!("this matrix has more than {MAX_POINTS} cells"), "the sweeps multiply to this")
-            .hint("narrow a load sweep, e.g. a geometric range \"1..=256 x2\""));
+        errors.push(
+            SpecError::at(
+                &spec.matrix.loc,
+                format!("this matrix has more than {MAX_POINTS} cells"),
+                "the sweeps multiply to this",
+            )
+            .hint("narrow a load sweep, e.g. a geometric range \"1..=256 x2\""),
+        );
         return None;
     };
     let mut points = Vec::with_capacity(cells as usize);

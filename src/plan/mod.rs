@@ -5,5 +5,5 @@ mod compile;
 mod matrix;
 mod model;
 
-pub use compile::{compile, MAX_OUTSTANDING, MAX_POINTS};
+pub use compile::{MAX_OUTSTANDING, MAX_POINTS, compile};
 pub use model::*;

@@ -34,8 +34,12 @@ pub enum RecordError {
     AlreadyARun { dir: PathBuf },
 }
 
-fn io(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> RecordError + '_ {
-    move |source| RecordError::Io { action, path: path.to_path_buf(), source }
+fn io<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -> RecordError + 'a {
+    move |source| RecordError::Io {
+        action,
+        path: path.to_path_buf(),
+        source,
+    }
 }
 
 /// What a run knows when it starts: everything in `results.json` except the points.
@@ -58,9 +62,16 @@ pub struct RunFolder {
 impl RunFolder {
     /// Creates `dir` with the resolved spec, the plan and the header. Refuses a folder that already
     /// holds a run.
-    pub fn create(dir: &Path, spec_toml: &str, plan: &RunPlan, header: &RunHeader) -> Result<RunFolder, RecordError> {
+    pub fn create(
+        dir: &Path,
+        spec_toml: &str,
+        plan: &RunPlan,
+        header: &RunHeader,
+    ) -> Result<RunFolder, RecordError> {
         if dir.join(PLAN_FILE).exists() {
-            return Err(RecordError::AlreadyARun { dir: dir.to_path_buf() });
+            return Err(RecordError::AlreadyARun {
+                dir: dir.to_path_buf(),
+            });
         }
         fs::create_dir_all(dir).map_err(io("create the run folder", dir))?;
         write_atomic(&dir.join(SPEC_FILE), spec_toml.as_bytes())?;
@@ -76,8 +87,15 @@ impl RunFolder {
 
     fn open_points(dir: &Path) -> Result<RunFolder, RecordError> {
         let path = dir.join(POINTS_FILE);
-        let points = OpenOptions::new().create(true).append(true).open(&path).map_err(io("open", &path))?;
-        Ok(RunFolder { dir: dir.to_path_buf(), points })
+        let points = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .map_err(io("open", &path))?;
+        Ok(RunFolder {
+            dir: dir.to_path_buf(),
+            points,
+        })
     }
 
     pub fn dir(&self) -> &Path {
@@ -87,9 +105,14 @@ impl RunFolder {
     /// Appends one finished point and makes it durable before returning.
     pub fn append(&mut self, point: &PointResult) -> Result<(), RecordError> {
         let path = self.dir.join(POINTS_FILE);
-        let mut line = serde_json::to_string(point).map_err(|e| RecordError::Invalid { path: path.clone(), message: e.to_string() })?;
+        let mut line = serde_json::to_string(point).map_err(|e| RecordError::Invalid {
+            path: path.clone(),
+            message: e.to_string(),
+        })?;
         line.push('\n');
-        self.points.write_all(line.as_bytes()).map_err(io("append to", &path))?;
+        self.points
+            .write_all(line.as_bytes())
+            .map_err(io("append to", &path))?;
         self.points.sync_data().map_err(io("fsync", &path))
     }
 
@@ -110,18 +133,32 @@ pub fn load(dir: &Path) -> Result<ResultsDoc, RecordError> {
         return check_schema(&results, doc.schema_version).map(|_| doc);
     }
     if !dir.join(PLAN_FILE).exists() || !dir.join(RUN_FILE).exists() {
-        return Err(RecordError::NotARun { dir: dir.to_path_buf() });
+        return Err(RecordError::NotARun {
+            dir: dir.to_path_buf(),
+        });
     }
     let header: RunHeader = read_json(&dir.join(RUN_FILE))?;
     check_schema(&dir.join(RUN_FILE), header.schema_version)?;
     let plan: RunPlan = read_json(&dir.join(PLAN_FILE))?;
     let spec_path = dir.join(SPEC_FILE);
     let spec_toml = fs::read_to_string(&spec_path).map_err(io("read", &spec_path))?;
-    Ok(assemble(header, spec_toml, plan, finished_points(dir)?, String::new()))
+    Ok(assemble(
+        header,
+        spec_toml,
+        plan,
+        finished_points(dir)?,
+        String::new(),
+    ))
 }
 
 /// Builds the whole document from its parts.
-pub fn assemble(header: RunHeader, spec_toml: String, plan: RunPlan, points: Vec<PointResult>, finished: String) -> ResultsDoc {
+pub fn assemble(
+    header: RunHeader,
+    spec_toml: String,
+    plan: RunPlan,
+    points: Vec<PointResult>,
+    finished: String,
+) -> ResultsDoc {
     ResultsDoc {
         schema_version: header.schema_version,
         rigel_version: header.rigel_version,
@@ -145,14 +182,20 @@ pub fn finished_points(dir: &Path) -> Result<Vec<PointResult>, RecordError> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => return Err(io("open", &path)(e)),
     };
-    let lines: Vec<String> = BufReader::new(file).lines().collect::<Result<_, _>>().map_err(io("read", &path))?;
+    let lines: Vec<String> = BufReader::new(file)
+        .lines()
+        .collect::<Result<_, _>>()
+        .map_err(io("read", &path))?;
     let mut points = Vec::new();
     for (i, line) in lines.iter().enumerate() {
         match serde_json::from_str::<PointResult>(line) {
             Ok(p) => points.push(p),
             Err(_) if i + 1 == lines.len() => break,
             Err(e) => {
-                return Err(RecordError::Invalid { path, message: format!("line {}: {e}", i + 1) });
+                return Err(RecordError::Invalid {
+                    path,
+                    message: format!("line {}: {e}", i + 1),
+                });
             }
         }
     }
@@ -162,7 +205,9 @@ pub fn finished_points(dir: &Path) -> Result<Vec<PointResult>, RecordError> {
 /// Reads the header, spec and plan of a folder to resume it.
 pub fn load_parts(dir: &Path) -> Result<(RunHeader, String, RunPlan), RecordError> {
     if !dir.join(PLAN_FILE).exists() || !dir.join(RUN_FILE).exists() {
-        return Err(RecordError::NotARun { dir: dir.to_path_buf() });
+        return Err(RecordError::NotARun {
+            dir: dir.to_path_buf(),
+        });
     }
     let header: RunHeader = read_json(&dir.join(RUN_FILE))?;
     check_schema(&dir.join(RUN_FILE), header.schema_version)?;
@@ -173,18 +218,27 @@ pub fn load_parts(dir: &Path) -> Result<(RunHeader, String, RunPlan), RecordErro
 
 fn check_schema(path: &Path, found: u32) -> Result<(), RecordError> {
     if found > SCHEMA_VERSION {
-        return Err(RecordError::NewerSchema { path: path.to_path_buf(), found });
+        return Err(RecordError::NewerSchema {
+            path: path.to_path_buf(),
+            found,
+        });
     }
     Ok(())
 }
 
 fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, RecordError> {
     let text = fs::read_to_string(path).map_err(io("read", path))?;
-    serde_json::from_str(&text).map_err(|e| RecordError::Invalid { path: path.to_path_buf(), message: e.to_string() })
+    serde_json::from_str(&text).map_err(|e| RecordError::Invalid {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })
 }
 
 fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), RecordError> {
-    let mut text = serde_json::to_string_pretty(value).map_err(|e| RecordError::Invalid { path: path.to_path_buf(), message: e.to_string() })?;
+    let mut text = serde_json::to_string_pretty(value).map_err(|e| RecordError::Invalid {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })?;
     text.push('\n');
     write_atomic(path, text.as_bytes())
 }

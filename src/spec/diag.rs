@@ -105,7 +105,11 @@ impl Rendered {
                 let (line, col) = sources.line_col(loc);
                 let named = NamedSource::new(src.name.clone(), src.text.as_str().to_owned());
                 let label = LabeledSpan::new(Some(e.label.clone()), loc.span.start, loc.span.len());
-                (Some(named), Some(label), format!("{}:{line}:{col}", src.name))
+                (
+                    Some(named),
+                    Some(label),
+                    format!("{}:{line}:{col}", src.name),
+                )
             }
             None => (None, None, "spec".to_owned()),
         };

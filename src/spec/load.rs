@@ -51,9 +51,8 @@ fn load_chain(
     let text = std::fs::read_to_string(path).map_err(|e| {
         let msg = format!("cannot read spec `{}`: {e}", path.display());
         vec![match from {
-            Some(loc) => SpecError::at(loc, msg, "this parent spec").hint(
-                "`extends` paths are relative to the spec that names them",
-            ),
+            Some(loc) => SpecError::at(loc, msg, "this parent spec")
+                .hint("`extends` paths are relative to the spec that names them"),
             None => SpecError::whole(msg),
         }]
     })?;
@@ -91,7 +90,10 @@ fn with_parent(
         other => {
             return Err(vec![SpecError::at(
                 &extends.loc,
-                format!("`extends` must be a path or a list of paths, found {}", other.kind()),
+                format!(
+                    "`extends` must be a path or a list of paths, found {}",
+                    other.kind()
+                ),
                 "expected a string such as \"base.toml\"",
             )]);
         }
@@ -99,7 +101,11 @@ fn with_parent(
     let mut base = Table::default();
     for parent in parents {
         let Value::Str(rel) = &parent.value else {
-            return Err(vec![SpecError::at(&parent.loc, "`extends` entries must be paths", "expected a string")]);
+            return Err(vec![SpecError::at(
+                &parent.loc,
+                "`extends` entries must be paths",
+                "expected a string",
+            )]);
         };
         let path = dir.join(rel);
         let canonical = path.canonicalize().unwrap_or_else(|_| path.clone());
@@ -107,18 +113,32 @@ fn with_parent(
             let names: Vec<String> = chain[pos..]
                 .iter()
                 .chain(std::iter::once(&canonical))
-                .map(|p| p.file_name().map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned()))
+                .map(|p| {
+                    p.file_name().map_or_else(
+                        || p.display().to_string(),
+                        |n| n.to_string_lossy().into_owned(),
+                    )
+                })
                 .collect();
-            return Err(vec![SpecError::at(
-                &parent.loc,
-                format!("`extends` cycle: {}", names.join(" → ")),
-                "this brings the chain back to a spec already being loaded",
-            )
-            .hint("a spec may not extend itself, directly or through its parents")]);
+            return Err(vec![
+                SpecError::at(
+                    &parent.loc,
+                    format!("`extends` cycle: {}", names.join(" → ")),
+                    "this brings the chain back to a spec already being loaded",
+                )
+                .hint("a spec may not extend itself, directly or through its parents"),
+            ]);
         }
         let mut loaded = load_chain(&path, Some(&parent.loc), sources, chain)?;
         // Being a partial base is not inherited: the child is a spec of its own.
-        if let Some((_, Node { value: Value::Table(spec), .. })) = loaded.entries.get_mut("spec") {
+        if let Some((
+            _,
+            Node {
+                value: Value::Table(spec),
+                ..
+            },
+        )) = loaded.entries.get_mut("spec")
+        {
             spec.entries.shift_remove("partial");
         }
         base = tree::merge(base, loaded);
@@ -148,10 +168,19 @@ pub fn apply_overrides(
             };
             if !vars.iter().any(|v| v == &o.key) {
                 errors.push(
-                    SpecError::at(&key_loc, format!("`{}` is not a variable of this spec", o.key), "unknown variable")
-                        .hint_opt(did_you_mean(&o.key, vars.iter().map(String::as_str)).or_else(|| {
-                            Some("use a dotted key to set any value, e.g. --set run.duration=10s".to_owned())
-                        })),
+                    SpecError::at(
+                        &key_loc,
+                        format!("`{}` is not a variable of this spec", o.key),
+                        "unknown variable",
+                    )
+                    .hint_opt(
+                        did_you_mean(&o.key, vars.iter().map(String::as_str)).or_else(|| {
+                            Some(
+                                "use a dotted key to set any value, e.g. --set run.duration=10s"
+                                    .to_owned(),
+                            )
+                        }),
+                    ),
                 );
                 continue;
             }
@@ -161,13 +190,19 @@ pub fn apply_overrides(
             errors.push(e);
         }
     }
-    if errors.is_empty() { Ok(()) } else { Err(errors) }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
 }
 
 fn set_path(table: &mut Table, path: &[&str], node: Node, key_loc: &Loc) -> Result<(), SpecError> {
     let (first, rest) = path.split_first().expect("a key has at least one part");
     if rest.is_empty() {
-        table.entries.insert((*first).to_owned(), (key_loc.clone(), node));
+        table
+            .entries
+            .insert((*first).to_owned(), (key_loc.clone(), node));
         return Ok(());
     }
     let entry = table.entries.entry((*first).to_owned()).or_insert_with(|| {
@@ -183,8 +218,15 @@ fn set_in_node(at: &mut Node, path: &[&str], node: Node, key_loc: &Loc) -> Resul
         Value::Array(items) => {
             let index = path[0].parse::<usize>().ok().filter(|i| *i < items.len());
             let Some(i) = index else {
-                return Err(SpecError::at(key_loc, format!("`{}` is not an index of this list", path[0]), "no such entry")
-                    .hint(format!("lists are indexed from 0; this one has {} entries", items.len())));
+                return Err(SpecError::at(
+                    key_loc,
+                    format!("`{}` is not an index of this list", path[0]),
+                    "no such entry",
+                )
+                .hint(format!(
+                    "lists are indexed from 0; this one has {} entries",
+                    items.len()
+                )));
             };
             if path.len() == 1 {
                 items[i] = node;
@@ -193,6 +235,10 @@ fn set_in_node(at: &mut Node, path: &[&str], node: Node, key_loc: &Loc) -> Resul
                 set_in_node(&mut items[i], &path[1..], node, key_loc)
             }
         }
-        other => Err(SpecError::at(key_loc, format!("cannot set a key inside {}", other.kind()), "not a table")),
+        other => Err(SpecError::at(
+            key_loc,
+            format!("cannot set a key inside {}", other.kind()),
+            "not a table",
+        )),
     }
 }

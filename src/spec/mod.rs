@@ -33,18 +33,29 @@ pub struct LoadedSpec {
 pub enum SpecInput<'a> {
     File(&'a Path),
     /// Built-in text with a display name.
-    Text { name: &'a str, text: &'a str },
+    Text {
+        name: &'a str,
+        text: &'a str,
+    },
 }
 
 /// Reads, merges, overrides and types a spec. Every mistake found is returned at once.
-pub fn load(input: SpecInput<'_>, overrides: &[Override], cores: u64) -> Result<LoadedSpec, Diagnostics> {
+pub fn load(
+    input: SpecInput<'_>,
+    overrides: &[Override],
+    cores: u64,
+) -> Result<LoadedSpec, Diagnostics> {
     let mut sources = Sources::default();
     let (loaded, default_name) = match input {
         SpecInput::File(path) => {
-            let stem = path.file_stem().map_or_else(|| "spec".to_owned(), |s| s.to_string_lossy().into_owned());
+            let stem = path
+                .file_stem()
+                .map_or_else(|| "spec".to_owned(), |s| s.to_string_lossy().into_owned());
             (load::load_file(path, &mut sources), stem)
         }
-        SpecInput::Text { name, text } => (load::load_text(name, text, &mut sources), name.to_owned()),
+        SpecInput::Text { name, text } => {
+            (load::load_text(name, text, &mut sources), name.to_owned())
+        }
     };
     let fail = |sources: Sources, errors| Diagnostics { sources, errors };
     let mut table = match loaded {
@@ -66,11 +77,22 @@ pub fn load(input: SpecInput<'_>, overrides: &[Override], cores: u64) -> Result<
         return Err(fail(sources, errors));
     }
     let resolved_toml = tree::to_toml(&table);
-    Ok(LoadedSpec { spec, sources, resolved_toml })
+    Ok(LoadedSpec {
+        spec,
+        sources,
+        resolved_toml,
+    })
 }
 
 fn one_of_key(key_loc: &Loc, param: &str) -> SpecError {
     let params = ["size", "mix", "access", "per_stream"];
-    SpecError::at(key_loc, format!("`{param}` cannot be swept"), format!("expected one of {}", params.join(", ")))
-        .hint_opt(did_you_mean(param, params.iter().copied()).or_else(|| Some(format!("sweepable parameters: {}", params.join(", ")))))
+    SpecError::at(
+        key_loc,
+        format!("`{param}` cannot be swept"),
+        format!("expected one of {}", params.join(", ")),
+    )
+    .hint_opt(
+        did_you_mean(param, params.iter().copied())
+            .or_else(|| Some(format!("sweepable parameters: {}", params.join(", ")))),
+    )
 }

@@ -17,7 +17,10 @@ pub struct Reader<'s> {
 
 impl<'s> Reader<'s> {
     pub fn new(sources: &'s Sources) -> Self {
-        Reader { sources, errors: Vec::new() }
+        Reader {
+            sources,
+            errors: Vec::new(),
+        }
     }
 
     pub fn push(&mut self, e: SpecError) {
@@ -30,7 +33,14 @@ impl<'s> Reader<'s> {
             if !allowed.contains(&key.as_str()) {
                 let hint = did_you_mean(key, allowed.iter().copied())
                     .unwrap_or_else(|| format!("{what} takes: {}", allowed.join(", ")));
-                self.push(SpecError::at(key_loc, format!("unknown key `{key}` in {what}"), "not a known key").hint(hint));
+                self.push(
+                    SpecError::at(
+                        key_loc,
+                        format!("unknown key `{key}` in {what}"),
+                        "not a known key",
+                    )
+                    .hint(hint),
+                );
             }
         }
     }
@@ -41,8 +51,14 @@ impl<'s> Reader<'s> {
         match &node.value {
             Value::Table(t) => Some(t),
             other => {
-                self.push(SpecError::at(&node.loc, format!("`{key}` must be a table, found {}", other.kind()), "expected a table")
-                    .hint(format!("write it as a [{key}] section")));
+                self.push(
+                    SpecError::at(
+                        &node.loc,
+                        format!("`{key}` must be a table, found {}", other.kind()),
+                        "expected a table",
+                    )
+                    .hint(format!("write it as a [{key}] section")),
+                );
                 None
             }
         }
@@ -52,7 +68,11 @@ impl<'s> Reader<'s> {
         match &node.value {
             Value::Str(s) => Some(s.clone()),
             other => {
-                self.push(SpecError::at(&node.loc, format!("{what} must be a string, found {}", other.kind()), "expected a string"));
+                self.push(SpecError::at(
+                    &node.loc,
+                    format!("{what} must be a string, found {}", other.kind()),
+                    "expected a string",
+                ));
                 None
             }
         }
@@ -63,7 +83,11 @@ impl<'s> Reader<'s> {
             Value::Bool(b) => Some(*b),
             Value::Str(s) if s == "true" || s == "false" => Some(s == "true"),
             other => {
-                self.push(SpecError::at(&node.loc, format!("{what} must be true or false, found {}", other.kind()), "expected true or false"));
+                self.push(SpecError::at(
+                    &node.loc,
+                    format!("{what} must be true or false, found {}", other.kind()),
+                    "expected true or false",
+                ));
                 None
             }
         }
@@ -78,7 +102,14 @@ impl<'s> Reader<'s> {
                 self.expr(node, parsed)
             }
             other => {
-                self.push(SpecError::at(&node.loc, format!("{what} must be a non-negative integer, found {}", describe(other)), "expected an integer"));
+                self.push(SpecError::at(
+                    &node.loc,
+                    format!(
+                        "{what} must be a non-negative integer, found {}",
+                        describe(other)
+                    ),
+                    "expected an integer",
+                ));
                 None
             }
         }
@@ -102,13 +133,25 @@ impl<'s> Reader<'s> {
             (Value::Int(i), Some(f)) => match f(*i) {
                 Some(v) => v,
                 None => {
-                    self.push(SpecError::at(&node.loc, format!("{what} out of range"), "this value").hint(format!("write it as {example}")));
+                    self.push(
+                        SpecError::at(&node.loc, format!("{what} out of range"), "this value")
+                            .hint(format!("write it as {example}")),
+                    );
                     return None;
                 }
             },
             (other, _) => {
-                self.push(SpecError::at(&node.loc, format!("{what} must be a string such as {example}, found {}", describe(other)), format!("expected {what}"))
-                    .hint(format!("write it as {example}")));
+                self.push(
+                    SpecError::at(
+                        &node.loc,
+                        format!(
+                            "{what} must be a string such as {example}, found {}",
+                            describe(other)
+                        ),
+                        format!("expected {what}"),
+                    )
+                    .hint(format!("write it as {example}")),
+                );
                 return None;
             }
         };
@@ -121,7 +164,11 @@ impl<'s> Reader<'s> {
             Ok(v) => Some(v),
             Err(e) => {
                 let loc = value_loc(node, self.sources, e.span.clone());
-                let label = if e.span.is_empty() { "here".to_owned() } else { "this part".to_owned() };
+                let label = if e.span.is_empty() {
+                    "here".to_owned()
+                } else {
+                    "this part".to_owned()
+                };
                 self.push(SpecError::at(&loc, e.message, label).hint_opt(e.hint));
                 None
             }

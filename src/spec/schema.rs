@@ -9,7 +9,9 @@ use crate::expr::{self, Access, Names, Size};
 use crate::plan::{Layout, MatrixShape};
 use std::time::Duration;
 
-const TOP: &[&str] = &["spec", "vars", "target", "volume", "run", "class", "matrix", "sweep", "expect"];
+const TOP: &[&str] = &[
+    "spec", "vars", "target", "volume", "run", "class", "matrix", "sweep", "expect",
+];
 const SPEC: &[&str] = &["name", "description", "extends", "partial"];
 const TARGET: &[&str] = &["path", "size", "destructive"];
 const VOLUME: &[&str] = &["layout", "stripe"];
@@ -18,14 +20,28 @@ const CLASS: &[&str] = &["size", "access", "mix", "per_stream"];
 const SWEEP_PARAMS: &[&str] = &["size", "mix", "access", "per_stream"];
 
 /// Reads a whole spec. `default_name` is used when `[spec] name` is absent (the file's stem).
-pub fn read_spec(r: &mut Reader, root: &Table, root_loc: &Loc, default_name: &str, cores: u64) -> Spec {
+pub fn read_spec(
+    r: &mut Reader,
+    root: &Table,
+    root_loc: &Loc,
+    default_name: &str,
+    cores: u64,
+) -> Spec {
     r.check_keys(root, "the spec", TOP);
-    let names = Names { targets: count_targets(root), cores };
+    let names = Names {
+        targets: count_targets(root),
+        cores,
+    };
     let (name, description, partial) = read_info(r, root, default_name);
     let (targets, targets_loc) = read_targets(r, root, root_loc, &names);
     let classes = read_classes(r, root, &names);
-    let matrix = read_matrix(r, root, root_loc, &classes, &names);
-    let sweep = read_sweep(r, root, &classes, &names);
+    // Classes whose values failed to read are still declared: no cascade of "unknown class" errors.
+    let declared: Vec<String> = match root.get("class").map(|n| &n.value) {
+        Some(Value::Table(t)) => t.entries.keys().cloned().collect(),
+        _ => Vec::new(),
+    };
+    let matrix = read_matrix(r, root, root_loc, &declared, &names);
+    let sweep = read_sweep(r, root, &declared, &names);
     let expect = read_expect(r, root);
     Spec {
         name,
@@ -54,36 +70,72 @@ fn read_info(r: &mut Reader, root: &Table, default_name: &str) -> (String, Strin
         return (default_name.to_owned(), String::new(), false);
     };
     r.check_keys(t, "[spec]", SPEC);
-    let name = t.get("name").and_then(|n| r.string(n, "`name`")).unwrap_or_else(|| default_name.to_owned());
-    let description = t.get("description").and_then(|n| r.string(n, "`description`")).unwrap_or_default();
-    let partial = t.get("partial").and_then(|n| r.boolean(n, "`partial`")).unwrap_or(false);
+    let name = t
+        .get("name")
+        .and_then(|n| r.string(n, "`name`"))
+        .unwrap_or_else(|| default_name.to_owned());
+    let description = t
+        .get("description")
+        .and_then(|n| r.string(n, "`description`"))
+        .unwrap_or_default();
+    let partial = t
+        .get("partial")
+        .and_then(|n| r.boolean(n, "`partial`"))
+        .unwrap_or(false);
     (name, description, partial)
 }
 
 pub fn size_of(r: &mut Reader, node: &Node, what: &str) -> Option<Sp<Size>> {
     let bare = |i: i64| u64::try_from(i).ok().map(Size);
-    r.parsed(node, what, "\"8KiB\" or \"1MiB\"", Some(&bare), expr::parse_size)
+    r.parsed(
+        node,
+        what,
+        "\"8KiB\" or \"1MiB\"",
+        Some(&bare),
+        expr::parse_size,
+    )
 }
 
 fn duration_of(r: &mut Reader, node: &Node, what: &str) -> Option<Sp<Duration>> {
     let bare = |i: i64| u64::try_from(i).ok().map(Duration::from_secs);
-    r.parsed(node, what, "\"60s\" or \"1m30s\"", Some(&bare), expr::parse_duration)
+    r.parsed(
+        node,
+        what,
+        "\"60s\" or \"1m30s\"",
+        Some(&bare),
+        expr::parse_duration,
+    )
 }
 
-fn read_targets(r: &mut Reader, root: &Table, root_loc: &Loc, names: &Names) -> (Vec<TargetSpec>, Loc) {
+fn read_targets(
+    r: &mut Reader,
+    root: &Table,
+    root_loc: &Loc,
+    names: &Names,
+) -> (Vec<TargetSpec>, Loc) {
     let _ = names;
     let Some(node) = root.get("target") else {
         return (Vec::new(), root_loc.clone());
     };
     let Value::Array(items) = &node.value else {
-        r.push(super::diag::SpecError::at(&node.loc, "`target` must be a list of tables", "expected [[target]]")
-            .hint("write each target as a [[target]] section with a path"));
+        r.push(
+            super::diag::SpecError::at(
+                &node.loc,
+                "`target` must be a list of tables",
+                "expected [[target]]",
+            )
+            .hint("write each target as a [[target]] section with a path"),
+        );
         return (Vec::new(), node.loc.clone());
     };
     let mut out = Vec::new();
     for item in items {
         let Value::Table(t) = &item.value else {
-            r.push(super::diag::SpecError::at(&item.loc, "each target must be a table", "expected a table with `path`"));
+            r.push(super::diag::SpecError::at(
+                &item.loc,
+                "each target must be a table",
+                "expected a table with `path`",
+            ));
             continue;
         };
         r.check_keys(t, "[[target]]", TARGET);
@@ -92,14 +144,27 @@ fn read_targets(r: &mut Reader, root: &Table, root_loc: &Loc, names: &Names) -> 
                 .hint("path = \"/dev/nvme1n1\", or a file: path = \"data.bin\" with size = \"4GiB\""));
             continue;
         };
-        let Some(path) = r.string(path_node, "`path`") else { continue };
+        let Some(path) = r.string(path_node, "`path`") else {
+            continue;
+        };
         if path.trim().is_empty() {
-            r.push(super::diag::SpecError::at(&path_node.loc, "a target's path is empty", "empty path"));
+            r.push(super::diag::SpecError::at(
+                &path_node.loc,
+                "a target's path is empty",
+                "empty path",
+            ));
             continue;
         }
         let size = t.get("size").and_then(|n| size_of(r, n, "a target size"));
-        let destructive = t.get("destructive").and_then(|n| r.boolean(n, "`destructive`")).unwrap_or(false);
-        out.push(TargetSpec { path: Sp::new(path, path_node.loc.clone()), size, destructive });
+        let destructive = t
+            .get("destructive")
+            .and_then(|n| r.boolean(n, "`destructive`"))
+            .unwrap_or(false);
+        out.push(TargetSpec {
+            path: Sp::new(path, path_node.loc.clone()),
+            size,
+            destructive,
+        });
     }
     (out, node.loc.clone())
 }
@@ -109,7 +174,9 @@ fn read_volume(r: &mut Reader, root: &Table, root_loc: &Loc) -> VolumeSpec {
         layout: Sp::new(Layout::Concat, root_loc.clone()),
         stripe: Sp::new(Size(1 << 20), root_loc.clone()),
     };
-    let Some(t) = r.table(root, "volume") else { return v };
+    let Some(t) = r.table(root, "volume") else {
+        return v;
+    };
     r.check_keys(t, "[volume]", VOLUME);
     if let Some(n) = t.get("layout")
         && let Some(s) = r.string(n, "`layout`")
@@ -134,9 +201,14 @@ fn read_run(r: &mut Reader, root: &Table, root_loc: &Loc) -> RunSpec {
         seed: 1,
         workers: None,
     };
-    let Some(t) = r.table(root, "run") else { return run };
+    let Some(t) = r.table(root, "run") else {
+        return run;
+    };
     r.check_keys(t, "[run]", RUN);
-    if let Some(d) = t.get("duration").and_then(|n| duration_of(r, n, "a duration")) {
+    if let Some(d) = t
+        .get("duration")
+        .and_then(|n| duration_of(r, n, "a duration"))
+    {
         run.duration = d;
     }
     if let Some(d) = t.get("warmup").and_then(|n| duration_of(r, n, "a warmup")) {
@@ -148,15 +220,27 @@ fn read_run(r: &mut Reader, root: &Table, root_loc: &Loc) -> RunSpec {
     if let Some(n) = t.get("seed") {
         match n.value {
             Value::Int(i) if i >= 0 => run.seed = i as u64,
-            _ => r.push(super::diag::SpecError::at(&n.loc, "`seed` must be a non-negative integer", "expected an integer such as 42")),
+            _ => r.push(super::diag::SpecError::at(
+                &n.loc,
+                "`seed` must be a non-negative integer",
+                "expected an integer such as 42",
+            )),
         }
     }
     if let Some(n) = t.get("workers") {
         run.workers = match &n.value {
-            Value::Int(i) => r.expr(n, expr::parse_count(&i.to_string())).map(|c| Sp::new(c, n.loc.clone())),
-            Value::Str(s) => r.expr(n, expr::parse_count(s)).map(|c| Sp::new(c, n.loc.clone())),
+            Value::Int(i) => r
+                .expr(n, expr::parse_count(&i.to_string()))
+                .map(|c| Sp::new(c, n.loc.clone())),
+            Value::Str(s) => r
+                .expr(n, expr::parse_count(s))
+                .map(|c| Sp::new(c, n.loc.clone())),
             other => {
-                r.push(super::diag::SpecError::at(&n.loc, format!("`workers` must be a count, found {}", other.kind()), "expected a count such as 2 or \"cores\""));
+                r.push(super::diag::SpecError::at(
+                    &n.loc,
+                    format!("`workers` must be a count, found {}", other.kind()),
+                    "expected a count such as 2 or \"cores\"",
+                ));
                 None
             }
         };
@@ -167,24 +251,43 @@ fn read_run(r: &mut Reader, root: &Table, root_loc: &Loc) -> RunSpec {
 pub fn one_of(n: &Node, key: &str, found: &str, options: &[&str]) -> super::diag::SpecError {
     let hint = super::suggest::did_you_mean(found, options.iter().copied())
         .unwrap_or_else(|| format!("`{key}` is one of: {}", options.join(", ")));
-    super::diag::SpecError::at(&n.loc, format!("unknown {key} `{found}`"), format!("expected one of {}", options.join(", "))).hint(hint)
+    super::diag::SpecError::at(
+        &n.loc,
+        format!("unknown {key} `{found}`"),
+        format!("expected one of {}", options.join(", ")),
+    )
+    .hint(hint)
 }
 
 fn read_classes(r: &mut Reader, root: &Table, names: &Names) -> Vec<ClassSpec> {
-    let Some(t) = r.table(root, "class") else { return Vec::new() };
+    let Some(t) = r.table(root, "class") else {
+        return Vec::new();
+    };
     let mut out = Vec::new();
     for (name, (key_loc, node)) in &t.entries {
         let Value::Table(c) = &node.value else {
-            r.push(super::diag::SpecError::at(&node.loc, format!("`class.{name}` must be a table"), "expected a [class.NAME] section")
-                .hint(format!("write [class.{name}] with size, access and mix")));
+            r.push(
+                super::diag::SpecError::at(
+                    &node.loc,
+                    format!("`class.{name}` must be a table"),
+                    "expected a [class.NAME] section",
+                )
+                .hint(format!("write [class.{name}] with size, access and mix")),
+            );
             continue;
         };
         r.check_keys(c, &format!("[class.{name}]"), CLASS);
         let size = match c.get("size") {
             Some(n) => size_of(r, n, "an I/O size"),
             None => {
-                r.push(super::diag::SpecError::at(key_loc, format!("class `{name}` has no `size`"), "this class")
-                    .hint("add size = \"8KiB\" (or another I/O size)"));
+                r.push(
+                    super::diag::SpecError::at(
+                        key_loc,
+                        format!("class `{name}` has no `size`"),
+                        "this class",
+                    )
+                    .hint("add size = \"8KiB\" (or another I/O size)"),
+                );
                 None
             }
         };
@@ -193,14 +296,27 @@ fn read_classes(r: &mut Reader, root: &Table, names: &Names) -> Vec<ClassSpec> {
             None => Some(Sp::new(Access::Random, key_loc.clone())),
         };
         let mix = match c.get("mix") {
-            Some(n) => r.parsed(n, "a mix", "\"read\", \"write\" or \"70% read\"", None, expr::parse_mix),
+            Some(n) => r.parsed(
+                n,
+                "a mix",
+                "\"read\", \"write\" or \"70% read\"",
+                None,
+                expr::parse_mix,
+            ),
             None => Some(Sp::new(expr::Mix::READ, key_loc.clone())),
         };
         let per_stream = c.get("per_stream").and_then(|n| {
-            r.integer(n, "`per_stream`", names).map(|v| Sp::new(v.min(u32::MAX as u64) as u32, n.loc.clone()))
+            r.integer(n, "`per_stream`", names)
+                .map(|v| Sp::new(v.min(u32::MAX as u64) as u32, n.loc.clone()))
         });
         if let (Some(size), Some(access), Some(mix)) = (size, access, mix) {
-            out.push(ClassSpec { name: Sp::new(name.clone(), key_loc.clone()), size, access, mix, per_stream });
+            out.push(ClassSpec {
+                name: Sp::new(name.clone(), key_loc.clone()),
+                size,
+                access,
+                mix,
+                per_stream,
+            });
         }
     }
     out
@@ -218,12 +334,26 @@ pub fn access_of(r: &mut Reader, n: &Node) -> Option<Sp<Access>> {
     }
 }
 
-fn read_matrix(r: &mut Reader, root: &Table, root_loc: &Loc, classes: &[ClassSpec], names: &Names) -> MatrixSpec {
-    let mut m = MatrixSpec { shape: Sp::new(MatrixShape::Basic, root_loc.clone()), loads: Vec::new(), loc: root_loc.clone() };
-    let Some(node) = root.get("matrix") else { return m };
+fn read_matrix(
+    r: &mut Reader,
+    root: &Table,
+    root_loc: &Loc,
+    declared: &[String],
+    names: &Names,
+) -> MatrixSpec {
+    let mut m = MatrixSpec {
+        shape: Sp::new(MatrixShape::Basic, root_loc.clone()),
+        loads: Vec::new(),
+        loc: root_loc.clone(),
+    };
+    let Some(node) = root.get("matrix") else {
+        return m;
+    };
     m.loc = node.loc.clone();
-    let Some(t) = r.table(root, "matrix") else { return m };
-    let class_names: Vec<&str> = classes.iter().map(|c| c.name.value.as_str()).collect();
+    let Some(t) = r.table(root, "matrix") else {
+        return m;
+    };
+    let class_names: Vec<&str> = declared.iter().map(String::as_str).collect();
     for (key, (key_loc, n)) in &t.entries {
         if key == "shape" {
             if let Some(s) = r.string(n, "`shape`") {
@@ -238,28 +368,52 @@ fn read_matrix(r: &mut Reader, root: &Table, root_loc: &Loc, classes: &[ClassSpe
         if !class_names.contains(&key.as_str()) {
             let mut allowed = vec!["shape"];
             allowed.extend(class_names.iter().copied());
-            let hint = super::suggest::did_you_mean(key, allowed.iter().copied())
-                .unwrap_or_else(|| format!("[matrix] takes `shape` and one load sweep per class ({})", class_names.join(", ")));
-            r.push(super::diag::SpecError::at(key_loc, format!("`{key}` in [matrix] is not a class of this spec"), "no [class] of this name").hint(hint));
+            let hint =
+                super::suggest::did_you_mean(key, allowed.iter().copied()).unwrap_or_else(|| {
+                    format!(
+                        "[matrix] takes `shape` and one load sweep per class ({})",
+                        class_names.join(", ")
+                    )
+                });
+            r.push(
+                super::diag::SpecError::at(
+                    key_loc,
+                    format!("`{key}` in [matrix] is not a class of this spec"),
+                    "no [class] of this name",
+                )
+                .hint(hint),
+            );
             continue;
         }
         let sweep = match &n.value {
-            Value::Int(i) => r.expr(n, expr::parse_sweep(&i.to_string()).and_then(|s| s.eval(names))),
+            Value::Int(i) => r.expr(
+                n,
+                expr::parse_sweep(&i.to_string()).and_then(|s| s.eval(names)),
+            ),
             Value::Str(s) => r.expr(n, expr::parse_sweep(s).and_then(|s| s.eval(names))),
             other => {
-                r.push(super::diag::SpecError::at(&n.loc, format!("a load sweep must be a string, found {}", other.kind()), "expected a sweep such as \"1..=32 x2\""));
+                r.push(super::diag::SpecError::at(
+                    &n.loc,
+                    format!("a load sweep must be a string, found {}", other.kind()),
+                    "expected a sweep such as \"1..=32 x2\"",
+                ));
                 None
             }
         };
         if let Some(sweep) = sweep {
-            m.loads.push((Sp::new(key.clone(), key_loc.clone()), Sp::new(sweep, n.loc.clone())));
+            m.loads.push((
+                Sp::new(key.clone(), key_loc.clone()),
+                Sp::new(sweep, n.loc.clone()),
+            ));
         }
     }
     m
 }
 
-fn read_sweep(r: &mut Reader, root: &Table, classes: &[ClassSpec], names: &Names) -> Vec<SweepSpec> {
-    let Some(t) = r.table(root, "sweep") else { return Vec::new() };
+fn read_sweep(r: &mut Reader, root: &Table, declared: &[String], names: &Names) -> Vec<SweepSpec> {
+    let Some(t) = r.table(root, "sweep") else {
+        return Vec::new();
+    };
     let mut out = Vec::new();
     for (key, (key_loc, n)) in &t.entries {
         let Some((class, param)) = key.split_once('.') else {
@@ -267,9 +421,16 @@ fn read_sweep(r: &mut Reader, root: &Table, classes: &[ClassSpec], names: &Names
                 .hint("a sweep key names a class and one of its parameters: size, mix, access or per_stream"));
             continue;
         };
-        if !classes.iter().any(|c| c.name.value == class) {
-            let hint = super::suggest::did_you_mean(class, classes.iter().map(|c| c.name.value.as_str()));
-            r.push(super::diag::SpecError::at(key_loc, format!("`{class}` is not a class of this spec"), "unknown class").hint_opt(hint));
+        if !declared.iter().any(|c| c == class) {
+            let hint = super::suggest::did_you_mean(class, declared.iter().map(String::as_str));
+            r.push(
+                super::diag::SpecError::at(
+                    key_loc,
+                    format!("`{class}` is not a class of this spec"),
+                    "unknown class",
+                )
+                .hint_opt(hint),
+            );
             continue;
         }
         if !SWEEP_PARAMS.contains(&param) {
@@ -283,13 +444,20 @@ fn read_sweep(r: &mut Reader, root: &Table, classes: &[ClassSpec], names: &Names
             continue;
         };
         let values = match param {
-            "size" => r.expr(n, expr::parse_size_list(&text)).map(SweepValues::Size),
+            "size" => r
+                .expr(n, expr::parse_size_list(&text))
+                .map(SweepValues::Size),
             "mix" => r.expr(n, expr::parse_mix_list(&text)).map(SweepValues::Mix),
-            "per_stream" => r.expr(n, expr::parse_sweep(&text).and_then(|s| s.eval(names))).map(SweepValues::PerStream),
+            "per_stream" => r
+                .expr(n, expr::parse_sweep(&text).and_then(|s| s.eval(names)))
+                .map(SweepValues::PerStream),
             _ => access_list(r, n, &text).map(SweepValues::Access),
         };
         if let Some(values) = values {
-            out.push(SweepSpec { class: Sp::new(class.to_owned(), key_loc.clone()), values: Sp::new(values, n.loc.clone()) });
+            out.push(SweepSpec {
+                class: Sp::new(class.to_owned(), key_loc.clone()),
+                values: Sp::new(values, n.loc.clone()),
+            });
         }
     }
     out
@@ -306,7 +474,11 @@ fn access_list(r: &mut Reader, n: &Node, text: &str) -> Option<Vec<Access>> {
             "sequential" | "seq" => out.push(Access::Sequential),
             _ => {
                 let loc = r.loc_of(n, start..start + word.len());
-                r.push(super::diag::SpecError::at(&loc, format!("unknown access `{word}`"), "expected random or sequential"));
+                r.push(super::diag::SpecError::at(
+                    &loc,
+                    format!("unknown access `{word}`"),
+                    "expected random or sequential",
+                ));
                 return None;
             }
         }
@@ -316,11 +488,22 @@ fn access_list(r: &mut Reader, n: &Node, text: &str) -> Option<Vec<Access>> {
 }
 
 fn read_expect(r: &mut Reader, root: &Table) -> Vec<ExpectSpec> {
-    let Some(t) = r.table(root, "expect") else { return Vec::new() };
+    let Some(t) = r.table(root, "expect") else {
+        return Vec::new();
+    };
     let mut out = Vec::new();
     for (key, (key_loc, n)) in &t.entries {
-        if let Some(c) = r.parsed(n, "a requirement", "\">= 40000\" or \"<= 500us\"", None, expr::parse_comparison) {
-            out.push(ExpectSpec { key: Sp::new(key.clone(), key_loc.clone()), comparison: c });
+        if let Some(c) = r.parsed(
+            n,
+            "a requirement",
+            "\">= 40000\" or \"<= 500us\"",
+            None,
+            expr::parse_comparison,
+        ) {
+            out.push(ExpectSpec {
+                key: Sp::new(key.clone(), key_loc.clone()),
+                comparison: c,
+            });
         }
     }
     out

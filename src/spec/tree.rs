@@ -25,7 +25,11 @@ pub struct Piece {
 
 impl Node {
     pub fn new(value: Value, loc: Loc) -> Node {
-        Node { value, loc, pieces: None }
+        Node {
+            value,
+            loc,
+            pieces: None,
+        }
     }
 }
 
@@ -127,10 +131,13 @@ pub fn merge(parent: Table, child: Table) -> Table {
     for (key, (key_loc, node)) in child.entries {
         let merged = match (out.entries.shift_remove(&key), node) {
             (
-                Some((_, Node {
-                    value: Value::Table(p),
-                    ..
-                })),
+                Some((
+                    _,
+                    Node {
+                        value: Value::Table(p),
+                        ..
+                    },
+                )),
                 Node {
                     value: Value::Table(c),
                     loc,

@@ -17,6 +17,7 @@ pub fn substitute(table: &mut Table, sources: &Sources) -> Vec<SpecError> {
             .collect(),
         _ => Vec::new(),
     };
+    let vars = resolve_nested(vars);
     let mut errors = Vec::new();
     for (key, (_, node)) in table.entries.iter_mut() {
         if key != "vars" {
@@ -24,6 +25,29 @@ pub fn substitute(table: &mut Table, sources: &Sources) -> Vec<SpecError> {
         }
     }
     errors
+}
+
+/// Lets variables use other variables (`large_max = "2 * ${disks}"`): expands them among
+/// themselves a bounded number of times, so a cycle stops instead of looping (and is then reported
+/// as an unclosed reference where it is used).
+fn resolve_nested(mut vars: Vec<(String, String)>) -> Vec<(String, String)> {
+    for _ in 0..vars.len() {
+        let snapshot = vars.clone();
+        let mut changed = false;
+        for (_, value) in vars.iter_mut() {
+            if value.contains("${")
+                && let Ok((text, _)) = expand(value, &snapshot)
+                && text != *value
+            {
+                *value = text;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    vars
 }
 
 fn scalar_text(v: &Value) -> Option<String> {
@@ -36,7 +60,12 @@ fn scalar_text(v: &Value) -> Option<String> {
     }
 }
 
-fn walk(node: &mut Node, vars: &[(String, String)], sources: &Sources, errors: &mut Vec<SpecError>) {
+fn walk(
+    node: &mut Node,
+    vars: &[(String, String)],
+    sources: &Sources,
+    errors: &mut Vec<SpecError>,
+) {
     match &mut node.value {
         Value::Str(s) if s.contains("${") => match expand(s, vars) {
             Ok((text, pieces)) => {
@@ -48,8 +77,13 @@ fn walk(node: &mut Node, vars: &[(String, String)], sources: &Sources, errors: &
                 errors.push(SpecError::at(&loc, msg, "not declared in [vars]").hint_opt(hint));
             }
         },
-        Value::Array(items) => items.iter_mut().for_each(|n| walk(n, vars, sources, errors)),
-        Value::Table(t) => t.entries.values_mut().for_each(|(_, n)| walk(n, vars, sources, errors)),
+        Value::Array(items) => items
+            .iter_mut()
+            .for_each(|n| walk(n, vars, sources, errors)),
+        Value::Table(t) => t
+            .entries
+            .values_mut()
+            .for_each(|(_, n)| walk(n, vars, sources, errors)),
         _ => {}
     }
 }
@@ -64,17 +98,29 @@ fn expand(s: &str, vars: &[(String, String)]) -> Result<(String, Vec<Piece>), Ex
         let start = rest + found;
         push_literal(&mut out, &mut pieces, s, rest..start);
         let Some(len) = s[start..].find('}') else {
-            return Err((start..s.len(), "unclosed `${` in a variable reference".into(), Some("write ${name}".into())));
+            return Err((
+                start..s.len(),
+                "unclosed `${` in a variable reference".into(),
+                Some("write ${name}".into()),
+            ));
         };
         let name = s[start + 2..start + len].trim();
         let Some((_, value)) = vars.iter().find(|(k, _)| k == name) else {
             let hint = did_you_mean(name, vars.iter().map(|(k, _)| k.as_str()))
                 .or_else(|| Some("declare it in [vars], or pass --set NAME=VALUE".into()));
-            return Err((start..start + len + 1, format!("unknown variable `{name}`"), hint));
+            return Err((
+                start..start + len + 1,
+                format!("unknown variable `{name}`"),
+                hint,
+            ));
         };
         let at = out.len();
         out.push_str(value);
-        pieces.push(Piece { expanded: at..out.len(), written: start..start + len + 1, literal: false });
+        pieces.push(Piece {
+            expanded: at..out.len(),
+            written: start..start + len + 1,
+            literal: false,
+        });
         rest = start + len + 1;
     }
     push_literal(&mut out, &mut pieces, s, rest..s.len());
@@ -87,7 +133,11 @@ fn push_literal(out: &mut String, pieces: &mut Vec<Piece>, s: &str, range: Range
     }
     let at = out.len();
     out.push_str(&s[range.clone()]);
-    pieces.push(Piece { expanded: at..out.len(), written: range, literal: true });
+    pieces.push(Piece {
+        expanded: at..out.len(),
+        written: range,
+        literal: true,
+    });
 }
 
 /// The location of `range` (byte offsets in the node's string value, after substitution) in the
@@ -118,7 +168,10 @@ fn map_pieces(pieces: &[Piece], range: Range<usize>) -> Range<usize> {
             .find(|p| p.expanded.contains(&at))
             .or(pieces.last())
     };
-    let (Some(first), Some(last)) = (find(range.start), find(range.end.saturating_sub(1).max(range.start))) else {
+    let (Some(first), Some(last)) = (
+        find(range.start),
+        find(range.end.saturating_sub(1).max(range.start)),
+    ) else {
         return range;
     };
     let start = if first.literal {

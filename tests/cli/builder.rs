@@ -17,7 +17,9 @@ pub struct Output {
 /// Starts a `rigel` invocation from the repository root, without colors.
 pub fn rigel() -> Rigel {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_rigel"));
-    cmd.current_dir(repo()).env("NO_COLOR", "1").env_remove("RUST_BACKTRACE");
+    cmd.current_dir(repo())
+        .env("NO_COLOR", "1")
+        .env_remove("RUST_BACKTRACE");
     Rigel { cmd }
 }
 

@@ -4,4 +4,4 @@ mod builder;
 mod check;
 mod plan;
 
-pub use builder::{rigel, Output};
+pub use builder::{Output, rigel};

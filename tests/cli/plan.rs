@@ -41,21 +41,37 @@ fn orion_normal_and_oltp_counts_match_orion() {
 
 #[test]
 fn plan_table_shows_totals_and_points() {
-    let out = rigel().args(["plan", "specs/orion/simple.toml"]).run().code(0);
+    let out = rigel()
+        .args(["plan", "specs/orion/simple.toml"])
+        .run()
+        .code(0);
     insta::assert_snapshot!(out.stdout);
 }
 
 #[test]
 fn set_overrides_a_dotted_key() {
-    let plan = plan_json(&["specs/quick.toml", "--set", "run.duration=10s", "--set", "class.small.size=4KiB"]);
+    let plan = plan_json(&[
+        "specs/quick.toml",
+        "--set",
+        "run.duration=10s",
+        "--set",
+        "class.small.size=4KiB",
+    ]);
     assert_eq!(plan["run"]["duration_ms"], 10_000);
     assert_eq!(plan["points"][0]["classes"][0]["size"], 4096);
 }
 
 #[test]
 fn set_rejects_an_unknown_variable_with_a_hint() {
-    let out = rigel().args(["plan", "specs/orion/simple.toml", "--set", "disk=4"]).run().code(2);
-    assert!(out.stderr.contains("did you mean `disks`"), "{}", out.stderr);
+    let out = rigel()
+        .args(["plan", "specs/orion/simple.toml", "--set", "disk=4"])
+        .run()
+        .code(2);
+    assert!(
+        out.stderr.contains("did you mean `disks`"),
+        "{}",
+        out.stderr
+    );
 }
 
 #[test]
