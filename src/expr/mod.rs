@@ -1,5 +1,22 @@
 //! The value language: sizes, durations, counts, sweeps, read/write mixes and requirement comparisons
 //! written inside spec strings, parsed by the pest grammar in `grammar/values.pest`. Pure: no I/O.
+//!
+//! # Reference
+//!
+//! | kind | forms | notes |
+//! |---|---|---|
+//! | size | `512`, `4096B`, `8KiB`, `8k`/`8K`, `1MiB`, `1m`/`1M`, `1.5GiB`, `2g`, `1TiB`, `1 MiB` | `k m g t p` = KiB MiB GiB TiB PiB (as ORION, fio); `8kB`, `1MB` are errors (1000 or 1024?); a fraction must give whole bytes |
+//! | duration | `100ns`, `250us`/`250µs`, `500ms`, `60s`, `2m`, `1h`, `1m30s`, `1.5s` | a unit is required; parts go from the largest unit to the smallest |
+//! | count | `4`, `1_000`, `5 * targets`, `(cores + 1) / 2` | `+ - * /`, `/` rounds down; names `targets`, `cores`; the result must be ≥ 0 |
+//! | sweep | `1, 2, 4..=64 x2, 100`, `1..32 step 4`, `orion(5 * targets)` | items of any kind; `..=` inclusive, `..` exclusive; `step N` (N ≥ 1) or `xN` (N ≥ 2); levels sorted, distinct; at most [`MAX_LEVELS`] |
+//! | size list | `4KiB, 8KiB`, `4KiB..=1MiB x2`, `4KiB..=64KiB step 4KiB` | in the order written; a size range needs a step |
+//! | mix | `read`, `write`, `70% read`, `30% write`, `70/30` | `70/30` = 70% reads, 30% writes; percentages are whole, 0 to 100 |
+//! | comparison | `>= 40000`, `> 1_000`, `<= 500us`, `< 2ms`, `<= 1MiB`, `>= 200MiB/s`, `>= 1.5GiB/s`, `== 0` | `>= > <= < ==`; no unit or `IOPS` = a number, a time unit = latency, a size unit = bytes, `…/s` = a rate; `MB/s` is an error (rigel's MB/s are MiB/s); single letters (`2m`, `40k`) are errors here |
+//!
+//! `orion(M)` is ORION's level rule: step `s = max(1, M / 20)`, levels `1..=s`, then `2s, 3s, …`
+//! up to `M`, and `M` itself (see [`orion_levels`]).
+//!
+//! Every error is an [`ExprError`] whose span is a byte range in the parsed string.
 
 mod comparison;
 mod count;
