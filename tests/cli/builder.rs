@@ -47,6 +47,15 @@ impl Rigel {
         self
     }
 
+    /// Starts the process with piped output, for tests that signal it mid-run.
+    pub fn spawn(mut self) -> std::process::Child {
+        self.cmd
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("the rigel binary starts")
+    }
+
     pub fn run(mut self) -> Output {
         let out = self.cmd.output().expect("the rigel binary runs");
         Output {

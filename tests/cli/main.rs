@@ -3,5 +3,6 @@
 mod builder;
 mod check;
 mod plan;
+mod run;
 
 pub use builder::{Output, rigel};
