@@ -30,6 +30,11 @@ pub enum TargetError {
     Missing { path: PathBuf },
 
     #[error(
+        "{path}: no such device; rigel creates test files, but not among devices (check the path)"
+    )]
+    NoDevice { path: PathBuf },
+
+    #[error(
         "{path}: its filesystem refuses O_DIRECT; use buffered I/O (direct = false in [run]) or \
          another filesystem"
     )]
