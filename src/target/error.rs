@@ -77,16 +77,6 @@ pub enum TargetError {
     },
 
     #[error(
-        "class {class}: I/O size {size} and the raid0 stripe {stripe} must divide one another \
-         (each I/O must cover whole stripes or stay inside one)"
-    )]
-    StripeMismatch {
-        class: String,
-        size: u64,
-        stripe: u64,
-    },
-
-    #[error(
         "{path}: {size} bytes hold no whole {need}-byte unit (each target's usable size is trimmed to \
          a multiple of every class's I/O size and of the raid0 stripe); use a larger target or \
          smaller I/Os"
