@@ -86,6 +86,9 @@ pub struct RunArgs {
     /// With --allow-destructive: write even over a filesystem or partition-table signature
     #[arg(long, requires = "allow_destructive")]
     pub force: bool,
+    /// Delete the test files rigel created once the run ends (they are kept for reuse otherwise)
+    #[arg(long)]
+    pub clean: bool,
     #[command(flatten)]
     pub spec: SpecOptions,
 }

@@ -4,7 +4,10 @@ mod args;
 mod check;
 mod plan_cmd;
 mod plan_table;
+mod progress;
+mod run;
 mod specs;
+mod summary;
 
 use args::{Cli, Command};
 use clap::Parser;
@@ -33,9 +36,6 @@ pub fn main() -> i32 {
     match cli.command {
         Command::Check(a) => check::run(&a),
         Command::Plan(a) => plan_cmd::run(&a),
-        Command::Run(_) => {
-            eprintln!("rigel run: not available yet");
-            exit::RUNTIME
-        }
+        Command::Run(a) => run::run(&a),
     }
 }

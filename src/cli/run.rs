@@ -1,0 +1,255 @@
+//! `rigel run`: open the volume, run every point of the plan through the executor, record each
+//! finished point durably, and end with ORION's headline and the run folder's path.
+
+use super::args::RunArgs;
+use super::progress::Progress;
+use super::{exit, specs, summary};
+use crate::exec::{self, ExecError, ExecTarget, LiveCounters, PointControl};
+use crate::plan::{RunPlan, SCHEMA_VERSION};
+use crate::record::{self, RunFolder, RunHeader};
+use crate::stats::{PointResult, PointStatus};
+use crate::target::{self, Consent, OpenVolume, TargetError};
+use std::collections::BTreeSet;
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Exit code of a run stopped by SIGINT or SIGTERM (128 + SIGINT, as shells report it).
+const INTERRUPTED: i32 = 130;
+
+/// What a run works from: a fresh spec, or a folder being resumed.
+struct Job {
+    dir: PathBuf,
+    spec_toml: String,
+    plan: RunPlan,
+    header: Option<RunHeader>,
+    done: Vec<PointResult>,
+}
+
+pub fn run(a: &RunArgs) -> i32 {
+    let job = match prepare(a) {
+        Ok(job) => job,
+        Err(code) => return code,
+    };
+    let stop = Arc::new(AtomicBool::new(false));
+    if let Err(e) = register_signals(&stop) {
+        eprintln!("rigel: cannot install the SIGINT/SIGTERM handlers: {e}");
+        return exit::RUNTIME;
+    }
+    let consent = Consent {
+        allow_destructive: a.allow_destructive,
+        force: a.force,
+    };
+    let volume = match open(&job.plan, consent, &stop) {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("rigel: {e}");
+            return if matches!(e, TargetError::Interrupted { .. }) {
+                INTERRUPTED
+            } else {
+                exit::RUNTIME
+            };
+        }
+    };
+    let code = execute(job, &volume, &stop);
+    if a.clean {
+        let paths: Vec<&Path> = volume.targets.iter().map(|t| t.path.as_path()).collect();
+        match target::clean(paths) {
+            Ok(removed) => removed
+                .iter()
+                .for_each(|p| eprintln!("removed test file {}", p.display())),
+            Err(e) => eprintln!("rigel: --clean: {e}"),
+        }
+    }
+    code
+}
+
+fn prepare(a: &RunArgs) -> Result<Job, i32> {
+    if let Some(dir) = &a.resume {
+        let fail = |e: record::RecordError| {
+            eprintln!("rigel: cannot resume: {e}");
+            exit::RUNTIME
+        };
+        let (header, spec_toml, plan) = record::load_parts(dir).map_err(fail)?;
+        let done = record::finished_points(dir).map_err(fail)?;
+        return Ok(Job {
+            dir: dir.clone(),
+            spec_toml,
+            plan,
+            header: Some(header),
+            done,
+        });
+    }
+    let (loaded, plan) = specs::compile(specs::input(a.spec_file.as_deref()), &a.spec.set)
+        .map_err(|d| {
+            specs::report(&d);
+            exit::BAD_SPEC
+        })?;
+    let dir = a.out.clone().unwrap_or_else(|| {
+        let stamp = chrono::Local::now().format("%Y%m%d-%H%M%S");
+        PathBuf::from("runs").join(format!("{}-{stamp}", plan.name))
+    });
+    Ok(Job {
+        dir,
+        spec_toml: loaded.resolved_toml,
+        plan,
+        header: None,
+        done: Vec::new(),
+    })
+}
+
+fn register_signals(stop: &Arc<AtomicBool>) -> std::io::Result<()> {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    for sig in [SIGINT, SIGTERM] {
+        // A second signal while stopping ends the process at once.
+        signal_hook::flag::register_conditional_shutdown(sig, INTERRUPTED, Arc::clone(stop))?;
+        signal_hook::flag::register(sig, Arc::clone(stop))?;
+    }
+    Ok(())
+}
+
+/// Opens the volume, creating and filling test files with a progress display.
+fn open(plan: &RunPlan, consent: Consent, stop: &AtomicBool) -> Result<OpenVolume, TargetError> {
+    let mut fill: Option<Progress> = None;
+    let mut on_progress = |p: &target::FillProgress| {
+        let bar = fill.get_or_insert_with(|| Progress::fill(p.path, p.total));
+        bar.fill_to(p.done);
+        if stop.load(Ordering::Relaxed) {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    };
+    let opened = target::open_volume(plan, consent, &mut on_progress);
+    if let Some(bar) = fill {
+        bar.finish();
+    }
+    opened
+}
+
+fn execute(job: Job, volume: &OpenVolume, stop: &Arc<AtomicBool>) -> i32 {
+    let Job {
+        dir,
+        spec_toml,
+        plan,
+        header,
+        mut done,
+    } = job;
+    let resumed = header.is_some();
+    let header = header.unwrap_or_else(|| RunHeader {
+        schema_version: SCHEMA_VERSION,
+        rigel_version: env!("CARGO_PKG_VERSION").to_owned(),
+        command: std::env::args().collect(),
+        started: now(),
+        host: target::host_info(),
+        targets: volume.infos(),
+    });
+    let folder = if resumed {
+        RunFolder::reopen(&dir)
+    } else {
+        RunFolder::create(&dir, &spec_toml, &plan, &header)
+    };
+    let mut folder = match folder {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("rigel: {e}");
+            return exit::RUNTIME;
+        }
+    };
+    let finished: BTreeSet<u32> = done.iter().map(|p| p.point.id).collect();
+    let todo: Vec<_> = plan
+        .points
+        .iter()
+        .filter(|p| !finished.contains(&p.id))
+        .collect();
+    let targets: Vec<ExecTarget> = volume
+        .targets
+        .iter()
+        .map(|t| ExecTarget {
+            fd: std::os::fd::AsFd::as_fd(&t.fd),
+            path: t.path.to_str().unwrap_or("?"),
+        })
+        .collect();
+    let mut progress = Progress::run(&plan, todo.len());
+    let mut notes_said = false;
+    let mut outcome = exit::OK;
+    for (i, point) in todo.iter().enumerate() {
+        let ctl = PointControl {
+            stop: Arc::clone(stop),
+            live: Arc::new(LiveCounters::new(point.classes.len())),
+        };
+        progress.start_point(i, point);
+        let result = std::thread::scope(|s| {
+            let worker =
+                s.spawn(|| exec::run_point(&targets, &volume.volume, point, &plan.run, &ctl));
+            while !worker.is_finished() {
+                progress.tick(&ctl.live);
+                std::thread::sleep(std::time::Duration::from_millis(200));
+            }
+            worker.join().unwrap_or(Err(ExecError::WorkerPanicked(0)))
+        });
+        if !notes_said {
+            ctl.live
+                .notes()
+                .iter()
+                .for_each(|n| progress.say(&format!("note: {n}")));
+            notes_said = true;
+        }
+        match result {
+            Ok(r) => {
+                if let Err(e) = folder.append(&r) {
+                    progress.say(&format!("rigel: {e}"));
+                    outcome = exit::RUNTIME;
+                    break;
+                }
+                progress.finish_point(&r);
+                let failed = matches!(r.status, PointStatus::Failed { .. });
+                done.push(r);
+                if failed {
+                    outcome = exit::RUNTIME;
+                    break;
+                }
+            }
+            Err(ExecError::Interrupted) => {
+                outcome = INTERRUPTED;
+                break;
+            }
+            Err(e) => {
+                progress.say(&format!("rigel: point {}: {e}", point.id));
+                outcome = exit::RUNTIME;
+                break;
+            }
+        }
+    }
+    progress.clear();
+    finish(&folder, header, spec_toml, plan, done, outcome)
+}
+
+fn finish(
+    folder: &RunFolder,
+    header: RunHeader,
+    spec_toml: String,
+    plan: RunPlan,
+    done: Vec<PointResult>,
+    outcome: i32,
+) -> i32 {
+    let complete = done.len() == plan.points.len();
+    let finished = if complete { now() } else { String::new() };
+    let mut points = done;
+    points.sort_by_key(|p| p.point.id);
+    let doc = record::assemble(header, spec_toml, plan, points, finished);
+    if let Err(e) = folder.finish(&doc) {
+        eprintln!("rigel: {e}");
+        return exit::RUNTIME;
+    }
+    summary::print(&doc, folder.dir(), outcome == INTERRUPTED);
+    if outcome == exit::OK && !complete {
+        return exit::RUNTIME;
+    }
+    outcome
+}
+
+fn now() -> String {
+    chrono::Local::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, false)
+}

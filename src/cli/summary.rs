@@ -1,0 +1,86 @@
+//! The end of a run on the terminal: ORION's headline lines and where the results are.
+
+use super::progress::human_ns;
+use crate::stats::ResultsDoc;
+use std::path::Path;
+
+pub fn print(doc: &ResultsDoc, dir: &Path, interrupted: bool) {
+    println!();
+    for line in headline(doc) {
+        println!("{line}");
+    }
+    println!();
+    let done = doc.points.len();
+    let all = doc.plan.points.len();
+    println!("results: {} ({done} of {all} points)", dir.display());
+    if done < all {
+        let why = if interrupted {
+            "interrupted"
+        } else {
+            "stopped"
+        };
+        eprintln!(
+            "{why}: {} points did not run; finish with: rigel run --resume {}",
+            all - done,
+            dir.display()
+        );
+    }
+}
+
+/// ORION's three lines: the best large MB/s, the best small IOPS and the lowest mean small latency,
+/// each with its point. Classes named `small` and `large` play ORION's roles; otherwise the first
+/// class is small and the second large.
+pub fn headline(doc: &ResultsDoc) -> Vec<String> {
+    let names: Vec<&str> = doc.plan.classes.iter().map(|c| c.name.as_str()).collect();
+    let small = names
+        .iter()
+        .find(|n| **n == "small")
+        .or(names.first())
+        .copied();
+    let large = names
+        .iter()
+        .find(|n| **n == "large")
+        .or(names.get(1))
+        .copied();
+    let at = |p: &crate::stats::PointResult| {
+        format!(
+            "Small={} and Large={}",
+            small.map_or(0, |s| p.point.load_of(s)),
+            large.map_or(0, |l| p.point.load_of(l))
+        )
+    };
+    let best = |class: &str, key: &dyn Fn(&crate::stats::ClassResult) -> f64, min: bool| {
+        doc.points
+            .iter()
+            .filter_map(|p| {
+                p.class(class)
+                    .filter(|c| c.total.ios > 0)
+                    .map(|c| (key(c), p))
+            })
+            .reduce(|a, b| {
+                if (b.0 < a.0) == min && b.0 != a.0 {
+                    b
+                } else {
+                    a
+                }
+            })
+    };
+    let mut lines = Vec::new();
+    if let Some((v, p)) = large.and_then(|l| best(l, &|c| c.total.mbps, false)) {
+        lines.push(format!("Maximum Large MBPS={v:.2} @ {}", at(p)));
+    }
+    if let Some(s) = small {
+        if let Some((v, p)) = best(s, &|c| c.total.iops, false) {
+            lines.push(format!("Maximum Small IOPS={v:.0} @ {}", at(p)));
+        }
+        if let Some((v, p)) = best(s, &|c| c.total.latency.mean_ns, true) {
+            lines.push(format!(
+                "Minimum Small Latency={:.3} usecs @ {} ({})",
+                v / 1e3,
+                at(p),
+                human_ns(v)
+            ));
+        }
+    }
+    lines
+}
