@@ -274,6 +274,11 @@ pub fn clean<'a>(paths: impl IntoIterator<Item = &'a Path>) -> Result<Vec<PathBu
     Ok(removed)
 }
 
+/// Whether rigel created `path`, finished filling it or not.
+pub(crate) fn marked_by_rigel(path: &Path) -> Result<bool, TargetError> {
+    Ok(marker::read_marker(path)?.is_some())
+}
+
 /// Whether rigel created `path` and finished filling it.
 pub fn created_by_rigel(path: &Path) -> Result<bool, TargetError> {
     Ok(marker::read_marker(path)?.is_some_and(|m| m.state == FillState::Filled))

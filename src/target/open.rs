@@ -54,30 +54,28 @@ pub fn open_volume(
     if raid0 && plan.volume.stripe == 0 {
         return Err(TargetError::ZeroStripe);
     }
-    let mut opened = plan
-        .targets
-        .iter()
-        .map(|t| open_one(t, plan.run.direct, consent, on_progress))
-        .collect::<Result<Vec<_>, _>>()?;
-
     let sizes = class_sizes(plan);
-    check_alignment(plan, &sizes, &opened)?;
     let stripe = raid0.then_some(plan.volume.stripe);
     let unit = sizes
         .iter()
         .map(|(_, s)| *s)
         .chain(stripe)
         .fold(1u64, |acc, s| lcm(acc, s).unwrap_or(u64::MAX));
-    for t in &mut opened {
-        let base = t.usable;
-        t.usable = base / unit * unit;
-        if t.usable == 0 {
-            return Err(TargetError::TargetTooSmall {
-                path: t.path.clone(),
-                size: base,
-                need: unit,
-            });
+    // Refuse what can be refused before spending minutes filling test files.
+    for t in &plan.targets {
+        if let Some(size) = t.size {
+            fits(Path::new(&t.path), size, unit)?;
         }
+        preflight(t, consent)?;
+    }
+    let mut opened = plan
+        .targets
+        .iter()
+        .map(|t| open_one(t, plan.run.direct, consent, on_progress))
+        .collect::<Result<Vec<_>, _>>()?;
+    check_alignment(plan, &sizes, &opened)?;
+    for t in &mut opened {
+        t.usable = fits(&t.path, t.usable, unit)?;
         t.info.size = t.usable;
     }
     let usable: Vec<u64> = opened.iter().map(|t| t.usable).collect();
@@ -86,6 +84,31 @@ pub fn open_volume(
         targets: opened,
         volume,
     })
+}
+
+/// `size` trimmed to whole units, or the error when not even one fits.
+fn fits(path: &Path, size: u64, unit: u64) -> Result<u64, TargetError> {
+    match size / unit * unit {
+        0 => Err(TargetError::TargetTooSmall {
+            path: path.into(),
+            size,
+            need: unit,
+        }),
+        usable => Ok(usable),
+    }
+}
+
+/// The write guard on a target that already exists (one rigel is about to create is its own).
+fn preflight(target: &PlannedTarget, consent: Consent) -> Result<(), TargetError> {
+    let path = Path::new(&target.path);
+    if !target.written || !path.exists() {
+        return Ok(());
+    }
+    let file = open_target(path, OpenMode::default())?;
+    let probed = probe(path, &file)?;
+    let ours = probed.kind == TargetKind::File && create::marked_by_rigel(path)?;
+    check_writable(target, &probed, ours, consent)?;
+    Ok(())
 }
 
 fn open_one(
@@ -385,6 +408,31 @@ mod tests {
             force: false,
         };
         assert!(open_quietly(&plan, consent).unwrap().targets[0].writable);
+    }
+
+    #[test]
+    fn refusals_come_before_any_test_file_is_made() {
+        let dir = tempfile::tempdir().unwrap();
+        let new = dir.path().join("new.bin");
+        let theirs = dir.path().join("theirs.bin");
+        std::fs::write(&theirs, vec![1u8; 1 << 20]).unwrap();
+        let mut foreign = declared(&theirs, 1 << 20, true);
+        foreign.size = None;
+        let targets = vec![declared(&new, 64 << 20, true), foreign];
+        let plan = test_plan(targets, Layout::Concat, 1 << 20, &[4096]);
+        let err = open_quietly(&plan, Consent::default()).unwrap_err();
+        assert!(matches!(err, TargetError::Refused(_)), "{err}");
+        assert!(!new.exists(), "the refusal came after a fill");
+
+        let plan = test_plan(
+            vec![declared(&new, 1 << 20, false)],
+            Layout::Concat,
+            1 << 20,
+            &[2 << 20],
+        );
+        let err = open_quietly(&plan, Consent::default()).unwrap_err();
+        assert!(matches!(err, TargetError::TargetTooSmall { .. }), "{err}");
+        assert!(!new.exists(), "a too-small file was made anyway");
     }
 
     #[test]
