@@ -246,6 +246,9 @@ mod tests {
                 .contains("40000")
         );
         assert!(parse_comparison("<= 1.5ns").is_err());
+        let err = parse_comparison("<= 99999999999999999999h").unwrap_err();
+        assert_eq!((err.message.as_str(), err.span), ("value too large", 3..24));
+        assert!(parse_comparison("<= 99999999999999999999TiB").is_err());
         assert!(parse_comparison("<= 0.5B").is_err());
     }
 

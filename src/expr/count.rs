@@ -71,6 +71,15 @@ impl CountExpr {
         let value = self.eval_node(&self.root, names)?;
         let span = self.root.span.clone();
         if value < 0 {
+            // `1-32` in a sweep is almost certainly a range written the wrong way.
+            let hint = match &self.root.kind {
+                Kind::Binary(Op::Sub, a, b) if is_int(a) && is_int(b) => format!(
+                    "a range is written {}..={}",
+                    self.text(&a.span),
+                    self.text(&b.span)
+                ),
+                _ => names_hint(names),
+            };
             return Err(ExprError::new(
                 span.clone(),
                 format!(
@@ -78,7 +87,7 @@ impl CountExpr {
                     self.text(&span)
                 ),
             )
-            .with_hint(names_hint(names)));
+            .with_hint(hint));
         }
         u64::try_from(value).map_err(|_| self.too_large(span))
     }
@@ -126,6 +135,10 @@ impl CountExpr {
         let text = self.text(&span).to_string();
         ExprError::new(span, format!("`{text}` is too large for a count"))
     }
+}
+
+fn is_int(expr: &Expr) -> bool {
+    matches!(expr.kind, Kind::Int(_))
 }
 
 fn names_hint(names: &Names) -> String {
@@ -300,6 +313,9 @@ mod tests {
             err.message,
             "`targets - 3` is -1 here; a count cannot be negative"
         );
+        assert_eq!(err.hint.as_deref(), Some("here targets = 2 and cores = 4"));
+        let err = eval("1-32").unwrap_err();
+        assert_eq!(err.hint.as_deref(), Some("a range is written 1..=32"));
     }
 
     #[test]

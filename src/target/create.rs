@@ -5,17 +5,22 @@
 use super::TargetError;
 use super::marker::{self, FillState, Marker};
 use rustix::fs::FallocateFlags;
-use std::fs::{self, OpenOptions};
+use std::fs::{self, File, OpenOptions};
 use std::io;
 use std::ops::ControlFlow;
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::thread;
 
 /// Bytes written per call while filling: large enough that a disk streams.
 pub const FILL_CHUNK: usize = 4 << 20;
 /// Offsets and lengths of the O_DIRECT fill writes, and its buffer's start, are multiples of this
 /// (the largest alignment any device asks for); a tail shorter than it is written buffered.
 const FILL_ALIGN: usize = 4096;
+/// Threads writing a fill at once, each with one chunk in flight.
+const FILL_WRITERS: u64 = 4;
 
 /// How far a fill has got, given to the caller's callback after every chunk.
 #[derive(Clone, Copy, Debug)]
@@ -56,6 +61,7 @@ pub fn ensure_file(
     let meta = match fs::metadata(path) {
         Ok(m) => m,
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            refuse_device_directory(path)?;
             create(path, size)?;
             fill(path, 0, size, on_progress)?;
             return Ok(Preparation::Created);
@@ -95,6 +101,19 @@ pub fn ensure_file(
     Ok(Preparation::Completed)
 }
 
+/// A missing `/dev/sdX` is a typo or an unplugged disk, not a place for a test file.
+fn refuse_device_directory(path: &Path) -> Result<(), TargetError> {
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let dir = fs::canonicalize(parent).map_err(TargetError::io(parent, "find the directory"))?;
+    if dir.starts_with("/dev") && !dir.starts_with("/dev/shm") {
+        return Err(TargetError::NoDevice { path: path.into() });
+    }
+    Ok(())
+}
+
 /// Creates the file (never over an existing one), marks it unfinished, and preallocates it.
 fn create(path: &Path, size: u64) -> Result<(), TargetError> {
     OpenOptions::new()
@@ -127,55 +146,68 @@ fn grow(path: &Path, size: u64, mark: Marker) -> Result<(), TargetError> {
     }
 }
 
-/// Writes random data over `[start, end)`, O_DIRECT where the filesystem allows (the data must
-/// reach the device, not sit in the page cache), then marks the file filled.
+/// Writes random data over `[start, end)` from a few threads (a disk streams faster with several
+/// writes in flight), O_DIRECT where the filesystem allows (the data must reach the device, not sit
+/// in the page cache), then marks the file filled. Progress is reported from the calling thread.
 fn fill(
     path: &Path,
     start: u64,
     end: u64,
     on_progress: &mut OnProgress,
 ) -> Result<(), TargetError> {
-    let buffered = OpenOptions::new()
-        .write(true)
-        .open(path)
-        .map_err(TargetError::io(path, "open read-write"))?;
-    let direct = OpenOptions::new()
-        .write(true)
-        .custom_flags(libc::O_DIRECT)
-        .open(path)
-        .ok();
-    let mut storage = vec![0u8; FILL_CHUNK + FILL_ALIGN];
-    let skip = storage.as_ptr().align_offset(FILL_ALIGN).min(FILL_ALIGN);
-    let buf = &mut storage[skip..skip + FILL_CHUNK];
-    let mut rng = fastrand::Rng::new();
-    let mut offset = start;
-    while offset < end {
-        let len = (end - offset).min(FILL_CHUNK as u64) as usize;
-        let chunk = &mut buf[..len];
-        rng.fill(chunk);
-        let aligned = len / FILL_ALIGN * FILL_ALIGN;
-        let out = direct.as_ref().unwrap_or(&buffered);
-        out.write_all_at(&chunk[..aligned], offset)
-            .map_err(TargetError::io_at(path, "write random data", offset))?;
-        let tail = offset + aligned as u64;
-        buffered
-            .write_all_at(&chunk[aligned..], tail)
-            .map_err(TargetError::io_at(path, "write random data", tail))?;
-        offset += len as u64;
-        let progress = FillProgress {
-            path,
-            done: offset - start,
-            total: end - start,
-        };
-        if on_progress(&progress).is_break() {
-            return Err(TargetError::Interrupted {
-                path: path.into(),
-                done: offset,
-                total: end,
+    let out = FillOutput::open(path)?;
+    let chunks = (end - start).div_ceil(FILL_CHUNK as u64);
+    let stop = AtomicBool::new(false);
+    let (tx, rx) = mpsc::channel::<Result<u64, TargetError>>();
+    thread::scope(|scope| {
+        for first in 0..FILL_WRITERS {
+            let (tx, out, stop) = (tx.clone(), &out, &stop);
+            scope.spawn(move || {
+                let mut storage = vec![0u8; FILL_CHUNK + FILL_ALIGN];
+                let skip = storage.as_ptr().align_offset(FILL_ALIGN).min(FILL_ALIGN);
+                let buf = &mut storage[skip..skip + FILL_CHUNK];
+                let mut rng = fastrand::Rng::new();
+                let mut chunk = first;
+                while chunk < chunks && !stop.load(Ordering::Relaxed) {
+                    let offset = start + chunk * FILL_CHUNK as u64;
+                    let len = (end - offset).min(FILL_CHUNK as u64) as usize;
+                    rng.fill(&mut buf[..len]);
+                    let written = out.write(&buf[..len], offset).map(|()| len as u64);
+                    let failed = written.is_err();
+                    if tx.send(written).is_err() || failed {
+                        break;
+                    }
+                    chunk += FILL_WRITERS;
+                }
             });
         }
-    }
-    buffered
+        drop(tx);
+        let mut done = 0;
+        let mut outcome = Ok(());
+        for written in rx {
+            match written {
+                Ok(n) if outcome.is_ok() => {
+                    done += n;
+                    let total = end - start;
+                    if on_progress(&FillProgress { path, done, total }).is_break() {
+                        stop.store(true, Ordering::Relaxed);
+                        outcome = Err(TargetError::Interrupted {
+                            path: path.into(),
+                            done: start + done,
+                            total: end,
+                        });
+                    }
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    stop.store(true, Ordering::Relaxed);
+                    outcome = outcome.and(Err(e));
+                }
+            }
+        }
+        outcome
+    })?;
+    out.buffered
         .sync_all()
         .map_err(TargetError::io(path, "flush the data to the device"))?;
     marker::write_marker(
@@ -185,6 +217,45 @@ fn fill(
             size: end,
         },
     )
+}
+
+/// The descriptors a fill writes through: O_DIRECT for whole aligned blocks where the filesystem
+/// has it, buffered for a short tail (and for everything where it has not).
+struct FillOutput<'a> {
+    path: &'a Path,
+    buffered: File,
+    direct: Option<File>,
+}
+
+impl<'a> FillOutput<'a> {
+    fn open(path: &'a Path) -> Result<Self, TargetError> {
+        let buffered = OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(TargetError::io(path, "open read-write"))?;
+        let direct = OpenOptions::new()
+            .write(true)
+            .custom_flags(libc::O_DIRECT)
+            .open(path)
+            .ok();
+        Ok(FillOutput {
+            path,
+            buffered,
+            direct,
+        })
+    }
+
+    /// `data` must start at a FILL_ALIGN boundary in memory, `offset` at one in the file.
+    fn write(&self, data: &[u8], offset: u64) -> Result<(), TargetError> {
+        let aligned = data.len() / FILL_ALIGN * FILL_ALIGN;
+        let bulk = self.direct.as_ref().unwrap_or(&self.buffered);
+        bulk.write_all_at(&data[..aligned], offset)
+            .map_err(TargetError::io_at(self.path, "write random data", offset))?;
+        let tail = offset + aligned as u64;
+        self.buffered
+            .write_all_at(&data[aligned..], tail)
+            .map_err(TargetError::io_at(self.path, "write random data", tail))
+    }
 }
 
 /// Deletes the files among `paths` that rigel created (and their markers); others are kept.
@@ -201,6 +272,11 @@ pub fn clean<'a>(paths: impl IntoIterator<Item = &'a Path>) -> Result<Vec<PathBu
         removed.push(path.to_path_buf());
     }
     Ok(removed)
+}
+
+/// Whether rigel created `path`, finished filling it or not.
+pub(crate) fn marked_by_rigel(path: &Path) -> Result<bool, TargetError> {
+    Ok(marker::read_marker(path)?.is_some())
 }
 
 /// Whether rigel created `path` and finished filling it.
@@ -312,6 +388,17 @@ mod tests {
         let (nz, total) = nonzero_blocks(&path);
         assert_eq!(nz, total);
         assert!(created_by_rigel(&path).unwrap());
+    }
+
+    #[test]
+    fn no_test_file_is_created_among_devices() {
+        let err = ensure_file(
+            Path::new("/dev/rigel-no-such-disk"),
+            4096,
+            &mut no_progress(),
+        );
+        assert!(matches!(err, Err(TargetError::NoDevice { .. })), "{err:?}");
+        assert!(!Path::new("/dev/rigel-no-such-disk").exists());
     }
 
     #[test]

@@ -30,6 +30,11 @@ pub enum TargetError {
     Missing { path: PathBuf },
 
     #[error(
+        "{path}: no such device; rigel creates test files, but not among devices (check the path)"
+    )]
+    NoDevice { path: PathBuf },
+
+    #[error(
         "{path}: its filesystem refuses O_DIRECT; use buffered I/O (direct = false in [run]) or \
          another filesystem"
     )]
@@ -69,16 +74,6 @@ pub enum TargetError {
         size: u64,
         path: PathBuf,
         align: u32,
-    },
-
-    #[error(
-        "class {class}: I/O size {size} and the raid0 stripe {stripe} must divide one another \
-         (each I/O must cover whole stripes or stay inside one)"
-    )]
-    StripeMismatch {
-        class: String,
-        size: u64,
-        stripe: u64,
     },
 
     #[error(

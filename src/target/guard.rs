@@ -4,13 +4,13 @@
 //! one that holds a filesystem or partition-table signature needs `--force`.
 
 use super::TargetError;
+use super::in_use::System;
 use super::probe::{Probe, TargetKind, read_head};
 use super::signature;
-use super::sysfs::{Sysfs, parse_dev};
 use crate::plan::PlannedTarget;
 use std::fmt;
 use std::fs;
-use std::os::unix::fs::{FileExt, MetadataExt};
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 /// What the command line allows, besides the spec's own `destructive` flag.
@@ -171,135 +171,6 @@ pub fn check_writable(
     Ok(())
 }
 
-/// What the system reports about devices in use, read once per check.
-pub(crate) struct System {
-    pub sysfs: Sysfs,
-    pub mountinfo: String,
-    pub swaps: String,
-}
-
-impl System {
-    fn read() -> System {
-        System {
-            sysfs: Sysfs::default(),
-            mountinfo: fs::read_to_string("/proc/self/mountinfo").unwrap_or_default(),
-            swaps: fs::read_to_string("/proc/swaps").unwrap_or_default(),
-        }
-    }
-
-    /// Why the target is in use, if it is.
-    pub(crate) fn in_use(&self, path: &Path, probe: &Probe) -> Option<Reason> {
-        match probe.kind {
-            TargetKind::Block => self.device_in_use(path, probe.dev),
-            TargetKind::File => self.file_in_use(path, probe),
-        }
-    }
-
-    fn device_in_use(&self, path: &Path, dev: (u32, u32)) -> Option<Reason> {
-        let own_name = self
-            .sysfs
-            .name(dev)
-            .unwrap_or_else(|| path.display().to_string());
-        let mut devices = vec![(own_name, dev)];
-        devices.extend(self.sysfs.partitions(dev));
-        for (name, d) in &devices {
-            if let Some(mountpoint) = mountpoint_of(&self.mountinfo, *d) {
-                return Some(Reason::Mounted {
-                    device: name.clone(),
-                    mountpoint,
-                });
-            }
-            let holders = self.sysfs.holders(*d);
-            if !holders.is_empty() {
-                return Some(Reason::Held {
-                    device: name.clone(),
-                    holders,
-                });
-            }
-            if self.swap_devices().any(|s| s == *d) {
-                return Some(Reason::Swap {
-                    device: name.clone(),
-                });
-            }
-        }
-        None
-    }
-
-    fn file_in_use(&self, path: &Path, probe: &Probe) -> Option<Reason> {
-        let same_file = |other: &Path| {
-            fs::metadata(other).is_ok_and(|m| {
-                m.ino() == probe.inode
-                    && (rustix::fs::major(m.dev()), rustix::fs::minor(m.dev())) == probe.dev
-            })
-        };
-        if let Some((name, _)) = self
-            .sysfs
-            .loop_backings()
-            .into_iter()
-            .find(|(_, backing)| same_file(backing))
-        {
-            return Some(Reason::BacksLoop { loop_device: name });
-        }
-        swap_entries(&self.swaps)
-            .any(|p| same_file(Path::new(p)))
-            .then(|| Reason::Swap {
-                device: path.display().to_string(),
-            })
-    }
-
-    fn swap_devices(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
-        swap_entries(&self.swaps).filter_map(|p| {
-            let m = fs::metadata(p).ok()?;
-            use std::os::unix::fs::FileTypeExt;
-            m.file_type()
-                .is_block_device()
-                .then(|| (rustix::fs::major(m.rdev()), rustix::fs::minor(m.rdev())))
-        })
-    }
-}
-
-/// The first mount point of a device in mountinfo (field 3 is MAJ:MIN, field 5 the mount point).
-pub(crate) fn mountpoint_of(mountinfo: &str, dev: (u32, u32)) -> Option<String> {
-    mountinfo.lines().find_map(|line| {
-        let fields: Vec<&str> = line.split_whitespace().collect();
-        let d = parse_dev(fields.get(2)?)?;
-        let mountpoint = fields.get(4)?;
-        (d == dev).then(|| unescape_octal(mountpoint))
-    })
-}
-
-/// mountinfo writes space, tab, newline and backslash as `\040` and so on.
-fn unescape_octal(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let octal = bytes.get(i + 1..i + 4).and_then(|d| {
-            let text = std::str::from_utf8(d).ok()?;
-            u8::from_str_radix(text, 8).ok()
-        });
-        match (bytes[i], octal) {
-            (b'\\', Some(b)) => {
-                out.push(b);
-                i += 4;
-            }
-            (b, _) => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-/// Paths in /proc/swaps (after its header line).
-fn swap_entries(swaps: &str) -> impl Iterator<Item = &str> {
-    swaps
-        .lines()
-        .skip(1)
-        .filter_map(|l| l.split_whitespace().next())
-}
-
 /// A signature at the start or the end of the target.
 fn signature_of(path: &Path, probe: &Probe) -> Result<Option<&'static str>, TargetError> {
     let head = read_head(path, signature::HEAD_LEN)?;
@@ -402,17 +273,6 @@ mod tests {
             ..BOTH
         };
         check_writable(&planned(&path, true, true), &probe, false, forced).unwrap();
-    }
-
-    #[test]
-    fn mountinfo_lookup_and_unescaping() {
-        let info = "27 1 254:0 / / rw,relatime - ext4 /dev/vda rw\n\
-                    42 27 7:3 / /tmp/my\\040mnt rw,relatime - ext4 /dev/loop3 rw\n";
-        assert_eq!(mountpoint_of(info, (254, 0)).as_deref(), Some("/"));
-        assert_eq!(mountpoint_of(info, (7, 3)).as_deref(), Some("/tmp/my mnt"));
-        assert_eq!(mountpoint_of(info, (7, 4)), None);
-        let swaps = "Filename\tType\tSize\tUsed\tPriority\n/dev/zram0 partition 8 0 100\n";
-        assert_eq!(swap_entries(swaps).collect::<Vec<_>>(), vec!["/dev/zram0"]);
     }
 
     #[test]

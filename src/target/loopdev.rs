@@ -1,5 +1,6 @@
-//! Tests on real block devices: loop devices over tmpfs files that the test creates (as root;
-//! skipped with a printed reason otherwise), detached by a guard even when the test fails.
+//! Tests that need root: real block devices (loop devices over tmpfs files that the test creates,
+//! detached by a guard even when the test fails) and mounts (ext4 on those, and a ramfs, which has
+//! no user xattrs). Skipped with a printed reason where they cannot run.
 
 use super::open::test_plan;
 use super::*;
@@ -35,7 +36,7 @@ impl LoopDevice {
     /// A loop device over a new `size`-byte tmpfs file, or None (with the reason printed) where the
     /// test cannot make one.
     fn new(size: u64, extra: &[&str]) -> Option<LoopDevice> {
-        if !fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0) {
+        if !is_root() {
             eprintln!("skipped: loop devices need root");
             return None;
         }
@@ -81,10 +82,25 @@ struct Mount {
     dir: tempfile::TempDir,
 }
 
+fn is_root() -> bool {
+    fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0)
+}
+
 impl Mount {
     fn new(device: &str) -> Option<Mount> {
+        Mount::with(&[device])
+    }
+
+    fn with(args: &[&str]) -> Option<Mount> {
+        if !is_root() {
+            eprintln!("skipped: mounting needs root");
+            return None;
+        }
         let dir = tempfile::tempdir().ok()?;
-        match run("mount", &[device, &dir.path().to_string_lossy()]) {
+        let target = dir.path().to_string_lossy().into_owned();
+        let mut args = args.to_vec();
+        args.push(&target);
+        match run("mount", &args) {
             Ok(_) => Some(Mount { dir }),
             Err(e) => {
                 eprintln!("skipped: cannot mount: {e}");
@@ -322,4 +338,33 @@ fn a_file_backing_a_loop_device_is_refused() {
             loop_device: dev.path.file_name().unwrap().to_string_lossy().into_owned()
         }
     );
+}
+
+#[test]
+fn without_user_xattrs_the_mark_is_a_sidecar() {
+    let Some(mount) = Mount::with(&["-t", "ramfs", "ramfs"]) else {
+        return;
+    };
+    let path = mount.dir.path().join("data.bin");
+    let size = FILL_CHUNK as u64 + 4096;
+    let mut quiet = |_: &FillProgress| ControlFlow::Continue(());
+    assert_eq!(
+        ensure_file(&path, size, &mut quiet).unwrap(),
+        Preparation::Created
+    );
+    let side = mount.dir.path().join(".data.bin.rigel");
+    let text = fs::read_to_string(&side).unwrap();
+    assert!(
+        text.starts_with(&format!("rigel 1 filled {size} ")),
+        "{text}"
+    );
+    assert!(created_by_rigel(&path).unwrap());
+    let data = fs::read(&path).unwrap();
+    assert!(data.chunks(4096).all(|b| b.iter().any(|&x| x != 0)));
+    assert_eq!(
+        ensure_file(&path, size, &mut quiet).unwrap(),
+        Preparation::Reused
+    );
+    assert_eq!(clean([path.as_path()]).unwrap(), vec![path.clone()]);
+    assert!(!path.exists() && !side.exists());
 }

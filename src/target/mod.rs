@@ -4,6 +4,7 @@
 mod create;
 mod error;
 mod guard;
+mod in_use;
 #[cfg(test)]
 mod loopdev;
 mod marker;

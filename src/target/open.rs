@@ -54,30 +54,28 @@ pub fn open_volume(
     if raid0 && plan.volume.stripe == 0 {
         return Err(TargetError::ZeroStripe);
     }
-    let mut opened = plan
-        .targets
-        .iter()
-        .map(|t| open_one(t, plan.run.direct, consent, on_progress))
-        .collect::<Result<Vec<_>, _>>()?;
-
     let sizes = class_sizes(plan);
-    check_sizes(plan, &sizes, &opened)?;
     let stripe = raid0.then_some(plan.volume.stripe);
     let unit = sizes
         .iter()
         .map(|(_, s)| *s)
         .chain(stripe)
         .fold(1u64, |acc, s| lcm(acc, s).unwrap_or(u64::MAX));
-    for t in &mut opened {
-        let base = t.usable;
-        t.usable = base / unit * unit;
-        if t.usable == 0 {
-            return Err(TargetError::TargetTooSmall {
-                path: t.path.clone(),
-                size: base,
-                need: unit,
-            });
+    // Refuse what can be refused before spending minutes filling test files.
+    for t in &plan.targets {
+        if let Some(size) = t.size {
+            fits(Path::new(&t.path), size, unit)?;
         }
+        preflight(t, consent)?;
+    }
+    let mut opened = plan
+        .targets
+        .iter()
+        .map(|t| open_one(t, plan.run.direct, consent, on_progress))
+        .collect::<Result<Vec<_>, _>>()?;
+    check_alignment(plan, &sizes, &opened)?;
+    for t in &mut opened {
+        t.usable = fits(&t.path, t.usable, unit)?;
         t.info.size = t.usable;
     }
     let usable: Vec<u64> = opened.iter().map(|t| t.usable).collect();
@@ -86,6 +84,31 @@ pub fn open_volume(
         targets: opened,
         volume,
     })
+}
+
+/// `size` trimmed to whole units, or the error when not even one fits.
+fn fits(path: &Path, size: u64, unit: u64) -> Result<u64, TargetError> {
+    match size / unit * unit {
+        0 => Err(TargetError::TargetTooSmall {
+            path: path.into(),
+            size,
+            need: unit,
+        }),
+        usable => Ok(usable),
+    }
+}
+
+/// The write guard on a target that already exists (one rigel is about to create is its own).
+fn preflight(target: &PlannedTarget, consent: Consent) -> Result<(), TargetError> {
+    let path = Path::new(&target.path);
+    if !target.written || !path.exists() {
+        return Ok(());
+    }
+    let file = open_target(path, OpenMode::default())?;
+    let probed = probe(path, &file)?;
+    let ours = probed.kind == TargetKind::File && create::marked_by_rigel(path)?;
+    check_writable(target, &probed, ours, consent)?;
+    Ok(())
 }
 
 fn open_one(
@@ -171,31 +194,25 @@ fn class_sizes(plan: &RunPlan) -> Vec<(String, u64)> {
     sizes
 }
 
-fn check_sizes(
+/// O_DIRECT needs every I/O size to be a multiple of every target's alignment.
+fn check_alignment(
     plan: &RunPlan,
     sizes: &[(String, u64)],
     opened: &[OpenTarget],
 ) -> Result<(), TargetError> {
+    if !plan.run.direct {
+        return Ok(());
+    }
     for (class, size) in sizes {
-        if plan.run.direct
-            && let Some(t) = opened
-                .iter()
-                .find(|t| size % u64::from(t.probe.dio_offset_align) != 0)
-        {
+        let misfit = opened
+            .iter()
+            .find(|t| size % u64::from(t.probe.dio_offset_align) != 0);
+        if let Some(t) = misfit {
             return Err(TargetError::Misaligned {
                 class: class.clone(),
                 size: *size,
                 path: t.path.clone(),
                 align: t.probe.dio_offset_align,
-            });
-        }
-        let stripe = plan.volume.stripe;
-        let nests = stripe % size == 0 || size % stripe == 0;
-        if plan.volume.layout == Layout::Raid0 && !nests {
-            return Err(TargetError::StripeMismatch {
-                class: class.clone(),
-                size: *size,
-                stripe,
             });
         }
     }
@@ -394,6 +411,31 @@ mod tests {
     }
 
     #[test]
+    fn refusals_come_before_any_test_file_is_made() {
+        let dir = tempfile::tempdir().unwrap();
+        let new = dir.path().join("new.bin");
+        let theirs = dir.path().join("theirs.bin");
+        std::fs::write(&theirs, vec![1u8; 1 << 20]).unwrap();
+        let mut foreign = declared(&theirs, 1 << 20, true);
+        foreign.size = None;
+        let targets = vec![declared(&new, 64 << 20, true), foreign];
+        let plan = test_plan(targets, Layout::Concat, 1 << 20, &[4096]);
+        let err = open_quietly(&plan, Consent::default()).unwrap_err();
+        assert!(matches!(err, TargetError::Refused(_)), "{err}");
+        assert!(!new.exists(), "the refusal came after a fill");
+
+        let plan = test_plan(
+            vec![declared(&new, 1 << 20, false)],
+            Layout::Concat,
+            1 << 20,
+            &[2 << 20],
+        );
+        let err = open_quietly(&plan, Consent::default()).unwrap_err();
+        assert!(matches!(err, TargetError::TargetTooSmall { .. }), "{err}");
+        assert!(!new.exists(), "a too-small file was made anyway");
+    }
+
+    #[test]
     fn sizes_that_cannot_work_are_explained() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.bin");
@@ -409,9 +451,10 @@ mod tests {
         buffered.run.direct = false;
         open_quietly(&buffered, Consent::default()).unwrap();
 
+        // An I/O size and a stripe that do not nest: the unit is their least common multiple.
         let plan = test_plan(t(), Layout::Raid0, 192 << 10, &[128 << 10]);
-        let err = open_quietly(&plan, Consent::default()).unwrap_err();
-        assert!(matches!(err, TargetError::StripeMismatch { .. }), "{err}");
+        let vol = open_quietly(&plan, Consent::default()).unwrap();
+        assert_eq!(vol.targets[0].usable, 2 * (384 << 10));
 
         let plan = test_plan(t(), Layout::Concat, 1 << 20, &[2 << 20]);
         let err = open_quietly(&plan, Consent::default()).unwrap_err();

@@ -65,7 +65,7 @@ pub fn open_target(path: &Path, mode: OpenMode) -> Result<File, TargetError> {
     let what = match (mode.write, mode.exclusive) {
         (false, _) => "open read-only",
         (true, false) => "open read-write",
-        (true, true) => "open read-write and exclusively (is it in use?)",
+        (true, true) => "open read-write (exclusively)",
     };
     OpenOptions::new()
         .read(true)

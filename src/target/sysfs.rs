@@ -217,7 +217,18 @@ fn model(disk: &Path) -> String {
     if let Some(level) = read_trimmed(&disk.join("md/level")) {
         return format!("md {level}");
     }
-    String::new()
+    // virtio and friends name only their driver; zram, ram and null_blk only themselves.
+    if let Ok(driver) = fs::read_link(disk.join("device/driver")) {
+        return driver
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+    }
+    let is_virtual = disk.components().any(|c| c.as_os_str() == "virtual");
+    match disk.file_name() {
+        Some(name) if is_virtual => name.to_string_lossy().into_owned(),
+        _ => String::new(),
+    }
 }
 
 pub(crate) fn parse_dev(s: &str) -> Option<(u32, u32)> {
@@ -308,6 +319,28 @@ mod tests {
         assert_eq!(sys.partitions((8, 0)), vec![("sdz1".to_string(), (8, 1))]);
         assert!(sys.holders((8, 0)).is_empty());
         assert_eq!(sys.holders((8, 1)), vec!["dm-3".to_string()]);
+    }
+
+    #[test]
+    fn devices_without_a_model_are_named_by_driver_or_kind() {
+        let root = tempfile::tempdir().unwrap();
+        let r = root.path();
+        let vda = r.join("devices/pci0/virtio1/block/vda");
+        let zram = r.join("devices/virtual/block/zram0");
+        fs::create_dir_all(vda.join("device")).unwrap();
+        fs::create_dir_all(r.join("bus/virtio/drivers/virtio_blk")).unwrap();
+        symlink(
+            r.join("bus/virtio/drivers/virtio_blk"),
+            vda.join("device/driver"),
+        )
+        .unwrap();
+        fs::create_dir_all(&zram).unwrap();
+        fs::create_dir_all(r.join("dev/block")).unwrap();
+        symlink(&vda, r.join("dev/block/254:0")).unwrap();
+        symlink(&zram, r.join("dev/block/253:0")).unwrap();
+        let sys = Sysfs::at(r);
+        assert_eq!(sys.facts((254, 0)).model, "virtio_blk");
+        assert_eq!(sys.facts((253, 0)).model, "zram0");
     }
 
     #[test]

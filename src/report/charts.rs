@@ -1,0 +1,250 @@
+//! Which charts a report gets, built from the context's views: IOPS and MB/s against load, latency
+//! percentiles against load per class, and a heat map of small IOPS when the matrix is detailed.
+
+use super::chart::{LineChart, Series};
+use super::context::{ClassRow, ClassView, PointView};
+use super::heatmap::HeatMap;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// One chart: `file` is its name beside the Markdown report, `svg` the whole `<svg>` element.
+#[derive(Clone, Debug, Serialize)]
+pub struct Chart {
+    pub name: String,
+    pub title: String,
+    pub file: String,
+    pub svg: String,
+}
+
+const X_LABEL: &str = "load (outstanding I/Os; streams for sequential classes)";
+
+/// What else was running at this row's point: `large=1`, plus any sweep values.
+fn context_key(row: &ClassRow) -> String {
+    let mut parts: Vec<String> = row
+        .loads
+        .iter()
+        .filter(|l| l.class != row.class)
+        .map(|l| format!("{}={}", l.class, l.load))
+        .collect();
+    parts.extend(row.sweep.iter().map(|b| format!("{}={}", b.key, b.value)));
+    parts.join(" ")
+}
+
+fn alone(row: &ClassRow) -> bool {
+    row.loads
+        .iter()
+        .all(|l| l.class == row.class || l.load == 0)
+}
+
+/// A class's finished rows split by what ran beside them, in first-seen order.
+fn groups(class: &ClassView) -> Vec<(String, Vec<&ClassRow>)> {
+    let mut out: Vec<(String, Vec<&ClassRow>)> = Vec::new();
+    for r in class.rows.iter().filter(|r| r.ok) {
+        let key = context_key(r);
+        match out.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, rows)) => rows.push(r),
+            None => out.push((key, vec![r])),
+        }
+    }
+    for (_, rows) in &mut out {
+        rows.sort_by_key(|r| r.load);
+    }
+    out
+}
+
+fn series_name(class: &ClassView, key: &str, single: bool) -> String {
+    if single || key.is_empty() {
+        class.name.clone()
+    } else {
+        format!("{} @ {key}", class.name)
+    }
+}
+
+fn per_load_chart(
+    classes: &[ClassView],
+    title: &str,
+    y_label: &str,
+    unit: &str,
+    value: fn(&ClassRow) -> f64,
+) -> LineChart {
+    let mut series = Vec::new();
+    for class in classes {
+        let groups = groups(class);
+        let single = groups.len() == 1 && groups[0].1.iter().all(|r| alone(r));
+        for (key, rows) in &groups {
+            series.push(Series {
+                name: series_name(class, key, single),
+                points: rows
+                    .iter()
+                    .map(|r| {
+                        (
+                            f64::from(r.load),
+                            value(r),
+                            format!("{}: {:.2} {unit} {}", r.label, value(r), class.name),
+                        )
+                    })
+                    .collect(),
+            });
+        }
+    }
+    LineChart {
+        title: title.to_string(),
+        x_label: X_LABEL.to_string(),
+        y_label: y_label.to_string(),
+        series,
+    }
+}
+
+fn latency_chart(class: &ClassView) -> Option<LineChart> {
+    let groups = groups(class);
+    let (key, rows) = groups
+        .iter()
+        .find(|(_, rows)| rows.iter().all(|r| alone(r)))
+        .or_else(|| groups.iter().max_by_key(|(_, rows)| rows.len()))?;
+    let top = rows.iter().map(|r| r.latency.p99_9_ns).max().unwrap_or(0);
+    let (unit, div) = if top >= 20_000_000 {
+        ("ms", 1e6)
+    } else {
+        ("µs", 1e3)
+    };
+    type Measure = (&'static str, fn(&ClassRow) -> f64);
+    let measures: [Measure; 4] = [
+        ("mean", |r| r.latency.mean_ns),
+        ("p50", |r| r.latency.p50_ns as f64),
+        ("p99", |r| r.latency.p99_ns as f64),
+        ("p99.9", |r| r.latency.p99_9_ns as f64),
+    ];
+    let series = measures
+        .iter()
+        .map(|(name, f)| Series {
+            name: name.to_string(),
+            points: rows
+                .iter()
+                .map(|r| {
+                    (
+                        f64::from(r.load),
+                        f(r) / div,
+                        format!("{}: {name} {:.1} {unit}", r.label, f(r) / div),
+                    )
+                })
+                .collect(),
+        })
+        .collect();
+    let beside = if key.is_empty() {
+        String::new()
+    } else {
+        format!(" ({key})")
+    };
+    Some(LineChart {
+        title: format!("{} latency vs load{beside}", class.name),
+        x_label: X_LABEL.to_string(),
+        y_label: format!("latency ({unit})"),
+        series,
+    })
+}
+
+/// Small IOPS over (small load, large load), when points ran both classes at once.
+fn heat_map(points: &[PointView], small: &str, large: &str) -> Option<HeatMap> {
+    let first_sweep = points.first().map(|p| {
+        p.sweep
+            .iter()
+            .map(|b| (b.key.clone(), b.value.clone()))
+            .collect::<Vec<_>>()
+    });
+    let same_sweep = |p: &PointView| {
+        Some(
+            p.sweep
+                .iter()
+                .map(|b| (b.key.clone(), b.value.clone()))
+                .collect::<Vec<_>>(),
+        ) == first_sweep
+    };
+    let load = |p: &PointView, c: &str| p.loads.iter().find(|l| l.class == c).map_or(0, |l| l.load);
+    let mut cells: BTreeMap<(u32, u32), f64> = BTreeMap::new();
+    for p in points.iter().filter(|p| p.ok && same_sweep(p)) {
+        if let Some(row) = p.c.get(small) {
+            cells.insert((load(p, small), load(p, large)), row.iops);
+        }
+    }
+    if !cells.keys().any(|&(s, l)| s > 0 && l > 0) {
+        return None;
+    }
+    let mut columns: Vec<u32> = cells.keys().map(|k| k.0).collect();
+    let mut rows: Vec<u32> = cells.keys().map(|k| k.1).collect();
+    columns.sort_unstable();
+    columns.dedup();
+    rows.sort_unstable();
+    rows.dedup();
+    let grid = rows
+        .iter()
+        .map(|&l| {
+            columns
+                .iter()
+                .map(|&s| cells.get(&(s, l)).copied())
+                .collect()
+        })
+        .collect();
+    Some(HeatMap {
+        title: format!("{small} IOPS over ({small}, {large}) loads"),
+        x_label: format!("{small} load"),
+        y_label: format!("{large} load"),
+        columns,
+        rows,
+        cells: grid,
+    })
+}
+
+pub fn charts(classes: &[ClassView], points: &[PointView]) -> Vec<Chart> {
+    let mut out = Vec::new();
+    let mut push = |name: String, title: String, svg: String| {
+        out.push(Chart {
+            file: format!("chart-{name}.svg"),
+            name,
+            title,
+            svg,
+        });
+    };
+    let iops = per_load_chart(classes, "IOPS vs load", "IOPS", "IOPS", |r| r.iops);
+    push("iops".into(), iops.title.clone(), iops.to_svg());
+    let mbps = per_load_chart(
+        classes,
+        "MB/s vs load (MiB/s)",
+        "MB/s (MiB/s)",
+        "MB/s",
+        |r| r.mbps,
+    );
+    push("mbps".into(), mbps.title.clone(), mbps.to_svg());
+    for class in classes {
+        if let Some(chart) = latency_chart(class) {
+            push(
+                format!("latency-{}", slug(&class.name)),
+                chart.title.clone(),
+                chart.to_svg(),
+            );
+        }
+    }
+    let role = |r: &str| {
+        classes
+            .iter()
+            .find(|c| c.orion_role.as_deref() == Some(r))
+            .map(|c| c.name.clone())
+    };
+    if let (Some(small), Some(large)) = (role("small"), role("large")) {
+        if let Some(map) = heat_map(points, &small, &large) {
+            push("heatmap".into(), map.title.clone(), map.to_svg());
+        }
+    }
+    out
+}
+
+fn slug(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,313 @@
+//! The minijinja environment every report renders in: strict about unknown variables, the built-in
+//! templates embedded from `templates/`, and rigel's filters (printf-style `fmt`, sizes, latencies,
+//! aligned Markdown tables).
+
+use super::printf::{Arg, sprintf};
+use minijinja::value::{Rest, Value, ValueKind};
+use minijinja::{AutoEscape, Environment, Error, ErrorKind, UndefinedBehavior};
+
+/// The built-in templates, by the name they are rendered under.
+pub const BUILTIN: &[(&str, &str)] = &[
+    (
+        "orion/summary.txt",
+        include_str!("../../templates/orion/summary.txt"),
+    ),
+    (
+        "orion/iops.csv",
+        include_str!("../../templates/orion/iops.csv"),
+    ),
+    (
+        "orion/mbps.csv",
+        include_str!("../../templates/orion/mbps.csv"),
+    ),
+    (
+        "orion/lat.csv",
+        include_str!("../../templates/orion/lat.csv"),
+    ),
+    (
+        "orion/hist.txt",
+        include_str!("../../templates/orion/hist.txt"),
+    ),
+    (
+        "orion/trace.txt",
+        include_str!("../../templates/orion/trace.txt"),
+    ),
+    (
+        "markdown/report.md",
+        include_str!("../../templates/markdown/report.md"),
+    ),
+    (
+        "markdown/requirements.md",
+        include_str!("../../templates/markdown/requirements.md"),
+    ),
+    (
+        "html/report.html",
+        include_str!("../../templates/html/report.html"),
+    ),
+    (
+        "html/style.css",
+        include_str!("../../templates/html/style.css"),
+    ),
+    (
+        "html/requirements.html",
+        include_str!("../../templates/html/requirements.html"),
+    ),
+];
+
+/// A fresh environment with rigel's settings, filters and functions, and no templates.
+pub fn base_environment() -> Environment<'static> {
+    let mut env = Environment::new();
+    env.set_undefined_behavior(UndefinedBehavior::Strict);
+    env.set_trim_blocks(true);
+    env.set_lstrip_blocks(true);
+    env.set_keep_trailing_newline(true);
+    env.set_auto_escape_callback(|name| {
+        let name = name
+            .trim_end_matches(".j2")
+            .trim_end_matches(".jinja2")
+            .trim_end_matches(".jinja");
+        match name.rsplit('.').next() {
+            Some("html" | "htm" | "xml" | "svg") => AutoEscape::Html,
+            _ => AutoEscape::None,
+        }
+    });
+    env.add_filter("fmt", fmt_filter);
+    env.add_function("printf", printf_function);
+    env.add_filter("bytes", bytes_filter);
+    env.add_filter("lat", lat_filter);
+    env.add_filter("us", |ns: f64| ns / 1e3);
+    env.add_filter("ms", |ns: f64| ns / 1e6);
+    env.add_filter("thousands", thousands_filter);
+    env.add_filter("duration", duration_filter);
+    env.add_function("md_table", md_table);
+    env
+}
+
+/// The environment holding the built-in templates.
+pub fn builtin_environment() -> Result<Environment<'static>, super::ReportError> {
+    let mut env = base_environment();
+    for (name, source) in BUILTIN {
+        env.add_template(name, source)
+            .map_err(|e| super::ReportError::template(&e, name))?;
+    }
+    Ok(env)
+}
+
+fn to_arg(v: &Value) -> Arg {
+    match v.kind() {
+        ValueKind::Undefined | ValueKind::None => Arg::Missing,
+        ValueKind::Number if v.is_integer() => {
+            i128::try_from(v.clone()).map_or(Arg::Missing, Arg::Int)
+        }
+        ValueKind::Number => f64::try_from(v.clone()).map_or(Arg::Missing, Arg::Float),
+        ValueKind::Bool => Arg::Int(i128::from(v.is_true())),
+        _ => Arg::Str(v.as_str().map_or_else(|| v.to_string(), str::to_string)),
+    }
+}
+
+fn printf_error(e: super::printf::PrintfError) -> Error {
+    Error::new(ErrorKind::InvalidOperation, e.to_string())
+}
+
+/// `{{ v | fmt(",%7.2f") }}`: C printf of one value; none renders as blanks of the field's width.
+fn fmt_filter(value: Value, format: &str) -> Result<String, Error> {
+    sprintf(format, &[to_arg(&value)]).map_err(printf_error)
+}
+
+/// `{{ printf("%9d - %-10d us:", lo, hi) }}`: C printf of several values.
+fn printf_function(format: &str, args: Rest<Value>) -> Result<String, Error> {
+    let args: Vec<Arg> = args.iter().map(to_arg).collect();
+    sprintf(format, &args).map_err(printf_error)
+}
+
+/// `8192 | bytes` → `8 KiB`; exact multiples print whole, others with one decimal.
+pub fn bytes_filter(n: f64) -> String {
+    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    let mut v = n;
+    let mut unit = 0;
+    while v.abs() >= 1024.0 && unit + 1 < UNITS.len() {
+        v /= 1024.0;
+        unit += 1;
+    }
+    if v.fract() == 0.0 {
+        format!("{v:.0} {}", UNITS[unit])
+    } else {
+        format!("{v:.1} {}", UNITS[unit])
+    }
+}
+
+/// `97677 | lat` → `97.7 µs`: a latency in ns, three significant digits in a fitting unit.
+pub fn lat_filter(ns: f64) -> String {
+    let (v, unit) = if ns < 1e3 {
+        (ns, "ns")
+    } else if ns < 1e6 {
+        (ns / 1e3, "µs")
+    } else if ns < 1e9 {
+        (ns / 1e6, "ms")
+    } else {
+        (ns / 1e9, "s")
+    };
+    let decimals = if v >= 100.0 {
+        0
+    } else if v >= 10.0 {
+        1
+    } else {
+        2
+    };
+    format!("{v:.decimals$} {unit}")
+}
+
+/// `58778.4 | thousands` → `58,778`.
+pub fn thousands_filter(v: f64) -> String {
+    let n = v.round() as i128;
+    let digits = n.unsigned_abs().to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if n < 0 { format!("-{out}") } else { out }
+}
+
+/// `5400 | duration` → `1 h 30 min`; seconds to a short human duration.
+pub fn duration_filter(s: f64) -> String {
+    let s = s.round() as u64;
+    match s {
+        0..60 => format!("{s} s"),
+        60..3600 if s % 60 == 0 => format!("{} min", s / 60),
+        60..3600 => format!("{} min {} s", s / 60, s % 60),
+        _ if s % 3600 == 0 => format!("{} h", s / 3600),
+        _ => format!("{} h {} min", s / 3600, (s % 3600) / 60),
+    }
+}
+
+/// `md_table(header, rows, align)`: a Markdown table with every column padded to its widest cell.
+/// `align` holds one letter per column, `l` or `r` (default `l`).
+fn md_table(
+    header: Vec<Value>,
+    rows: Vec<Vec<Value>>,
+    align: Option<&str>,
+) -> Result<String, Error> {
+    let text = |v: &Value| -> String {
+        let s = v.as_str().map_or_else(
+            || {
+                if v.is_none() {
+                    String::new()
+                } else {
+                    v.to_string()
+                }
+            },
+            str::to_string,
+        );
+        s.replace('|', r"\|").replace('\n', " ")
+    };
+    let header: Vec<String> = header.iter().map(text).collect();
+    let rows: Vec<Vec<String>> = rows.iter().map(|r| r.iter().map(text).collect()).collect();
+    if let Some(bad) = rows.iter().find(|r| r.len() != header.len()) {
+        return Err(Error::new(
+            ErrorKind::InvalidOperation,
+            format!(
+                "md_table: a row has {} cells, the header {}",
+                bad.len(),
+                header.len()
+            ),
+        ));
+    }
+    let align: Vec<char> = align.unwrap_or("").chars().collect();
+    let right = |i: usize| align.get(i) == Some(&'r');
+    let widths: Vec<usize> = (0..header.len())
+        .map(|i| {
+            rows.iter()
+                .map(|r| r[i].chars().count())
+                .chain([header[i].chars().count(), 3])
+                .max()
+                .unwrap_or(3)
+        })
+        .collect();
+    let line = |cells: &[String]| -> String {
+        let padded: Vec<String> = cells
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                if right(i) {
+                    format!("{c:>w$}", w = widths[i])
+                } else {
+                    format!("{c:<w$}", w = widths[i])
+                }
+            })
+            .collect();
+        format!("| {} |", padded.join(" | "))
+    };
+    let rule: Vec<String> = widths
+        .iter()
+        .enumerate()
+        .map(|(i, &w)| {
+            if right(i) {
+                format!("{}:", "-".repeat(w - 1))
+            } else {
+                "-".repeat(w)
+            }
+        })
+        .collect();
+    let mut out = vec![line(&header), format!("| {} |", rule.join(" | "))];
+    out.extend(rows.iter().map(|r| line(r)));
+    Ok(out.join("\n"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn human_units() {
+        assert_eq!(bytes_filter(8192.0), "8 KiB");
+        assert_eq!(bytes_filter(21474836480.0), "20 GiB");
+        assert_eq!(bytes_filter(1536.0 * 1024.0 * 1024.0), "1.5 GiB");
+        assert_eq!(bytes_filter(512.0), "512 B");
+        assert_eq!(lat_filter(97677.0), "97.7 µs");
+        assert_eq!(lat_filter(1_350_000.0), "1.35 ms");
+        assert_eq!(lat_filter(412.0), "412 ns");
+        assert_eq!(thousands_filter(58778.4), "58,778");
+        assert_eq!(thousands_filter(-1234567.0), "-1,234,567");
+        assert_eq!(duration_filter(540.0), "9 min");
+        assert_eq!(duration_filter(5400.0), "1 h 30 min");
+        assert_eq!(duration_filter(75.0), "1 min 15 s");
+    }
+
+    #[test]
+    fn filters_in_templates() {
+        let env = base_environment();
+        let out = env
+            .render_str(
+                r#"{{ "Large/Small" | fmt("%11s") }}{{ 5 | fmt(",%7d") }}{{ 271.58 | fmt(",%7.2f") }}{{ none | fmt(",%7d") }}|{{ printf("%d-%s", 3, "x") }}"#,
+                (),
+            )
+            .unwrap();
+        assert_eq!(out, "Large/Small,      5, 271.58,       |3-x");
+    }
+
+    #[test]
+    fn md_table_aligns_columns() {
+        let env = base_environment();
+        let out = env
+            .render_str(
+                r#"{{ md_table(["load", "IOPS"], [[1, "2,302"], [10, "58,778"]], "rr") }}"#,
+                (),
+            )
+            .unwrap();
+        assert_eq!(
+            out,
+            "| load |   IOPS |\n| ---: | -----: |\n|    1 |  2,302 |\n|   10 | 58,778 |"
+        );
+    }
+
+    #[test]
+    fn strict_about_unknown_variables() {
+        let env = base_environment();
+        let err = env.render_str("line one\n{{ nope }}", ()).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::UndefinedError);
+        assert_eq!(err.line(), Some(2));
+    }
+}
