@@ -64,6 +64,14 @@ pub fn compile(spec: &Spec, cores: u64) -> Result<RunPlan, Vec<SpecError>> {
             levels: cells.levels.clone(),
         },
         orion_total_points: cells.orion_cells * combos.len() as u64,
+        expect: spec
+            .expect
+            .iter()
+            .map(|e| Requirement {
+                key: e.key.value.clone(),
+                comparison: e.comparison.value,
+            })
+            .collect(),
         points,
     })
 }

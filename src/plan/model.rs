@@ -22,6 +22,17 @@ pub struct RunPlan {
     pub orion_total_points: u64,
     /// Sum over points of warmup + duration, in seconds (file creation not included).
     pub estimated_seconds: u64,
+    /// The `[expect]` requirements, in the order written, evaluated against the results.
+    #[serde(default)]
+    pub expect: Vec<Requirement>,
+}
+
+/// One `[expect]` entry: `"small.iops" = ">= 40000"`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Requirement {
+    /// The key as written: metric and point selector (`small.latency.p99 @ small=1`).
+    pub key: String,
+    pub comparison: crate::expr::Comparison,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -290,6 +290,7 @@ pub(crate) fn test_plan(
         points: Vec::new(),
         orion_total_points: 0,
         estimated_seconds: 0,
+        expect: Vec::new(),
     }
 }
 

@@ -218,6 +218,7 @@ pub fn build(s: &Scenario) -> ResultsDoc {
         },
         orion_total_points: planned.len() as u64 + 1,
         estimated_seconds: planned.len() as u64 * s.duration_s,
+        expect: Vec::new(),
         points: planned.clone(),
     };
     let start = chrono::DateTime::parse_from_rfc3339(s.started).expect("fixture start time");
