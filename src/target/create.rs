@@ -114,21 +114,22 @@ fn refuse_device_directory(path: &Path) -> Result<(), TargetError> {
     Ok(())
 }
 
-/// Creates the file (never over an existing one), marks it unfinished, and preallocates it.
+/// Creates the file (never over an existing one), marks it unfinished, and preallocates it. When
+/// that fails (no space, say) the empty file is removed again.
 fn create(path: &Path, size: u64) -> Result<(), TargetError> {
     OpenOptions::new()
         .write(true)
         .create_new(true)
         .open(path)
         .map_err(TargetError::io(path, "create the test file"))?;
-    grow(
-        path,
+    let mark = Marker {
+        state: FillState::Filling,
         size,
-        Marker {
-            state: FillState::Filling,
-            size,
-        },
-    )
+    };
+    grow(path, size, mark).inspect_err(|_| {
+        let _ = fs::remove_file(path);
+        let _ = marker::remove_sidecar(path);
+    })
 }
 
 fn grow(path: &Path, size: u64, mark: Marker) -> Result<(), TargetError> {
@@ -399,6 +400,18 @@ mod tests {
         );
         assert!(matches!(err, Err(TargetError::NoDevice { .. })), "{err:?}");
         assert!(!Path::new("/dev/rigel-no-such-disk").exists());
+    }
+
+    #[test]
+    fn a_file_that_cannot_be_preallocated_is_not_left_behind() {
+        let dir = tempfile::tempdir_in("/dev/shm")
+            .or_else(|_| tempfile::tempdir())
+            .unwrap();
+        let path = dir.path().join("huge.bin");
+        let err = ensure_file(&path, 1 << 60, &mut no_progress()).unwrap_err();
+        assert!(err.to_string().contains("huge.bin"), "{err}");
+        assert!(!path.exists());
+        assert!(!marker::sidecar_path(&path).exists());
     }
 
     #[test]

@@ -9,6 +9,7 @@ use super::{TargetError, Volume};
 use crate::plan::{Layout, PlannedTarget, RunPlan};
 use crate::stats::TargetInfo;
 use std::os::fd::OwnedFd;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 /// One opened target, ready for the executor.
@@ -24,6 +25,8 @@ pub struct OpenTarget {
     pub writable: bool,
     /// What was done to a declared test file (None for targets without a declared size).
     pub preparation: Option<Preparation>,
+    /// A file's bytes backed by storage (st_blocks); None for block devices.
+    pub allocated: Option<u64>,
     pub info: TargetInfo,
 }
 
@@ -37,6 +40,27 @@ impl OpenVolume {
     /// The targets' facts, in plan order, for the results document.
     pub fn infos(&self) -> Vec<TargetInfo> {
         self.targets.iter().map(|t| t.info.clone()).collect()
+    }
+
+    /// What the user should know before trusting the figures: files rigel did not fill whose
+    /// holes read as zeros from memory, never touching the device.
+    pub fn warnings(&self) -> Vec<String> {
+        self.targets
+            .iter()
+            .filter_map(|t| {
+                let allocated = t.allocated?;
+                let sparse = !t.info.created_by_rigel && allocated < t.usable - t.usable / 100;
+                sparse.then(|| {
+                    format!(
+                        "{}: only {allocated} of its {} bytes are allocated; reads of its holes \
+                         never reach the device (declare the target's size on a new path to let \
+                         rigel create and fill one)",
+                        t.path.display(),
+                        t.usable
+                    )
+                })
+            })
+            .collect()
     }
 }
 
@@ -153,6 +177,15 @@ fn open_one(
         file = open_target(&path, mode).map_err(|e| busy_as_refusal(e, &path))?;
     }
     let info = target_info(&path, &probed, base, created_by_rigel);
+    let allocated = match probed.kind {
+        TargetKind::Block => None,
+        TargetKind::File => Some(
+            file.metadata()
+                .map_err(TargetError::io(&path, "read the metadata"))?
+                .blocks()
+                * 512,
+        ),
+    };
     Ok(OpenTarget {
         path,
         fd: file.into(),
@@ -160,6 +193,7 @@ fn open_one(
         usable: base,
         writable: target.written,
         preparation,
+        allocated,
         info,
     })
 }
@@ -350,6 +384,7 @@ mod tests {
             "raid0: twice the smaller target"
         );
         assert_eq!(vol.infos().len(), 2);
+        assert!(vol.warnings().is_empty(), "{:?}", vol.warnings());
         drop(vol);
 
         let mut calls = 0;
@@ -409,6 +444,23 @@ mod tests {
             force: false,
         };
         assert!(open_quietly(&plan, consent).unwrap().targets[0].writable);
+    }
+
+    #[test]
+    fn a_sparse_foreign_file_is_warned_about() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sparse.img");
+        std::fs::File::create(&path)
+            .unwrap()
+            .set_len(64 << 20)
+            .unwrap();
+        let mut target = declared(&path, 0, false);
+        target.size = None;
+        let plan = test_plan(vec![target], Layout::Concat, 1 << 20, &[4096]);
+        let vol = open_quietly(&plan, Consent::default()).unwrap();
+        let warnings = vol.warnings();
+        assert_eq!(warnings.len(), 1);
+        assert!(warnings[0].contains("sparse.img") && warnings[0].contains("holes"));
     }
 
     #[test]
