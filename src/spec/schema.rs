@@ -42,7 +42,7 @@ pub fn read_spec(
     };
     let matrix = read_matrix(r, root, root_loc, &declared, &names);
     let sweep = read_sweep(r, root, &declared, &names);
-    let expect = read_expect(r, root);
+    let expect = super::expect::read_expect(r, root, &classes, &sweep, &declared);
     Spec {
         name,
         description,
@@ -485,26 +485,4 @@ fn access_list(r: &mut Reader, n: &Node, text: &str) -> Option<Vec<Access>> {
         at += part.len() + 1;
     }
     Some(out)
-}
-
-fn read_expect(r: &mut Reader, root: &Table) -> Vec<ExpectSpec> {
-    let Some(t) = r.table(root, "expect") else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    for (key, (key_loc, n)) in &t.entries {
-        if let Some(c) = r.parsed(
-            n,
-            "a requirement",
-            "\">= 40000\" or \"<= 500us\"",
-            None,
-            expr::parse_comparison,
-        ) {
-            out.push(ExpectSpec {
-                key: Sp::new(key.clone(), key_loc.clone()),
-                comparison: c,
-            });
-        }
-    }
-    out
 }
