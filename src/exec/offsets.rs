@@ -239,7 +239,9 @@ mod tests {
     fn chi_square_rejects_a_skewed_generator() {
         // The test above could pass vacuously if the criterion accepted anything.
         // Half the cells 5% over, half 5% under: a generator that favours half the volume.
-        let cells: Vec<u64> = (0..100).map(|i| if i % 2 == 0 { 1050 } else { 950 }).collect();
+        let cells: Vec<u64> = (0..100)
+            .map(|i| if i % 2 == 0 { 1050 } else { 950 })
+            .collect();
         assert!(!chi_square_accepts(&cells));
     }
 
