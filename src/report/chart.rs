@@ -33,7 +33,7 @@ impl LineChart {
         let mut rows: Vec<Vec<(usize, f64)>> = vec![Vec::new()];
         let mut x = LEFT;
         for (i, s) in self.series.iter().enumerate() {
-            let width = 34.0 + 7.2 * s.name.chars().count() as f64;
+            let width = 34.0 + 8.4 * s.name.chars().count() as f64;
             if x + width > W - RIGHT && x > LEFT {
                 rows.push(Vec::new());
                 x = LEFT;
@@ -53,7 +53,7 @@ impl LineChart {
         open(&mut out, W as u32, h as u32, &self.title);
         let _ = writeln!(
             out,
-            r##"<text x="{LEFT}" y="28" font-size="17" font-weight="600" fill="#1f2933">{}</text>"##,
+            r##"<text x="{LEFT}" y="28" font-size="19" font-weight="600" fill="#1f2933">{}</text>"##,
             esc(&self.title)
         );
         let all = || self.series.iter().flat_map(|s| s.points.iter());

@@ -16,7 +16,7 @@ pub struct Chart {
     pub svg: String,
 }
 
-const X_LABEL: &str = "load (outstanding I/Os; streams for sequential classes)";
+const X_LABEL: &str = "load (outstanding I/Os, or streams for sequential classes)";
 
 /// What else was running at this row's point: `large=1`, plus any sweep values.
 fn context_key(row: &ClassRow) -> String {
@@ -102,7 +102,7 @@ fn latency_chart(class: &ClassView) -> Option<LineChart> {
         .find(|(_, rows)| rows.iter().all(|r| alone(r)))
         .or_else(|| groups.iter().max_by_key(|(_, rows)| rows.len()))?;
     let top = rows.iter().map(|r| r.latency.p99_9_ns).max().unwrap_or(0);
-    let (unit, div) = if top >= 20_000_000 {
+    let (unit, div) = if top >= 5_000_000 {
         ("ms", 1e6)
     } else {
         ("µs", 1e3)
@@ -204,10 +204,25 @@ pub fn charts(classes: &[ClassView], points: &[PointView]) -> Vec<Chart> {
             svg,
         });
     };
-    let iops = per_load_chart(classes, "IOPS vs load", "IOPS", "IOPS", |r| r.iops);
+    // ORION's habit, and a readable scale: IOPS for small I/O, MB/s for large; unmapped classes in both.
+    let without = |role: &str| -> Vec<ClassView> {
+        let kept: Vec<ClassView> = classes
+            .iter()
+            .filter(|c| c.orion_role.as_deref() != Some(role))
+            .cloned()
+            .collect();
+        if kept.is_empty() {
+            classes.to_vec()
+        } else {
+            kept
+        }
+    };
+    let iops = per_load_chart(&without("large"), "IOPS vs load", "IOPS", "IOPS", |r| {
+        r.iops
+    });
     push("iops".into(), iops.title.clone(), iops.to_svg());
     let mbps = per_load_chart(
-        classes,
+        &without("small"),
         "MB/s vs load (MiB/s)",
         "MB/s (MiB/s)",
         "MB/s",
