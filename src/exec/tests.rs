@@ -235,6 +235,40 @@ fn tmpfs_random_and_sequential_classes_keep_their_load() {
 }
 
 #[test]
+fn without_registration_plain_reads_and_writes_do_the_same_work() {
+    let t = TempTarget::new("/dev/shm", "plain", 16 * MIB);
+    let volume = Volume::new(Layout::Concat, MIB, &[16 * MIB]);
+    let targets = [ExecTarget {
+        fd: t.file.as_fd(),
+        path: t.path(),
+    }];
+    let point = DataPoint {
+        id: 1,
+        sweep: vec![],
+        classes: vec![class("small", 4 * KIB, Access::Random, 50, 4, 1)],
+    };
+    let ctl = PointControl::new(1);
+    let options = ExecOptions {
+        register_buffers: false,
+        register_files: false,
+    };
+    let (r, p) = run_point_with(
+        &targets,
+        &volume,
+        &point,
+        &settings(300, 0, 1),
+        &ctl,
+        options,
+    )
+    .expect("point runs");
+    assert!(!p.fixed_buffers && !p.fixed_files);
+    assert_load_kept(&r, &p);
+    let notes = ctl.live.notes();
+    assert_eq!(notes.len(), 2, "{notes:?}");
+    assert!(notes[0].contains("plain reads and writes"));
+}
+
+#[test]
 fn ext4_mixed_class_honours_the_read_ratio() {
     let t = TempTarget::new("/tmp", "mix", 32 * MIB);
     let classes = vec![class("small", 8 * KIB, Access::Random, 70, 4, 1)];

@@ -6,7 +6,7 @@
 use super::offsets::{SlotSpace, Stream};
 use super::ring::{Arena, BUF_ALIGN, RingMode, build_ring, register_buffers, register_files};
 use super::share::ClassShare;
-use super::{LiveCounters, Shared};
+use super::{LiveCounters, NOT_YET, Shared};
 use crate::stats::ClassRecorder;
 use io_uring::{IoUring, cqueue, opcode, squeue, types};
 use std::io;
@@ -33,6 +33,7 @@ pub struct WorkerSpec<'a> {
     pub fds: &'a [RawFd],
     pub seed: u64,
     pub intervals: usize,
+    pub options: super::ExecOptions,
 }
 
 /// A point class as the workers need it.
@@ -230,8 +231,9 @@ fn setup<'a>(spec: &WorkerSpec<'a>) -> io::Result<(Ring, State<'a>)> {
     rng.fill(arena.bytes_mut());
     let ring = build_ring(slots.len() as u32)?;
     let buffers: Vec<(usize, usize)> = slots.iter().map(|s| (s.buf, s.len as usize)).collect();
-    let fixed_buffers = register_buffers(&ring.0, &arena, &buffers).is_ok();
-    let fixed_files = register_files(&ring.0, spec.fds).is_ok();
+    let fixed_buffers =
+        spec.options.register_buffers && register_buffers(&ring.0, &arena, &buffers).is_ok();
+    let fixed_files = spec.options.register_files && register_files(&ring.0, spec.fds).is_ok();
     Ok((
         ring,
         State {
@@ -364,7 +366,8 @@ fn run_loop(
     out: &mut WorkerOutcome,
 ) -> bool {
     let live: &LiveCounters = shared.live;
-    let (t_measure, t_end) = (shared.warmup_ns, shared.warmup_ns + shared.window_ns);
+    // Unknown until every worker runs: nothing is measured and nothing ends before.
+    let (mut t_measure, mut t_end) = (NOT_YET, NOT_YET);
     let ext_arg = ring.params().is_feature_ext_arg();
     let wait_args = types::SubmitArgs::new().timespec(&WAIT_SLICE);
     let (mut submitter, mut sq, mut cq) = ring.split();
@@ -375,6 +378,7 @@ fn run_loop(
     for i in 0..st.slots.len() {
         st.next_io(i, now, &mut sq, &submitter);
     }
+    shared.running.fetch_add(1, Ordering::AcqRel);
     let mut prev = now;
     let mut published = now;
     let mut in_flight_total = st.slots.len();
@@ -400,6 +404,10 @@ fn run_loop(
         }
         let now = since(start);
         out.batches += 1;
+        if t_measure == NOT_YET {
+            t_measure = shared.measure_from.load(Ordering::Acquire);
+            t_end = t_measure.saturating_add(shared.window_ns);
+        }
         // Time-weighted in-flight count, clipped to the measured window.
         let (a, b) = (prev.max(t_measure), now.min(t_end));
         if b > a {
