@@ -21,7 +21,7 @@ rigel check specs/*.toml               # validate specs, exit 2 on any error\n  
 rigel plan specs/orion/simple.toml --set disks=4\n  \
 rigel run my.toml --set lun=/dev/nvme1n1 --out runs/nvme1\n  \
 rigel orion -run simple -testname mylun     # ORION's own command line\n\n\
-Exit codes: 0 ok, 1 runtime failure, 2 bad spec or usage, 3 requirements not met."
+Exit codes: 0 ok, 1 runtime failure, 2 bad spec or usage, 3 requirements not met,\n130 interrupted (finish with rigel run --resume DIR)."
 )]
 pub struct Cli {
     #[command(subcommand)]

@@ -194,3 +194,40 @@ fn map_pieces(pieces: &[Piece], range: Range<usize>) -> Range<usize> {
     };
     start..end.max(start)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vars(pairs: &[(&str, &str)]) -> Vec<(String, Option<String>)> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), Some(v.to_string())))
+            .collect()
+    }
+
+    #[test]
+    fn expands_references_and_maps_positions_back() {
+        let (text, pieces) =
+            expand("orion(5 * ${disks}) x", &vars(&[("disks", "targets")])).unwrap();
+        assert_eq!(text, "orion(5 * targets) x");
+        // `targets` (expanded 10..17) came from the whole `${disks}` reference (written 10..18).
+        assert_eq!(map_pieces(&pieces, 10..17), 10..18);
+        // literal text after it keeps its own position
+        assert_eq!(map_pieces(&pieces, 19..20), 20..21);
+    }
+
+    #[test]
+    fn unknown_and_unclosed_references_are_errors() {
+        let err = expand("${dsks}", &vars(&[("disks", "1")])).unwrap_err();
+        assert_eq!(err.0, 0..7);
+        assert!(err.2.unwrap().contains("disks"));
+        assert!(expand("${disks", &vars(&[("disks", "1")])).is_err());
+    }
+
+    #[test]
+    fn variables_may_use_other_variables() {
+        let resolved = resolve_nested(vars(&[("max", "2 * ${disks}"), ("disks", "4")]));
+        assert_eq!(resolved[0].1.as_deref(), Some("2 * 4"));
+    }
+}
