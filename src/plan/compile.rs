@@ -40,6 +40,18 @@ pub fn compile(spec: &Spec, cores: u64) -> Result<RunPlan, Vec<SpecError>> {
         .hint("narrow a sweep (a geometric `x2` range instead of `step 1`) or split the spec")]);
     }
     let points = build_points(&classes, &cells, &combos);
+    if let Some(c) = points
+        .iter()
+        .flat_map(|p| p.active())
+        .find(|c| u64::from(c.outstanding) > MAX_OUTSTANDING)
+    {
+        return Err(vec![SpecError::at(
+            &spec.matrix.loc,
+            format!("class `{}` would keep {} I/Os in flight ({} streams × {}), more than rigel allows ({MAX_OUTSTANDING})", c.class, c.outstanding, c.load, c.per_stream),
+            "the loads here",
+        )
+        .hint("lower the stream count or per_stream")]);
+    }
     let writes = points.iter().any(|p| p.active().any(|c| c.mix.writes()));
     let per_point_ms = run.duration_ms + run.warmup_ms;
     Ok(RunPlan {
@@ -214,10 +226,13 @@ fn check_classes(
                     1
                 }
                 (Some(p), _) => {
-                    if p.value == 0 {
-                        errors.push(SpecError::at(&p.loc, "`per_stream` must be at least 1", "zero"));
+                    if p.value == 0 || u64::from(p.value) > MAX_OUTSTANDING {
+                        errors.push(
+                            SpecError::at(&p.loc, format!("`per_stream` must be between 1 and {MAX_OUTSTANDING}"), "out of range")
+                                .hint("ORION's default is 4 outstanding I/Os per stream"),
+                        );
                     }
-                    p.value.max(1)
+                    p.value.clamp(1, MAX_OUTSTANDING as u32)
                 }
             };
             IoClass { name: c.name.value.clone(), size: c.size.value.0, access: c.access.value, mix: c.mix.value, per_stream }
