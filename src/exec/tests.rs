@@ -8,7 +8,7 @@ use crate::stats::{PointResult, PointStatus};
 use crate::target::Volume;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
-use std::os::fd::AsFd;
+use std::os::fd::{AsFd, FromRawFd};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -408,4 +408,36 @@ fn writing_a_read_only_loop_device_fails_the_point_clearly() {
     assert!(error.offset < 16 * MIB);
     assert!(!error.message.is_empty());
     assert!(r.elapsed_s < 0.5);
+}
+
+#[test]
+fn stop_is_honoured_while_an_io_never_completes() {
+    // A pipe whose write end stays open but silent: a read from it never completes.
+    let mut fds = [0i32; 2];
+    // SAFETY: fds is a live array of two ints.
+    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+    // SAFETY: pipe() just returned these descriptors and nothing else owns them.
+    let (rd, wr) = unsafe { (File::from_raw_fd(fds[0]), File::from_raw_fd(fds[1])) };
+    let volume = Volume::new(Layout::Concat, MIB, &[MIB]);
+    let targets = [ExecTarget {
+        fd: rd.as_fd(),
+        path: "pipe",
+    }];
+    let point = DataPoint {
+        id: 1,
+        sweep: vec![],
+        classes: vec![class("small", 4 * KIB, Access::Random, 100, 1, 1)],
+    };
+    let ctl = PointControl::new(1);
+    let stop = ctl.stop.clone();
+    std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    });
+    let began = std::time::Instant::now();
+    let res = run_point(&targets, &volume, &point, &settings(20_000, 0, 1), &ctl);
+    eprintln!("{res:?} after {:?}", began.elapsed());
+    assert!(matches!(res, Err(ExecError::Interrupted)), "{res:?}");
+    assert!(began.elapsed() < std::time::Duration::from_millis(1300));
+    drop(wr);
 }
