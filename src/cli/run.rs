@@ -7,6 +7,7 @@ use super::{exit, specs, summary};
 use crate::exec::{self, ExecError, ExecTarget, LiveCounters, PointControl};
 use crate::plan::{RunPlan, SCHEMA_VERSION};
 use crate::record::{self, RunFolder, RunHeader};
+use crate::report::{self, ReportOptions};
 use crate::stats::{PointResult, PointStatus};
 use crate::target::{self, Consent, OpenVolume, TargetError};
 use std::collections::BTreeSet;
@@ -52,6 +53,9 @@ pub fn run(a: &RunArgs) -> i32 {
             };
         }
     };
+    for w in volume.warnings() {
+        eprintln!("warning: {w}");
+    }
     let code = execute(job, &volume, &stop);
     if a.clean {
         let paths: Vec<&Path> = volume.targets.iter().map(|t| t.path.as_path()).collect();
@@ -242,6 +246,17 @@ fn finish(
     if let Err(e) = folder.finish(&doc) {
         eprintln!("rigel: {e}");
         return exit::RUNTIME;
+    }
+    match report::render(&doc, &ReportOptions::new(folder.dir())) {
+        Ok(files) => {
+            let names: Vec<String> = files
+                .iter()
+                .filter_map(|f| f.file_name())
+                .map(|n| n.to_string_lossy().into_owned())
+                .collect();
+            eprintln!("reports: {}", names.join(", "));
+        }
+        Err(e) => eprintln!("rigel: the results are safe, but a report failed: {e}"),
     }
     summary::print(&doc, folder.dir(), outcome == INTERRUPTED);
     if outcome == exit::OK && !complete {

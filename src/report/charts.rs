@@ -16,7 +16,7 @@ pub struct Chart {
     pub svg: String,
 }
 
-const X_LABEL: &str = "load (outstanding I/Os; streams for sequential classes)";
+const X_LABEL: &str = "load (outstanding I/Os, or streams for sequential classes)";
 
 /// What else was running at this row's point: `large=1`, plus any sweep values.
 fn context_key(row: &ClassRow) -> String {
@@ -88,6 +88,7 @@ fn per_load_chart(
         }
     }
     LineChart {
+        log_y: false,
         title: title.to_string(),
         x_label: X_LABEL.to_string(),
         y_label: y_label.to_string(),
@@ -102,7 +103,7 @@ fn latency_chart(class: &ClassView) -> Option<LineChart> {
         .find(|(_, rows)| rows.iter().all(|r| alone(r)))
         .or_else(|| groups.iter().max_by_key(|(_, rows)| rows.len()))?;
     let top = rows.iter().map(|r| r.latency.p99_9_ns).max().unwrap_or(0);
-    let (unit, div) = if top >= 20_000_000 {
+    let (unit, div) = if top >= 5_000_000 {
         ("ms", 1e6)
     } else {
         ("µs", 1e3)
@@ -135,11 +136,23 @@ fn latency_chart(class: &ClassView) -> Option<LineChart> {
     } else {
         format!(" ({key})")
     };
+    // Tail percentiles far above the median flatten a linear axis: switch to a log one.
+    let low = rows
+        .iter()
+        .map(|r| r.latency.p50_ns.max(1))
+        .min()
+        .unwrap_or(1);
+    let log_y = top as f64 / low as f64 > 20.0;
     Some(LineChart {
         title: format!("{} latency vs load{beside}", class.name),
         x_label: X_LABEL.to_string(),
-        y_label: format!("latency ({unit})"),
+        y_label: if log_y {
+            format!("latency ({unit}, log scale)")
+        } else {
+            format!("latency ({unit})")
+        },
         series,
+        log_y,
     })
 }
 
@@ -204,10 +217,25 @@ pub fn charts(classes: &[ClassView], points: &[PointView]) -> Vec<Chart> {
             svg,
         });
     };
-    let iops = per_load_chart(classes, "IOPS vs load", "IOPS", "IOPS", |r| r.iops);
+    // ORION's habit, and a readable scale: IOPS for small I/O, MB/s for large; unmapped classes in both.
+    let without = |role: &str| -> Vec<ClassView> {
+        let kept: Vec<ClassView> = classes
+            .iter()
+            .filter(|c| c.orion_role.as_deref() != Some(role))
+            .cloned()
+            .collect();
+        if kept.is_empty() {
+            classes.to_vec()
+        } else {
+            kept
+        }
+    };
+    let iops = per_load_chart(&without("large"), "IOPS vs load", "IOPS", "IOPS", |r| {
+        r.iops
+    });
     push("iops".into(), iops.title.clone(), iops.to_svg());
     let mbps = per_load_chart(
-        classes,
+        &without("small"),
         "MB/s vs load (MiB/s)",
         "MB/s (MiB/s)",
         "MB/s",

@@ -21,10 +21,10 @@ impl HeatMap {
     pub fn to_svg(&self) -> String {
         let cols = self.columns.len().max(1) as f64;
         let rows = self.rows.len().max(1) as f64;
-        let cell_w = (620.0 / cols).clamp(34.0, 90.0);
+        // As wide as the line charts, so all charts scale alike in the HTML grid.
+        let cell_w = ((720.0 - LEFT - 24.0) / cols).clamp(34.0, 150.0);
         let cell_h = (300.0 / rows).clamp(26.0, 60.0);
-        let w = LEFT + cell_w * cols + 24.0;
-        let w = w.max(420.0);
+        let w = (LEFT + cell_w * cols + 24.0).max(720.0);
         let h = TOP + cell_h * rows + 64.0;
         let max = self
             .cells
@@ -36,7 +36,7 @@ impl HeatMap {
         open(&mut out, w.round() as u32, h.round() as u32, &self.title);
         let _ = writeln!(
             out,
-            r##"<text x="{LEFT}" y="28" font-size="17" font-weight="600" fill="#1f2933">{}</text>"##,
+            r##"<text x="{LEFT}" y="28" font-size="19" font-weight="600" fill="#1f2933">{}</text>"##,
             esc(&self.title)
         );
         // Rows top to bottom from the highest large load, so the origin sits bottom-left like a chart.
@@ -61,7 +61,7 @@ impl HeatMap {
                 let ink = if t > 0.55 { "#ffffff" } else { "#1f2933" };
                 let _ = writeln!(
                     out,
-                    r##"<rect x="{x:.1}" y="{y:.1}" width="{cell_w:.1}" height="{cell_h:.1}" fill="{}" stroke="#ffffff"><title>{} = {}, {} = {}: {:.0}</title></rect><text x="{:.1}" y="{:.1}" text-anchor="middle" font-size="12" fill="{ink}">{}</text>"##,
+                    r##"<rect x="{x:.1}" y="{y:.1}" width="{cell_w:.1}" height="{cell_h:.1}" fill="{}" stroke="#ffffff"><title>{} = {}, {} = {}: {:.0}</title></rect><text x="{:.1}" y="{:.1}" text-anchor="middle" font-size="14" fill="{ink}">{}</text>"##,
                     ramp(t),
                     esc(&self.x_label),
                     self.columns.get(ci).copied().unwrap_or(0),

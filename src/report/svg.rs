@@ -95,7 +95,7 @@ pub fn short_number(v: f64) -> String {
 pub fn open(out: &mut String, w: u32, h: u32, title: &str) {
     let _ = writeln!(
         out,
-        r##"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" role="img" aria-label="{t}" font-family="system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif" font-size="13"><title>{t}</title><rect width="{w}" height="{h}" fill="#ffffff"/>"##,
+        r##"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" role="img" aria-label="{t}" font-family="system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif" font-size="15"><title>{t}</title><rect width="{w}" height="{h}" fill="#ffffff"/>"##,
         t = esc(title)
     );
 }

@@ -11,6 +11,7 @@ mod source;
 mod suggest;
 mod tree;
 mod vars;
+mod workload;
 
 pub use diag::{Diagnostics, SpecError};
 pub use load::Override;

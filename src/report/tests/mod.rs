@@ -166,3 +166,66 @@ fn orion_csvs_parse_back_to_the_measured_values() {
         .count();
     assert_eq!(iops.len(), ok_small);
 }
+
+/// Renders every fixture's HTML and screenshots it in headless chromium at desktop and phone widths
+/// (`templates/html/check-in-chromium.sh` runs this; look at the PNGs). Skips when chromium is absent.
+#[test]
+#[ignore = "needs chromium; run templates/html/check-in-chromium.sh"]
+fn html_screenshots_in_chromium() {
+    let out = std::env::var_os("RIGEL_SCREENSHOT_DIR")
+        .map_or_else(|| std::env::temp_dir().join("rigel-shots"), PathBuf::from);
+    std::fs::create_dir_all(&out).unwrap();
+    let browser = ["chromium", "chromium-browser", "google-chrome"]
+        .into_iter()
+        .find(|b| {
+            std::process::Command::new(b)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        });
+    let Some(browser) = browser else {
+        eprintln!("skipped: no chromium on PATH");
+        return;
+    };
+    insta::glob!("../../../tests/fixtures", "results-*.json", |path| {
+        let doc = load_fixture(path);
+        let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let opts = ReportOptions {
+            formats: vec![Format::Html],
+            ..ReportOptions::new("unused")
+        };
+        let html = &render_to_strings(&doc, &opts).unwrap()[0].1;
+        let page = out.join(format!("{stem}.html"));
+        std::fs::write(&page, html).unwrap();
+        let sizes = std::env::var("RIGEL_SCREENSHOT_SIZES")
+            .unwrap_or_else(|_| "desktop=1280,3600 phone=390,7000".into());
+        for (label, size) in sizes.split_whitespace().filter_map(|s| s.split_once('=')) {
+            let png = out.join(format!("{stem}-{label}.png"));
+            let status = std::process::Command::new(browser)
+                .args([
+                    "--headless",
+                    "--no-sandbox",
+                    "--disable-gpu",
+                    "--disable-background-networking",
+                    "--no-first-run",
+                    "--hide-scrollbars",
+                ])
+                .arg(format!("--screenshot={}", png.display()))
+                .arg(format!("--window-size={size}"))
+                .arg(format!("file://{}", page.display()))
+                .output()
+                .unwrap();
+            assert!(
+                status.status.success(),
+                "{browser} failed: {}",
+                String::from_utf8_lossy(&status.stderr)
+            );
+            assert!(
+                std::fs::metadata(&png).unwrap().len() > 10_000,
+                "{} is nearly empty",
+                png.display()
+            );
+            eprintln!("wrote {}", png.display());
+        }
+    });
+}

@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""rigel's executor and fio's io_uring engine side by side: the same workloads, the tools
+alternated round after round with the same CPU pinning, medians of the paired ratios.
+
+CPU is counted over the whole machine (/proc/stat: total minus idle and iowait) while the tool's
+measured window runs: io_uring's io-wq workers, the loop device's kworker and softirqs carry much
+of the cost, and neither tool's own rusage sees them. Run by benches/run.sh, which builds rigel's
+harness and prepares the targets; see benches/README.md.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+
+def read_stat():
+    """(busy, total) jiffies over all CPUs."""
+    with open("/proc/stat") as f:
+        fields = [int(x) for x in f.readline().split()[1:]]
+    idle = fields[3] + fields[4]  # idle + iowait
+    total = sum(fields[:8])  # user nice system idle iowait irq softirq steal
+    return total - idle, total
+
+
+def measured(cmd, warmup, duration, margin=0.2):
+    """Runs cmd, sampling /proc/stat inside its measured window. Returns (stdout, busy CPU
+    seconds per second of the sampled window)."""
+    hz = os.sysconf("SC_CLK_TCK")
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(warmup + margin)
+    b0, _ = read_stat()
+    t0 = time.monotonic()
+    time.sleep(duration - 2 * margin)
+    b1, _ = read_stat()
+    t1 = time.monotonic()
+    out, err = proc.communicate()
+    if proc.returncode != 0:
+        sys.exit(f"{cmd[0]} failed ({proc.returncode}): {err.strip()}")
+    return out, (b1 - b0) / hz / (t1 - t0)
+
+
+def run_rigel(args, w):
+    cmd = ["taskset", "-c", args.cpu, args.rigel, "--target", w["target"], "--bs", str(w["bs"]),
+           "--qd", str(w["qd"]), "--duration-ms", str(int(args.duration * 1000)),
+           "--warmup-ms", str(int(args.warmup * 1000))]
+    if w["seq"]:
+        cmd.append("--seq")
+    if not w["direct"]:
+        cmd.append("--buffered")
+    out, cores = measured(cmd, args.warmup, args.duration)
+    r = json.loads(out)
+    if r["status"]["state"] != "ok":
+        sys.exit(f"rigel point failed: {r['status']}")
+    return {"iops": r["iops"], "mean_ns": r["mean_ns"], "p99_ns": r["p99_ns"], "cores": cores}
+
+
+def run_fio(args, w):
+    cmd = ["taskset", "-c", args.cpu, "fio", "--name=bench", f"--filename={w['target']}",
+           "--ioengine=io_uring", f"--direct={1 if w['direct'] else 0}",
+           f"--rw={'read' if w['seq'] else 'randread'}", f"--bs={w['bs']}",
+           f"--iodepth={w['qd']}", "--fixedbufs=1", "--registerfiles=1",
+           # Uniform random offsets with replacement, like rigel (no random map to maintain);
+           # keep the page cache fio would otherwise drop before the job.
+           "--norandommap", "--randrepeat=0", "--invalidate=0",
+           "--time_based", f"--runtime={args.duration}", f"--ramp_time={args.warmup}",
+           "--lat_percentiles=1", "--output-format=json"]
+    out, cores = measured(cmd, args.warmup, args.duration)
+    job = json.loads(out[out.index("{"):])["jobs"][0]["read"]
+    return {"iops": job["iops"], "mean_ns": job["lat_ns"]["mean"],
+            "p99_ns": job["lat_ns"]["percentile"]["99.000000"], "cores": cores}
+
+
+def ensure_cached(path):
+    """Re-reads the file into the page cache and checks every page is resident."""
+    with open(path, "rb") as f:
+        while f.read(1 << 20):
+            pass
+    out = subprocess.run(["fincore", "--bytes", "--noheadings", "--output", "RES,SIZE", path],
+                         capture_output=True, text=True, check=True).stdout.split()
+    if int(out[0]) < int(out[1]):
+        sys.exit(f"{path}: only {out[0]} of {out[1]} bytes cached; not enough memory?")
+
+
+def workloads(args):
+    ws = []
+    for target, label in ((args.loop, "loop/tmpfs"), (args.tmpfs, "tmpfs file")):
+        if target:
+            for qd in (1, 4, 32, 128):
+                ws.append(dict(name=f"4K randread QD{qd} {label}", target=target, bs=4096, qd=qd,
+                               seq=False, direct=True))
+    for qd in (1, 16):
+        ws.append(dict(name=f"8K randread QD{qd} root-disk file", target=args.disk, bs=8192,
+                       qd=qd, seq=False, direct=True))
+    ws.append(dict(name="1M seqread QD4 root-disk file", target=args.disk, bs=1 << 20, qd=4,
+                   seq=True, direct=True))
+    for qd in (1, 64):
+        ws.append(dict(name=f"4K randread QD{qd} page cache (buffered)", target=args.pcache,
+                       bs=4096, qd=qd, seq=False, direct=False, cached=True))
+    if args.only:
+        ws = [w for w in ws if any(o in w["name"] for o in args.only.split(","))]
+    return ws
+
+
+def fmt_us(ns):
+    return f"{ns / 1000:.1f}"
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--rigel", required=True, help="rigel's bench_point harness")
+    p.add_argument("--loop", help="loop device over a tmpfs file")
+    p.add_argument("--tmpfs", help="file on tmpfs")
+    p.add_argument("--disk", required=True, help="file on the root disk")
+    p.add_argument("--pcache", required=True, help="file read through the page cache")
+    p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--duration", type=float, default=4.0)
+    p.add_argument("--warmup", type=float, default=1.0)
+    p.add_argument("--cpu", default="1")
+    p.add_argument("--only", help="comma-separated substrings of workload names")
+    p.add_argument("--raw", help="append every run as a JSON line to this file")
+    args = p.parse_args()
+
+    rows = []
+    for w in workloads(args):
+        pairs = []
+        for rnd in range(args.rounds):
+            order = ("rigel", "fio") if rnd % 2 == 0 else ("fio", "rigel")
+            res = {}
+            for tool in order:
+                if w.get("cached"):
+                    ensure_cached(w["target"])
+                res[tool] = (run_rigel if tool == "rigel" else run_fio)(args, w)
+                res[tool]["cpu_per_io_us"] = res[tool]["cores"] / res[tool]["iops"] * 1e6
+            pairs.append(res)
+            if args.raw:
+                with open(args.raw, "a") as f:
+                    f.write(json.dumps({"workload": w["name"], "round": rnd, **res,
+                                        "load": os.getloadavg()[0]}) + "\n")
+            print(f"  {w['name']} round {rnd + 1}: rigel {res['rigel']['iops']:.0f} IOPS, "
+                  f"fio {res['fio']['iops']:.0f} IOPS", file=sys.stderr)
+        rows.append((w, pairs))
+
+    def med(pairs, tool, key):
+        return statistics.median(p[tool][key] for p in pairs)
+
+    def ratio(pairs, key):
+        return statistics.median(p["rigel"][key] / p["fio"][key] for p in pairs)
+
+    print(f"rounds: {args.rounds}, measured window {args.duration}s after {args.warmup}s warmup, "
+          f"pinned to CPU {args.cpu}; medians; ratios are medians of per-round rigel/fio ratios")
+    print()
+    print("| workload | rigel IOPS | fio IOPS | IOPS ratio | rigel mean µs | fio mean µs | mean ratio"
+          " | rigel p99 µs | fio p99 µs | p99 ratio | rigel CPU/IO µs | fio CPU/IO µs | CPU/IO ratio"
+          " | IOPS/core ratio |")
+    print("|" + "---|" * 14)
+    for w, pairs in rows:
+        per_core = statistics.median(
+            (p["rigel"]["iops"] / p["rigel"]["cores"]) / (p["fio"]["iops"] / p["fio"]["cores"])
+            for p in pairs)
+        print(f"| {w['name']} | {med(pairs, 'rigel', 'iops'):.0f} | {med(pairs, 'fio', 'iops'):.0f}"
+              f" | {ratio(pairs, 'iops'):.3f}"
+              f" | {fmt_us(med(pairs, 'rigel', 'mean_ns'))} | {fmt_us(med(pairs, 'fio', 'mean_ns'))}"
+              f" | {ratio(pairs, 'mean_ns'):.3f}"
+              f" | {fmt_us(med(pairs, 'rigel', 'p99_ns'))} | {fmt_us(med(pairs, 'fio', 'p99_ns'))}"
+              f" | {ratio(pairs, 'p99_ns'):.3f}"
+              f" | {med(pairs, 'rigel', 'cpu_per_io_us'):.3f} | {med(pairs, 'fio', 'cpu_per_io_us'):.3f}"
+              f" | {ratio(pairs, 'cpu_per_io_us'):.3f} | {per_core:.3f} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# rigel vs fio's io_uring engine, side by side (see benches/README.md).
+#
+#   benches/run.sh [--rounds N] [--duration SECONDS] [--cpu N] [--only NAME,NAME]
+#
+# Builds rigel's one-point harness (release), prepares the targets (a tmpfs file, a loop device
+# over a tmpfs file when root, a file on the root disk, a page-cache file), runs every workload
+# with both tools alternated, prints a Markdown table, and cleans up. Needs fio (Debian's
+# package: apt-get install -y fio), fincore (util-linux), taskset and python3.
+set -euo pipefail
+
+here="$(cd "$(dirname "$0")" && pwd)"
+repo="$(dirname "$here")"
+work="${RIGEL_BENCH_DIR:-/var/tmp/rigel-bench}"
+shm="/dev/shm/rigel-bench-$$"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$repo/target}"
+
+for tool in fio fincore taskset python3; do
+    command -v "$tool" >/dev/null || { echo "run.sh: $tool is missing (apt-get install -y fio util-linux python3)" >&2; exit 2; }
+done
+
+(cd "$repo" && cargo build --release --quiet --example bench_point)
+rigel="$CARGO_TARGET_DIR/release/examples/bench_point"
+
+loopdev=""
+cleanup() {
+    [ -n "$loopdev" ] && losetup -d "$loopdev" 2>/dev/null || true
+    rm -rf "$shm"
+}
+trap cleanup EXIT INT TERM
+
+mkdir -p "$work" "$shm"
+# Real data everywhere: reads of never-written extents would touch no storage.
+fill() { # path MiB
+    if [ ! -f "$1" ] || [ "$(stat -c %s "$1")" -ne $(($2 * 1048576)) ]; then
+        echo "preparing $1 ($2 MiB)" >&2
+        head -c $(($2 * 1048576)) /dev/urandom > "$1.tmp" && mv "$1.tmp" "$1"
+    fi
+}
+fill "$shm/tmpfs.img" 1024
+fill "$work/disk.img" 4096
+fill "$work/pcache.img" 256
+sync
+
+loop_args=()
+if [ "$(id -u)" -eq 0 ]; then
+    fill "$shm/loop-backing.img" 1024
+    loopdev="$(losetup -f --show --direct-io=on "$shm/loop-backing.img")"
+    loop_args=(--loop "$loopdev")
+else
+    echo "not root: skipping the loop-device workloads" >&2
+fi
+
+echo "machine: $(nproc) CPUs, $(uname -r), load: $(cut -d' ' -f1-3 /proc/loadavg), fio $(fio --version)" >&2
+python3 "$here/compare.py" --rigel "$rigel" "${loop_args[@]}" --tmpfs "$shm/tmpfs.img" \
+    --disk "$work/disk.img" --pcache "$work/pcache.img" --raw "$work/raw.jsonl" "$@"
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
