@@ -78,11 +78,13 @@ impl<'a> Prepared<'a> {
                 orion::orion_view(doc, &settings, (&sweep, &pts), views)
             })
             .collect::<Result<Vec<_>, _>>()?;
-        // Requirements arrive with issue 6 as a field of the document; until then this stays none.
-        let requirements = serde_json::to_value(doc)?
-            .get("requirements")
-            .cloned()
-            .filter(|v| !v.is_null());
+        // Judged from the plan's `[expect]`; none when the spec states no requirements.
+        let verdicts = crate::expect::evaluate(doc);
+        let requirements = if verdicts.is_empty() {
+            None
+        } else {
+            Some(serde_json::to_value(verdicts)?)
+        };
         Ok(Prepared {
             doc,
             run: context::run_view(doc),
