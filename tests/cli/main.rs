@@ -2,6 +2,8 @@
 
 mod builder;
 mod check;
+mod compare;
+mod expect;
 mod plan;
 mod run;
 
