@@ -262,6 +262,15 @@ fn finish(
     if outcome == exit::OK && !complete {
         return exit::RUNTIME;
     }
+    // Judged only once the results are safely on disk; a runtime failure keeps its own code.
+    let verdicts = crate::expect::evaluate(&doc);
+    if !verdicts.is_empty() {
+        println!();
+        print!("{}", crate::expect::table(&verdicts));
+    }
+    if outcome == exit::OK && !crate::expect::all_passed(&verdicts) {
+        return exit::REQUIREMENTS;
+    }
     outcome
 }
 
