@@ -3,6 +3,7 @@
 mod builder;
 mod check;
 mod plan;
+mod report;
 mod run;
 
 pub use builder::{Output, rigel};
