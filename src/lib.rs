@@ -6,6 +6,7 @@
 pub mod cli;
 pub mod exec;
 pub mod expr;
+pub mod orion;
 pub mod plan;
 pub mod record;
 pub mod report;
