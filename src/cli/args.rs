@@ -21,7 +21,7 @@ rigel check specs/*.toml               # validate specs, exit 2 on any error\n  
 rigel plan specs/orion/simple.toml --set disks=4\n  \
 rigel run my.toml --set lun=/dev/nvme1n1 --out runs/nvme1\n  \
 rigel orion -run simple -testname mylun     # ORION's own command line\n\n\
-Exit codes: 0 ok, 1 runtime failure, 2 bad spec or usage, 3 requirements not met."
+Exit codes: 0 ok, 1 runtime failure, 2 bad spec or usage, 3 requirements not met,\n130 interrupted (finish with rigel run --resume DIR)."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -36,6 +36,30 @@ pub enum Command {
     Plan(PlanArgs),
     /// Run a spec against real storage and write a run folder
     Run(RunArgs),
+    /// Render a run folder's results again (ORION files, Markdown, HTML, JSON, or your template)
+    Report(ReportArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ReportArgs {
+    /// The run folder (holding results.json, or plan.json and results.jsonl)
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    /// Formats to render: orion, markdown, html, json (repeatable; default: orion, markdown, html)
+    #[arg(long = "format", value_name = "F")]
+    pub formats: Vec<crate::report::Format>,
+    /// Your own minijinja template, or a folder of them, rendered with the documented context
+    #[arg(long, value_name = "FILE|DIR")]
+    pub template: Option<PathBuf>,
+    /// Where the reports go (default: the run folder)
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// ORION file layout: 12c (µs, histograms; default) or 11.1 (ms)
+    #[arg(long, value_name = "D", default_value = "12c")]
+    pub dialect: crate::report::Dialect,
+    /// ORION's test name, the prefix of its files (default: the spec's name)
+    #[arg(long, value_name = "NAME")]
+    pub testname: Option<String>,
 }
 
 #[derive(Args, Debug)]

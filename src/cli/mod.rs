@@ -6,6 +6,7 @@ mod orion;
 mod plan_cmd;
 mod plan_table;
 mod progress;
+mod report_cmd;
 mod run;
 mod specs;
 mod summary;
@@ -43,5 +44,6 @@ pub fn main() -> i32 {
         Command::Check(a) => check::run(&a),
         Command::Plan(a) => plan_cmd::run(&a),
         Command::Run(a) => run::run(&a),
+        Command::Report(a) => report_cmd::run(&a),
     }
 }

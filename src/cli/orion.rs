@@ -1,7 +1,7 @@
 //! `rigel orion …`: ORION's own command line. The options become a spec (`crate::orion`), the spec
 //! runs through the same loop as `rigel run`, and the results come out as ORION's files in the
 //! current directory, with ORION's console lines. The run folder goes beside them, in
-//! `<prefix>.rigel/`, with rigel's Markdown and HTML reports.
+//! `<prefix>.rigel/`, with rigel's own reports.
 
 use super::run::{self, Job};
 use super::{exit, plan_table, specs};
@@ -154,7 +154,7 @@ fn calibrate(job: &OrionJob, spec_toml: String, plan: RunPlan, cwd: &Path) -> i3
     let Some(doc) = ran.doc else {
         return ran.code;
     };
-    if let Err(code) = write_reports(&doc, o, cwd, &ran.dir) {
+    if let Err(code) = write_reports(&doc, o, cwd) {
         return code;
     }
     if o.verbose {
@@ -176,9 +176,9 @@ fn calibrate(job: &OrionJob, spec_toml: String, plan: RunPlan, cwd: &Path) -> i3
     ran.code
 }
 
-/// ORION's files into the current directory (result lines echoed as ORION ends), rigel's reports
-/// into the run folder.
-fn write_reports(doc: &ResultsDoc, o: &OrionOptions, cwd: &Path, dir: &Path) -> Result<(), i32> {
+/// ORION's files into the current directory, and their result lines echoed as ORION ends (the run
+/// folder has its own reports already).
+fn write_reports(doc: &ResultsDoc, o: &OrionOptions, cwd: &Path) -> Result<(), i32> {
     let mut opts = ReportOptions::new(cwd);
     opts.formats = vec![Format::Orion];
     opts.dialect = dialect(o);
@@ -199,15 +199,6 @@ fn write_reports(doc: &ResultsDoc, o: &OrionOptions, cwd: &Path, dir: &Path) -> 
                     .any(|s| l.starts_with(s))
             })
             .for_each(|l| println!("{l}"));
-    }
-    let mut rigel = ReportOptions::new(dir);
-    rigel.formats = vec![Format::Markdown, Format::Html];
-    rigel.testname = Some(o.testname().to_owned());
-    if let Err(e) = report::render(doc, &rigel) {
-        eprintln!(
-            "rigel orion: cannot write rigel's reports into {}: {e}",
-            dir.display()
-        );
     }
     Ok(())
 }

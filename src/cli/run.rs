@@ -7,6 +7,7 @@ use super::{exit, specs, summary};
 use crate::exec::{self, ExecError, ExecTarget, LiveCounters, PointControl};
 use crate::plan::{RunPlan, SCHEMA_VERSION};
 use crate::record::{self, RunFolder, RunHeader};
+use crate::report::{self, ReportOptions};
 use crate::stats::{PointResult, PointStatus, ResultsDoc};
 use crate::target::{self, Consent, OpenVolume, TargetError};
 use std::collections::BTreeSet;
@@ -95,6 +96,9 @@ pub(super) fn run_job(
             });
         }
     };
+    for w in volume.warnings() {
+        eprintln!("warning: {w}");
+    }
     let ran = execute(job, &volume, &stop);
     if clean {
         let paths: Vec<&Path> = volume.targets.iter().map(|t| t.path.as_path()).collect();
@@ -290,6 +294,17 @@ fn finish(
             doc: None,
             dir,
         };
+    }
+    match report::render(&doc, &ReportOptions::new(folder.dir())) {
+        Ok(files) => {
+            let names: Vec<String> = files
+                .iter()
+                .filter_map(|f| f.file_name())
+                .map(|n| n.to_string_lossy().into_owned())
+                .collect();
+            eprintln!("reports: {}", names.join(", "));
+        }
+        Err(e) => eprintln!("rigel: the results are safe, but a report failed: {e}"),
     }
     let code = if outcome == exit::OK && !complete {
         exit::RUNTIME

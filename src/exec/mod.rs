@@ -15,7 +15,7 @@ mod tests;
 mod worker;
 
 pub use offsets::{SlotSpace, Stream};
-pub use point::{ClassProbe, PointProbe, run_point, run_point_probed};
+pub use point::{ClassProbe, ExecOptions, PointProbe, run_point, run_point_probed, run_point_with};
 pub use ring::RingMode;
 pub use share::{ClassShare, split};
 
@@ -147,12 +147,19 @@ pub enum ExecError {
 pub(crate) struct Shared<'a> {
     ready: AtomicUsize,
     start: OnceLock<Instant>,
+    /// Workers whose whole share is in flight.
+    running: AtomicUsize,
+    /// Start of the measured window, ns since `start`: set once every worker runs (so the
+    /// window never sees a worker still starting), `NOT_YET` before.
+    measure_from: AtomicU64,
     abort: AtomicBool,
     stop: &'a AtomicBool,
     live: &'a LiveCounters,
     warmup_ns: u64,
     window_ns: u64,
 }
+
+const NOT_YET: u64 = u64::MAX;
 
 impl Shared<'_> {
     /// Blocks until the coordinator sets the common start time (setup only, not the hot path).

@@ -6,14 +6,15 @@ use super::offsets::SlotSpace;
 use super::share::split;
 use super::worker::{self, ClassSetup, End, WorkerOutcome, WorkerSpec};
 use super::{
-    ExecError, ExecTarget, FALLBACK_BUFFERS, FALLBACK_FILES, PointControl, RingMode, Shared,
+    ExecError, ExecTarget, FALLBACK_BUFFERS, FALLBACK_FILES, NOT_YET, PointControl, RingMode,
+    Shared,
 };
 use crate::plan::{DataPoint, RunSettings};
 use crate::stats::{ClassRecorder, IoFailure, PointResult, PointStatus};
 use crate::target::Volume;
 use std::os::fd::{AsRawFd, RawFd};
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant, SystemTime};
 
 /// How the executor ran a point, beyond the results: what tests and diagnostics look at.
@@ -60,6 +61,36 @@ pub fn run_point_probed(
     run: &RunSettings,
     ctl: &PointControl,
 ) -> Result<(PointResult, PointProbe), ExecError> {
+    run_point_with(targets, volume, point, run, ctl, ExecOptions::default())
+}
+
+/// Executor choices that are not part of a plan (diagnostics, tests, benchmarks).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExecOptions {
+    /// Register the buffer arena with the ring (fixed-buffer reads and writes) when allowed.
+    pub register_buffers: bool,
+    /// Register the targets' descriptors with the ring when allowed.
+    pub register_files: bool,
+}
+
+impl Default for ExecOptions {
+    fn default() -> Self {
+        ExecOptions {
+            register_buffers: true,
+            register_files: true,
+        }
+    }
+}
+
+/// `run_point_probed` with explicit executor options.
+pub fn run_point_with(
+    targets: &[ExecTarget],
+    volume: &Volume,
+    point: &DataPoint,
+    run: &RunSettings,
+    ctl: &PointControl,
+    options: ExecOptions,
+) -> Result<(PointResult, PointProbe), ExecError> {
     let classes = class_setups(targets, volume, point)?;
     let fds: Vec<RawFd> = targets.iter().map(|t| t.fd.as_raw_fd()).collect();
     let shares = split(point, run.workers);
@@ -70,6 +101,8 @@ pub fn run_point_probed(
     let shared = Shared {
         ready: AtomicUsize::new(0),
         start: OnceLock::new(),
+        running: AtomicUsize::new(0),
+        measure_from: AtomicU64::new(NOT_YET),
         abort: AtomicBool::new(false),
         stop: &ctl.stop,
         live: &ctl.live,
@@ -87,6 +120,7 @@ pub fn run_point_probed(
                 fds: &fds,
                 seed: worker_seed(run.seed, point.id, w),
                 intervals,
+                options,
             };
             let spawned = std::thread::Builder::new()
                 .name(format!("rigel-worker-{w}"))
@@ -107,9 +141,14 @@ pub fn run_point_probed(
         let wall = SystemTime::now();
         let _ = shared.start.set(start);
         let all_done = || handles.iter().all(|h| h.is_finished());
-        sleep_until(start + Duration::from_nanos(shared.warmup_ns), &all_done);
+        while shared.running.load(Ordering::Acquire) < handles.len() && !all_done() {
+            std::thread::sleep(Duration::from_micros(50));
+        }
+        let measure_from = start.elapsed().as_nanos() as u64 + shared.warmup_ns;
+        shared.measure_from.store(measure_from, Ordering::Release);
+        sleep_until(start + Duration::from_nanos(measure_from), &all_done);
         let cpu0 = process_cpu();
-        let end = start + Duration::from_nanos(shared.warmup_ns + shared.window_ns);
+        let end = start + Duration::from_nanos(measure_from + shared.window_ns);
         sleep_until(end, &all_done);
         let cpu = delta(cpu0, process_cpu());
         let outcomes: Vec<Option<WorkerOutcome>> =
@@ -193,15 +232,13 @@ fn assemble(
     cpu: crate::stats::CpuTime,
     wall: SystemTime,
 ) -> (PointResult, PointProbe) {
+    let measure_from = shared.measure_from.load(Ordering::Acquire);
     let failure = outcomes
         .iter()
         .filter_map(|o| o.failure.as_ref())
         .min_by_key(|f| f.at_ns);
     let window_ns = match failure {
-        Some(f) => f
-            .at_ns
-            .saturating_sub(shared.warmup_ns)
-            .min(shared.window_ns),
+        Some(f) => f.at_ns.saturating_sub(measure_from).min(shared.window_ns),
         None => shared.window_ns,
     };
     let window_s = window_ns as f64 / 1e9;
@@ -252,7 +289,7 @@ fn assemble(
             },
         },
     };
-    let started = wall + Duration::from_nanos(shared.warmup_ns);
+    let started = wall + Duration::from_nanos(measure_from);
     let result = PointResult {
         point: point.clone(),
         status,

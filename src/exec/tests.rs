@@ -8,7 +8,7 @@ use crate::stats::{PointResult, PointStatus};
 use crate::target::Volume;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
-use std::os::fd::AsFd;
+use std::os::fd::{AsFd, FromRawFd};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -235,6 +235,40 @@ fn tmpfs_random_and_sequential_classes_keep_their_load() {
 }
 
 #[test]
+fn without_registration_plain_reads_and_writes_do_the_same_work() {
+    let t = TempTarget::new("/dev/shm", "plain", 16 * MIB);
+    let volume = Volume::new(Layout::Concat, MIB, &[16 * MIB]);
+    let targets = [ExecTarget {
+        fd: t.file.as_fd(),
+        path: t.path(),
+    }];
+    let point = DataPoint {
+        id: 1,
+        sweep: vec![],
+        classes: vec![class("small", 4 * KIB, Access::Random, 50, 4, 1)],
+    };
+    let ctl = PointControl::new(1);
+    let options = ExecOptions {
+        register_buffers: false,
+        register_files: false,
+    };
+    let (r, p) = run_point_with(
+        &targets,
+        &volume,
+        &point,
+        &settings(300, 0, 1),
+        &ctl,
+        options,
+    )
+    .expect("point runs");
+    assert!(!p.fixed_buffers && !p.fixed_files);
+    assert_load_kept(&r, &p);
+    let notes = ctl.live.notes();
+    assert_eq!(notes.len(), 2, "{notes:?}");
+    assert!(notes[0].contains("plain reads and writes"));
+}
+
+#[test]
 fn ext4_mixed_class_honours_the_read_ratio() {
     let t = TempTarget::new("/tmp", "mix", 32 * MIB);
     let classes = vec![class("small", 8 * KIB, Access::Random, 70, 4, 1)];
@@ -374,4 +408,36 @@ fn writing_a_read_only_loop_device_fails_the_point_clearly() {
     assert!(error.offset < 16 * MIB);
     assert!(!error.message.is_empty());
     assert!(r.elapsed_s < 0.5);
+}
+
+#[test]
+fn stop_is_honoured_while_an_io_never_completes() {
+    // A pipe whose write end stays open but silent: a read from it never completes.
+    let mut fds = [0i32; 2];
+    // SAFETY: fds is a live array of two ints.
+    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+    // SAFETY: pipe() just returned these descriptors and nothing else owns them.
+    let (rd, wr) = unsafe { (File::from_raw_fd(fds[0]), File::from_raw_fd(fds[1])) };
+    let volume = Volume::new(Layout::Concat, MIB, &[MIB]);
+    let targets = [ExecTarget {
+        fd: rd.as_fd(),
+        path: "pipe",
+    }];
+    let point = DataPoint {
+        id: 1,
+        sweep: vec![],
+        classes: vec![class("small", 4 * KIB, Access::Random, 100, 1, 1)],
+    };
+    let ctl = PointControl::new(1);
+    let stop = ctl.stop.clone();
+    std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    });
+    let began = std::time::Instant::now();
+    let res = run_point(&targets, &volume, &point, &settings(20_000, 0, 1), &ctl);
+    eprintln!("{res:?} after {:?}", began.elapsed());
+    assert!(matches!(res, Err(ExecError::Interrupted)), "{res:?}");
+    assert!(began.elapsed() < std::time::Duration::from_millis(1300));
+    drop(wr);
 }

@@ -6,16 +6,22 @@
 use super::offsets::{SlotSpace, Stream};
 use super::ring::{Arena, BUF_ALIGN, RingMode, build_ring, register_buffers, register_files};
 use super::share::ClassShare;
-use super::{LiveCounters, Shared};
+use super::{LiveCounters, NOT_YET, Shared};
 use crate::stats::ClassRecorder;
-use io_uring::{IoUring, cqueue, opcode, squeue, types};
+use io_uring::{IoUring, opcode, squeue, types};
 use std::io;
 use std::os::fd::RawFd;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-/// Longest wait inside the kernel: bounds how late a stop request is seen.
-const WAIT_SLICE: types::Timespec = types::Timespec::new().nsec(100_000_000);
+/// A timer request kept armed in the ring completes at least this often, so no wait inside the
+/// kernel lasts longer and a stop request is seen in time. (A timer request costs nothing per
+/// I/O; a timeout argument on every wait would be copied in on every system call.)
+static TICK: types::Timespec = types::Timespec::new().nsec(100_000_000);
+/// user_data of the timer request (slots use their index).
+const TICK_TAG: u64 = u64::MAX;
+/// user_data of the cancel request sent when a point ends.
+const CANCEL_TAG: u64 = u64::MAX - 1;
 /// How long a worker waits for its in-flight I/O after the point ends before giving up on it.
 const DRAIN_LIMIT: Duration = Duration::from_secs(30);
 /// Write buffers get a fresh random word every this many bytes before each write, so no two
@@ -33,6 +39,7 @@ pub struct WorkerSpec<'a> {
     pub fds: &'a [RawFd],
     pub seed: u64,
     pub intervals: usize,
+    pub options: super::ExecOptions,
 }
 
 /// A point class as the workers need it.
@@ -228,10 +235,12 @@ fn setup<'a>(spec: &WorkerSpec<'a>) -> io::Result<(Ring, State<'a>)> {
     let mut arena = Arena::new(arena_bytes)?;
     // Random content everywhere: writes then carry incompressible data from the first I/O.
     rng.fill(arena.bytes_mut());
-    let ring = build_ring(slots.len() as u32)?;
+    // One entry per slot, one for the timer request.
+    let ring = build_ring(slots.len() as u32 + 1)?;
     let buffers: Vec<(usize, usize)> = slots.iter().map(|s| (s.buf, s.len as usize)).collect();
-    let fixed_buffers = register_buffers(&ring.0, &arena, &buffers).is_ok();
-    let fixed_files = register_files(&ring.0, spec.fds).is_ok();
+    let fixed_buffers =
+        spec.options.register_buffers && register_buffers(&ring.0, &arena, &buffers).is_ok();
+    let fixed_files = spec.options.register_files && register_files(&ring.0, spec.fds).is_ok();
     Ok((
         ring,
         State {
@@ -364,28 +373,24 @@ fn run_loop(
     out: &mut WorkerOutcome,
 ) -> bool {
     let live: &LiveCounters = shared.live;
-    let (t_measure, t_end) = (shared.warmup_ns, shared.warmup_ns + shared.window_ns);
-    let ext_arg = ring.params().is_feature_ext_arg();
-    let wait_args = types::SubmitArgs::new().timespec(&WAIT_SLICE);
+    // Unknown until every worker runs: nothing is measured and nothing ends before.
+    let (mut t_measure, mut t_end) = (NOT_YET, NOT_YET);
     let (mut submitter, mut sq, mut cq) = ring.split();
     // Enter through the ring's registered index: saves a file lookup per system call (5.18+;
     // without it the plain descriptor is used).
     let _ = submitter.register_ring_fd();
+    arm_tick(&mut sq, &submitter);
     let now = since(start);
     for i in 0..st.slots.len() {
         st.next_io(i, now, &mut sq, &submitter);
     }
+    shared.running.fetch_add(1, Ordering::AcqRel);
     let mut prev = now;
     let mut published = now;
     let mut in_flight_total = st.slots.len();
     out.end = loop {
         sq.sync();
-        let entered = if ext_arg {
-            submitter.submit_with_args(1, &wait_args)
-        } else {
-            submitter.submit_and_wait(1)
-        };
-        if let Err(e) = entered {
+        if let Err(e) = submitter.submit_and_wait(1) {
             if !transient(e.raw_os_error().unwrap_or(0)) {
                 out.failure = Some(Failure {
                     target: 0,
@@ -400,6 +405,10 @@ fn run_loop(
         }
         let now = since(start);
         out.batches += 1;
+        if t_measure == NOT_YET {
+            t_measure = shared.measure_from.load(Ordering::Acquire);
+            t_end = t_measure.saturating_add(shared.window_ns);
+        }
         // Time-weighted in-flight count, clipped to the measured window.
         let (a, b) = (prev.max(t_measure), now.min(t_end));
         if b > a {
@@ -423,6 +432,10 @@ fn run_loop(
         cq.sync();
         let mut failed = false;
         for cqe in &mut cq {
+            if cqe.user_data() == TICK_TAG {
+                arm_tick(&mut sq, &submitter);
+                continue;
+            }
             let i = cqe.user_data() as usize;
             let res = cqe.result();
             if res < 0 && transient(-res) && !failed {
@@ -493,24 +506,53 @@ fn failure(slot: &Slot, res: i32, now: u64) -> Failure {
 /// complete within `DRAIN_LIMIT`.
 fn drain(ring: &mut IoUring, st: &mut State<'_>, mut in_flight: usize) -> bool {
     let deadline = Instant::now() + DRAIN_LIMIT;
-    let ext_arg = ring.params().is_feature_ext_arg();
-    let wait_args = types::SubmitArgs::new().timespec(&WAIT_SLICE);
+    let (submitter, mut sq, mut cq) = ring.split();
+    if in_flight > 0 {
+        // Ask the kernel to cancel what it can (I/O waiting in io-wq or on a file that may never
+        // be ready); I/O already at the device completes normally. Needs 5.19; older kernels
+        // answer with an error CQE and the drain simply waits.
+        let cancel = opcode::AsyncCancel2::new(types::CancelBuilder::any())
+            .build()
+            .user_data(CANCEL_TAG);
+        // SAFETY: a cancel request references no memory.
+        while unsafe { sq.push(&cancel) }.is_err() {
+            sq.sync();
+            let _ = submitter.submit();
+            sq.sync();
+        }
+    }
     while in_flight > 0 && Instant::now() < deadline {
-        // Entries still queued in the SQ (not yet submitted) complete too once submitted.
-        let _ = if ext_arg {
-            ring.submitter().submit_with_args(1, &wait_args)
-        } else {
-            ring.submitter().submit_and_wait(1)
-        };
-        let mut cq = ring.completion();
+        // Entries still queued in the SQ (not yet submitted) are submitted here and complete too.
+        sq.sync();
+        let _ = submitter.submit_and_wait(1);
         cq.sync();
         for cqe in &mut cq {
-            let _: &cqueue::Entry = &cqe;
-            in_flight -= 1;
+            match cqe.user_data() {
+                TICK_TAG => arm_tick(&mut sq, &submitter),
+                CANCEL_TAG => {}
+                _ => in_flight -= 1,
+            }
         }
+        cq.sync();
     }
     for c in &mut st.classes {
         c.in_flight = 0;
     }
+    // A timer request still armed references no memory of ours (the kernel copied its
+    // timespec); dropping the ring cancels it.
     in_flight == 0
+}
+
+/// Queues the timer request that bounds every wait.
+fn arm_tick(sq: &mut squeue::SubmissionQueue<'_>, submitter: &io_uring::Submitter<'_>) {
+    let entry = opcode::Timeout::new(&TICK).build().user_data(TICK_TAG);
+    loop {
+        // SAFETY: TICK is a static, valid for the life of the program.
+        if unsafe { sq.push(&entry) }.is_ok() {
+            return;
+        }
+        sq.sync();
+        let _ = submitter.submit();
+        sq.sync();
+    }
 }

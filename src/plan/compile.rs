@@ -1,10 +1,11 @@
 //! The compiler: a typed spec becomes a run plan. Every invalid combination is reported against the
 //! spec text; the same spec always gives the same plan.
 
-use super::matrix::{MatrixCells, expand_matrix};
+use super::matrix::expand_matrix;
 use super::model::*;
+use super::sweep::{build_points, sweep_combos};
 use crate::expr::{Access, Names, Size};
-use crate::spec::{ClassSpec, Loc, Spec, SpecError, SweepValues};
+use crate::spec::{ClassSpec, Loc, Spec, SpecError};
 
 /// A plan larger than this is almost certainly a typo in a sweep; refuse before allocating it.
 pub const MAX_POINTS: u64 = 1_000_000;
@@ -40,6 +41,18 @@ pub fn compile(spec: &Spec, cores: u64) -> Result<RunPlan, Vec<SpecError>> {
         .hint("narrow a sweep (a geometric `x2` range instead of `step 1`) or split the spec")]);
     }
     let points = build_points(&classes, &cells, &combos);
+    if let Some(c) = points
+        .iter()
+        .flat_map(|p| p.active())
+        .find(|c| u64::from(c.outstanding) > MAX_OUTSTANDING)
+    {
+        return Err(vec![SpecError::at(
+            &spec.matrix.loc,
+            format!("class `{}` would keep {} I/Os in flight ({} streams × {}), more than rigel allows ({MAX_OUTSTANDING})", c.class, c.outstanding, c.load, c.per_stream),
+            "the loads here",
+        )
+        .hint("lower the stream count or per_stream")]);
+    }
     let writes = points.iter().any(|p| p.active().any(|c| c.mix.writes()));
     let per_point_ms = run.duration_ms + run.warmup_ms;
     Ok(RunPlan {
@@ -214,10 +227,13 @@ fn check_classes(
                     1
                 }
                 (Some(p), _) => {
-                    if p.value == 0 {
-                        errors.push(SpecError::at(&p.loc, "`per_stream` must be at least 1", "zero"));
+                    if p.value == 0 || u64::from(p.value) > MAX_OUTSTANDING {
+                        errors.push(
+                            SpecError::at(&p.loc, format!("`per_stream` must be between 1 and {MAX_OUTSTANDING}"), "out of range")
+                                .hint("ORION's default is 4 outstanding I/Os per stream"),
+                        );
                     }
-                    p.value.max(1)
+                    p.value.clamp(1, MAX_OUTSTANDING as u32)
                 }
             };
             IoClass { name: c.name.value.clone(), size: c.size.value.0, access: c.access.value, mix: c.mix.value, per_stream }
@@ -225,7 +241,7 @@ fn check_classes(
         .collect()
 }
 
-fn check_size(size: u64, loc: &Loc, volume: VolumeLayout, errors: &mut Vec<SpecError>) {
+pub(super) fn check_size(size: u64, loc: &Loc, volume: VolumeLayout, errors: &mut Vec<SpecError>) {
     if size == 0 || size % 512 != 0 {
         errors.push(
             SpecError::at(
@@ -255,136 +271,116 @@ fn check_size(size: u64, loc: &Loc, volume: VolumeLayout, errors: &mut Vec<SpecE
     }
 }
 
-/// One combination of `[sweep]` values: (class index, parameter value) overrides and their labels.
-#[derive(Clone, Debug, Default)]
-pub(super) struct Combo {
-    pub bindings: Vec<SweepBinding>,
-    pub overrides: Vec<(String, SweepOverride)>,
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::{SpecInput, load};
 
-#[derive(Clone, Debug)]
-pub(super) enum SweepOverride {
-    Size(u64),
-    Mix(crate::expr::Mix),
-    Access(Access),
-    PerStream(u32),
-}
+    fn plan(text: &str) -> Result<RunPlan, Vec<String>> {
+        let loaded = load(SpecInput::Text { name: "t", text }, &[], 2).map_err(|d| {
+            d.errors
+                .iter()
+                .map(|e| e.message.clone())
+                .collect::<Vec<_>>()
+        })?;
+        compile(&loaded.spec, 2).map_err(|e| e.iter().map(|e| e.message.clone()).collect())
+    }
 
-fn sweep_combos(spec: &Spec, volume: VolumeLayout, errors: &mut Vec<SpecError>) -> Vec<Combo> {
-    let mut combos = vec![Combo::default()];
-    for s in &spec.sweep {
-        let key = format!("{}.{}", s.class.value, s.values.value.param());
-        let choices: Vec<(String, SweepOverride)> = match &s.values.value {
-            SweepValues::Size(v) => v
-                .iter()
-                .map(|z| {
-                    check_size(z.0, &s.values.loc, volume, errors);
-                    (z.to_string(), SweepOverride::Size(z.0))
-                })
-                .collect(),
-            SweepValues::Mix(v) => v
-                .iter()
-                .map(|m| (format!("{}% read", m.read_percent), SweepOverride::Mix(*m)))
-                .collect(),
-            SweepValues::Access(v) => v
-                .iter()
-                .map(|a| (format!("{a:?}").to_lowercase(), SweepOverride::Access(*a)))
-                .collect(),
-            SweepValues::PerStream(v) => v
-                .iter()
-                .map(|n| {
-                    if *n == 0 || *n > MAX_OUTSTANDING {
-                        errors.push(SpecError::at(
-                            &s.values.loc,
-                            format!(
-                                "per_stream must be between 1 and {MAX_OUTSTANDING}, found {n}"
-                            ),
-                            "out of range",
-                        ));
-                    }
-                    (
-                        n.to_string(),
-                        SweepOverride::PerStream((*n).clamp(1, MAX_OUTSTANDING) as u32),
-                    )
-                })
-                .collect(),
-        };
-        if choices.is_empty() {
-            errors.push(SpecError::at(
-                &s.values.loc,
-                "a sweep needs at least one value",
-                "empty sweep",
-            ));
-            continue;
-        }
-        if combos.len().saturating_mul(choices.len()) as u64 > MAX_POINTS {
-            errors.push(SpecError::at(
-                &s.values.loc,
-                "the sweeps multiply to more combinations than rigel runs",
-                "too many",
-            ));
-            return vec![Combo::default()];
-        }
-        combos = combos
+    fn two_classes(shape: &str, small: &str, large: &str) -> String {
+        format!(
+            "[[target]]\npath = \"a\"\n[[target]]\npath = \"b\"\n[class.small]\nsize = \"8KiB\"\n[class.large]\nsize = \"1MiB\"\naccess = \"sequential\"\n[matrix]\nshape = \"{shape}\"\nsmall = \"{small}\"\nlarge = \"{large}\"\n"
+        )
+    }
+
+    fn loads(p: &RunPlan) -> Vec<(u32, u32)> {
+        p.points
             .iter()
-            .flat_map(|c| {
-                let key = &key;
-                choices.iter().map(move |(label, o)| {
-                    let mut c = c.clone();
-                    c.bindings.push(SweepBinding {
-                        key: key.clone(),
-                        value: label.clone(),
-                    });
-                    c.overrides.push((s.class.value.clone(), o.clone()));
-                    c
-                })
-            })
-            .collect();
+            .map(|p| (p.load_of("small"), p.load_of("large")))
+            .collect()
     }
-    combos
-}
 
-fn build_points(classes: &[IoClass], cells: &MatrixCells, combos: &[Combo]) -> Vec<DataPoint> {
-    let mut points = Vec::with_capacity(cells.points.len() * combos.len());
-    for combo in combos {
-        let mut params: Vec<IoClass> = classes.to_vec();
-        for (class, o) in &combo.overrides {
-            if let Some(c) = params.iter_mut().find(|c| &c.name == class) {
-                match o {
-                    SweepOverride::Size(s) => c.size = *s,
-                    SweepOverride::Mix(m) => c.mix = *m,
-                    SweepOverride::Access(a) => c.access = *a,
-                    SweepOverride::PerStream(p) => c.per_stream = *p,
-                }
-            }
-        }
-        for loads in &cells.points {
-            let classes = params
-                .iter()
-                .zip(loads)
-                .map(|(c, &load)| {
-                    let per_stream = if c.access == Access::Sequential {
-                        c.per_stream
-                    } else {
-                        1
-                    };
-                    ClassLoad {
-                        class: c.name.clone(),
-                        size: c.size,
-                        access: c.access,
-                        mix: c.mix,
-                        load,
-                        per_stream,
-                        outstanding: load.saturating_mul(per_stream),
-                    }
-                })
-                .collect();
-            points.push(DataPoint {
-                id: points.len() as u32 + 1,
-                sweep: combo.bindings.clone(),
-                classes,
-            });
-        }
+    #[test]
+    fn basic_runs_each_class_alone_and_counts_the_idle_cell() {
+        let p = plan(&two_classes("basic", "1, 2", "1")).unwrap();
+        assert_eq!(loads(&p), vec![(1, 0), (2, 0), (0, 1)]);
+        assert_eq!(p.orion_total_points, 4);
+        assert_eq!(
+            p.points.iter().map(|p| p.id).collect::<Vec<_>>(),
+            vec![1, 2, 3]
+        );
     }
-    points
+
+    #[test]
+    fn detailed_varies_the_first_class_fastest() {
+        let p = plan(&two_classes("detailed", "1, 2", "1")).unwrap();
+        assert_eq!(loads(&p), vec![(1, 0), (2, 0), (0, 1), (1, 1), (2, 1)]);
+        assert_eq!(p.orion_total_points, 6);
+    }
+
+    #[test]
+    fn row_and_col_vary_one_class_from_zero() {
+        let row = plan(&two_classes("row", "1, 2", "3")).unwrap();
+        assert_eq!(loads(&row), vec![(0, 3), (1, 3), (2, 3)]);
+        let col = plan(&two_classes("col", "0", "1, 2")).unwrap();
+        assert_eq!(loads(&col), vec![(0, 1), (0, 2)]);
+        assert_eq!(col.orion_total_points, 3);
+    }
+
+    #[test]
+    fn sequential_loads_are_streams_times_per_stream() {
+        let p = plan(&two_classes("point", "0", "3")).unwrap();
+        let large = &p.points[0].classes[1];
+        assert_eq!(
+            (large.load, large.per_stream, large.outstanding),
+            (3, 4, 12)
+        );
+    }
+
+    #[test]
+    fn sweeps_are_outer_loops_in_the_order_written() {
+        let text = two_classes("basic", "1", "1")
+            + "[sweep]\n\"small.size\" = \"4KiB, 8KiB\"\n\"small.mix\" = \"read, write\"\n";
+        let p = plan(&text).unwrap();
+        let first: Vec<String> = p
+            .points
+            .iter()
+            .step_by(2)
+            .map(|p| format!("{}/{}", p.sweep[0].value, p.sweep[1].value))
+            .collect();
+        assert_eq!(
+            first,
+            vec![
+                "4KiB/100% read",
+                "4KiB/0% read",
+                "8KiB/100% read",
+                "8KiB/0% read"
+            ]
+        );
+        assert_eq!(p.points[2].classes[0].mix.read_percent, 0);
+        assert!(p.targets.iter().all(|t| t.written));
+        assert_eq!(p.orion_total_points, 12);
+    }
+
+    #[test]
+    fn invalid_combinations_are_errors() {
+        let raid = two_classes("basic", "1", "1").replace(
+            "[class.small]",
+            "[volume]\nlayout = \"raid0\"\nstripe = \"64KiB\"\n[class.small]",
+        );
+        let errors = plan(&raid).unwrap_err();
+        assert!(
+            errors[0].contains("does not fit the raid0 stripe"),
+            "{errors:?}"
+        );
+        let idle = plan(&two_classes("point", "0", "0")).unwrap_err();
+        assert!(idle[0].contains("no point with any load"), "{idle:?}");
+    }
+
+    #[test]
+    fn the_same_spec_gives_the_same_plan() {
+        let text = two_classes("detailed", "orion(10)", "1..=4");
+        let a = serde_json::to_string(&plan(&text).unwrap()).unwrap();
+        let b = serde_json::to_string(&plan(&text).unwrap()).unwrap();
+        assert_eq!(a, b);
+    }
 }

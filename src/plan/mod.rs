@@ -4,6 +4,7 @@
 mod compile;
 mod matrix;
 mod model;
+mod sweep;
 
 pub use compile::{MAX_OUTSTANDING, MAX_POINTS, compile};
 pub use model::*;

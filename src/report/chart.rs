@@ -15,6 +15,8 @@ pub struct LineChart {
     pub x_label: String,
     pub y_label: String,
     pub series: Vec<Series>,
+    /// A logarithmic y axis: for latency percentiles that span orders of magnitude.
+    pub log_y: bool,
 }
 
 const W: f64 = 720.0;
@@ -60,10 +62,19 @@ impl LineChart {
         let x_max = all().map(|p| p.0).fold(0.0, f64::max);
         let y_max = all().map(|p| p.1).fold(0.0, f64::max);
         let (xt, x_end) = ticks(x_max, 8.0, true);
-        let (yt, y_end) = ticks(y_max, 5.0, false);
+        let y_min = all()
+            .map(|p| p.1)
+            .filter(|&y| y > 0.0)
+            .fold(f64::INFINITY, f64::min);
+        let (yt, y_scale) = if self.log_y && y_min.is_finite() {
+            log_ticks(y_min, y_max)
+        } else {
+            let (t, end) = ticks(y_max, 5.0, false);
+            (t, YScale::Linear(end))
+        };
         let plot_w = W - LEFT - RIGHT;
         let px = |x: f64| LEFT + x / x_end * plot_w;
-        let py = |y: f64| TOP + PLOT_H - y / y_end * PLOT_H;
+        let py = |y: f64| TOP + PLOT_H - y_scale.fraction(y) * PLOT_H;
         for &t in &yt {
             let y = py(t);
             let _ = writeln!(
@@ -159,5 +170,55 @@ impl LineChart {
         }
         out.push_str("</svg>\n");
         out
+    }
+}
+
+enum YScale {
+    Linear(f64),
+    /// log10 of the axis' bottom and top.
+    Log(f64, f64),
+}
+
+impl YScale {
+    /// Where `y` sits between the bottom (0) and the top (1) of the axis.
+    fn fraction(&self, y: f64) -> f64 {
+        match *self {
+            YScale::Linear(end) => y / end,
+            YScale::Log(lo, hi) => ((y.max(1e-12).log10() - lo) / (hi - lo)).clamp(0.0, 1.0),
+        }
+    }
+}
+
+/// Decade ticks covering `min..=max` (with 2 and 5 between decades when the span is short).
+fn log_ticks(min: f64, max: f64) -> (Vec<f64>, YScale) {
+    let lo = min.log10().floor();
+    let hi = max.log10().ceil().max(lo + 1.0);
+    let mut ticks = Vec::new();
+    let mut d = lo;
+    while d <= hi + 1e-9 {
+        let base = 10f64.powf(d);
+        ticks.push(base);
+        if hi - lo <= 2.0 && d < hi {
+            ticks.extend([2.0 * base, 5.0 * base]);
+        }
+        d += 1.0;
+    }
+    (ticks, YScale::Log(lo, hi))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log_ticks_cover_the_data_by_decades() {
+        let (t, scale) = log_ticks(0.039, 8.2);
+        assert_eq!(
+            t,
+            vec![0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0]
+        );
+        assert!((scale.fraction(0.01)).abs() < 1e-9 && (scale.fraction(10.0) - 1.0).abs() < 1e-9);
+        let (t, _) = log_ticks(3.0, 90.0);
+        assert_eq!(t, vec![1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0]);
     }
 }

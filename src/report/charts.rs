@@ -88,6 +88,7 @@ fn per_load_chart(
         }
     }
     LineChart {
+        log_y: false,
         title: title.to_string(),
         x_label: X_LABEL.to_string(),
         y_label: y_label.to_string(),
@@ -135,11 +136,23 @@ fn latency_chart(class: &ClassView) -> Option<LineChart> {
     } else {
         format!(" ({key})")
     };
+    // Tail percentiles far above the median flatten a linear axis: switch to a log one.
+    let low = rows
+        .iter()
+        .map(|r| r.latency.p50_ns.max(1))
+        .min()
+        .unwrap_or(1);
+    let log_y = top as f64 / low as f64 > 20.0;
     Some(LineChart {
         title: format!("{} latency vs load{beside}", class.name),
         x_label: X_LABEL.to_string(),
-        y_label: format!("latency ({unit})"),
+        y_label: if log_y {
+            format!("latency ({unit}, log scale)")
+        } else {
+            format!("latency ({unit})")
+        },
         series,
+        log_y,
     })
 }
 

@@ -14,8 +14,9 @@ pub enum ReportError {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("{path} is not a rigel run folder: it has neither results.json nor plan.json")]
-    NotARunFolder { path: PathBuf },
+    /// The run folder could not be read (not a run, unreadable, newer schema in `run.json`).
+    #[error(transparent)]
+    Record(#[from] crate::record::RecordError),
     #[error("{path}, line {line}: {message}")]
     BadJson {
         path: PathBuf,

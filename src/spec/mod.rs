@@ -10,6 +10,7 @@ mod source;
 mod suggest;
 mod tree;
 mod vars;
+mod workload;
 
 pub use diag::{Diagnostics, SpecError};
 pub use load::Override;

@@ -191,3 +191,40 @@ fn to_toml_value(v: &Value) -> toml::Value {
         Value::Table(t) => toml::Value::Table(to_toml_table(t)),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn child_tables_merge_and_other_values_replace() {
+        let parent = parse(
+            SourceId(0),
+            "[run]\nduration = \"60s\"\nseed = 1\n[[target]]\npath = \"a\"\n",
+        )
+        .unwrap();
+        let child = parse(SourceId(1), "[run]\nseed = 2\n[[target]]\npath = \"b\"\n").unwrap();
+        let merged = merge(parent, child);
+        let Some(Value::Table(run)) = merged.get("run").map(|n| &n.value) else {
+            panic!("run")
+        };
+        assert!(matches!(run.get("duration").map(|n| &n.value), Some(Value::Str(s)) if s == "60s"));
+        let seed = run.get("seed").unwrap();
+        assert!(matches!(seed.value, Value::Int(2)));
+        assert_eq!(
+            seed.loc.source,
+            SourceId(1),
+            "the value remembers the file it came from"
+        );
+        let Some(Value::Array(targets)) = merged.get("target").map(|n| &n.value) else {
+            panic!("targets")
+        };
+        assert_eq!(targets.len(), 1);
+    }
+
+    #[test]
+    fn toml_syntax_errors_carry_spans() {
+        let errors = parse(SourceId(0), "a = \"x\nb = 1\n").unwrap_err();
+        assert!(errors[0].loc.as_ref().is_some_and(|l| l.span.start > 0));
+    }
+}

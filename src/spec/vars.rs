@@ -9,11 +9,11 @@ use std::ops::Range;
 
 /// Replaces `${name}` in every string outside `[vars]` with the variable's value.
 pub fn substitute(table: &mut Table, sources: &Sources) -> Vec<SpecError> {
-    let vars: Vec<(String, String)> = match table.get("vars").map(|n| &n.value) {
+    let vars: Vec<(String, Option<String>)> = match table.get("vars").map(|n| &n.value) {
         Some(Value::Table(t)) => t
             .entries
             .iter()
-            .filter_map(|(k, (_, n))| scalar_text(&n.value).map(|v| (k.clone(), v)))
+            .map(|(k, (_, n))| (k.clone(), scalar_text(&n.value)))
             .collect(),
         _ => Vec::new(),
     };
@@ -30,11 +30,11 @@ pub fn substitute(table: &mut Table, sources: &Sources) -> Vec<SpecError> {
 /// Lets variables use other variables (`large_max = "2 * ${disks}"`): expands them among
 /// themselves a bounded number of times, so a cycle stops instead of looping (and is then reported
 /// as an unclosed reference where it is used).
-fn resolve_nested(mut vars: Vec<(String, String)>) -> Vec<(String, String)> {
+fn resolve_nested(mut vars: Vec<(String, Option<String>)>) -> Vec<(String, Option<String>)> {
     for _ in 0..vars.len() {
         let snapshot = vars.clone();
         let mut changed = false;
-        for (_, value) in vars.iter_mut() {
+        for value in vars.iter_mut().filter_map(|(_, v)| v.as_mut()) {
             if value.contains("${")
                 && let Ok((text, _)) = expand(value, &snapshot)
                 && text != *value
@@ -62,7 +62,7 @@ fn scalar_text(v: &Value) -> Option<String> {
 
 fn walk(
     node: &mut Node,
-    vars: &[(String, String)],
+    vars: &[(String, Option<String>)],
     sources: &Sources,
     errors: &mut Vec<SpecError>,
 ) {
@@ -90,7 +90,7 @@ fn walk(
 
 type ExpandError = (Range<usize>, String, Option<String>);
 
-fn expand(s: &str, vars: &[(String, String)]) -> Result<(String, Vec<Piece>), ExpandError> {
+fn expand(s: &str, vars: &[(String, Option<String>)]) -> Result<(String, Vec<Piece>), ExpandError> {
     let mut out = String::new();
     let mut pieces = Vec::new();
     let mut rest = 0;
@@ -105,7 +105,15 @@ fn expand(s: &str, vars: &[(String, String)]) -> Result<(String, Vec<Piece>), Ex
             ));
         };
         let name = s[start + 2..start + len].trim();
-        let Some((_, value)) = vars.iter().find(|(k, _)| k == name) else {
+        if vars.iter().any(|(k, v)| k == name && v.is_none()) {
+            let hint = Some("a variable holds text, a number or a boolean".to_owned());
+            return Err((
+                start..start + len + 1,
+                format!("variable `{name}` is a list or a table, not a value"),
+                hint,
+            ));
+        }
+        let Some((_, Some(value))) = vars.iter().find(|(k, _)| k == name) else {
             let hint = did_you_mean(name, vars.iter().map(|(k, _)| k.as_str()))
                 .or_else(|| Some("declare it in [vars], or pass --set NAME=VALUE".into()));
             return Err((
@@ -185,4 +193,41 @@ fn map_pieces(pieces: &[Piece], range: Range<usize>) -> Range<usize> {
         last.written.end
     };
     start..end.max(start)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vars(pairs: &[(&str, &str)]) -> Vec<(String, Option<String>)> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), Some(v.to_string())))
+            .collect()
+    }
+
+    #[test]
+    fn expands_references_and_maps_positions_back() {
+        let (text, pieces) =
+            expand("orion(5 * ${disks}) x", &vars(&[("disks", "targets")])).unwrap();
+        assert_eq!(text, "orion(5 * targets) x");
+        // `targets` (expanded 10..17) came from the whole `${disks}` reference (written 10..18).
+        assert_eq!(map_pieces(&pieces, 10..17), 10..18);
+        // literal text after it keeps its own position
+        assert_eq!(map_pieces(&pieces, 19..20), 20..21);
+    }
+
+    #[test]
+    fn unknown_and_unclosed_references_are_errors() {
+        let err = expand("${dsks}", &vars(&[("disks", "1")])).unwrap_err();
+        assert_eq!(err.0, 0..7);
+        assert!(err.2.unwrap().contains("disks"));
+        assert!(expand("${disks", &vars(&[("disks", "1")])).is_err());
+    }
+
+    #[test]
+    fn variables_may_use_other_variables() {
+        let resolved = resolve_nested(vars(&[("max", "2 * ${disks}"), ("disks", "4")]));
+        assert_eq!(resolved[0].1.as_deref(), Some("2 * 4"));
+    }
 }

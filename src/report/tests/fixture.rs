@@ -2,7 +2,7 @@
 //! holds at every point, latencies spread log-normally) with real HDR histograms. The checked-in
 //! `tests/fixtures/results-*.json` come from here until a real small run replaces them.
 
-use crate::expr::{Access, Mix};
+use crate::expr::{Access, CmpOp, Comparison, Mix, Quantity};
 use crate::plan::*;
 use crate::stats::*;
 use base64::Engine as _;
@@ -39,6 +39,8 @@ pub struct Scenario {
     pub failed: Vec<u32>,
     pub duration_s: u64,
     pub started: &'static str,
+    /// The spec's `[expect]` requirements.
+    pub expect: Vec<Requirement>,
 }
 
 fn encode(h: &Histogram<u64>) -> String {
@@ -218,7 +220,7 @@ pub fn build(s: &Scenario) -> ResultsDoc {
         },
         orion_total_points: planned.len() as u64 + 1,
         estimated_seconds: planned.len() as u64 * s.duration_s,
-        expect: Vec::new(),
+        expect: s.expect.clone(),
         points: planned.clone(),
     };
     let start = chrono::DateTime::parse_from_rfc3339(s.started).expect("fixture start time");
@@ -376,6 +378,13 @@ pub fn large(access: Access) -> ClassSpec {
     }
 }
 
+pub fn requirement(key: &str, op: CmpOp, value: Quantity) -> Requirement {
+    Requirement {
+        key: key.to_string(),
+        comparison: Comparison { op, value },
+    }
+}
+
 /// ORION's basic matrix: small alone at rising load, then large alone.
 pub fn basic_points(small: &[u32], large: &[u32]) -> Vec<PlannedLoads> {
     small
@@ -417,6 +426,19 @@ pub fn scenarios() -> Vec<(&'static str, Scenario)> {
                 failed: vec![],
                 duration_s: 5,
                 started: "2026-11-29T21:22:05+01:00",
+                expect: vec![
+                    requirement("small.iops", CmpOp::Ge, Quantity::Number(40000.0)),
+                    requirement(
+                        "small.latency.p99 @ small=1",
+                        CmpOp::Le,
+                        Quantity::Nanos(500_000),
+                    ),
+                    requirement(
+                        "large.mbps",
+                        CmpOp::Ge,
+                        Quantity::BytesPerSec(1.5 * 1073741824.0),
+                    ),
+                ],
             },
         ),
         (
@@ -447,6 +469,7 @@ pub fn scenarios() -> Vec<(&'static str, Scenario)> {
                 failed: vec![9],
                 duration_s: 3,
                 started: "2026-11-30T08:05:41+00:00",
+                expect: vec![],
             },
         ),
         (
@@ -467,6 +490,7 @@ pub fn scenarios() -> Vec<(&'static str, Scenario)> {
                 failed: vec![],
                 duration_s: 2,
                 started: "2026-11-30T01:00:00-05:00",
+                expect: vec![],
             },
         ),
     ]

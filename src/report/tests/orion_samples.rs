@@ -35,6 +35,7 @@ fn simple_n1() -> ResultsDoc {
         failed: vec![],
         duration_s: 60,
         started: "2016-10-11T21:22:00+02:00",
+        expect: vec![],
     };
     fixture::build(&scenario)
 }

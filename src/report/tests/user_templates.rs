@@ -168,3 +168,52 @@ fn built_in_formats_write_their_files() {
     }
     assert!(written.iter().all(|p| p.is_file()));
 }
+
+/// The example of docs/report-context.md renders as the documentation says.
+#[test]
+fn the_documented_example_renders() {
+    let doc = load_fixture(&fixtures_dir().join("results-basic.json"));
+    let dir = tempfile::tempdir().unwrap();
+    let tpl = dir.path().join("brief.txt.j2");
+    let example = "{# brief.txt.j2: one line per finished point of the small class #}\n\
+        {{ run.name }} on {{ host.hostname }} ({{ run.date }})\n\
+        {% for r in classes[0].rows %}\n\
+        {{ r.label | fmt(\"%-20s\") }} {{ r.iops | fmt(\"%9.0f\") }} IOPS  p99 {{ r.latency.p99_ns | lat }}\n\
+        {% endfor %}\n\
+        Best: {{ headline.max_iops.value | thousands }} IOPS at {{ headline.max_iops.label }}\n\
+        {{ doc.host | tojson }}\n";
+    let docs = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/report-context.md"),
+    )
+    .unwrap();
+    let documented: String = example.lines().take(6).map(|l| format!("{l}\n")).collect();
+    assert!(
+        docs.contains(&documented),
+        "docs/report-context.md shows another example"
+    );
+    std::fs::write(&tpl, example).unwrap();
+    render(&doc, &opts(dir.path(), tpl)).unwrap();
+    let text = std::fs::read_to_string(dir.path().join("out/brief.txt")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[0],
+        "orion-simple on db-test-01 (2026-11-29 21:22 UTC+01:00)"
+    );
+    assert_eq!(lines.len(), 1 + 5 + 1 + 1, "{text}");
+    assert!(
+        lines[1].starts_with("small=1 large=0          "),
+        "{}",
+        lines[1]
+    );
+    assert!(
+        lines[1].contains(" IOPS  p99 ") && lines[1].ends_with(" µs"),
+        "{}",
+        lines[1]
+    );
+    assert!(lines[6].starts_with("Best: ") && lines[6].ends_with(" IOPS at small=5 large=0"));
+    assert!(
+        lines[7].contains("\"hostname\":\"db-test-01\""),
+        "{}",
+        lines[7]
+    );
+}

@@ -1,0 +1,41 @@
+//! `rigel report`: renders a run folder's results again, without touching storage.
+
+use super::args::ReportArgs;
+use super::exit;
+use crate::report::{self, Format, ReportOptions};
+
+pub fn run(a: &ReportArgs) -> i32 {
+    let doc = match report::load_run_folder_status(&a.dir) {
+        Ok(folder) => {
+            folder.notes.iter().for_each(|n| eprintln!("note: {n}"));
+            folder.doc
+        }
+        Err(e) => {
+            eprintln!("rigel report: {e}");
+            return exit::RUNTIME;
+        }
+    };
+    let formats = match (a.formats.is_empty(), &a.template) {
+        (false, _) => a.formats.clone(),
+        (true, Some(_)) => Vec::new(),
+        (true, None) => Format::DEFAULT.to_vec(),
+    };
+    let opts = ReportOptions {
+        formats,
+        template: a.template.clone(),
+        dialect: a.dialect,
+        testname: a.testname.clone(),
+        orion_version: None,
+        out_dir: a.out.clone().unwrap_or_else(|| a.dir.clone()),
+    };
+    match report::render(&doc, &opts) {
+        Ok(files) => {
+            files.iter().for_each(|f| println!("{}", f.display()));
+            exit::OK
+        }
+        Err(e) => {
+            eprintln!("rigel report: {e}");
+            exit::RUNTIME
+        }
+    }
+}

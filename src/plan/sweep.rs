@@ -1,0 +1,150 @@
+//! `[sweep]`: the outer loops over class parameters, in the order written, and the data points
+//! they make with the matrix inside each combination.
+
+use super::compile::{MAX_OUTSTANDING, MAX_POINTS, check_size};
+use super::matrix::MatrixCells;
+use super::model::*;
+use crate::expr::Access;
+use crate::spec::{Spec, SpecError, SweepValues};
+
+/// One combination of `[sweep]` values: (class index, parameter value) overrides and their labels.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Combo {
+    pub bindings: Vec<SweepBinding>,
+    pub overrides: Vec<(String, SweepOverride)>,
+}
+
+#[derive(Clone, Debug)]
+pub(super) enum SweepOverride {
+    Size(u64),
+    Mix(crate::expr::Mix),
+    Access(Access),
+    PerStream(u32),
+}
+
+pub(super) fn sweep_combos(
+    spec: &Spec,
+    volume: VolumeLayout,
+    errors: &mut Vec<SpecError>,
+) -> Vec<Combo> {
+    let mut combos = vec![Combo::default()];
+    for s in &spec.sweep {
+        let key = format!("{}.{}", s.class.value, s.values.value.param());
+        let choices: Vec<(String, SweepOverride)> = match &s.values.value {
+            SweepValues::Size(v) => v
+                .iter()
+                .map(|z| {
+                    check_size(z.0, &s.values.loc, volume, errors);
+                    (z.to_string(), SweepOverride::Size(z.0))
+                })
+                .collect(),
+            SweepValues::Mix(v) => v
+                .iter()
+                .map(|m| (format!("{}% read", m.read_percent), SweepOverride::Mix(*m)))
+                .collect(),
+            SweepValues::Access(v) => v
+                .iter()
+                .map(|a| (format!("{a:?}").to_lowercase(), SweepOverride::Access(*a)))
+                .collect(),
+            SweepValues::PerStream(v) => v
+                .iter()
+                .map(|n| {
+                    if *n == 0 || *n > MAX_OUTSTANDING {
+                        errors.push(SpecError::at(
+                            &s.values.loc,
+                            format!(
+                                "per_stream must be between 1 and {MAX_OUTSTANDING}, found {n}"
+                            ),
+                            "out of range",
+                        ));
+                    }
+                    (
+                        n.to_string(),
+                        SweepOverride::PerStream((*n).clamp(1, MAX_OUTSTANDING) as u32),
+                    )
+                })
+                .collect(),
+        };
+        if choices.is_empty() {
+            errors.push(SpecError::at(
+                &s.values.loc,
+                "a sweep needs at least one value",
+                "empty sweep",
+            ));
+            continue;
+        }
+        if combos.len().saturating_mul(choices.len()) as u64 > MAX_POINTS {
+            errors.push(SpecError::at(
+                &s.values.loc,
+                "the sweeps multiply to more combinations than rigel runs",
+                "too many",
+            ));
+            return vec![Combo::default()];
+        }
+        combos = combos
+            .iter()
+            .flat_map(|c| {
+                let key = &key;
+                choices.iter().map(move |(label, o)| {
+                    let mut c = c.clone();
+                    c.bindings.push(SweepBinding {
+                        key: key.clone(),
+                        value: label.clone(),
+                    });
+                    c.overrides.push((s.class.value.clone(), o.clone()));
+                    c
+                })
+            })
+            .collect();
+    }
+    combos
+}
+
+pub(super) fn build_points(
+    classes: &[IoClass],
+    cells: &MatrixCells,
+    combos: &[Combo],
+) -> Vec<DataPoint> {
+    let mut points = Vec::with_capacity(cells.points.len() * combos.len());
+    for combo in combos {
+        let mut params: Vec<IoClass> = classes.to_vec();
+        for (class, o) in &combo.overrides {
+            if let Some(c) = params.iter_mut().find(|c| &c.name == class) {
+                match o {
+                    SweepOverride::Size(s) => c.size = *s,
+                    SweepOverride::Mix(m) => c.mix = *m,
+                    SweepOverride::Access(a) => c.access = *a,
+                    SweepOverride::PerStream(p) => c.per_stream = *p,
+                }
+            }
+        }
+        for loads in &cells.points {
+            let classes = params
+                .iter()
+                .zip(loads)
+                .map(|(c, &load)| {
+                    let per_stream = if c.access == Access::Sequential {
+                        c.per_stream
+                    } else {
+                        1
+                    };
+                    ClassLoad {
+                        class: c.name.clone(),
+                        size: c.size,
+                        access: c.access,
+                        mix: c.mix,
+                        load,
+                        per_stream,
+                        outstanding: load.saturating_mul(per_stream),
+                    }
+                })
+                .collect();
+            points.push(DataPoint {
+                id: points.len() as u32 + 1,
+                sweep: combo.bindings.clone(),
+                classes,
+            });
+        }
+    }
+    points
+}
