@@ -5,6 +5,7 @@
 
 pub mod cli;
 pub mod exec;
+pub mod expect;
 pub mod expr;
 pub mod orion;
 pub mod plan;

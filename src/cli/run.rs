@@ -61,8 +61,18 @@ pub fn run(a: &RunArgs) -> i32 {
         force: a.force,
     };
     let ran = run_job(job, consent, a.clean, &|e| e.to_string());
-    if let Some(doc) = &ran.doc {
-        summary::print(doc, &ran.dir, ran.code == INTERRUPTED);
+    let Some(doc) = &ran.doc else {
+        return ran.code;
+    };
+    summary::print(doc, &ran.dir, ran.code == INTERRUPTED);
+    // Judged only once the results are safely on disk; a runtime failure keeps its own code.
+    let verdicts = crate::expect::evaluate(doc);
+    if !verdicts.is_empty() {
+        println!();
+        print!("{}", crate::expect::table(&verdicts));
+    }
+    if ran.code == exit::OK && !crate::expect::all_passed(&verdicts) {
+        return exit::REQUIREMENTS;
     }
     ran.code
 }

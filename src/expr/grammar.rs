@@ -180,6 +180,12 @@ fn describe(rule: Rule) -> Option<&'static str> {
         Rule::write => "`write`",
         Rule::ge | Rule::le | Rule::eq | Rule::gt | Rule::lt => "a comparison (>=, >, <=, <, ==)",
         Rule::orion => "`orion(M)`",
+        Rule::key_word | Rule::metric_path => "a name",
+        Rule::at | Rule::selector => "`@` and a point selector",
+        Rule::select_all | Rule::select_best | Rule::select_pair => {
+            "a point selector (all, best, small=1)"
+        }
+        Rule::select_value => "a value",
         Rule::EOI => "the end of the value",
         _ => return None,
     })

@@ -11,6 +11,7 @@
 //! | sweep | `1, 2, 4..=64 x2, 100`, `1..32 step 4`, `orion(5 * targets)` | items of any kind; `..=` inclusive, `..` exclusive; `step N` (N ≥ 1) or `xN` (N ≥ 2); levels sorted, distinct; at most [`MAX_LEVELS`] |
 //! | size list | `4KiB, 8KiB`, `4KiB..=1MiB x2`, `4KiB..=64KiB step 4KiB` | in the order written; a size range needs a step |
 //! | mix | `read`, `write`, `70% read`, `30% write`, `70/30` | `70/30` = 70% reads, 30% writes; percentages are whole, 0 to 100 |
+//! | requirement key | `small.iops`, `large.mbps @ all`, `small.read.latency.p99 @ small=1`, `errors` | `CLASS[.read\|.write].METRIC [@ SELECTOR]`; see [`parse_requirement_key`] and the README's Requirements section |
 //! | comparison | `>= 40000`, `> 1_000`, `<= 500us`, `< 2ms`, `<= 1MiB`, `>= 200MiB/s`, `>= 1.5GiB/s`, `== 0` | `>= > <= < ==`; no unit or `IOPS` = a number, a time unit = latency, a size unit = bytes, `…/s` = a rate; `MB/s` is an error (rigel's MB/s are MiB/s); single letters (`2m`, `40k`) are errors here |
 //!
 //! `orion(M)` is ORION's level rule: step `s = max(1, M / 20)`, levels `1..=s`, then `2s, 3s, …`
@@ -24,6 +25,7 @@ mod duration;
 mod grammar;
 mod mix;
 mod number;
+mod requirement;
 mod size;
 mod size_list;
 mod sweep;
@@ -36,6 +38,7 @@ pub use comparison::parse_comparison;
 pub use count::{CountExpr, parse_count};
 pub use duration::{format_duration, parse_duration};
 pub use mix::{parse_mix, parse_mix_list};
+pub use requirement::*;
 pub use size::parse_size;
 pub use size_list::parse_size_list;
 pub use sweep::{MAX_LEVELS, Sweep, orion_level_count, orion_levels, parse_sweep};

@@ -2,6 +2,7 @@
 //! error pointing at the text the user wrote.
 
 mod diag;
+mod expect;
 mod load;
 mod model;
 mod read;

@@ -114,7 +114,8 @@ impl SweepValues {
     }
 }
 
-/// One `[expect]` requirement, kept as written until the requirement issue evaluates it.
+/// One `[expect]` requirement: a key checked by `expr::parse_requirement_key` and `expr::check_key`
+/// (kept as written, dotted keys joined), and a comparison whose unit fits the metric.
 #[derive(Clone, Debug)]
 pub struct ExpectSpec {
     pub key: Sp<String>,

@@ -1,11 +1,12 @@
 //! The spec's tables and keys: reads the merged tree into the typed [`Spec`], reporting unknown keys,
 //! wrong kinds and bad values all in one pass.
 
+use super::expect::read_expect;
 use super::model::*;
 use super::read::Reader;
 use super::source::Loc;
 use super::tree::{Node, Table, Value};
-use super::workload::{read_classes, read_expect, read_matrix, read_sweep};
+use super::workload::{read_classes, read_matrix, read_sweep};
 use crate::expr::{self, Names, Size};
 use crate::plan::Layout;
 use std::time::Duration;
@@ -41,7 +42,7 @@ pub fn read_spec(
     };
     let matrix = read_matrix(r, root, root_loc, &declared, &names);
     let sweep = read_sweep(r, root, &declared, &names);
-    let expect = read_expect(r, root);
+    let expect = read_expect(r, root, &classes, &sweep, &declared);
     Spec {
         name,
         description,

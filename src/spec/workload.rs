@@ -1,4 +1,4 @@
-//! The workload tables of a spec: `[class.NAME]`, `[matrix]`, `[sweep]` and `[expect]`.
+//! The workload tables of a spec: `[class.NAME]`, `[matrix]` and `[sweep]` (`[expect]` is in expect.rs).
 
 use super::model::*;
 use super::read::Reader;
@@ -242,26 +242,4 @@ fn access_list(r: &mut Reader, n: &Node, text: &str) -> Option<Vec<Access>> {
         at += part.len() + 1;
     }
     Some(out)
-}
-
-pub(super) fn read_expect(r: &mut Reader, root: &Table) -> Vec<ExpectSpec> {
-    let Some(t) = r.table(root, "expect") else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    for (key, (key_loc, n)) in &t.entries {
-        if let Some(c) = r.parsed(
-            n,
-            "a requirement",
-            "\">= 40000\" or \"<= 500us\"",
-            None,
-            expr::parse_comparison,
-        ) {
-            out.push(ExpectSpec {
-                key: Sp::new(key.clone(), key_loc.clone()),
-                comparison: c,
-            });
-        }
-    }
-    out
 }

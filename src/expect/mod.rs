@@ -1,0 +1,277 @@
+//! Requirements: the `[expect]` entries a run carries in its plan, judged against its results. Pure:
+//! `rigel run` prints the verdicts and picks the exit code, reports show them as a table.
+
+mod measure;
+mod table;
+#[cfg(test)]
+mod tests;
+
+pub use measure::*;
+pub use table::table;
+
+use crate::expr::{
+    CmpOp, Comparison, Condition, Filter, Metric, Pick, Quantity, RequirementKey, Stat,
+    parse_requirement_key,
+};
+use crate::plan::Requirement;
+use crate::stats::{PointResult, PointStatus, ResultsDoc};
+use serde::Serialize;
+
+/// The judgement of one requirement.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Verdict {
+    /// The key as written: `small.latency.p99 @ small=1`.
+    pub key: String,
+    /// The comparison as written back: `<= 500us`.
+    pub requirement: String,
+    pub status: Status,
+    /// Pass: true. Fail and no data: false.
+    pub passed: bool,
+    /// The value judged, in the metric's unit (IOPS, MiB/s, nanoseconds, failed points).
+    pub measured: Option<f64>,
+    /// The value with its unit (`41235 IOPS`), or `-` without data.
+    pub measured_text: String,
+    /// The point the value was measured at (`small=16 large=0`); none for counts over points.
+    pub point: Option<String>,
+    pub point_id: Option<u32>,
+    /// How far the value is on the good side of the limit (negative: by how much it misses), in
+    /// the metric's unit.
+    pub margin: Option<f64>,
+    /// The margin relative to the limit, in percent (none when the limit is 0).
+    pub margin_percent: Option<f64>,
+    /// `+3.1%`, `-12 IOPS`, or empty.
+    pub margin_text: String,
+    /// How many points the requirement looked at.
+    pub points_checked: usize,
+    /// Why there is no value, or what else to know (`2 points did not run`).
+    pub note: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Pass,
+    Fail,
+    /// No point gave a value: the requirement cannot be met.
+    NoData,
+}
+
+impl Status {
+    pub fn word(self) -> &'static str {
+        match self {
+            Status::Pass => "PASS",
+            Status::Fail => "FAIL",
+            Status::NoData => "NO DATA",
+        }
+    }
+}
+
+/// Judges every requirement of the run's plan, in the order written.
+pub fn evaluate(doc: &ResultsDoc) -> Vec<Verdict> {
+    doc.plan.expect.iter().map(|r| judge(doc, r)).collect()
+}
+
+/// Whether every verdict passed (true when there are none).
+pub fn all_passed(verdicts: &[Verdict]) -> bool {
+    verdicts.iter().all(|v| v.passed)
+}
+
+fn judge(doc: &ResultsDoc, r: &Requirement) -> Verdict {
+    let mut v = Verdict {
+        key: r.key.clone(),
+        requirement: r.comparison.to_string(),
+        status: Status::NoData,
+        passed: false,
+        measured: None,
+        measured_text: "-".to_owned(),
+        point: None,
+        point_id: None,
+        margin: None,
+        margin_percent: None,
+        margin_text: String::new(),
+        points_checked: 0,
+        note: String::new(),
+    };
+    let key = match parse_requirement_key(&r.key) {
+        Ok(k) => k,
+        Err(e) => {
+            v.note = format!("not a requirement key: {e}");
+            return v;
+        }
+    };
+    if let Err((message, _)) = crate::expr::check_unit(&key.metric, &r.comparison) {
+        v.note = message;
+        return v;
+    }
+    let selected: Vec<&PointResult> = doc
+        .points
+        .iter()
+        .filter(|p| key.selector.filters.iter().all(|f| matches(p, f)))
+        .collect();
+    let missing = doc.plan.points.len().saturating_sub(doc.points.len());
+    if missing > 0 {
+        v.note = format!("{missing} planned points did not run");
+    }
+    match &key.metric {
+        Metric::Errors => judge_errors(&mut v, &selected, &r.comparison),
+        Metric::Class {
+            class,
+            direction,
+            stat,
+        } => {
+            let values: Vec<(&PointResult, f64)> = selected
+                .iter()
+                .filter_map(|p| point_value(p, &class.name, *direction, *stat).map(|x| (*p, x)))
+                .collect();
+            v.points_checked = values.len();
+            if values.is_empty() {
+                v.note = no_data_note(&key, selected.len());
+                return v;
+            }
+            let chosen = choose(&values, key.selector.pick, *stat, &r.comparison);
+            settle(&mut v, chosen.1, &r.comparison, |x| format_stat(*stat, x));
+            v.point = Some(chosen.0.point.label());
+            v.point_id = Some(chosen.0.point.id);
+        }
+    }
+    v
+}
+
+fn judge_errors(v: &mut Verdict, selected: &[&PointResult], c: &Comparison) {
+    let failed: Vec<&&PointResult> = selected
+        .iter()
+        .filter(|p| matches!(p.status, PointStatus::Failed { .. }))
+        .collect();
+    v.points_checked = selected.len();
+    if let Some(first) = failed.first() {
+        v.point = Some(first.point.label());
+        v.point_id = Some(first.point.id);
+        if let PointStatus::Failed { error } = &first.status {
+            let at = format!(
+                "{}: {} at offset {}",
+                error.target, error.message, error.offset
+            );
+            v.note = if v.note.is_empty() {
+                at
+            } else {
+                format!("{at}; {}", v.note)
+            };
+        }
+    }
+    let count = failed.len() as f64;
+    settle(v, count, c, |x| {
+        let n = x as u64;
+        format!("{n} failed point{}", if n == 1 { "" } else { "s" })
+    });
+}
+
+/// The point judged: the best value (`best`), or the one nearest to failing, or failing by most
+/// (`all` and named points).
+fn choose<'a>(
+    values: &[(&'a PointResult, f64)],
+    pick: Pick,
+    stat: Stat,
+    c: &Comparison,
+) -> (&'a PointResult, f64) {
+    let limit = limit_of(c);
+    let key = |x: f64| match pick {
+        Pick::Best if stat.higher_is_better() => x,
+        Pick::Best => -x,
+        Pick::Every => -margin(c.op, x, limit),
+    };
+    let mut best = values[0];
+    for &(p, x) in &values[1..] {
+        if key(x) > key(best.1) {
+            best = (p, x);
+        }
+    }
+    best
+}
+
+fn settle(v: &mut Verdict, value: f64, c: &Comparison, text: impl Fn(f64) -> String) {
+    let limit = limit_of(c);
+    let holds = match c.op {
+        CmpOp::Ge => value >= limit,
+        CmpOp::Gt => value > limit,
+        CmpOp::Le => value <= limit,
+        CmpOp::Lt => value < limit,
+        CmpOp::Eq => (value - limit).abs() <= f64::EPSILON * limit.abs().max(1.0),
+    };
+    let m = margin(c.op, value, limit);
+    v.status = if holds { Status::Pass } else { Status::Fail };
+    v.passed = holds;
+    v.measured = Some(value);
+    v.measured_text = text(value);
+    v.margin = Some(m);
+    if limit != 0.0 && c.op != CmpOp::Eq {
+        let pct = m / limit.abs() * 100.0;
+        v.margin_percent = Some(pct);
+        v.margin_text = format_percent(pct);
+    } else if c.op != CmpOp::Eq {
+        v.margin_text = text(m);
+    }
+}
+
+/// The limit in the metric's unit: MiB/s for rates, nanoseconds for times.
+fn limit_of(c: &Comparison) -> f64 {
+    match c.value {
+        Quantity::Number(n) => n,
+        Quantity::Bytes(b) => b as f64,
+        Quantity::Nanos(n) => n as f64,
+        Quantity::BytesPerSec(r) => r / f64::from(1u32 << 20),
+    }
+}
+
+/// Positive on the good side of the limit.
+fn margin(op: CmpOp, value: f64, limit: f64) -> f64 {
+    match op {
+        CmpOp::Ge | CmpOp::Gt => value - limit,
+        CmpOp::Le | CmpOp::Lt => limit - value,
+        CmpOp::Eq => -(value - limit).abs(),
+    }
+}
+
+/// Whether a point satisfies one selector condition.
+pub fn matches(p: &PointResult, f: &Filter) -> bool {
+    let name = f.class.name.as_str();
+    if let Condition::Load(n) = f.condition {
+        return p.point.load_of(name) == n;
+    }
+    let Some(c) = class_load(p, name) else {
+        return false;
+    };
+    match f.condition {
+        Condition::Load(_) => true,
+        Condition::Size(b) => c.size == b,
+        Condition::Access(a) => c.access == a,
+        Condition::Mix(m) => c.mix == m,
+        Condition::PerStream(n) => c.per_stream == n,
+    }
+}
+
+fn no_data_note(key: &RequirementKey, selected: usize) -> String {
+    let Metric::Class {
+        class, direction, ..
+    } = &key.metric
+    else {
+        return String::new();
+    };
+    let filters: Vec<String> = key
+        .selector
+        .filters
+        .iter()
+        .map(|f| f.condition.describe(&f.class.name))
+        .collect();
+    if selected == 0 && !filters.is_empty() {
+        return format!("no point ran with {}", filters.join(" "));
+    }
+    let doing = match direction {
+        crate::expr::Direction::Total => "running",
+        crate::expr::Direction::Read => "reading",
+        crate::expr::Direction::Write => "writing",
+    };
+    format!(
+        "no selected point finished with class `{}` {doing}",
+        class.name
+    )
+}
