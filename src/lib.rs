@@ -7,6 +7,7 @@ pub mod cli;
 pub mod exec;
 pub mod expect;
 pub mod expr;
+pub mod orion;
 pub mod plan;
 pub mod record;
 pub mod report;

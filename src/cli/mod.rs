@@ -2,6 +2,7 @@
 
 mod args;
 mod check;
+mod orion;
 mod plan_cmd;
 mod plan_table;
 mod progress;
@@ -23,6 +24,11 @@ pub mod exit {
 
 /// Runs the command line and returns the process exit code.
 pub fn main() -> i32 {
+    // ORION's options take one dash (`-run simple`): its command line is parsed by hand.
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if args.get(1).is_some_and(|a| a == "orion") {
+        return orion::main(&args[2..]);
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

@@ -8,7 +8,7 @@ use crate::exec::{self, ExecError, ExecTarget, LiveCounters, PointControl};
 use crate::plan::{RunPlan, SCHEMA_VERSION};
 use crate::record::{self, RunFolder, RunHeader};
 use crate::report::{self, ReportOptions};
-use crate::stats::{PointResult, PointStatus};
+use crate::stats::{PointResult, PointStatus, ResultsDoc};
 use crate::target::{self, Consent, OpenVolume, TargetError};
 use std::collections::BTreeSet;
 use std::ops::ControlFlow;
@@ -17,15 +17,38 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Exit code of a run stopped by SIGINT or SIGTERM (128 + SIGINT, as shells report it).
-const INTERRUPTED: i32 = 130;
+pub(super) const INTERRUPTED: i32 = 130;
 
 /// What a run works from: a fresh spec, or a folder being resumed.
-struct Job {
+pub(super) struct Job {
     dir: PathBuf,
     spec_toml: String,
     plan: RunPlan,
     header: Option<RunHeader>,
     done: Vec<PointResult>,
+    /// When a fresh run starts (RFC 3339): its header's `started`, from which ORION's prefix comes.
+    started: String,
+}
+
+impl Job {
+    /// A fresh run of `plan` into the run folder `dir`.
+    pub(super) fn fresh(dir: PathBuf, spec_toml: String, plan: RunPlan, started: String) -> Job {
+        Job {
+            dir,
+            spec_toml,
+            plan,
+            header: None,
+            done: Vec::new(),
+            started,
+        }
+    }
+}
+
+/// How a run ended: its exit code and, when the run folder was finished, the results document.
+pub(super) struct Ran {
+    pub code: i32,
+    pub doc: Option<ResultsDoc>,
+    pub dir: PathBuf,
 }
 
 pub fn run(a: &RunArgs) -> i32 {
@@ -33,31 +56,61 @@ pub fn run(a: &RunArgs) -> i32 {
         Ok(job) => job,
         Err(code) => return code,
     };
-    let stop = Arc::new(AtomicBool::new(false));
-    if let Err(e) = register_signals(&stop) {
-        eprintln!("rigel: cannot install the SIGINT/SIGTERM handlers: {e}");
-        return exit::RUNTIME;
-    }
     let consent = Consent {
         allow_destructive: a.allow_destructive,
         force: a.force,
     };
+    let ran = run_job(job, consent, a.clean, &|e| e.to_string());
+    let Some(doc) = &ran.doc else {
+        return ran.code;
+    };
+    summary::print(doc, &ran.dir, ran.code == INTERRUPTED);
+    // Judged only once the results are safely on disk; a runtime failure keeps its own code.
+    let verdicts = crate::expect::evaluate(doc);
+    if !verdicts.is_empty() {
+        println!();
+        print!("{}", crate::expect::table(&verdicts));
+    }
+    if ran.code == exit::OK && !crate::expect::all_passed(&verdicts) {
+        return exit::REQUIREMENTS;
+    }
+    ran.code
+}
+
+/// The loop `rigel run` and `rigel orion` share: open the volume (`explain` words a target error),
+/// run every point not yet done, record each durably, finish the run folder.
+pub(super) fn run_job(
+    job: Job,
+    consent: Consent,
+    clean: bool,
+    explain: &dyn Fn(&TargetError) -> String,
+) -> Ran {
+    let failed = |code| Ran {
+        code,
+        doc: None,
+        dir: job.dir.clone(),
+    };
+    let stop = Arc::new(AtomicBool::new(false));
+    if let Err(e) = register_signals(&stop) {
+        eprintln!("rigel: cannot install the SIGINT/SIGTERM handlers: {e}");
+        return failed(exit::RUNTIME);
+    }
     let volume = match open(&job.plan, consent, &stop) {
         Ok(v) => v,
         Err(e) => {
-            eprintln!("rigel: {e}");
-            return if matches!(e, TargetError::Interrupted { .. }) {
+            eprintln!("rigel: {}", explain(&e));
+            return failed(if matches!(e, TargetError::Interrupted { .. }) {
                 INTERRUPTED
             } else {
                 exit::RUNTIME
-            };
+            });
         }
     };
     for w in volume.warnings() {
         eprintln!("warning: {w}");
     }
-    let code = execute(job, &volume, &stop);
-    if a.clean {
+    let ran = execute(job, &volume, &stop);
+    if clean {
         let paths: Vec<&Path> = volume.targets.iter().map(|t| t.path.as_path()).collect();
         match target::clean(paths) {
             Ok(removed) => removed
@@ -66,7 +119,7 @@ pub fn run(a: &RunArgs) -> i32 {
             Err(e) => eprintln!("rigel: --clean: {e}"),
         }
     }
-    code
+    ran
 }
 
 fn prepare(a: &RunArgs) -> Result<Job, i32> {
@@ -83,6 +136,7 @@ fn prepare(a: &RunArgs) -> Result<Job, i32> {
             plan,
             header: Some(header),
             done,
+            started: String::new(),
         });
     }
     let (loaded, plan) = specs::compile(specs::input(a.spec_file.as_deref()), &a.spec.set)
@@ -94,13 +148,7 @@ fn prepare(a: &RunArgs) -> Result<Job, i32> {
         let stamp = chrono::Local::now().format("%Y%m%d-%H%M%S");
         PathBuf::from("runs").join(format!("{}-{stamp}", plan.name))
     });
-    Ok(Job {
-        dir,
-        spec_toml: loaded.resolved_toml,
-        plan,
-        header: None,
-        done: Vec::new(),
-    })
+    Ok(Job::fresh(dir, loaded.resolved_toml, plan, now()))
 }
 
 fn register_signals(stop: &Arc<AtomicBool>) -> std::io::Result<()> {
@@ -132,20 +180,21 @@ fn open(plan: &RunPlan, consent: Consent, stop: &AtomicBool) -> Result<OpenVolum
     opened
 }
 
-fn execute(job: Job, volume: &OpenVolume, stop: &Arc<AtomicBool>) -> i32 {
+fn execute(job: Job, volume: &OpenVolume, stop: &Arc<AtomicBool>) -> Ran {
     let Job {
         dir,
         spec_toml,
         plan,
         header,
         mut done,
+        started,
     } = job;
     let resumed = header.is_some();
     let header = header.unwrap_or_else(|| RunHeader {
         schema_version: SCHEMA_VERSION,
         rigel_version: env!("CARGO_PKG_VERSION").to_owned(),
         command: std::env::args().collect(),
-        started: now(),
+        started,
         host: target::host_info(),
         targets: volume.infos(),
     });
@@ -158,7 +207,11 @@ fn execute(job: Job, volume: &OpenVolume, stop: &Arc<AtomicBool>) -> i32 {
         Ok(f) => f,
         Err(e) => {
             eprintln!("rigel: {e}");
-            return exit::RUNTIME;
+            return Ran {
+                code: exit::RUNTIME,
+                doc: None,
+                dir,
+            };
         }
     };
     let finished: BTreeSet<u32> = done.iter().map(|p| p.point.id).collect();
@@ -237,15 +290,20 @@ fn finish(
     plan: RunPlan,
     done: Vec<PointResult>,
     outcome: i32,
-) -> i32 {
+) -> Ran {
     let complete = done.len() == plan.points.len();
     let finished = if complete { now() } else { String::new() };
     let mut points = done;
     points.sort_by_key(|p| p.point.id);
     let doc = record::assemble(header, spec_toml, plan, points, finished);
+    let dir = folder.dir().to_path_buf();
     if let Err(e) = folder.finish(&doc) {
         eprintln!("rigel: {e}");
-        return exit::RUNTIME;
+        return Ran {
+            code: exit::RUNTIME,
+            doc: None,
+            dir,
+        };
     }
     match report::render(&doc, &ReportOptions::new(folder.dir())) {
         Ok(files) => {
@@ -258,22 +316,19 @@ fn finish(
         }
         Err(e) => eprintln!("rigel: the results are safe, but a report failed: {e}"),
     }
-    summary::print(&doc, folder.dir(), outcome == INTERRUPTED);
-    if outcome == exit::OK && !complete {
-        return exit::RUNTIME;
+    let code = if outcome == exit::OK && !complete {
+        exit::RUNTIME
+    } else {
+        outcome
+    };
+    Ran {
+        code,
+        doc: Some(doc),
+        dir,
     }
-    // Judged only once the results are safely on disk; a runtime failure keeps its own code.
-    let verdicts = crate::expect::evaluate(&doc);
-    if !verdicts.is_empty() {
-        println!();
-        print!("{}", crate::expect::table(&verdicts));
-    }
-    if outcome == exit::OK && !crate::expect::all_passed(&verdicts) {
-        return exit::REQUIREMENTS;
-    }
-    outcome
 }
 
-fn now() -> String {
+/// Now, as run headers record it (RFC 3339, local offset, whole seconds).
+pub(super) fn now() -> String {
     chrono::Local::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, false)
 }

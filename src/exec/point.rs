@@ -4,7 +4,8 @@
 use super::cpu::{delta, process_cpu};
 use super::offsets::SlotSpace;
 use super::share::split;
-use super::worker::{self, ClassSetup, End, WorkerOutcome, WorkerSpec};
+use super::slots::ClassSetup;
+use super::worker::{self, End, WorkerOutcome, WorkerSpec};
 use super::{
     ExecError, ExecTarget, FALLBACK_BUFFERS, FALLBACK_FILES, NOT_YET, PointControl, RingMode,
     Shared,

@@ -213,10 +213,7 @@ mod tests {
     #[test]
     fn log_ticks_cover_the_data_by_decades() {
         let (t, scale) = log_ticks(0.039, 8.2);
-        assert_eq!(
-            t,
-            vec![0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0]
-        );
+        assert_eq!(t, vec![0.01, 0.1, 1.0, 10.0]);
         assert!((scale.fraction(0.01)).abs() < 1e-9 && (scale.fraction(10.0) - 1.0).abs() < 1e-9);
         let (t, _) = log_ticks(3.0, 90.0);
         assert_eq!(t, vec![1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0]);

@@ -5,6 +5,7 @@ mod check;
 mod compare;
 mod expect;
 mod plan;
+mod report;
 mod run;
 
 pub use builder::{Output, rigel};

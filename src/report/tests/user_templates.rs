@@ -218,3 +218,27 @@ fn the_documented_example_renders() {
         lines[7]
     );
 }
+
+#[test]
+fn output_names_cannot_leave_the_output_folder() {
+    let doc = fixture::build(&fixture::scenarios().remove(0).1);
+    let dir = tempfile::tempdir().unwrap();
+    let tpl = dir.path().join("tpl");
+    std::fs::create_dir_all(&tpl).unwrap();
+    std::fs::write(tpl.join("{{ '..' }}.txt"), "x").unwrap();
+    std::fs::write(tpl.join("ok.txt"), "x").unwrap();
+    // `{{ '..' }}.txt` renders to `...txt`, a plain name; a test name with `..` is refused.
+    assert!(render(&doc, &opts(dir.path(), tpl.clone())).is_ok());
+    let o = ReportOptions {
+        formats: vec![Format::Orion],
+        testname: Some("../escape".into()),
+        ..ReportOptions::new(dir.path().join("out2"))
+    };
+    let err = render(&doc, &o).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("must stay inside the output folder"),
+        "{err}"
+    );
+    assert!(!dir.path().join("escape_20261129_2122_summary.txt").exists());
+}
