@@ -2,6 +2,7 @@
 
 mod builder;
 mod check;
+mod orion;
 mod plan;
 mod run;
 
