@@ -14,6 +14,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 
@@ -43,19 +44,52 @@ def measured(cmd, warmup, duration, margin=0.2):
     return out, (b1 - b0) / hz / (t1 - t0)
 
 
+SPEC = """[spec]
+name = "bench"
+description = "one benchmark workload"
+
+[[target]]
+path = "{target}"
+
+[run]
+duration = "{duration_ms}ms"
+warmup = "{warmup_ms}ms"
+direct = {direct}
+workers = 1
+
+[class.io]
+size = "{bs}B"
+access = "{access}"
+mix = "read"
+{per_stream}
+[matrix]
+shape = "point"
+io = "{load}"
+"""
+
+
 def run_rigel(args, w):
-    cmd = ["taskset", "-c", args.cpu, args.rigel, "--target", w["target"], "--bs", str(w["bs"]),
-           "--qd", str(w["qd"]), "--duration-ms", str(int(args.duration * 1000)),
-           "--warmup-ms", str(int(args.warmup * 1000))]
-    if w["seq"]:
-        cmd.append("--seq")
-    if not w["direct"]:
-        cmd.append("--buffered")
-    out, cores = measured(cmd, args.warmup, args.duration)
-    r = json.loads(out)
-    if r["status"]["state"] != "ok":
-        sys.exit(f"rigel point failed: {r['status']}")
-    return {"iops": r["iops"], "mean_ns": r["mean_ns"], "p99_ns": r["p99_ns"], "cores": cores}
+    """`rigel run` on a one-point spec; figures from the run folder's results.json."""
+    with tempfile.TemporaryDirectory(prefix="rigel-bench-") as tmp:
+        spec = os.path.join(tmp, "bench.toml")
+        with open(spec, "w") as f:
+            f.write(SPEC.format(
+                target=w["target"], duration_ms=int(args.duration * 1000),
+                warmup_ms=int(args.warmup * 1000), direct="true" if w["direct"] else "false",
+                bs=w["bs"], access="sequential" if w["seq"] else "random",
+                # Sequential: one stream carrying the whole queue depth, as fio's rw=read.
+                per_stream=f"per_stream = {w['qd']}\n" if w["seq"] else "",
+                load=1 if w["seq"] else w["qd"]))
+        out = os.path.join(tmp, "run")
+        cmd = ["taskset", "-c", args.cpu, args.rigel, "run", spec, "--out", out]
+        _, cores = measured(cmd, args.warmup, args.duration)
+        with open(os.path.join(out, "results.json")) as f:
+            point = json.load(f)["points"][0]
+    if point["status"]["state"] != "ok":
+        sys.exit(f"rigel point failed: {point['status']}")
+    t = point["classes"][0]["total"]
+    return {"iops": t["iops"], "mean_ns": t["latency"]["mean_ns"], "p99_ns": t["latency"]["p99_ns"],
+            "cores": cores}
 
 
 def run_fio(args, w):
@@ -111,7 +145,7 @@ def fmt_us(ns):
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("--rigel", required=True, help="rigel's bench_point harness")
+    p.add_argument("--rigel", required=True, help="the rigel binary")
     p.add_argument("--loop", help="loop device over a tmpfs file")
     p.add_argument("--tmpfs", help="file on tmpfs")
     p.add_argument("--disk", required=True, help="file on the root disk")

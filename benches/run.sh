@@ -3,7 +3,7 @@
 #
 #   benches/run.sh [--rounds N] [--duration SECONDS] [--cpu N] [--only NAME,NAME]
 #
-# Builds rigel's one-point harness (release), prepares the targets (a tmpfs file, a loop device
+# Builds rigel (release), prepares the targets (a tmpfs file, a loop device
 # over a tmpfs file when root, a file on the root disk, a page-cache file), runs every workload
 # with both tools alternated, prints a Markdown table, and cleans up. Needs fio (Debian's
 # package: apt-get install -y fio), fincore (util-linux), taskset and python3.
@@ -19,8 +19,8 @@ for tool in fio fincore taskset python3; do
     command -v "$tool" >/dev/null || { echo "run.sh: $tool is missing (apt-get install -y fio util-linux python3)" >&2; exit 2; }
 done
 
-(cd "$repo" && cargo build --release --quiet --example bench_point)
-rigel="$CARGO_TARGET_DIR/release/examples/bench_point"
+(cd "$repo" && cargo build --release --quiet --bin rigel)
+rigel="$CARGO_TARGET_DIR/release/rigel"
 
 loopdev=""
 cleanup() {

@@ -10,6 +10,7 @@ mod offsets;
 mod point;
 mod ring;
 mod share;
+mod slots;
 #[cfg(test)]
 mod tests;
 mod worker;

@@ -1,11 +1,11 @@
-//! One worker thread: its own ring and buffer arena, and the closed loop that keeps its share of
-//! every class in flight. The hot path (`run_loop`) reads the clock once per completion batch,
+//! One worker thread: the closed loop that keeps its share of every class in flight, and the
+//! drain when the point ends. The hot path (`run_loop`) reads the clock once per completion batch,
 //! reaps every completion already queued before waiting again, and submits the replacements in the
 //! same system call that waits; it allocates nothing and takes no lock.
 
-use super::offsets::{SlotSpace, Stream};
-use super::ring::{Arena, BUF_ALIGN, RingMode, build_ring, register_buffers, register_files};
+use super::ring::RingMode;
 use super::share::ClassShare;
+use super::slots::{ClassSetup, Slot, State, setup};
 use super::{LiveCounters, NOT_YET, Shared};
 use crate::stats::ClassRecorder;
 use io_uring::{IoUring, opcode, squeue, types};
@@ -24,10 +24,6 @@ const TICK_TAG: u64 = u64::MAX;
 const CANCEL_TAG: u64 = u64::MAX - 1;
 /// How long a worker waits for its in-flight I/O after the point ends before giving up on it.
 const DRAIN_LIMIT: Duration = Duration::from_secs(30);
-/// Write buffers get a fresh random word every this many bytes before each write, so no two
-/// writes carry the same blocks (defeats deduplication without refilling whole buffers).
-const SCRAMBLE_STRIDE: usize = 512;
-const NO_STREAM: u32 = u32::MAX;
 /// The live counters are updated this often (ns): shared atomics on every batch would cost.
 const LIVE_EVERY_NS: u64 = 50_000_000;
 
@@ -40,15 +36,6 @@ pub struct WorkerSpec<'a> {
     pub seed: u64,
     pub intervals: usize,
     pub options: super::ExecOptions,
-}
-
-/// A point class as the workers need it.
-pub struct ClassSetup {
-    pub space: Option<SlotSpace>,
-    pub size: u64,
-    pub read_percent: u8,
-    /// Streams of the class (sequential), to spread their starts.
-    pub streams: u32,
 }
 
 /// Why a worker's loop ended.
@@ -85,46 +72,11 @@ pub struct WorkerOutcome {
     pub failure: Option<Failure>,
     pub setup_error: Option<io::Error>,
     pub batches: u64,
+    /// I/Os submitted again: the rest of a short transfer, or after EINTR/EAGAIN.
+    pub requeued: u64,
     pub mode: Option<RingMode>,
     pub fixed_buffers: bool,
     pub fixed_files: bool,
-}
-
-/// One in-flight slot: its buffer, and the I/O it currently carries.
-struct Slot {
-    class: usize,
-    stream: u32,
-    buf: usize,
-    len: u32,
-    write: bool,
-    target: u32,
-    offset: u64,
-    done: u32,
-    submitted_ns: u64,
-}
-
-/// A class's live state inside the worker.
-struct WorkerClass<'a> {
-    point_class: usize,
-    space: &'a SlotSpace,
-    read_percent: u8,
-    in_flight: u32,
-    area: f64,
-    ios_delta: u64,
-    bytes_delta: u64,
-    recorder: ClassRecorder,
-}
-
-/// Everything the hot loop touches besides the ring.
-struct State<'a> {
-    slots: Vec<Slot>,
-    streams: Vec<Stream>,
-    classes: Vec<WorkerClass<'a>>,
-    arena: Arena,
-    fds: &'a [RawFd],
-    fixed_buffers: bool,
-    fixed_files: bool,
-    rng: fastrand::Rng,
 }
 
 /// Runs one worker to the end of the point. Never panics on I/O or setup errors: they come back
@@ -137,6 +89,7 @@ pub fn run(spec: WorkerSpec<'_>, shared: &Shared<'_>) -> WorkerOutcome {
         failure: None,
         setup_error: None,
         batches: 0,
+        requeued: 0,
         mode: None,
         fixed_buffers: false,
         fixed_files: false,
@@ -169,189 +122,6 @@ pub fn run(spec: WorkerSpec<'_>, shared: &Shared<'_>) -> WorkerOutcome {
         std::mem::forget(state);
     }
     outcome
-}
-
-type Ring = (IoUring, RingMode);
-
-fn setup<'a>(spec: &WorkerSpec<'a>) -> io::Result<(Ring, State<'a>)> {
-    let mut rng = fastrand::Rng::with_seed(spec.seed);
-    let mut slots = Vec::new();
-    let mut streams = Vec::new();
-    let mut classes = Vec::new();
-    let mut arena_bytes = 0usize;
-    for (ci, share) in spec.shares.iter().enumerate() {
-        let setup = &spec.classes[share.class];
-        let space = setup
-            .space
-            .as_ref()
-            .ok_or_else(|| io::Error::from_raw_os_error(libc::EINVAL))?;
-        let len =
-            u32::try_from(setup.size).map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))?;
-        let stride = (len as usize).next_multiple_of(BUF_ALIGN);
-        let mut add_slot = |stream: u32| {
-            slots.push(Slot {
-                class: ci,
-                stream,
-                buf: arena_bytes,
-                len,
-                write: false,
-                target: 0,
-                offset: 0,
-                done: 0,
-                submitted_ns: 0,
-            });
-            arena_bytes += stride;
-        };
-        for _ in 0..share.random {
-            add_slot(NO_STREAM);
-        }
-        for &s in &share.streams {
-            let idx = streams.len() as u32;
-            streams.push(Stream::new(
-                space.stream_start(s as u64, setup.streams as u64),
-            ));
-            for _ in 0..share.per_stream {
-                add_slot(idx);
-            }
-        }
-        classes.push(WorkerClass {
-            point_class: share.class,
-            space,
-            read_percent: setup.read_percent,
-            in_flight: 0,
-            area: 0.0,
-            ios_delta: 0,
-            bytes_delta: 0,
-            recorder: ClassRecorder::new(spec.intervals),
-        });
-    }
-    if slots.len() > u16::MAX as usize {
-        return Err(io::Error::other(format!(
-            "{} I/Os in flight on one worker: more than the {} a ring can address; add workers",
-            slots.len(),
-            u16::MAX
-        )));
-    }
-    let mut arena = Arena::new(arena_bytes)?;
-    // Random content everywhere: writes then carry incompressible data from the first I/O.
-    rng.fill(arena.bytes_mut());
-    // One entry per slot, one for the timer request.
-    let ring = build_ring(slots.len() as u32 + 1)?;
-    let buffers: Vec<(usize, usize)> = slots.iter().map(|s| (s.buf, s.len as usize)).collect();
-    let fixed_buffers =
-        spec.options.register_buffers && register_buffers(&ring.0, &arena, &buffers).is_ok();
-    let fixed_files = spec.options.register_files && register_files(&ring.0, spec.fds).is_ok();
-    Ok((
-        ring,
-        State {
-            slots,
-            streams,
-            classes,
-            arena,
-            fds: spec.fds,
-            fixed_buffers,
-            fixed_files,
-            rng,
-        },
-    ))
-}
-
-impl State<'_> {
-    /// Adds the I/Os completed since the last call to the live counters.
-    fn publish(&mut self, live: &LiveCounters) {
-        for c in &mut self.classes {
-            if c.ios_delta > 0 {
-                live.add(c.point_class, c.ios_delta, c.bytes_delta);
-                c.ios_delta = 0;
-                c.bytes_delta = 0;
-            }
-        }
-    }
-
-    /// Chooses slot `i`'s next I/O (offset, direction, fresh write data) and queues it.
-    #[inline]
-    fn next_io(
-        &mut self,
-        i: usize,
-        now_ns: u64,
-        sq: &mut squeue::SubmissionQueue<'_>,
-        submitter: &io_uring::Submitter<'_>,
-    ) {
-        let slot = &mut self.slots[i];
-        let class = &mut self.classes[slot.class];
-        let (target, offset) = if slot.stream == NO_STREAM {
-            class.space.random(&mut self.rng)
-        } else {
-            self.streams[slot.stream as usize].advance(class.space)
-        };
-        slot.write = match class.read_percent {
-            100 => false,
-            0 => true,
-            p => self.rng.u8(0..100) >= p,
-        };
-        slot.target = target as u32;
-        slot.offset = offset;
-        slot.done = 0;
-        slot.submitted_ns = now_ns;
-        class.in_flight += 1;
-        if slot.write {
-            let base = self.arena.at(slot.buf);
-            for k in (0..(slot.len as usize).saturating_sub(7)).step_by(SCRAMBLE_STRIDE) {
-                // SAFETY: k + 8 <= len and the slot's buffer spans len bytes of the arena; no I/O
-                // uses this buffer now (its previous one completed).
-                unsafe { base.add(k).cast::<u64>().write_unaligned(self.rng.u64(..)) };
-            }
-        }
-        self.queue(i, sq, submitter);
-    }
-
-    /// Queues slot `i`'s current I/O (what remains of it after a short transfer).
-    #[inline]
-    fn queue(
-        &self,
-        i: usize,
-        sq: &mut squeue::SubmissionQueue<'_>,
-        submitter: &io_uring::Submitter<'_>,
-    ) {
-        let slot = &self.slots[i];
-        let buf = self.arena.at(slot.buf + slot.done as usize);
-        let len = slot.len - slot.done;
-        let off = slot.offset + slot.done as u64;
-        let (fixed, write, index) = (self.fixed_buffers, slot.write, i as u16);
-        macro_rules! rw {
-            ($fd:expr) => {
-                match (fixed, write) {
-                    (true, false) => opcode::ReadFixed::new($fd, buf, len, index)
-                        .offset(off)
-                        .build(),
-                    (true, true) => opcode::WriteFixed::new($fd, buf, len, index)
-                        .offset(off)
-                        .build(),
-                    (false, false) => opcode::Read::new($fd, buf, len).offset(off).build(),
-                    (false, true) => opcode::Write::new($fd, buf, len).offset(off).build(),
-                }
-            };
-        }
-        let entry = if self.fixed_files {
-            rw!(types::Fixed(slot.target))
-        } else {
-            rw!(types::Fd(self.fds[slot.target as usize]))
-        }
-        .user_data(i as u64);
-        loop {
-            // SAFETY: the buffer is this slot's range of the arena, alive until the I/O completes
-            // (the worker drains every I/O before the arena is freed, or leaks it); registered
-            // buffer `index` is exactly that range; the fd or fixed index refers to a target that
-            // outlives the point.
-            if unsafe { sq.push(&entry) }.is_ok() {
-                return;
-            }
-            // The queue is full (only with more slots than ring entries): hand it to the kernel.
-            sq.sync();
-            let _ = submitter.submit();
-            sq.sync();
-        }
-    }
 }
 
 /// Nanoseconds since `start`.
@@ -440,6 +210,7 @@ fn run_loop(
             let res = cqe.result();
             if res < 0 && transient(-res) && !failed {
                 st.queue(i, &mut sq, &submitter);
+                out.requeued += 1;
                 continue;
             }
             if res <= 0 || failed {
@@ -455,6 +226,7 @@ fn run_loop(
             slot.done += res as u32;
             if slot.done < slot.len {
                 st.queue(i, &mut sq, &submitter);
+                out.requeued += 1;
                 continue;
             }
             let (len, write, latency) = (slot.len as u64, slot.write, now - slot.submitted_ns);

@@ -24,6 +24,10 @@ pub struct Verdict {
     pub key: String,
     /// The comparison as written back: `<= 500us`.
     pub requirement: String,
+    /// The same comparison, structured (`op`, and `value` with its `unit`), for templates.
+    pub comparison: Comparison,
+    /// The unit of `measured` and `margin`: `iops`, `mbps` (MiB/s), `ns` or `points`.
+    pub unit: &'static str,
     pub status: Status,
     /// Pass: true. Fail and no data: false.
     pub passed: bool,
@@ -80,6 +84,8 @@ fn judge(doc: &ResultsDoc, r: &Requirement) -> Verdict {
     let mut v = Verdict {
         key: r.key.clone(),
         requirement: r.comparison.to_string(),
+        comparison: r.comparison,
+        unit: "",
         status: Status::NoData,
         passed: false,
         measured: None,
@@ -112,6 +118,14 @@ fn judge(doc: &ResultsDoc, r: &Requirement) -> Verdict {
     if missing > 0 {
         v.note = format!("{missing} planned points did not run");
     }
+    v.unit = match &key.metric {
+        Metric::Errors => "points",
+        Metric::Class { stat, .. } => match stat {
+            Stat::Iops => "iops",
+            Stat::Mbps => "mbps",
+            Stat::Latency(_) => "ns",
+        },
+    };
     match &key.metric {
         Metric::Errors => judge_errors(&mut v, &selected, &r.comparison),
         Metric::Class {

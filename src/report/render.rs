@@ -78,11 +78,13 @@ impl<'a> Prepared<'a> {
                 orion::orion_view(doc, &settings, (&sweep, &pts), views)
             })
             .collect::<Result<Vec<_>, _>>()?;
-        // Requirements arrive with issue 6 as a field of the document; until then this stays none.
-        let requirements = serde_json::to_value(doc)?
-            .get("requirements")
-            .cloned()
-            .filter(|v| !v.is_null());
+        // Judged from the plan's `[expect]`; none when the spec states no requirements.
+        let verdicts = crate::expect::evaluate(doc);
+        let requirements = if verdicts.is_empty() {
+            None
+        } else {
+            Some(serde_json::to_value(verdicts)?)
+        };
         Ok(Prepared {
             doc,
             run: context::run_view(doc),
@@ -240,6 +242,17 @@ pub fn render_to_strings(
 /// Renders the requested outputs into `opts.out_dir` and returns the paths written.
 pub fn render(doc: &ResultsDoc, opts: &ReportOptions) -> Result<Vec<PathBuf>, ReportError> {
     let files = render_to_strings(doc, opts)?;
+    // Names come from templates and test names: keep every file inside the output folder.
+    if let Some((rel, _)) = files.iter().find(|(rel, _)| {
+        rel.components()
+            .any(|c| !matches!(c, std::path::Component::Normal(_)))
+    }) {
+        return Err(ReportError::TemplatePath {
+            path: rel.clone(),
+            reason: "an output name must stay inside the output folder (no `..`, no absolute path)"
+                .into(),
+        });
+    }
     let mut written = Vec::with_capacity(files.len());
     for (rel, text) in files {
         let path = opts.out_dir.join(rel);

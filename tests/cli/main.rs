@@ -2,8 +2,11 @@
 
 mod builder;
 mod check;
+mod compare;
+mod expect;
 mod orion;
 mod plan;
+mod report;
 mod run;
 
 pub use builder::{Output, rigel};

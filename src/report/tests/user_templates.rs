@@ -50,7 +50,8 @@ fn a_user_template_file_renders_with_the_documented_context() {
         lines.next(),
         Some("orion-simple_20261129_2122 chart-iops.svg 7 points; 97.7 µs; 003.1")
     );
-    assert_eq!(lines.next(), Some("1 basic user True"));
+    // The basic fixture states requirements: they arrive judged.
+    assert_eq!(lines.next(), Some("1 basic user False"));
     // The charts a user template may link to are written beside it.
     assert!(dir.path().join("out/chart-iops.svg").is_file());
 }
@@ -216,4 +217,28 @@ fn the_documented_example_renders() {
         "{}",
         lines[7]
     );
+}
+
+#[test]
+fn output_names_cannot_leave_the_output_folder() {
+    let doc = fixture::build(&fixture::scenarios().remove(0).1);
+    let dir = tempfile::tempdir().unwrap();
+    let tpl = dir.path().join("tpl");
+    std::fs::create_dir_all(&tpl).unwrap();
+    std::fs::write(tpl.join("{{ '..' }}.txt"), "x").unwrap();
+    std::fs::write(tpl.join("ok.txt"), "x").unwrap();
+    // `{{ '..' }}.txt` renders to `...txt`, a plain name; a test name with `..` is refused.
+    assert!(render(&doc, &opts(dir.path(), tpl.clone())).is_ok());
+    let o = ReportOptions {
+        formats: vec![Format::Orion],
+        testname: Some("../escape".into()),
+        ..ReportOptions::new(dir.path().join("out2"))
+    };
+    let err = render(&doc, &o).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("must stay inside the output folder"),
+        "{err}"
+    );
+    assert!(!dir.path().join("escape_20261129_2122_summary.txt").exists());
 }

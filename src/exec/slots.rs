@@ -1,0 +1,245 @@
+//! A worker's slots: each in-flight I/O's buffer in the registered arena, and choosing and
+//! queueing the next I/O of a slot (offset, direction, fresh write data) when the last completes.
+
+use super::LiveCounters;
+use super::offsets::{SlotSpace, Stream};
+use super::ring::{Arena, BUF_ALIGN, RingMode, build_ring, register_buffers, register_files};
+use super::worker::WorkerSpec;
+use crate::stats::ClassRecorder;
+use io_uring::{IoUring, opcode, squeue, types};
+use std::io;
+use std::os::fd::RawFd;
+
+/// Write buffers get a fresh random word every this many bytes before each write, so no two
+/// writes carry the same blocks (defeats deduplication without refilling whole buffers).
+const SCRAMBLE_STRIDE: usize = 512;
+const NO_STREAM: u32 = u32::MAX;
+
+/// A point class as the workers need it.
+pub struct ClassSetup {
+    pub space: Option<SlotSpace>,
+    pub size: u64,
+    pub read_percent: u8,
+    /// Streams of the class (sequential), to spread their starts.
+    pub streams: u32,
+}
+
+/// One in-flight slot: its buffer, and the I/O it currently carries.
+pub(super) struct Slot {
+    pub(super) class: usize,
+    pub(super) stream: u32,
+    pub(super) buf: usize,
+    pub(super) len: u32,
+    pub(super) write: bool,
+    pub(super) target: u32,
+    pub(super) offset: u64,
+    pub(super) done: u32,
+    pub(super) submitted_ns: u64,
+}
+
+/// A class's live state inside the worker.
+pub(super) struct WorkerClass<'a> {
+    pub(super) point_class: usize,
+    pub(super) space: &'a SlotSpace,
+    pub(super) read_percent: u8,
+    pub(super) in_flight: u32,
+    pub(super) area: f64,
+    pub(super) ios_delta: u64,
+    pub(super) bytes_delta: u64,
+    pub(super) recorder: ClassRecorder,
+}
+
+/// Everything the hot loop touches besides the ring.
+pub(super) struct State<'a> {
+    pub(super) slots: Vec<Slot>,
+    pub(super) streams: Vec<Stream>,
+    pub(super) classes: Vec<WorkerClass<'a>>,
+    pub(super) arena: Arena,
+    pub(super) fds: &'a [RawFd],
+    pub(super) fixed_buffers: bool,
+    pub(super) fixed_files: bool,
+    pub(super) rng: fastrand::Rng,
+}
+
+type Ring = (IoUring, RingMode);
+
+pub(super) fn setup<'a>(spec: &WorkerSpec<'a>) -> io::Result<(Ring, State<'a>)> {
+    let mut rng = fastrand::Rng::with_seed(spec.seed);
+    let mut slots = Vec::new();
+    let mut streams = Vec::new();
+    let mut classes = Vec::new();
+    let mut arena_bytes = 0usize;
+    for (ci, share) in spec.shares.iter().enumerate() {
+        let setup = &spec.classes[share.class];
+        let space = setup
+            .space
+            .as_ref()
+            .ok_or_else(|| io::Error::from_raw_os_error(libc::EINVAL))?;
+        let len =
+            u32::try_from(setup.size).map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))?;
+        let stride = (len as usize).next_multiple_of(BUF_ALIGN);
+        let mut add_slot = |stream: u32| {
+            slots.push(Slot {
+                class: ci,
+                stream,
+                buf: arena_bytes,
+                len,
+                write: false,
+                target: 0,
+                offset: 0,
+                done: 0,
+                submitted_ns: 0,
+            });
+            arena_bytes += stride;
+        };
+        for _ in 0..share.random {
+            add_slot(NO_STREAM);
+        }
+        for &s in &share.streams {
+            let idx = streams.len() as u32;
+            streams.push(Stream::new(
+                space.stream_start(s as u64, setup.streams as u64),
+            ));
+            for _ in 0..share.per_stream {
+                add_slot(idx);
+            }
+        }
+        classes.push(WorkerClass {
+            point_class: share.class,
+            space,
+            read_percent: setup.read_percent,
+            in_flight: 0,
+            area: 0.0,
+            ios_delta: 0,
+            bytes_delta: 0,
+            recorder: ClassRecorder::new(spec.intervals),
+        });
+    }
+    if slots.len() > u16::MAX as usize {
+        return Err(io::Error::other(format!(
+            "{} I/Os in flight on one worker: more than the {} a ring can address; add workers",
+            slots.len(),
+            u16::MAX
+        )));
+    }
+    let mut arena = Arena::new(arena_bytes)?;
+    // Random content everywhere: writes then carry incompressible data from the first I/O.
+    rng.fill(arena.bytes_mut());
+    // One entry per slot, one for the timer request.
+    let ring = build_ring(slots.len() as u32 + 1)?;
+    let buffers: Vec<(usize, usize)> = slots.iter().map(|s| (s.buf, s.len as usize)).collect();
+    let fixed_buffers =
+        spec.options.register_buffers && register_buffers(&ring.0, &arena, &buffers).is_ok();
+    let fixed_files = spec.options.register_files && register_files(&ring.0, spec.fds).is_ok();
+    Ok((
+        ring,
+        State {
+            slots,
+            streams,
+            classes,
+            arena,
+            fds: spec.fds,
+            fixed_buffers,
+            fixed_files,
+            rng,
+        },
+    ))
+}
+
+impl State<'_> {
+    /// Adds the I/Os completed since the last call to the live counters.
+    pub(super) fn publish(&mut self, live: &LiveCounters) {
+        for c in &mut self.classes {
+            if c.ios_delta > 0 {
+                live.add(c.point_class, c.ios_delta, c.bytes_delta);
+                c.ios_delta = 0;
+                c.bytes_delta = 0;
+            }
+        }
+    }
+
+    /// Chooses slot `i`'s next I/O (offset, direction, fresh write data) and queues it.
+    #[inline]
+    pub(super) fn next_io(
+        &mut self,
+        i: usize,
+        now_ns: u64,
+        sq: &mut squeue::SubmissionQueue<'_>,
+        submitter: &io_uring::Submitter<'_>,
+    ) {
+        let slot = &mut self.slots[i];
+        let class = &mut self.classes[slot.class];
+        let (target, offset) = if slot.stream == NO_STREAM {
+            class.space.random(&mut self.rng)
+        } else {
+            self.streams[slot.stream as usize].advance(class.space)
+        };
+        slot.write = match class.read_percent {
+            100 => false,
+            0 => true,
+            p => self.rng.u8(0..100) >= p,
+        };
+        slot.target = target as u32;
+        slot.offset = offset;
+        slot.done = 0;
+        slot.submitted_ns = now_ns;
+        class.in_flight += 1;
+        if slot.write {
+            let base = self.arena.at(slot.buf);
+            for k in (0..(slot.len as usize).saturating_sub(7)).step_by(SCRAMBLE_STRIDE) {
+                // SAFETY: k + 8 <= len and the slot's buffer spans len bytes of the arena; no I/O
+                // uses this buffer now (its previous one completed).
+                unsafe { base.add(k).cast::<u64>().write_unaligned(self.rng.u64(..)) };
+            }
+        }
+        self.queue(i, sq, submitter);
+    }
+
+    /// Queues slot `i`'s current I/O (what remains of it after a short transfer).
+    #[inline]
+    pub(super) fn queue(
+        &self,
+        i: usize,
+        sq: &mut squeue::SubmissionQueue<'_>,
+        submitter: &io_uring::Submitter<'_>,
+    ) {
+        let slot = &self.slots[i];
+        let buf = self.arena.at(slot.buf + slot.done as usize);
+        let len = slot.len - slot.done;
+        let off = slot.offset + slot.done as u64;
+        let (fixed, write, index) = (self.fixed_buffers, slot.write, i as u16);
+        macro_rules! rw {
+            ($fd:expr) => {
+                match (fixed, write) {
+                    (true, false) => opcode::ReadFixed::new($fd, buf, len, index)
+                        .offset(off)
+                        .build(),
+                    (true, true) => opcode::WriteFixed::new($fd, buf, len, index)
+                        .offset(off)
+                        .build(),
+                    (false, false) => opcode::Read::new($fd, buf, len).offset(off).build(),
+                    (false, true) => opcode::Write::new($fd, buf, len).offset(off).build(),
+                }
+            };
+        }
+        let entry = if self.fixed_files {
+            rw!(types::Fixed(slot.target))
+        } else {
+            rw!(types::Fd(self.fds[slot.target as usize]))
+        }
+        .user_data(i as u64);
+        loop {
+            // SAFETY: the buffer is this slot's range of the arena, alive until the I/O completes
+            // (the worker drains every I/O before the arena is freed, or leaks it); registered
+            // buffer `index` is exactly that range; the fd or fixed index refers to a target that
+            // outlives the point.
+            if unsafe { sq.push(&entry) }.is_ok() {
+                return;
+            }
+            // The queue is full (only with more slots than ring entries): hand it to the kernel.
+            sq.sync();
+            let _ = submitter.submit();
+            sq.sync();
+        }
+    }
+}

@@ -1,0 +1,209 @@
+//! `[expect]` on real runs (tmpfs files, the real executor): requirements below and above what a
+//! first run measured pass (exit 0) and fail (exit 3), with the results written either way and the
+//! verdicts in the terminal table and the reports.
+
+use super::builder::rigel;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+const WORKLOAD: &str = r#"
+[class.small]
+size = "4KiB"
+mix = "read"
+
+[class.large]
+size = "128KiB"
+mix = "read"
+
+[matrix]
+small = "1, 4"
+large = "1"
+"#;
+
+/// A spec over a 32 MiB file that rigel creates in `dir`, with `expect` as its `[expect]` body.
+fn spec(dir: &Path, name: &str, expect: &str) -> PathBuf {
+    let text = format!(
+        "[spec]\nname = \"{name}\"\n\n[[target]]\npath = \"{}/data.bin\"\nsize = \"32MiB\"\n\n\
+         [run]\nduration = \"1s\"\nwarmup = \"100ms\"\n{WORKLOAD}\n[expect]\n{expect}\n",
+        dir.display()
+    );
+    let path = dir.join(format!("{name}.toml"));
+    std::fs::write(&path, text).expect("spec written");
+    path
+}
+
+fn results(dir: &Path) -> Value {
+    let text = std::fs::read_to_string(dir.join("results.json")).expect("results.json");
+    serde_json::from_str(&text).expect("results.json parses")
+}
+
+/// What the first run measured: small's best IOPS, its p99 at small=1 (ns), large's MB/s.
+struct Measured {
+    best_iops: f64,
+    p99_at_1: u64,
+    large_mbps: f64,
+}
+
+fn measured(doc: &Value) -> Measured {
+    let mut m = Measured {
+        best_iops: 0.0,
+        p99_at_1: 0,
+        large_mbps: 0.0,
+    };
+    for p in doc["points"].as_array().expect("points") {
+        let loads: Vec<(String, u64)> = p["point"]["classes"]
+            .as_array()
+            .expect("classes")
+            .iter()
+            .map(|c| {
+                (
+                    c["class"].as_str().unwrap_or("").to_owned(),
+                    c["load"].as_u64().unwrap_or(0),
+                )
+            })
+            .collect();
+        for c in p["classes"].as_array().expect("class results") {
+            let total = &c["total"];
+            match c["class"].as_str() {
+                Some("small") => {
+                    m.best_iops = m.best_iops.max(total["iops"].as_f64().expect("iops"));
+                    if loads.contains(&("small".to_owned(), 1)) {
+                        m.p99_at_1 = total["latency"]["p99_ns"].as_u64().expect("p99");
+                    }
+                }
+                _ => m.large_mbps = total["mbps"].as_f64().expect("mbps"),
+            }
+        }
+    }
+    assert!(m.best_iops > 0.0 && m.p99_at_1 > 0 && m.large_mbps > 0.0);
+    m
+}
+
+fn run(spec: &Path, out: &Path) -> super::Output {
+    rigel().arg("run").arg(spec).arg("--out").arg(out).run()
+}
+
+#[test]
+fn requirements_below_and_above_a_real_run_pass_and_fail() {
+    let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
+    let first = run(&spec(tmp.path(), "first", ""), &tmp.path().join("first")).code(0);
+    assert!(!first.stdout.contains("requirements:"), "{}", first.stdout);
+    let m = measured(&results(&tmp.path().join("first")));
+
+    // Well on the safe side of what the storage did a moment ago: a second run passes.
+    let easy = format!(
+        "\"small.iops\" = \">= {:.0}\"\n\"small.latency.p99 @ small=1\" = \"<= {}ns\"\n\
+         \"large.mbps @ all\" = \">= {:.3}MiB/s\"\nerrors = \"== 0\"\n",
+        m.best_iops / 4.0,
+        m.p99_at_1 * 20,
+        m.large_mbps / 4.0
+    );
+    let out = run(&spec(tmp.path(), "easy", &easy), &tmp.path().join("easy")).code(0);
+    assert!(
+        out.stdout.contains("requirements: 4 of 4 met"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("PASS  small.iops"), "{}", out.stdout);
+    assert!(out.stdout.contains("at small=4 large=0"), "{}", out.stdout);
+
+    // Far beyond it: the run still completes and writes its results, then exits 3.
+    let hard = format!(
+        "\"small.iops\" = \">= {:.0}\"\n\"small.latency.p99 @ small=1\" = \"<= {}ns\"\nerrors = \"== 0\"\n",
+        m.best_iops * 4.0,
+        m.p99_at_1 / 20
+    );
+    let hard_dir = tmp.path().join("hard");
+    let out = run(&spec(tmp.path(), "hard", &hard), &hard_dir).code(3);
+    assert!(
+        out.stdout.contains("requirements: 1 of 3 met"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("FAIL  small.iops"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("FAIL  small.latency.p99 @ small=1"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("PASS  errors"), "{}", out.stdout);
+    assert_eq!(
+        results(&hard_dir)["points"].as_array().map(Vec::len),
+        Some(3)
+    );
+    let report = std::fs::read_to_string(hard_dir.join("report.md")).expect("report.md");
+    assert!(
+        report.contains("**2 of 3 requirements are not met.**"),
+        "{report}"
+    );
+    assert!(report.contains("| **FAIL** | `small.iops`"), "{report}");
+    let html = std::fs::read_to_string(hard_dir.join("report.html")).expect("report.html");
+    assert!(html.contains("2 of 3 requirements are not met"));
+}
+
+/// Resuming a finished run measures nothing and judges the plan's requirements again: with limits
+/// 1% either side of the recorded figures, each verdict is exact.
+#[test]
+fn limits_just_either_side_of_the_measured_values() {
+    let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
+    let dir = tmp.path().join("run");
+    run(&spec(tmp.path(), "t", ""), &dir).code(0);
+    let m = measured(&results(&dir));
+    // Each requirement as the plan stores it: key, operator, unit of the limit, limit.
+    type Stated = (&'static str, &'static str, &'static str, f64);
+    let judge = |expect: &[Stated]| {
+        let plan_path = dir.join("plan.json");
+        let text = std::fs::read_to_string(&plan_path).expect("plan.json");
+        let mut plan: Value = serde_json::from_str(&text).expect("plan parses");
+        plan["expect"] = expect
+            .iter()
+            .map(|(key, op, unit, value)| {
+                // Times are whole nanoseconds.
+                let value = match *unit {
+                    "nanos" => serde_json::json!(*value as u64),
+                    _ => serde_json::json!(value),
+                };
+                serde_json::json!({"key": key, "comparison": {"op": op, "value": {"unit": unit, "value": value}}})
+            })
+            .collect();
+        std::fs::write(&plan_path, plan.to_string()).expect("plan written");
+        rigel().arg("run").arg("--resume").arg(&dir).run()
+    };
+    let p99 = m.p99_at_1 as f64;
+    let mbps_in_bytes = m.large_mbps * 1048576.0;
+    let just_below: [Stated; 3] = [
+        ("small.iops", ">=", "number", m.best_iops * 0.99),
+        (
+            "small.latency.p99 @ small=1",
+            "<=",
+            "nanos",
+            (p99 * 1.01).ceil(),
+        ),
+        ("large.mbps", ">=", "bytes_per_sec", mbps_in_bytes * 0.99),
+    ];
+    let out = judge(&just_below).code(0);
+    assert!(
+        out.stdout.contains("requirements: 3 of 3 met"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("+1.0%"), "{}", out.stdout);
+    let just_above: [Stated; 3] = [
+        ("small.iops", ">=", "number", m.best_iops * 1.01),
+        (
+            "small.latency.p99 @ small=1",
+            "<=",
+            "nanos",
+            (p99 * 0.99).floor(),
+        ),
+        ("large.mbps", ">=", "bytes_per_sec", mbps_in_bytes * 0.99),
+    ];
+    let out = judge(&just_above).code(3);
+    assert!(
+        out.stdout.contains("requirements: 1 of 3 met"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("-1.0%"), "{}", out.stdout);
+    assert!(out.stdout.contains("PASS  large.mbps"), "{}", out.stdout);
+}
