@@ -26,6 +26,8 @@ pub struct PointProbe {
     pub classes: Vec<ClassProbe>,
     /// Completion batches (enter calls that returned) over all workers.
     pub batches: u64,
+    /// I/Os submitted again (short transfers, EINTR/EAGAIN) over all workers.
+    pub requeued: u64,
     /// Every worker used registered buffers / registered files.
     pub fixed_buffers: bool,
     pub fixed_files: bool,
@@ -303,6 +305,7 @@ fn assemble(
         workers: outcomes.len(),
         classes: probes,
         batches: outcomes.iter().map(|o| o.batches).sum(),
+        requeued: outcomes.iter().map(|o| o.requeued).sum(),
         fixed_buffers: outcomes.iter().all(|o| o.fixed_buffers),
         fixed_files: outcomes.iter().all(|o| o.fixed_files),
         ring_modes: outcomes.iter().filter_map(|o| o.mode).collect(),

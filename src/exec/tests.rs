@@ -441,3 +441,51 @@ fn stop_is_honoured_while_an_io_never_completes() {
     assert!(began.elapsed() < std::time::Duration::from_millis(1300));
     drop(wr);
 }
+
+#[test]
+fn short_reads_are_completed_not_counted_short() {
+    // A pipe fed in 1000-byte pieces: a 4 KiB read usually gets less and must be resubmitted for
+    // the rest (io_uring ignores the offset on a pipe).
+    let mut fds = [0i32; 2];
+    // SAFETY: fds is a live array of two ints.
+    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+    // SAFETY: pipe() just returned these descriptors and nothing else owns them.
+    let (rd, mut wr) = unsafe { (File::from_raw_fd(fds[0]), File::from_raw_fd(fds[1])) };
+    let feeding = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let feed = feeding.clone();
+    let writer = std::thread::spawn(move || {
+        let piece = [7u8; 1000];
+        while feed.load(std::sync::atomic::Ordering::Relaxed) {
+            if wr.write_all(&piece).is_err() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_micros(20));
+        }
+    });
+    let volume = Volume::new(Layout::Concat, MIB, &[MIB]);
+    let targets = [ExecTarget {
+        fd: rd.as_fd(),
+        path: "pipe",
+    }];
+    let point = DataPoint {
+        id: 1,
+        sweep: vec![],
+        classes: vec![class("small", 4 * KIB, Access::Random, 100, 1, 1)],
+    };
+    let ctl = PointControl::new(1);
+    let (r, p) = run_point_probed(&targets, &volume, &point, &settings(300, 0, 1), &ctl)
+        .expect("point runs");
+    drop(rd);
+    feeding.store(false, std::sync::atomic::Ordering::Relaxed);
+    writer.join().expect("writer");
+    assert_eq!(r.status, PointStatus::Ok);
+    let c = &r.classes[0];
+    assert!(c.total.ios > 10, "{} I/Os", c.total.ios);
+    assert!(
+        p.requeued >= c.total.ios,
+        "{} resubmissions for {} I/Os",
+        p.requeued,
+        c.total.ios
+    );
+    assert_eq!(c.total.bytes, c.total.ios * 4 * KIB);
+}

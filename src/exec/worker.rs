@@ -72,6 +72,8 @@ pub struct WorkerOutcome {
     pub failure: Option<Failure>,
     pub setup_error: Option<io::Error>,
     pub batches: u64,
+    /// I/Os submitted again: the rest of a short transfer, or after EINTR/EAGAIN.
+    pub requeued: u64,
     pub mode: Option<RingMode>,
     pub fixed_buffers: bool,
     pub fixed_files: bool,
@@ -87,6 +89,7 @@ pub fn run(spec: WorkerSpec<'_>, shared: &Shared<'_>) -> WorkerOutcome {
         failure: None,
         setup_error: None,
         batches: 0,
+        requeued: 0,
         mode: None,
         fixed_buffers: false,
         fixed_files: false,
@@ -207,6 +210,7 @@ fn run_loop(
             let res = cqe.result();
             if res < 0 && transient(-res) && !failed {
                 st.queue(i, &mut sq, &submitter);
+                out.requeued += 1;
                 continue;
             }
             if res <= 0 || failed {
@@ -222,6 +226,7 @@ fn run_loop(
             slot.done += res as u32;
             if slot.done < slot.len {
                 st.queue(i, &mut sq, &submitter);
+                out.requeued += 1;
                 continue;
             }
             let (len, write, latency) = (slot.len as u64, slot.write, now - slot.submitted_ns);

@@ -77,7 +77,7 @@ pub enum OrionError {
     },
 
     #[error(
-        "-write {percent} refuses to run: writing destroys the data on every LUN in {lun_file} ({luns}); if that is intended, add --allow-destructive (rigel still refuses a mounted LUN or one holding a filesystem unless --force is also given)"
+        "-write {percent} would destroy the data on every LUN in {lun_file} ({luns}), and rigel does not write without consent: add --allow-destructive if that is intended (rigel still refuses a mounted LUN, or one holding a filesystem or partition table, unless --force is also given)"
     )]
     WriteNotAllowed {
         percent: u8,

@@ -93,6 +93,12 @@ impl LunFile {
             return e.to_string();
         };
         let at = format!("{} line {}", self.name, lun.line);
+        if Path::new(&lun.path).is_dir() {
+            return format!(
+                "{at}: {}: is a directory; ORION tests block devices or pre-created files",
+                lun.path
+            );
+        }
         match e {
             TargetError::Missing { .. } | TargetError::NoDevice { .. } => format!(
                 "{at}: {}: no such device or file; ORION tests existing block devices or pre-created files (create the file, e.g. `fallocate -l 1G {}`, or fix the path)",

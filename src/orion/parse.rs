@@ -121,8 +121,23 @@ pub fn orion_args<S: AsRef<str>>(args: &[S]) -> Vec<String> {
     out
 }
 
+/// The candidate nearest to a misspelt word, when one is near enough (as `spec::did_you_mean`).
+fn closest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
+    candidates
+        .iter()
+        .map(|c| {
+            (
+                strsim::jaro_winkler(&word.to_ascii_lowercase(), &c.to_ascii_lowercase()),
+                *c,
+            )
+        })
+        .filter(|(score, _)| *score > 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, c)| c)
+}
+
 fn unknown(arg: &str, name: &str) -> OrionError {
-    let mut hint = did_you_mean(name, ORION_OPTIONS.iter().copied()).map(|h| h.replace('`', "`-"));
+    let mut hint = closest(name, &ORION_OPTIONS).map(|c| format!("did you mean `-{c}`?"));
     if hint.is_none() && EXTENSIONS.contains(&name) {
         hint = Some(format!("rigel's own options take two dashes: --{name}"));
     }
@@ -158,8 +173,8 @@ fn extension<S: AsRef<str>>(
             let single = ORION_OPTIONS.iter().find(|n| n.eq_ignore_ascii_case(name));
             let hint = match single {
                 Some(n) => Some(format!("ORION's options take one dash: -{n}")),
-                None => did_you_mean(name, EXTENSIONS.iter().copied())
-                    .map(|h| h.replace('`', "`--"))
+                None => closest(name, &EXTENSIONS)
+                    .map(|c| format!("did you mean `--{c}`?"))
                     .or_else(|| Some("`rigel orion -help` lists the options".into())),
             };
             return Err(OrionError::UnknownOption {

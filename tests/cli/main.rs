@@ -4,6 +4,7 @@ mod builder;
 mod check;
 mod compare;
 mod expect;
+mod orion;
 mod plan;
 mod report;
 mod run;
