@@ -11,6 +11,7 @@ mod heatmap;
 mod hist;
 mod load;
 mod orion;
+mod orion_map;
 mod printf;
 mod render;
 mod svg;

@@ -1,82 +1,14 @@
-//! ORION's view of a run: which classes are ORION's "small" and "large", the matrix as ORION's CSV grids
+//! ORION's view of a run: the matrix as ORION's CSV grids
 //! (rows = large load, columns = small load), the summary's facts and the per-point histograms.
 //! The byte layout itself lives in `templates/orion/`.
 
-use super::context::{PointView, shell_join};
+use super::context::PointView;
+use super::orion_map::{orion_commandline, prefix, roles};
 use super::{Dialect, ReportError, hist};
 use crate::expr::Access;
-use crate::plan::{IoClass, Layout, MatrixShape, SweepBinding};
+use crate::plan::{Layout, MatrixShape, SweepBinding};
 use crate::stats::{ClassResult, DirStats, PointResult, ResultsDoc};
 use serde::Serialize;
-use std::collections::BTreeMap;
-
-/// A lone unnamed class at least this large (or sequential) is ORION's "large" class.
-const LARGE_IO_FROM: u64 = 128 * 1024;
-
-/// Maps classes to ORION's two roles: a class named `small` or `large` takes that role; a free
-/// "small" role goes to the smallest random class left, a free "large" role to the largest class left.
-/// A lone unnamed class is "large" when sequential or at least 128 KiB, else "small".
-pub fn roles(classes: &[IoClass]) -> BTreeMap<String, String> {
-    let mut roles = BTreeMap::new();
-    for c in classes {
-        let name = c.name.to_ascii_lowercase();
-        if (name == "small" || name == "large") && !roles.values().any(|r| *r == name) {
-            roles.insert(c.name.clone(), name);
-        }
-    }
-    let has = |roles: &BTreeMap<String, String>, r: &str| roles.values().any(|v| v == r);
-    let rest = |roles: &BTreeMap<String, String>| -> Vec<&IoClass> {
-        classes
-            .iter()
-            .filter(|c| !roles.contains_key(&c.name))
-            .collect()
-    };
-    if !has(&roles, "small") && !has(&roles, "large") && rest(&roles).len() == 1 {
-        let c = rest(&roles)[0];
-        let role = if c.access == Access::Sequential || c.size >= LARGE_IO_FROM {
-            "large"
-        } else {
-            "small"
-        };
-        roles.insert(c.name.clone(), role.to_string());
-        return roles;
-    }
-    if !has(&roles, "small") {
-        let pick = rest(&roles)
-            .into_iter()
-            .filter(|c| c.access == Access::Random)
-            .min_by_key(|c| c.size)
-            .map(|c| c.name.clone());
-        if let Some(name) = pick {
-            roles.insert(name, "small".to_string());
-        }
-    }
-    if !has(&roles, "large") {
-        let pick = rest(&roles)
-            .into_iter()
-            .max_by_key(|c| c.size)
-            .map(|c| c.name.clone());
-        if let Some(name) = pick {
-            roles.insert(name, "large".to_string());
-        }
-    }
-    roles
-}
-
-/// Points sharing the same `[sweep]` values, in run order: ORION's files hold one matrix each.
-pub fn sweep_groups(doc: &ResultsDoc) -> Vec<(Vec<SweepBinding>, Vec<&PointResult>)> {
-    let mut groups: Vec<(Vec<SweepBinding>, Vec<&PointResult>)> = Vec::new();
-    for p in &doc.points {
-        match groups.iter_mut().find(|(s, _)| *s == p.point.sweep) {
-            Some((_, pts)) => pts.push(p),
-            None => groups.push((p.point.sweep.clone(), vec![p])),
-        }
-    }
-    if groups.is_empty() {
-        groups.push((Vec::new(), Vec::new()));
-    }
-    groups
-}
 
 #[derive(Clone, Debug, Serialize)]
 pub struct Grid {
@@ -361,6 +293,91 @@ fn max_by<'p>(
     best
 }
 
+/// One ORION matrix: the points of one sweep combination, seen through the two roles.
+struct Matrix<'a> {
+    doc: &'a ResultsDoc,
+    pts: &'a [&'a PointResult],
+    small: Option<String>,
+    large: Option<String>,
+    /// 11.1: latency in milliseconds (else microseconds).
+    ms: bool,
+}
+
+impl Matrix<'_> {
+    fn at(&self, p: &PointResult) -> (u32, u32) {
+        loads(p, self.small.as_ref(), self.large.as_ref())
+    }
+
+    fn lat_of(&self, ns: f64) -> f64 {
+        if self.ms { ns / 1e6 } else { ns / 1e3 }
+    }
+
+    /// A figure of a role's class at the (small, large) cell, when that point ran it.
+    fn cell(
+        &self,
+        role: &Option<String>,
+        (s, l): (u32, u32),
+        f: impl Fn(&ClassResult) -> f64,
+    ) -> Option<f64> {
+        let p = self.pts.iter().find(|p| self.at(p) == (s, l))?;
+        active(p, role.as_ref()).map(f)
+    }
+
+    /// `_iops.csv`, `_lat.csv` and `_mbps.csv`.
+    fn grids(&self, small_levels: &[u32], large_levels: &[u32]) -> (Grid, Grid, Grid) {
+        let (cols, rows) = (without_zero(small_levels), with_zero(large_levels.to_vec()));
+        let iops = grid(cols.clone(), rows.clone(), |s, l| {
+            self.cell(&self.small, (s, l), |c| c.total.iops)
+        });
+        let lat = grid(cols, rows, |s, l| {
+            self.cell(&self.small, (s, l), |c| {
+                self.lat_of(c.total.latency.mean_ns)
+            })
+        });
+        let mbps = grid(
+            with_zero(small_levels.to_vec()),
+            without_zero(large_levels),
+            |s, l| self.cell(&self.large, (s, l), |c| c.total.mbps),
+        );
+        (iops, lat, mbps)
+    }
+
+    /// The summary's three result lines: max large MBPS, max small IOPS, min small mean latency.
+    fn peaks(&self) -> [Option<Peak>; 3] {
+        let best = |role: &Option<String>,
+                    f: fn(&ClassResult) -> f64,
+                    lowest: bool,
+                    scale: &dyn Fn(f64) -> f64| {
+            let name = role.clone().unwrap_or_default();
+            max_by(self.pts, |p| active(p, role.as_ref()).map(f), lowest)
+                .map(|(p, v)| peak(self.doc, p, &name, scale(v), self.at(p)))
+        };
+        [
+            best(&self.large, |c| c.total.mbps, false, &|v| v),
+            best(&self.small, |c| c.total.iops, false, &|v| v),
+            best(&self.small, |c| c.total.latency.mean_ns, true, &|v| {
+                self.lat_of(v)
+            }),
+        ]
+    }
+
+    /// `_hist.txt` blocks (12c only): each finished point, small then large.
+    fn hist(&self) -> Result<Vec<HistBlock>, ReportError> {
+        let mut blocks = Vec::new();
+        if self.ms {
+            return Ok(blocks);
+        }
+        for p in self.pts.iter().filter(|p| super::context::is_ok(p)) {
+            for (name, kind) in [(&self.small, "Small"), (&self.large, "Large")] {
+                if let Some(name) = name {
+                    blocks.extend(hist_block(self.doc, p, name, kind, self.at(p))?);
+                }
+            }
+        }
+        Ok(blocks)
+    }
+}
+
 pub fn orion_view(
     doc: &ResultsDoc,
     settings: &OrionSettings,
@@ -370,79 +387,22 @@ pub fn orion_view(
     let (sweep, pts) = group;
     let roles = roles(&doc.plan.classes);
     let role = |r: &str| roles.iter().find(|(_, v)| *v == r).map(|(k, _)| k.clone());
-    let (small, large) = (role("small"), role("large"));
+    let m = Matrix {
+        doc,
+        pts,
+        small: role("small"),
+        large: role("large"),
+        ms: settings.dialect == Dialect::V11,
+    };
     let class = |n: &Option<String>| {
         n.as_ref()
             .and_then(|n| doc.plan.classes.iter().find(|c| c.name == *n))
     };
-    let (small_class, large_class) = (class(&small), class(&large));
-    let ms = settings.dialect == Dialect::V11;
-    let lat_of = |ns: f64| if ms { ns / 1e6 } else { ns / 1e3 };
-    let at = |p: &PointResult| loads(p, small.as_ref(), large.as_ref());
-    let cell_point = |s: u32, l: u32| pts.iter().find(|p| at(p) == (s, l));
-
-    let small_levels = levels(doc, small.as_ref(), pts);
-    let large_levels = levels(doc, large.as_ref(), pts);
-    let iops = grid(
-        without_zero(&small_levels),
-        with_zero(large_levels.clone()),
-        |s, l| {
-            cell_point(s, l)
-                .and_then(|p| active(p, small.as_ref()))
-                .map(|c| c.total.iops)
-        },
-    );
-    let lat = grid(
-        without_zero(&small_levels),
-        with_zero(large_levels.clone()),
-        |s, l| {
-            cell_point(s, l)
-                .and_then(|p| active(p, small.as_ref()))
-                .map(|c| lat_of(c.total.latency.mean_ns))
-        },
-    );
-    let mbps = grid(
-        with_zero(small_levels.clone()),
-        without_zero(&large_levels),
-        |s, l| {
-            cell_point(s, l)
-                .and_then(|p| active(p, large.as_ref()))
-                .map(|c| c.total.mbps)
-        },
-    );
-
-    let small_name = small.clone().unwrap_or_default();
-    let large_name = large.clone().unwrap_or_default();
-    let max_mbps = max_by(
-        pts,
-        |p| active(p, large.as_ref()).map(|c| c.total.mbps),
-        false,
-    )
-    .map(|(p, v)| peak(doc, p, &large_name, v, at(p)));
-    let max_iops = max_by(
-        pts,
-        |p| active(p, small.as_ref()).map(|c| c.total.iops),
-        false,
-    )
-    .map(|(p, v)| peak(doc, p, &small_name, v, at(p)));
-    let min_latency = max_by(
-        pts,
-        |p| active(p, small.as_ref()).map(|c| c.total.latency.mean_ns),
-        true,
-    )
-    .map(|(p, v)| peak(doc, p, &small_name, lat_of(v), at(p)));
-
-    let mut hist = Vec::new();
-    if !ms {
-        for p in pts.iter().filter(|p| super::context::is_ok(p)) {
-            for (name, kind) in [(&small, "Small"), (&large, "Large")] {
-                if let Some(name) = name {
-                    hist.extend(hist_block(doc, p, name, kind, at(p))?);
-                }
-            }
-        }
-    }
-
+    let (small_class, large_class) = (class(&m.small), class(&m.large));
+    let small_levels = levels(doc, m.small.as_ref(), pts);
+    let large_levels = levels(doc, m.large.as_ref(), pts);
+    let (iops, lat, mbps) = m.grids(&small_levels, &large_levels);
+    let [max_mbps, max_iops, min_latency] = m.peaks();
     let (small_columns, large_columns) =
         summary_columns(doc.plan.matrix.shape, &small_levels, &large_levels);
     let large_sequential = large_class.is_some_and(|c| c.access == Access::Sequential);
@@ -452,14 +412,11 @@ pub fn orion_view(
         .map(|c| 100 - u32::from(c.mix.read_percent.min(100)))
         .max()
         .unwrap_or(0);
-    let io_types = format!(
-        "Small Random IOs, {}",
-        if large_sequential {
-            "Large Sequential Streams"
-        } else {
-            "Large Random IOs"
-        }
-    );
+    let large_io = if large_sequential {
+        "Large Sequential Streams"
+    } else {
+        "Large Random IOs"
+    };
     Ok(OrionView {
         dialect: settings.dialect.name().to_string(),
         version: settings.version.to_string(),
@@ -468,7 +425,7 @@ pub fn orion_view(
         commandline: orion_commandline(&doc.command),
         small_kb: small_class.map_or(8, |c| c.size / 1024),
         large_kb: large_class.map_or(1024, |c| c.size / 1024),
-        io_types,
+        io_types: format!("Small Random IOs, {large_io}"),
         large_sequential,
         per_stream: large_class.map_or(1, |c| c.per_stream),
         array_type: match doc.plan.volume.layout {
@@ -490,126 +447,17 @@ pub fn orion_view(
                 size: t.size,
             })
             .collect(),
-        latency_unit: if ms { "ms" } else { "us" }.to_string(),
+        latency_unit: if m.ms { "ms" } else { "us" }.to_string(),
         max_mbps,
         max_iops,
         min_latency,
         iops,
         mbps,
         lat,
-        hist,
+        hist: m.hist()?,
         sweep: sweep.to_vec(),
         points,
-        small,
-        large,
+        small: m.small,
+        large: m.large,
     })
-}
-
-/// ORION's command line: what followed `orion` when rigel ran as ORION, else rigel's whole command.
-fn orion_commandline(command: &[String]) -> String {
-    match command.iter().position(|a| a == "orion") {
-        Some(i) if i <= 1 => shell_join(&command[i + 1..]),
-        _ => shell_join(command),
-    }
-}
-
-/// `<testname>_<yyyymmdd>_<hhmm>` from the run's start (in its own offset); a sweep adds its values
-/// to the test name (`t-small.size-4KiB_20250101_1200`) so each matrix gets its own files.
-pub fn prefix(doc: &ResultsDoc, testname: &str, sweep: &[SweepBinding]) -> String {
-    let stamp = chrono::DateTime::parse_from_rfc3339(&doc.started)
-        .map(|t| t.format("%Y%m%d_%H%M").to_string())
-        .unwrap_or_else(|_| chrono::Local::now().format("%Y%m%d_%H%M").to_string());
-    let mut name = testname.to_string();
-    for b in sweep {
-        let slug: String = format!("{}-{}", b.key, b.value)
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
-                    c
-                } else {
-                    '-'
-                }
-            })
-            .collect();
-        name.push('-');
-        name.push_str(&slug);
-    }
-    format!("{name}_{stamp}")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::expr::Mix;
-
-    fn class(name: &str, size: u64, access: Access) -> IoClass {
-        IoClass {
-            name: name.into(),
-            size,
-            access,
-            mix: Mix::READ,
-            per_stream: 1,
-        }
-    }
-
-    fn role_of(classes: &[IoClass]) -> Vec<(String, String)> {
-        roles(classes).into_iter().collect()
-    }
-
-    #[test]
-    fn classes_named_small_and_large_take_their_roles() {
-        let c = [
-            class("large", 8192, Access::Random),
-            class("small", 1 << 20, Access::Sequential),
-        ];
-        assert_eq!(
-            role_of(&c),
-            [
-                ("large".into(), "large".into()),
-                ("small".into(), "small".into())
-            ]
-        );
-    }
-
-    #[test]
-    fn unnamed_classes_map_by_size_and_access() {
-        let c = [
-            class("scan", 1 << 20, Access::Sequential),
-            class("oltp", 8192, Access::Random),
-            class("log", 512, Access::Sequential),
-        ];
-        assert_eq!(
-            role_of(&c),
-            [
-                ("oltp".into(), "small".into()),
-                ("scan".into(), "large".into())
-            ]
-        );
-        assert_eq!(
-            role_of(&[class("r", 4096, Access::Random)]),
-            [("r".into(), "small".into())]
-        );
-        assert_eq!(
-            role_of(&[class("s", 4096, Access::Sequential)]),
-            [("s".into(), "large".into())]
-        );
-        assert_eq!(
-            role_of(&[
-                class("small", 4096, Access::Random),
-                class("x", 65536, Access::Random)
-            ]),
-            [
-                ("small".into(), "small".into()),
-                ("x".into(), "large".into())
-            ]
-        );
-    }
-
-    #[test]
-    fn orion_commandline_is_what_followed_orion() {
-        let cmd = ["rigel", "orion", "-run", "simple"].map(String::from);
-        assert_eq!(orion_commandline(&cmd), "-run simple");
-        let cmd = ["rigel", "run", "specs/orion/simple.toml"].map(String::from);
-        assert_eq!(orion_commandline(&cmd), "rigel run specs/orion/simple.toml");
-    }
 }

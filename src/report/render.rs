@@ -5,6 +5,7 @@ use super::charts::{Chart, charts};
 use super::context::{self, ClassView, Headline, PointView, RigelInfo, RunView};
 use super::env::{base_environment, builtin_environment};
 use super::orion::{self, OrionSettings, OrionView};
+use super::orion_map;
 use super::{Dialect, Format, ReportError, ReportOptions};
 use crate::plan::RunPlan;
 use crate::stats::{HostInfo, ResultsDoc, TargetInfo};
@@ -48,7 +49,7 @@ struct Prepared<'a> {
 
 impl<'a> Prepared<'a> {
     fn new(doc: &'a ResultsDoc, opts: &ReportOptions) -> Result<Self, ReportError> {
-        let roles = orion::roles(&doc.plan.classes);
+        let roles = orion_map::roles(&doc.plan.classes);
         let points = context::point_views(doc);
         let classes = context::class_views(doc, &points, &roles);
         let headline = context::headline(&classes);
@@ -66,7 +67,7 @@ impl<'a> Prepared<'a> {
             testname: &testname,
             version: &version,
         };
-        let orion = orion::sweep_groups(doc)
+        let orion = orion_map::sweep_groups(doc)
             .into_iter()
             .map(|(sweep, pts)| {
                 let ids: Vec<u32> = pts.iter().map(|p| p.point.id).collect();
