@@ -108,6 +108,26 @@ fn plan_gives_orions_published_counts_and_estimates_without_touching_storage() {
 }
 
 #[test]
+fn help_lists_orions_options_and_rigels() {
+    for flag in ["-help", "--help", "-h"] {
+        let out = rigel().args(["orion", flag]).run().code(0);
+        for option in [
+            "-run LEVEL",
+            "-num_streamIO",
+            "-cache_size",
+            "--to-spec",
+            "--allow-destructive",
+        ] {
+            assert!(
+                out.stdout.contains(option),
+                "{flag}: {option} in\n{}",
+                out.stdout
+            );
+        }
+    }
+}
+
+#[test]
 fn to_spec_plans_exactly_as_the_orion_options() {
     let d = LunDir::absent(2);
     let option_sets: [&[&str]; 4] = [
