@@ -4,6 +4,7 @@
 //! Data flows one way: `spec` → `expr` → `plan` → `exec` → `stats` → `report`. Only `cli` prints.
 
 pub mod cli;
+pub mod compare;
 pub mod exec;
 pub mod expect;
 pub mod expr;

@@ -38,6 +38,8 @@ pub enum Command {
     Run(RunArgs),
     /// Render a run folder's results again (ORION files, Markdown, HTML, JSON, or your template)
     Report(ReportArgs),
+    /// Compare two runs point by point and flag regressions (exit 3 when something regressed)
+    Compare(CompareArgs),
 }
 
 #[derive(Args, Debug)]
@@ -115,4 +117,47 @@ pub struct RunArgs {
     pub clean: bool,
     #[command(flatten)]
     pub spec: SpecOptions,
+}
+
+#[derive(Args, Debug)]
+pub struct CompareArgs {
+    /// The reference run: a run folder, or a results.json file
+    #[arg(value_name = "BASE")]
+    pub base: PathBuf,
+    /// The run judged against it
+    #[arg(value_name = "NEW")]
+    pub new: PathBuf,
+    /// A change worse than this is a regression (fewer IOPS or MB/s, more latency): `5%`, `2.5%`
+    #[arg(long, value_name = "PERCENT", default_value = "5%", value_parser = parse_percent)]
+    pub threshold: f64,
+    /// Output: an aligned table, Markdown for a ticket or a pull request, or JSON
+    #[arg(long, value_enum, default_value_t = CompareFormat::Text)]
+    pub format: CompareFormat,
+    /// The figures compared, comma-separated: iops, mbps and latency statistics (min, mean, stdev,
+    /// p50, p90, p99, p99.9, p99.99, max), or `all`
+    #[arg(
+        long,
+        value_name = "LIST",
+        value_delimiter = ',',
+        default_value = "iops,mbps,mean,p99"
+    )]
+    pub metrics: Vec<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum CompareFormat {
+    Text,
+    Markdown,
+    Json,
+}
+
+/// `5%`, `2.5%` or `5`: a non-negative percentage.
+fn parse_percent(s: &str) -> Result<f64, String> {
+    let number = s.trim().trim_end_matches('%').trim();
+    match number.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(format!(
+            "expected a percentage such as 5% or 2.5%, found `{s}`"
+        )),
+    }
 }

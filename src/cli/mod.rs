@@ -2,6 +2,7 @@
 
 mod args;
 mod check;
+mod compare;
 mod orion;
 mod plan_cmd;
 mod plan_table;
@@ -45,5 +46,6 @@ pub fn main() -> i32 {
         Command::Plan(a) => plan_cmd::run(&a),
         Command::Run(a) => run::run(&a),
         Command::Report(a) => report_cmd::run(&a),
+        Command::Compare(a) => compare::run(&a),
     }
 }

@@ -1,1 +1,227 @@
-//! placeholder
+//! `rigel compare` over real runs (tmpfs files, the real executor): a run against itself, against a
+//! copy of its results edited to lower one figure, and against a run of a different spec.
+
+use super::builder::rigel;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+fn spec(dir: &Path, name: &str, small: &str) -> PathBuf {
+    let text = format!(
+        "[spec]\nname = \"{name}\"\n\n[[target]]\npath = \"{}/data.bin\"\nsize = \"32MiB\"\n\n\
+         [run]\nduration = \"1s\"\nwarmup = \"100ms\"\n\n\
+         [class.small]\nsize = \"4KiB\"\n\n[class.large]\nsize = \"128KiB\"\n\n\
+         [matrix]\nsmall = \"{small}\"\nlarge = \"1\"\n",
+        dir.display()
+    );
+    let path = dir.join(format!("{name}.toml"));
+    std::fs::write(&path, text).expect("spec written");
+    path
+}
+
+fn run(dir: &Path, name: &str, small: &str) -> PathBuf {
+    let out = dir.join(name);
+    rigel()
+        .arg("run")
+        .arg(spec(dir, name, small))
+        .arg("--out")
+        .arg(&out)
+        .run()
+        .code(0);
+    out
+}
+
+fn json(out: &super::Output) -> Value {
+    serde_json::from_str(&out.stdout).expect("compare --format json prints JSON")
+}
+
+/// `point-id class direction stat` of every figure marked `verdict`.
+fn flagged(c: &Value, verdict: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for p in c["points"].as_array().expect("points") {
+        for m in p["metrics"].as_array().expect("metrics") {
+            if m["verdict"] == verdict {
+                out.push(format!(
+                    "{} {} {} {}",
+                    p["base_id"],
+                    m["class"].as_str().unwrap_or(""),
+                    m["direction"].as_str().unwrap_or(""),
+                    m["stat"].as_str().unwrap_or("")
+                ));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn against_itself_and_against_lowered_iops() {
+    let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
+    let base = run(tmp.path(), "base", "1, 4");
+
+    let out = rigel().arg("compare").arg(&base).arg(&base).run().code(0);
+    assert!(
+        out.stdout
+            .contains("no regression beyond 5% over 3 matched points"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        !out.stdout.contains("REGRESSED") && !out.stdout.contains("warning"),
+        "{}",
+        out.stdout
+    );
+    let same = rigel()
+        .arg("compare")
+        .arg(&base)
+        .arg(&base)
+        .args(["--format", "json", "--metrics", "all"])
+        .run()
+        .code(0);
+    let c = json(&same);
+    assert_eq!(c["regressions"], 0);
+    assert_eq!(c["points"][0]["metrics"].as_array().map(Vec::len), Some(11));
+
+    // The same results with small's IOPS at its second point 20% lower, written as a results file.
+    let mut doc: Value = serde_json::from_str(
+        &std::fs::read_to_string(base.join("results.json")).expect("results.json"),
+    )
+    .expect("results parse");
+    let iops = &mut doc["points"][1]["classes"][0]["total"]["iops"];
+    *iops = Value::from(iops.as_f64().expect("iops") * 0.8);
+    let lowered = tmp.path().join("lowered.json");
+    std::fs::write(&lowered, doc.to_string()).expect("edited results written");
+
+    let out = rigel()
+        .arg("compare")
+        .arg(&base)
+        .arg(&lowered)
+        .args(["--format", "json"])
+        .run()
+        .code(3);
+    let c = json(&out);
+    assert_eq!(flagged(&c, "regressed"), ["2 small total iops"]);
+    assert!(flagged(&c, "improved").is_empty());
+    assert_eq!(c["regressions"], 1);
+    assert_eq!(c["points"][1]["metrics"][0]["change_text"], "-20.0%");
+    // Swapped, the same figure is an improvement, and nothing regressed.
+    let out = rigel()
+        .arg("compare")
+        .arg(&lowered)
+        .arg(&base)
+        .args(["--format", "json"])
+        .run()
+        .code(0);
+    assert_eq!(flagged(&json(&out), "improved"), ["2 small total iops"]);
+
+    let out = rigel()
+        .arg("compare")
+        .arg(&base)
+        .arg(&lowered)
+        .run()
+        .code(3);
+    let line = out
+        .stdout
+        .lines()
+        .find(|l| l.contains("REGRESSED"))
+        .expect("a regressed line");
+    assert!(
+        line.starts_with("small=4 large=0") && line.contains("-20.0%"),
+        "{line}"
+    );
+    assert!(
+        out.stdout
+            .contains("1 regression in 1 point (threshold 5%)"),
+        "{}",
+        out.stdout
+    );
+    let out = rigel()
+        .arg("compare")
+        .arg(&base)
+        .arg(&lowered)
+        .args(["--format", "markdown"])
+        .run()
+        .code(3);
+    assert!(
+        out.stdout.starts_with("### rigel compare: 1 regression\n"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("| `small=4 large=0` | small | iops |"),
+        "{}",
+        out.stdout
+    );
+    // A looser threshold lets a 20% drop through.
+    rigel()
+        .arg("compare")
+        .arg(&base)
+        .arg(&lowered)
+        .args(["--threshold", "25%"])
+        .run()
+        .code(0);
+
+    // Another spec: the points that match are compared, the others listed, with a warning.
+    let other = run(tmp.path(), "other", "1, 8");
+    let out = rigel()
+        .arg("compare")
+        .arg(&base)
+        .arg(&other)
+        .args(["--threshold", "1000%"])
+        .run()
+        .code(0);
+    assert!(
+        out.stdout
+            .contains("warning: the runs come from different specs"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("only in BASE: small=4 large=0"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("only in NEW: small=8 large=0"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("over 2 matched points"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn usage_and_missing_runs() {
+    let tmp = tempfile::tempdir().expect("a temp dir");
+    let out = rigel()
+        .arg("compare")
+        .arg(tmp.path())
+        .arg(tmp.path())
+        .run()
+        .code(1);
+    assert!(
+        out.stderr.contains("is not a rigel run folder"),
+        "{}",
+        out.stderr
+    );
+    let out = rigel()
+        .args(["compare", "a", "b", "--threshold", "five"])
+        .run()
+        .code(2);
+    assert!(
+        out.stderr.contains("expected a percentage"),
+        "{}",
+        out.stderr
+    );
+    let out = rigel()
+        .args(["compare", "a", "b", "--metrics", "iops,p95"])
+        .run()
+        .code(2);
+    assert!(
+        out.stderr.contains("unknown metric `p95`"),
+        "{}",
+        out.stderr
+    );
+}

@@ -1,0 +1,81 @@
+//! `rigel compare BASE NEW`: two runs side by side, regressions flagged; exit 3 when any.
+
+use super::args::{CompareArgs, CompareFormat};
+use super::exit;
+use crate::compare::{self, CompareOptions};
+use crate::expr::{LatencyStat, Stat};
+use crate::stats::ResultsDoc;
+use std::path::Path;
+
+pub fn run(a: &CompareArgs) -> i32 {
+    let stats = match stats(&a.metrics) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("rigel compare: {e}");
+            return exit::BAD_SPEC;
+        }
+    };
+    let (base, new) = match (load(&a.base), load(&a.new)) {
+        (Ok(b), Ok(n)) => (b, n),
+        (Err(e), _) | (_, Err(e)) => {
+            eprintln!("rigel compare: {e}");
+            return exit::RUNTIME;
+        }
+    };
+    let opts = CompareOptions {
+        threshold_percent: a.threshold,
+        stats,
+    };
+    let mut c = compare::compare(&base, &new, &opts);
+    c.base.path = a.base.display().to_string();
+    c.new.path = a.new.display().to_string();
+    let out = match a.format {
+        CompareFormat::Text => compare::text(&c),
+        CompareFormat::Markdown => compare::markdown(&c),
+        CompareFormat::Json => match serde_json::to_string_pretty(&c) {
+            Ok(s) => s + "\n",
+            Err(e) => {
+                eprintln!("rigel compare: {e}");
+                return exit::RUNTIME;
+            }
+        },
+    };
+    print!("{out}");
+    if a.format != CompareFormat::Text {
+        c.warnings.iter().for_each(|w| eprintln!("warning: {w}"));
+    }
+    if c.regressions > 0 {
+        exit::REQUIREMENTS
+    } else {
+        exit::OK
+    }
+}
+
+/// A run folder (finished or not), or a `results.json` file.
+fn load(path: &Path) -> Result<ResultsDoc, String> {
+    if path.is_file() {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+        return serde_json::from_str(&text)
+            .map_err(|e| format!("`{}` is not a rigel results file: {e}", path.display()));
+    }
+    crate::record::load(path).map_err(|e| e.to_string())
+}
+
+fn stats(names: &[String]) -> Result<Vec<Stat>, String> {
+    if names.iter().any(|n| n == "all") {
+        let mut all = vec![Stat::Iops, Stat::Mbps];
+        all.extend(LatencyStat::ALL.map(Stat::Latency));
+        return Ok(all);
+    }
+    names
+        .iter()
+        .map(|n| {
+            Stat::from_name(n.trim()).ok_or_else(|| {
+                format!(
+                    "unknown metric `{n}` in --metrics: use iops, mbps, min, mean, stdev, p50, p90, p99, p99.9, p99.99, max or all"
+                )
+            })
+        })
+        .collect()
+}

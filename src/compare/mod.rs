@@ -1,0 +1,335 @@
+//! Comparing two runs: points matched by their workload (each running class's load, size, access,
+//! mix and streams), each figure's change, and regressions beyond a threshold in the direction that
+//! hurts (fewer IOPS or MB/s, more latency). Pure; `rigel compare` prints and picks the exit code.
+
+mod render;
+#[cfg(test)]
+mod tests;
+
+pub use render::{markdown, text};
+
+use crate::expect::{dir_stats, format_ns, format_number, format_percent, stat_value};
+use crate::expr::{Direction, LatencyStat, Stat};
+use crate::stats::{PointResult, PointStatus, ResultsDoc};
+use serde::Serialize;
+
+/// What to compare and how strictly.
+#[derive(Clone, Debug)]
+pub struct CompareOptions {
+    /// A change worse than this, in percent, is a regression.
+    pub threshold_percent: f64,
+    /// The figures compared for each class and direction.
+    pub stats: Vec<Stat>,
+}
+
+impl Default for CompareOptions {
+    fn default() -> Self {
+        CompareOptions {
+            threshold_percent: 5.0,
+            stats: vec![
+                Stat::Iops,
+                Stat::Mbps,
+                Stat::Latency(LatencyStat::Mean),
+                Stat::Latency(LatencyStat::P99),
+            ],
+        }
+    }
+}
+
+/// The whole comparison (`--format json` prints it as is).
+#[derive(Clone, Debug, Serialize)]
+pub struct RunComparison {
+    pub base: RunSummary,
+    pub new: RunSummary,
+    pub threshold_percent: f64,
+    /// Differences between the runs that make the comparison less like-for-like.
+    pub warnings: Vec<String>,
+    /// Matched points, in the base run's order.
+    pub points: Vec<PointComparison>,
+    /// Labels of points that ran in only one of the runs.
+    pub only_in_base: Vec<String>,
+    pub only_in_new: Vec<String>,
+    /// Figures worse than the threshold, plus points that failed only in the new run.
+    pub regressions: usize,
+    pub improvements: usize,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct RunSummary {
+    /// Where the run was read from (set by the caller).
+    pub path: String,
+    pub name: String,
+    pub started: String,
+    pub host: String,
+    pub rigel_version: String,
+    pub points: usize,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct PointComparison {
+    /// The base run's label: `small=4 large=0`.
+    pub label: String,
+    pub base_id: u32,
+    pub new_id: u32,
+    /// A point that failed in either run: what happened (its figures are not compared).
+    pub status: Option<String>,
+    pub regressed: bool,
+    pub metrics: Vec<MetricChange>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct MetricChange {
+    pub class: String,
+    pub direction: Direction,
+    /// `iops`, `mbps`, `latency.p99`.
+    pub stat: String,
+    /// In the figure's unit: IOPS, MiB/s, or nanoseconds.
+    pub base: f64,
+    pub new: f64,
+    pub base_text: String,
+    pub new_text: String,
+    /// (new - base) / base in percent; none when the base is 0.
+    pub change_percent: Option<f64>,
+    pub change_text: String,
+    pub verdict: Change,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Change {
+    /// Within the threshold either way.
+    Within,
+    Improved,
+    Regressed,
+}
+
+/// Compares `new` against `base`.
+pub fn compare(base: &ResultsDoc, new: &ResultsDoc, opts: &CompareOptions) -> RunComparison {
+    let mut taken = vec![false; new.points.len()];
+    let mut points = Vec::new();
+    let mut only_in_base = Vec::new();
+    for b in &base.points {
+        let key = workload(b);
+        let found = new
+            .points
+            .iter()
+            .enumerate()
+            .position(|(i, n)| !taken[i] && workload(n) == key);
+        match found {
+            Some(i) => {
+                taken[i] = true;
+                points.push(compare_point(b, &new.points[i], opts));
+            }
+            None => only_in_base.push(b.point.label()),
+        }
+    }
+    let only_in_new = new
+        .points
+        .iter()
+        .zip(&taken)
+        .filter(|(_, t)| !**t)
+        .map(|(p, _)| p.point.label())
+        .collect();
+    let count = |c: Change| {
+        points
+            .iter()
+            .flat_map(|p| &p.metrics)
+            .filter(|m| m.verdict == c)
+            .count()
+    };
+    let failed_only_in_new = points
+        .iter()
+        .filter(|p| p.regressed && p.metrics.is_empty())
+        .count();
+    RunComparison {
+        base: summary(base),
+        new: summary(new),
+        threshold_percent: opts.threshold_percent,
+        warnings: warnings(base, new),
+        regressions: count(Change::Regressed) + failed_only_in_new,
+        improvements: count(Change::Improved),
+        points,
+        only_in_base,
+        only_in_new,
+    }
+}
+
+/// What identifies a point's workload across runs: each running class with its load and
+/// parameters, by class name (idle classes and the order of classes do not matter).
+fn workload(p: &PointResult) -> Vec<(String, u32, u64, bool, u8, u32)> {
+    let mut key: Vec<_> = p
+        .point
+        .active()
+        .map(|c| {
+            (
+                c.class.clone(),
+                c.load,
+                c.size,
+                c.access == crate::expr::Access::Sequential,
+                c.mix.read_percent,
+                c.per_stream,
+            )
+        })
+        .collect();
+    key.sort();
+    key
+}
+
+fn compare_point(b: &PointResult, n: &PointResult, opts: &CompareOptions) -> PointComparison {
+    let mut out = PointComparison {
+        label: b.point.label(),
+        base_id: b.point.id,
+        new_id: n.point.id,
+        status: None,
+        regressed: false,
+        metrics: Vec::new(),
+    };
+    let failed = |p: &PointResult| match &p.status {
+        PointStatus::Ok => None,
+        PointStatus::Failed { error } => {
+            Some(format!("{} at offset {}", error.message, error.offset))
+        }
+    };
+    match (failed(b), failed(n)) {
+        (None, None) => {}
+        (Some(e), None) => {
+            out.status = Some(format!("failed in BASE ({e}), ran in NEW"));
+            return out;
+        }
+        (None, Some(e)) => {
+            out.status = Some(format!("failed in NEW: {e}"));
+            out.regressed = true;
+            return out;
+        }
+        (Some(_), Some(e)) => {
+            out.status = Some(format!("failed in both runs (NEW: {e})"));
+            return out;
+        }
+    }
+    for bc in &b.classes {
+        let Some(nc) = n.class(&bc.class) else {
+            continue;
+        };
+        for direction in [Direction::Total, Direction::Read, Direction::Write] {
+            let (Some(bd), Some(nd)) = (dir_stats(bc, direction), dir_stats(nc, direction)) else {
+                continue;
+            };
+            // A class that only reads (or writes) has the same figures in total and that direction.
+            if direction != Direction::Total && (bc.read.is_none() || bc.write.is_none()) {
+                continue;
+            }
+            for &stat in &opts.stats {
+                let change = metric_change(
+                    &bc.class,
+                    direction,
+                    stat,
+                    stat_value(bd, stat),
+                    stat_value(nd, stat),
+                    opts.threshold_percent,
+                );
+                out.regressed |= change.verdict == Change::Regressed;
+                out.metrics.push(change);
+            }
+        }
+    }
+    out
+}
+
+fn metric_change(
+    class: &str,
+    direction: Direction,
+    stat: Stat,
+    base: f64,
+    new: f64,
+    threshold: f64,
+) -> MetricChange {
+    let change = (base != 0.0).then(|| (new - base) / base * 100.0);
+    let worse = |c: f64| {
+        if stat.higher_is_better() { -c } else { c }
+    };
+    let verdict = match change.map(worse) {
+        Some(w) if w > threshold => Change::Regressed,
+        Some(w) if w < -threshold => Change::Improved,
+        _ => Change::Within,
+    };
+    let text = |v: f64| match stat {
+        Stat::Latency(_) => format_ns(v),
+        _ => format_number(v),
+    };
+    MetricChange {
+        class: class.to_owned(),
+        direction,
+        stat: stat.name(),
+        base,
+        new,
+        base_text: text(base),
+        new_text: text(new),
+        change_percent: change,
+        change_text: change.map_or_else(|| "-".to_owned(), format_percent),
+        verdict,
+    }
+}
+
+fn summary(doc: &ResultsDoc) -> RunSummary {
+    RunSummary {
+        path: String::new(),
+        name: doc.plan.name.clone(),
+        started: doc.started.clone(),
+        host: doc.host.hostname.clone(),
+        rigel_version: doc.rigel_version.clone(),
+        points: doc.points.len(),
+    }
+}
+
+/// What differs between the runs beyond the figures.
+fn warnings(base: &ResultsDoc, new: &ResultsDoc) -> Vec<String> {
+    let mut w = Vec::new();
+    if base.spec_toml != new.spec_toml {
+        w.push(format!(
+            "the runs come from different specs (BASE `{}`, NEW `{}`): points are compared where their workloads match",
+            base.plan.name, new.plan.name
+        ));
+    }
+    let (b, n) = (&base.plan.run, &new.plan.run);
+    let mut differ = |what: &str, x: String, y: String| {
+        if x != y {
+            w.push(format!("{what} differs: BASE {x}, NEW {y}"));
+        }
+    };
+    differ(
+        "the duration per point",
+        ms(b.duration_ms),
+        ms(n.duration_ms),
+    );
+    differ("the warmup", ms(b.warmup_ms), ms(n.warmup_ms));
+    differ("direct I/O", b.direct.to_string(), n.direct.to_string());
+    differ(
+        "the worker count",
+        b.workers.to_string(),
+        n.workers.to_string(),
+    );
+    let paths = |d: &ResultsDoc| {
+        let p: Vec<&str> = d.plan.targets.iter().map(|t| t.path.as_str()).collect();
+        p.join(", ")
+    };
+    differ("the targets", paths(base), paths(new));
+    differ(
+        "the host",
+        base.host.hostname.clone(),
+        new.host.hostname.clone(),
+    );
+    for (which, d) in [("BASE", base), ("NEW", new)] {
+        if d.points.len() < d.plan.points.len() {
+            w.push(format!(
+                "{which} is incomplete: {} of {} points ran",
+                d.points.len(),
+                d.plan.points.len()
+            ));
+        }
+    }
+    w
+}
+
+fn ms(v: u64) -> String {
+    crate::expr::format_duration(std::time::Duration::from_millis(v))
+}

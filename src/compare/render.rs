@@ -1,0 +1,237 @@
+//! A comparison as an aligned plain-text table (terminals, CI logs) or as Markdown ready to paste
+//! into a ticket or a pull request.
+
+use super::{Change, MetricChange, RunComparison, RunSummary};
+use crate::expr::Direction;
+
+fn describe(r: &RunSummary) -> String {
+    format!("{} {}", r.path, facts(r))
+}
+
+/// `(oltp, 12 points, 2026-11-30 01:02)`.
+fn facts(r: &RunSummary) -> String {
+    let at = r.started.get(..16).unwrap_or(&r.started).replace('T', " ");
+    format!("({}, {} points, {at})", r.name, r.points)
+}
+
+fn verdict_word(c: Change) -> &'static str {
+    match c {
+        Change::Within => "",
+        Change::Improved => "improved",
+        Change::Regressed => "REGRESSED",
+    }
+}
+
+fn class_cell(m: &MetricChange) -> String {
+    match m.direction {
+        Direction::Total => m.class.clone(),
+        d => format!("{} {}", m.class, d.name()),
+    }
+}
+
+/// The outcome in one line: `2 regressions in 1 point (threshold 5%), 0 improvements`.
+fn outcome(c: &RunComparison) -> String {
+    let points = c.points.iter().filter(|p| p.regressed).count();
+    let plural = |n: usize, one: &str, many: &str| {
+        if n == 1 {
+            format!("{n} {one}")
+        } else {
+            format!("{n} {many}")
+        }
+    };
+    if c.regressions == 0 {
+        return format!(
+            "no regression beyond {}% over {} matched points; {}",
+            c.threshold_percent,
+            c.points.len(),
+            plural(c.improvements, "improvement", "improvements")
+        );
+    }
+    format!(
+        "{} in {} (threshold {}%); {}",
+        plural(c.regressions, "regression", "regressions"),
+        plural(points, "point", "points"),
+        c.threshold_percent,
+        plural(c.improvements, "improvement", "improvements")
+    )
+}
+
+/// Every matched figure in an aligned table, then the unmatched points, then the outcome.
+pub fn text(c: &RunComparison) -> String {
+    let mut out = format!("BASE  {}\nNEW   {}\n", describe(&c.base), describe(&c.new));
+    for w in &c.warnings {
+        out.push_str(&format!("warning: {w}\n"));
+    }
+    out.push('\n');
+    let mut rows: Vec<[String; 7]> = vec![[
+        "point".into(),
+        "class".into(),
+        "metric".into(),
+        "base".into(),
+        "new".into(),
+        "change".into(),
+        String::new(),
+    ]];
+    for p in &c.points {
+        if let Some(s) = &p.status {
+            let word = if p.regressed { "REGRESSED" } else { "" };
+            rows.push([
+                p.label.clone(),
+                String::new(),
+                s.clone(),
+                String::new(),
+                String::new(),
+                String::new(),
+                word.into(),
+            ]);
+        }
+        for (i, m) in p.metrics.iter().enumerate() {
+            let label = if i == 0 {
+                p.label.clone()
+            } else {
+                String::new()
+            };
+            rows.push([
+                label,
+                class_cell(m),
+                m.stat.clone(),
+                m.base_text.clone(),
+                m.new_text.clone(),
+                m.change_text.clone(),
+                verdict_word(m.verdict).into(),
+            ]);
+        }
+    }
+    out.push_str(&aligned(&rows));
+    for (which, labels) in [("BASE", &c.only_in_base), ("NEW", &c.only_in_new)] {
+        if !labels.is_empty() {
+            out.push_str(&format!("\nonly in {which}: {}\n", labels.join("; ")));
+        }
+    }
+    out.push_str(&format!("\n{}\n", outcome(c)));
+    out
+}
+
+fn aligned(rows: &[[String; 7]]) -> String {
+    let mut widths = [0usize; 7];
+    for row in rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let mut out = String::new();
+    for row in rows {
+        let mut line = String::new();
+        for (i, (cell, w)) in row.iter().zip(widths).enumerate() {
+            if (3..=5).contains(&i) {
+                line.push_str(&format!("{cell:>w$}  "));
+            } else {
+                line.push_str(&format!("{cell:<w$}  "));
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// A heading with the outcome, the runs, warnings, the regressions (when any) and every figure in
+/// a collapsed section.
+pub fn markdown(c: &RunComparison) -> String {
+    let title = if c.regressions == 0 {
+        "no regression".to_owned()
+    } else if c.regressions == 1 {
+        "1 regression".to_owned()
+    } else {
+        format!("{} regressions", c.regressions)
+    };
+    let mut out = format!("### rigel compare: {title}\n\n");
+    out.push_str(&format!(
+        "- **BASE** `{}` {}\n- **NEW** `{}` {}\n- threshold: {}% (fewer IOPS or MiB/s, or more latency, is worse)\n\n",
+        c.base.path,
+        facts(&c.base),
+        c.new.path,
+        facts(&c.new),
+        c.threshold_percent
+    ));
+    for w in &c.warnings {
+        out.push_str(&format!("> **Warning:** {w}\n>\n"));
+    }
+    if !c.warnings.is_empty() {
+        out.truncate(out.len() - 2);
+        out.push_str("\n\n");
+    }
+    out.push_str(&format!("{}.\n\n", capitalize(&outcome(c))));
+    let failed: Vec<String> = c
+        .points
+        .iter()
+        .filter_map(|p| p.status.as_ref().map(|s| format!("- `{}`: {s}\n", p.label)))
+        .collect();
+    if !failed.is_empty() {
+        out.push_str("Failed points:\n\n");
+        out.push_str(&failed.concat());
+        out.push('\n');
+    }
+    let regressed: Vec<(&str, &MetricChange)> = c
+        .points
+        .iter()
+        .flat_map(|p| p.metrics.iter().map(move |m| (p.label.as_str(), m)))
+        .filter(|(_, m)| m.verdict == Change::Regressed)
+        .collect();
+    if !regressed.is_empty() {
+        out.push_str("#### Regressions\n\n");
+        out.push_str(&md_table(&regressed));
+        out.push('\n');
+    }
+    let all: Vec<(&str, &MetricChange)> = c
+        .points
+        .iter()
+        .flat_map(|p| p.metrics.iter().map(move |m| (p.label.as_str(), m)))
+        .collect();
+    if !all.is_empty() {
+        out.push_str(&format!(
+            "<details><summary>All {} figures of {} matched points</summary>\n\n",
+            all.len(),
+            c.points.len()
+        ));
+        out.push_str(&md_table(&all));
+        out.push_str("\n</details>\n");
+    }
+    for (which, labels) in [("BASE", &c.only_in_base), ("NEW", &c.only_in_new)] {
+        if !labels.is_empty() {
+            let list: Vec<String> = labels.iter().map(|l| format!("`{l}`")).collect();
+            out.push_str(&format!("\nOnly in {which}: {}.\n", list.join(", ")));
+        }
+    }
+    out
+}
+
+fn md_table(rows: &[(&str, &MetricChange)]) -> String {
+    let mut out = String::from(
+        "| Point | Class | Metric | Base | New | Change | |\n|---|---|---|--:|--:|--:|---|\n",
+    );
+    for (label, m) in rows {
+        let word = match m.verdict {
+            Change::Regressed => "**regressed**",
+            Change::Improved => "improved",
+            Change::Within => "",
+        };
+        out.push_str(&format!(
+            "| `{label}` | {} | {} | {} | {} | {} | {word} |\n",
+            class_cell(m),
+            m.stat,
+            m.base_text,
+            m.new_text,
+            m.change_text
+        ));
+    }
+    out
+}
+
+fn capitalize(s: &str) -> String {
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
