@@ -34,10 +34,12 @@ pub fn main(args: &[OsString]) -> i32 {
         Err(e) => return usage(&e),
     };
     for note in &options.ignored {
-        eprintln!(
-            "note: {note} is accepted for ORION's scripts and has no effect: rigel does its I/O \
-             through io_uring and needs no HugePages"
-        );
+        let why = if note.starts_with("-hugenotneeded") {
+            "rigel allocates no HugePages"
+        } else {
+            "rigel does its I/O through io_uring"
+        };
+        eprintln!("note: {note} is accepted for ORION's scripts and has no effect: {why}");
     }
     let cwd = match std::env::current_dir() {
         Ok(d) => d,

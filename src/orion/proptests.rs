@@ -189,3 +189,58 @@ fn published_point_counts() {
     assert_eq!(total(RunLevel::Normal, 1), 18);
     assert_eq!(estimate_minutes(total(RunLevel::Oltp, 3), 60), 24);
 }
+
+/// The command line that asks for `o`, option by option, as a user would type it.
+fn to_args(o: &OrionOptions) -> Vec<String> {
+    let mut a: Vec<String> = vec!["-run".into(), o.run.name().into()];
+    let mut push = |k: &str, v: Option<String>| {
+        if let Some(v) = v {
+            a.push(format!("-{k}"));
+            a.push(v);
+        }
+    };
+    push("testname", o.testname.clone());
+    push("num_disks", o.num_disks.map(|n| n.to_string()));
+    push("size_small", o.size_small.map(|n| n.to_string()));
+    push("size_large", o.size_large.map(|n| n.to_string()));
+    let kind = |t: LargeType| if t == LargeType::Seq { "seq" } else { "rand" };
+    push("type", o.large_type.map(|t| kind(t).into()));
+    push("num_streamIO", o.num_stream_io.map(|n| n.to_string()));
+    let layout = |s: Simulate| {
+        if s == Simulate::Raid0 {
+            "RAID0"
+        } else {
+            "concat"
+        }
+    };
+    push("simulate", o.simulate.map(|s| layout(s).into()));
+    push("stripe", o.stripe.map(|n| n.to_string()));
+    push("write", o.write.map(|n| n.to_string()));
+    push("cache_size", o.cache_size.map(|n| n.to_string()));
+    push("duration", o.duration.map(|n| n.to_string()));
+    push("matrix", o.matrix.map(|m| m.name().into()));
+    push("num_small", o.num_small.map(|n| n.to_string()));
+    push("num_large", o.num_large.map(|n| n.to_string()));
+    if o.ext.allow_destructive {
+        a.push("--allow-destructive".into());
+    }
+    a
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+    #[test]
+    fn the_command_line_parses_back_to_the_options((o, _) in options()) {
+        let args = to_args(&o);
+        prop_assert_eq!(parse(&args).map_err(|e| TestCaseError::fail(e.to_string()))?, Parsed::Run(o));
+        // Any rotation of the options after -run means the same (ORION's options are unordered).
+        let pairs: Vec<&[String]> = args[2..].chunks(2).collect();
+        if pairs.len() > 1 {
+            let mut rotated: Vec<String> = args[..2].to_vec();
+            for p in pairs[1..].iter().chain(&pairs[..1]) {
+                rotated.extend(p.iter().cloned());
+            }
+            prop_assert_eq!(parse(&rotated).is_ok(), true);
+        }
+    }
+}
