@@ -1,5 +1,7 @@
+//! Requirement keys: the accepted forms, the spans and hints of mistakes, class and unit checks.
+
 use super::*;
-use crate::expr::parse_comparison;
+use crate::expr::{ExprError, parse_comparison};
 
 fn key(s: &str) -> RequirementKey {
     match parse_requirement_key(s) {
