@@ -221,3 +221,34 @@ fn stat_names_round_trip() {
     );
     assert_eq!(Stat::from_name("latency"), None);
 }
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Any text gives a key or a mistake whose span lies inside the text, on character bounds.
+        #[test]
+        fn no_key_text_panics_and_spans_stay_inside(s in "[a-z0-9 .@=,_%/\\-µ]{0,40}") {
+            if let Err(e) = parse_requirement_key(&s) {
+                prop_assert!(e.span.start <= e.span.end && e.span.end <= s.len(), "{:?} {:?}", s, e);
+                prop_assert!(s.is_char_boundary(e.span.start) && s.is_char_boundary(e.span.end));
+            }
+        }
+
+        /// Keys the parser accepts print back as the same metric.
+        #[test]
+        fn metrics_print_back(
+            class in "[a-z][a-z0-9_]{0,8}",
+            dir in prop::sample::select(vec!["", ".read", ".write"]),
+            stat in prop::sample::select(vec!["iops", "mbps", "latency.p99.9", "latency.mean", "latency.max"]),
+        ) {
+            let text = format!("{class}{dir}.{stat}");
+            let key = parse_requirement_key(&text);
+            prop_assert!(key.is_ok(), "{}", text);
+            if let Ok(key) = key {
+                prop_assert_eq!(key.metric.to_string(), text);
+            }
+        }
+    }
+}
