@@ -285,9 +285,13 @@ fn summary(doc: &ResultsDoc) -> RunSummary {
 fn warnings(base: &ResultsDoc, new: &ResultsDoc) -> Vec<String> {
     let mut w = Vec::new();
     if base.spec_toml != new.spec_toml {
+        let names = if base.plan.name == new.plan.name {
+            String::new()
+        } else {
+            format!(" (BASE `{}`, NEW `{}`)", base.plan.name, new.plan.name)
+        };
         w.push(format!(
-            "the runs come from different specs (BASE `{}`, NEW `{}`): points are compared where their workloads match",
-            base.plan.name, new.plan.name
+            "the runs come from different specs{names}: points are compared where their workloads match"
         ));
     }
     let (b, n) = (&base.plan.run, &new.plan.run);

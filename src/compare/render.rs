@@ -74,16 +74,12 @@ pub fn text(c: &RunComparison) -> String {
     ]];
     for p in &c.points {
         if let Some(s) = &p.status {
-            let word = if p.regressed { "REGRESSED" } else { "" };
-            rows.push([
-                p.label.clone(),
-                String::new(),
-                s.clone(),
-                String::new(),
-                String::new(),
-                String::new(),
-                word.into(),
-            ]);
+            // The last column is not padded: a long message does not widen the table.
+            let word = if p.regressed { "REGRESSED: " } else { "" };
+            let mut row: [String; 7] = Default::default();
+            row[0] = p.label.clone();
+            row[6] = format!("{word}{s}");
+            rows.push(row);
         }
         for (i, m) in p.metrics.iter().enumerate() {
             let label = if i == 0 {
@@ -154,11 +150,13 @@ pub fn markdown(c: &RunComparison) -> String {
         facts(&c.new),
         c.threshold_percent
     ));
-    for w in &c.warnings {
-        out.push_str(&format!("> **Warning:** {w}\n>\n"));
-    }
     if !c.warnings.is_empty() {
-        out.truncate(out.len() - 2);
+        let quoted: Vec<String> = c
+            .warnings
+            .iter()
+            .map(|w| format!("> **Warning:** {w}"))
+            .collect();
+        out.push_str(&quoted.join("\n>\n"));
         out.push_str("\n\n");
     }
     out.push_str(&format!("{}.\n\n", capitalize(&outcome(c))));
