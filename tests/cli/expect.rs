@@ -141,6 +141,19 @@ fn requirements_below_and_above_a_real_run_pass_and_fail() {
     assert!(report.contains("| **FAIL** | `small.iops`"), "{report}");
     let html = std::fs::read_to_string(hard_dir.join("report.html")).expect("report.html");
     assert!(html.contains("2 of 3 requirements are not met"));
+    // `rigel report` judges them again from the folder alone.
+    let out = rigel()
+        .arg("report")
+        .arg(&hard_dir)
+        .args(["--format", "json"])
+        .run()
+        .code(0);
+    assert!(
+        out.stderr.contains("requirements: 1 of 3 met"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("FAIL  small.iops"), "{}", out.stderr);
 }
 
 /// Resuming a finished run measures nothing and judges the plan's requirements again: with limits
