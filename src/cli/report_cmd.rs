@@ -31,6 +31,11 @@ pub fn run(a: &ReportArgs) -> i32 {
     match report::render(&doc, &opts) {
         Ok(files) => {
             files.iter().for_each(|f| println!("{}", f.display()));
+            // The verdicts the reports show, judged again; stdout stays the list of files.
+            let verdicts = crate::expect::evaluate(&doc);
+            if !verdicts.is_empty() {
+                eprint!("{}", crate::expect::table(&verdicts));
+            }
             exit::OK
         }
         Err(e) => {

@@ -138,8 +138,26 @@ fn judge(doc: &ResultsDoc, r: &Requirement) -> Verdict {
                 .filter_map(|p| point_value(p, &class.name, *direction, *stat).map(|x| (*p, x)))
                 .collect();
             v.points_checked = values.len();
+            let failed = selected
+                .iter()
+                .filter(|p| matches!(p.status, PointStatus::Failed { .. }))
+                .filter(|p| class_load(p, &class.name).is_some_and(|c| c.outstanding > 0))
+                .count();
+            if failed > 0 {
+                let note = format!("{failed} selected points failed and were not judged");
+                v.note = if v.note.is_empty() {
+                    note
+                } else {
+                    format!("{note}; {}", v.note)
+                };
+            }
             if values.is_empty() {
-                v.note = no_data_note(&key, selected.len());
+                let why = no_data_note(&key, selected.len());
+                v.note = if v.note.is_empty() {
+                    why
+                } else {
+                    format!("{}; {why}", v.note)
+                };
                 return v;
             }
             let chosen = choose(&values, key.selector.pick, *stat, &r.comparison);
@@ -177,6 +195,8 @@ fn judge_errors(v: &mut Verdict, selected: &[&PointResult], c: &Comparison) {
         let n = x as u64;
         format!("{n} failed point{}", if n == 1 { "" } else { "s" })
     });
+    // A count against a limit of a few points: the measured count says it all.
+    v.margin_text.clear();
 }
 
 /// The point judged: the best value (`best`), or the one nearest to failing, or failing by most

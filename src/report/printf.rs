@@ -3,6 +3,10 @@
 
 use std::fmt::Write as _;
 
+/// The widest field or longest precision accepted: enough for any report, small enough that a
+/// stray `%999999999d` cannot exhaust memory.
+pub const MAX_FIELD: usize = 1000;
+
 /// One argument of a format: what a template value turns into.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Arg {
@@ -26,6 +30,8 @@ pub enum PrintfError {
     Truncated { format: String },
     #[error("format {format:?} needs more than the {given} argument(s) given")]
     TooFewArgs { format: String, given: usize },
+    #[error("format {format:?}: a width or precision above {MAX_FIELD} is not a cell format")]
+    TooWide { format: String },
     #[error("format {format:?}: {value:?} is not a number for %{conv}")]
     NotANumber {
         format: String,
@@ -75,6 +81,11 @@ pub fn sprintf(format: &str, args: &[Arg]) -> Result<String, PrintfError> {
         // Length modifiers mean nothing for Rust values; accept them as C would.
         while matches!(chars.peek(), Some(&(_, 'l' | 'h' | 'z' | 'j' | 'L'))) {
             chars.next();
+        }
+        if spec.width > MAX_FIELD || spec.precision.is_some_and(|p| p > MAX_FIELD) {
+            return Err(PrintfError::TooWide {
+                format: format.to_string(),
+            });
         }
         let Some((_, conv)) = chars.next() else {
             return Err(PrintfError::Truncated {
@@ -299,6 +310,16 @@ mod tests {
         assert_eq!(f("%ld", Arg::Int(3)), "3");
     }
 
+    proptest::proptest! {
+        /// A user's format string never panics, whatever it holds and whatever the value.
+        #[test]
+        fn any_format_string_is_an_answer_not_a_panic(format in "[%0-9.+ #-]{0,3}[a-zA-Z%]?.{0,6}", i in proptest::num::i64::ANY, f in proptest::num::f64::ANY, s in ".{0,8}") {
+            for arg in [Arg::Int(i128::from(i)), Arg::Float(f), Arg::Str(s.clone()), Arg::Missing] {
+                let _ = sprintf(&format, &[arg.clone(), arg]);
+            }
+        }
+    }
+
     #[test]
     fn errors_are_reported_not_panicked() {
         assert!(matches!(
@@ -312,6 +333,10 @@ mod tests {
         assert!(matches!(
             sprintf("%d %d", &[Arg::Int(1)]),
             Err(PrintfError::TooFewArgs { .. })
+        ));
+        assert!(matches!(
+            sprintf("%999999999999d", &[Arg::Int(1)]),
+            Err(PrintfError::TooWide { .. })
         ));
         assert!(matches!(
             sprintf("%d", &[Arg::Str("x".into())]),

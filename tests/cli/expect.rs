@@ -90,13 +90,14 @@ fn requirements_below_and_above_a_real_run_pass_and_fail() {
     assert!(!first.stdout.contains("requirements:"), "{}", first.stdout);
     let m = measured(&results(&tmp.path().join("first")));
 
-    // Well on the safe side of what the storage did a moment ago: a second run passes.
+    // Well on the safe side of what the storage did a moment ago (by a factor of ten, and 50 ms of
+    // latency: other tests share the cores), a second run passes.
     let easy = format!(
         "\"small.iops\" = \">= {:.0}\"\n\"small.latency.p99 @ small=1\" = \"<= {}ns\"\n\
          \"large.mbps @ all\" = \">= {:.3}MiB/s\"\nerrors = \"== 0\"\n",
-        m.best_iops / 4.0,
-        m.p99_at_1 * 20,
-        m.large_mbps / 4.0
+        m.best_iops / 10.0,
+        m.p99_at_1 * 10 + 50_000_000,
+        m.large_mbps / 10.0
     );
     let out = run(&spec(tmp.path(), "easy", &easy), &tmp.path().join("easy")).code(0);
     assert!(
@@ -105,13 +106,14 @@ fn requirements_below_and_above_a_real_run_pass_and_fail() {
         out.stdout
     );
     assert!(out.stdout.contains("PASS  small.iops"), "{}", out.stdout);
-    assert!(out.stdout.contains("at small=4 large=0"), "{}", out.stdout);
+    // The best point of small, whichever load it was.
+    assert!(out.stdout.contains(" large=0"), "{}", out.stdout);
 
     // Far beyond it: the run still completes and writes its results, then exits 3.
     let hard = format!(
         "\"small.iops\" = \">= {:.0}\"\n\"small.latency.p99 @ small=1\" = \"<= {}ns\"\nerrors = \"== 0\"\n",
-        m.best_iops * 4.0,
-        m.p99_at_1 / 20
+        m.best_iops * 10.0,
+        m.p99_at_1 / 50
     );
     let hard_dir = tmp.path().join("hard");
     let out = run(&spec(tmp.path(), "hard", &hard), &hard_dir).code(3);
@@ -139,6 +141,19 @@ fn requirements_below_and_above_a_real_run_pass_and_fail() {
     assert!(report.contains("| **FAIL** | `small.iops`"), "{report}");
     let html = std::fs::read_to_string(hard_dir.join("report.html")).expect("report.html");
     assert!(html.contains("2 of 3 requirements are not met"));
+    // `rigel report` judges them again from the folder alone.
+    let out = rigel()
+        .arg("report")
+        .arg(&hard_dir)
+        .args(["--format", "json"])
+        .run()
+        .code(0);
+    assert!(
+        out.stderr.contains("requirements: 1 of 3 met"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("FAIL  small.iops"), "{}", out.stderr);
 }
 
 /// Resuming a finished run measures nothing and judges the plan's requirements again: with limits
