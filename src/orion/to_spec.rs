@@ -80,9 +80,15 @@ pub fn to_spec(o: &OrionOptions, luns: &LunFile, commandline: &str) -> String {
     let w = &mut s;
     // Writing into a String cannot fail; `let _` keeps the lines short.
     let _ = writeln!(w, "# rigel's equivalent of `orion {commandline}`.");
+    let destructive = o.write_percent() > 0 && o.ext.allow_destructive;
+    let consent = if destructive {
+        " --allow-destructive"
+    } else {
+        ""
+    };
     let _ = writeln!(
         w,
-        "# Written by `rigel orion {commandline} --to-spec`; run it with `rigel run FILE`."
+        "# Written by `rigel orion {commandline} --to-spec`; run it with `rigel run FILE{consent}`."
     );
     let _ = writeln!(w, "[spec]\nname = {}", quote(o.testname()));
     let _ = writeln!(
@@ -98,7 +104,6 @@ pub fn to_spec(o: &OrionOptions, luns: &LunFile, commandline: &str) -> String {
         "[vars]\ndisks = {}    # ORION's -num_disks: sizes the load ranges (default: the number of LUNs)\n",
         quote(&disks)
     );
-    let destructive = o.write_percent() > 0 && o.ext.allow_destructive;
     let _ = writeln!(
         w,
         "# The LUNs of {} (relative paths are relative to where rigel runs).",

@@ -5,6 +5,7 @@ mod check;
 mod compare;
 mod expect;
 mod orion;
+mod orion_run;
 mod plan;
 mod report;
 mod run;

@@ -1,55 +1,54 @@
 //! `rigel orion`: ORION's command line. Published point counts and estimates from `--plan` (no
-//! storage touched), `--to-spec` giving the same plan, every bad option and `.lun` case with its
-//! message, the write guard, and real runs on tmpfs files and on loop devices.
+//! storage touched), `--to-spec` giving the same plan, and every bad option and `.lun` case with its
+//! message. Real runs are in `orion_run.rs`.
 
 use super::builder::{Output, rigel};
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
 /// A temp dir in tmpfs (O_DIRECT works there) holding `<testname>.lun`.
-struct LunDir {
+pub struct LunDir {
     dir: tempfile::TempDir,
 }
 
 impl LunDir {
-    fn new() -> LunDir {
+    pub fn new() -> LunDir {
         LunDir {
             dir: tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir"),
         }
     }
 
     /// Writes `<testname>.lun` with these lines.
-    fn with(self, testname: &str, lines: &[&str]) -> LunDir {
+    pub fn with(self, testname: &str, lines: &[&str]) -> LunDir {
         let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
         std::fs::write(self.path().join(format!("{testname}.lun")), text).expect("lun written");
         self
     }
 
     /// A `.lun` of `n` paths that do not exist.
-    fn absent(n: usize) -> LunDir {
+    pub fn absent(n: usize) -> LunDir {
         let lines: Vec<String> = (0..n).map(|i| format!("/nonexistent/lun{i}")).collect();
         let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
         LunDir::new().with("orion", &refs)
     }
 
     /// A file of `size` random bytes in the dir; its path.
-    fn file(&self, name: &str, size: usize) -> String {
+    pub fn file(&self, name: &str, size: usize) -> String {
         let path = self.path().join(name);
         let data: Vec<u8> = (0..size).map(|_| fastrand::u8(..)).collect();
         std::fs::write(&path, data).expect("file written");
         path.display().to_string()
     }
 
-    fn path(&self) -> &Path {
+    pub fn path(&self) -> &Path {
         self.dir.path()
     }
 
-    fn orion(&self, args: &[&str]) -> Output {
+    pub fn orion(&self, args: &[&str]) -> Output {
         rigel().cwd(self.path()).arg("orion").args(args).run()
     }
 
     /// The files whose names start with `prefix_`.
-    fn outputs(&self) -> Vec<String> {
+    pub fn outputs(&self) -> Vec<String> {
         let mut names: Vec<String> = std::fs::read_dir(self.path())
             .expect("dir readable")
             .filter_map(|e| e.ok())
@@ -62,7 +61,7 @@ impl LunDir {
 }
 
 #[track_caller]
-fn fails_with(out: Output, message: &str) {
+pub fn fails_with(out: Output, message: &str) {
     let out = out.code(2);
     assert!(
         out.stderr.contains(message),
@@ -372,261 +371,4 @@ fn bad_lun_files_name_the_file_and_line() {
         "no files without a run: {:?}",
         d.outputs()
     );
-}
-
-#[test]
-fn write_needs_allow_destructive_and_then_writes() {
-    let d = LunDir::new();
-    let lun = d.file("data.img", 8 << 20);
-    let d = d.with("w", &[&lun]);
-    let before = std::fs::read(&lun).expect("readable");
-    let args = [
-        "-run",
-        "advanced",
-        "-testname",
-        "w",
-        "-write",
-        "100",
-        "-matrix",
-        "point",
-        "-num_small",
-        "2",
-        "-num_large",
-        "0",
-        "-duration",
-        "1",
-        "-cache_size",
-        "0",
-    ];
-    let refused = d.orion(&args).code(2);
-    assert!(
-        refused
-            .stderr
-            .contains("WARNING: -write 100 writes to every LUN in w.lun")
-    );
-    assert!(
-        refused.stderr.contains(&format!(
-            "-write 100 would destroy the data on every LUN in w.lun ({lun}), and rigel does not write without consent: add --allow-destructive"
-        )),
-        "{}",
-        refused.stderr
-    );
-    assert_eq!(
-        std::fs::read(&lun).expect("readable"),
-        before,
-        "refused: untouched"
-    );
-    d.orion(&[&args[..], &["--allow-destructive"]].concat())
-        .code(0);
-    assert_ne!(std::fs::read(&lun).expect("readable"), before, "written");
-    let summary = d
-        .outputs()
-        .into_iter()
-        .find(|n| n.ends_with("_summary.txt"))
-        .expect("a summary");
-    let text = std::fs::read_to_string(d.path().join(summary)).expect("summary");
-    assert!(text.contains("\nWrite: 100%\n"), "{text}");
-}
-
-/// A loop device over a new tmpfs file, detached on drop.
-struct LoopDevice {
-    dev: String,
-    _backing: tempfile::NamedTempFile,
-}
-
-impl LoopDevice {
-    fn new(size: u64) -> Option<LoopDevice> {
-        if !std::fs::metadata("/proc/self")
-            .is_ok_and(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0)
-        {
-            eprintln!("skipped: loop devices need root");
-            return None;
-        }
-        let backing = tempfile::NamedTempFile::new_in("/dev/shm").ok()?;
-        backing.as_file().set_len(size).ok()?;
-        let out = Command::new("losetup")
-            .args(["-f", "--show", "--direct-io=on"])
-            .arg(backing.path())
-            .output();
-        match out {
-            Ok(o) if o.status.success() => Some(LoopDevice {
-                dev: String::from_utf8_lossy(&o.stdout).trim().to_owned(),
-                _backing: backing,
-            }),
-            other => {
-                eprintln!("skipped: losetup failed: {other:?}");
-                None
-            }
-        }
-    }
-
-    /// Reads completed, from /sys/block/loopN/stat.
-    fn reads(&self) -> u64 {
-        let name = Path::new(&self.dev)
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let stat = std::fs::read_to_string(PathBuf::from("/sys/block").join(name).join("stat"))
-            .expect("the loop device's stat");
-        stat.split_whitespace()
-            .next()
-            .and_then(|n| n.parse().ok())
-            .expect("a read counter")
-    }
-}
-
-impl Drop for LoopDevice {
-    fn drop(&mut self) {
-        let _ = Command::new("losetup").args(["-d", &self.dev]).status();
-    }
-}
-
-/// Sparse, so that a sequential stream cannot cross the first device within a second.
-const LOOP_SIZE: u64 = 8 << 30;
-
-#[test]
-fn a_raid0_run_on_two_loop_devices_writes_orions_files_and_uses_both() {
-    let (Some(a), Some(b)) = (LoopDevice::new(LOOP_SIZE), LoopDevice::new(LOOP_SIZE)) else {
-        return;
-    };
-    let d = LunDir::new().with("lp", &[&a.dev, &b.dev]);
-    let before = (a.reads(), b.reads());
-    let out = d
-        .orion(&[
-            "-run",
-            "advanced",
-            "-testname",
-            "lp",
-            "-num_disks",
-            "1",
-            "-size_large",
-            "64",
-            "-simulate",
-            "raid0",
-            "-stripe",
-            "64",
-            "-duration",
-            "1",
-            "-cache_size",
-            "0",
-        ])
-        .code(0);
-    let (ra, rb) = (a.reads() - before.0, b.reads() - before.1);
-    let total = ra + rb;
-    assert!(total > 1000, "reads: {ra} + {rb}");
-    for r in [ra, rb] {
-        assert!(
-            r * 10 > total * 3,
-            "each device serves its share: {ra} vs {rb}"
-        );
-    }
-
-    let lines: Vec<&str> = out.stdout.lines().collect();
-    assert!(
-        lines[0].starts_with("ORION: ORacle IO Numbers -- Version "),
-        "{}",
-        out.stdout
-    );
-    assert!(lines[0].contains("rigel"));
-    let prefix = lines[1];
-    assert!(
-        prefix.starts_with("lp_") && prefix.len() == "lp_yyyymmdd_hhmm".len(),
-        "{prefix}"
-    );
-    assert_eq!(lines[2], "Calibration will take approximately 0 minutes.");
-    let kinds = [
-        "hist.txt",
-        "iops.csv",
-        "lat.csv",
-        "mbps.csv",
-        "summary.txt",
-        "trace.txt",
-    ];
-    let mut want: Vec<String> = kinds.iter().map(|k| format!("{prefix}_{k}")).collect();
-    want.insert(0, format!("{prefix}.rigel"));
-    assert_eq!(d.outputs(), want);
-    assert!(
-        d.path()
-            .join(format!("{prefix}.rigel/results.json"))
-            .is_file()
-    );
-
-    let read = |k: &str| std::fs::read_to_string(d.path().join(format!("{prefix}_{k}"))).expect(k);
-    let summary = read("summary.txt");
-    for line in [
-        "Commandline:\n-run advanced -testname lp -num_disks 1 -size_large 64 -simulate raid0 -stripe 64 -duration 1 -cache_size 0\n",
-        "\nSmall IO size: 8 KB\nLarge IO size: 64 KB\n",
-        "\nSimulated Array Type: RAID 0\nStripe Depth: 64 KB\n",
-        "\nSmall Columns:,      0\nLarge Columns:,      0,      1,      2\nTotal Data Points: 8\n",
-        &format!("\nName: {}\tSize: {LOOP_SIZE}\n", a.dev),
-        "\n2 FILEs found.\n",
-    ] {
-        assert!(summary.contains(line), "{line:?} in\n{summary}");
-    }
-    // The result lines end the console as they end the summary.
-    let results: Vec<&str> = summary
-        .lines()
-        .filter(|l| {
-            l.starts_with("Maximum ") || l.starts_with("Minimum ") || l.starts_with("Small Read")
-        })
-        .collect();
-    assert_eq!(results.len(), 4, "{summary}");
-    assert!(
-        out.stdout.ends_with(&format!("\n{}\n", results.join("\n"))),
-        "{}",
-        out.stdout
-    );
-    assert!(
-        read("iops.csv")
-            .starts_with("Large/Small,      1,      2,      3,      4,      5\n          0,")
-    );
-    let mbps = read("mbps.csv");
-    assert!(mbps.starts_with("Large/Small,      0,      1,"), "{mbps}");
-    assert!(
-        mbps.contains("\n          1,") && mbps.contains("\n          2,"),
-        "{mbps}"
-    );
-
-    // One sequential stream from the volume's start: concat keeps it on the first device, a 64 KiB
-    // raid0 stripe alternates it between both.
-    let stream = |layout: &[&str]| {
-        let before = (a.reads(), b.reads());
-        let args = [
-            "-run",
-            "advanced",
-            "-testname",
-            "lp",
-            "-size_large",
-            "64",
-            "-type",
-            "seq",
-            "-matrix",
-            "point",
-            "-num_small",
-            "0",
-            "-num_large",
-            "1",
-            "-duration",
-            "1",
-            "-cache_size",
-            "0",
-        ];
-        d.orion(&[&args[..], layout].concat()).code(0);
-        (a.reads() - before.0, b.reads() - before.1)
-    };
-    let (ca, cb) = stream(&[]);
-    assert!(
-        ca > 1000 && cb * 20 < ca,
-        "concat: {ca} reads on the first, {cb} on the second"
-    );
-    let (ra, rb) = stream(&["-simulate", "raid0", "-stripe", "64"]);
-    eprintln!("one stream: concat {ca} + {cb} reads, raid0 {ra} + {rb}");
-    let total = ra + rb;
-    assert!(total > 1000, "raid0: {ra} + {rb}");
-    for r in [ra, rb] {
-        assert!(
-            r * 10 > total * 4,
-            "raid0 alternates the stream: {ra} vs {rb}"
-        );
-    }
 }
