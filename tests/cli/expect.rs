@@ -222,3 +222,89 @@ fn limits_just_either_side_of_the_measured_values() {
     assert!(out.stdout.contains("-1.0%"), "{}", out.stdout);
     assert!(out.stdout.contains("PASS  large.mbps"), "{}", out.stdout);
 }
+
+/// A loop device over a sparse tmpfs file, detached on drop (None, with the reason printed, when
+/// not root or losetup fails).
+struct LoopDevice {
+    dev: String,
+    _backing: tempfile::NamedTempFile,
+}
+
+impl LoopDevice {
+    fn new(size: u64) -> Option<LoopDevice> {
+        let root = std::fs::metadata("/proc/self")
+            .is_ok_and(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0);
+        if !root {
+            eprintln!("skipped: loop devices need root");
+            return None;
+        }
+        let backing = tempfile::NamedTempFile::new_in("/dev/shm").ok()?;
+        backing.as_file().set_len(size).ok()?;
+        let out = std::process::Command::new("losetup")
+            .args(["-f", "--show", "--direct-io=on"])
+            .arg(backing.path())
+            .output();
+        match out {
+            Ok(o) if o.status.success() => Some(LoopDevice {
+                dev: String::from_utf8_lossy(&o.stdout).trim().to_owned(),
+                _backing: backing,
+            }),
+            other => {
+                eprintln!("skipped: losetup failed: {other:?}");
+                None
+            }
+        }
+    }
+}
+
+impl Drop for LoopDevice {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("losetup")
+            .args(["-d", &self.dev])
+            .status();
+    }
+}
+
+/// Reads from a block device (always allowed): requirements met exit 0, one impossible exits 3.
+#[test]
+fn requirements_on_a_loop_device() {
+    let Some(lo) = LoopDevice::new(64 << 20) else {
+        return;
+    };
+    let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
+    let write = |name: &str, expect: &str| {
+        let text = format!(
+            "[[target]]\npath = \"{}\"\n\n[run]\nduration = \"1s\"\n\n\
+             [class.small]\nsize = \"4KiB\"\n\n[matrix]\nsmall = \"2\"\n\n[expect]\n{expect}",
+            lo.dev
+        );
+        let path = tmp.path().join(format!("{name}.toml"));
+        std::fs::write(&path, text).expect("spec written");
+        path
+    };
+    let met = write(
+        "met",
+        "\"small.iops\" = \">= 10\"\n\"small.latency.p50 @ small=2\" = \"<= 1s\"\nerrors = \"== 0\"\n",
+    );
+    let out = run(&met, &tmp.path().join("met")).code(0);
+    assert!(
+        out.stdout.contains("requirements: 3 of 3 met"),
+        "{}",
+        out.stdout
+    );
+    let missed = write(
+        "missed",
+        "\"small.iops\" = \">= 10\"\n\"small.latency.max @ all\" = \"<= 1ns\"\n",
+    );
+    let out = run(&missed, &tmp.path().join("missed")).code(3);
+    assert!(
+        out.stdout.contains("requirements: 1 of 2 met"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("FAIL  small.latency.max @ all"),
+        "{}",
+        out.stdout
+    );
+}
