@@ -141,11 +141,17 @@ pub fn compare(base: &ResultsDoc, new: &ResultsDoc, opts: &CompareOptions) -> Ru
         .iter()
         .filter(|p| p.regressed && p.metrics.is_empty())
         .count();
+    let mut warnings = warnings(base, new);
+    if points.is_empty() && !base.points.is_empty() && !new.points.is_empty() {
+        warnings.push(
+            "no point of NEW runs the workload of a point of BASE: nothing was compared".into(),
+        );
+    }
     RunComparison {
         base: summary(base),
         new: summary(new),
         threshold_percent: opts.threshold_percent,
-        warnings: warnings(base, new),
+        warnings,
         regressions: count(Change::Regressed) + failed_only_in_new,
         improvements: count(Change::Improved),
         points,

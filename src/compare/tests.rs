@@ -190,3 +190,22 @@ fn renderings() {
     assert!(same.starts_with("### rigel compare: no regression\n"));
     assert!(!same.contains("#### Regressions"));
 }
+
+#[test]
+fn nothing_in_common_is_said() {
+    let base = fixture("basic");
+    let mut new = base.clone();
+    for p in &mut new.points {
+        for c in &mut p.point.classes {
+            c.size *= 2;
+        }
+    }
+    let c = compare(&base, &new, &CompareOptions::default());
+    assert!(c.points.is_empty());
+    assert_eq!((c.only_in_base.len(), c.only_in_new.len()), (7, 7));
+    assert!(
+        c.warnings.iter().any(|w| w.starts_with("no point of NEW")),
+        "{:?}",
+        c.warnings
+    );
+}
