@@ -128,45 +128,63 @@ fn judge(doc: &ResultsDoc, r: &Requirement) -> Verdict {
     };
     match &key.metric {
         Metric::Errors => judge_errors(&mut v, &selected, &r.comparison),
-        Metric::Class {
-            class,
-            direction,
-            stat,
-        } => {
-            let values: Vec<(&PointResult, f64)> = selected
-                .iter()
-                .filter_map(|p| point_value(p, &class.name, *direction, *stat).map(|x| (*p, x)))
-                .collect();
-            v.points_checked = values.len();
-            let failed = selected
-                .iter()
-                .filter(|p| matches!(p.status, PointStatus::Failed { .. }))
-                .filter(|p| class_load(p, &class.name).is_some_and(|c| c.outstanding > 0))
-                .count();
-            if failed > 0 {
-                let note = format!("{failed} selected points failed and were not judged");
-                v.note = if v.note.is_empty() {
-                    note
-                } else {
-                    format!("{note}; {}", v.note)
-                };
-            }
-            if values.is_empty() {
-                let why = no_data_note(&key, selected.len());
-                v.note = if v.note.is_empty() {
-                    why
-                } else {
-                    format!("{}; {why}", v.note)
-                };
-                return v;
-            }
-            let chosen = choose(&values, key.selector.pick, *stat, &r.comparison);
-            settle(&mut v, chosen.1, &r.comparison, |x| format_stat(*stat, x));
-            v.point = Some(chosen.0.point.label());
-            v.point_id = Some(chosen.0.point.id);
-        }
+        Metric::Class { .. } => judge_class(&mut v, &key, &selected, &r.comparison),
     }
     v
+}
+
+/// A class figure: the value at each selected point where the class ran in that direction, then
+/// the point the selector picks.
+fn judge_class(v: &mut Verdict, key: &RequirementKey, selected: &[&PointResult], c: &Comparison) {
+    let Metric::Class {
+        class,
+        direction,
+        stat,
+    } = &key.metric
+    else {
+        return;
+    };
+    let values: Vec<(&PointResult, f64)> = selected
+        .iter()
+        .filter_map(|p| point_value(p, &class.name, *direction, *stat).map(|x| (*p, x)))
+        .collect();
+    v.points_checked = values.len();
+    let failed = selected
+        .iter()
+        .filter(|p| matches!(p.status, PointStatus::Failed { .. }))
+        .filter(|p| class_load(p, &class.name).is_some_and(|c| c.outstanding > 0))
+        .count();
+    if failed > 0 {
+        note_first(
+            v,
+            format!("{failed} selected points failed and were not judged"),
+        );
+    }
+    if values.is_empty() {
+        let why = no_data_note(key, selected.len());
+        note_last(v, why);
+        return;
+    }
+    let (point, value) = choose(&values, key.selector.pick, *stat, c);
+    settle(v, value, c, |x| format_stat(*stat, x));
+    v.point = Some(point.point.label());
+    v.point_id = Some(point.point.id);
+}
+
+fn note_first(v: &mut Verdict, note: String) {
+    v.note = if v.note.is_empty() {
+        note
+    } else {
+        format!("{note}; {}", v.note)
+    };
+}
+
+fn note_last(v: &mut Verdict, note: String) {
+    v.note = if v.note.is_empty() {
+        note
+    } else {
+        format!("{}; {note}", v.note)
+    };
 }
 
 fn judge_errors(v: &mut Verdict, selected: &[&PointResult], c: &Comparison) {
@@ -183,11 +201,7 @@ fn judge_errors(v: &mut Verdict, selected: &[&PointResult], c: &Comparison) {
                 "{}: {} at offset {}",
                 error.target, error.message, error.offset
             );
-            v.note = if v.note.is_empty() {
-                at
-            } else {
-                format!("{at}; {}", v.note)
-            };
+            note_first(v, at);
         }
     }
     let count = failed.len() as f64;
