@@ -2,6 +2,7 @@
 //! copy of its results edited to lower one figure, and against a run of a different spec.
 
 use super::builder::rigel;
+use super::loopdev::LoopDevice;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -223,5 +224,72 @@ fn usage_and_missing_runs() {
         out.stderr.contains("unknown metric `p95`"),
         "{}",
         out.stderr
+    );
+}
+
+/// The same spec on a loop device, then again with the device's reads throttled: exactly the
+/// reading class's figures regress, the writing class's do not.
+#[test]
+fn a_run_throttled_on_purpose() {
+    let Some(lo) = LoopDevice::new(64 << 20) else {
+        return;
+    };
+    let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
+    let spec = tmp.path().join("rw.toml");
+    let text = format!(
+        "[[target]]\npath = \"{}\"\ndestructive = true\n\n[run]\nduration = \"1s\"\n\n\
+         [class.rd]\nsize = \"4KiB\"\n\n[class.wr]\nsize = \"4KiB\"\nmix = \"write\"\n\n\
+         [matrix]\nrd = \"1\"\nwr = \"1\"\n",
+        lo.dev
+    );
+    std::fs::write(&spec, text).expect("spec written");
+    let run = |name: &str| {
+        let out = tmp.path().join(name);
+        rigel()
+            .arg("run")
+            .arg(&spec)
+            .arg("--allow-destructive")
+            .arg("--out")
+            .arg(&out)
+            .run()
+            .code(0);
+        out
+    };
+    let base = run("base");
+    if !lo.throttle_reads(500) {
+        return;
+    }
+    let slow = run("slow");
+    assert!(lo.throttle_reads(0));
+    // Reads drop from tens of thousands of IOPS to 500: far beyond any noise of the write point.
+    let out = rigel()
+        .arg("compare")
+        .arg(&base)
+        .arg(&slow)
+        .args([
+            "--format",
+            "json",
+            "--threshold",
+            "80%",
+            "--metrics",
+            "iops,mbps,mean",
+        ])
+        .run()
+        .code(3);
+    let c = json(&out);
+    assert_eq!(
+        flagged(&c, "regressed"),
+        [
+            "1 rd total iops",
+            "1 rd total mbps",
+            "1 rd total latency.mean"
+        ]
+    );
+    let new_iops = c["points"][0]["metrics"][0]["new"]
+        .as_f64()
+        .expect("new iops");
+    assert!(
+        new_iops <= 550.0,
+        "throttled to 500 IOPS, measured {new_iops}"
     );
 }

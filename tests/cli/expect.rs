@@ -3,6 +3,7 @@
 //! verdicts in the terminal table and the reports.
 
 use super::builder::rigel;
+use super::loopdev::LoopDevice;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -221,48 +222,6 @@ fn limits_just_either_side_of_the_measured_values() {
     );
     assert!(out.stdout.contains("-1.0%"), "{}", out.stdout);
     assert!(out.stdout.contains("PASS  large.mbps"), "{}", out.stdout);
-}
-
-/// A loop device over a sparse tmpfs file, detached on drop (None, with the reason printed, when
-/// not root or losetup fails).
-struct LoopDevice {
-    dev: String,
-    _backing: tempfile::NamedTempFile,
-}
-
-impl LoopDevice {
-    fn new(size: u64) -> Option<LoopDevice> {
-        let root = std::fs::metadata("/proc/self")
-            .is_ok_and(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0);
-        if !root {
-            eprintln!("skipped: loop devices need root");
-            return None;
-        }
-        let backing = tempfile::NamedTempFile::new_in("/dev/shm").ok()?;
-        backing.as_file().set_len(size).ok()?;
-        let out = std::process::Command::new("losetup")
-            .args(["-f", "--show", "--direct-io=on"])
-            .arg(backing.path())
-            .output();
-        match out {
-            Ok(o) if o.status.success() => Some(LoopDevice {
-                dev: String::from_utf8_lossy(&o.stdout).trim().to_owned(),
-                _backing: backing,
-            }),
-            other => {
-                eprintln!("skipped: losetup failed: {other:?}");
-                None
-            }
-        }
-    }
-}
-
-impl Drop for LoopDevice {
-    fn drop(&mut self) {
-        let _ = std::process::Command::new("losetup")
-            .args(["-d", &self.dev])
-            .status();
-    }
 }
 
 /// Reads from a block device (always allowed): requirements met exit 0, one impossible exits 3.
