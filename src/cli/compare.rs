@@ -40,7 +40,8 @@ pub fn run(a: &CompareArgs) -> i32 {
             }
         },
     };
-    print!("{out}");
+    // A closed pipe (`| head`) is not an error worth a panic.
+    let _ = std::io::Write::write_all(&mut std::io::stdout(), out.as_bytes());
     if a.format != CompareFormat::Text {
         c.warnings.iter().for_each(|w| eprintln!("warning: {w}"));
     }

@@ -68,8 +68,8 @@ pub fn run(a: &RunArgs) -> i32 {
     // Judged only once the results are safely on disk; a runtime failure keeps its own code.
     let verdicts = crate::expect::evaluate(doc);
     if !verdicts.is_empty() {
-        println!();
-        print!("{}", crate::expect::table(&verdicts));
+        let text = format!("\n{}", crate::expect::table(&verdicts));
+        let _ = std::io::Write::write_all(&mut std::io::stdout(), text.as_bytes());
     }
     if ran.code == exit::OK && !crate::expect::all_passed(&verdicts) {
         return exit::REQUIREMENTS;
