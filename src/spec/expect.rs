@@ -122,8 +122,8 @@ fn flatten<'t>(
         };
         let at = key.text.len();
         key.text.push_str(name);
-        key.pieces
-            .push((at..key.text.len(), name_loc(sources, key_loc, name)));
+        let loc = name_loc(sources, key_loc, name, &key.text);
+        key.pieces.push((at..key.text.len(), loc));
         match &node.value {
             Value::Table(inner) => flatten(sources, inner, Some(&key), out),
             _ => out.push((key, node)),
@@ -131,16 +131,25 @@ fn flatten<'t>(
     }
 }
 
-/// The location of a key's name without its quotes; the whole key when escapes make byte offsets
-/// differ from the text written.
-fn name_loc(sources: &Sources, key_loc: &Loc, name: &str) -> Loc {
+/// The location of a key's name without its quotes. A `--set` key (`expect.small.iops=...`) has one
+/// location for all its parts: the name is found there after the parts before it (`joined`). The
+/// whole key when escapes make byte offsets differ from the text written.
+fn name_loc(sources: &Sources, key_loc: &Loc, name: &str, joined: &str) -> Loc {
     let raw = &sources.get(key_loc.source).text[key_loc.span.clone()];
     let quoted = raw.starts_with('"') || raw.starts_with('\'');
-    if raw.contains('\\') || (quoted && raw.len() != name.len() + 2) {
+    if raw.contains('\\') {
         return key_loc.clone();
     }
-    let open = usize::from(quoted);
-    key_loc.sub(open..open + name.len())
+    if quoted && raw.len() == name.len() + 2 {
+        return key_loc.sub(1..1 + name.len());
+    }
+    if raw == name {
+        return key_loc.clone();
+    }
+    match raw.find(joined) {
+        Some(at) => key_loc.sub(at + joined.len() - name.len()..at + joined.len()),
+        None => key_loc.clone(),
+    }
 }
 
 /// The location of `range` of the joined key text.

@@ -268,3 +268,30 @@ fn requirements_on_a_loop_device() {
         out.stdout
     );
 }
+
+/// Requirements set on the command line are checked like those in the file, underlined in `--set`.
+#[test]
+fn requirements_from_the_command_line() {
+    let tmp = tempfile::tempdir().expect("a temp dir");
+    let path = spec(tmp.path(), "t", "");
+    let out = rigel()
+        .arg("check")
+        .arg(&path)
+        .args(["--set", "expect.small.latency.p999=<= 1ms"])
+        .run()
+        .code(2);
+    assert!(out.stderr.contains("--set:1:22"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("did you mean `p99.9`?"),
+        "{}",
+        out.stderr
+    );
+    let out = rigel()
+        .arg("plan")
+        .arg(&path)
+        .args(["--json", "--set", "expect.small.latency.p99=<= 1ms"])
+        .run()
+        .code(0);
+    let plan: Value = serde_json::from_str(&out.stdout).expect("plan JSON");
+    assert_eq!(plan["expect"][0]["key"], "small.latency.p99");
+}
