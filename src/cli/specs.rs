@@ -44,12 +44,39 @@ pub fn compile(
         });
     }
     match plan::compile(&loaded.spec, cores()) {
-        Ok(plan) => Ok((loaded, plan)),
+        Ok(plan) => {
+            let errors = requirement_points(&loaded, &plan);
+            if errors.is_empty() {
+                Ok((loaded, plan))
+            } else {
+                Err(Diagnostics {
+                    sources: loaded.sources,
+                    errors,
+                })
+            }
+        }
         Err(errors) => Err(Diagnostics {
             sources: loaded.sources,
             errors,
         }),
     }
+}
+
+/// Requirements whose selector names no point of the plan, underlined in their keys.
+fn requirement_points(loaded: &LoadedSpec, plan: &RunPlan) -> Vec<SpecError> {
+    crate::expect::check_plan(plan)
+        .into_iter()
+        .filter_map(|(i, e)| {
+            let key = &loaded.spec.expect.get(i)?.key;
+            // The key's location holds exactly its text unless escapes or spaces around dots differ.
+            let loc = if key.loc.span.len() == key.value.len() {
+                key.loc.sub(e.span)
+            } else {
+                key.loc.clone()
+            };
+            Some(SpecError::at(&loc, e.message, "this selector").hint_opt(e.hint))
+        })
+        .collect()
 }
 
 /// Prints diagnostics to stderr (colored on a terminal) with a closing count.

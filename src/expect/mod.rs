@@ -2,18 +2,20 @@
 //! `rigel run` prints the verdicts and picks the exit code, reports show them as a table.
 
 mod measure;
+mod plan_check;
 mod table;
 #[cfg(test)]
 mod tests;
 
 pub use measure::*;
+pub use plan_check::check_plan;
 pub use table::table;
 
 use crate::expr::{
     CmpOp, Comparison, Condition, Filter, Metric, Pick, Quantity, RequirementKey, Stat,
     parse_requirement_key,
 };
-use crate::plan::Requirement;
+use crate::plan::{DataPoint, Requirement};
 use crate::stats::{PointResult, PointStatus, ResultsDoc};
 use serde::Serialize;
 
@@ -281,11 +283,16 @@ fn margin(op: CmpOp, value: f64, limit: f64) -> f64 {
 
 /// Whether a point satisfies one selector condition.
 pub fn matches(p: &PointResult, f: &Filter) -> bool {
+    point_matches(&p.point, f)
+}
+
+/// Whether a planned point satisfies one selector condition.
+pub fn point_matches(p: &DataPoint, f: &Filter) -> bool {
     let name = f.class.name.as_str();
     if let Condition::Load(n) = f.condition {
-        return p.point.load_of(name) == n;
+        return p.load_of(name) == n;
     }
-    let Some(c) = class_load(p, name) else {
+    let Some(c) = p.classes.iter().find(|c| c.class == name) else {
         return false;
     };
     match f.condition {
