@@ -1,5 +1,5 @@
-//! Requirements: the `[expect]` entries a run carries in its plan, judged against its results. Pure:
-//! `rigel run` prints the verdicts and picks the exit code, reports show them as a table.
+//! Requirements: the `[expect]` entries a run carries in its plan, judged against its results.
+//! Pure: `rigel run` prints the verdicts and picks the exit code, reports show them as a table.
 
 mod measure;
 mod plan_check;

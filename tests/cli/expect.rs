@@ -91,8 +91,8 @@ fn requirements_below_and_above_a_real_run_pass_and_fail() {
     assert!(!first.stdout.contains("requirements:"), "{}", first.stdout);
     let m = measured(&results(&tmp.path().join("first")));
 
-    // Well on the safe side of what the storage did a moment ago (by a factor of twenty, and 50 ms of
-    // latency: other tests share the cores), a second run passes.
+    // Well on the safe side of what the storage did a moment ago (by a factor of twenty, and 50 ms
+    // of latency: other tests share the cores), a second run passes.
     let easy = format!(
         "\"small.iops\" = \">= {:.0}\"\n\"small.latency.p99 @ small=1\" = \"<= {}ns\"\n\
          \"large.mbps @ all\" = \">= {:.3}MiB/s\"\nerrors = \"== 0\"\n",
