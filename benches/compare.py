@@ -9,7 +9,9 @@ harness and prepares the targets; see benches/README.md.
 """
 
 import argparse
+import ctypes
 import json
+import mmap
 import os
 import statistics
 import subprocess
@@ -27,21 +29,49 @@ def read_stat():
     return total - idle, total
 
 
+def tree_ticks(root):
+    """utime + stime clock ticks of every thread (io_uring's io-wq workers included) of `root`
+    and its descendants (fio runs its job in a child process)."""
+    pids, total = [root], 0
+    while pids:
+        pid = pids.pop()
+        try:
+            for tid in os.listdir(f"/proc/{pid}/task"):
+                with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+                total += int(fields[11]) + int(fields[12])
+                with open(f"/proc/{pid}/task/{tid}/children") as f:
+                    pids.extend(int(c) for c in f.read().split())
+        except (FileNotFoundError, ProcessLookupError):
+            pass
+    return total
+
+
 def measured(cmd, warmup, duration, margin=0.2):
-    """Runs cmd, sampling /proc/stat inside its measured window. Returns (stdout, busy CPU
-    seconds per second of the sampled window)."""
+    """Runs cmd, sampling CPU inside its measured window. Returns (stdout, busy cores over the
+    whole machine, cores used by the tool's own threads) averaged over the sampled window."""
     hz = os.sysconf("SC_CLK_TCK")
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(warmup + margin)
     b0, _ = read_stat()
+    p0 = tree_ticks(proc.pid)
     t0 = time.monotonic()
     time.sleep(duration - 2 * margin)
     b1, _ = read_stat()
+    p1 = tree_ticks(proc.pid)
     t1 = time.monotonic()
     out, err = proc.communicate()
     if proc.returncode != 0:
-        sys.exit(f"{cmd[0]} failed ({proc.returncode}): {err.strip()}")
-    return out, (b1 - b0) / hz / (t1 - t0)
+        sys.exit(f"{cmd} failed ({proc.returncode}): {err.strip()}")
+    return out, (b1 - b0) / hz / (t1 - t0), (p1 - p0) / hz / (t1 - t0)
+
+
+def pinned(args, cmd):
+    """The same pinning (and, with --rt, the same real-time priority) for both tools."""
+    prefix = ["taskset", "-c", args.cpu]
+    if args.rt:
+        prefix = ["chrt", "-f", "10"] + prefix
+    return prefix + cmd
 
 
 SPEC = """[spec]
@@ -81,19 +111,19 @@ def run_rigel(args, w):
                 per_stream=f"per_stream = {w['qd']}\n" if w["seq"] else "",
                 load=1 if w["seq"] else w["qd"]))
         out = os.path.join(tmp, "run")
-        cmd = ["taskset", "-c", args.cpu, args.rigel, "run", spec, "--out", out]
-        _, cores = measured(cmd, args.warmup, args.duration)
+        cmd = pinned(args, [args.rigel, "run", spec, "--out", out])
+        _, cores, own = measured(cmd, args.warmup, args.duration)
         with open(os.path.join(out, "results.json")) as f:
             point = json.load(f)["points"][0]
     if point["status"]["state"] != "ok":
         sys.exit(f"rigel point failed: {point['status']}")
     t = point["classes"][0]["total"]
     return {"iops": t["iops"], "mean_ns": t["latency"]["mean_ns"], "p99_ns": t["latency"]["p99_ns"],
-            "cores": cores}
+            "cores": cores, "own_cores": own}
 
 
 def run_fio(args, w):
-    cmd = ["taskset", "-c", args.cpu, "fio", "--name=bench", f"--filename={w['target']}",
+    cmd = pinned(args, ["fio", "--name=bench", f"--filename={w['target']}",
            "--ioengine=io_uring", f"--direct={1 if w['direct'] else 0}",
            f"--rw={'read' if w['seq'] else 'randread'}", f"--bs={w['bs']}",
            f"--iodepth={w['qd']}", "--fixedbufs=1", "--registerfiles=1",
@@ -101,22 +131,39 @@ def run_fio(args, w):
            # keep the page cache fio would otherwise drop before the job.
            "--norandommap", "--randrepeat=0", "--invalidate=0",
            "--time_based", f"--runtime={args.duration}", f"--ramp_time={args.warmup}",
-           "--lat_percentiles=1", "--output-format=json"]
-    out, cores = measured(cmd, args.warmup, args.duration)
+           "--lat_percentiles=1", "--output-format=json"])
+    out, cores, own = measured(cmd, args.warmup, args.duration)
     job = json.loads(out[out.index("{"):])["jobs"][0]["read"]
     return {"iops": job["iops"], "mean_ns": job["lat_ns"]["mean"],
-            "p99_ns": job["lat_ns"]["percentile"]["99.000000"], "cores": cores}
+            "p99_ns": job["lat_ns"]["percentile"]["99.000000"], "cores": cores, "own_cores": own}
+
+
+def pin_in_page_cache(path):
+    """Maps the file and mlocks the mapping for the rest of this process: its pages stay in the
+    page cache (proactive reclaim such as DAMON would otherwise evict cold pages mid-run)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
+                          ctypes.c_int, ctypes.c_long]
+    size = os.path.getsize(path)
+    fd = os.open(path, os.O_RDONLY)
+    addr = libc.mmap(None, size, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0)
+    if addr in (None, ctypes.c_void_p(-1).value) or libc.mlock(ctypes.c_void_p(addr), ctypes.c_size_t(size)) != 0:
+        print(f"warning: could not lock {path} in memory (errno {ctypes.get_errno()}); "
+              "it is re-read before each run instead", file=sys.stderr)
 
 
 def ensure_cached(path):
     """Re-reads the file into the page cache and checks every page is resident."""
-    with open(path, "rb") as f:
-        while f.read(1 << 20):
-            pass
-    out = subprocess.run(["fincore", "--bytes", "--noheadings", "--output", "RES,SIZE", path],
-                         capture_output=True, text=True, check=True).stdout.split()
-    if int(out[0]) < int(out[1]):
-        sys.exit(f"{path}: only {out[0]} of {out[1]} bytes cached; not enough memory?")
+    for _ in range(3):
+        with open(path, "rb") as f:
+            while f.read(1 << 20):
+                pass
+        out = subprocess.run(["fincore", "--bytes", "--noheadings", "--output", "RES,SIZE", path],
+                             capture_output=True, text=True, check=True).stdout.split()
+        if int(out[0]) >= int(out[1]):
+            return
+    sys.exit(f"{path}: only {out[0]} of {out[1]} bytes stay cached; not enough memory?")
 
 
 def workloads(args):
@@ -154,11 +201,15 @@ def main():
     p.add_argument("--duration", type=float, default=4.0)
     p.add_argument("--warmup", type=float, default=1.0)
     p.add_argument("--cpu", default="1")
+    p.add_argument("--rt", action="store_true",
+                   help="run both tools SCHED_FIFO (chrt -f 10): steadier on a busy machine")
     p.add_argument("--only", help="comma-separated substrings of workload names")
     p.add_argument("--raw", help="append every run as a JSON line to this file")
     args = p.parse_args()
 
     rows = []
+    if any(w.get("cached") for w in workloads(args)):
+        pin_in_page_cache(args.pcache)
     for w in workloads(args):
         pairs = []
         for rnd in range(args.rounds):
@@ -169,6 +220,7 @@ def main():
                     ensure_cached(w["target"])
                 res[tool] = (run_rigel if tool == "rigel" else run_fio)(args, w)
                 res[tool]["cpu_per_io_us"] = res[tool]["cores"] / res[tool]["iops"] * 1e6
+                res[tool]["own_cpu_per_io_us"] = res[tool]["own_cores"] / res[tool]["iops"] * 1e6
             pairs.append(res)
             if args.raw:
                 with open(args.raw, "a") as f:
@@ -189,8 +241,8 @@ def main():
     print()
     print("| workload | rigel IOPS | fio IOPS | IOPS ratio | rigel mean µs | fio mean µs | mean ratio"
           " | rigel p99 µs | fio p99 µs | p99 ratio | rigel CPU/IO µs | fio CPU/IO µs | CPU/IO ratio"
-          " | IOPS/core ratio |")
-    print("|" + "---|" * 14)
+          " | IOPS/core ratio | own CPU/IO ratio |")
+    print("|" + "---|" * 15)
     for w, pairs in rows:
         per_core = statistics.median(
             (p["rigel"]["iops"] / p["rigel"]["cores"]) / (p["fio"]["iops"] / p["fio"]["cores"])
@@ -202,7 +254,8 @@ def main():
               f" | {fmt_us(med(pairs, 'rigel', 'p99_ns'))} | {fmt_us(med(pairs, 'fio', 'p99_ns'))}"
               f" | {ratio(pairs, 'p99_ns'):.3f}"
               f" | {med(pairs, 'rigel', 'cpu_per_io_us'):.3f} | {med(pairs, 'fio', 'cpu_per_io_us'):.3f}"
-              f" | {ratio(pairs, 'cpu_per_io_us'):.3f} | {per_core:.3f} |")
+              f" | {ratio(pairs, 'cpu_per_io_us'):.3f} | {per_core:.3f}"
+              f" | {ratio(pairs, 'own_cpu_per_io_us'):.3f} |")
 
 
 if __name__ == "__main__":

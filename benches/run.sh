@@ -20,7 +20,10 @@ for tool in fio fincore taskset python3; do
 done
 
 (cd "$repo" && cargo build --release --quiet --bin rigel)
-rigel="$CARGO_TARGET_DIR/release/rigel"
+# A private copy: a shared target directory may be rebuilt by someone else during the run.
+mkdir -p "$work"
+cp "$CARGO_TARGET_DIR/release/rigel" "$work/rigel"
+rigel="$work/rigel"
 
 loopdev=""
 cleanup() {

@@ -5,6 +5,7 @@
 //! registered buffer arena (`ring`) running a closed loop (`worker`) over offsets drawn from the
 //! volume's slots (`offsets`); it then merges the workers' recordings into a `PointResult`.
 
+mod clock;
 mod cpu;
 mod offsets;
 mod point;
@@ -24,7 +25,7 @@ use std::os::fd::BorrowedFd;
 use std::sync::Arc;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// An open target, in the volume's order (opened by `target/`, O_DIRECT unless buffered).
 #[derive(Clone, Copy, Debug)]
@@ -147,11 +148,13 @@ pub enum ExecError {
 /// What the workers share: the start signal, the abort flag and the point's timing.
 pub(crate) struct Shared<'a> {
     ready: AtomicUsize,
-    start: OnceLock<Instant>,
-    /// Workers whose whole share is in flight.
+    /// The point's start, monotonic ns (see `clock`).
+    start: OnceLock<u64>,
+    /// Workers whose whole share is in flight, out of `workers`.
     running: AtomicUsize,
-    /// Start of the measured window, ns since `start`: set once every worker runs (so the
-    /// window never sees a worker still starting), `NOT_YET` before.
+    workers: usize,
+    /// Start of the measured window, ns since `start`: set by the last worker to get its load in
+    /// flight (so the window never sees a worker still starting), `NOT_YET` before.
     measure_from: AtomicU64,
     abort: AtomicBool,
     stop: &'a AtomicBool,
@@ -164,7 +167,7 @@ const NOT_YET: u64 = u64::MAX;
 
 impl Shared<'_> {
     /// Blocks until the coordinator sets the common start time (setup only, not the hot path).
-    fn wait_for_start(&self) -> Instant {
+    fn wait_for_start(&self) -> u64 {
         loop {
             if let Some(t) = self.start.get() {
                 return *t;

@@ -1,6 +1,7 @@
 //! Running one data point: checking it can run, starting the workers together, timing the measured
 //! window and its CPU use, and merging what the workers recorded into the point's result.
 
+use super::clock::monotonic_ns;
 use super::cpu::{delta, process_cpu};
 use super::offsets::SlotSpace;
 use super::share::split;
@@ -105,6 +106,7 @@ pub fn run_point_with(
         ready: AtomicUsize::new(0),
         start: OnceLock::new(),
         running: AtomicUsize::new(0),
+        workers: shares.len(),
         measure_from: AtomicU64::new(NOT_YET),
         abort: AtomicBool::new(false),
         stop: &ctl.stop,
@@ -140,15 +142,18 @@ pub fn run_point_with(
         while shared.ready.load(Ordering::Acquire) < handles.len() {
             std::thread::sleep(Duration::from_micros(100));
         }
+        let start_ns = monotonic_ns();
         let start = Instant::now();
         let wall = SystemTime::now();
-        let _ = shared.start.set(start);
+        let _ = shared.start.set(start_ns);
         let all_done = || handles.iter().all(|h| h.is_finished());
-        while shared.running.load(Ordering::Acquire) < handles.len() && !all_done() {
+        // The last worker to get its load in flight sets the window's start (the workers never
+        // depend on this thread, which may not run while they do, e.g. under SCHED_FIFO).
+        let mut measure_from = shared.measure_from.load(Ordering::Acquire);
+        while measure_from == NOT_YET && !all_done() {
             std::thread::sleep(Duration::from_micros(50));
+            measure_from = shared.measure_from.load(Ordering::Acquire);
         }
-        let measure_from = start.elapsed().as_nanos() as u64 + shared.warmup_ns;
-        shared.measure_from.store(measure_from, Ordering::Release);
         sleep_until(start + Duration::from_nanos(measure_from), &all_done);
         let cpu0 = process_cpu();
         let end = start + Duration::from_nanos(measure_from + shared.window_ns);

@@ -3,6 +3,7 @@
 //! reaps every completion already queued before waiting again, and submits the replacements in the
 //! same system call that waits; it allocates nothing and takes no lock.
 
+use super::clock::monotonic_ns;
 use super::ring::RingMode;
 use super::share::ClassShare;
 use super::slots::{ClassSetup, Slot, State, setup};
@@ -22,6 +23,8 @@ static TICK: types::Timespec = types::Timespec::new().nsec(100_000_000);
 const TICK_TAG: u64 = u64::MAX;
 /// user_data of the cancel request sent when a point ends.
 const CANCEL_TAG: u64 = u64::MAX - 1;
+/// How long the workers wait for each other to start before measuring anyway.
+const START_LIMIT_NS: u64 = 5_000_000_000;
 /// How long a worker waits for its in-flight I/O after the point ends before giving up on it.
 const DRAIN_LIMIT: Duration = Duration::from_secs(30);
 /// The live counters are updated this often (ns): shared atomics on every batch would cost.
@@ -124,10 +127,10 @@ pub fn run(spec: WorkerSpec<'_>, shared: &Shared<'_>) -> WorkerOutcome {
     outcome
 }
 
-/// Nanoseconds since `start`.
+/// Nanoseconds since `start` (monotonic ns).
 #[inline]
-fn since(start: Instant) -> u64 {
-    start.elapsed().as_nanos() as u64
+fn since(start: u64) -> u64 {
+    monotonic_ns().saturating_sub(start)
 }
 
 fn transient(errno: i32) -> bool {
@@ -139,7 +142,7 @@ fn run_loop(
     ring: &mut IoUring,
     st: &mut State<'_>,
     shared: &Shared<'_>,
-    start: Instant,
+    start: u64,
     out: &mut WorkerOutcome,
 ) -> bool {
     let live: &LiveCounters = shared.live;
@@ -154,7 +157,10 @@ fn run_loop(
     for i in 0..st.slots.len() {
         st.next_io(i, now, &mut sq, &submitter);
     }
-    shared.running.fetch_add(1, Ordering::AcqRel);
+    if shared.running.fetch_add(1, Ordering::AcqRel) + 1 == shared.workers {
+        let from = since(start) + shared.warmup_ns;
+        shared.measure_from.store(from, Ordering::Release);
+    }
     let mut prev = now;
     let mut published = now;
     let mut in_flight_total = st.slots.len();
@@ -177,6 +183,20 @@ fn run_loop(
         out.batches += 1;
         if t_measure == NOT_YET {
             t_measure = shared.measure_from.load(Ordering::Acquire);
+            if t_measure == NOT_YET && now > START_LIMIT_NS {
+                // Some worker cannot get the CPU to start (several workers pinned to one CPU
+                // under a real-time policy): measure without it rather than never end.
+                let from = now + shared.warmup_ns;
+                t_measure = match shared.measure_from.compare_exchange(
+                    NOT_YET,
+                    from,
+                    Ordering::AcqRel,
+                    Ordering::Acquire,
+                ) {
+                    Ok(_) => from,
+                    Err(set) => set,
+                };
+            }
             t_end = t_measure.saturating_add(shared.window_ns);
         }
         // Time-weighted in-flight count, clipped to the measured window.
