@@ -1,7 +1,8 @@
 //! rigel: storage I/O calibration. A declarative workload spec is compiled into a run plan, executed
 //! through io_uring against real storage, and rendered as ORION's files or rigel's own reports.
 //!
-//! Data flows one way: `spec` → `expr` → `plan` → `exec` → `stats` → `report`. Only `cli` prints.
+//! Data flows one way: `spec` → `expr` → `plan` → `exec` → `stats` → `report`; `expect` (requirements)
+//! and `compare` (two runs) judge results between `stats` and `report`. Only `cli` prints.
 
 pub mod cli;
 pub mod compare;
