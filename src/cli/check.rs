@@ -2,6 +2,7 @@
 
 use super::args::CheckArgs;
 use super::exit;
+use super::outln;
 use super::specs;
 use crate::spec::SpecInput;
 
@@ -11,11 +12,11 @@ pub fn run(a: &CheckArgs) -> i32 {
         if let Ok(loaded) = crate::spec::load(SpecInput::File(path), &a.spec.set, specs::cores())
             && loaded.spec.partial
         {
-            println!("{}: ok (partial spec: a base to extend)", path.display());
+            outln!("{}: ok (partial spec: a base to extend)", path.display());
             continue;
         }
         match specs::compile(SpecInput::File(path), &a.spec.set) {
-            Ok((_, plan)) => println!("{}: ok ({} points)", path.display(), plan.points.len()),
+            Ok((_, plan)) => outln!("{}: ok ({} points)", path.display(), plan.points.len()),
             Err(d) => {
                 specs::report(&d);
                 code = exit::BAD_SPEC;

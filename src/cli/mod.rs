@@ -15,6 +15,15 @@ mod summary;
 use args::{Cli, Command};
 use clap::Parser;
 
+/// `println!` that ignores a closed stdout (`rigel plan … | head` must not panic).
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+pub(crate) use outln;
+
 /// Exit codes, as the README documents them.
 pub mod exit {
     pub const OK: i32 = 0;

@@ -3,6 +3,7 @@
 //! current directory, with ORION's console lines. The run folder goes beside them, in
 //! `<prefix>.rigel/`, with rigel's own reports.
 
+use super::outln;
 use super::run::{self, Job};
 use super::{exit, plan_table, specs};
 use crate::orion::{self, OrionError, OrionJob, OrionOptions, Parsed};
@@ -122,15 +123,15 @@ fn calibrate(job: &OrionJob, spec_toml: String, plan: RunPlan, cwd: &Path) -> i3
     let o = &job.options;
     let started = run::now();
     let prefix = prefix(o.testname(), &started);
-    println!(
+    outln!(
         "ORION: ORacle IO Numbers -- Version {} (rigel {})",
         dialect(o).orion_release(),
         env!("CARGO_PKG_VERSION")
     );
-    println!("{prefix}");
-    println!("{}", estimate_line(&plan, o));
+    outln!("{prefix}");
+    outln!("{}", estimate_line(&plan, o));
     if plan.run.warmup_ms > 0 {
-        println!("Using a large value for -cache_size may take longer.");
+        outln!("Using a large value for -cache_size may take longer.");
         eprintln!(
             "rigel: with {} of warm-up before each point, about {} in all",
             plan_table::human_ms(plan.run.warmup_ms),
@@ -139,7 +140,7 @@ fn calibrate(job: &OrionJob, spec_toml: String, plan: RunPlan, cwd: &Path) -> i3
     }
     if o.verbose {
         let _ = plan_table::write(&mut std::io::stdout(), &plan);
-        println!();
+        outln!();
     }
     let _ = std::io::stdout().flush();
     let dir = run_folder(cwd, &prefix);
@@ -193,21 +194,21 @@ fn write_reports(doc: &ResultsDoc, o: &OrionOptions, cwd: &Path) -> Result<(), i
         .iter()
         .find(|p| p.to_string_lossy().ends_with("_summary.txt"));
     if let Some(text) = summary.and_then(|p| std::fs::read_to_string(p).ok()) {
-        println!();
+        outln!();
         text.lines()
             .filter(|l| {
                 ["Maximum ", "Minimum ", "Small Read ", "Small Write "]
                     .iter()
                     .any(|s| l.starts_with(s))
             })
-            .for_each(|l| println!("{l}"));
+            .for_each(|l| outln!("{l}"));
     }
     Ok(())
 }
 
 /// `-verbose`: each point's figures, after the run.
 fn print_points(doc: &ResultsDoc) {
-    println!();
+    outln!();
     for p in &doc.points {
         let figures: Vec<String> = p
             .classes
@@ -223,7 +224,7 @@ fn print_points(doc: &ResultsDoc) {
                 )
             })
             .collect();
-        println!(
+        outln!(
             "point {} ({}): {}",
             p.point.id,
             p.point.label(),

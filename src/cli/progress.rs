@@ -1,6 +1,7 @@
 //! What a person watches during a run: on a terminal, a bar with the point, its loads, live IOPS
 //! and MiB/s and the ETA of the whole run; otherwise one plain line per finished point.
 
+use super::outln;
 use super::plan_table::human_ms;
 use crate::exec::LiveCounters;
 use crate::expr::Size;
@@ -128,8 +129,8 @@ impl Progress {
     pub fn finish_point(&self, r: &PointResult) {
         let line = point_line(r, self.index + 1, self.total);
         match &self.bar {
-            Some(bar) => bar.suspend(|| println!("{line}")),
-            None => println!("{line}"),
+            Some(bar) => bar.suspend(|| outln!("{line}")),
+            None => outln!("{line}"),
         }
     }
 

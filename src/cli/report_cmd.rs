@@ -2,6 +2,7 @@
 
 use super::args::ReportArgs;
 use super::exit;
+use super::outln;
 use crate::report::{self, Format, ReportOptions};
 
 pub fn run(a: &ReportArgs) -> i32 {
@@ -30,7 +31,7 @@ pub fn run(a: &ReportArgs) -> i32 {
     };
     match report::render(&doc, &opts) {
         Ok(files) => {
-            files.iter().for_each(|f| println!("{}", f.display()));
+            files.iter().for_each(|f| outln!("{}", f.display()));
             // The verdicts the reports show, judged again; stdout stays the list of files.
             let verdicts = crate::expect::evaluate(&doc);
             if !verdicts.is_empty() {

@@ -1,18 +1,19 @@
 //! The end of a run on the terminal: ORION's headline lines and where the results are.
 
+use super::outln;
 use super::progress::human_ns;
 use crate::stats::ResultsDoc;
 use std::path::Path;
 
 pub fn print(doc: &ResultsDoc, dir: &Path, interrupted: bool) {
-    println!();
+    outln!();
     for line in headline(doc) {
-        println!("{line}");
+        outln!("{line}");
     }
-    println!();
+    outln!();
     let done = doc.points.len();
     let all = doc.plan.points.len();
-    println!("results: {} ({done} of {all} points)", dir.display());
+    outln!("results: {} ({done} of {all} points)", dir.display());
     if done < all {
         let why = if interrupted {
             "interrupted"
