@@ -28,7 +28,7 @@ pub fn main(args: &[OsString]) -> i32 {
     };
     let options = match orion::parse(&args) {
         Ok(Parsed::Help) => {
-            print!("{HELP}");
+            outln!("{}", HELP.trim_end());
             return exit::OK;
         }
         Ok(Parsed::Run(o)) => o,
@@ -54,7 +54,7 @@ pub fn main(args: &[OsString]) -> i32 {
         Err(e) => return usage(&e),
     };
     if job.options.ext.to_spec {
-        print!("{}", job.spec_toml);
+        outln!("{}", job.spec_toml.trim_end());
         return exit::OK;
     }
     let input = SpecInput::Text {
