@@ -13,6 +13,7 @@ import ctypes
 import json
 import mmap
 import os
+import random
 import statistics
 import subprocess
 import sys
@@ -86,6 +87,7 @@ duration = "{duration_ms}ms"
 warmup = "{warmup_ms}ms"
 direct = {direct}
 workers = 1
+seed = {seed}
 
 [class.io]
 size = "{bs}B"
@@ -109,7 +111,10 @@ def run_rigel(args, w):
                 bs=w["bs"], access="sequential" if w["seq"] else "random",
                 # Sequential: one stream carrying the whole queue depth, as fio's rw=read.
                 per_stream=f"per_stream = {w['qd']}\n" if w["seq"] else "",
-                load=1 if w["seq"] else w["qd"]))
+                load=1 if w["seq"] else w["qd"],
+                # A new seed each run, as fio's randrepeat=0: the same offsets run after run
+                # would be served from whatever cache sits under the target.
+                seed=random.getrandbits(31)))
         out = os.path.join(tmp, "run")
         cmd = pinned(args, [args.rigel, "run", spec, "--out", out])
         _, cores, own = measured(cmd, args.warmup, args.duration)
@@ -127,9 +132,11 @@ def run_fio(args, w):
            "--ioengine=io_uring", f"--direct={1 if w['direct'] else 0}",
            f"--rw={'read' if w['seq'] else 'randread'}", f"--bs={w['bs']}",
            f"--iodepth={w['qd']}", "--fixedbufs=1", "--registerfiles=1",
-           # Uniform random offsets with replacement, like rigel (no random map to maintain);
-           # keep the page cache fio would otherwise drop before the job.
-           "--norandommap", "--randrepeat=0", "--invalidate=0",
+           # Keep the page cache fio would otherwise drop before the job.
+           "--randrepeat=0", "--invalidate=0",
+           # fio's default random map (each block once per pass) costs fio CPU; --norandommap
+           # draws offsets with replacement, as rigel does.
+           *(["--norandommap"] if args.norandommap else []),
            "--time_based", f"--runtime={args.duration}", f"--ramp_time={args.warmup}",
            "--lat_percentiles=1", "--output-format=json"])
     out, cores, own = measured(cmd, args.warmup, args.duration)
@@ -201,6 +208,8 @@ def main():
     p.add_argument("--duration", type=float, default=4.0)
     p.add_argument("--warmup", type=float, default=1.0)
     p.add_argument("--cpu", default="1")
+    p.add_argument("--norandommap", action="store_true",
+                   help="run fio with --norandommap (offsets drawn with replacement, as rigel)")
     p.add_argument("--rt", action="store_true",
                    help="run both tools SCHED_FIFO (chrt -f 10): steadier on a busy machine")
     p.add_argument("--only", help="comma-separated substrings of workload names")

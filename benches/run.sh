@@ -42,7 +42,7 @@ fill() { # path MiB
 }
 fill "$shm/tmpfs.img" 1024
 fill "$work/disk.img" 4096
-fill "$work/pcache.img" 256
+fill "$work/pcache.img" 64
 sync
 
 loop_args=()

@@ -9,6 +9,10 @@ use std::os::fd::RawFd;
 
 /// Alignment of every slot's buffer: a page satisfies any device's direct-I/O alignment.
 pub const BUF_ALIGN: usize = 4096;
+/// Arenas of at least this size are aligned to it and asked for transparent huge pages: a large
+/// I/O's buffer is then a few physically contiguous segments, not one per 4 KiB page (which made
+/// the block layer split 1 MiB requests).
+const HUGE_PAGE: usize = 2 << 20;
 
 /// Which setup flags the ring got (the strongest set the kernel accepted).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,15 +51,22 @@ pub struct Arena {
 }
 
 impl Arena {
-    /// An arena of `bytes` (rounded up to a page), zeroed.
+    /// An arena of `bytes` (rounded up to a page, or to a huge page when that large), zeroed.
     pub fn new(bytes: usize) -> io::Result<Arena> {
-        let size = bytes.max(BUF_ALIGN).next_multiple_of(BUF_ALIGN);
-        let layout = Layout::from_size_align(size, BUF_ALIGN)
+        let huge = bytes >= HUGE_PAGE;
+        let align = if huge { HUGE_PAGE } else { BUF_ALIGN };
+        let size = bytes.max(BUF_ALIGN).next_multiple_of(align);
+        let layout = Layout::from_size_align(size, align)
             .map_err(|_| io::Error::from_raw_os_error(libc::ENOMEM))?;
         // SAFETY: the layout has a non-zero size (at least one page).
         let ptr = unsafe { alloc_zeroed(layout) };
         if ptr.is_null() {
             return Err(io::Error::from_raw_os_error(libc::ENOMEM));
+        }
+        if huge {
+            // A hint only: without transparent huge pages the arena stays in small pages.
+            // SAFETY: [ptr, ptr + size) is this allocation, huge-page aligned.
+            unsafe { libc::madvise(ptr.cast(), size, libc::MADV_HUGEPAGE) };
         }
         Ok(Arena { ptr, layout })
     }
