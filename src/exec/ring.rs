@@ -28,7 +28,10 @@ pub enum RingMode {
 /// Builds a ring of at least `entries` submission entries, trying the fastest modes first.
 pub fn build_ring(entries: u32) -> io::Result<(IoUring, RingMode)> {
     let entries = entries.max(1).next_power_of_two();
+    // CLAMP: a request beyond the kernel's maximum gets the maximum (the worker then hands full
+    // submission queues to the kernel as it goes) rather than failing.
     if let Ok(r) = IoUring::builder()
+        .setup_clamp()
         .setup_single_issuer()
         .setup_defer_taskrun()
         .setup_coop_taskrun()
@@ -36,10 +39,15 @@ pub fn build_ring(entries: u32) -> io::Result<(IoUring, RingMode)> {
     {
         return Ok((r, RingMode::Deferred));
     }
-    if let Ok(r) = IoUring::builder().setup_coop_taskrun().build(entries) {
+    if let Ok(r) = IoUring::builder()
+        .setup_clamp()
+        .setup_coop_taskrun()
+        .build(entries)
+    {
         return Ok((r, RingMode::Coop));
     }
     IoUring::builder()
+        .setup_clamp()
         .build(entries)
         .map(|r| (r, RingMode::Plain))
 }

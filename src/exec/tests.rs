@@ -269,6 +269,19 @@ fn without_registration_plain_reads_and_writes_do_the_same_work() {
 }
 
 #[test]
+fn a_deep_queue_is_kept_full() {
+    let t = TempTarget::new("/dev/shm", "deep", 64 * MIB);
+    let classes = vec![class("small", 4 * KIB, Access::Random, 100, 1000, 1)];
+    let (r, p) = run(
+        &[(&t.file, t.path())],
+        Layout::Concat,
+        classes,
+        &settings(400, 50, 1),
+    );
+    assert_load_kept(&r, &p);
+}
+
+#[test]
 fn ext4_mixed_class_honours_the_read_ratio() {
     let t = TempTarget::new("/tmp", "mix", 32 * MIB);
     let classes = vec![class("small", 8 * KIB, Access::Random, 70, 4, 1)];
