@@ -289,10 +289,19 @@ fn ext4_mixed_class_honours_the_read_ratio() {
         &[(&t.file, t.path())],
         Layout::Concat,
         classes,
-        &settings(600, 0, 1),
+        &settings(1200, 0, 1),
     );
     assert_load_kept(&r, &p);
     let c = &r.classes[0];
+    // Two intervals, the second a partial 0.2 s; together they hold every I/O of the window.
+    let t_s: Vec<f64> = c.intervals.iter().map(|i| i.t_s).collect();
+    assert_eq!(t_s, vec![1.0, 1.2]);
+    assert_eq!(c.intervals.iter().map(|i| i.ios).sum::<u64>(), c.total.ios);
+    assert!(
+        c.intervals
+            .iter()
+            .all(|i| i.ios > 0 && i.p99_ns > 0 && i.mean_ns > 0.0)
+    );
     let reads = c.read.as_ref().expect("reads").ios as f64;
     let writes = c.write.as_ref().expect("writes").ios as f64;
     let share = reads / (reads + writes);
