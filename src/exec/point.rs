@@ -284,9 +284,29 @@ fn assemble(
             },
         });
     }
-    let status = match failure {
-        None => PointStatus::Ok,
-        Some(f) => PointStatus::Failed {
+    // A class that completed nothing in its window measured nothing: the storage stalled (or the
+    // thread never ran). Saying "ok" with zero IOPS would hand over a false figure.
+    let stalled = classes
+        .iter()
+        .find(|c| c.outstanding > 0 && c.total.ios == 0);
+    let status = match (failure, stalled) {
+        (None, None) => PointStatus::Ok,
+        (None, Some(c)) => PointStatus::Failed {
+            error: IoFailure {
+                target: targets
+                    .iter()
+                    .map(|t| t.path)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                offset: 0,
+                errno: libc::ETIMEDOUT,
+                message: format!(
+                    "class {} completed no I/O in the {window_s:.1} s measured window: the storage stalled",
+                    c.class
+                ),
+            },
+        },
+        (Some(f), _) => PointStatus::Failed {
             error: IoFailure {
                 target: targets
                     .get(f.target)

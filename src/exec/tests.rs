@@ -465,6 +465,41 @@ fn stop_is_honoured_while_an_io_never_completes() {
 }
 
 #[test]
+fn a_window_without_any_completion_is_a_failed_point() {
+    // A silent pipe again: nothing ever completes, so the point measured nothing and must not
+    // pass as "ok" with 0 IOPS.
+    let mut fds = [0i32; 2];
+    // SAFETY: fds is a live array of two ints.
+    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+    // SAFETY: pipe() just returned these descriptors and nothing else owns them.
+    let (rd, wr) = unsafe { (File::from_raw_fd(fds[0]), File::from_raw_fd(fds[1])) };
+    let volume = Volume::new(Layout::Concat, MIB, &[MIB]);
+    let targets = [ExecTarget {
+        fd: rd.as_fd(),
+        path: "pipe",
+    }];
+    let point = DataPoint {
+        id: 1,
+        sweep: vec![],
+        classes: vec![class("small", 4 * KIB, Access::Random, 100, 1, 1)],
+    };
+    let r = run_point(
+        &targets,
+        &volume,
+        &point,
+        &settings(300, 0, 1),
+        &PointControl::new(1),
+    )
+    .expect("the point runs to its end");
+    let PointStatus::Failed { error } = &r.status else {
+        panic!("expected a failed point, got {:?}", r.status)
+    };
+    assert_eq!(error.errno, libc::ETIMEDOUT);
+    assert!(error.message.contains("no I/O"), "{}", error.message);
+    drop(wr);
+}
+
+#[test]
 fn short_reads_are_completed_not_counted_short() {
     // A pipe fed in 1000-byte pieces: a 4 KiB read usually gets less and must be resubmitted for
     // the rest (io_uring ignores the offset on a pipe).
