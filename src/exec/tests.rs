@@ -432,14 +432,19 @@ fn writing_a_read_only_loop_device_fails_the_point_clearly() {
     assert!(r.elapsed_s < 0.5);
 }
 
-#[test]
-fn stop_is_honoured_while_an_io_never_completes() {
-    // A pipe whose write end stays open but silent: a read from it never completes.
+/// A new pipe: (read end, write end).
+fn pipe() -> (File, File) {
     let mut fds = [0i32; 2];
     // SAFETY: fds is a live array of two ints.
     assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
     // SAFETY: pipe() just returned these descriptors and nothing else owns them.
-    let (rd, wr) = unsafe { (File::from_raw_fd(fds[0]), File::from_raw_fd(fds[1])) };
+    unsafe { (File::from_raw_fd(fds[0]), File::from_raw_fd(fds[1])) }
+}
+
+#[test]
+fn stop_is_honoured_while_an_io_never_completes() {
+    // A pipe whose write end stays open but silent: a read from it never completes.
+    let (rd, wr) = pipe();
     let volume = Volume::new(Layout::Concat, MIB, &[MIB]);
     let targets = [ExecTarget {
         fd: rd.as_fd(),
@@ -468,11 +473,7 @@ fn stop_is_honoured_while_an_io_never_completes() {
 fn a_window_without_any_completion_is_a_failed_point() {
     // A silent pipe again: nothing ever completes, so the point measured nothing and must not
     // pass as "ok" with 0 IOPS.
-    let mut fds = [0i32; 2];
-    // SAFETY: fds is a live array of two ints.
-    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
-    // SAFETY: pipe() just returned these descriptors and nothing else owns them.
-    let (rd, wr) = unsafe { (File::from_raw_fd(fds[0]), File::from_raw_fd(fds[1])) };
+    let (rd, wr) = pipe();
     let volume = Volume::new(Layout::Concat, MIB, &[MIB]);
     let targets = [ExecTarget {
         fd: rd.as_fd(),
@@ -503,11 +504,7 @@ fn a_window_without_any_completion_is_a_failed_point() {
 fn short_reads_are_completed_not_counted_short() {
     // A pipe fed in 1000-byte pieces: a 4 KiB read usually gets less and must be resubmitted for
     // the rest (io_uring ignores the offset on a pipe).
-    let mut fds = [0i32; 2];
-    // SAFETY: fds is a live array of two ints.
-    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
-    // SAFETY: pipe() just returned these descriptors and nothing else owns them.
-    let (rd, mut wr) = unsafe { (File::from_raw_fd(fds[0]), File::from_raw_fd(fds[1])) };
+    let (rd, mut wr) = pipe();
     let feeding = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
     let feed = feeding.clone();
     let writer = std::thread::spawn(move || {

@@ -48,6 +48,26 @@ impl LoopDevice {
             .map(|s| s.trim().to_owned())
     }
 
+    /// Reads completed, from /sys/block/loopN/stat.
+    pub fn reads(&self) -> u64 {
+        self.stat(0)
+    }
+
+    /// Sectors read: bytes, which request merging cannot skew.
+    pub fn sectors_read(&self) -> u64 {
+        self.stat(2)
+    }
+
+    fn stat(&self, field: usize) -> u64 {
+        let name = self.dev.rsplit('/').next().unwrap_or_default();
+        let stat = std::fs::read_to_string(PathBuf::from("/sys/block").join(name).join("stat"))
+            .expect("the loop device's stat");
+        stat.split_whitespace()
+            .nth(field)
+            .and_then(|n| n.parse().ok())
+            .expect("a read counter")
+    }
+
     /// Limits reads on this device to `iops` per second for every process (0 lifts the limit).
     /// False, with the reason printed, where the cgroup v1 blkio throttle is not available.
     pub fn throttle_reads(&self, iops: u32) -> bool {

@@ -1,9 +1,8 @@
 //! `rigel orion` doing real I/O through the shared run loop: the write guard on a tmpfs file, and
 //! ORION's files and the raid0 layout on two loop devices over tmpfs (skipped when not root).
 
+use super::loopdev::LoopDevice;
 use super::orion::LunDir;
-use std::path::{Path, PathBuf};
-use std::process::Command;
 
 #[test]
 fn write_needs_allow_destructive_and_then_writes() {
@@ -57,68 +56,6 @@ fn write_needs_allow_destructive_and_then_writes() {
         .expect("a summary");
     let text = std::fs::read_to_string(d.path().join(summary)).expect("summary");
     assert!(text.contains("\nWrite: 100%\n"), "{text}");
-}
-
-/// A loop device over a new tmpfs file, detached on drop.
-struct LoopDevice {
-    dev: String,
-    _backing: tempfile::NamedTempFile,
-}
-
-impl LoopDevice {
-    fn new(size: u64) -> Option<LoopDevice> {
-        if !std::fs::metadata("/proc/self")
-            .is_ok_and(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0)
-        {
-            eprintln!("skipped: loop devices need root");
-            return None;
-        }
-        let backing = tempfile::NamedTempFile::new_in("/dev/shm").ok()?;
-        backing.as_file().set_len(size).ok()?;
-        let out = Command::new("losetup")
-            .args(["-f", "--show", "--direct-io=on"])
-            .arg(backing.path())
-            .output();
-        match out {
-            Ok(o) if o.status.success() => Some(LoopDevice {
-                dev: String::from_utf8_lossy(&o.stdout).trim().to_owned(),
-                _backing: backing,
-            }),
-            other => {
-                eprintln!("skipped: losetup failed: {other:?}");
-                None
-            }
-        }
-    }
-
-    /// Reads completed, from /sys/block/loopN/stat.
-    fn reads(&self) -> u64 {
-        self.stat(0)
-    }
-
-    /// Sectors read: bytes, which request merging cannot skew.
-    fn sectors_read(&self) -> u64 {
-        self.stat(2)
-    }
-
-    fn stat(&self, field: usize) -> u64 {
-        let name = Path::new(&self.dev)
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let stat = std::fs::read_to_string(PathBuf::from("/sys/block").join(name).join("stat"))
-            .expect("the loop device's stat");
-        stat.split_whitespace()
-            .nth(field)
-            .and_then(|n| n.parse().ok())
-            .expect("a read counter")
-    }
-}
-
-impl Drop for LoopDevice {
-    fn drop(&mut self) {
-        let _ = Command::new("losetup").args(["-d", &self.dev]).status();
-    }
 }
 
 /// Sparse, so that a sequential stream cannot cross the first device within a second.
