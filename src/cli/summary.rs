@@ -29,20 +29,11 @@ pub fn print(doc: &ResultsDoc, dir: &Path, interrupted: bool) {
 }
 
 /// ORION's three lines: the best large MB/s, the best small IOPS and the lowest mean small latency,
-/// each with its point. Classes named `small` and `large` play ORION's roles; otherwise the first
-/// class is small and the second large.
+/// each with its point. Classes play ORION's roles as in ORION's files (`report::orion_roles`).
 pub fn headline(doc: &ResultsDoc) -> Vec<String> {
-    let names: Vec<&str> = doc.plan.classes.iter().map(|c| c.name.as_str()).collect();
-    let small = names
-        .iter()
-        .find(|n| **n == "small")
-        .or(names.first())
-        .copied();
-    let large = names
-        .iter()
-        .find(|n| **n == "large")
-        .or(names.get(1))
-        .copied();
+    let roles = crate::report::orion_roles(&doc.plan.classes);
+    let role = |r: &str| roles.iter().find(|(_, v)| *v == r).map(|(k, _)| k.as_str());
+    let (small, large) = (role("small"), role("large"));
     let at = |p: &crate::stats::PointResult| {
         format!(
             "Small={} and Large={}",

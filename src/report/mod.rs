@@ -20,6 +20,7 @@ mod tests;
 
 pub use error::ReportError;
 pub use load::{RunFolder, load_run_folder, load_run_folder_status};
+pub use orion_map::roles as orion_roles;
 pub use printf::{Arg as PrintfArg, PrintfError, sprintf};
 pub use render::{render, render_to_strings};
 
