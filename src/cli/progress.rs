@@ -59,7 +59,7 @@ impl Progress {
             let bar =
                 ProgressBar::with_draw_target(Some(todo as u64), ProgressDrawTarget::stderr());
             bar.set_style(
-                ProgressStyle::with_template("{bar:24} point {pos}/{len}  {msg}")
+                ProgressStyle::with_template("{bar:24} {msg}")
                     .unwrap_or_else(|_| ProgressStyle::default_bar()),
             );
             bar
@@ -82,7 +82,8 @@ impl Progress {
 
     pub fn start_point(&mut self, index: usize, point: &DataPoint) {
         self.index = index;
-        self.label = point.label();
+        // The bar fills with finished points; the text names the one running now.
+        self.label = format!("point {}/{}  {}", index + 1, self.total, point.label());
         self.point_start = Instant::now();
         self.last = (self.point_start, 0, 0);
         if let Some(bar) = &self.bar {
