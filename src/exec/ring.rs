@@ -131,3 +131,25 @@ pub fn register_buffers(
 pub fn register_files(ring: &IoUring, fds: &[RawFd]) -> io::Result<()> {
     ring.submitter().register_files(fds)
 }
+
+/// Queues `entry`, handing the queue to the kernel while it is full (only with more requests than
+/// ring entries).
+///
+/// # Safety
+/// Everything `entry` references (buffers, timespecs, descriptors) must stay valid until its
+/// completion is reaped, as for [`squeue::SubmissionQueue::push`].
+pub unsafe fn push_or_submit(
+    sq: &mut io_uring::squeue::SubmissionQueue<'_>,
+    submitter: &io_uring::Submitter<'_>,
+    entry: &io_uring::squeue::Entry,
+) {
+    loop {
+        // SAFETY: the caller guarantees what the entry references outlives the request.
+        if unsafe { sq.push(entry) }.is_ok() {
+            return;
+        }
+        sq.sync();
+        let _ = submitter.submit();
+        sq.sync();
+    }
+}

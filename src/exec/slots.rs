@@ -3,7 +3,9 @@
 
 use super::LiveCounters;
 use super::offsets::{SlotSpace, Stream};
-use super::ring::{Arena, BUF_ALIGN, RingMode, build_ring, register_buffers, register_files};
+use super::ring::{
+    Arena, BUF_ALIGN, RingMode, build_ring, push_or_submit, register_buffers, register_files,
+};
 use super::worker::WorkerSpec;
 use crate::stats::ClassRecorder;
 use io_uring::{IoUring, opcode, squeue, types};
@@ -228,18 +230,10 @@ impl State<'_> {
             rw!(types::Fd(self.fds[slot.target as usize]))
         }
         .user_data(i as u64);
-        loop {
-            // SAFETY: the buffer is this slot's range of the arena, alive until the I/O completes
-            // (the worker drains every I/O before the arena is freed, or leaks it); registered
-            // buffer `index` is exactly that range; the fd or fixed index refers to a target that
-            // outlives the point.
-            if unsafe { sq.push(&entry) }.is_ok() {
-                return;
-            }
-            // The queue is full (only with more slots than ring entries): hand it to the kernel.
-            sq.sync();
-            let _ = submitter.submit();
-            sq.sync();
-        }
+        // SAFETY: the buffer is this slot's range of the arena, alive until the I/O completes
+        // (the worker drains every I/O before the arena is freed, or leaks it); registered buffer
+        // `index` is exactly that range; the fd or fixed index refers to a target that outlives
+        // the point.
+        unsafe { push_or_submit(sq, submitter, &entry) };
     }
 }

@@ -441,20 +441,25 @@ fn pipe() -> (File, File) {
     unsafe { (File::from_raw_fd(fds[0]), File::from_raw_fd(fds[1])) }
 }
 
-#[test]
-fn stop_is_honoured_while_an_io_never_completes() {
-    // A pipe whose write end stays open but silent: a read from it never completes.
-    let (rd, wr) = pipe();
-    let volume = Volume::new(Layout::Concat, MIB, &[MIB]);
-    let targets = [ExecTarget {
-        fd: rd.as_fd(),
-        path: "pipe",
-    }];
+/// A 1 MiB volume over one pipe and a point of one 4 KiB random read (the pipe ignores offsets).
+fn one_pipe_read() -> (Volume, DataPoint) {
     let point = DataPoint {
         id: 1,
         sweep: vec![],
         classes: vec![class("small", 4 * KIB, Access::Random, 100, 1, 1)],
     };
+    (Volume::new(Layout::Concat, MIB, &[MIB]), point)
+}
+
+#[test]
+fn stop_is_honoured_while_an_io_never_completes() {
+    // A pipe whose write end stays open but silent: a read from it never completes.
+    let (rd, wr) = pipe();
+    let (volume, point) = one_pipe_read();
+    let targets = [ExecTarget {
+        fd: rd.as_fd(),
+        path: "pipe",
+    }];
     let ctl = PointControl::new(1);
     let stop = ctl.stop.clone();
     std::thread::spawn(move || {
@@ -474,16 +479,11 @@ fn a_window_without_any_completion_is_a_failed_point() {
     // A silent pipe again: nothing ever completes, so the point measured nothing and must not
     // pass as "ok" with 0 IOPS.
     let (rd, wr) = pipe();
-    let volume = Volume::new(Layout::Concat, MIB, &[MIB]);
+    let (volume, point) = one_pipe_read();
     let targets = [ExecTarget {
         fd: rd.as_fd(),
         path: "pipe",
     }];
-    let point = DataPoint {
-        id: 1,
-        sweep: vec![],
-        classes: vec![class("small", 4 * KIB, Access::Random, 100, 1, 1)],
-    };
     let r = run_point(
         &targets,
         &volume,

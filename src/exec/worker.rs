@@ -4,7 +4,7 @@
 //! same system call that waits; it allocates nothing and takes no lock.
 
 use super::clock::monotonic_ns;
-use super::ring::RingMode;
+use super::ring::{RingMode, push_or_submit};
 use super::share::ClassShare;
 use super::slots::{ClassSetup, Slot, State, setup};
 use super::{LiveCounters, NOT_YET, Shared};
@@ -307,11 +307,7 @@ fn drain(ring: &mut IoUring, st: &mut State<'_>, mut in_flight: usize) -> bool {
             .build()
             .user_data(CANCEL_TAG);
         // SAFETY: a cancel request references no memory.
-        while unsafe { sq.push(&cancel) }.is_err() {
-            sq.sync();
-            let _ = submitter.submit();
-            sq.sync();
-        }
+        unsafe { push_or_submit(&mut sq, &submitter, &cancel) };
     }
     while in_flight > 0 && Instant::now() < deadline {
         // Entries still queued in the SQ (not yet submitted) are submitted here and complete too.
@@ -338,13 +334,6 @@ fn drain(ring: &mut IoUring, st: &mut State<'_>, mut in_flight: usize) -> bool {
 /// Queues the timer request that bounds every wait.
 fn arm_tick(sq: &mut squeue::SubmissionQueue<'_>, submitter: &io_uring::Submitter<'_>) {
     let entry = opcode::Timeout::new(&TICK).build().user_data(TICK_TAG);
-    loop {
-        // SAFETY: TICK is a static, valid for the life of the program.
-        if unsafe { sq.push(&entry) }.is_ok() {
-            return;
-        }
-        sq.sync();
-        let _ = submitter.submit();
-        sq.sync();
-    }
+    // SAFETY: TICK is a static, valid for the life of the program.
+    unsafe { push_or_submit(sq, submitter, &entry) };
 }

@@ -113,13 +113,7 @@ impl LineChart {
             esc(&self.y_label)
         );
         for (i, s) in self.series.iter().enumerate() {
-            let color = PALETTE[i % PALETTE.len()];
-            let dash = DASHES[(i / PALETTE.len()) % DASHES.len()];
-            let dash_attr = if dash.is_empty() {
-                String::new()
-            } else {
-                format!(r#" stroke-dasharray="{dash}""#)
-            };
+            let (color, dash_attr) = series_style(i);
             let coords: Vec<String> = s
                 .points
                 .iter()
@@ -143,13 +137,7 @@ impl LineChart {
         for (r, row) in legend.iter().enumerate() {
             let y = TOP + PLOT_H + 62.0 + LEGEND_ROW * r as f64;
             for &(i, x) in row {
-                let color = PALETTE[i % PALETTE.len()];
-                let dash = DASHES[(i / PALETTE.len()) % DASHES.len()];
-                let dash_attr = if dash.is_empty() {
-                    String::new()
-                } else {
-                    format!(r#" stroke-dasharray="{dash}""#)
-                };
+                let (color, dash_attr) = series_style(i);
                 let _ = writeln!(
                     out,
                     r##"<line x1="{x:.1}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="{color}" stroke-width="3"{dash_attr}/><text x="{:.1}" y="{:.1}" fill="#323f4b">{}</text>"##,
@@ -204,6 +192,17 @@ fn log_ticks(min: f64, max: f64) -> (Vec<f64>, YScale) {
         d += 1.0;
     }
     (ticks, YScale::Log(lo, hi))
+}
+
+/// Series `i`'s colour and dash attribute: colours first, then the same colours dashed.
+fn series_style(i: usize) -> (&'static str, String) {
+    let dash = DASHES[(i / PALETTE.len()) % DASHES.len()];
+    let dash_attr = if dash.is_empty() {
+        String::new()
+    } else {
+        format!(r#" stroke-dasharray="{dash}""#)
+    };
+    (PALETTE[i % PALETTE.len()], dash_attr)
 }
 
 #[cfg(test)]
