@@ -5,13 +5,13 @@ use super::clock::monotonic_ns;
 use super::cpu::{delta, process_cpu};
 use super::offsets::SlotSpace;
 use super::share::split;
-use super::slots::ClassSetup;
-use super::worker::{self, End, WorkerOutcome, WorkerSpec};
+use super::slots::{ClassSetup, WorkerSpec};
+use super::worker::{self, End, WorkerOutcome};
 use super::{
     ExecError, ExecTarget, FALLBACK_BUFFERS, FALLBACK_FILES, NOT_YET, PointControl, RingMode,
     Shared,
 };
-use crate::plan::{DataPoint, RunSettings};
+use crate::plan::{DataPoint, RunSettings, limits};
 use crate::stats::{ClassRecorder, IoFailure, PointResult, PointStatus};
 use crate::target::Volume;
 use std::os::fd::{AsRawFd, RawFd};
@@ -95,6 +95,7 @@ pub fn run_point_with(
     ctl: &PointControl,
     options: ExecOptions,
 ) -> Result<(PointResult, PointProbe), ExecError> {
+    limits::point(point, run).map_err(|b| ExecError::InvalidPoint(b.message))?;
     let classes = class_setups(targets, volume, point)?;
     let fds: Vec<RawFd> = targets.iter().map(|t| t.fd.as_raw_fd()).collect();
     let shares = split(point, run.workers);
@@ -187,7 +188,8 @@ pub fn run_point_with(
     Ok(assemble(targets, point, shared, &outcomes, cpu, wall))
 }
 
-/// Each class's slots, checked: every active class must fit the volume and a ring's I/O length.
+/// Each class's slots, checked: every active class must fit the volume (the limits on sizes and
+/// loads are checked before, by `limits::point`).
 fn class_setups(
     targets: &[ExecTarget],
     volume: &Volume,
@@ -205,12 +207,6 @@ fn class_setups(
         .iter()
         .map(|c| {
             let space = if c.outstanding > 0 {
-                if c.size > u32::MAX as u64 {
-                    return Err(ExecError::InvalidPoint(format!(
-                        "class {}: {}-byte I/Os are larger than io_uring can carry",
-                        c.class, c.size
-                    )));
-                }
                 let space = SlotSpace::new(volume, c.size).ok_or_else(|| {
                     ExecError::InvalidPoint(format!(
                         "class {}: {}-byte I/Os do not fit in any target",

@@ -8,7 +8,7 @@ use std::io;
 use std::os::fd::RawFd;
 
 /// Alignment of every slot's buffer: a page satisfies any device's direct-I/O alignment.
-pub const BUF_ALIGN: usize = 4096;
+pub const BUF_ALIGN: usize = crate::plan::limits::BUFFER_ALIGN as usize;
 /// Arenas of at least this size are aligned to it and asked for transparent huge pages: a large
 /// I/O's buffer is then a few physically contiguous segments, not one per 4 KiB page (which made
 /// the block layer split 1 MiB requests).

@@ -6,7 +6,8 @@ use super::offsets::{SlotSpace, Stream};
 use super::ring::{
     Arena, BUF_ALIGN, RingMode, build_ring, push_or_submit, register_buffers, register_files,
 };
-use super::worker::WorkerSpec;
+use super::share::ClassShare;
+use crate::plan::limits::MAX_WORKER_IN_FLIGHT;
 use crate::stats::ClassRecorder;
 use io_uring::{IoUring, opcode, squeue, types};
 use std::io;
@@ -16,6 +17,17 @@ use std::os::fd::RawFd;
 /// writes carry the same blocks (defeats deduplication without refilling whole buffers).
 const SCRAMBLE_STRIDE: usize = 512;
 const NO_STREAM: u32 = u32::MAX;
+
+/// What a worker is given: its share of the point and everything needed to run it.
+pub struct WorkerSpec<'a> {
+    pub shares: Vec<ClassShare>,
+    /// Per point class: its slot space (`None` for idle classes), size and read percentage.
+    pub classes: &'a [ClassSetup],
+    pub fds: &'a [RawFd],
+    pub seed: u64,
+    pub intervals: usize,
+    pub options: super::ExecOptions,
+}
 
 /// A point class as the workers need it.
 pub struct ClassSetup {
@@ -117,11 +129,11 @@ pub(super) fn setup<'a>(spec: &WorkerSpec<'a>) -> io::Result<(Ring, State<'a>)> 
             recorder: ClassRecorder::new(spec.intervals),
         });
     }
-    if slots.len() > u16::MAX as usize {
+    if slots.len() as u64 > MAX_WORKER_IN_FLIGHT {
         return Err(io::Error::other(format!(
-            "{} I/Os in flight on one worker: more than the {} a ring can address; add workers",
+            "{} I/Os in flight on one worker: more than the {MAX_WORKER_IN_FLIGHT} a ring can \
+             address; add workers",
             slots.len(),
-            u16::MAX
         )));
     }
     let mut arena = Arena::new(arena_bytes)?;

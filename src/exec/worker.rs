@@ -5,13 +5,12 @@
 
 use super::clock::monotonic_ns;
 use super::ring::{RingMode, push_or_submit};
-use super::share::ClassShare;
-use super::slots::{ClassSetup, Slot, State, setup};
+use super::slots::{Slot, State, WorkerSpec, setup};
 use super::{LiveCounters, NOT_YET, Shared};
 use crate::stats::ClassRecorder;
 use io_uring::{IoUring, opcode, squeue, types};
 use std::io;
-use std::os::fd::RawFd;
+
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
@@ -29,17 +28,6 @@ const START_LIMIT_NS: u64 = 5_000_000_000;
 const DRAIN_LIMIT: Duration = Duration::from_secs(30);
 /// The live counters are updated this often (ns): shared atomics on every batch would cost.
 const LIVE_EVERY_NS: u64 = 50_000_000;
-
-/// What a worker is given: its share of the point and everything needed to run it.
-pub struct WorkerSpec<'a> {
-    pub shares: Vec<ClassShare>,
-    /// Per point class: its slot space (`None` for idle classes), size and read percentage.
-    pub classes: &'a [ClassSetup],
-    pub fds: &'a [RawFd],
-    pub seed: u64,
-    pub intervals: usize,
-    pub options: super::ExecOptions,
-}
 
 /// Why a worker's loop ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -3,6 +3,7 @@
 
 use super::OrionError;
 use super::options::{LargeType, Matrix, OrionOptions, RunLevel, Simulate};
+use crate::plan::limits;
 use crate::spec::did_you_mean;
 
 /// What the command line asks for.
@@ -254,16 +255,17 @@ fn set(
     Ok(())
 }
 
-/// Loads ORION derives from `-num_disks` (up to 20 × disks) stay within what rigel keeps in flight.
-pub const MAX_DISKS: u64 = 1000;
+/// Loads ORION derives from `-num_disks` (up to 20 × disks) stay within what rigel keeps in flight;
+/// rigel's limit on targets in one volume.
+pub const MAX_DISKS: u64 = limits::MAX_TARGETS;
 /// rigel's limit on outstanding I/Os per class at one point.
-pub const MAX_LOAD: u64 = crate::plan::MAX_OUTSTANDING;
-/// 1 GiB I/Os.
-pub const MAX_SIZE_KIB: u64 = 1 << 20;
-/// 1 PiB of cache.
-pub const MAX_CACHE_MIB: u64 = 1 << 30;
-/// A day per point.
-pub const MAX_DURATION_S: u64 = 86_400;
+pub const MAX_LOAD: u64 = limits::MAX_OUTSTANDING;
+/// rigel's largest I/O (1 GiB), in KiB.
+pub const MAX_SIZE_KIB: u64 = limits::MAX_IO_SIZE >> 10;
+/// The cache that warms up within rigel's longest warm-up (a day at the assumed warm-up rate).
+pub const MAX_CACHE_MIB: u64 = limits::MAX_DURATION.as_secs() * super::to_spec::WARMUP_MIB_PER_S;
+/// rigel's longest point (a day), in seconds.
+pub const MAX_DURATION_S: u64 = limits::MAX_DURATION.as_secs();
 
 fn unreachable_option(name: &str) -> Result<(), OrionError> {
     Err(OrionError::UnknownOption {

@@ -1,16 +1,13 @@
 //! The compiler: a typed spec becomes a run plan. Every invalid combination is reported against the
-//! spec text; the same spec always gives the same plan.
+//! spec text; the same spec always gives the same plan. Every limit comes from `limits`.
 
+use super::limits::{self, MAX_OUTSTANDING, MAX_TARGETS, Timing};
 use super::matrix::expand_matrix;
 use super::model::*;
 use super::sweep::{build_points, sweep_combos};
 use crate::expr::{Access, Names, Size};
-use crate::spec::{ClassSpec, Loc, Spec, SpecError};
-
-/// A plan larger than this is almost certainly a typo in a sweep; refuse before allocating it.
-pub const MAX_POINTS: u64 = 1_000_000;
-/// Outstanding I/Os one class may keep in flight at one point.
-pub const MAX_OUTSTANDING: u64 = 65_536;
+use crate::spec::{ClassSpec, Spec, SpecError};
+use std::time::Duration;
 
 /// Compiles a spec. `cores` is the value of the name `cores` in count expressions.
 pub fn compile(spec: &Spec, cores: u64) -> Result<RunPlan, Vec<SpecError>> {
@@ -32,26 +29,17 @@ pub fn compile(spec: &Spec, cores: u64) -> Result<RunPlan, Vec<SpecError>> {
         return Err(errors);
     };
     let total = cells.points.len() as u64 * combos.len() as u64;
-    if total > MAX_POINTS {
-        return Err(vec![SpecError::at(
-            &spec.matrix.loc,
-            format!("this spec expands to {total} data points, more than rigel runs in one plan ({MAX_POINTS})"),
-            "the matrix and sweeps multiply to this",
-        )
-        .hint("narrow a sweep (a geometric `x2` range instead of `step 1`) or split the spec")]);
+    let per_point = Duration::from_millis(run.duration_ms + run.warmup_ms);
+    if let Err(b) = limits::plan_size(total, per_point) {
+        return Err(vec![b.at(&spec.matrix.loc)]);
     }
     let points = build_points(&classes, &cells, &combos);
-    if let Some(c) = points
-        .iter()
-        .flat_map(|p| p.active())
-        .find(|c| u64::from(c.outstanding) > MAX_OUTSTANDING)
-    {
-        return Err(vec![SpecError::at(
-            &spec.matrix.loc,
-            format!("class `{}` would keep {} I/Os in flight ({} streams × {}), more than rigel allows ({MAX_OUTSTANDING})", c.class, c.outstanding, c.load, c.per_stream),
-            "the loads here",
-        )
-        .hint("lower the stream count or per_stream")]);
+    if let Some(b) = points.iter().find_map(|p| limits::point(p, &run).err()) {
+        return Err(vec![b.at(&spec.matrix.loc)]);
+    }
+    check_fit(spec, &points, volume, &mut errors);
+    if !errors.is_empty() {
+        return Err(errors);
     }
     let writes = points.iter().any(|p| p.active().any(|c| c.mix.writes()));
     let per_point_ms = run.duration_ms + run.warmup_ms;
@@ -111,20 +99,23 @@ fn check_targets(spec: &Spec, errors: &mut Vec<SpecError>) {
             );
         }
         if let Some(size) = &t.size
-            && (size.value.0 == 0 || size.value.0 % 512 != 0)
+            && let Err(b) = limits::target_size(size.value.0)
         {
-            errors.push(
-                SpecError::at(
-                    &size.loc,
-                    format!(
-                        "a target size must be a positive multiple of 512 bytes, found {}",
-                        size.value
-                    ),
-                    "not a multiple of 512",
-                )
-                .hint("use a size such as \"1GiB\""),
-            );
+            errors.push(b.at(&size.loc));
         }
+    }
+    if let Some(t) = spec.targets.get(MAX_TARGETS as usize) {
+        errors.push(
+            SpecError::at(
+                &t.path.loc,
+                format!(
+                    "the spec has {} targets, more than rigel opens in one volume ({MAX_TARGETS})",
+                    spec.targets.len()
+                ),
+                "one too many",
+            )
+            .hint("split the targets over several specs"),
+        );
     }
 }
 
@@ -142,18 +133,8 @@ fn check_volume(spec: &Spec, errors: &mut Vec<SpecError>) -> VolumeLayout {
                 .hint("add a second [[target]], or use layout = \"concat\""),
             );
         }
-        if stripe == 0 || stripe % 512 != 0 {
-            errors.push(
-                SpecError::at(
-                    &v.stripe.loc,
-                    format!(
-                        "a stripe must be a positive multiple of 512 bytes, found {}",
-                        v.stripe.value
-                    ),
-                    "not a multiple of 512",
-                )
-                .hint("ORION's default stripe is 1MiB"),
-            );
+        if let Err(b) = limits::stripe(stripe) {
+            errors.push(b.at(&v.stripe.loc));
         }
     }
     VolumeLayout {
@@ -164,25 +145,25 @@ fn check_volume(spec: &Spec, errors: &mut Vec<SpecError>) -> VolumeLayout {
 
 fn check_run(spec: &Spec, names: &Names, errors: &mut Vec<SpecError>) -> Option<RunSettings> {
     let r = &spec.run;
-    if r.duration.value.is_zero() {
-        errors.push(
-            SpecError::at(
-                &r.duration.loc,
-                "a data point's duration must be more than zero",
-                "zero duration",
-            )
-            .hint("ORION's default is 60s; short smoke tests use 1s to 5s"),
-        );
+    let timings = [(&r.duration, Timing::Duration), (&r.warmup, Timing::Warmup)];
+    for (d, which) in timings {
+        if let Err(b) = limits::timing(d.value, which) {
+            errors.push(b.at(&d.loc));
+        }
+    }
+    if let Err(b) = limits::seed(r.seed.value) {
+        errors.push(b.at(&r.seed.loc));
     }
     let workers = match &r.workers {
         None => 1,
         Some(w) => match w.value.eval(names) {
-            Ok(n) if (1..=256).contains(&n) => n as u32,
-            Ok(n) => {
-                errors.push(SpecError::at(&w.loc, format!("workers must be between 1 and 256, found {n}"), "out of range")
-                    .hint("one worker (one ring, one thread) drives a device well; use \"cores\" for many devices"));
-                return None;
-            }
+            Ok(n) => match limits::workers(n) {
+                Ok(()) => n as u32,
+                Err(b) => {
+                    errors.push(b.at(&w.loc));
+                    return None;
+                }
+            },
             Err(e) => {
                 errors.push(SpecError::at(&w.loc, e.message, "here").hint_opt(e.hint));
                 return None;
@@ -193,7 +174,7 @@ fn check_run(spec: &Spec, names: &Names, errors: &mut Vec<SpecError>) -> Option<
         duration_ms: r.duration.value.as_millis() as u64,
         warmup_ms: r.warmup.value.as_millis() as u64,
         direct: r.direct,
-        seed: r.seed,
+        seed: r.seed.value,
         workers,
     })
 }
@@ -217,7 +198,9 @@ fn check_classes(
     classes
         .iter()
         .map(|c| {
-            check_size(c.size.value.0, &c.size.loc, volume, errors);
+            if let Err(b) = limits::io_size(c.size.value.0, volume) {
+                errors.push(b.at(&c.size.loc));
+            }
             let per_stream = match (&c.per_stream, c.access.value) {
                 (None, Access::Sequential) => 4,
                 (None, Access::Random) => 1,
@@ -227,11 +210,8 @@ fn check_classes(
                     1
                 }
                 (Some(p), _) => {
-                    if p.value == 0 || u64::from(p.value) > MAX_OUTSTANDING {
-                        errors.push(
-                            SpecError::at(&p.loc, format!("`per_stream` must be between 1 and {MAX_OUTSTANDING}"), "out of range")
-                                .hint("ORION's default is 4 outstanding I/Os per stream"),
-                        );
+                    if let Err(b) = limits::per_stream(u64::from(p.value)) {
+                        errors.push(b.at(&p.loc));
                     }
                     p.value.clamp(1, MAX_OUTSTANDING as u32)
                 }
@@ -241,32 +221,41 @@ fn check_classes(
         .collect()
 }
 
-pub(super) fn check_size(size: u64, loc: &Loc, volume: VolumeLayout, errors: &mut Vec<SpecError>) {
-    if size == 0 || size % 512 != 0 {
-        errors.push(
-            SpecError::at(
-                loc,
-                format!(
-                    "an I/O size must be a positive multiple of 512 bytes, found {}",
-                    Size(size)
-                ),
-                "not a multiple of 512",
+/// Declared target sizes against every I/O size the plan uses (and the raid0 stripe): each target
+/// must hold at least one whole unit, as `target::open_volume` trims it at open.
+fn check_fit(spec: &Spec, points: &[DataPoint], volume: VolumeLayout, errors: &mut Vec<SpecError>) {
+    let mut sizes: Vec<u64> = points
+        .iter()
+        .flat_map(|p| p.active().map(|c| c.size))
+        .collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    let stripe = (volume.layout == Layout::Raid0).then_some(volume.stripe);
+    let unit = limits::volume_unit(sizes.iter().copied(), stripe);
+    for t in &spec.targets {
+        let Some(size) = &t.size else { continue };
+        if limits::usable(size.value.0, unit).is_some() {
+            continue;
+        }
+        let largest = sizes.last().copied().unwrap_or(0);
+        let message = if largest > size.value.0 {
+            format!(
+                "target `{}` is {}: smaller than one {} I/O of this plan",
+                t.path.value,
+                size.value,
+                Size(largest)
             )
-            .hint("direct I/O moves whole sectors: use 512B, 4KiB, 8KiB, 1MiB…"),
-        );
-    } else if volume.layout == Layout::Raid0 && (volume.stripe < size || volume.stripe % size != 0)
-    {
-        errors.push(
-            SpecError::at(
-                loc,
-                format!(
-                    "an I/O of {} does not fit the raid0 stripe of {}",
-                    Size(size),
-                    Size(volume.stripe)
-                ),
-                "larger than, or not dividing, the stripe",
+        } else {
+            format!(
+                "target `{}` is {}: it holds no whole {} (every target is used in whole units of every I/O size and the stripe)",
+                t.path.value,
+                size.value,
+                Size(unit)
             )
-            .hint("make [volume] stripe a multiple of every class size, e.g. stripe = \"1MiB\""),
+        };
+        errors.push(
+            SpecError::at(&size.loc, message, "too small")
+                .hint("declare a larger size, or use smaller I/Os"),
         );
     }
 }

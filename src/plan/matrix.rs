@@ -1,7 +1,7 @@
 //! ORION's matrix shapes over the classes' load sweeps: which combinations of loads become data
 //! points, and ORION's "Total Data Points" (which counts the idle (0, 0) cell).
 
-use super::compile::{MAX_OUTSTANDING, MAX_POINTS};
+use super::limits::{self, MAX_POINTS};
 use super::model::{ClassLevels, MatrixShape};
 use crate::spec::{Spec, SpecError};
 
@@ -29,9 +29,8 @@ pub(super) fn expand_matrix(spec: &Spec, errors: &mut Vec<SpecError>) -> Option<
             continue;
         };
         let levels = &sweep.value;
-        if let Some(&big) = levels.iter().find(|&&l| l > MAX_OUTSTANDING) {
-            errors.push(SpecError::at(&sweep.loc, format!("a load of {big} is more than rigel keeps in flight ({MAX_OUTSTANDING})"), "too high")
-                .hint("loads are outstanding I/Os (or streams): real devices saturate long before this"));
+        if let Some(b) = levels.iter().find_map(|&l| limits::load(l).err()) {
+            errors.push(b.at(&sweep.loc));
             continue;
         }
         let varied = match shape {

@@ -2,9 +2,11 @@
 //! ORION's matrix shapes and level rule; never touches storage.
 
 mod compile;
+pub mod limits;
 mod matrix;
 mod model;
 mod sweep;
 
-pub use compile::{MAX_OUTSTANDING, MAX_POINTS, compile};
+pub use compile::compile;
+pub use limits::{MAX_OUTSTANDING, MAX_POINTS};
 pub use model::*;

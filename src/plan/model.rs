@@ -2,6 +2,8 @@
 //! `rigel plan` shows, what `plan.json` holds, and what the executor consumes.
 
 use crate::expr::{Access, Mix};
+/// Written in the spec and kept in the plan: they live with the spec, which the plan reads.
+pub use crate::spec::{Layout, MatrixShape};
 use serde::{Deserialize, Serialize};
 
 /// Version of the plan and results documents; bumped on any incompatible change.
@@ -47,13 +49,6 @@ pub struct PlannedTarget {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Layout {
-    Concat,
-    Raid0,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct VolumeLayout {
     pub layout: Layout,
     /// Stripe depth in bytes (raid0 only; kept for concat so ORION's summary can print it).
@@ -83,17 +78,6 @@ pub struct IoClass {
     pub mix: Mix,
     /// Outstanding I/Os per sequential stream (ORION's `-num_streamIO`); 1 for random classes.
     pub per_stream: u32,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum MatrixShape {
-    Basic,
-    Detailed,
-    Point,
-    Row,
-    Col,
-    Max,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -1,7 +1,7 @@
 //! `[sweep]`: the outer loops over class parameters, in the order written, and the data points
 //! they make with the matrix inside each combination.
 
-use super::compile::{MAX_OUTSTANDING, MAX_POINTS, check_size};
+use super::limits::{self, MAX_OUTSTANDING, MAX_POINTS};
 use super::matrix::MatrixCells;
 use super::model::*;
 use crate::expr::Access;
@@ -34,7 +34,9 @@ pub(super) fn sweep_combos(
             SweepValues::Size(v) => v
                 .iter()
                 .map(|z| {
-                    check_size(z.0, &s.values.loc, volume, errors);
+                    if let Err(b) = limits::io_size(z.0, volume) {
+                        errors.push(b.at(&s.values.loc));
+                    }
                     (z.to_string(), SweepOverride::Size(z.0))
                 })
                 .collect(),
@@ -49,14 +51,8 @@ pub(super) fn sweep_combos(
             SweepValues::PerStream(v) => v
                 .iter()
                 .map(|n| {
-                    if *n == 0 || *n > MAX_OUTSTANDING {
-                        errors.push(SpecError::at(
-                            &s.values.loc,
-                            format!(
-                                "per_stream must be between 1 and {MAX_OUTSTANDING}, found {n}"
-                            ),
-                            "out of range",
-                        ));
+                    if let Err(b) = limits::per_stream(*n) {
+                        errors.push(b.at(&s.values.loc));
                     }
                     (
                         n.to_string(),

@@ -3,7 +3,7 @@
 
 use super::source::Loc;
 use crate::expr::{Access, Comparison, CountExpr, Mix, Size};
-use crate::plan::{Layout, MatrixShape};
+use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
 /// A value and where it was written.
@@ -43,6 +43,26 @@ pub struct TargetSpec {
     pub destructive: bool,
 }
 
+/// How the targets form one volume (`[volume] layout`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Layout {
+    Concat,
+    Raid0,
+}
+
+/// ORION's matrix shapes (`[matrix] shape`): which combinations of class loads are points.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MatrixShape {
+    Basic,
+    Detailed,
+    Point,
+    Row,
+    Col,
+    Max,
+}
+
 #[derive(Clone, Debug)]
 pub struct VolumeSpec {
     pub layout: Sp<Layout>,
@@ -54,7 +74,7 @@ pub struct RunSpec {
     pub duration: Sp<Duration>,
     pub warmup: Sp<Duration>,
     pub direct: bool,
-    pub seed: u64,
+    pub seed: Sp<u64>,
     /// None: one worker.
     pub workers: Option<Sp<CountExpr>>,
 }

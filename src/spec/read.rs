@@ -187,3 +187,27 @@ fn describe(v: &Value) -> String {
         other => other.kind().to_owned(),
     }
 }
+
+/// A size value (`"8KiB"`, or a bare number of bytes).
+pub fn size_of(r: &mut Reader, node: &Node, what: &str) -> Option<Sp<expr::Size>> {
+    let bare = |i: i64| u64::try_from(i).ok().map(expr::Size);
+    r.parsed(
+        node,
+        what,
+        "\"8KiB\" or \"1MiB\"",
+        Some(&bare),
+        expr::parse_size,
+    )
+}
+
+/// The error for a word outside a fixed set, with a "did you mean" hint.
+pub fn one_of(n: &Node, key: &str, found: &str, options: &[&str]) -> SpecError {
+    let hint = did_you_mean(found, options.iter().copied())
+        .unwrap_or_else(|| format!("`{key}` is one of: {}", options.join(", ")));
+    SpecError::at(
+        &n.loc,
+        format!("unknown {key} `{found}`"),
+        format!("expected one of {}", options.join(", ")),
+    )
+    .hint(hint)
+}

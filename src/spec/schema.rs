@@ -3,12 +3,11 @@
 
 use super::expect::read_expect;
 use super::model::*;
-use super::read::Reader;
+use super::read::{Reader, one_of, size_of};
 use super::source::Loc;
 use super::tree::{Node, Table, Value};
 use super::workload::{read_classes, read_matrix, read_sweep};
 use crate::expr::{self, Names, Size};
-use crate::plan::Layout;
 use std::time::Duration;
 
 const TOP: &[&str] = &[
@@ -83,17 +82,6 @@ fn read_info(r: &mut Reader, root: &Table, default_name: &str) -> (String, Strin
         .and_then(|n| r.boolean(n, "`partial`"))
         .unwrap_or(false);
     (name, description, partial)
-}
-
-pub fn size_of(r: &mut Reader, node: &Node, what: &str) -> Option<Sp<Size>> {
-    let bare = |i: i64| u64::try_from(i).ok().map(Size);
-    r.parsed(
-        node,
-        what,
-        "\"8KiB\" or \"1MiB\"",
-        Some(&bare),
-        expr::parse_size,
-    )
 }
 
 fn duration_of(r: &mut Reader, node: &Node, what: &str) -> Option<Sp<Duration>> {
@@ -198,7 +186,7 @@ fn read_run(r: &mut Reader, root: &Table, root_loc: &Loc) -> RunSpec {
         duration: Sp::new(Duration::from_secs(60), root_loc.clone()),
         warmup: Sp::new(Duration::ZERO, root_loc.clone()),
         direct: true,
-        seed: 1,
+        seed: Sp::new(1, root_loc.clone()),
         workers: None,
     };
     let Some(t) = r.table(root, "run") else {
@@ -219,7 +207,7 @@ fn read_run(r: &mut Reader, root: &Table, root_loc: &Loc) -> RunSpec {
     }
     if let Some(n) = t.get("seed") {
         match n.value {
-            Value::Int(i) if i >= 0 => run.seed = i as u64,
+            Value::Int(i) if i >= 0 => run.seed = Sp::new(i as u64, n.loc.clone()),
             _ => r.push(super::diag::SpecError::at(
                 &n.loc,
                 "`seed` must be a non-negative integer",
@@ -246,15 +234,4 @@ fn read_run(r: &mut Reader, root: &Table, root_loc: &Loc) -> RunSpec {
         };
     }
     run
-}
-
-pub fn one_of(n: &Node, key: &str, found: &str, options: &[&str]) -> super::diag::SpecError {
-    let hint = super::suggest::did_you_mean(found, options.iter().copied())
-        .unwrap_or_else(|| format!("`{key}` is one of: {}", options.join(", ")));
-    super::diag::SpecError::at(
-        &n.loc,
-        format!("unknown {key} `{found}`"),
-        format!("expected one of {}", options.join(", ")),
-    )
-    .hint(hint)
 }

@@ -1,12 +1,10 @@
 //! The workload tables of a spec: `[class.NAME]`, `[matrix]` and `[sweep]` (`[expect]` is in expect.rs).
 
 use super::model::*;
-use super::read::Reader;
-use super::schema::{one_of, size_of};
+use super::read::{Reader, one_of, size_of};
 use super::source::Loc;
 use super::tree::{Node, Table, Value};
 use crate::expr::{self, Access, Names};
-use crate::plan::MatrixShape;
 
 const CLASS: &[&str] = &["size", "access", "mix", "per_stream"];
 const SWEEP_PARAMS: &[&str] = &["size", "mix", "access", "per_stream"];

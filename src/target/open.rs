@@ -6,7 +6,7 @@ use super::guard::{Consent, check_writable};
 use super::probe::{OpenMode, Probe, TargetKind, open_target, probe};
 use super::sysfs::Sysfs;
 use super::{TargetError, Volume};
-use crate::plan::{Layout, PlannedTarget, RunPlan};
+use crate::plan::{Layout, PlannedTarget, RunPlan, limits};
 use crate::stats::TargetInfo;
 use std::os::fd::OwnedFd;
 use std::os::unix::fs::MetadataExt;
@@ -80,11 +80,7 @@ pub fn open_volume(
     }
     let sizes = class_sizes(plan);
     let stripe = raid0.then_some(plan.volume.stripe);
-    let unit = sizes
-        .iter()
-        .map(|(_, s)| *s)
-        .chain(stripe)
-        .fold(1u64, |acc, s| lcm(acc, s).unwrap_or(u64::MAX));
+    let unit = limits::volume_unit(sizes.iter().map(|(_, s)| *s), stripe);
     // Refuse what can be refused before spending minutes filling test files.
     for t in &plan.targets {
         if let Some(size) = t.size {
@@ -110,16 +106,14 @@ pub fn open_volume(
     })
 }
 
-/// `size` trimmed to whole units, or the error when not even one fits.
+/// `size` trimmed to whole units, or the error when not even one fits (the compiler checks
+/// declared sizes by the same rule; probed sizes are known only here).
 fn fits(path: &Path, size: u64, unit: u64) -> Result<u64, TargetError> {
-    match size / unit * unit {
-        0 => Err(TargetError::TargetTooSmall {
-            path: path.into(),
-            size,
-            need: unit,
-        }),
-        usable => Ok(usable),
-    }
+    limits::usable(size, unit).ok_or_else(|| TargetError::TargetTooSmall {
+        path: path.into(),
+        size,
+        need: unit,
+    })
 }
 
 /// The write guard on a target that already exists (one rigel is about to create is its own).
@@ -253,20 +247,6 @@ fn check_alignment(
     Ok(())
 }
 
-fn lcm(a: u64, b: u64) -> Option<u64> {
-    if a == 0 || b == 0 {
-        return Some(a.max(b));
-    }
-    let gcd = {
-        let (mut x, mut y) = (a, b);
-        while y != 0 {
-            (x, y) = (y, x % y);
-        }
-        x
-    };
-    (a / gcd).checked_mul(b)
-}
-
 /// The results' record of a target: sysfs facts of the device (or of the device a file lives on).
 fn target_info(path: &Path, probe: &Probe, size: u64, created_by_rigel: bool) -> TargetInfo {
     let facts = Sysfs::default().facts(probe.dev);
@@ -331,14 +311,6 @@ pub(crate) fn test_plan(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn lcm_of_io_sizes() {
-        assert_eq!(lcm(8192, 1 << 20), Some(1 << 20));
-        assert_eq!(lcm(8192, 12288), Some(24576));
-        assert_eq!(lcm(1, 4096), Some(4096));
-        assert_eq!(lcm(u64::MAX, u64::MAX - 1), None);
-    }
 
     fn declared(path: &Path, size: u64, written: bool) -> PlannedTarget {
         PlannedTarget {
