@@ -20,12 +20,17 @@ use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::RecvTimeoutError;
+use std::time::Duration;
 
 pub use crate::plan::RunPlan;
 pub use crate::stats::ResultsDoc;
 
 /// Exit status of a process ended by a second SIGINT/SIGTERM (128 + SIGINT, as shells report it).
 pub const SECOND_SIGNAL_EXIT: i32 = 130;
+
+/// How often the observer sees the live counters while a point runs.
+const TICK: Duration = Duration::from_millis(200);
 
 /// How a run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -187,13 +192,30 @@ fn execute(
         };
         obs.point_started(i, point);
         let result = std::thread::scope(|s| {
-            let worker =
-                s.spawn(|| exec::run_point(&targets, &volume.volume, point, &plan.run, &ctl));
-            while !worker.is_finished() {
-                obs.tick(&ctl.live);
-                std::thread::sleep(std::time::Duration::from_millis(200));
+            // The point's result comes back through a channel, so the loop wakes the moment it is
+            // done (polling `is_finished` with a sleep cost up to 200 ms per point).
+            let (tx, rx) = std::sync::mpsc::channel();
+            let (targets, ctl, settings) = (&targets, &ctl, &plan.run);
+            let worker = s.spawn(move || {
+                let _ = tx.send(exec::run_point(
+                    targets,
+                    &volume.volume,
+                    point,
+                    settings,
+                    ctl,
+                ));
+            });
+            loop {
+                match rx.recv_timeout(TICK) {
+                    Ok(r) => break r,
+                    Err(RecvTimeoutError::Timeout) => obs.tick(&ctl.live),
+                    Err(RecvTimeoutError::Disconnected) => {
+                        // The worker died without sending: it panicked.
+                        let _ = worker.join();
+                        break Err(ExecError::WorkerPanicked(0));
+                    }
+                }
             }
-            worker.join().unwrap_or(Err(ExecError::WorkerPanicked(0)))
         });
         if !notes_said {
             ctl.live
