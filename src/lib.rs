@@ -2,7 +2,8 @@
 //! through io_uring against real storage, and rendered as ORION's files or rigel's own reports.
 //!
 //! Data flows one way: `spec` → `expr` → `plan` → `exec` → `stats` → `report`; `expect` (requirements)
-//! and `compare` (two runs) judge results between `stats` and `report`. Only `cli` prints.
+//! and `compare` (two runs) judge results between `stats` and `report`; `runner` (the run loop) drives
+//! them all for one run. Only `cli` prints.
 
 pub mod cli;
 pub mod compare;
@@ -13,6 +14,7 @@ pub mod orion;
 pub mod plan;
 pub mod record;
 pub mod report;
+pub mod runner;
 pub mod spec;
 pub mod stats;
 pub mod target;

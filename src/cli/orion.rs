@@ -4,11 +4,12 @@
 //! `<prefix>.rigel/`, with rigel's own reports.
 
 use super::outln;
-use super::run::{self, Job};
+use super::run;
 use super::{exit, plan_table, specs};
 use crate::orion::{self, OrionError, OrionJob, OrionOptions, Parsed};
 use crate::plan::RunPlan;
 use crate::report::{self, Dialect, Format, ReportOptions};
+use crate::runner::{self, Job};
 use crate::spec::SpecInput;
 use crate::stats::ResultsDoc;
 use crate::target::Consent;
@@ -121,7 +122,7 @@ fn dialect(o: &OrionOptions) -> Dialect {
 /// The run: ORION's console lines, the shared loop, ORION's files, the result lines.
 fn calibrate(job: &OrionJob, spec_toml: String, plan: RunPlan, cwd: &Path) -> i32 {
     let o = &job.options;
-    let started = run::now();
+    let started = runner::now();
     let prefix = prefix(o.testname(), &started);
     outln!(
         "ORION: ORacle IO Numbers -- Version {} (rigel {})",
@@ -144,19 +145,18 @@ fn calibrate(job: &OrionJob, spec_toml: String, plan: RunPlan, cwd: &Path) -> i3
     }
     let _ = std::io::stdout().flush();
     let dir = run_folder(cwd, &prefix);
-    let consent = Consent {
-        allow_destructive: o.ext.allow_destructive,
-        force: o.ext.force,
+    let opts = runner::Options {
+        consent: Consent {
+            allow_destructive: o.ext.allow_destructive,
+            force: o.ext.force,
+        },
+        clean: false,
     };
-    let ran = run::run_job(
-        Job::fresh(dir, spec_toml, plan, started),
-        consent,
-        false,
-        &|e| job.luns.explain(e),
-    );
-    let Some(doc) = ran.doc else {
-        return ran.code;
-    };
+    let (code, ran) = run::run_job(Job::fresh(dir, spec_toml, plan, started), opts, &|e| {
+        job.luns.explain(e)
+    });
+    let Some(ran) = ran else { return code };
+    let Some(doc) = ran.doc else { return code };
     if let Err(code) = write_reports(&doc, o, cwd) {
         return code;
     }
@@ -167,7 +167,7 @@ fn calibrate(job: &OrionJob, spec_toml: String, plan: RunPlan, cwd: &Path) -> i3
     if done < all {
         eprintln!(
             "{}: {} of {all} points ran; ORION's files hold those, and the run folder is {}",
-            if ran.code == run::INTERRUPTED {
+            if code == run::INTERRUPTED {
                 "interrupted"
             } else {
                 "stopped"
@@ -176,7 +176,7 @@ fn calibrate(job: &OrionJob, spec_toml: String, plan: RunPlan, cwd: &Path) -> i3
             ran.dir.display()
         );
     }
-    ran.code
+    code
 }
 
 /// ORION's files into the current directory, and their result lines echoed as ORION ends (the run

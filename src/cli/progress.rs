@@ -6,10 +6,11 @@ use super::plan_table::human_ms;
 use crate::exec::LiveCounters;
 use crate::expr::Size;
 use crate::plan::{DataPoint, RunPlan};
+use crate::runner::{Message, Observer};
 use crate::stats::{PointResult, PointStatus};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 pub struct Progress {
@@ -144,6 +145,88 @@ impl Progress {
             bar.finish_and_clear();
         }
     }
+}
+
+/// The terminal's watcher of a run: a byte bar while test files fill, then the run's bar (or plain
+/// lines when stderr is not a terminal).
+#[derive(Default)]
+pub struct Watcher {
+    fill: Option<Progress>,
+    run: Option<Progress>,
+}
+
+impl Watcher {
+    fn say(&self, line: &str) {
+        match &self.run {
+            Some(p) => p.say(line),
+            None => eprintln!("{line}"),
+        }
+    }
+}
+
+impl Observer for Watcher {
+    fn fill_started(&mut self, path: &Path, total: u64) {
+        self.fill = Some(Progress::fill(path, total));
+    }
+
+    fn fill_progress(&mut self, done: u64) {
+        if let Some(p) = &mut self.fill {
+            p.fill_to(done);
+        }
+    }
+
+    fn fill_finished(&mut self) {
+        if let Some(p) = self.fill.take() {
+            p.finish();
+        }
+    }
+
+    fn run_started(&mut self, plan: &RunPlan, todo: usize) {
+        self.run = Some(Progress::run(plan, todo));
+    }
+
+    fn point_started(&mut self, index: usize, point: &DataPoint) {
+        if let Some(p) = &mut self.run {
+            p.start_point(index, point);
+        }
+    }
+
+    fn tick(&mut self, live: &LiveCounters) {
+        if let Some(p) = &mut self.run {
+            p.tick(live);
+        }
+    }
+
+    fn point_finished(&mut self, result: &PointResult) {
+        if let Some(p) = &self.run {
+            p.finish_point(result);
+        }
+    }
+
+    fn run_finished(&mut self) {
+        if let Some(p) = self.run.take() {
+            p.clear();
+        }
+    }
+
+    fn message(&mut self, m: Message) {
+        match m {
+            Message::Note(n) => self.say(&format!("note: {n}")),
+            Message::Warning(w) => self.say(&format!("warning: {w}")),
+            Message::Error(e) => self.say(&format!("rigel: {e}")),
+            Message::Removed(p) => self.say(&format!("removed test file {}", p.display())),
+            Message::Reports(files) => self.say(&format!("reports: {}", file_names(&files))),
+        }
+    }
+}
+
+fn file_names(files: &[PathBuf]) -> String {
+    let names: Vec<String> = files
+        .iter()
+        .filter_map(|f| f.file_name())
+        .map(|n| n.to_string_lossy().into_owned())
+        .collect();
+    names.join(", ")
 }
 
 fn point_line(r: &PointResult, i: usize, n: usize) -> String {

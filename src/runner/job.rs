@@ -1,0 +1,60 @@
+//! What a run works from: a fresh plan, or a run folder being resumed.
+
+use crate::plan::RunPlan;
+use crate::record::{self, RecordError, RunHeader};
+use crate::stats::PointResult;
+use std::path::{Path, PathBuf};
+
+/// A run to do: where it goes, what it runs, and which points are already done.
+pub struct Job {
+    pub(super) dir: PathBuf,
+    pub(super) spec_toml: String,
+    pub(super) plan: RunPlan,
+    pub(super) header: Option<RunHeader>,
+    pub(super) done: Vec<PointResult>,
+    /// When a fresh run starts (RFC 3339): its header's `started`, from which ORION's prefix comes.
+    pub(super) started: String,
+}
+
+impl Job {
+    /// A fresh run of `plan` into the run folder `dir`.
+    pub fn fresh(dir: PathBuf, spec_toml: String, plan: RunPlan, started: String) -> Job {
+        Job {
+            dir,
+            spec_toml,
+            plan,
+            header: None,
+            done: Vec::new(),
+            started,
+        }
+    }
+
+    /// The rest of the interrupted run in `dir`: its own spec and plan, only the missing points.
+    pub fn resume(dir: &Path) -> Result<Job, RecordError> {
+        let (header, spec_toml, plan) = record::load_parts(dir)?;
+        let done = record::finished_points(dir)?;
+        Ok(Job {
+            dir: dir.to_path_buf(),
+            spec_toml,
+            plan,
+            header: Some(header),
+            done,
+            started: String::new(),
+        })
+    }
+
+    /// The run folder this job writes.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The plan this job runs.
+    pub fn plan(&self) -> &RunPlan {
+        &self.plan
+    }
+}
+
+/// Now, as run headers record it (RFC 3339, local offset, whole seconds).
+pub fn now() -> String {
+    chrono::Local::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, false)
+}

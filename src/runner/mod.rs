@@ -1,0 +1,289 @@
+//! The run loop shared by `rigel run` and `rigel orion`: open the volume, run every point of the plan
+//! not yet done through the executor, record each durably, finish the run folder and its reports.
+//!
+//! It prints nothing: what a person watches comes through [`Observer`], and how the run ended comes
+//! back as [`Ran`] (the command line picks the exit code from it).
+
+mod job;
+mod observer;
+
+pub use job::{Job, now};
+pub use observer::{Message, Observer};
+
+use crate::exec::{self, ExecError, ExecTarget, LiveCounters, PointControl};
+use crate::record::{self, RecordError, RunFolder, RunHeader};
+use crate::report::{self, ReportOptions};
+use crate::stats::{PointResult, PointStatus};
+use crate::target::{self, Consent, OpenVolume, TargetError};
+use std::collections::BTreeSet;
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::RecvTimeoutError;
+use std::time::Duration;
+
+pub use crate::plan::RunPlan;
+pub use crate::stats::ResultsDoc;
+
+/// Exit status of a process ended by a second SIGINT/SIGTERM (128 + SIGINT, as shells report it).
+pub const SECOND_SIGNAL_EXIT: i32 = 130;
+
+/// How often the observer sees the live counters while a point runs.
+const TICK: Duration = Duration::from_millis(200);
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ended {
+    /// Every point of the plan finished (some may have been recorded as failed before: see the doc).
+    Complete,
+    /// SIGINT or SIGTERM stopped it; every finished point is kept.
+    Interrupted,
+    /// A failed point, an executor error or a write to the run folder stopped it (already reported
+    /// through the observer).
+    Failed,
+}
+
+/// How a run went: how it ended and, when the run folder was finished, the results document.
+pub struct Ran {
+    pub ended: Ended,
+    pub doc: Option<ResultsDoc>,
+    pub dir: PathBuf,
+}
+
+/// Why a run could not start, or could not finish its folder.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error("cannot install the SIGINT/SIGTERM handlers: {0}")]
+    Signals(std::io::Error),
+    #[error(transparent)]
+    Target(#[from] TargetError),
+    #[error(transparent)]
+    Folder(#[from] RecordError),
+}
+
+impl RunError {
+    /// A signal arrived while the targets were being opened or filled.
+    pub fn interrupted(&self) -> bool {
+        matches!(self, RunError::Target(TargetError::Interrupted { .. }))
+    }
+}
+
+/// What a run is allowed to do besides reading: the write consent, and `--clean`.
+#[derive(Debug, Clone, Copy)]
+pub struct Options {
+    pub consent: Consent,
+    /// Delete the test files rigel created once the run ends.
+    pub clean: bool,
+}
+
+/// Opens the volume, runs every point of `job` not yet done, records each durably and finishes the
+/// run folder (results.json and the built-in reports).
+pub fn run_job(job: Job, opts: Options, obs: &mut dyn Observer) -> Result<Ran, RunError> {
+    let stop = Arc::new(AtomicBool::new(false));
+    register_signals(&stop).map_err(RunError::Signals)?;
+    let volume = open(&job.plan, opts.consent, &stop, obs)?;
+    for w in volume.warnings() {
+        obs.message(Message::Warning(w.to_string()));
+    }
+    let ran = execute(job, &volume, &stop, obs);
+    if opts.clean {
+        let paths: Vec<&Path> = volume.targets.iter().map(|t| t.path.as_path()).collect();
+        match target::clean(paths) {
+            Ok(removed) => removed
+                .into_iter()
+                .for_each(|p| obs.message(Message::Removed(p))),
+            Err(e) => obs.message(Message::Error(format!("--clean: {e}"))),
+        }
+    }
+    ran
+}
+
+fn register_signals(stop: &Arc<AtomicBool>) -> std::io::Result<()> {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    for sig in [SIGINT, SIGTERM] {
+        // A second signal while stopping ends the process at once.
+        signal_hook::flag::register_conditional_shutdown(
+            sig,
+            SECOND_SIGNAL_EXIT,
+            Arc::clone(stop),
+        )?;
+        signal_hook::flag::register(sig, Arc::clone(stop))?;
+    }
+    Ok(())
+}
+
+/// Opens the volume, creating and filling test files (progress through the observer).
+fn open(
+    plan: &RunPlan,
+    consent: Consent,
+    stop: &AtomicBool,
+    obs: &mut dyn Observer,
+) -> Result<OpenVolume, TargetError> {
+    let mut filling = false;
+    let mut on_progress = |p: &target::FillProgress| {
+        if !filling {
+            obs.fill_started(p.path, p.total);
+            filling = true;
+        }
+        obs.fill_progress(p.done);
+        if stop.load(Ordering::Relaxed) {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    };
+    let opened = target::open_volume(plan, consent, &mut on_progress);
+    if filling {
+        obs.fill_finished();
+    }
+    opened
+}
+
+fn execute(
+    job: Job,
+    volume: &OpenVolume,
+    stop: &Arc<AtomicBool>,
+    obs: &mut dyn Observer,
+) -> Result<Ran, RunError> {
+    let Job {
+        dir,
+        spec_toml,
+        plan,
+        header,
+        mut done,
+        started,
+    } = job;
+    let resumed = header.is_some();
+    let header = header.unwrap_or_else(|| RunHeader {
+        schema_version: crate::plan::SCHEMA_VERSION,
+        rigel_version: env!("CARGO_PKG_VERSION").to_owned(),
+        command: std::env::args().collect(),
+        started,
+        host: target::host_info(),
+        targets: volume.infos(),
+    });
+    let mut folder = if resumed {
+        RunFolder::reopen(&dir)?
+    } else {
+        RunFolder::create(&dir, &spec_toml, &plan, &header)?
+    };
+    let finished: BTreeSet<u32> = done.iter().map(|p| p.point.id).collect();
+    let todo: Vec<_> = plan
+        .points
+        .iter()
+        .filter(|p| !finished.contains(&p.id))
+        .collect();
+    let targets: Vec<ExecTarget> = volume
+        .targets
+        .iter()
+        .map(|t| ExecTarget {
+            fd: std::os::fd::AsFd::as_fd(&t.fd),
+            path: t.path.to_str().unwrap_or("?"),
+        })
+        .collect();
+    obs.run_started(&plan, todo.len());
+    let mut notes_said = false;
+    let mut ended = Ended::Complete;
+    for (i, point) in todo.iter().enumerate() {
+        let ctl = PointControl {
+            stop: Arc::clone(stop),
+            live: Arc::new(LiveCounters::new(point.classes.len())),
+        };
+        obs.point_started(i, point);
+        let result = std::thread::scope(|s| {
+            // The point's result comes back through a channel, so the loop wakes the moment it is
+            // done (polling `is_finished` with a sleep cost up to 200 ms per point).
+            let (tx, rx) = std::sync::mpsc::channel();
+            let (targets, ctl, settings) = (&targets, &ctl, &plan.run);
+            let worker = s.spawn(move || {
+                let _ = tx.send(exec::run_point(
+                    targets,
+                    &volume.volume,
+                    point,
+                    settings,
+                    ctl,
+                ));
+            });
+            loop {
+                match rx.recv_timeout(TICK) {
+                    Ok(r) => break r,
+                    Err(RecvTimeoutError::Timeout) => obs.tick(&ctl.live),
+                    Err(RecvTimeoutError::Disconnected) => {
+                        // The worker died without sending: it panicked.
+                        let _ = worker.join();
+                        break Err(ExecError::WorkerPanicked(0));
+                    }
+                }
+            }
+        });
+        if !notes_said {
+            ctl.live
+                .notes()
+                .iter()
+                .for_each(|n| obs.message(Message::Note(n.to_string())));
+            notes_said = true;
+        }
+        match result {
+            Ok(r) => {
+                if let Err(e) = folder.append(&r) {
+                    obs.message(Message::Error(e.to_string()));
+                    ended = Ended::Failed;
+                    break;
+                }
+                obs.point_finished(&r);
+                let failed = matches!(r.status, PointStatus::Failed { .. });
+                done.push(r);
+                if failed {
+                    ended = Ended::Failed;
+                    break;
+                }
+            }
+            Err(ExecError::Interrupted) => {
+                ended = Ended::Interrupted;
+                break;
+            }
+            Err(e) => {
+                obs.message(Message::Error(format!("point {}: {e}", point.id)));
+                ended = Ended::Failed;
+                break;
+            }
+        }
+    }
+    obs.run_finished();
+    finish(&folder, header, spec_toml, plan, done, ended, obs)
+}
+
+fn finish(
+    folder: &RunFolder,
+    header: RunHeader,
+    spec_toml: String,
+    plan: RunPlan,
+    done: Vec<PointResult>,
+    ended: Ended,
+    obs: &mut dyn Observer,
+) -> Result<Ran, RunError> {
+    let complete = done.len() == plan.points.len();
+    let finished = if complete { now() } else { String::new() };
+    let mut points = done;
+    points.sort_by_key(|p| p.point.id);
+    let doc = record::assemble(header, spec_toml, plan, points, finished);
+    let dir = folder.dir().to_path_buf();
+    folder.finish(&doc)?;
+    match report::render(&doc, &ReportOptions::new(folder.dir())) {
+        Ok(files) => obs.message(Message::Reports(files)),
+        Err(e) => obs.message(Message::Error(format!(
+            "the results are safe, but a report failed: {e}"
+        ))),
+    }
+    let ended = if ended == Ended::Complete && !complete {
+        Ended::Failed
+    } else {
+        ended
+    };
+    Ok(Ran {
+        ended,
+        doc: Some(doc),
+        dir,
+    })
+}
