@@ -9,11 +9,12 @@ use std::path::{Path, PathBuf};
 ///
 /// `stats` sits before `target` and `exec`: it holds the results model (the HDR recorders, the
 /// point and target records) that the executor fills and the target code describes; nothing in it
-/// drives storage. `orion` comes after `report`: it is a second front end (ORION's command line),
+/// drives storage. `runner` (the run loop: open, execute, record, render) comes after every stage it
+/// drives. `orion` comes after `report`: it is a second front end (ORION's command line),
 /// turning options into a spec and report settings, used only by `cli`.
 const STAGES: &[&str] = &[
     "expr", "spec", "plan", "stats", "target", "exec", "expect", "compare", "record", "report",
-    "orion", "cli",
+    "runner", "orion", "cli",
 ];
 
 /// Modules whose files still import each other in a cycle, and why it stays for now.

@@ -48,7 +48,8 @@ pub struct ReportArgs {
     /// The run folder (holding results.json, or plan.json and results.jsonl)
     #[arg(value_name = "DIR")]
     pub dir: PathBuf,
-    /// Formats to render: orion, markdown, html, json (repeatable; default: orion, markdown, html)
+    /// Formats to render: orion, markdown, html, json, junit (repeatable; default: orion, markdown,
+    /// html)
     #[arg(long = "format", value_name = "F")]
     pub formats: Vec<crate::report::Format>,
     /// Your own minijinja template, or a folder of them, rendered with the documented context
@@ -78,8 +79,18 @@ pub struct CheckArgs {
     /// Spec files to check
     #[arg(required = true, value_name = "SPEC")]
     pub specs: Vec<PathBuf>,
+    /// text: the diagnostics drawn for people (stderr); json: one JSON array of diagnostics on
+    /// stdout (file, line, column, message, label, hint, severity), for editors and CI
+    #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
+    pub format: CheckFormat,
     #[command(flatten)]
     pub spec: SpecOptions,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CheckFormat {
+    Text,
+    Json,
 }
 
 #[derive(Args, Debug)]
@@ -116,6 +127,9 @@ pub struct RunArgs {
     /// Delete the test files rigel created once the run ends (they are kept for reuse otherwise)
     #[arg(long)]
     pub clean: bool,
+    /// Also write the `[expect]` verdicts as JUnit XML to FILE, for CI test reporters
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
     #[command(flatten)]
     pub spec: SpecOptions,
 }

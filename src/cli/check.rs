@@ -1,25 +1,45 @@
 //! `rigel check`: validates specs (load, types, compile) without touching storage.
 
-use super::args::CheckArgs;
+use super::args::{CheckArgs, CheckFormat};
 use super::exit;
 use super::outln;
 use super::specs;
 use crate::spec::SpecInput;
 
 pub fn run(a: &CheckArgs) -> i32 {
+    let json = a.format == CheckFormat::Json;
     let mut code = exit::OK;
+    let mut records = Vec::new();
     for path in &a.specs {
         if let Ok(loaded) = crate::spec::load(SpecInput::File(path), &a.spec.set, specs::cores())
             && loaded.spec.partial
         {
-            outln!("{}: ok (partial spec: a base to extend)", path.display());
+            if !json {
+                outln!("{}: ok (partial spec: a base to extend)", path.display());
+            }
             continue;
         }
         match specs::compile(SpecInput::File(path), &a.spec.set) {
-            Ok((_, plan)) => outln!("{}: ok ({} points)", path.display(), plan.points.len()),
+            Ok((_, plan)) if !json => {
+                outln!("{}: ok ({} points)", path.display(), plan.points.len())
+            }
+            Ok(_) => {}
             Err(d) => {
-                specs::report(&d);
                 code = exit::BAD_SPEC;
+                if json {
+                    records.extend(d.records(&path.display().to_string()));
+                } else {
+                    specs::report(&d);
+                }
+            }
+        }
+    }
+    if json {
+        match serde_json::to_string_pretty(&records) {
+            Ok(text) => outln!("{text}"),
+            Err(e) => {
+                eprintln!("rigel check: {e}");
+                return exit::RUNTIME;
             }
         }
     }

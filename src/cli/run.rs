@@ -33,6 +33,16 @@ pub fn run(a: &RunArgs) -> i32 {
         let text = format!("\n{}", crate::expect::table(&verdicts));
         let _ = std::io::Write::write_all(&mut std::io::stdout(), text.as_bytes());
     }
+    if let Some(path) = &a.junit {
+        if let Err(e) = crate::report::write_junit(doc, path) {
+            eprintln!("rigel: {e}");
+            return if code == exit::OK {
+                exit::RUNTIME
+            } else {
+                code
+            };
+        }
+    }
     if code == exit::OK && !crate::expect::all_passed(&verdicts) {
         return exit::REQUIREMENTS;
     }

@@ -1,12 +1,15 @@
 //! Requirements: the `[expect]` entries a run carries in its plan, judged against its results.
-//! Pure: `rigel run` prints the verdicts and picks the exit code, reports show them as a table.
+//! Pure: `rigel run` prints the verdicts and picks the exit code, reports show them as a table,
+//! `results.json` keeps them, and `junit` writes them for CI test reporters.
 
+mod junit;
 mod measure;
 mod plan_check;
 mod table;
 #[cfg(test)]
 mod tests;
 
+pub use junit::junit;
 pub use measure::*;
 pub use plan_check::check_plan;
 pub use table::table;

@@ -1,5 +1,6 @@
 //! Creating, appending to, finishing and reading a run folder.
 
+use crate::expect::Verdict;
 use crate::plan::{RunPlan, SCHEMA_VERSION};
 use crate::stats::{HostInfo, PointResult, ResultsDoc, TargetInfo};
 use serde::{Deserialize, Serialize};
@@ -119,8 +120,26 @@ impl RunFolder {
     /// Writes `results.json` (atomically: a temporary file renamed over it).
     pub fn finish(&self, doc: &ResultsDoc) -> Result<PathBuf, RecordError> {
         let path = self.dir.join(RESULTS_FILE);
-        write_json(&path, doc)?;
+        write_json(&path, &ResultsFile::new(doc))?;
         Ok(path)
+    }
+}
+
+/// `results.json` as written: the results document, and the `[expect]` verdicts judged on it
+/// (recomputed from the document whenever it is read; kept so that CI and other tools need not).
+#[derive(Serialize)]
+pub struct ResultsFile<'a> {
+    #[serde(flatten)]
+    pub doc: &'a ResultsDoc,
+    pub verdicts: Vec<Verdict>,
+}
+
+impl<'a> ResultsFile<'a> {
+    pub fn new(doc: &'a ResultsDoc) -> ResultsFile<'a> {
+        ResultsFile {
+            doc,
+            verdicts: crate::expect::evaluate(doc),
+        }
     }
 }
 

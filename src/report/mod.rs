@@ -9,6 +9,7 @@ mod env;
 mod error;
 mod heatmap;
 mod hist;
+mod junit;
 mod load;
 mod orion;
 mod orion_map;
@@ -19,6 +20,7 @@ mod svg;
 mod tests;
 
 pub use error::ReportError;
+pub use junit::{JUNIT_FILE, write_junit};
 pub use load::{RunFolder, load_run_folder, load_run_folder_status};
 pub use orion_map::roles as orion_roles;
 pub use printf::{Arg as PrintfArg, PrintfError, sprintf};
@@ -36,12 +38,20 @@ pub enum Format {
     Markdown,
     /// `report.html`: one self-contained page, charts inline.
     Html,
-    /// `report.json`: the results document itself.
+    /// `report.json`: the results document itself, with the verdicts.
     Json,
+    /// `junit.xml`: the `[expect]` verdicts as JUnit XML, one test case per requirement.
+    Junit,
 }
 
 impl Format {
-    pub const ALL: [Format; 4] = [Format::Orion, Format::Markdown, Format::Html, Format::Json];
+    pub const ALL: [Format; 5] = [
+        Format::Orion,
+        Format::Markdown,
+        Format::Html,
+        Format::Json,
+        Format::Junit,
+    ];
     /// What `rigel run` renders into its run folder.
     pub const DEFAULT: [Format; 3] = [Format::Orion, Format::Markdown, Format::Html];
 
@@ -51,6 +61,7 @@ impl Format {
             Format::Markdown => "markdown",
             Format::Html => "html",
             Format::Json => "json",
+            Format::Junit => "junit",
         }
     }
 }
@@ -69,8 +80,9 @@ impl std::str::FromStr for Format {
             "markdown" | "md" => Ok(Format::Markdown),
             "html" => Ok(Format::Html),
             "json" => Ok(Format::Json),
+            "junit" => Ok(Format::Junit),
             _ => Err(format!(
-                "unknown report format {s:?}; expected orion, markdown, html or json"
+                "unknown report format {s:?}; expected orion, markdown, html, json or junit"
             )),
         }
     }

@@ -4,6 +4,7 @@
 use super::charts::{Chart, charts};
 use super::context::{self, ClassView, Headline, PointView, RigelInfo, RunView};
 use super::env::{base_environment, builtin_environment};
+use super::junit::JUNIT_FILE;
 use super::orion::{self, OrionSettings, OrionView};
 use super::orion_map;
 use super::{Dialect, Format, ReportError, ReportOptions};
@@ -220,9 +221,14 @@ pub fn render_to_strings(
                 ));
             }
             Format::Json => {
-                let mut text = serde_json::to_string_pretty(doc)?;
+                let file = crate::record::ResultsFile::new(doc);
+                let mut text = serde_json::to_string_pretty(&file)?;
                 text.push('\n');
                 out.push(("report.json".into(), text));
+            }
+            Format::Junit => {
+                let xml = super::junit::junit_text(doc, Path::new(JUNIT_FILE))?;
+                out.push((JUNIT_FILE.into(), xml));
             }
         }
     }

@@ -87,6 +87,56 @@ impl Diagnostics {
     }
 }
 
+/// One diagnostic as editors and CI read it (`rigel check --format json`): 1-based line and column
+/// (in characters) of the start and end of the underlined text; none for a file as a whole.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct DiagnosticRecord {
+    pub file: String,
+    pub line: Option<usize>,
+    pub column: Option<usize>,
+    pub end_line: Option<usize>,
+    pub end_column: Option<usize>,
+    pub message: String,
+    /// What the underline says (what was expected there).
+    pub label: String,
+    pub hint: Option<String>,
+    /// Always `error` today: every diagnostic stops the spec.
+    pub severity: &'static str,
+}
+
+impl Diagnostics {
+    /// Every error as a record; `file` names errors about the spec as a whole.
+    pub fn records(&self, file: &str) -> Vec<DiagnosticRecord> {
+        self.errors
+            .iter()
+            .map(|e| {
+                let (name, start, end) = match &e.loc {
+                    Some(loc) => {
+                        let end = Loc::new(loc.source, loc.span.end..loc.span.end);
+                        (
+                            self.sources.get(loc.source).name.clone(),
+                            Some(self.sources.line_col(loc)),
+                            Some(self.sources.line_col(&end)),
+                        )
+                    }
+                    None => (file.to_owned(), None, None),
+                };
+                DiagnosticRecord {
+                    file: name,
+                    line: start.map(|p| p.0),
+                    column: start.map(|p| p.1),
+                    end_line: end.map(|p| p.0),
+                    end_column: end.map(|p| p.1),
+                    message: e.message.clone(),
+                    label: e.label.clone(),
+                    hint: e.hint.clone(),
+                    severity: "error",
+                }
+            })
+            .collect()
+    }
+}
+
 /// Adapter from a [`SpecError`] to miette's diagnostic trait.
 #[derive(Debug)]
 struct Rendered {

@@ -13,7 +13,7 @@ mod tree;
 mod vars;
 mod workload;
 
-pub use diag::{Diagnostics, SpecError};
+pub use diag::{DiagnosticRecord, Diagnostics, SpecError};
 pub use load::Override;
 pub use model::*;
 pub use read::Reader;
