@@ -394,6 +394,33 @@ fn a_class_too_large_for_the_volume_is_refused() {
     assert!(matches!(res, Err(ExecError::InvalidPoint(_))), "{res:?}");
 }
 
+/// The executor reads the compiler's table of limits: a point `rigel check` would refuse never
+/// starts (a sub-resolution window, too many I/Os for one worker's ring).
+#[test]
+fn points_outside_the_limits_are_refused_before_any_io() {
+    let t = TempTarget::new("/dev/shm", "limits", MIB);
+    let volume = Volume::new(Layout::Concat, MIB, &[MIB]);
+    let targets = [ExecTarget {
+        fd: t.file.as_fd(),
+        path: t.path(),
+    }];
+    let point = |load: u32| DataPoint {
+        id: 1,
+        sweep: vec![],
+        classes: vec![class("small", 4 * KIB, Access::Random, 100, load, 1)],
+    };
+    let ctl = PointControl::new(1);
+    for (p, run) in [
+        (point(1), settings(0, 0, 1)),
+        (point(1), settings(1000, 0, 0)),
+        (point(65_536), settings(1000, 0, 1)),
+    ] {
+        let res = run_point(&targets, &volume, &p, &run, &ctl);
+        assert!(matches!(res, Err(ExecError::InvalidPoint(_))), "{res:?}");
+        assert_eq!(ctl.live.total().0, 0, "no I/O was issued");
+    }
+}
+
 #[test]
 fn loop_device_over_tmpfs_keeps_the_load() {
     let Some(dev) = LoopDevice::new("loop", 64 * MIB, false) else {

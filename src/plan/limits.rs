@@ -35,8 +35,9 @@ pub const MAX_TARGET_SIZE: u64 = 1 << 50;
 pub const MAX_STRIPE: u64 = 1 << 30;
 /// Durations are kept in whole milliseconds (the plan's `duration_ms`, `warmup_ms`).
 pub const DURATION_STEP: Duration = Duration::from_millis(1);
-/// The shortest measured window per point.
-pub const MIN_DURATION: Duration = Duration::from_millis(100);
+/// The shortest measured window per point (short points are for tests and smoke runs; a
+/// measurement worth keeping lasts seconds).
+pub const MIN_DURATION: Duration = Duration::from_millis(10);
 /// The longest measured window, and the longest warm-up, per point: a day (as ORION).
 pub const MAX_DURATION: Duration = Duration::from_secs(86_400);
 /// The whole plan's estimated time (points × (warm-up + duration)).
@@ -416,7 +417,8 @@ mod tests {
     fn durations_are_whole_milliseconds_within_a_day() {
         assert!(timing(Duration::from_micros(500), Timing::Duration).is_err());
         assert!(timing(Duration::from_micros(1500), Timing::Warmup).is_err());
-        assert!(timing(Duration::from_millis(100), Timing::Duration).is_ok());
+        assert!(timing(Duration::from_millis(10), Timing::Duration).is_ok());
+        assert!(timing(Duration::from_millis(9), Timing::Duration).is_err());
         assert!(timing(Duration::ZERO, Timing::Warmup).is_ok());
         assert!(timing(Duration::ZERO, Timing::Duration).is_err());
         assert!(timing(Duration::from_secs(86_401), Timing::Warmup).is_err());
