@@ -16,3 +16,4 @@ pub mod report;
 pub mod spec;
 pub mod stats;
 pub mod target;
+pub mod units;

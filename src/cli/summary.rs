@@ -1,7 +1,6 @@
 //! The end of a run on the terminal: ORION's headline lines and where the results are.
 
 use super::outln;
-use super::progress::human_ns;
 use crate::stats::ResultsDoc;
 use std::path::Path;
 
@@ -70,7 +69,7 @@ pub fn headline(doc: &ResultsDoc) -> Vec<String> {
                 "Minimum Small Latency={:.3} usecs @ {} ({})",
                 v / 1e3,
                 at(p),
-                human_ns(v)
+                crate::units::latency(v)
             ));
         }
     }

@@ -8,9 +8,10 @@ mod tests;
 
 pub use render::{markdown, text};
 
-use crate::expect::{dir_stats, format_ns, format_number, format_percent, stat_value};
+use crate::expect::{dir_stats, stat_value};
 use crate::expr::{Direction, LatencyStat, Stat};
 use crate::stats::{PointResult, PointStatus, ResultsDoc};
+use crate::units;
 use serde::Serialize;
 
 /// What to compare and how strictly.
@@ -259,8 +260,8 @@ fn metric_change(
         _ => Change::Within,
     };
     let text = |v: f64| match stat {
-        Stat::Latency(_) => format_ns(v),
-        _ => format_number(v),
+        Stat::Latency(_) => units::latency(v),
+        _ => units::number(v),
     };
     MetricChange {
         class: class.to_owned(),
@@ -271,7 +272,7 @@ fn metric_change(
         base_text: text(base),
         new_text: text(new),
         change_percent: change,
-        change_text: change.map_or_else(|| "-".to_owned(), format_percent),
+        change_text: change.map_or_else(|| "-".to_owned(), units::change),
         verdict,
     }
 }
@@ -341,5 +342,5 @@ fn warnings(base: &ResultsDoc, new: &ResultsDoc) -> Vec<String> {
 }
 
 fn ms(v: u64) -> String {
-    crate::expr::format_duration(std::time::Duration::from_millis(v))
+    units::duration(std::time::Duration::from_millis(v))
 }

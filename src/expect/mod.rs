@@ -256,7 +256,7 @@ fn settle(v: &mut Verdict, value: f64, c: &Comparison, text: impl Fn(f64) -> Str
     if limit != 0.0 && c.op != CmpOp::Eq {
         let pct = m / limit.abs() * 100.0;
         v.margin_percent = Some(pct);
-        v.margin_text = format_percent(pct);
+        v.margin_text = crate::units::change(pct);
     } else if c.op != CmpOp::Eq {
         v.margin_text = text(m);
     }
