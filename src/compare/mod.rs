@@ -8,8 +8,8 @@ mod tests;
 
 pub use render::{markdown, text};
 
-use crate::expect::{dir_stats, stat_value};
 use crate::expr::{Direction, LatencyStat, Stat};
+use crate::stats::view::PointRead;
 use crate::stats::{PointResult, PointStatus, ResultsDoc};
 use crate::units;
 use serde::Serialize;
@@ -164,9 +164,9 @@ pub fn compare(base: &ResultsDoc, new: &ResultsDoc, opts: &CompareOptions) -> Ru
 /// What identifies a point's workload across runs: each running class with its load and
 /// parameters, by class name (idle classes and the order of classes do not matter).
 fn workload(p: &PointResult) -> Vec<(String, u32, u64, bool, u8, u32)> {
-    let mut key: Vec<_> = p
-        .point
-        .active()
+    let mut key: Vec<_> = PointRead::new(p)
+        .running()
+        .map(|c| c.params)
         .map(|c| {
             (
                 c.class.clone(),
@@ -213,25 +213,28 @@ fn compare_point(b: &PointResult, n: &PointResult, opts: &CompareOptions) -> Poi
             return out;
         }
     }
-    for bc in &b.classes {
-        let Some(nc) = n.class(&bc.class) else {
+    let (b, n) = (PointRead::new(b), PointRead::new(n));
+    for bc in b.running() {
+        let Some(nc) = n.class(bc.name()) else {
             continue;
         };
-        for direction in [Direction::Total, Direction::Read, Direction::Write] {
-            let (Some(bd), Some(nd)) = (dir_stats(bc, direction), dir_stats(nc, direction)) else {
+        // A class that only reads (or writes) has the same figures in total and that direction.
+        let directions = if bc.mixed() {
+            bc.directions()
+        } else {
+            &[Direction::Total]
+        };
+        for &direction in directions {
+            let (Some(bd), Some(nd)) = (bc.counted(direction), nc.counted(direction)) else {
                 continue;
             };
-            // A class that only reads (or writes) has the same figures in total and that direction.
-            if direction != Direction::Total && (bc.read.is_none() || bc.write.is_none()) {
-                continue;
-            }
             for &stat in &opts.stats {
                 let change = metric_change(
-                    &bc.class,
+                    bc.name(),
                     direction,
                     stat,
-                    stat_value(bd, stat),
-                    stat_value(nd, stat),
+                    bd.value(stat),
+                    nd.value(stat),
                     opts.threshold_percent,
                 );
                 out.regressed |= change.verdict == Change::Regressed;

@@ -2,8 +2,8 @@
 //! percentiles against load per class, and a heat map of small IOPS when the matrix is detailed.
 
 use super::chart::{LineChart, Series};
-use super::context::{ClassRow, ClassView, PointView};
 use super::heatmap::HeatMap;
+use super::rows::{ClassRow, ClassView, PointView};
 use serde::Serialize;
 use std::collections::BTreeMap;
 

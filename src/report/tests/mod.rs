@@ -136,7 +136,11 @@ fn orion_csvs_parse_back_to_the_measured_values() {
     let lat = parse_orion_csv(get("_lat.csv"));
     let at = |p: &crate::stats::PointResult, c: &str| p.point.load_of(c);
     let mut checked = 0;
-    for p in doc.points.iter().filter(|p| super::context::is_ok(p)) {
+    for p in doc
+        .points
+        .iter()
+        .filter(|p| matches!(p.status, crate::stats::PointStatus::Ok))
+    {
         let (s, l) = (at(p, "small"), at(p, "large"));
         if let Some(c) = p.class("small").filter(|c| c.outstanding > 0) {
             let cell = iops.iter().find(|x| (x.0, x.1) == (s, l)).unwrap();
@@ -162,7 +166,9 @@ fn orion_csvs_parse_back_to_the_measured_values() {
     let ok_small = doc
         .points
         .iter()
-        .filter(|p| super::context::is_ok(p) && p.point.load_of("small") > 0)
+        .filter(|p| {
+            matches!(p.status, crate::stats::PointStatus::Ok) && p.point.load_of("small") > 0
+        })
         .count();
     assert_eq!(iops.len(), ok_small);
 }
