@@ -10,5 +10,6 @@ mod orion_run;
 mod plan;
 mod report;
 mod run;
+mod sweep_report;
 
 pub use builder::{Output, rigel};
