@@ -235,3 +235,22 @@ fn html_screenshots_in_chromium() {
         }
     });
 }
+
+/// `--format json` computes no ORION view and no chart: a histogram that ORION's `_hist.txt` cannot
+/// decode stops the ORION exporter, not the JSON one.
+#[test]
+fn json_alone_builds_no_view() {
+    let mut doc = load_fixture(&fixtures_dir().join("results-basic.json"));
+    doc.points[0].classes[0].total.histogram = "not base64!".into();
+    if let Some(r) = doc.points[0].classes[0].read.as_mut() {
+        r.histogram = "not base64!".into();
+    }
+    let only = |f: Format| ReportOptions {
+        formats: vec![f],
+        ..ReportOptions::new("unused")
+    };
+    assert!(render_to_strings(&doc, &only(Format::Orion)).is_err());
+    let out = render_to_strings(&doc, &only(Format::Json)).expect("JSON needs no view");
+    assert_eq!(out.len(), 1);
+    assert_eq!(out[0].0, PathBuf::from("report.json"));
+}
