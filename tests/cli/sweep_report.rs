@@ -164,6 +164,16 @@ fn a_sweep_over_size_and_mix_is_reported_right_everywhere() {
         }
     }
     assert_eq!(summaries, 4);
+    // Charts keep each combination: one latency chart per combination.
+    let latency_charts = std::fs::read_dir(&out_dir)
+        .expect("run folder")
+        .filter_map(Result::ok)
+        .filter(|e| {
+            let n = e.file_name().to_string_lossy().into_owned();
+            n.starts_with("chart-latency-small-small-size-") && n.ends_with(".svg")
+        })
+        .count();
+    assert_eq!(latency_charts, 4);
     for text in [&md, &html] {
         assert!(
             !text.contains("8 KiB random"),
