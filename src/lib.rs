@@ -18,3 +18,4 @@ pub mod runner;
 pub mod spec;
 pub mod stats;
 pub mod target;
+pub mod units;

@@ -128,17 +128,7 @@ fn write_row(out: &mut impl Write, cells: &[String], widths: &[usize]) -> io::Re
     writeln!(out, "{}", line.trim_end())
 }
 
-/// `1h 2m 3s`, `9m 0s`, `500ms`.
+/// A span of milliseconds, spelled as everywhere (`crate::units::duration`).
 pub fn human_ms(ms: u64) -> String {
-    if ms < 1000 {
-        return format!("{ms}ms");
-    }
-    let s = ms / 1000;
-    match (s / 3600, (s % 3600) / 60, s % 60) {
-        (0, 0, sec) if ms % 1000 != 0 => format!("{}.{:01}s", sec, (ms % 1000) / 100),
-        (0, 0, sec) => format!("{sec}s"),
-        (0, m, 0) => format!("{m}m"),
-        (0, m, sec) => format!("{m}m {sec}s"),
-        (h, m, sec) => format!("{h}h {m}m {sec}s"),
-    }
+    crate::units::duration(std::time::Duration::from_millis(ms))
 }

@@ -8,6 +8,7 @@ use crate::expr::Size;
 use crate::plan::{DataPoint, RunPlan};
 use crate::runner::{Message, Observer};
 use crate::stats::{PointResult, PointStatus};
+use crate::units;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -238,12 +239,12 @@ fn point_line(r: &PointResult, i: usize, n: usize) -> String {
     for c in &r.classes {
         let l = &c.total.latency;
         parts.push(format!(
-            "{}: {:.0} IOPS {:.2} MiB/s mean {} p99 {}",
+            "{}: {} {} mean {} p99 {}",
             c.class,
-            c.total.iops,
-            c.total.mbps,
-            human_ns(l.mean_ns),
-            human_ns(l.p99_ns as f64)
+            units::iops(c.total.iops),
+            units::mibps(c.total.mbps),
+            units::latency(l.mean_ns),
+            units::latency(l.p99_ns as f64)
         ));
     }
     if let PointStatus::Failed { error } = &r.status {
@@ -253,17 +254,4 @@ fn point_line(r: &PointResult, i: usize, n: usize) -> String {
         ));
     }
     parts.join("  ")
-}
-
-/// `85us`, `1.25ms`, `2.1s`.
-pub fn human_ns(ns: f64) -> String {
-    if ns < 1_000.0 {
-        format!("{ns:.0}ns")
-    } else if ns < 1_000_000.0 {
-        format!("{:.0}us", ns / 1e3)
-    } else if ns < 1e9 {
-        format!("{:.2}ms", ns / 1e6)
-    } else {
-        format!("{:.2}s", ns / 1e9)
-    }
 }

@@ -1,8 +1,9 @@
 //! The end of a run on the terminal: ORION's headline lines and where the results are.
 
 use super::outln;
-use super::progress::human_ns;
 use crate::stats::ResultsDoc;
+use crate::stats::view::{Best, ResultsView};
+use crate::units;
 use std::path::Path;
 
 pub fn print(doc: &ResultsDoc, dir: &Path, interrupted: bool) {
@@ -29,50 +30,41 @@ pub fn print(doc: &ResultsDoc, dir: &Path, interrupted: bool) {
 }
 
 /// ORION's three lines: the best large MB/s, the best small IOPS and the lowest mean small latency,
-/// each with its point. Classes play ORION's roles as in ORION's files (`report::orion_roles`).
+/// each with its point, by the results model's headline rule (the reports name the same points).
 pub fn headline(doc: &ResultsDoc) -> Vec<String> {
-    let roles = crate::report::orion_roles(&doc.plan.classes);
-    let role = |r: &str| roles.iter().find(|(_, v)| *v == r).map(|(k, _)| k.as_str());
-    let (small, large) = (role("small"), role("large"));
-    let at = |p: &crate::stats::PointResult| {
-        format!(
+    let view = ResultsView::new(doc);
+    let h = view.headline(&view.all());
+    let at = |b: &Best| {
+        let mut s = format!(
             "Small={} and Large={}",
-            small.map_or(0, |s| p.point.load_of(s)),
-            large.map_or(0, |l| p.point.load_of(l))
-        )
-    };
-    let best = |class: &str, key: &dyn Fn(&crate::stats::ClassResult) -> f64, min: bool| {
-        doc.points
+            view.role("small").map_or(0, |c| b.point.load_of(c)),
+            view.role("large").map_or(0, |c| b.point.load_of(c))
+        );
+        let sweep: Vec<String> = b
+            .point
+            .sweep()
             .iter()
-            .filter_map(|p| {
-                p.class(class)
-                    .filter(|c| c.total.ios > 0)
-                    .map(|c| (key(c), p))
-            })
-            .reduce(|a, b| {
-                if (b.0 < a.0) == min && b.0 != a.0 {
-                    b
-                } else {
-                    a
-                }
-            })
+            .map(|s| format!("{}={}", s.key, s.value))
+            .collect();
+        if !sweep.is_empty() {
+            s.push_str(&format!(" ({})", sweep.join(", ")));
+        }
+        s
     };
     let mut lines = Vec::new();
-    if let Some((v, p)) = large.and_then(|l| best(l, &|c| c.total.mbps, false)) {
-        lines.push(format!("Maximum Large MBPS={v:.2} @ {}", at(p)));
+    if let Some(b) = &h.max_mbps {
+        lines.push(format!("Maximum Large MBPS={:.2} @ {}", b.value, at(b)));
     }
-    if let Some(s) = small {
-        if let Some((v, p)) = best(s, &|c| c.total.iops, false) {
-            lines.push(format!("Maximum Small IOPS={v:.0} @ {}", at(p)));
-        }
-        if let Some((v, p)) = best(s, &|c| c.total.latency.mean_ns, true) {
-            lines.push(format!(
-                "Minimum Small Latency={:.3} usecs @ {} ({})",
-                v / 1e3,
-                at(p),
-                human_ns(v)
-            ));
-        }
+    if let Some(b) = &h.max_iops {
+        lines.push(format!("Maximum Small IOPS={:.0} @ {}", b.value, at(b)));
+    }
+    if let Some(b) = &h.min_latency {
+        lines.push(format!(
+            "Minimum Small Latency={:.3} usecs @ {} ({})",
+            b.value / 1e3,
+            at(b),
+            units::latency(b.value)
+        ));
     }
     lines
 }

@@ -8,9 +8,10 @@ mod tests;
 
 pub use render::{markdown, text};
 
-use crate::expect::{dir_stats, format_ns, format_number, format_percent, stat_value};
 use crate::expr::{Direction, LatencyStat, Stat};
+use crate::stats::view::PointRead;
 use crate::stats::{PointResult, PointStatus, ResultsDoc};
+use crate::units;
 use serde::Serialize;
 
 /// What to compare and how strictly.
@@ -163,9 +164,9 @@ pub fn compare(base: &ResultsDoc, new: &ResultsDoc, opts: &CompareOptions) -> Ru
 /// What identifies a point's workload across runs: each running class with its load and
 /// parameters, by class name (idle classes and the order of classes do not matter).
 fn workload(p: &PointResult) -> Vec<(String, u32, u64, bool, u8, u32)> {
-    let mut key: Vec<_> = p
-        .point
-        .active()
+    let mut key: Vec<_> = PointRead::new(p)
+        .running()
+        .map(|c| c.params)
         .map(|c| {
             (
                 c.class.clone(),
@@ -212,25 +213,28 @@ fn compare_point(b: &PointResult, n: &PointResult, opts: &CompareOptions) -> Poi
             return out;
         }
     }
-    for bc in &b.classes {
-        let Some(nc) = n.class(&bc.class) else {
+    let (b, n) = (PointRead::new(b), PointRead::new(n));
+    for bc in b.running() {
+        let Some(nc) = n.class(bc.name()) else {
             continue;
         };
-        for direction in [Direction::Total, Direction::Read, Direction::Write] {
-            let (Some(bd), Some(nd)) = (dir_stats(bc, direction), dir_stats(nc, direction)) else {
+        // A class that only reads (or writes) has the same figures in total and that direction.
+        let directions = if bc.mixed() {
+            bc.directions()
+        } else {
+            &[Direction::Total]
+        };
+        for &direction in directions {
+            let (Some(bd), Some(nd)) = (bc.counted(direction), nc.counted(direction)) else {
                 continue;
             };
-            // A class that only reads (or writes) has the same figures in total and that direction.
-            if direction != Direction::Total && (bc.read.is_none() || bc.write.is_none()) {
-                continue;
-            }
             for &stat in &opts.stats {
                 let change = metric_change(
-                    &bc.class,
+                    bc.name(),
                     direction,
                     stat,
-                    stat_value(bd, stat),
-                    stat_value(nd, stat),
+                    bd.value(stat),
+                    nd.value(stat),
                     opts.threshold_percent,
                 );
                 out.regressed |= change.verdict == Change::Regressed;
@@ -259,8 +263,8 @@ fn metric_change(
         _ => Change::Within,
     };
     let text = |v: f64| match stat {
-        Stat::Latency(_) => format_ns(v),
-        _ => format_number(v),
+        Stat::Latency(_) => units::latency(v),
+        _ => units::number(v),
     };
     MetricChange {
         class: class.to_owned(),
@@ -271,7 +275,7 @@ fn metric_change(
         base_text: text(base),
         new_text: text(new),
         change_percent: change,
-        change_text: change.map_or_else(|| "-".to_owned(), format_percent),
+        change_text: change.map_or_else(|| "-".to_owned(), units::change),
         verdict,
     }
 }
@@ -341,5 +345,5 @@ fn warnings(base: &ResultsDoc, new: &ResultsDoc) -> Vec<String> {
 }
 
 fn ms(v: u64) -> String {
-    crate::expr::format_duration(std::time::Duration::from_millis(v))
+    units::duration(std::time::Duration::from_millis(v))
 }

@@ -19,6 +19,7 @@ use crate::expr::{
     parse_requirement_key,
 };
 use crate::plan::{DataPoint, Requirement};
+use crate::stats::view::{self, PointRead};
 use crate::stats::{PointResult, PointStatus, ResultsDoc};
 use serde::Serialize;
 
@@ -149,15 +150,18 @@ fn judge_class(v: &mut Verdict, key: &RequirementKey, selected: &[&PointResult],
     else {
         return;
     };
-    let values: Vec<(&PointResult, f64)> = selected
+    let reads: Vec<PointRead> = selected.iter().map(|p| PointRead::new(p)).collect();
+    let values: Vec<(&PointRead, f64)> = reads
         .iter()
-        .filter_map(|p| point_value(p, &class.name, *direction, *stat).map(|x| (*p, x)))
+        .filter_map(|p| {
+            let x = p.class(&class.name)?.value(*direction, *stat)?;
+            Some((p, x))
+        })
         .collect();
     v.points_checked = values.len();
-    let failed = selected
+    let failed = reads
         .iter()
-        .filter(|p| matches!(p.status, PointStatus::Failed { .. }))
-        .filter(|p| class_load(p, &class.name).is_some_and(|c| c.outstanding > 0))
+        .filter(|p| !p.ok && p.class(&class.name).is_some_and(|c| c.runs()))
         .count();
     if failed > 0 {
         note_first(
@@ -165,15 +169,21 @@ fn judge_class(v: &mut Verdict, key: &RequirementKey, selected: &[&PointResult],
             format!("{failed} selected points failed and were not judged"),
         );
     }
-    if values.is_empty() {
+    let chosen = match key.selector.pick {
+        // The best point is the results model's, as in every report's headline.
+        Pick::Best => {
+            view::best(&reads, &class.name, *direction, *stat).map(|b| (b.point, b.value))
+        }
+        Pick::Every => worst(&values, c),
+    };
+    let Some((point, value)) = chosen else {
         let why = no_data_note(key, selected.len());
         note_last(v, why);
         return;
-    }
-    let (point, value) = choose(&values, key.selector.pick, *stat, c);
+    };
     settle(v, value, c, |x| format_stat(*stat, x));
-    v.point = Some(point.point.label());
-    v.point_id = Some(point.point.id);
+    v.point = Some(point.label());
+    v.point_id = Some(point.id());
 }
 
 fn note_first(v: &mut Verdict, note: String) {
@@ -218,27 +228,20 @@ fn judge_errors(v: &mut Verdict, selected: &[&PointResult], c: &Comparison) {
     v.margin_text.clear();
 }
 
-/// The point judged: the best value (`best`), or the one nearest to failing, or failing by most
-/// (`all` and named points).
-fn choose<'a>(
-    values: &[(&'a PointResult, f64)],
-    pick: Pick,
-    stat: Stat,
+/// The point judged for `@ all` and named points: the one nearest to failing, or failing by most
+/// (the first such point wins a tie).
+fn worst<'v, 'a>(
+    values: &[(&'v PointRead<'a>, f64)],
     c: &Comparison,
-) -> (&'a PointResult, f64) {
+) -> Option<(&'v PointRead<'a>, f64)> {
     let limit = limit_of(c);
-    let key = |x: f64| match pick {
-        Pick::Best if stat.higher_is_better() => x,
-        Pick::Best => -x,
-        Pick::Every => -margin(c.op, x, limit),
-    };
-    let mut best = values[0];
-    for &(p, x) in &values[1..] {
-        if key(x) > key(best.1) {
-            best = (p, x);
+    let mut found: Option<(&PointRead, f64)> = None;
+    for &(p, x) in values {
+        if found.is_none_or(|(_, w)| margin(c.op, x, limit) < margin(c.op, w, limit)) {
+            found = Some((p, x));
         }
     }
-    best
+    found
 }
 
 fn settle(v: &mut Verdict, value: f64, c: &Comparison, text: impl Fn(f64) -> String) {
@@ -259,7 +262,7 @@ fn settle(v: &mut Verdict, value: f64, c: &Comparison, text: impl Fn(f64) -> Str
     if limit != 0.0 && c.op != CmpOp::Eq {
         let pct = m / limit.abs() * 100.0;
         v.margin_percent = Some(pct);
-        v.margin_text = format_percent(pct);
+        v.margin_text = crate::units::change(pct);
     } else if c.op != CmpOp::Eq {
         v.margin_text = text(m);
     }

@@ -41,7 +41,7 @@ fn best_point_by_default_for_throughput_and_latency() {
     assert_eq!(v.status, Status::Pass);
     assert_eq!(v.measured, Some(186_879.0));
     assert_eq!(v.point_id, Some(1));
-    assert_eq!(v.measured_text, "186.9us");
+    assert_eq!(v.measured_text, "187 µs");
     let v = one("basic", "large.mbps", ">= 1GiB/s");
     assert_eq!(v.status, Status::Pass);
     assert_eq!(v.point_id, Some(7));

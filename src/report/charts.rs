@@ -2,8 +2,8 @@
 //! percentiles against load per class, and a heat map of small IOPS when the matrix is detailed.
 
 use super::chart::{LineChart, Series};
-use super::context::{ClassRow, ClassView, PointView};
 use super::heatmap::HeatMap;
+use super::rows::{ClassRow, ClassView, PointView};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -37,9 +37,9 @@ fn alone(row: &ClassRow) -> bool {
 }
 
 /// A class's finished rows split by what ran beside them, in first-seen order.
-fn groups(class: &ClassView) -> Vec<(String, Vec<&ClassRow>)> {
+fn groups(rows: &[ClassRow]) -> Vec<(String, Vec<&ClassRow>)> {
     let mut out: Vec<(String, Vec<&ClassRow>)> = Vec::new();
-    for r in class.rows.iter().filter(|r| r.ok) {
+    for r in rows.iter().filter(|r| r.ok) {
         let key = context_key(r);
         match out.iter_mut().find(|(k, _)| *k == key) {
             Some((_, rows)) => rows.push(r),
@@ -69,7 +69,7 @@ fn per_load_chart(
 ) -> LineChart {
     let mut series = Vec::new();
     for class in classes {
-        let groups = groups(class);
+        let groups = groups(&class.rows);
         let single = groups.len() == 1 && groups[0].1.iter().all(|r| alone(r));
         for (key, rows) in &groups {
             series.push(Series {
@@ -96,8 +96,9 @@ fn per_load_chart(
     }
 }
 
-fn latency_chart(class: &ClassView) -> Option<LineChart> {
-    let groups = groups(class);
+/// The latency percentiles of one class in one `[sweep]` combination (`rows`) against its load.
+fn latency_chart(name: &str, rows: &[ClassRow]) -> Option<LineChart> {
+    let groups = groups(rows);
     let (key, rows) = groups
         .iter()
         .find(|(_, rows)| rows.iter().all(|r| alone(r)))
@@ -144,7 +145,7 @@ fn latency_chart(class: &ClassView) -> Option<LineChart> {
         .unwrap_or(1);
     let log_y = top as f64 / low as f64 > 20.0;
     Some(LineChart {
-        title: format!("{} latency vs load{beside}", class.name),
+        title: format!("{name} latency vs load{beside}"),
         x_label: X_LABEL.to_string(),
         y_label: if log_y {
             format!("latency ({unit}, log scale)")
@@ -242,13 +243,17 @@ pub fn charts(classes: &[ClassView], points: &[PointView]) -> Vec<Chart> {
         |r| r.mbps,
     );
     push("mbps".into(), mbps.title.clone(), mbps.to_svg());
+    // One latency chart per class and `[sweep]` combination: each combination keeps its series.
     for class in classes {
-        if let Some(chart) = latency_chart(class) {
-            push(
-                format!("latency-{}", slug(&class.name)),
-                chart.title.clone(),
-                chart.to_svg(),
-            );
+        for g in &class.groups {
+            let Some(chart) = latency_chart(&class.name, &g.rows) else {
+                continue;
+            };
+            let mut name = format!("latency-{}", slug(&class.name));
+            for b in &g.sweep {
+                name.push_str(&format!("-{}", slug(&format!("{}-{}", b.key, b.value))));
+            }
+            push(name, chart.title.clone(), chart.to_svg());
         }
     }
     let role = |r: &str| {

@@ -1,13 +1,10 @@
-//! The template context: the results document plus views that make reports easy to write (points
-//! flattened per class, per-class tables, the headline, run facts). Every template, built-in or a
-//! user's, gets this same context; docs/report-context.md documents it.
+//! The template context's run facts and the words it spells parameters with. The per-point and
+//! per-class views are in `rows.rs`; every template, built-in or a user's, gets the same context
+//! (docs/report-context.md documents it).
 
 use crate::expr::{Access, Mix};
-use crate::stats::{
-    ClassResult, CpuTime, DirStats, Interval, LatencyStats, PointResult, PointStatus, ResultsDoc,
-};
+use crate::stats::view::ResultsView;
 use serde::Serialize;
-use std::collections::BTreeMap;
 
 /// The renderer's own facts.
 #[derive(Clone, Debug, Serialize)]
@@ -42,110 +39,6 @@ pub struct RunView {
     pub shape: String,
 }
 
-/// One class's figures for one direction (histogram left out: it is in `doc`).
-#[derive(Clone, Debug, Serialize)]
-pub struct DirView {
-    pub ios: u64,
-    pub bytes: u64,
-    pub iops: f64,
-    pub mbps: f64,
-    pub latency: LatencyStats,
-}
-
-/// `small=4`: one class's load at a point.
-#[derive(Clone, Debug, Serialize)]
-pub struct LoadView {
-    pub class: String,
-    pub load: u32,
-}
-
-/// One class at one point: its parameters there and what it measured.
-#[derive(Clone, Debug, Serialize)]
-pub struct ClassRow {
-    pub point: u32,
-    pub label: String,
-    pub loads: Vec<LoadView>,
-    pub sweep: Vec<LoadSweep>,
-    pub ok: bool,
-    pub class: String,
-    pub size: u64,
-    pub load: u32,
-    pub outstanding: u32,
-    pub ios: u64,
-    pub bytes: u64,
-    pub iops: f64,
-    pub mbps: f64,
-    pub latency: LatencyStats,
-    pub read: Option<DirView>,
-    pub write: Option<DirView>,
-    /// The per-second series of the measured window.
-    pub intervals: Vec<Interval>,
-}
-
-#[derive(Clone, Debug, Serialize)]
-pub struct LoadSweep {
-    pub key: String,
-    pub value: String,
-}
-
-#[derive(Clone, Debug, Serialize)]
-pub struct PointView {
-    pub id: u32,
-    pub label: String,
-    pub loads: Vec<LoadView>,
-    /// The same loads keyed by class name (`p.load.small`).
-    pub load: BTreeMap<String, u32>,
-    pub sweep: Vec<LoadSweep>,
-    pub ok: bool,
-    /// The failure, when the point stopped on an I/O error.
-    pub error: Option<String>,
-    pub started: String,
-    pub elapsed_s: f64,
-    pub cpu: CpuTime,
-    /// The classes that ran at this point, in class order.
-    pub classes: Vec<ClassRow>,
-    /// The same rows keyed by class name.
-    pub c: BTreeMap<String, ClassRow>,
-}
-
-/// The best point of some measure.
-#[derive(Clone, Debug, Serialize)]
-pub struct Best {
-    pub class: String,
-    pub value: f64,
-    pub point: u32,
-    pub label: String,
-    pub loads: Vec<LoadView>,
-}
-
-#[derive(Clone, Debug, Serialize)]
-pub struct ClassView {
-    pub name: String,
-    pub size: u64,
-    pub access: String,
-    /// `100% read`, `70% read, 30% write`, `100% write`.
-    pub mix: String,
-    pub read_percent: u8,
-    pub per_stream: u32,
-    /// `small` or `large` when ORION's files map this class, else none.
-    pub orion_role: Option<String>,
-    /// The matrix levels of this class (0 included where the shape uses it).
-    pub levels: Vec<u32>,
-    /// Every finished point where this class ran, in run order.
-    pub rows: Vec<ClassRow>,
-    pub best_iops: Option<Best>,
-    pub best_mbps: Option<Best>,
-    /// The point with the smallest mean latency.
-    pub min_latency: Option<Best>,
-}
-
-#[derive(Clone, Debug, Serialize)]
-pub struct Headline {
-    pub max_iops: Option<Best>,
-    pub max_mbps: Option<Best>,
-    pub min_latency: Option<Best>,
-}
-
 pub fn mix_text(mix: &Mix) -> String {
     match mix.read_percent {
         100 => "100% read".to_string(),
@@ -176,9 +69,10 @@ pub fn shell_join(args: &[String]) -> String {
     args.iter().map(quote).collect::<Vec<_>>().join(" ")
 }
 
-pub fn run_view(doc: &ResultsDoc) -> RunView {
+pub fn run_view(view: &ResultsView) -> RunView {
+    let doc = view.doc;
     let plan = &doc.plan;
-    let failed = doc.points.iter().filter(|p| !is_ok(p)).count();
+    let failed = view.points.iter().filter(|p| !p.ok).count();
     let date = chrono::DateTime::parse_from_rfc3339(&doc.started)
         .map(|t| t.format("%Y-%m-%d %H:%M UTC%:z").to_string())
         .unwrap_or_else(|_| doc.started.clone());
@@ -210,184 +104,6 @@ fn enum_text<T: Serialize>(v: &T) -> String {
     match serde_json::to_value(v) {
         Ok(serde_json::Value::String(s)) => s,
         _ => String::new(),
-    }
-}
-
-pub fn is_ok(p: &PointResult) -> bool {
-    matches!(p.status, PointStatus::Ok)
-}
-
-fn dir_view(d: &DirStats) -> DirView {
-    DirView {
-        ios: d.ios,
-        bytes: d.bytes,
-        iops: d.iops,
-        mbps: d.mbps,
-        latency: d.latency.clone(),
-    }
-}
-
-fn loads_of(p: &PointResult) -> Vec<LoadView> {
-    p.point
-        .classes
-        .iter()
-        .map(|c| LoadView {
-            class: c.class.clone(),
-            load: c.load,
-        })
-        .collect()
-}
-
-fn class_row(p: &PointResult, c: &ClassResult) -> ClassRow {
-    let planned = p.point.classes.iter().find(|l| l.class == c.class);
-    ClassRow {
-        point: p.point.id,
-        label: p.point.label(),
-        loads: loads_of(p),
-        sweep: sweep_of(p),
-        ok: is_ok(p),
-        class: c.class.clone(),
-        size: c.size,
-        load: planned.map_or(c.outstanding, |l| l.load),
-        outstanding: c.outstanding,
-        ios: c.total.ios,
-        bytes: c.total.bytes,
-        iops: c.total.iops,
-        mbps: c.total.mbps,
-        latency: c.total.latency.clone(),
-        read: c.read.as_ref().map(dir_view),
-        write: c.write.as_ref().map(dir_view),
-        intervals: c.intervals.clone(),
-    }
-}
-
-fn sweep_of(p: &PointResult) -> Vec<LoadSweep> {
-    p.point
-        .sweep
-        .iter()
-        .map(|b| LoadSweep {
-            key: b.key.clone(),
-            value: b.value.clone(),
-        })
-        .collect()
-}
-
-/// The classes that ran at a point: a result with I/Os in flight.
-fn active_results(p: &PointResult) -> impl Iterator<Item = &ClassResult> {
-    p.classes.iter().filter(|c| c.outstanding > 0)
-}
-
-pub fn point_views(doc: &ResultsDoc) -> Vec<PointView> {
-    doc.points
-        .iter()
-        .map(|p| {
-            let classes: Vec<ClassRow> = active_results(p).map(|c| class_row(p, c)).collect();
-            let error = match &p.status {
-                PointStatus::Ok => None,
-                PointStatus::Failed { error } => Some(format!(
-                    "{} at offset {} on {} (errno {})",
-                    error.message, error.offset, error.target, error.errno
-                )),
-            };
-            PointView {
-                id: p.point.id,
-                label: p.point.label(),
-                loads: loads_of(p),
-                load: p
-                    .point
-                    .classes
-                    .iter()
-                    .map(|c| (c.class.clone(), c.load))
-                    .collect(),
-                sweep: sweep_of(p),
-                ok: is_ok(p),
-                error,
-                started: p.started.clone(),
-                elapsed_s: p.elapsed_s,
-                cpu: p.cpu,
-                c: classes
-                    .iter()
-                    .map(|r| (r.class.clone(), r.clone()))
-                    .collect(),
-                classes,
-            }
-        })
-        .collect()
-}
-
-fn best_by(rows: &[ClassRow], value: impl Fn(&ClassRow) -> f64, lowest: bool) -> Option<Best> {
-    let better = |a: f64, b: f64| if lowest { a < b } else { a > b };
-    let mut best: Option<&ClassRow> = None;
-    for r in rows.iter().filter(|r| r.ok && r.ios > 0) {
-        if best.is_none_or(|b| better(value(r), value(b))) {
-            best = Some(r);
-        }
-    }
-    best.map(|r| Best {
-        class: r.class.clone(),
-        value: value(r),
-        point: r.point,
-        label: r.label.clone(),
-        loads: r.loads.clone(),
-    })
-}
-
-pub fn class_views(
-    doc: &ResultsDoc,
-    points: &[PointView],
-    roles: &BTreeMap<String, String>,
-) -> Vec<ClassView> {
-    doc.plan
-        .classes
-        .iter()
-        .map(|class| {
-            let rows: Vec<ClassRow> = points
-                .iter()
-                .filter_map(|p| p.c.get(&class.name).cloned())
-                .collect();
-            let levels = doc
-                .plan
-                .matrix
-                .levels
-                .iter()
-                .find(|l| l.class == class.name)
-                .map(|l| l.levels.clone())
-                .unwrap_or_default();
-            ClassView {
-                name: class.name.clone(),
-                size: class.size,
-                access: access_text(class.access).to_string(),
-                mix: mix_text(&class.mix),
-                read_percent: class.mix.read_percent,
-                per_stream: class.per_stream,
-                orion_role: roles.get(&class.name).cloned(),
-                levels,
-                best_iops: best_by(&rows, |r| r.iops, false),
-                best_mbps: best_by(&rows, |r| r.mbps, false),
-                min_latency: best_by(&rows, |r| r.latency.mean_ns, true),
-                rows,
-            }
-        })
-        .collect()
-}
-
-pub fn headline(classes: &[ClassView]) -> Headline {
-    let pick = |get: fn(&ClassView) -> Option<&Best>, lowest: bool| {
-        classes
-            .iter()
-            .filter_map(get)
-            .fold(None::<&Best>, |acc, b| match acc {
-                Some(a) if (lowest && a.value <= b.value) || (!lowest && a.value >= b.value) => {
-                    Some(a)
-                }
-                _ => Some(b),
-            })
-            .cloned()
-    };
-    Headline {
-        max_iops: pick(|c| c.best_iops.as_ref(), false),
-        max_mbps: pick(|c| c.best_mbps.as_ref(), false),
-        min_latency: pick(|c| c.min_latency.as_ref(), true),
     }
 }
 

@@ -3,6 +3,7 @@
 //! aligned Markdown tables).
 
 use super::printf::{Arg, sprintf};
+use crate::units;
 use minijinja::value::{Rest, Value, ValueKind};
 use minijinja::{AutoEscape, Environment, Error, ErrorKind, UndefinedBehavior};
 
@@ -73,12 +74,14 @@ pub fn base_environment() -> Environment<'static> {
     });
     env.add_filter("fmt", fmt_filter);
     env.add_function("printf", printf_function);
-    env.add_filter("bytes", bytes_filter);
-    env.add_filter("lat", lat_filter);
+    // One spelling per unit, the same as the terminal's (`crate::units`).
+    env.add_filter("bytes", units::size);
+    env.add_filter("lat", units::latency);
+    env.add_filter("thousands", units::thousands);
+    env.add_filter("number", units::number);
+    env.add_filter("duration", units::seconds);
     env.add_filter("us", |ns: f64| ns / 1e3);
     env.add_filter("ms", |ns: f64| ns / 1e6);
-    env.add_filter("thousands", thousands_filter);
-    env.add_filter("duration", duration_filter);
     env.add_function("md_table", md_table);
     env
 }
@@ -118,69 +121,6 @@ fn fmt_filter(value: Value, format: &str) -> Result<String, Error> {
 fn printf_function(format: &str, args: Rest<Value>) -> Result<String, Error> {
     let args: Vec<Arg> = args.iter().map(to_arg).collect();
     sprintf(format, &args).map_err(printf_error)
-}
-
-/// `8192 | bytes` → `8 KiB`; exact multiples print whole, others with one decimal.
-pub fn bytes_filter(n: f64) -> String {
-    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
-    let mut v = n;
-    let mut unit = 0;
-    while v.abs() >= 1024.0 && unit + 1 < UNITS.len() {
-        v /= 1024.0;
-        unit += 1;
-    }
-    if v.fract() == 0.0 {
-        format!("{v:.0} {}", UNITS[unit])
-    } else {
-        format!("{v:.1} {}", UNITS[unit])
-    }
-}
-
-/// `97677 | lat` → `97.7 µs`: a latency in ns, three significant digits in a fitting unit.
-pub fn lat_filter(ns: f64) -> String {
-    let (v, unit) = if ns < 1e3 {
-        (ns, "ns")
-    } else if ns < 1e6 {
-        (ns / 1e3, "µs")
-    } else if ns < 1e9 {
-        (ns / 1e6, "ms")
-    } else {
-        (ns / 1e9, "s")
-    };
-    let decimals = if v >= 100.0 {
-        0
-    } else if v >= 10.0 {
-        1
-    } else {
-        2
-    };
-    format!("{v:.decimals$} {unit}")
-}
-
-/// `58778.4 | thousands` → `58,778`.
-pub fn thousands_filter(v: f64) -> String {
-    let n = v.round() as i128;
-    let digits = n.unsigned_abs().to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    if n < 0 { format!("-{out}") } else { out }
-}
-
-/// `5400 | duration` → `1 h 30 min`; seconds to a short human duration.
-pub fn duration_filter(s: f64) -> String {
-    let s = s.round() as u64;
-    match s {
-        0..60 => format!("{s} s"),
-        60..3600 if s % 60 == 0 => format!("{} min", s / 60),
-        60..3600 => format!("{} min {} s", s / 60, s % 60),
-        _ if s % 3600 == 0 => format!("{} h", s / 3600),
-        _ => format!("{} h {} min", s / 3600, (s % 3600) / 60),
-    }
 }
 
 /// `md_table(header, rows, align)`: a Markdown table with every column padded to its widest cell.
@@ -259,22 +199,6 @@ fn md_table(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn human_units() {
-        assert_eq!(bytes_filter(8192.0), "8 KiB");
-        assert_eq!(bytes_filter(21474836480.0), "20 GiB");
-        assert_eq!(bytes_filter(1536.0 * 1024.0 * 1024.0), "1.5 GiB");
-        assert_eq!(bytes_filter(512.0), "512 B");
-        assert_eq!(lat_filter(97677.0), "97.7 µs");
-        assert_eq!(lat_filter(1_350_000.0), "1.35 ms");
-        assert_eq!(lat_filter(412.0), "412 ns");
-        assert_eq!(thousands_filter(58778.4), "58,778");
-        assert_eq!(thousands_filter(-1234567.0), "-1,234,567");
-        assert_eq!(duration_filter(540.0), "9 min");
-        assert_eq!(duration_filter(5400.0), "1 h 30 min");
-        assert_eq!(duration_filter(75.0), "1 min 15 s");
-    }
 
     #[test]
     fn filters_in_templates() {

@@ -7,6 +7,7 @@ mod charts;
 mod context;
 mod env;
 mod error;
+mod export;
 mod heatmap;
 mod hist;
 mod junit;
@@ -15,16 +16,17 @@ mod orion;
 mod orion_map;
 mod printf;
 mod render;
+mod rows;
 mod svg;
 #[cfg(test)]
 mod tests;
 
 pub use error::ReportError;
+pub use export::render_to_strings;
 pub use junit::{JUNIT_FILE, write_junit};
 pub use load::{RunFolder, load_run_folder, load_run_folder_status};
-pub use orion_map::roles as orion_roles;
 pub use printf::{Arg as PrintfArg, PrintfError, sprintf};
-pub use render::{render, render_to_strings};
+pub use render::render;
 
 use std::path::PathBuf;
 

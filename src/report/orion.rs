@@ -2,12 +2,12 @@
 //! (rows = large load, columns = small load), the summary's facts and the per-point histograms.
 //! The byte layout itself lives in `templates/orion/`.
 
-use super::context::PointView;
-use super::orion_map::{orion_commandline, prefix, roles};
+use super::orion_map::{orion_commandline, prefix};
+use super::rows::PointView;
 use super::{Dialect, ReportError, hist};
-use crate::expr::Access;
+use crate::expr::{Access, Direction, LatencyStat, Stat};
 use crate::plan::{Layout, MatrixShape, SweepBinding};
-use crate::stats::{ClassResult, DirStats, PointResult, ResultsDoc};
+use crate::stats::view::{self, ClassRead, Figures, Group, PointRead, ResultsView};
 use serde::Serialize;
 
 #[derive(Clone, Debug, Serialize)]
@@ -115,18 +115,19 @@ pub struct OrionSettings<'a> {
     pub version: &'a str,
 }
 
-fn levels(doc: &ResultsDoc, class: Option<&String>, pts: &[&PointResult]) -> Vec<u32> {
+fn levels(view: &ResultsView, class: Option<&str>, pts: &[&PointRead]) -> Vec<u32> {
     let Some(class) = class else {
         return Vec::new();
     };
-    let mut v: Vec<u32> = doc
+    let mut v: Vec<u32> = view
+        .doc
         .plan
         .matrix
         .levels
         .iter()
-        .filter(|l| l.class == *class)
+        .filter(|l| l.class == class)
         .flat_map(|l| l.levels.iter().copied())
-        .chain(pts.iter().map(|p| p.point.load_of(class)))
+        .chain(pts.iter().map(|p| p.load_of(class)))
         .collect();
     v.sort_unstable();
     v.dedup();
@@ -144,16 +145,6 @@ fn without_zero(v: &[u32]) -> Vec<u32> {
     v.iter().copied().filter(|&l| l > 0).collect()
 }
 
-fn loads(p: &PointResult, small: Option<&String>, large: Option<&String>) -> (u32, u32) {
-    let of = |c: Option<&String>| c.map_or(0, |c| p.point.load_of(c));
-    (of(small), of(large))
-}
-
-fn active<'p>(p: &'p PointResult, class: Option<&String>) -> Option<&'p ClassResult> {
-    let c = p.class(class?)?;
-    (super::context::is_ok(p) && c.outstanding > 0 && c.total.ios > 0).then_some(c)
-}
-
 fn grid(columns: Vec<u32>, rows: Vec<u32>, cell: impl Fn(u32, u32) -> Option<f64>) -> Grid {
     let rows = rows
         .into_iter()
@@ -168,8 +159,8 @@ fn grid(columns: Vec<u32>, rows: Vec<u32>, cell: impl Fn(u32, u32) -> Option<f64
     Grid { columns, rows }
 }
 
-fn latency_line(d: &DirStats) -> LatencyLine {
-    let l = &d.latency;
+fn latency_line(f: &Figures) -> LatencyLine {
+    let l = &f.latency;
     LatencyLine {
         avg: l.mean_ns / 1e3,
         min: l.min_ns as f64 / 1e3,
@@ -178,70 +169,23 @@ fn latency_line(d: &DirStats) -> LatencyLine {
     }
 }
 
-/// Reads and writes of a class, falling back to the total when the class does only one of them.
-type Directions<'c> = (Option<&'c DirStats>, Option<&'c DirStats>);
-
-fn directions(c: &ClassResult, read_percent: u8) -> Directions<'_> {
-    let read = c
-        .read
-        .as_ref()
-        .or((read_percent == 100).then_some(&c.total));
-    let write = c.write.as_ref().or((read_percent == 0).then_some(&c.total));
-    (read, write)
-}
-
-fn read_percent(doc: &ResultsDoc, p: &PointResult, class: &str) -> u8 {
-    p.point
-        .classes
-        .iter()
-        .find(|c| c.class == class)
-        .map(|c| c.mix.read_percent)
-        .or_else(|| {
-            doc.plan
-                .classes
-                .iter()
-                .find(|c| c.name == class)
-                .map(|c| c.mix.read_percent)
-        })
-        .unwrap_or(100)
-}
-
-fn peak(doc: &ResultsDoc, p: &PointResult, class: &str, value: f64, at: (u32, u32)) -> Peak {
-    let (read, write) = match p.class(class) {
-        Some(c) => directions(c, read_percent(doc, p, class)),
-        None => (None, None),
-    };
-    Peak {
-        value,
-        small: at.0,
-        large: at.1,
-        read: read.map(latency_line),
-        write: write.map(latency_line),
-    }
-}
-
 fn hist_block(
-    doc: &ResultsDoc,
-    p: &PointResult,
-    class: &str,
+    p: &PointRead,
+    c: &ClassRead,
     kind: &str,
     at: (u32, u32),
-) -> Result<Option<HistBlock>, ReportError> {
-    let Some(c) = p.class(class).filter(|c| c.outstanding > 0) else {
-        return Ok(None);
-    };
-    let (read, write) = directions(c, read_percent(doc, p, class));
-    let what = |dir: &str| format!("point {} class {class} {dir}", p.point.id);
-    let counts = |d: Option<&DirStats>, dir: &str| -> Result<Vec<u64>, ReportError> {
-        match d {
-            Some(d) => Ok(hist::bucket_counts(&hist::decode(
-                &d.histogram,
-                &what(dir),
+) -> Result<HistBlock, ReportError> {
+    let what = |dir: &str| format!("point {} class {} {dir}", p.id(), c.name());
+    let counts = |d: Direction| -> Result<Vec<u64>, ReportError> {
+        match c.stats(d) {
+            Some(s) => Ok(hist::bucket_counts(&hist::decode(
+                &s.histogram,
+                &what(d.name()),
             )?)),
             None => Ok(vec![0; hist::bucket_bounds().len()]),
         }
     };
-    let (r, w) = (counts(read, "read")?, counts(write, "write")?);
+    let (r, w) = (counts(Direction::Read)?, counts(Direction::Write)?);
     let (rp, wp) = (hist::cumulative_percent(&r), hist::cumulative_percent(&w));
     let buckets = hist::bucket_bounds()
         .into_iter()
@@ -255,12 +199,12 @@ fn hist_block(
             write_pct: wp[i],
         })
         .collect();
-    Ok(Some(HistBlock {
+    Ok(HistBlock {
         kind: kind.to_string(),
         small: at.0,
         large: at.1,
         buckets,
-    }))
+    })
 }
 
 fn summary_columns(shape: MatrixShape, small: &[u32], large: &[u32]) -> (Vec<u32>, Vec<u32>) {
@@ -276,88 +220,69 @@ fn summary_columns(shape: MatrixShape, small: &[u32], large: &[u32]) -> (Vec<u32
     }
 }
 
-fn max_by<'p>(
-    pts: &[&'p PointResult],
-    value: impl Fn(&PointResult) -> Option<f64>,
-    lowest: bool,
-) -> Option<(&'p PointResult, f64)> {
-    let mut best: Option<(&PointResult, f64)> = None;
-    for p in pts {
-        if let Some(v) = value(p) {
-            let better = best.is_none_or(|(_, b)| if lowest { v < b } else { v > b });
-            if better {
-                best = Some((p, v));
-            }
-        }
-    }
-    best
-}
-
 /// One ORION matrix: the points of one sweep combination, seen through the two roles.
-struct Matrix<'a> {
-    doc: &'a ResultsDoc,
-    pts: &'a [&'a PointResult],
-    small: Option<String>,
-    large: Option<String>,
+struct Matrix<'v, 'a> {
+    view: &'v ResultsView<'a>,
+    pts: &'v [&'v PointRead<'a>],
+    small: Option<&'v str>,
+    large: Option<&'v str>,
     /// 11.1: latency in milliseconds (else microseconds).
     ms: bool,
 }
 
-impl Matrix<'_> {
-    fn at(&self, p: &PointResult) -> (u32, u32) {
-        loads(p, self.small.as_ref(), self.large.as_ref())
+impl Matrix<'_, '_> {
+    fn at(&self, p: &PointRead) -> (u32, u32) {
+        let of = |c: Option<&str>| c.map_or(0, |c| p.load_of(c));
+        (of(self.small), of(self.large))
     }
 
     fn lat_of(&self, ns: f64) -> f64 {
         if self.ms { ns / 1e6 } else { ns / 1e3 }
     }
 
-    /// A figure of a role's class at the (small, large) cell, when that point ran it.
-    fn cell(
-        &self,
-        role: &Option<String>,
-        (s, l): (u32, u32),
-        f: impl Fn(&ClassResult) -> f64,
-    ) -> Option<f64> {
+    /// A total figure of a role's class at the (small, large) cell, when that point counts for it.
+    fn cell(&self, role: Option<&str>, (s, l): (u32, u32), stat: Stat) -> Option<f64> {
         let p = self.pts.iter().find(|p| self.at(p) == (s, l))?;
-        active(p, role.as_ref()).map(f)
+        p.class(role?)?.value(Direction::Total, stat)
     }
 
     /// `_iops.csv`, `_lat.csv` and `_mbps.csv`.
     fn grids(&self, small_levels: &[u32], large_levels: &[u32]) -> (Grid, Grid, Grid) {
         let (cols, rows) = (without_zero(small_levels), with_zero(large_levels.to_vec()));
         let iops = grid(cols.clone(), rows.clone(), |s, l| {
-            self.cell(&self.small, (s, l), |c| c.total.iops)
+            self.cell(self.small, (s, l), Stat::Iops)
         });
         let lat = grid(cols, rows, |s, l| {
-            self.cell(&self.small, (s, l), |c| {
-                self.lat_of(c.total.latency.mean_ns)
-            })
+            self.cell(self.small, (s, l), Stat::Latency(LatencyStat::Mean))
+                .map(|ns| self.lat_of(ns))
         });
         let mbps = grid(
             with_zero(small_levels.to_vec()),
             without_zero(large_levels),
-            |s, l| self.cell(&self.large, (s, l), |c| c.total.mbps),
+            |s, l| self.cell(self.large, (s, l), Stat::Mbps),
         );
         (iops, lat, mbps)
     }
 
-    /// The summary's three result lines: max large MBPS, max small IOPS, min small mean latency.
+    /// The summary's three result lines, by the model's headline rule over this matrix's points.
     fn peaks(&self) -> [Option<Peak>; 3] {
-        let best = |role: &Option<String>,
-                    f: fn(&ClassResult) -> f64,
-                    lowest: bool,
-                    scale: &dyn Fn(f64) -> f64| {
-            let name = role.clone().unwrap_or_default();
-            max_by(self.pts, |p| active(p, role.as_ref()).map(f), lowest)
-                .map(|(p, v)| peak(self.doc, p, &name, scale(v), self.at(p)))
+        let h = self.view.headline(self.pts);
+        let peak = |b: Option<view::Best>, scale: &dyn Fn(f64) -> f64| {
+            b.map(|b| {
+                let at = self.at(b.point);
+                Peak {
+                    value: scale(b.value),
+                    small: at.0,
+                    large: at.1,
+                    read: b.class.counted(Direction::Read).as_ref().map(latency_line),
+                    write: b.class.counted(Direction::Write).as_ref().map(latency_line),
+                }
+            })
         };
         [
-            best(&self.large, |c| c.total.mbps, false, &|v| v),
-            best(&self.small, |c| c.total.iops, false, &|v| v),
-            best(&self.small, |c| c.total.latency.mean_ns, true, &|v| {
-                self.lat_of(v)
-            }),
+            peak(h.max_mbps, &|v| v),
+            peak(h.max_iops, &|v| v),
+            peak(h.min_latency, &|v| self.lat_of(v)),
         ]
     }
 
@@ -367,10 +292,10 @@ impl Matrix<'_> {
         if self.ms {
             return Ok(blocks);
         }
-        for p in self.pts.iter().filter(|p| super::context::is_ok(p)) {
-            for (name, kind) in [(&self.small, "Small"), (&self.large, "Large")] {
-                if let Some(name) = name {
-                    blocks.extend(hist_block(self.doc, p, name, kind, self.at(p))?);
+        for p in self.pts.iter().filter(|p| p.ok) {
+            for (name, kind) in [(self.small, "Small"), (self.large, "Large")] {
+                if let Some(c) = name.and_then(|n| p.class(n)).filter(|c| c.runs()) {
+                    blocks.push(hist_block(p, c, kind, self.at(p))?);
                 }
             }
         }
@@ -378,29 +303,26 @@ impl Matrix<'_> {
     }
 }
 
+/// ORION's view of one `[sweep]` combination: its sizes, access, mix and streams are the
+/// combination's effective ones (`Small IO size: 4 KB` for the 4 KiB combination).
 pub fn orion_view(
-    doc: &ResultsDoc,
+    view: &ResultsView,
     settings: &OrionSettings,
-    group: (&[SweepBinding], &[&PointResult]),
+    group: &Group,
     points: Vec<PointView>,
 ) -> Result<OrionView, ReportError> {
-    let (sweep, pts) = group;
-    let roles = roles(&doc.plan.classes);
-    let role = |r: &str| roles.iter().find(|(_, v)| *v == r).map(|(k, _)| k.clone());
+    let doc = view.doc;
     let m = Matrix {
-        doc,
-        pts,
-        small: role("small"),
-        large: role("large"),
+        view,
+        pts: &group.points,
+        small: view.role("small"),
+        large: view.role("large"),
         ms: settings.dialect == Dialect::V11,
     };
-    let class = |n: &Option<String>| {
-        n.as_ref()
-            .and_then(|n| doc.plan.classes.iter().find(|c| c.name == *n))
-    };
-    let (small_class, large_class) = (class(&m.small), class(&m.large));
-    let small_levels = levels(doc, m.small.as_ref(), pts);
-    let large_levels = levels(doc, m.large.as_ref(), pts);
+    let params = |n: Option<&str>| n.and_then(|n| view.params_in(group.sweep, n));
+    let (small_class, large_class) = (params(m.small), params(m.large));
+    let small_levels = levels(view, m.small, m.pts);
+    let large_levels = levels(view, m.large, m.pts);
     let (iops, lat, mbps) = m.grids(&small_levels, &large_levels);
     let [max_mbps, max_iops, min_latency] = m.peaks();
     let (small_columns, large_columns) =
@@ -421,7 +343,7 @@ pub fn orion_view(
         dialect: settings.dialect.name().to_string(),
         version: settings.version.to_string(),
         testname: settings.testname.to_string(),
-        prefix: prefix(doc, settings.testname, sweep),
+        prefix: prefix(doc, settings.testname, group.sweep),
         commandline: orion_commandline(&doc.command),
         small_kb: small_class.map_or(8, |c| c.size / 1024),
         large_kb: large_class.map_or(1024, |c| c.size / 1024),
@@ -455,9 +377,9 @@ pub fn orion_view(
         mbps,
         lat,
         hist: m.hist()?,
-        sweep: sweep.to_vec(),
+        sweep: group.sweep.to_vec(),
         points,
-        small: m.small,
-        large: m.large,
+        small: m.small.map(str::to_string),
+        large: m.large.map(str::to_string),
     })
 }

@@ -1,249 +1,21 @@
-//! Rendering: builds the context once, renders the built-in formats and any user template, and
-//! writes the files.
+//! Rendering to files: the outputs the exporters produce (`export.rs`) written into the output
+//! folder, and the loader of a user's own template file or folder.
 
-use super::charts::{Chart, charts};
-use super::context::{self, ClassView, Headline, PointView, RigelInfo, RunView};
-use super::env::{base_environment, builtin_environment};
-use super::junit::JUNIT_FILE;
-use super::orion::{self, OrionSettings, OrionView};
-use super::orion_map;
-use super::{Dialect, Format, ReportError, ReportOptions};
-use crate::plan::RunPlan;
-use crate::stats::{HostInfo, ResultsDoc, TargetInfo};
+use super::env::base_environment;
+use super::export::render_to_strings;
+use super::{ReportError, ReportOptions};
+use crate::stats::ResultsDoc;
 use minijinja::{Environment, Value};
-use serde::Serialize;
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// Everything a template sees (docs/report-context.md describes each field).
-#[derive(Serialize)]
-struct Context<'a> {
-    rigel: RigelInfo,
-    /// Which output is being rendered: `orion`, `markdown`, `html` or `user`.
-    format: &'a str,
-    doc: &'a ResultsDoc,
-    plan: &'a RunPlan,
-    run: &'a RunView,
-    host: &'a HostInfo,
-    targets: &'a [TargetInfo],
-    classes: &'a [ClassView],
-    points: &'a [PointView],
-    headline: &'a Headline,
-    charts: &'a [Chart],
-    chart: BTreeMap<&'a str, &'a Chart>,
-    orion: &'a OrionView,
-    orion_matrices: &'a [OrionView],
-    requirements: &'a Option<serde_json::Value>,
-}
-
-/// The views, computed once per render.
-struct Prepared<'a> {
-    doc: &'a ResultsDoc,
-    run: RunView,
-    points: Vec<PointView>,
-    classes: Vec<ClassView>,
-    headline: Headline,
-    charts: Vec<Chart>,
-    orion: Vec<OrionView>,
-    requirements: Option<serde_json::Value>,
-}
-
-impl<'a> Prepared<'a> {
-    fn new(doc: &'a ResultsDoc, opts: &ReportOptions) -> Result<Self, ReportError> {
-        let roles = orion_map::roles(&doc.plan.classes);
-        let points = context::point_views(doc);
-        let classes = context::class_views(doc, &points, &roles);
-        let headline = context::headline(&classes);
-        let charts = charts(&classes, &points);
-        let testname = opts
-            .testname
-            .clone()
-            .unwrap_or_else(|| default_testname(doc));
-        let version = opts
-            .orion_version
-            .clone()
-            .unwrap_or_else(|| default_orion_version(opts.dialect));
-        let settings = OrionSettings {
-            dialect: opts.dialect,
-            testname: &testname,
-            version: &version,
-        };
-        let orion = orion_map::sweep_groups(doc)
-            .into_iter()
-            .map(|(sweep, pts)| {
-                let ids: Vec<u32> = pts.iter().map(|p| p.point.id).collect();
-                let views = points
-                    .iter()
-                    .filter(|p| ids.contains(&p.id))
-                    .cloned()
-                    .collect();
-                orion::orion_view(doc, &settings, (&sweep, &pts), views)
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        // Judged from the plan's `[expect]`; none when the spec states no requirements.
-        let verdicts = crate::expect::evaluate(doc);
-        let requirements = if verdicts.is_empty() {
-            None
-        } else {
-            Some(serde_json::to_value(verdicts)?)
-        };
-        Ok(Prepared {
-            doc,
-            run: context::run_view(doc),
-            points,
-            classes,
-            headline,
-            charts,
-            orion,
-            requirements,
-        })
-    }
-
-    fn context(&self, format: &'a str, orion: &'a OrionView) -> Value
-    where
-        Self: 'a,
-    {
-        Value::from_serialize(Context {
-            rigel: RigelInfo {
-                version: env!("CARGO_PKG_VERSION"),
-            },
-            format,
-            doc: self.doc,
-            plan: &self.doc.plan,
-            run: &self.run,
-            host: &self.doc.host,
-            targets: &self.doc.targets,
-            classes: &self.classes,
-            points: &self.points,
-            headline: &self.headline,
-            charts: &self.charts,
-            chart: self.charts.iter().map(|c| (c.name.as_str(), c)).collect(),
-            orion,
-            orion_matrices: &self.orion,
-            requirements: &self.requirements,
-        })
-    }
-}
-
-/// ORION's `-testname`: as given when rigel ran as ORION (`orion` when not given), else the spec's
-/// name made safe for a file name.
-fn default_testname(doc: &ResultsDoc) -> String {
-    if let Some(i) = doc
-        .command
-        .iter()
-        .position(|a| a == "orion")
-        .filter(|&i| i <= 1)
-    {
-        let args = &doc.command[i + 1..];
-        return match args.iter().position(|a| a == "-testname") {
-            Some(j) => args
-                .get(j + 1)
-                .cloned()
-                .unwrap_or_else(|| "orion".to_string()),
-            None => "orion".to_string(),
-        };
-    }
-    let name: String = doc
-        .plan
-        .name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
-                c
-            } else {
-                '-'
-            }
-        })
-        .collect();
-    if name.is_empty() {
-        "orion".to_string()
-    } else {
-        name
-    }
-}
-
-fn default_orion_version(dialect: Dialect) -> String {
-    format!(
-        "{} (rigel {})",
-        dialect.orion_release(),
-        env!("CARGO_PKG_VERSION")
-    )
-}
-
-fn render_one(env: &Environment, name: &str, ctx: &Value) -> Result<String, ReportError> {
+pub(super) fn render_one(
+    env: &Environment,
+    name: &str,
+    ctx: &Value,
+) -> Result<String, ReportError> {
     env.get_template(name)
         .and_then(|t| t.render(ctx))
         .map_err(|e| ReportError::template(&e, name))
-}
-
-/// Renders every requested output in memory: (file name relative to `out_dir`, content).
-pub fn render_to_strings(
-    doc: &ResultsDoc,
-    opts: &ReportOptions,
-) -> Result<Vec<(PathBuf, String)>, ReportError> {
-    let prep = Prepared::new(doc, opts)?;
-    let env = builtin_environment()?;
-    let mut out: Vec<(PathBuf, String)> = Vec::new();
-    let first = &prep.orion[0];
-    for format in &opts.formats {
-        match format {
-            Format::Orion => {
-                for view in &prep.orion {
-                    let ctx = prep.context("orion", view);
-                    let mut kinds = vec!["summary.txt", "iops.csv", "mbps.csv", "lat.csv"];
-                    if opts.dialect == Dialect::V12 {
-                        kinds.push("hist.txt");
-                    }
-                    kinds.push("trace.txt");
-                    for kind in kinds {
-                        let text = render_one(&env, &format!("orion/{kind}"), &ctx)?;
-                        out.push((PathBuf::from(format!("{}_{kind}", view.prefix)), text));
-                    }
-                }
-            }
-            Format::Markdown => {
-                let ctx = prep.context("markdown", first);
-                out.push((
-                    "report.md".into(),
-                    render_one(&env, "markdown/report.md", &ctx)?,
-                ));
-                out.extend(
-                    prep.charts
-                        .iter()
-                        .map(|c| (PathBuf::from(&c.file), c.svg.clone())),
-                );
-            }
-            Format::Html => {
-                let ctx = prep.context("html", first);
-                out.push((
-                    "report.html".into(),
-                    render_one(&env, "html/report.html", &ctx)?,
-                ));
-            }
-            Format::Json => {
-                let file = crate::record::ResultsFile::new(doc);
-                let mut text = serde_json::to_string_pretty(&file)?;
-                text.push('\n');
-                out.push(("report.json".into(), text));
-            }
-            Format::Junit => {
-                let xml = super::junit::junit_text(doc, Path::new(JUNIT_FILE))?;
-                out.push((JUNIT_FILE.into(), xml));
-            }
-        }
-    }
-    if let Some(path) = &opts.template {
-        let ctx = prep.context("user", first);
-        out.extend(render_user(path, &ctx)?);
-        out.extend(
-            prep.charts
-                .iter()
-                .map(|c| (PathBuf::from(&c.file), c.svg.clone())),
-        );
-    }
-    let mut seen = std::collections::HashSet::new();
-    out.retain(|(p, _)| seen.insert(p.clone()));
-    Ok(out)
 }
 
 /// Renders the requested outputs into `opts.out_dir` and returns the paths written.
@@ -283,7 +55,7 @@ const TEMPLATE_SUFFIXES: [&str; 3] = [".j2", ".jinja2", ".jinja"];
 /// A user's template file or folder. In a folder every file renders except those under a name
 /// starting with `_` (partials and macros for `{% include %}` / `{% import %}`); the output keeps the
 /// relative path, drops a `.j2`/`.jinja` suffix, and may itself use `{{ }}` (`{{ orion.prefix }}.txt`).
-fn render_user(path: &Path, ctx: &Value) -> Result<Vec<(PathBuf, String)>, ReportError> {
+pub(super) fn render_user(path: &Path, ctx: &Value) -> Result<Vec<(PathBuf, String)>, ReportError> {
     let meta = std::fs::metadata(path).map_err(|source| ReportError::Read {
         path: path.to_path_buf(),
         source,

@@ -1,8 +1,9 @@
-//! Measurements: what a data point produced (per class and direction), and the versioned results
-//! document that the run folder holds and every report renders.
+//! Measurements: what a data point produced (per class and direction), the versioned results
+//! document that the run folder holds, and `view`: the one way every reader reads it.
 
 mod model;
 mod recorder;
+pub mod view;
 
 pub use model::*;
 pub use recorder::{ClassRecorder, decode_histogram};

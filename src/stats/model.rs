@@ -136,6 +136,31 @@ pub struct CpuTime {
     pub system_s: f64,
 }
 
+/// A percentile read from a histogram, kept within the exact [min, max] of what was recorded: HDR
+/// percentiles are bucket bounds (up to 0.1% off), and a bucket's upper bound may lie above the
+/// largest latency (p99.99 = 67,711 ns with max = 67,706 ns).
+pub fn within(percentile: u64, min: u64, max: u64) -> u64 {
+    percentile.clamp(min.min(max), max)
+}
+
+impl LatencyStats {
+    /// The same figures with every percentile within [min, max]: how the recorder writes them, and
+    /// how documents written before the clamp are read.
+    pub fn within_extremes(mut self) -> LatencyStats {
+        let (min, max) = (self.min_ns, self.max_ns);
+        for p in [
+            &mut self.p50_ns,
+            &mut self.p90_ns,
+            &mut self.p99_ns,
+            &mut self.p99_9_ns,
+            &mut self.p99_99_ns,
+        ] {
+            *p = within(*p, min, max);
+        }
+        self
+    }
+}
+
 impl PointResult {
     pub fn class(&self, name: &str) -> Option<&ClassResult> {
         self.classes.iter().find(|c| c.class == name)

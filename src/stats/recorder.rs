@@ -2,7 +2,7 @@
 //! A worker owns one `ClassRecorder` per class (no sharing on the hot path); the executor merges
 //! the workers' recorders when the point ends.
 
-use super::model::{ClassResult, DirStats, Interval, LatencyStats};
+use super::model::{ClassResult, DirStats, Interval, LatencyStats, within};
 use base64::Engine;
 use hdrhistogram::Histogram;
 use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
@@ -35,6 +35,9 @@ pub struct IntervalRecorder {
     ios: u64,
     bytes: u64,
     sum_ns: u64,
+    /// Exact extremes of the second, so its p99 stays within them.
+    min_ns: u64,
+    max_ns: u64,
 }
 
 /// Everything one class records during a point's measured window.
@@ -116,6 +119,7 @@ impl DirRecorder {
             p99_99_ns: q(0.9999),
             max_ns: self.max_ns,
         }
+        .within_extremes()
     }
 }
 
@@ -152,6 +156,8 @@ impl ClassRecorder {
                     ios: 0,
                     bytes: 0,
                     sum_ns: 0,
+                    min_ns: u64::MAX,
+                    max_ns: 0,
                 })
                 .collect(),
         }
@@ -171,6 +177,8 @@ impl ClassRecorder {
         iv.ios += 1;
         iv.bytes += bytes;
         iv.sum_ns += latency_ns;
+        iv.min_ns = iv.min_ns.min(latency_ns);
+        iv.max_ns = iv.max_ns.max(latency_ns);
     }
 
     /// I/Os recorded so far, both directions.
@@ -193,6 +201,8 @@ impl ClassRecorder {
             mine.ios += theirs.ios;
             mine.bytes += theirs.bytes;
             mine.sum_ns += theirs.sum_ns;
+            mine.min_ns = mine.min_ns.min(theirs.min_ns);
+            mine.max_ns = mine.max_ns.max(theirs.max_ns);
         }
     }
 
@@ -245,7 +255,7 @@ impl ClassRecorder {
                         0.0
                     },
                     p99_ns: if iv.ios > 0 {
-                        iv.hist.value_at_quantile(0.99)
+                        within(iv.hist.value_at_quantile(0.99), iv.min_ns, iv.max_ns)
                     } else {
                         0
                     },
@@ -313,6 +323,49 @@ mod tests {
         assert_eq!(r.intervals.len(), 3);
         assert_eq!(r.intervals[2].t_s, 2.5);
         assert_eq!(r.intervals[2].iops, 200.0);
+    }
+
+    proptest::proptest! {
+        /// Whatever the latencies, every percentile lies within the exact [min, max], in order.
+        #[test]
+        fn percentiles_stay_within_min_and_max(
+            lat in proptest::collection::vec(1u64..5_000_000_000, 1..400),
+            split in 0usize..400,
+        ) {
+            let mut r = ClassRecorder::new(2);
+            for (i, &ns) in lat.iter().enumerate() {
+                r.record(i % 3 == 0, ns, 4096, usize::from(i >= split));
+            }
+            let c = r.finish("c", 4096, 1, true, true, 2.0);
+            for d in [Some(&c.total), c.read.as_ref(), c.write.as_ref()].into_iter().flatten() {
+                if d.ios == 0 {
+                    continue;
+                }
+                let l = &d.latency;
+                let ps = [l.p50_ns, l.p90_ns, l.p99_ns, l.p99_9_ns, l.p99_99_ns];
+                for p in ps {
+                    proptest::prop_assert!(l.min_ns <= p && p <= l.max_ns, "{l:?}");
+                }
+                proptest::prop_assert!(ps.windows(2).all(|w| w[0] <= w[1]), "{l:?}");
+            }
+            let max = *lat.iter().max().unwrap_or(&0);
+            for iv in &c.intervals {
+                proptest::prop_assert!(iv.p99_ns <= max);
+            }
+        }
+    }
+
+    #[test]
+    fn the_top_percentile_never_passes_the_exact_max() {
+        // 67,706 ns sits in a bucket whose upper bound is 67,711: unclamped, p99.99 > max.
+        let mut r = ClassRecorder::new(1);
+        for _ in 0..10 {
+            r.record(false, 67_706, 4096, 0);
+        }
+        let c = r.finish("c", 4096, 1, true, false, 1.0);
+        assert_eq!(c.total.latency.p99_99_ns, 67_706);
+        assert_eq!(c.total.latency.max_ns, 67_706);
+        assert_eq!(c.intervals[0].p99_ns, 67_706);
     }
 
     #[test]

@@ -4,6 +4,7 @@ mod builder;
 mod check;
 mod compare;
 mod expect;
+mod fixtures;
 mod junit;
 mod loopdev;
 mod orion;
@@ -11,5 +12,6 @@ mod orion_run;
 mod plan;
 mod report;
 mod run;
+mod sweep_report;
 
 pub use builder::{Output, rigel};

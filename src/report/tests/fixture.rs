@@ -400,10 +400,6 @@ pub fn scenarios() -> Vec<(&'static str, Scenario)> {
         .flat_map(|l| (0..=4u32).map(move |s| (vec![], vec![s, l])))
         .filter(|(_, v)| v[0] + v[1] > 0)
         .collect();
-    let sweep: Vec<_> = ["4KiB", "8KiB"]
-        .into_iter()
-        .flat_map(|size| [1u32, 2, 4, 8, 16].map(move |s| (vec![("small.size", size)], vec![s])))
-        .collect();
     vec![
         (
             "basic",
@@ -469,27 +465,6 @@ pub fn scenarios() -> Vec<(&'static str, Scenario)> {
                 failed: vec![9],
                 duration_s: 3,
                 started: "2026-11-30T08:05:41+00:00",
-                expect: vec![],
-            },
-        ),
-        (
-            "partial-sweep",
-            Scenario {
-                name: "block-size sweep",
-                description: "Random reads at 4 KiB and 8 KiB, interrupted",
-                command: &["rigel", "run", "sweep.toml"],
-                targets: vec![("/srv/rigel/scratch.dat", 17179869184)],
-                layout: Layout::Concat,
-                shape: MatrixShape::Row,
-                classes: vec![ClassSpec {
-                    name: "oltp",
-                    ..small(100)
-                }],
-                points: sweep,
-                finished: 7,
-                failed: vec![],
-                duration_s: 2,
-                started: "2026-11-30T01:00:00-05:00",
                 expect: vec![],
             },
         ),

@@ -136,7 +136,11 @@ fn orion_csvs_parse_back_to_the_measured_values() {
     let lat = parse_orion_csv(get("_lat.csv"));
     let at = |p: &crate::stats::PointResult, c: &str| p.point.load_of(c);
     let mut checked = 0;
-    for p in doc.points.iter().filter(|p| super::context::is_ok(p)) {
+    for p in doc
+        .points
+        .iter()
+        .filter(|p| matches!(p.status, crate::stats::PointStatus::Ok))
+    {
         let (s, l) = (at(p, "small"), at(p, "large"));
         if let Some(c) = p.class("small").filter(|c| c.outstanding > 0) {
             let cell = iops.iter().find(|x| (x.0, x.1) == (s, l)).unwrap();
@@ -162,7 +166,9 @@ fn orion_csvs_parse_back_to_the_measured_values() {
     let ok_small = doc
         .points
         .iter()
-        .filter(|p| super::context::is_ok(p) && p.point.load_of("small") > 0)
+        .filter(|p| {
+            matches!(p.status, crate::stats::PointStatus::Ok) && p.point.load_of("small") > 0
+        })
         .count();
     assert_eq!(iops.len(), ok_small);
 }
@@ -228,4 +234,23 @@ fn html_screenshots_in_chromium() {
             eprintln!("wrote {}", png.display());
         }
     });
+}
+
+/// `--format json` computes no ORION view and no chart: a histogram that ORION's `_hist.txt` cannot
+/// decode stops the ORION exporter, not the JSON one.
+#[test]
+fn json_alone_builds_no_view() {
+    let mut doc = load_fixture(&fixtures_dir().join("results-basic.json"));
+    doc.points[0].classes[0].total.histogram = "not base64!".into();
+    if let Some(r) = doc.points[0].classes[0].read.as_mut() {
+        r.histogram = "not base64!".into();
+    }
+    let only = |f: Format| ReportOptions {
+        formats: vec![f],
+        ..ReportOptions::new("unused")
+    };
+    assert!(render_to_strings(&doc, &only(Format::Orion)).is_err());
+    let out = render_to_strings(&doc, &only(Format::Json)).expect("JSON needs no view");
+    assert_eq!(out.len(), 1);
+    assert_eq!(out[0].0, PathBuf::from("report.json"));
 }

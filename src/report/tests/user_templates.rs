@@ -40,7 +40,7 @@ fn a_user_template_file_renders_with_the_documented_context() {
         Some(
             format!(
                 "orion-simple on db-test-01: {} IOPS at small=5 large=0",
-                super::super::env::thousands_filter(best)
+                crate::units::thousands(best)
             )
             .as_str()
         )
