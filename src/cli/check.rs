@@ -9,14 +9,18 @@ use crate::spec::SpecInput;
 pub fn run(a: &CheckArgs) -> i32 {
     let mut code = exit::OK;
     for path in &a.specs {
-        if let Ok(loaded) = crate::spec::load(SpecInput::File(path), &a.spec.set, specs::cores())
-            && loaded.spec.partial
-        {
-            outln!("{}: ok (partial spec: a base to extend)", path.display());
-            continue;
-        }
-        match specs::compile(SpecInput::File(path), &a.spec.set) {
-            Ok((_, plan)) => outln!("{}: ok ({} points)", path.display(), plan.points.len()),
+        // Loaded once: `-` (standard input) can be read only once.
+        let compiled = crate::spec::load(SpecInput::Arg(path), &a.spec.set, specs::cores())
+            .and_then(|loaded| {
+                if loaded.spec.partial {
+                    Ok((loaded, None))
+                } else {
+                    specs::compile_loaded(loaded).map(|(l, p)| (l, Some(p)))
+                }
+            });
+        match compiled {
+            Ok((_, None)) => outln!("{}: ok (partial spec: a base to extend)", path.display()),
+            Ok((_, Some(plan))) => outln!("{}: ok ({} points)", path.display(), plan.points.len()),
             Err(d) => {
                 specs::report(&d);
                 code = exit::BAD_SPEC;

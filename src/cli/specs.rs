@@ -7,10 +7,11 @@ use std::io::IsTerminal;
 /// The built-in default spec (`rigel run` without a spec).
 pub const QUICK_SPEC: &str = include_str!("../../specs/quick.toml");
 
-/// A spec file, or the built-in quick spec when none is given.
+/// A spec as named on the command line (`-`, a file, a library name), or the built-in quick spec
+/// when none is given.
 pub fn input(file: Option<&std::path::Path>) -> SpecInput<'_> {
     match file {
-        Some(path) => SpecInput::File(path),
+        Some(path) => SpecInput::Arg(path),
         None => SpecInput::Text {
             name: "quick",
             text: QUICK_SPEC,
@@ -29,7 +30,11 @@ pub fn compile(
     input: SpecInput<'_>,
     overrides: &[Override],
 ) -> Result<(LoadedSpec, RunPlan), Diagnostics> {
-    let loaded = spec::load(input, overrides, cores())?;
+    compile_loaded(spec::load(input, overrides, cores())?)
+}
+
+/// Compiles a spec already loaded (see [`compile`]).
+pub fn compile_loaded(loaded: LoadedSpec) -> Result<(LoadedSpec, RunPlan), Diagnostics> {
     if loaded.spec.partial {
         let e = SpecError::whole(format!(
             "`{}` is a partial spec (a base to extend), not a runnable one",
