@@ -41,6 +41,15 @@ pub enum Command {
     Report(ReportArgs),
     /// Compare two runs point by point and flag regressions (exit 3 when something regressed)
     Compare(CompareArgs),
+    /// List the specs found by name (RIGEL_PATH, then the built-in ones), or show one as TOML
+    Specs(SpecsArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct SpecsArgs {
+    /// A spec's name (`orion/simple`, `acme/oltp-base`): print its TOML
+    #[arg(value_name = "NAME")]
+    pub name: Option<String>,
 }
 
 #[derive(Args, Debug)]

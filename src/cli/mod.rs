@@ -10,6 +10,7 @@ mod progress;
 mod report_cmd;
 mod run;
 mod specs;
+mod specs_cmd;
 mod summary;
 
 use args::{Cli, Command};
@@ -56,5 +57,6 @@ pub fn main() -> i32 {
         Command::Run(a) => run::run(&a),
         Command::Report(a) => report_cmd::run(&a),
         Command::Compare(a) => compare::run(&a),
+        Command::Specs(a) => specs_cmd::run(&a),
     }
 }

@@ -5,7 +5,7 @@ use crate::spec::{self, Diagnostics, LoadedSpec, Override, SpecError, SpecInput}
 use std::io::IsTerminal;
 
 /// The built-in default spec (`rigel run` without a spec).
-pub const QUICK_SPEC: &str = include_str!("../../specs/quick.toml");
+pub const QUICK_SPEC: &str = crate::spec::library::QUICK;
 
 /// A spec as named on the command line (`-`, a file, a library name), or the built-in quick spec
 /// when none is given.

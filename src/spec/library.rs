@@ -7,6 +7,9 @@ use std::path::{Component, Path, PathBuf};
 /// The environment variable listing spec folders, `:`-separated, searched in order.
 pub const ENV: &str = "RIGEL_PATH";
 
+/// The built-in default: what `rigel run` runs without a spec.
+pub const QUICK: &str = include_str!("../../specs/quick.toml");
+
 /// The specs shipped in `specs/`, embedded: name (path under `specs/` without `.toml`) and text.
 /// A test checks this list against the folder, so a new spec cannot be left out.
 pub const BUILTIN: &[(&str, &str)] = &[
@@ -24,7 +27,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
         "orion/simple",
         include_str!("../../specs/orion/simple.toml"),
     ),
-    ("quick", include_str!("../../specs/quick.toml")),
+    ("quick", QUICK),
 ];
 
 /// The text of a built-in spec.
