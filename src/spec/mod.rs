@@ -3,6 +3,8 @@
 
 mod diag;
 mod expect;
+pub mod json_schema;
+pub mod keys;
 pub mod library;
 mod load;
 #[cfg(test)]
@@ -144,7 +146,7 @@ fn provenance(origins: &[String], overrides: &[Override]) -> String {
 }
 
 fn one_of_key(key_loc: &Loc, param: &str) -> SpecError {
-    let params = ["size", "mix", "access", "per_stream"];
+    let params = keys::SWEEP_PARAMS;
     SpecError::at(
         key_loc,
         format!("`{param}` cannot be swept"),
