@@ -8,7 +8,6 @@ use crate::expr::Size;
 use crate::plan::{DataPoint, RunPlan};
 use crate::stats::{PointResult, PointStatus};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::io::IsTerminal;
 use std::path::Path;
 use std::time::Instant;
 
@@ -23,17 +22,19 @@ pub struct Progress {
 }
 
 fn terminal() -> bool {
-    std::io::stderr().is_terminal()
+    super::style::live_bar()
 }
 
 impl Progress {
     /// A byte bar while a test file is created and filled.
     pub fn fill(path: &Path, total: u64) -> Progress {
-        eprintln!(
-            "creating {} ({}) and filling it with random data",
-            path.display(),
-            Size(total)
-        );
+        if !super::style::quiet() {
+            eprintln!(
+                "creating {} ({}) and filling it with random data",
+                path.display(),
+                Size(total)
+            );
+        }
         let bar = terminal().then(|| {
             let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
             bar.set_style(
@@ -126,8 +127,11 @@ impl Progress {
         }
     }
 
-    /// One line per finished point, on stdout.
+    /// One line per finished point, on stdout (not with `--quiet`, unless the point failed).
     pub fn finish_point(&self, r: &PointResult) {
+        if super::style::quiet() && !matches!(r.status, PointStatus::Failed { .. }) {
+            return;
+        }
         let line = point_line(r, self.index + 1, self.total);
         match &self.bar {
             Some(bar) => bar.suspend(|| outln!("{line}")),

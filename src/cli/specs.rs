@@ -2,7 +2,6 @@
 
 use crate::plan::{self, RunPlan};
 use crate::spec::{self, Diagnostics, LoadedSpec, Override, SpecError, SpecInput};
-use std::io::IsTerminal;
 
 /// The built-in default spec (`rigel run` without a spec).
 pub const QUICK_SPEC: &str = crate::spec::library::QUICK;
@@ -86,8 +85,7 @@ fn requirement_points(loaded: &LoadedSpec, plan: &RunPlan) -> Vec<SpecError> {
 
 /// Prints diagnostics to stderr (colored on a terminal) with a closing count.
 pub fn report(d: &Diagnostics) {
-    let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-    eprint!("{}", d.render(color));
+    eprint!("{}", d.render(super::style::color()));
     let n = d.errors.len();
     eprintln!("{n} error{} in spec", if n == 1 { "" } else { "s" });
 }

@@ -35,7 +35,9 @@ fn list(library: &Library) -> i32 {
         );
     }
     if library.dirs.is_empty() {
-        eprintln!("note: {ENV} is not set: only the built-in specs are listed");
+        super::style::note(format!(
+            "{ENV} is not set: only the built-in specs are listed"
+        ));
     }
     exit::OK
 }

@@ -3,6 +3,7 @@
 mod builder;
 mod check;
 mod compare;
+mod ecosystem;
 mod expect;
 mod library;
 mod loopdev;
@@ -11,5 +12,6 @@ mod orion_run;
 mod plan;
 mod report;
 mod run;
+mod schema;
 
 pub use builder::{Output, rigel};
