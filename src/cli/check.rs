@@ -20,7 +20,10 @@ pub fn run(a: &CheckArgs) -> i32 {
             });
         match compiled {
             Ok((_, None)) => outln!("{}: ok (partial spec: a base to extend)", path.display()),
-            Ok((_, Some(plan))) => outln!("{}: ok ({} points)", path.display(), plan.points.len()),
+            Ok((_, Some(plan))) => {
+                outln!("{}: ok ({} points)", path.display(), plan.points.len());
+                specs::warn_missing_targets(&plan);
+            }
             Err(d) => {
                 specs::report(&d);
                 code = exit::BAD_SPEC;

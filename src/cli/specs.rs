@@ -89,3 +89,18 @@ pub fn report(d: &Diagnostics) {
     let n = d.errors.len();
     eprintln!("{n} error{} in spec", if n == 1 { "" } else { "s" });
 }
+
+/// Warns (for `check` and `plan`) about targets that do not exist and that the spec declares no
+/// size for: `rigel run` could neither open nor create them. A warning, not an error: the device
+/// may exist on the machine that runs the spec.
+pub fn warn_missing_targets(plan: &RunPlan) {
+    for t in &plan.targets {
+        if t.size.is_none() && !std::path::Path::new(&t.path).exists() {
+            eprintln!(
+                "warning: target `{}` does not exist, and the spec declares no size for rigel to \
+                 create it (size = \"1GiB\" makes a test file); `rigel run` would fail here",
+                t.path
+            );
+        }
+    }
+}

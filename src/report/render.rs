@@ -172,7 +172,9 @@ fn default_orion_version(dialect: Dialect) -> String {
 fn render_one(env: &Environment, name: &str, ctx: &Value) -> Result<String, ReportError> {
     env.get_template(name)
         .and_then(|t| t.render(ctx))
-        .map_err(|e| ReportError::template(&e, name))
+        .map_err(|e| {
+            ReportError::template(&e, name).explained(super::undefined::explain(env, &e, ctx))
+        })
 }
 
 /// Renders every requested output in memory: (file name relative to `out_dir`, content).

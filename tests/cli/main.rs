@@ -4,6 +4,7 @@ mod builder;
 mod check;
 mod compare;
 mod ecosystem;
+mod errors;
 mod expect;
 mod library;
 mod loopdev;
