@@ -213,7 +213,7 @@ pub enum CompareFormat {
 /// `report --format`'s values, listed in `--help` and completed by shells (the report names them).
 impl clap::ValueEnum for crate::report::Format {
     fn value_variants<'a>() -> &'a [Self] {
-        &crate::report::Format::ALL
+        &crate::report::Format::CHOICES
     }
     fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
         let value = clap::builder::PossibleValue::new(self.name());

@@ -9,6 +9,7 @@ mod env;
 mod error;
 mod heatmap;
 mod hist;
+mod hlog;
 mod load;
 mod orion;
 mod orion_map;
@@ -39,10 +40,21 @@ pub enum Format {
     Html,
     /// `report.json`: the results document itself.
     Json,
+    /// `hlog/<class>-<read|write>.hlog`: HdrHistogram interval logs of the per-second histograms.
+    Hlog,
 }
 
 impl Format {
     pub const ALL: [Format; 4] = [Format::Orion, Format::Markdown, Format::Html, Format::Json];
+    /// Every format `--format` takes: the reports, and the interval logs (only from results that
+    /// kept per-interval histograms).
+    pub const CHOICES: [Format; 5] = [
+        Format::Orion,
+        Format::Markdown,
+        Format::Html,
+        Format::Json,
+        Format::Hlog,
+    ];
     /// What `rigel run` renders into its run folder.
     pub const DEFAULT: [Format; 3] = [Format::Orion, Format::Markdown, Format::Html];
 
@@ -52,6 +64,7 @@ impl Format {
             Format::Markdown => "markdown",
             Format::Html => "html",
             Format::Json => "json",
+            Format::Hlog => "hlog",
         }
     }
 }
@@ -70,8 +83,9 @@ impl std::str::FromStr for Format {
             "markdown" | "md" => Ok(Format::Markdown),
             "html" => Ok(Format::Html),
             "json" => Ok(Format::Json),
+            "hlog" => Ok(Format::Hlog),
             _ => Err(format!(
-                "unknown report format {s:?}; expected orion, markdown, html or json"
+                "unknown report format {s:?}; expected orion, markdown, html, json or hlog"
             )),
         }
     }

@@ -226,6 +226,7 @@ pub fn render_to_strings(
                 text.push('\n');
                 out.push(("report.json".into(), text));
             }
+            Format::Hlog => out.extend(super::hlog::render(doc)?),
         }
     }
     if let Some(path) = &opts.template {

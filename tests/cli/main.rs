@@ -6,6 +6,7 @@ mod compare;
 mod ecosystem;
 mod errors;
 mod expect;
+mod hlog;
 mod library;
 mod loopdev;
 mod orion;
