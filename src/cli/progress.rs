@@ -119,8 +119,11 @@ impl Progress {
         human_ms(left / 1000 * 1000)
     }
 
-    /// Prints a line without tearing the bar.
+    /// Prints a line without tearing the bar (a note not with `--quiet`).
     pub fn say(&self, line: &str) {
+        if super::style::quiet() && line.starts_with("note: ") {
+            return;
+        }
         match &self.bar {
             Some(bar) => bar.suspend(|| eprintln!("{line}")),
             None => eprintln!("{line}"),

@@ -142,3 +142,28 @@ fn color_follows_the_flag_and_the_environment() {
             .run()
     ));
 }
+
+#[test]
+fn quiet_prints_only_the_result() {
+    let tmp = tempfile::tempdir_in("/dev/shm").unwrap();
+    let spec = tmp.path().join("q.toml");
+    std::fs::write(
+        &spec,
+        format!(
+            "[[target]]\npath = \"{}/q.bin\"\nsize = \"16MiB\"\n[run]\nduration = \"1s\"\n[class.s]\nsize = \"4KiB\"\n[matrix]\ns = \"1, 2\"\n",
+            tmp.path().display()
+        ),
+    )
+    .unwrap();
+    let out = rigel()
+        .args(["-q", "run"])
+        .arg(&spec)
+        .arg("--out")
+        .arg(tmp.path().join("run"))
+        .run()
+        .code(0);
+    let lines: Vec<&str> = out.stdout.lines().filter(|l| !l.is_empty()).collect();
+    assert_eq!(lines.len(), 1, "{}", out.stdout);
+    assert!(lines[0].starts_with("results: "), "{}", out.stdout);
+    assert!(!out.stderr.contains("creating"), "{}", out.stderr);
+}
