@@ -3,7 +3,8 @@
 #
 #   benches/run.sh [--rounds N] [--duration SECONDS] [--cpu N] [--only NAME,NAME]
 #
-# Builds rigel (release), prepares the targets (a tmpfs file, a loop device
+# Builds rigel (the `profiling` profile: release code with debug info, so `perf record` on the
+# copy it runs shows symbols), prepares the targets (a tmpfs file, a loop device
 # over a tmpfs file when root, a file on the root disk, a page-cache file), runs every workload
 # with both tools alternated, prints a Markdown table, and cleans up. Needs fio (Debian's
 # package: apt-get install -y fio), fincore (util-linux), taskset and python3.
@@ -19,10 +20,10 @@ for tool in fio fincore taskset python3; do
     command -v "$tool" >/dev/null || { echo "run.sh: $tool is missing (apt-get install -y fio util-linux python3)" >&2; exit 2; }
 done
 
-(cd "$repo" && cargo build --release --quiet --bin rigel)
+(cd "$repo" && cargo build --profile profiling --quiet --bin rigel)
 # A private copy: a shared target directory may be rebuilt by someone else during the run.
 mkdir -p "$work"
-cp "$CARGO_TARGET_DIR/release/rigel" "$work/rigel"
+cp "$CARGO_TARGET_DIR/profiling/rigel" "$work/rigel"
 rigel="$work/rigel"
 
 loopdev=""

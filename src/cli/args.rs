@@ -27,6 +27,20 @@ Exit codes: 0 ok, 1 runtime failure, 2 bad spec or usage, 3 requirements not met
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// Print only errors, warnings and results: no progress, no notes
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+    /// Colors on stderr: auto (a terminal, unless NO_COLOR is set or TERM=dumb; CLICOLOR_FORCE
+    /// forces them), always, never
+    #[arg(long, value_name = "WHEN", value_enum, default_value_t = ColorChoice::Auto, global = true)]
+    pub color: ColorChoice,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
 }
 
 #[derive(Subcommand, Debug)]
@@ -41,6 +55,50 @@ pub enum Command {
     Report(ReportArgs),
     /// Compare two runs point by point and flag regressions (exit 3 when something regressed)
     Compare(CompareArgs),
+    /// List the specs found by name (RIGEL_PATH, then the built-in ones), or show one as TOML
+    Specs(SpecsArgs),
+    /// Print the JSON Schema of specs (draft 2020-12), for editors and validators
+    Schema,
+    /// Generate shell completions or man pages
+    #[command(subcommand)]
+    Generate(GenerateArgs),
+    /// ORION's own command line, unchanged: `rigel orion -run simple -testname NAME`
+    /// (`rigel orion -help` lists its options)
+    #[command(disable_help_flag = true)]
+    Orion(OrionArgs),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum GenerateArgs {
+    /// Completions for a shell, on stdout (`rigel generate completions bash > ~/.local/share/bash-completion/completions/rigel`)
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Man pages (rigel.1 and one per command) into DIR
+    Man {
+        #[arg(value_name = "DIR")]
+        dir: PathBuf,
+    },
+}
+
+#[derive(Args, Debug)]
+pub struct OrionArgs {
+    /// ORION's options, one dash each: -run simple|normal|oltp|dss|advanced, -testname NAME,
+    /// -num_disks N, -size_small K, -size_large K, -write PERCENT, -duration S, …
+    #[arg(
+        value_name = "ORION_OPTION",
+        trailing_var_arg = true,
+        allow_hyphen_values = true
+    )]
+    pub args: Vec<std::ffi::OsString>,
+}
+
+#[derive(Args, Debug)]
+pub struct SpecsArgs {
+    /// A spec's name (`orion/simple`, `acme/oltp-base`): print its TOML
+    #[arg(value_name = "NAME")]
+    pub name: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -48,9 +106,8 @@ pub struct ReportArgs {
     /// The run folder (holding results.json, or plan.json and results.jsonl)
     #[arg(value_name = "DIR")]
     pub dir: PathBuf,
-    /// Formats to render: orion, markdown, html, json, junit (repeatable; default: orion, markdown,
-    /// html)
-    #[arg(long = "format", value_name = "F")]
+    /// Formats to render (repeatable; default: orion, markdown, html)
+    #[arg(long = "format", value_name = "F", value_enum)]
     pub formats: Vec<crate::report::Format>,
     /// Your own minijinja template, or a folder of them, rendered with the documented context
     #[arg(long, value_name = "FILE|DIR")]
@@ -164,6 +221,20 @@ pub enum CompareFormat {
     Text,
     Markdown,
     Json,
+}
+
+/// `report --format`'s values, listed in `--help` and completed by shells (the report names them).
+impl clap::ValueEnum for crate::report::Format {
+    fn value_variants<'a>() -> &'a [Self] {
+        &crate::report::Format::CHOICES
+    }
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        let value = clap::builder::PossibleValue::new(self.name());
+        Some(match self {
+            crate::report::Format::Markdown => value.alias("md"),
+            _ => value,
+        })
+    }
 }
 
 /// `5%`, `2.5%` or `5`: a non-negative percentage.

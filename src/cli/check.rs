@@ -11,19 +11,27 @@ pub fn run(a: &CheckArgs) -> i32 {
     let mut code = exit::OK;
     let mut records = Vec::new();
     for path in &a.specs {
-        if let Ok(loaded) = crate::spec::load(SpecInput::File(path), &a.spec.set, specs::cores())
-            && loaded.spec.partial
-        {
-            if !json {
-                outln!("{}: ok (partial spec: a base to extend)", path.display());
+        // Loaded once: `-` (standard input) can be read only once.
+        let compiled = crate::spec::load(SpecInput::Arg(path), &a.spec.set, specs::cores())
+            .and_then(|loaded| {
+                if loaded.spec.partial {
+                    Ok((loaded, None))
+                } else {
+                    specs::compile_loaded(loaded).map(|(l, p)| (l, Some(p)))
+                }
+            });
+        match compiled {
+            Ok((_, None)) => {
+                if !json {
+                    outln!("{}: ok (partial spec: a base to extend)", path.display())
+                }
             }
-            continue;
-        }
-        match specs::compile(SpecInput::File(path), &a.spec.set) {
-            Ok((_, plan)) if !json => {
-                outln!("{}: ok ({} points)", path.display(), plan.points.len())
+            Ok((_, Some(plan))) => {
+                if !json {
+                    outln!("{}: ok ({} points)", path.display(), plan.points.len());
+                    specs::warn_missing_targets(&plan);
+                }
             }
-            Ok(_) => {}
             Err(d) => {
                 code = exit::BAD_SPEC;
                 if json {

@@ -54,6 +54,12 @@ pub fn run(a: &CompareArgs) -> i32 {
 
 /// A run folder (finished or not), or a `results.json` file.
 fn load(path: &Path) -> Result<ResultsDoc, String> {
+    if std::fs::symlink_metadata(path).is_err() {
+        return Err(format!(
+            "`{}` does not exist (expected a run folder or a results.json file)",
+            path.display()
+        ));
+    }
     if path.is_file() {
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;

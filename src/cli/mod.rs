@@ -3,6 +3,7 @@
 mod args;
 mod check;
 mod compare;
+mod generate;
 mod orion;
 mod plan_cmd;
 mod plan_table;
@@ -10,6 +11,8 @@ mod progress;
 mod report_cmd;
 mod run;
 mod specs;
+mod specs_cmd;
+mod style;
 mod summary;
 
 use args::{Cli, Command};
@@ -35,14 +38,21 @@ pub mod exit {
 /// Runs the command line and returns the process exit code.
 pub fn main() -> i32 {
     // ORION's options take one dash (`-run simple`): its command line is parsed by hand.
+    // clap knows `orion` too, for `rigel --help`, completions and man pages.
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     if args.get(1).is_some_and(|a| a == "orion") {
         return orion::main(&args[2..]);
+    }
+    if args.len() == 3 && args[1] == "help" && args[2] == "orion" {
+        return orion::main(&["-help".into()]);
     }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
+            if let Some(hint) = subcommand_hint(&e) {
+                eprintln!("\n  tip: {hint}");
+            }
             return if e.use_stderr() {
                 exit::BAD_SPEC
             } else {
@@ -50,11 +60,37 @@ pub fn main() -> i32 {
             };
         }
     };
+    style::init(cli.quiet, cli.color);
     match cli.command {
         Command::Check(a) => check::run(&a),
         Command::Plan(a) => plan_cmd::run(&a),
         Command::Run(a) => run::run(&a),
         Command::Report(a) => report_cmd::run(&a),
         Command::Compare(a) => compare::run(&a),
+        Command::Specs(a) => specs_cmd::run(&a),
+        Command::Schema => {
+            outln!("{}", crate::spec::json_schema::text().trim_end());
+            exit::OK
+        }
+        Command::Generate(a) => generate::run(&a),
+        Command::Orion(a) => orion::main(&a.args),
     }
+}
+
+/// "Did you mean" for a mistyped subcommand (`rigel rnu`), when clap offers none itself.
+fn subcommand_hint(e: &clap::Error) -> Option<String> {
+    use clap::error::{ContextKind, ContextValue};
+    if e.get(ContextKind::SuggestedSubcommand).is_some() {
+        return None;
+    }
+    let Some(ContextValue::String(typed)) = e.get(ContextKind::InvalidSubcommand) else {
+        return None;
+    };
+    let cmd = <Cli as clap::CommandFactory>::command();
+    // Transposed letters (`rnu`) defeat jaro-winkler's window on short words: count edits.
+    let best = cmd
+        .get_subcommands()
+        .map(|c| (strsim::osa_distance(typed, c.get_name()), c.get_name()))
+        .min()?;
+    (best.0 <= (typed.len() / 3).max(1)).then(|| format!("did you mean `{}`?", best.1))
 }

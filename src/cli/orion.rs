@@ -41,7 +41,9 @@ pub fn main(args: &[OsString]) -> i32 {
         } else {
             "rigel does its I/O through io_uring"
         };
-        eprintln!("note: {note} is accepted for ORION's scripts and has no effect: {why}");
+        super::style::note(format!(
+            "{note} is accepted for ORION's scripts and has no effect: {why}"
+        ));
     }
     let cwd = match std::env::current_dir() {
         Ok(d) => d,

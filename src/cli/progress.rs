@@ -10,7 +10,6 @@ use crate::runner::{Message, Observer};
 use crate::stats::{PointResult, PointStatus};
 use crate::units;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -25,17 +24,19 @@ pub struct Progress {
 }
 
 fn terminal() -> bool {
-    std::io::stderr().is_terminal()
+    super::style::live_bar()
 }
 
 impl Progress {
     /// A byte bar while a test file is created and filled.
     pub fn fill(path: &Path, total: u64) -> Progress {
-        eprintln!(
-            "creating {} ({}) and filling it with random data",
-            path.display(),
-            Size(total)
-        );
+        if !super::style::quiet() {
+            eprintln!(
+                "creating {} ({}) and filling it with random data",
+                path.display(),
+                Size(total)
+            );
+        }
         let bar = terminal().then(|| {
             let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
             bar.set_style(
@@ -120,16 +121,22 @@ impl Progress {
         human_ms(left / 1000 * 1000)
     }
 
-    /// Prints a line without tearing the bar.
+    /// Prints a line without tearing the bar (a note not with `--quiet`).
     pub fn say(&self, line: &str) {
+        if super::style::quiet() && line.starts_with("note: ") {
+            return;
+        }
         match &self.bar {
             Some(bar) => bar.suspend(|| eprintln!("{line}")),
             None => eprintln!("{line}"),
         }
     }
 
-    /// One line per finished point, on stdout.
+    /// One line per finished point, on stdout (not with `--quiet`, unless the point failed).
     pub fn finish_point(&self, r: &PointResult) {
+        if super::style::quiet() && !matches!(r.status, PointStatus::Failed { .. }) {
+            return;
+        }
         let line = point_line(r, self.index + 1, self.total);
         match &self.bar {
             Some(bar) => bar.suspend(|| outln!("{line}")),

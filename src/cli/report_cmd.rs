@@ -8,7 +8,7 @@ use crate::report::{self, Format, ReportOptions};
 pub fn run(a: &ReportArgs) -> i32 {
     let doc = match report::load_run_folder_status(&a.dir) {
         Ok(folder) => {
-            folder.notes.iter().for_each(|n| eprintln!("note: {n}"));
+            folder.notes.iter().for_each(super::style::note);
             folder.doc
         }
         Err(e) => {

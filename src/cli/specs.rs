@@ -2,15 +2,15 @@
 
 use crate::plan::{self, RunPlan};
 use crate::spec::{self, Diagnostics, LoadedSpec, Override, SpecError, SpecInput};
-use std::io::IsTerminal;
 
 /// The built-in default spec (`rigel run` without a spec).
-pub const QUICK_SPEC: &str = include_str!("../../specs/quick.toml");
+pub const QUICK_SPEC: &str = crate::spec::library::QUICK;
 
-/// A spec file, or the built-in quick spec when none is given.
+/// A spec as named on the command line (`-`, a file, a library name), or the built-in quick spec
+/// when none is given.
 pub fn input(file: Option<&std::path::Path>) -> SpecInput<'_> {
     match file {
-        Some(path) => SpecInput::File(path),
+        Some(path) => SpecInput::Arg(path),
         None => SpecInput::Text {
             name: "quick",
             text: QUICK_SPEC,
@@ -29,7 +29,11 @@ pub fn compile(
     input: SpecInput<'_>,
     overrides: &[Override],
 ) -> Result<(LoadedSpec, RunPlan), Diagnostics> {
-    let loaded = spec::load(input, overrides, cores())?;
+    compile_loaded(spec::load(input, overrides, cores())?)
+}
+
+/// Compiles a spec already loaded (see [`compile`]).
+pub fn compile_loaded(loaded: LoadedSpec) -> Result<(LoadedSpec, RunPlan), Diagnostics> {
     if loaded.spec.partial {
         let e = SpecError::whole(format!(
             "`{}` is a partial spec (a base to extend), not a runnable one",
@@ -81,8 +85,22 @@ fn requirement_points(loaded: &LoadedSpec, plan: &RunPlan) -> Vec<SpecError> {
 
 /// Prints diagnostics to stderr (colored on a terminal) with a closing count.
 pub fn report(d: &Diagnostics) {
-    let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-    eprint!("{}", d.render(color));
+    eprint!("{}", d.render(super::style::color()));
     let n = d.errors.len();
     eprintln!("{n} error{} in spec", if n == 1 { "" } else { "s" });
+}
+
+/// Warns (for `check` and `plan`) about targets that do not exist and that the spec declares no
+/// size for: `rigel run` could neither open nor create them. A warning, not an error: the device
+/// may exist on the machine that runs the spec.
+pub fn warn_missing_targets(plan: &RunPlan) {
+    for t in &plan.targets {
+        if t.size.is_none() && !std::path::Path::new(&t.path).exists() {
+            eprintln!(
+                "warning: target `{}` does not exist, and the spec declares no size for rigel to \
+                 create it (size = \"1GiB\" makes a test file); `rigel run` would fail here",
+                t.path
+            );
+        }
+    }
 }

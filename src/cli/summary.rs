@@ -7,11 +7,13 @@ use crate::units;
 use std::path::Path;
 
 pub fn print(doc: &ResultsDoc, dir: &Path, interrupted: bool) {
-    outln!();
-    for line in headline(doc) {
-        outln!("{line}");
+    if !super::style::quiet() {
+        outln!();
+        for line in headline(doc) {
+            outln!("{line}");
+        }
+        outln!();
     }
-    outln!();
     let done = doc.points.len();
     let all = doc.plan.points.len();
     outln!("results: {} ({done} of {all} points)", dir.display());

@@ -48,6 +48,14 @@ pub enum ReportError {
 }
 
 impl ReportError {
+    /// A template error with `better` as its message, when there is one.
+    pub(crate) fn explained(mut self, better: Option<String>) -> Self {
+        if let (ReportError::Template { message, .. }, Some(better)) = (&mut self, better) {
+            *message = better;
+        }
+        self
+    }
+
     /// Wraps a minijinja error with the template file and line it names (or `fallback` when it names none).
     pub(crate) fn template(err: &minijinja::Error, fallback: &str) -> Self {
         let mut message = err.detail().map_or_else(

@@ -50,6 +50,10 @@ const EXPORTERS: &[Exporter] = &[
         format: Format::Junit,
         render: junit,
     },
+    Exporter {
+        format: Format::Hlog,
+        render: hlog,
+    },
 ];
 
 /// Everything a template sees (docs/report-context.md describes each field).
@@ -244,6 +248,10 @@ fn json(i: &Inputs) -> Result<Files, ReportError> {
     let mut text = serde_json::to_string_pretty(&file)?;
     text.push('\n');
     Ok(vec![("report.json".into(), text)])
+}
+
+fn hlog(i: &Inputs) -> Result<Files, ReportError> {
+    super::hlog::render(i.doc)
 }
 
 fn junit(i: &Inputs) -> Result<Files, ReportError> {

@@ -10,6 +10,7 @@ mod error;
 mod export;
 mod heatmap;
 mod hist;
+mod hlog;
 mod junit;
 mod load;
 mod orion;
@@ -20,6 +21,7 @@ mod rows;
 mod svg;
 #[cfg(test)]
 mod tests;
+mod undefined;
 
 pub use error::ReportError;
 pub use export::render_to_strings;
@@ -44,9 +46,21 @@ pub enum Format {
     Json,
     /// `junit.xml`: the `[expect]` verdicts as JUnit XML, one test case per requirement.
     Junit,
+    /// `hlog/<class>-<read|write>.hlog`: HdrHistogram interval logs of the per-second histograms.
+    Hlog,
 }
 
 impl Format {
+    /// Every format `--format` takes: the reports, the verdicts as JUnit, and the interval logs
+    /// (only from results that kept per-interval histograms).
+    pub const CHOICES: [Format; 6] = [
+        Format::Orion,
+        Format::Markdown,
+        Format::Html,
+        Format::Json,
+        Format::Junit,
+        Format::Hlog,
+    ];
     pub const ALL: [Format; 5] = [
         Format::Orion,
         Format::Markdown,
@@ -64,6 +78,7 @@ impl Format {
             Format::Html => "html",
             Format::Json => "json",
             Format::Junit => "junit",
+            Format::Hlog => "hlog",
         }
     }
 }
@@ -83,8 +98,9 @@ impl std::str::FromStr for Format {
             "html" => Ok(Format::Html),
             "json" => Ok(Format::Json),
             "junit" => Ok(Format::Junit),
+            "hlog" => Ok(Format::Hlog),
             _ => Err(format!(
-                "unknown report format {s:?}; expected orion, markdown, html, json or junit"
+                "unknown report format {s:?}; expected orion, markdown, html, json, junit or hlog"
             )),
         }
     }

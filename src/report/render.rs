@@ -15,7 +15,9 @@ pub(super) fn render_one(
 ) -> Result<String, ReportError> {
     env.get_template(name)
         .and_then(|t| t.render(ctx))
-        .map_err(|e| ReportError::template(&e, name))
+        .map_err(|e| {
+            ReportError::template(&e, name).explained(super::undefined::explain(env, &e, ctx))
+        })
 }
 
 /// Renders the requested outputs into `opts.out_dir` and returns the paths written.

@@ -141,7 +141,8 @@ impl Diagnostics {
 #[derive(Debug)]
 struct Rendered {
     message: String,
-    code: String,
+    /// `file:line:col`; none for an error about a file as a whole (no stray line above it).
+    code: Option<String>,
     hint: Option<String>,
     source: Option<NamedSource<String>>,
     label: Option<LabeledSpan>,
@@ -158,10 +159,10 @@ impl Rendered {
                 (
                     Some(named),
                     Some(label),
-                    format!("{}:{line}:{col}", src.name),
+                    Some(format!("{}:{line}:{col}", src.name)),
                 )
             }
-            None => (None, None, "spec".to_owned()),
+            None => (None, None, None),
         };
         Rendered {
             message: e.message.clone(),
@@ -183,7 +184,9 @@ impl std::error::Error for Rendered {}
 
 impl miette::Diagnostic for Rendered {
     fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        Some(Box::new(&self.code))
+        self.code
+            .as_ref()
+            .map(|c| Box::new(c) as Box<dyn fmt::Display>)
     }
     fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
         self.hint

@@ -2,9 +2,11 @@
 //! `--set` overrides, then `${var}` substitution. The result is one tree with every value located.
 
 use super::diag::SpecError;
-use super::source::{Loc, Sources};
+use super::library::{self, Library, Origin};
+use super::source::{Loc, Sources, read_spec_file};
 use super::suggest::did_you_mean;
 use super::tree::{self, Node, Table, Value};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// A `--set key=value` override as typed on the command line.
@@ -29,121 +31,197 @@ impl std::str::FromStr for Override {
     }
 }
 
-/// Loads `path` and its `extends` chain into one merged tree.
-pub fn load_file(path: &Path, sources: &mut Sources) -> Result<Table, Vec<SpecError>> {
-    let mut chain = Vec::new();
-    load_chain(path, None, sources, &mut chain)
+/// Where relative `extends` paths of a spec are resolved.
+#[derive(Clone, Debug)]
+pub enum Base {
+    /// A folder on disk (the spec file's own, or the current directory for text).
+    Dir(PathBuf),
+    /// A built-in spec's name: relative parents are other built-ins.
+    Builtin(&'static str),
 }
 
-/// Loads spec text that is not a file (the built-in default); `extends` is resolved from the cwd.
-pub fn load_text(name: &str, text: &str, sources: &mut Sources) -> Result<Table, Vec<SpecError>> {
-    let id = sources.add(name.to_owned(), None, text.to_owned());
-    let table = tree::parse(id, text)?;
-    with_parent(table, Path::new("."), sources, &mut Vec::new())
+/// Loads specs and their `extends` parents, each file once however often it is reached.
+pub struct Loader<'a> {
+    sources: &'a mut Sources,
+    library: Library,
+    /// The specs being loaded, child first: a parent already here is a cycle.
+    chain: Vec<Origin>,
+    /// Each spec merged with its own parents, by canonical origin: a diamond loads files once.
+    done: HashMap<Origin, Table>,
+    /// Every spec read (files, built-ins, text), as diagnostics name them, in the order first read.
+    pub origins: Vec<String>,
 }
 
-fn load_chain(
-    path: &Path,
-    from: Option<&Loc>,
-    sources: &mut Sources,
-    chain: &mut Vec<PathBuf>,
-) -> Result<Table, Vec<SpecError>> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        let msg = format!("cannot read spec `{}`: {e}", path.display());
-        vec![match from {
-            Some(loc) => SpecError::at(loc, msg, "this parent spec")
-                .hint("`extends` paths are relative to the spec that names them"),
-            None => SpecError::whole(msg),
-        }]
-    })?;
-    let id = sources.add(path.display().to_string(), Some(path), text);
-    let text = sources.get(id).text.clone();
-    let table = tree::parse(id, &text)?;
-    let canonical = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
-    chain.push(canonical);
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let merged = with_parent(table, dir, sources, chain);
-    chain.pop();
-    merged
-}
-
-/// Merges the parent(s) named in `[spec] extends` under `table`.
-fn with_parent(
-    table: Table,
-    dir: &Path,
-    sources: &mut Sources,
-    chain: &mut Vec<PathBuf>,
-) -> Result<Table, Vec<SpecError>> {
-    let Some(extends) = table
-        .get("spec")
-        .and_then(|s| match &s.value {
-            Value::Table(t) => t.get("extends"),
-            _ => None,
-        })
-        .cloned()
-    else {
-        return Ok(table);
-    };
-    let parents: Vec<Node> = match &extends.value {
-        Value::Str(_) => vec![extends.clone()],
-        Value::Array(items) => items.clone(),
-        other => {
-            return Err(vec![SpecError::at(
-                &extends.loc,
-                format!(
-                    "`extends` must be a path or a list of paths, found {}",
-                    other.kind()
-                ),
-                "expected a string such as \"base.toml\"",
-            )]);
+impl<'a> Loader<'a> {
+    pub fn new(sources: &'a mut Sources, library: Library) -> Self {
+        Loader {
+            sources,
+            library,
+            chain: Vec::new(),
+            done: HashMap::new(),
+            origins: Vec::new(),
         }
-    };
-    let mut base = Table::default();
-    for parent in parents {
-        let Value::Str(rel) = &parent.value else {
-            return Err(vec![SpecError::at(
-                &parent.loc,
-                "`extends` entries must be paths",
-                "expected a string",
-            )]);
-        };
-        let path = dir.join(rel);
-        let canonical = path.canonicalize().unwrap_or_else(|_| path.clone());
-        if let Some(pos) = chain.iter().position(|p| *p == canonical) {
-            let names: Vec<String> = chain[pos..]
-                .iter()
-                .chain(std::iter::once(&canonical))
-                .map(|p| {
-                    p.file_name().map_or_else(
-                        || p.display().to_string(),
-                        |n| n.to_string_lossy().into_owned(),
-                    )
-                })
-                .collect();
-            return Err(vec![
-                SpecError::at(
-                    &parent.loc,
-                    format!("`extends` cycle: {}", names.join(" → ")),
-                    "this brings the chain back to a spec already being loaded",
-                )
-                .hint("a spec may not extend itself, directly or through its parents"),
-            ]);
-        }
-        let mut loaded = load_chain(&path, Some(&parent.loc), sources, chain)?;
-        // Being a partial base is not inherited: the child is a spec of its own.
-        if let Some((
-            _,
-            Node {
-                value: Value::Table(spec),
-                ..
-            },
-        )) = loaded.entries.get_mut("spec")
-        {
-            spec.entries.shift_remove("partial");
-        }
-        base = tree::merge(base, loaded);
     }
-    Ok(tree::merge(base, table))
+
+    /// Loads a spec file or a built-in and its `extends` parents into one merged tree.
+    pub fn origin(&mut self, origin: &Origin) -> Result<Table, Vec<SpecError>> {
+        self.load(origin, None)
+    }
+
+    /// Loads spec text that is not a file (standard input, generated); `extends` is resolved from
+    /// the current directory.
+    pub fn text(&mut self, name: &str, text: &str) -> Result<Table, Vec<SpecError>> {
+        let id = self.sources.add(name.to_owned(), None, text.to_owned());
+        self.origins.push(name.to_owned());
+        let table = tree::parse(id, text)?;
+        self.with_parent(table, &Base::Dir(PathBuf::from(".")))
+    }
+
+    fn load(&mut self, origin: &Origin, from: Option<&Loc>) -> Result<Table, Vec<SpecError>> {
+        let key = canonical(origin);
+        if let Some(table) = self.done.get(&key) {
+            return Ok(table.clone());
+        }
+        let (text, path, base) = match origin {
+            Origin::File(path) => {
+                let text = read_spec_file(path).map_err(|e| {
+                    let msg = format!("cannot read spec `{}`: {e}", path.display());
+                    vec![match from {
+                        Some(loc) => SpecError::at(loc, msg, "this parent spec")
+                            .hint("`extends` paths are relative to the spec that names them"),
+                        None => SpecError::whole(msg),
+                    }]
+                })?;
+                let dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
+                (text, Some(path.as_path()), Base::Dir(dir))
+            }
+            Origin::Builtin(name) => {
+                let text = library::builtin(name).unwrap_or_default().to_owned();
+                (text, None, Base::Builtin(name))
+            }
+        };
+        let id = self.sources.add(origin.display(), path, text);
+        self.origins.push(origin.display());
+        let text = self.sources.get(id).text.clone();
+        let table = tree::parse(id, &text)?;
+        self.chain.push(key.clone());
+        let merged = self.with_parent(table, &base);
+        self.chain.pop();
+        let merged = merged?;
+        self.done.insert(key, merged.clone());
+        Ok(merged)
+    }
+
+    /// Merges the parent(s) named in `[spec] extends` under `table`.
+    fn with_parent(&mut self, table: Table, base: &Base) -> Result<Table, Vec<SpecError>> {
+        let Some(extends) = table
+            .get("spec")
+            .and_then(|s| match &s.value {
+                Value::Table(t) => t.get("extends"),
+                _ => None,
+            })
+            .cloned()
+        else {
+            return Ok(table);
+        };
+        let parents: Vec<Node> = match &extends.value {
+            Value::Str(_) => vec![extends.clone()],
+            Value::Array(items) => items.clone(),
+            other => {
+                return Err(vec![SpecError::at(
+                    &extends.loc,
+                    format!(
+                        "`extends` must be a path or a list of paths, found {}",
+                        other.kind()
+                    ),
+                    "expected a string such as \"base.toml\"",
+                )]);
+            }
+        };
+        let mut merged = Table::default();
+        for parent in parents {
+            let Value::Str(rel) = &parent.value else {
+                return Err(vec![SpecError::at(
+                    &parent.loc,
+                    "`extends` entries must be paths",
+                    "expected a string",
+                )]);
+            };
+            let origin = self.resolve(base, rel, &parent.loc)?;
+            let key = canonical(&origin);
+            if let Some(pos) = self.chain.iter().position(|p| *p == key) {
+                let names: Vec<String> = self.chain[pos..]
+                    .iter()
+                    .chain(std::iter::once(&key))
+                    .map(short_name)
+                    .collect();
+                return Err(vec![
+                    SpecError::at(
+                        &parent.loc,
+                        format!("`extends` cycle: {}", names.join(" → ")),
+                        "this brings the chain back to a spec already being loaded",
+                    )
+                    .hint("a spec may not extend itself, directly or through its parents"),
+                ]);
+            }
+            let mut loaded = self.load(&origin, Some(&parent.loc))?;
+            // Being a partial base is not inherited: the child is a spec of its own.
+            if let Some((
+                _,
+                Node {
+                    value: Value::Table(spec),
+                    ..
+                },
+            )) = loaded.entries.get_mut("spec")
+            {
+                spec.entries.shift_remove("partial");
+            }
+            merged = tree::merge(merged, loaded);
+        }
+        Ok(tree::merge(merged, table))
+    }
+
+    /// A parent as written in `extends`: a library name (`acme/oltp-base`), or a path relative to
+    /// the spec that names it (`base.toml`, `../shared/base.toml`).
+    fn resolve(&self, base: &Base, written: &str, loc: &Loc) -> Result<Origin, Vec<SpecError>> {
+        if library::is_name(written) {
+            return self.library.find(written).map_err(|miss| {
+                vec![
+                    SpecError::at(loc, miss.message(), "no such spec")
+                        .hint(format!("{}; a path to a file ends in `.toml`", miss.hint())),
+                ]
+            });
+        }
+        match base {
+            Base::Dir(dir) => Ok(Origin::File(dir.join(written))),
+            Base::Builtin(from) => library::builtin_relative(from, written)
+                .map(Origin::Builtin)
+                .ok_or_else(|| {
+                    vec![
+                        SpecError::at(loc, format!("no built-in spec `{written}`"), "no such spec")
+                            .hint("a built-in spec extends other built-in specs only"),
+                    ]
+                }),
+        }
+    }
+}
+
+/// The identity of a spec: a file's canonical path (so `./a.toml` and `a.toml` are one file).
+fn canonical(origin: &Origin) -> Origin {
+    match origin {
+        Origin::File(p) => Origin::File(p.canonicalize().unwrap_or_else(|_| p.clone())),
+        b @ Origin::Builtin(_) => b.clone(),
+    }
+}
+
+fn short_name(origin: &Origin) -> String {
+    match origin {
+        Origin::File(p) => p.file_name().map_or_else(
+            || p.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        ),
+        Origin::Builtin(n) => format!("builtin:{n}"),
+    }
 }
 
 /// Applies `--set` overrides: a plain name sets a `[vars]` entry, a dotted key sets that key

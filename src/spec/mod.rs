@@ -3,7 +3,12 @@
 
 mod diag;
 mod expect;
+pub mod json_schema;
+pub mod keys;
+pub mod library;
 mod load;
+#[cfg(test)]
+mod load_tests;
 mod model;
 mod read;
 mod schema;
@@ -14,6 +19,7 @@ mod vars;
 mod workload;
 
 pub use diag::{DiagnosticRecord, Diagnostics, SpecError};
+pub use library::Origin;
 pub use load::Override;
 pub use model::*;
 pub use read::Reader;
@@ -27,18 +33,22 @@ use std::path::Path;
 pub struct LoadedSpec {
     pub spec: Spec,
     pub sources: Sources,
-    /// The merged spec after `extends`, `--set` and `${var}`s, as TOML text (kept in run folders).
+    /// The merged spec after `extends`, `--set` and `${var}`s, as TOML text (kept in run folders),
+    /// opening with comments that name every file it came from.
     pub resolved_toml: String,
 }
 
 /// Where a spec comes from.
 pub enum SpecInput<'a> {
     File(&'a Path),
-    /// Built-in text with a display name.
+    /// Text with a display name (generated, or the built-in default).
     Text {
         name: &'a str,
         text: &'a str,
     },
+    /// As named on the command line: `-` (standard input), a file, or a library name such as
+    /// `orion/simple` (`RIGEL_PATH`, then the built-in specs).
+    Arg(&'a Path),
 }
 
 /// Reads, merges, overrides and types a spec. Every mistake found is returned at once.
@@ -48,16 +58,25 @@ pub fn load(
     cores: u64,
 ) -> Result<LoadedSpec, Diagnostics> {
     let mut sources = Sources::default();
-    let (loaded, default_name) = match input {
-        SpecInput::File(path) => {
-            let stem = path
-                .file_stem()
-                .map_or_else(|| "spec".to_owned(), |s| s.to_string_lossy().into_owned());
-            (load::load_file(path, &mut sources), stem)
-        }
-        SpecInput::Text { name, text } => {
-            (load::load_text(name, text, &mut sources), name.to_owned())
-        }
+    let library = library::Library::from_env();
+    let (loaded, default_name, origins) = {
+        let mut loader = load::Loader::new(&mut sources, library.clone());
+        let (loaded, default_name) = match input {
+            SpecInput::File(path) => (loader.origin(&Origin::File(path.into())), stem(path)),
+            SpecInput::Text { name, text } => (loader.text(name, text), name.to_owned()),
+            SpecInput::Arg(arg) => match from_arg(arg, &library) {
+                Ok(Arg::Stdin(text)) => (loader.text("<stdin>", &text), "stdin".to_owned()),
+                Ok(Arg::Origin(origin)) => {
+                    let name = match &origin {
+                        Origin::File(p) => stem(p),
+                        Origin::Builtin(n) => stem(Path::new(n)),
+                    };
+                    (loader.origin(&origin), name)
+                }
+                Err(e) => (Err(vec![e]), String::new()),
+            },
+        };
+        (loaded, default_name, loader.origins)
     };
     let fail = |sources: Sources, errors| Diagnostics { sources, errors };
     let mut table = match loaded {
@@ -78,7 +97,7 @@ pub fn load(
     if !errors.is_empty() {
         return Err(fail(sources, errors));
     }
-    let resolved_toml = tree::to_toml(&table);
+    let resolved_toml = provenance(&origins, overrides) + &tree::to_toml(&table);
     Ok(LoadedSpec {
         spec,
         sources,
@@ -86,8 +105,48 @@ pub fn load(
     })
 }
 
+fn stem(path: &Path) -> String {
+    path.file_stem()
+        .map_or_else(|| "spec".to_owned(), |s| s.to_string_lossy().into_owned())
+}
+
+enum Arg {
+    Stdin(String),
+    Origin(Origin),
+}
+
+/// A spec named on the command line: `-`, an existing path, or else a library name.
+fn from_arg(arg: &Path, library: &library::Library) -> Result<Arg, SpecError> {
+    if arg == Path::new("-") {
+        return source::read_bounded(std::io::stdin().lock())
+            .map(Arg::Stdin)
+            .map_err(|e| SpecError::whole(format!("cannot read a spec from standard input: {e}")));
+    }
+    let text = arg.to_string_lossy();
+    if std::fs::symlink_metadata(arg).is_ok() || !library::is_name(&text) {
+        return Ok(Arg::Origin(Origin::File(arg.to_path_buf())));
+    }
+    library.find(&text).map(Arg::Origin).map_err(|miss| {
+        SpecError::whole(format!("{} (and no file `{text}` here)", miss.message()))
+            .hint(miss.hint())
+    })
+}
+
+/// The comment that opens a resolved spec: every file it came from, and the `--set`s.
+fn provenance(origins: &[String], overrides: &[Override]) -> String {
+    let mut out =
+        String::from("# The resolved spec: extends, ${vars} and --set applied. It came from:\n");
+    for o in origins {
+        out.push_str(&format!("#   {o}\n"));
+    }
+    for o in overrides {
+        out.push_str(&format!("#   --set {}={}\n", o.key, o.value));
+    }
+    out
+}
+
 fn one_of_key(key_loc: &Loc, param: &str) -> SpecError {
-    let params = ["size", "mix", "access", "per_stream"];
+    let params = keys::SWEEP_PARAMS;
     SpecError::at(
         key_loc,
         format!("`{param}` cannot be swept"),

@@ -10,13 +10,7 @@ use super::workload::{read_classes, read_matrix, read_sweep};
 use crate::expr::{self, Names, Size};
 use std::time::Duration;
 
-const TOP: &[&str] = &[
-    "spec", "vars", "target", "volume", "run", "class", "matrix", "sweep", "expect",
-];
-const SPEC: &[&str] = &["name", "description", "extends", "partial"];
-const TARGET: &[&str] = &["path", "size", "destructive"];
-const VOLUME: &[&str] = &["layout", "stripe"];
-const RUN: &[&str] = &["duration", "warmup", "direct", "seed", "workers"];
+use super::keys;
 
 /// Reads a whole spec. `default_name` is used when `[spec] name` is absent (the file's stem).
 pub fn read_spec(
@@ -26,7 +20,7 @@ pub fn read_spec(
     default_name: &str,
     cores: u64,
 ) -> Spec {
-    r.check_keys(root, "the spec", TOP);
+    r.check_keys(root, "the spec", &keys::tables());
     let names = Names {
         targets: count_targets(root),
         cores,
@@ -68,7 +62,7 @@ fn read_info(r: &mut Reader, root: &Table, default_name: &str) -> (String, Strin
     let Some(t) = r.table(root, "spec") else {
         return (default_name.to_owned(), String::new(), false);
     };
-    r.check_keys(t, "[spec]", SPEC);
+    r.check_keys(t, "[spec]", &keys::names(keys::SPEC));
     let name = t
         .get("name")
         .and_then(|n| r.string(n, "`name`"))
@@ -126,7 +120,7 @@ fn read_targets(
             ));
             continue;
         };
-        r.check_keys(t, "[[target]]", TARGET);
+        r.check_keys(t, "[[target]]", &keys::names(keys::TARGET));
         let Some(path_node) = t.get("path") else {
             r.push(super::diag::SpecError::at(&item.loc, "a target needs a `path`", "this target")
                 .hint("path = \"/dev/nvme1n1\", or a file: path = \"data.bin\" with size = \"4GiB\""));
@@ -165,14 +159,14 @@ fn read_volume(r: &mut Reader, root: &Table, root_loc: &Loc) -> VolumeSpec {
     let Some(t) = r.table(root, "volume") else {
         return v;
     };
-    r.check_keys(t, "[volume]", VOLUME);
+    r.check_keys(t, "[volume]", &keys::names(keys::VOLUME));
     if let Some(n) = t.get("layout")
         && let Some(s) = r.string(n, "`layout`")
     {
         match s.as_str() {
             "concat" => v.layout = Sp::new(Layout::Concat, n.loc.clone()),
             "raid0" => v.layout = Sp::new(Layout::Raid0, n.loc.clone()),
-            _ => r.push(one_of(n, "layout", &s, &["concat", "raid0"])),
+            _ => r.push(one_of(n, "layout", &s, keys::LAYOUTS)),
         }
     }
     if let Some(s) = t.get("stripe").and_then(|n| size_of(r, n, "a stripe")) {
@@ -192,7 +186,7 @@ fn read_run(r: &mut Reader, root: &Table, root_loc: &Loc) -> RunSpec {
     let Some(t) = r.table(root, "run") else {
         return run;
     };
-    r.check_keys(t, "[run]", RUN);
+    r.check_keys(t, "[run]", &keys::names(keys::RUN));
     if let Some(d) = t
         .get("duration")
         .and_then(|n| duration_of(r, n, "a duration"))

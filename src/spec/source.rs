@@ -54,6 +54,11 @@ impl Sources {
         SourceId(self.list.len() - 1)
     }
 
+    /// The source `id`, if there is one.
+    pub fn try_get(&self, id: SourceId) -> Option<&Source> {
+        self.list.get(id.0)
+    }
+
     pub fn get(&self, id: SourceId) -> &Source {
         &self.list[id.0]
     }
@@ -74,4 +79,73 @@ fn floor_char_boundary(s: &str, mut i: usize) -> usize {
         i -= 1;
     }
     i
+}
+
+/// The largest spec file rigel reads: far above any real spec, far below what hurts.
+pub const MAX_SPEC_BYTES: u64 = 16 << 20;
+
+/// Reads a spec file: only a regular file of at most [`MAX_SPEC_BYTES`]. A FIFO, a device or a
+/// directory is refused by type before anything could block on it or read without end.
+pub fn read_spec_file(path: &Path) -> Result<String, String> {
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let refuse = |meta: &std::fs::Metadata| -> Result<(), String> {
+        let kind = file_kind(meta);
+        if kind != "a regular file" {
+            return Err(format!("it is {kind}, not a regular file"));
+        }
+        if meta.len() > MAX_SPEC_BYTES {
+            return Err(format!(
+                "it holds {} bytes, more than a spec may ({} MiB)",
+                meta.len(),
+                MAX_SPEC_BYTES >> 20
+            ));
+        }
+        Ok(())
+    };
+    // stat first (never blocks), then open without blocking and check the opened file again: the
+    // path may have been swapped in between.
+    refuse(&std::fs::metadata(path).map_err(|e| e.to_string())?)?;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| e.to_string())?;
+    refuse(&file.metadata().map_err(|e| e.to_string())?)?;
+    read_bounded(file)
+}
+
+/// Reads at most [`MAX_SPEC_BYTES`] of spec text (standard input, or an opened file).
+pub fn read_bounded(from: impl std::io::Read) -> Result<String, String> {
+    use std::io::Read as _;
+    let mut bytes = Vec::new();
+    from.take(MAX_SPEC_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| e.to_string())?;
+    if bytes.len() as u64 > MAX_SPEC_BYTES {
+        return Err(format!(
+            "more than {} MiB of text: not a spec",
+            MAX_SPEC_BYTES >> 20
+        ));
+    }
+    String::from_utf8(bytes).map_err(|_| "it is not UTF-8 text".to_owned())
+}
+
+fn file_kind(meta: &std::fs::Metadata) -> &'static str {
+    use std::os::unix::fs::FileTypeExt as _;
+    let t = meta.file_type();
+    if t.is_file() {
+        "a regular file"
+    } else if t.is_dir() {
+        "a directory"
+    } else if t.is_fifo() {
+        "a FIFO"
+    } else if t.is_char_device() {
+        "a character device"
+    } else if t.is_block_device() {
+        "a block device"
+    } else if t.is_socket() {
+        "a socket"
+    } else {
+        "not a regular file"
+    }
 }

@@ -6,8 +6,7 @@ use super::source::Loc;
 use super::tree::{Node, Table, Value};
 use crate::expr::{self, Access, Names};
 
-const CLASS: &[&str] = &["size", "access", "mix", "per_stream"];
-const SWEEP_PARAMS: &[&str] = &["size", "mix", "access", "per_stream"];
+use super::keys::{self, SWEEP_PARAMS};
 
 pub(super) fn read_classes(r: &mut Reader, root: &Table, names: &Names) -> Vec<ClassSpec> {
     let Some(t) = r.table(root, "class") else {
@@ -26,7 +25,7 @@ pub(super) fn read_classes(r: &mut Reader, root: &Table, names: &Names) -> Vec<C
             );
             continue;
         };
-        r.check_keys(c, &format!("[class.{name}]"), CLASS);
+        r.check_keys(c, &format!("[class.{name}]"), &keys::names(keys::CLASS));
         let size = match c.get("size") {
             Some(n) => size_of(r, n, "an I/O size"),
             None => {
@@ -107,10 +106,9 @@ pub(super) fn read_matrix(
     for (key, (key_loc, n)) in &t.entries {
         if key == "shape" {
             if let Some(s) = r.string(n, "`shape`") {
-                let shapes = ["basic", "detailed", "point", "row", "col", "max"];
                 match serde_json::from_value::<MatrixShape>(serde_json::Value::String(s.clone())) {
                     Ok(shape) => m.shape = Sp::new(shape, n.loc.clone()),
-                    Err(_) => r.push(one_of(n, "matrix shape", &s, &shapes)),
+                    Err(_) => r.push(one_of(n, "matrix shape", &s, keys::SHAPES)),
                 }
             }
             continue;

@@ -128,6 +128,14 @@ pub struct Interval {
     pub mbps: f64,
     pub mean_ns: f64,
     pub p99_ns: u64,
+    /// This second's read latencies (HDR histogram, V2 deflate, base64; 2 significant digits),
+    /// for HdrHistogram interval logs. Absent for a direction the class never does, and in
+    /// results written before rigel kept them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_histogram: Option<String>,
+    /// The same for writes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_histogram: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -28,10 +28,12 @@ pub struct DirRecorder {
     max_ns: u64,
 }
 
-/// One second of one class, reads and writes together.
+/// One second of one class: a latency histogram per direction (kept in the results, for
+/// HdrHistogram interval logs), counts of both together.
 #[derive(Clone, Debug)]
 pub struct IntervalRecorder {
-    hist: Histogram<u32>,
+    read: Histogram<u32>,
+    write: Histogram<u32>,
     ios: u64,
     bytes: u64,
     sum_ns: u64,
@@ -124,7 +126,7 @@ impl DirRecorder {
 }
 
 /// The histogram as V2 deflate-compressed bytes, base64 (standard alphabet, padded).
-fn encode(hist: &Histogram<u64>) -> String {
+fn encode<T: hdrhistogram::Counter>(hist: &Histogram<T>) -> String {
     let mut bytes = Vec::new();
     // Serializing into a Vec only fails on a histogram the library cannot represent, which ours
     // (fixed bounds, u64 counts) never is; an empty string then says "no histogram".
@@ -152,7 +154,8 @@ impl ClassRecorder {
             write: DirRecorder::new(),
             intervals: (0..seconds.max(1))
                 .map(|_| IntervalRecorder {
-                    hist: histogram(INTERVAL_SIGFIG),
+                    read: histogram(INTERVAL_SIGFIG),
+                    write: histogram(INTERVAL_SIGFIG),
                     ios: 0,
                     bytes: 0,
                     sum_ns: 0,
@@ -173,7 +176,8 @@ impl ClassRecorder {
         }
         let last = self.intervals.len() - 1;
         let iv = &mut self.intervals[interval.min(last)];
-        iv.hist.saturating_record(latency_ns.max(1));
+        let hist = if write { &mut iv.write } else { &mut iv.read };
+        hist.saturating_record(latency_ns.max(1));
         iv.ios += 1;
         iv.bytes += bytes;
         iv.sum_ns += latency_ns;
@@ -195,8 +199,11 @@ impl ClassRecorder {
         self.read.merge(&other.read);
         self.write.merge(&other.write);
         for (mine, theirs) in self.intervals.iter_mut().zip(&other.intervals) {
-            mine.hist
-                .add(&theirs.hist)
+            mine.read
+                .add(&theirs.read)
+                .expect("histograms share bounds");
+            mine.write
+                .add(&theirs.write)
                 .expect("histograms share bounds");
             mine.ios += theirs.ios;
             mine.bytes += theirs.bytes;
@@ -226,11 +233,11 @@ impl ClassRecorder {
             total: total.stats(window_s),
             read: reads.then(|| self.read.stats(window_s)),
             write: writes.then(|| self.write.stats(window_s)),
-            intervals: self.interval_series(window_s),
+            intervals: self.interval_series(window_s, reads, writes),
         }
     }
 
-    fn interval_series(&self, window_s: f64) -> Vec<Interval> {
+    fn interval_series(&self, window_s: f64, reads: bool, writes: bool) -> Vec<Interval> {
         let whole = window_s.ceil().max(0.0) as usize;
         self.intervals
             .iter()
@@ -240,6 +247,8 @@ impl ClassRecorder {
                 let start = k as f64;
                 let end = (start + 1.0).min(window_s);
                 let len = end - start;
+                let mut both = iv.read.clone();
+                both.add(&iv.write).expect("histograms share bounds");
                 Interval {
                     t_s: end,
                     ios: iv.ios,
@@ -255,10 +264,12 @@ impl ClassRecorder {
                         0.0
                     },
                     p99_ns: if iv.ios > 0 {
-                        within(iv.hist.value_at_quantile(0.99), iv.min_ns, iv.max_ns)
+                        within(both.value_at_quantile(0.99), iv.min_ns, iv.max_ns)
                     } else {
                         0
                     },
+                    read_histogram: reads.then(|| encode(&iv.read)),
+                    write_histogram: writes.then(|| encode(&iv.write)),
                 }
             })
             .collect()

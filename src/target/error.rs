@@ -30,7 +30,8 @@ pub enum TargetError {
     Missing { path: PathBuf },
 
     #[error(
-        "{path}: no such device; rigel creates test files, but not among devices (check the path)"
+        "{path}: no such device: the path does not exist; rigel creates test files, but not among \
+         devices (check the path)"
     )]
     NoDevice { path: PathBuf },
 

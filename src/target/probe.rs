@@ -73,7 +73,15 @@ pub fn open_target(path: &Path, mode: OpenMode) -> Result<File, TargetError> {
         .custom_flags(flags)
         .open(path)
         .map_err(|e| match e.raw_os_error() {
+            Some(libc::ENOENT) if path.starts_with("/dev") => {
+                TargetError::NoDevice { path: path.into() }
+            }
             Some(libc::ENOENT) => TargetError::Missing { path: path.into() },
+            // A directory refuses O_DIRECT (EINVAL) or writing (EISDIR): say what it is.
+            Some(libc::EINVAL | libc::EISDIR) if path.is_dir() => TargetError::Unsupported {
+                path: path.into(),
+                kind: "directory",
+            },
             Some(libc::EINVAL) if mode.direct => TargetError::NoDirectIo { path: path.into() },
             _ => TargetError::io(path, what)(e),
         })

@@ -6,6 +6,7 @@ use std::process::Command;
 
 pub struct Rigel {
     cmd: Command,
+    stdin: Option<Vec<u8>>,
 }
 
 pub struct Output {
@@ -19,8 +20,9 @@ pub fn rigel() -> Rigel {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_rigel"));
     cmd.current_dir(repo())
         .env("NO_COLOR", "1")
-        .env_remove("RUST_BACKTRACE");
-    Rigel { cmd }
+        .env_remove("RUST_BACKTRACE")
+        .env_remove("RIGEL_PATH");
+    Rigel { cmd, stdin: None }
 }
 
 pub fn repo() -> PathBuf {
@@ -42,6 +44,22 @@ impl Rigel {
         self
     }
 
+    pub fn env(mut self, key: &str, value: impl AsRef<std::ffi::OsStr>) -> Self {
+        self.cmd.env(key, value);
+        self
+    }
+
+    pub fn env_remove(mut self, key: &str) -> Self {
+        self.cmd.env_remove(key);
+        self
+    }
+
+    /// Feeds `text` to the process's standard input.
+    pub fn stdin(mut self, text: impl Into<Vec<u8>>) -> Self {
+        self.stdin = Some(text.into());
+        self
+    }
+
     pub fn cwd(mut self, dir: impl AsRef<Path>) -> Self {
         self.cmd.current_dir(dir);
         self
@@ -57,7 +75,25 @@ impl Rigel {
     }
 
     pub fn run(mut self) -> Output {
-        let out = self.cmd.output().expect("the rigel binary runs");
+        use std::io::Write as _;
+        use std::process::Stdio;
+        let out = match self.stdin.take() {
+            None => self.cmd.output(),
+            Some(input) => self
+                .cmd
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .and_then(|mut child| {
+                    let mut pipe = child.stdin.take().expect("a piped stdin");
+                    let writer = std::thread::spawn(move || pipe.write_all(&input));
+                    let out = child.wait_with_output();
+                    let _ = writer.join();
+                    out
+                }),
+        }
+        .expect("the rigel binary runs");
         Output {
             code: out.status.code().unwrap_or(-1),
             stdout: String::from_utf8_lossy(&out.stdout).into_owned(),

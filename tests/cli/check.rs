@@ -71,3 +71,14 @@ impl BrokenExt for super::builder::Rigel {
         self.cwd(repo().join("tests/broken")).args(["check", name])
     }
 }
+
+#[test]
+fn a_missing_spec_has_no_stray_line_before_its_diagnostic() {
+    let out = rigel().args(["check", "nosuch.toml"]).run().code(2);
+    let first = out.stderr.lines().find(|l| !l.trim().is_empty());
+    assert!(
+        first.is_some_and(|l| l.contains("cannot read spec `nosuch.toml`")),
+        "the diagnostic comes first:\n{}",
+        out.stderr
+    );
+}

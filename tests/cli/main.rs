@@ -3,15 +3,20 @@
 mod builder;
 mod check;
 mod compare;
+mod ecosystem;
+mod errors;
 mod expect;
 mod fixtures;
+mod hlog;
 mod junit;
+mod library;
 mod loopdev;
 mod orion;
 mod orion_run;
 mod plan;
 mod report;
 mod run;
+mod schema;
 mod sweep_report;
 
 pub use builder::{Output, rigel};

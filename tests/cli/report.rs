@@ -107,8 +107,11 @@ fn report_with_a_broken_user_template_names_its_line() {
         .run()
         .code(1);
     assert!(
-        out.stderr.contains("template mine.md, line 3"),
-        "{}",
+        out.stderr.contains(
+            "template mine.md, line 3: undefined variable `headline.max_iops.vaule` \
+             (`headline.max_iops` has no `vaule`); did you mean `value`?"
+        ),
+        "the variable and the nearest name: {}",
         out.stderr
     );
     std::fs::write(

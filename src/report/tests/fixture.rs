@@ -342,6 +342,8 @@ fn class_result(
                 mbps: ios as f64 * c.size as f64 / 1048576.0,
                 mean_ns: total.latency.mean_ns / wobble,
                 p99_ns: (total.latency.p99_ns as f64 / wobble) as u64,
+                read_histogram: None,
+                write_histogram: None,
             }
         })
         .collect();

@@ -1,0 +1,214 @@
+//! The table of a spec's keys: name, kind of value, default and description. The loader checks
+//! keys against it and the JSON Schema (`rigel schema`) is generated from it, so they cannot drift.
+
+/// What a key holds, as the loader reads it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Text,
+    /// A path, or a list of them (`extends`).
+    Paths,
+    Bool,
+    /// A non-negative TOML integer.
+    Integer,
+    /// A size string (`8KiB`) or a TOML integer of bytes.
+    Size,
+    /// A duration string (`60s`) or a TOML integer of seconds.
+    Duration,
+    /// A count expression (`2 * targets`) or a TOML integer.
+    Count,
+    /// A mix (`70% read`).
+    Mix,
+    /// One of the words listed.
+    OneOf(&'static [&'static str]),
+}
+
+/// One key of a table.
+#[derive(Clone, Copy, Debug)]
+pub struct Key {
+    pub name: &'static str,
+    pub kind: Kind,
+    /// As the README states it (None: required or no default).
+    pub default: Option<&'static str>,
+    pub description: &'static str,
+}
+
+const fn key(
+    name: &'static str,
+    kind: Kind,
+    default: Option<&'static str>,
+    description: &'static str,
+) -> Key {
+    Key {
+        name,
+        kind,
+        default,
+        description,
+    }
+}
+
+pub const ACCESS: &[&str] = &["random", "sequential", "rand", "seq"];
+pub const LAYOUTS: &[&str] = &["concat", "raid0"];
+pub const SHAPES: &[&str] = &["basic", "detailed", "point", "row", "col", "max"];
+/// The class parameters `[sweep]` can loop over.
+pub const SWEEP_PARAMS: &[&str] = &["size", "mix", "access", "per_stream"];
+
+pub const SPEC: &[Key] = &[
+    key(
+        "name",
+        Kind::Text,
+        None,
+        "Names the run folder and the reports (default: the file name without .toml)",
+    ),
+    key(
+        "description",
+        Kind::Text,
+        Some(""),
+        "Shown in plans and reports",
+    ),
+    key(
+        "extends",
+        Kind::Paths,
+        None,
+        "Parent spec(s) merged under this one: a path relative to this file (`base.toml`) or a library name found in RIGEL_PATH or the built-in specs (`acme/oltp-base`)",
+    ),
+    key(
+        "partial",
+        Kind::Bool,
+        Some("false"),
+        "A base meant only to be extended: checked without classes or a matrix, never run; not inherited",
+    ),
+];
+
+pub const TARGET: &[Key] = &[
+    key(
+        "path",
+        Kind::Text,
+        None,
+        "A block device (/dev/nvme1n1) or a file; required",
+    ),
+    key(
+        "size",
+        Kind::Size,
+        None,
+        "Create the file at this size (filled with random data) when it does not exist",
+    ),
+    key(
+        "destructive",
+        Kind::Bool,
+        Some("false"),
+        "This spec consents to writes on the target (the command line must consent too: --allow-destructive)",
+    ),
+];
+
+pub const VOLUME: &[Key] = &[
+    key(
+        "layout",
+        Kind::OneOf(LAYOUTS),
+        Some("concat"),
+        "concat: targets one after the other; raid0: striped",
+    ),
+    key(
+        "stripe",
+        Kind::Size,
+        Some("1MiB"),
+        "raid0 stripe depth; a multiple of every class size",
+    ),
+];
+
+pub const RUN: &[Key] = &[
+    key(
+        "duration",
+        Kind::Duration,
+        Some("60s"),
+        "Measured time per data point (a bare integer means seconds)",
+    ),
+    key(
+        "warmup",
+        Kind::Duration,
+        Some("0s"),
+        "Unmeasured I/O before each point's measured window",
+    ),
+    key(
+        "direct",
+        Kind::Bool,
+        Some("true"),
+        "true: O_DIRECT; false: buffered through the page cache",
+    ),
+    key(
+        "seed",
+        Kind::Integer,
+        Some("1"),
+        "Seed of the offset, mix and write-data generators",
+    ),
+    key(
+        "workers",
+        Kind::Count,
+        Some("1"),
+        "Threads, each with its own io_uring (\"cores\" allowed)",
+    ),
+];
+
+pub const CLASS: &[Key] = &[
+    key(
+        "size",
+        Kind::Size,
+        None,
+        "I/O size, a multiple of 512 bytes; required",
+    ),
+    key(
+        "access",
+        Kind::OneOf(ACCESS),
+        Some("random"),
+        "random: uniform over the whole volume, aligned to the size; sequential: streams",
+    ),
+    key(
+        "mix",
+        Kind::Mix,
+        Some("read"),
+        "read, write, \"70% read\", \"30% write\", \"70/30\"",
+    ),
+    key(
+        "per_stream",
+        Kind::Count,
+        Some("4"),
+        "Sequential only: outstanding I/Os per stream (ORION's -num_streamIO)",
+    ),
+];
+
+/// The top-level tables, with what each holds.
+pub const TABLES: &[(&str, &str)] = &[
+    ("spec", "The spec's name, description and parents"),
+    (
+        "vars",
+        "Variables: `${name}` in any string outside [vars] is replaced by the value; --set name=value overrides one",
+    ),
+    (
+        "target",
+        "The targets ([[target]], one or more): together they form one volume",
+    ),
+    ("volume", "How the targets form one volume"),
+    ("run", "Settings of every data point"),
+    ("class", "I/O classes ([class.NAME]), in the order written"),
+    (
+        "matrix",
+        "The load of each class at each data point: `shape` and CLASS = SWEEP (outstanding I/Os, or streams for sequential classes)",
+    ),
+    (
+        "sweep",
+        "Outer loops over class parameters: \"CLASS.PARAM\" = values, PARAM one of size, mix, access, per_stream",
+    ),
+    (
+        "expect",
+        "Requirements judged after a run: \"KEY\" = \"COMPARISON\", e.g. \"small.iops\" = \">= 40000\"",
+    ),
+];
+
+/// The names of `keys`, as the loader checks them.
+pub fn names(keys: &[Key]) -> Vec<&'static str> {
+    keys.iter().map(|k| k.name).collect()
+}
+
+/// The top-level table names.
+pub fn tables() -> Vec<&'static str> {
+    TABLES.iter().map(|(n, _)| *n).collect()
+}

@@ -1,0 +1,169 @@
+//! rigel among other tools: shell completions and man pages generated from the command line's own
+//! definition, `orion` known to help, did-you-mean, `--quiet` and `--color`.
+
+use super::builder::rigel;
+use std::process::Command;
+
+fn have(tool: &str) -> bool {
+    Command::new("sh")
+        .args(["-c", &format!("command -v {tool}")])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+#[test]
+fn bash_completes_rigel_r_with_run_and_report() {
+    if !have("bash") {
+        eprintln!("skipped: no bash on this machine");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let script = tmp.path().join("rigel.bash");
+    let out = rigel()
+        .args(["generate", "completions", "bash"])
+        .run()
+        .code(0);
+    std::fs::write(&script, out.stdout).unwrap();
+    let drive = format!(
+        "source '{}' && complete -p rigel && COMP_WORDS=(rigel r) && COMP_CWORD=1 && _rigel rigel r rigel && echo \"offered: ${{COMPREPLY[*]}}\"",
+        script.display()
+    );
+    let bash = Command::new("bash").args(["-c", &drive]).output().unwrap();
+    let stdout = String::from_utf8_lossy(&bash.stdout);
+    assert!(
+        bash.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&bash.stderr)
+    );
+    assert!(stdout.contains("-F _rigel rigel"), "{stdout}");
+    let offered = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("offered: "))
+        .unwrap();
+    let mut words: Vec<&str> = offered.split_whitespace().collect();
+    words.sort_unstable();
+    assert_eq!(words, ["report", "run"], "{stdout}");
+}
+
+#[test]
+fn every_shell_gets_completions_that_know_orion() {
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let out = rigel()
+            .args(["generate", "completions", shell])
+            .run()
+            .code(0);
+        assert!(out.stdout.contains("orion"), "{shell}");
+    }
+}
+
+#[test]
+fn man_renders_the_generated_pages() {
+    let tmp = tempfile::tempdir().unwrap();
+    rigel()
+        .args(["generate", "man"])
+        .arg(tmp.path())
+        .run()
+        .code(0);
+    for page in [
+        "rigel.1",
+        "rigel-run.1",
+        "rigel-orion.1",
+        "rigel-generate-completions.1",
+    ] {
+        assert!(tmp.path().join(page).is_file(), "{page} written");
+    }
+    if !have("man") {
+        eprintln!("skipped rendering: no `man` here (CI installs man-db)");
+        return;
+    }
+    let man = Command::new("man")
+        .args(["-P", "cat", "-l"])
+        .arg(tmp.path().join("rigel.1"))
+        .env("MANWIDTH", "100")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&man.stdout);
+    assert!(
+        man.status.success(),
+        "{}",
+        String::from_utf8_lossy(&man.stderr)
+    );
+    assert!(text.contains("NAME") && text.contains("rigel"), "{text}");
+    assert!(text.contains("orion"), "the page lists orion:\n{text}");
+}
+
+#[test]
+fn help_knows_orion_every_way() {
+    let top = rigel().arg("--help").run().code(0);
+    assert!(top.stdout.contains("  orion "), "{}", top.stdout);
+    let a = rigel().args(["help", "orion"]).run().code(0);
+    let b = rigel().args(["orion", "--help"]).run().code(0);
+    assert!(a.stdout.contains("ORION"), "{}", a.stdout);
+    assert_eq!(a.stdout, b.stdout);
+}
+
+#[test]
+fn a_mistyped_command_gets_a_suggestion() {
+    let out = rigel().arg("rnu").run().code(2);
+    assert!(out.stderr.contains("did you mean `run`?"), "{}", out.stderr);
+}
+
+#[test]
+fn report_help_lists_its_formats() {
+    let out = rigel().args(["report", "--help"]).run().code(0);
+    assert!(
+        out.stdout
+            .contains("[possible values: orion, markdown, html, json"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn color_follows_the_flag_and_the_environment() {
+    let broken = || {
+        rigel()
+            .env_remove("NO_COLOR")
+            .args(["check", "tests/broken/access-typo.toml"])
+    };
+    let colored = |o: &super::Output| o.stderr.contains('\u{1b}');
+    assert!(!colored(&broken().run()), "auto, not a terminal: no color");
+    assert!(colored(&broken().arg("--color=always").run()));
+    assert!(colored(&broken().env("CLICOLOR_FORCE", "1").run()));
+    let no = broken()
+        .env("CLICOLOR_FORCE", "1")
+        .env("NO_COLOR", "1")
+        .run();
+    assert!(!colored(&no), "NO_COLOR wins over CLICOLOR_FORCE");
+    assert!(!colored(
+        &broken()
+            .env("CLICOLOR_FORCE", "1")
+            .arg("--color=never")
+            .run()
+    ));
+}
+
+#[test]
+fn quiet_prints_only_the_result() {
+    let tmp = tempfile::tempdir_in("/dev/shm").unwrap();
+    let spec = tmp.path().join("q.toml");
+    std::fs::write(
+        &spec,
+        format!(
+            "[[target]]\npath = \"{}/q.bin\"\nsize = \"16MiB\"\n[run]\nduration = \"1s\"\n[class.s]\nsize = \"4KiB\"\n[matrix]\ns = \"1, 2\"\n",
+            tmp.path().display()
+        ),
+    )
+    .unwrap();
+    let out = rigel()
+        .args(["-q", "run"])
+        .arg(&spec)
+        .arg("--out")
+        .arg(tmp.path().join("run"))
+        .run()
+        .code(0);
+    let lines: Vec<&str> = out.stdout.lines().filter(|l| !l.is_empty()).collect();
+    assert_eq!(lines.len(), 1, "{}", out.stdout);
+    assert!(lines[0].starts_with("results: "), "{}", out.stdout);
+    assert!(!out.stderr.contains("creating"), "{}", out.stderr);
+}
