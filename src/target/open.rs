@@ -2,6 +2,7 @@
 //! guarded, sizes trimmed so that every aligned I/O fits, and the facts for the results captured.
 
 use super::create::{self, OnProgress, Preparation};
+use super::filetype;
 use super::guard::{Consent, check_writable};
 use super::probe::{OpenMode, Probe, TargetKind, open_target, probe};
 use super::sysfs::Sysfs;
@@ -87,6 +88,7 @@ pub fn open_volume(
         .fold(1u64, |acc, s| lcm(acc, s).unwrap_or(u64::MAX));
     // Refuse what can be refused before spending minutes filling test files.
     for t in &plan.targets {
+        filetype::refuse_special(Path::new(&t.path))?;
         if let Some(size) = t.size {
             fits(Path::new(&t.path), size, unit)?;
         }

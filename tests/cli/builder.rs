@@ -42,6 +42,11 @@ impl Rigel {
         self
     }
 
+    pub fn env(mut self, key: &str, value: &str) -> Self {
+        self.cmd.env(key, value);
+        self
+    }
+
     pub fn cwd(mut self, dir: impl AsRef<Path>) -> Self {
         self.cmd.current_dir(dir);
         self

@@ -4,6 +4,8 @@ mod builder;
 mod check;
 mod compare;
 mod expect;
+mod guard;
+mod hostile;
 mod loopdev;
 mod orion;
 mod orion_run;
