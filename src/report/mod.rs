@@ -17,6 +17,7 @@ mod render;
 mod svg;
 #[cfg(test)]
 mod tests;
+mod user_loader;
 
 pub use error::ReportError;
 pub use load::{RunFolder, load_run_folder, load_run_folder_status};
