@@ -40,6 +40,9 @@ pub fn compile(spec: &Spec, cores: u64) -> Result<RunPlan, Vec<SpecError>> {
         )
         .hint("narrow a sweep (a geometric `x2` range instead of `step 1`) or split the spec")]);
     }
+    if let Some(e) = super::matrix::too_large(spec, total, spec.classes.len()) {
+        return Err(vec![e]);
+    }
     let points = build_points(&classes, &cells, &combos);
     if let Some(c) = points
         .iter()

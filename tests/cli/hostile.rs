@@ -322,3 +322,52 @@ fn user_templates_are_bounded_and_stay_in_their_folder() {
     assert_eq!(code, 1, "{stderr}");
     assert!(stderr.contains("64 MiB"), "{stderr}");
 }
+
+/// Every point lists every class, so classes and points are bounded before the plan is built:
+/// 10,000 classes once took 8.2 GB.
+#[test]
+fn class_count_and_plan_size_are_bounded() {
+    let tmp = tmpfs_dir();
+    let spec_with = |classes: usize, shape: &str| {
+        let mut text = format!(
+            "[spec]\nname = \"many\"\n\n[[target]]\npath = \"{}/m.bin\"\nsize = \"16MiB\"\n\n",
+            tmp.path().display()
+        );
+        for i in 0..classes {
+            text.push_str(&format!("[class.c{i}]\nsize = \"8KiB\"\n\n"));
+        }
+        text.push_str(&format!("[matrix]\nshape = \"{shape}\"\n"));
+        for i in 0..classes {
+            text.push_str(&format!("c{i} = \"1\"\n"));
+        }
+        let path = tmp.path().join(format!("many-{classes}-{shape}.toml"));
+        std::fs::write(&path, text).expect("spec written");
+        path
+    };
+    let spec = spec_with(10_000, "basic");
+    let (code, stderr) = run_within(
+        &["plan".as_ref(), spec.as_os_str()],
+        tmp.path(),
+        Duration::from_secs(20),
+    );
+    assert_eq!(code, 2, "{stderr}");
+    // Reported at the 257th class's name (each class takes 3 lines after the 6-line header).
+    assert!(
+        stderr.contains("more than 256 classes") && stderr.contains(":776:"),
+        "{stderr}"
+    );
+    rigel()
+        .arg("plan")
+        .arg(spec_with(256, "basic"))
+        .run()
+        .code(0);
+    // 2^19 cells (each load, or idle) of 19 classes each: 10 million entries.
+    let spec = spec_with(19, "detailed");
+    let (code, stderr) = run_within(
+        &["plan".as_ref(), spec.as_os_str()],
+        tmp.path(),
+        Duration::from_secs(20),
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("class entries"), "{stderr}");
+}
