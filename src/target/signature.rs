@@ -237,4 +237,27 @@ mod tests {
         );
         assert_eq!(detect_tail(&[], 0, 512), None);
     }
+
+    #[test]
+    fn end_signatures_drbd_ldm_and_zfs() {
+        let size: u64 = 64 << 20;
+        let at = |offset: u64, magic: &[u8]| {
+            let mut tail = vec![0u8; TAIL_LEN];
+            let rel = (offset - (size - TAIL_LEN as u64)) as usize;
+            tail[rel..rel + magic.len()].copy_from_slice(magic);
+            detect_tail(&tail, size, 512)
+        };
+        assert_eq!(
+            at(size - 4096 + 60, b"\x83\x74\x02\x6d"),
+            Some("a DRBD device (metadata at the end)")
+        );
+        assert_eq!(at(size - 512, b"PRIVHEAD"), Some(PRIVHEAD_NAME));
+        let label3 = size - ZFS_LABEL;
+        assert_eq!(
+            at(label3 + (200 << 10), &ZFS_MAGIC.to_le_bytes()),
+            Some("a ZFS pool member (end labels)")
+        );
+        // Outside the uberblock ring (its first 128 KiB hold the name-value pairs): nothing.
+        assert_eq!(at(label3 + (16 << 10), &ZFS_MAGIC.to_le_bytes()), None);
+    }
 }
