@@ -33,6 +33,9 @@ pub fn compile(spec: &Spec, cores: u64) -> Result<RunPlan, Vec<SpecError>> {
     if let Err(b) = limits::plan_size(total, per_point) {
         return Err(vec![b.at(&spec.matrix.loc)]);
     }
+    if let Some(e) = super::matrix::too_large(spec, total, spec.classes.len()) {
+        return Err(vec![e]);
+    }
     let points = build_points(&classes, &cells, &combos);
     if let Some(b) = points.iter().find_map(|p| limits::point(p, &run).err()) {
         return Err(vec![b.at(&spec.matrix.loc)]);

@@ -13,9 +13,42 @@ pub(super) struct MatrixCells {
     pub orion_cells: u64,
 }
 
+/// Classes one spec may declare (ORION has two; a real workload a handful).
+pub const MAX_CLASSES: usize = 256;
+/// Every point lists every class (idle ones too, for ORION's grids and the reports' columns), so
+/// a plan holds points × classes entries of about 100 bytes: this bounds the plan near 400 MB.
+pub const MAX_PLAN_ENTRIES: u64 = 4_000_000;
+
+/// The error when `points` points of `classes` classes make too large a plan.
+pub(super) fn too_large(spec: &Spec, points: u64, classes: usize) -> Option<SpecError> {
+    let entries = points.saturating_mul(classes as u64);
+    (entries > MAX_PLAN_ENTRIES).then(|| {
+        SpecError::at(
+            &spec.matrix.loc,
+            format!(
+                "{points} data points × {classes} classes make a plan of {entries} class entries, \
+                 more than rigel holds ({MAX_PLAN_ENTRIES})"
+            ),
+            "the matrix expands to this",
+        )
+        .hint("fewer classes or narrower load sweeps; or split the spec")
+    })
+}
+
 /// Expands the matrix; None (with errors pushed) when a sweep is missing or invalid.
 pub(super) fn expand_matrix(spec: &Spec, errors: &mut Vec<SpecError>) -> Option<MatrixCells> {
     let shape = spec.matrix.shape.value;
+    if let Some(extra) = spec.classes.get(MAX_CLASSES) {
+        errors.push(
+            SpecError::at(
+                &extra.name.loc,
+                format!("more than {MAX_CLASSES} classes in one spec"),
+                "one too many",
+            )
+            .hint("split the spec: each run measures a few classes"),
+        );
+        return None;
+    }
     let mut axes: Vec<Vec<u32>> = Vec::new();
     for (i, class) in spec.classes.iter().enumerate() {
         let Some((_, sweep)) = spec
@@ -80,6 +113,14 @@ pub(super) fn expand_matrix(spec: &Spec, errors: &mut Vec<SpecError>) -> Option<
         return None;
     }
     let cells = if shape == MatrixShape::Basic {
+        let count = axes
+            .iter()
+            .map(|a| a.iter().filter(|&&l| l > 0).count() as u64)
+            .sum();
+        if let Some(e) = too_large(spec, count, axes.len()) {
+            errors.push(e);
+            return None;
+        }
         basic_cells(&axes)
     } else {
         grid_cells(&axes, errors, spec)?
@@ -145,6 +186,10 @@ fn grid_cells(
         );
         return None;
     };
+    if let Some(e) = too_large(spec, cells, axes.len()) {
+        errors.push(e);
+        return None;
+    }
     let mut points = Vec::with_capacity(cells as usize);
     let mut index = vec![0usize; axes.len()];
     loop {

@@ -22,6 +22,7 @@ mod svg;
 #[cfg(test)]
 mod tests;
 mod undefined;
+mod user_loader;
 
 pub use error::ReportError;
 pub use export::render_to_strings;

@@ -5,6 +5,7 @@ use super::env::base_environment;
 use super::export::render_to_strings;
 use super::{ReportError, ReportOptions};
 use crate::stats::ResultsDoc;
+use super::user_loader;
 use minijinja::{Environment, Value};
 use std::path::{Path, PathBuf};
 
@@ -62,6 +63,11 @@ pub(super) fn render_user(path: &Path, ctx: &Value) -> Result<Vec<(PathBuf, Stri
         path: path.to_path_buf(),
         source,
     })?;
+    // The path given is the user's own choice, link or not; inside it, links are refused.
+    let path = &std::fs::canonicalize(path).map_err(|source| ReportError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
     let (root, names) = if meta.is_dir() {
         let mut names = Vec::new();
         collect_templates(path, path, &mut names)?;
@@ -82,10 +88,11 @@ pub(super) fn render_user(path: &Path, ctx: &Value) -> Result<Vec<(PathBuf, Stri
         });
     }
     let mut env = base_environment();
-    env.set_loader(minijinja::path_loader(root));
+    env.set_loader(move |name| user_loader::load(&root, name));
+    env.set_fuel(Some(user_loader::FUEL));
     let mut out = Vec::new();
     for name in names {
-        let text = render_one(&env, &name, ctx)?;
+        let text = user_loader::render_bounded(&env, &name, ctx)?;
         let mut target = name.clone();
         for suffix in TEMPLATE_SUFFIXES {
             if let Some(stripped) = target.strip_suffix(suffix) {
@@ -118,7 +125,17 @@ fn collect_templates(root: &Path, dir: &Path, names: &mut Vec<String>) -> Result
         if file_name.starts_with('_') || file_name.starts_with('.') {
             continue;
         }
-        if path.is_dir() {
+        let kind = entry.file_type().map_err(|source| ReportError::Read {
+            path: path.clone(),
+            source,
+        })?;
+        if kind.is_symlink() {
+            return Err(ReportError::TemplatePath {
+                path,
+                reason: user_loader::SYMLINK_REFUSED.into(),
+            });
+        }
+        if kind.is_dir() {
             collect_templates(root, &path, names)?;
         } else if let Ok(rel) = path.strip_prefix(root) {
             names.push(rel.to_string_lossy().replace('\\', "/"));

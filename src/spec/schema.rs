@@ -1,6 +1,7 @@
 //! The spec's tables and keys: reads the merged tree into the typed [`Spec`], reporting unknown keys,
 //! wrong kinds and bad values all in one pass.
 
+use super::diag::SpecError;
 use super::expect::read_expect;
 use super::model::*;
 use super::read::{Reader, one_of, size_of};
@@ -65,7 +66,7 @@ fn read_info(r: &mut Reader, root: &Table, default_name: &str) -> (String, Strin
     r.check_keys(t, "[spec]", &keys::names(keys::SPEC));
     let name = t
         .get("name")
-        .and_then(|n| r.string(n, "`name`"))
+        .and_then(|n| r.string(n, "`name`").filter(|name| path_safe(r, n, name)))
         .unwrap_or_else(|| default_name.to_owned());
     let description = t
         .get("description")
@@ -76,6 +77,22 @@ fn read_info(r: &mut Reader, root: &Table, default_name: &str) -> (String, Strin
         .and_then(|n| r.boolean(n, "`partial`"))
         .unwrap_or(false);
     (name, description, partial)
+}
+
+/// The name becomes a folder under `runs/` and ORION's file prefix: one plain path component.
+fn path_safe(r: &mut Reader, node: &Node, name: &str) -> bool {
+    let bad = name.is_empty() || name == "." || name == ".." || name.contains(['/', '\0']);
+    if bad {
+        r.push(
+            SpecError::at(
+                &node.loc,
+                format!("the spec name {name:?} cannot name a folder"),
+                "used as a path",
+            )
+            .hint("the run folder is runs/NAME-DATE: use letters, digits, `-`, `_` or `.`, no `/`"),
+        );
+    }
+    !bad
 }
 
 fn duration_of(r: &mut Reader, node: &Node, what: &str) -> Option<Sp<Duration>> {

@@ -7,18 +7,38 @@ use super::suggest::did_you_mean;
 use super::tree::{Node, Piece, Table, Value};
 use std::ops::Range;
 
+/// Longest text a variable, or a string using variables, may expand to: far more than any path,
+/// size or sweep needs, and small enough that a value doubling itself stops at once.
+pub const MAX_EXPANDED: usize = 64 << 10;
+/// Deepest chain of variables using variables (`a` uses `b` uses `c`…).
+pub const MAX_DEPTH: usize = 32;
+
+/// A variable's value once resolved.
+#[derive(Clone, Debug, PartialEq)]
+enum Val {
+    Text(String),
+    /// A list or a table: not usable inside a string.
+    NotScalar,
+    /// Its own definition is wrong (reported there): its uses say nothing more.
+    Failed,
+}
+
+type Vars = [(String, Val)];
+
 /// Replaces `${name}` in every string outside `[vars]` with the variable's value.
 pub fn substitute(table: &mut Table, sources: &Sources) -> Vec<SpecError> {
-    let vars: Vec<(String, Option<String>)> = match table.get("vars").map(|n| &n.value) {
-        Some(Value::Table(t)) => t
-            .entries
-            .iter()
-            .map(|(k, (_, n))| (k.clone(), scalar_text(&n.value)))
-            .collect(),
+    let mut errors = Vec::new();
+    let vars = match table.get("vars").map(|n| &n.value) {
+        Some(Value::Table(t)) => {
+            let nodes: Vec<(&str, &Node)> = t
+                .entries
+                .iter()
+                .map(|(k, (_, n))| (k.as_str(), n))
+                .collect();
+            Resolver::new(&nodes, sources, &mut errors).run()
+        }
         _ => Vec::new(),
     };
-    let vars = resolve_nested(vars);
-    let mut errors = Vec::new();
     for (key, (_, node)) in table.entries.iter_mut() {
         if key != "vars" {
             walk(node, &vars, sources, &mut errors);
@@ -27,27 +47,140 @@ pub fn substitute(table: &mut Table, sources: &Sources) -> Vec<SpecError> {
     errors
 }
 
-/// Lets variables use other variables (`large_max = "2 * ${disks}"`): expands them among
-/// themselves a bounded number of times, so a cycle stops instead of looping (and is then reported
-/// as an unclosed reference where it is used).
-fn resolve_nested(mut vars: Vec<(String, Option<String>)>) -> Vec<(String, Option<String>)> {
-    for _ in 0..vars.len() {
-        let snapshot = vars.clone();
-        let mut changed = false;
-        for value in vars.iter_mut().filter_map(|(_, v)| v.as_mut()) {
-            if value.contains("${")
-                && let Ok((text, _)) = expand(value, &snapshot)
-                && text != *value
-            {
-                *value = text;
-                changed = true;
-            }
-        }
-        if !changed {
-            break;
+/// Lets variables use other variables (`large_max = "2 * ${disks}"`), depth first: a cycle is an
+/// error naming its chain, and so are a chain deeper than `MAX_DEPTH` and a value longer than
+/// `MAX_EXPANDED`.
+struct Resolver<'a, 'e> {
+    nodes: &'a [(&'a str, &'a Node)],
+    sources: &'a Sources,
+    errors: &'e mut Vec<SpecError>,
+    /// Raw values at first, each replaced by its expansion once resolved.
+    vars: Vec<(String, Val)>,
+    done: Vec<bool>,
+    stack: Vec<usize>,
+}
+
+impl<'a, 'e> Resolver<'a, 'e> {
+    fn new(
+        nodes: &'a [(&'a str, &'a Node)],
+        sources: &'a Sources,
+        errors: &'e mut Vec<SpecError>,
+    ) -> Self {
+        let vars = nodes
+            .iter()
+            .map(|(k, n)| {
+                let v = scalar_text(&n.value).map_or(Val::NotScalar, Val::Text);
+                ((*k).to_owned(), v)
+            })
+            .collect();
+        Resolver {
+            nodes,
+            sources,
+            errors,
+            vars,
+            done: vec![false; nodes.len()],
+            stack: Vec::new(),
         }
     }
-    vars
+
+    fn run(mut self) -> Vec<(String, Val)> {
+        for i in 0..self.nodes.len() {
+            self.resolve(i);
+        }
+        self.vars
+    }
+
+    fn error(&mut self, i: usize, range: Range<usize>, msg: String, hint: Option<String>) {
+        let loc = value_loc(self.nodes[i].1, self.sources, range);
+        let label = "in this variable";
+        self.errors
+            .push(SpecError::at(&loc, msg, label).hint_opt(hint));
+    }
+
+    fn resolve(&mut self, i: usize) {
+        if self.done[i] {
+            return;
+        }
+        let Val::Text(raw) = self.vars[i].1.clone() else {
+            self.done[i] = true;
+            return;
+        };
+        if self.stack.len() >= MAX_DEPTH {
+            let msg = format!(
+                "variables nest deeper than {MAX_DEPTH} levels ({} → …)",
+                self.vars[self.stack[0]].0
+            );
+            self.error(i, 0..raw.len(), msg, None);
+            self.vars[i].1 = Val::Failed;
+            self.done[i] = true;
+            return;
+        }
+        self.stack.push(i);
+        for (range, name) in references(&raw) {
+            let Some(j) = self.vars.iter().position(|(k, _)| *k == name) else {
+                continue;
+            };
+            if let Some(at) = self.stack.iter().position(|&s| s == j) {
+                let chain: Vec<&str> = self.stack[at..]
+                    .iter()
+                    .chain([&j])
+                    .map(|&s| self.vars[s].0.as_str())
+                    .collect();
+                let msg = format!("variable cycle: {}", chain.join(" → "));
+                let hint = Some("a variable cannot use itself, directly or through others".into());
+                // Reported where the chain starts, on its reference to the next variable.
+                let first = self.stack[at];
+                let next = chain.get(1).copied().unwrap_or(chain[0]);
+                let first_raw = match &self.vars[first].1 {
+                    Val::Text(t) => t.clone(),
+                    _ => String::new(),
+                };
+                let span = references(&first_raw)
+                    .into_iter()
+                    .find(|(_, n)| n == next)
+                    .map_or(range.clone(), |(r, _)| r);
+                self.error(first, span, msg, hint);
+                for &s in &self.stack[at..] {
+                    self.vars[s].1 = Val::Failed;
+                    self.done[s] = true;
+                }
+                self.stack.pop();
+                return;
+            }
+            self.resolve(j);
+        }
+        self.stack.pop();
+        if self.done[i] {
+            return; // failed as part of a cycle found below
+        }
+        self.vars[i].1 = match expand(&raw, &self.vars) {
+            Ok((text, _)) => Val::Text(text),
+            Err(Expand::Failed) => Val::Failed,
+            Err(Expand::Error(range, msg, hint)) => {
+                self.error(i, range, msg, hint);
+                Val::Failed
+            }
+        };
+        self.done[i] = true;
+    }
+}
+
+/// Every well-formed `${name}` in `s`: its byte range and the trimmed name.
+fn references(s: &str) -> Vec<(Range<usize>, String)> {
+    let mut out = Vec::new();
+    let mut rest = 0;
+    while let Some(found) = s[rest..].find("${") {
+        let start = rest + found;
+        let Some(len) = s[start..].find('}') else {
+            break;
+        };
+        out.push((
+            start..start + len + 1,
+            s[start + 2..start + len].trim().to_owned(),
+        ));
+        rest = start + len + 1;
+    }
+    out
 }
 
 fn scalar_text(v: &Value) -> Option<String> {
@@ -60,19 +193,15 @@ fn scalar_text(v: &Value) -> Option<String> {
     }
 }
 
-fn walk(
-    node: &mut Node,
-    vars: &[(String, Option<String>)],
-    sources: &Sources,
-    errors: &mut Vec<SpecError>,
-) {
+fn walk(node: &mut Node, vars: &Vars, sources: &Sources, errors: &mut Vec<SpecError>) {
     match &mut node.value {
         Value::Str(s) if s.contains("${") => match expand(s, vars) {
             Ok((text, pieces)) => {
                 *s = text;
                 node.pieces = Some(pieces);
             }
-            Err((range, msg, hint)) => {
+            Err(Expand::Failed) => {}
+            Err(Expand::Error(range, msg, hint)) => {
                 let loc = value_loc(node, sources, range);
                 errors.push(SpecError::at(&loc, msg, "not declared in [vars]").hint_opt(hint));
             }
@@ -88,9 +217,15 @@ fn walk(
     }
 }
 
-type ExpandError = (Range<usize>, String, Option<String>);
+/// Why a string could not be expanded: an error to report at a range of it, or a variable whose
+/// own definition already failed (reported there).
+#[derive(Debug)]
+enum Expand {
+    Error(Range<usize>, String, Option<String>),
+    Failed,
+}
 
-fn expand(s: &str, vars: &[(String, Option<String>)]) -> Result<(String, Vec<Piece>), ExpandError> {
+fn expand(s: &str, vars: &Vars) -> Result<(String, Vec<Piece>), Expand> {
     let mut out = String::new();
     let mut pieces = Vec::new();
     let mut rest = 0;
@@ -98,35 +233,42 @@ fn expand(s: &str, vars: &[(String, Option<String>)]) -> Result<(String, Vec<Pie
         let start = rest + found;
         push_literal(&mut out, &mut pieces, s, rest..start);
         let Some(len) = s[start..].find('}') else {
-            return Err((
+            return Err(Expand::Error(
                 start..s.len(),
                 "unclosed `${` in a variable reference".into(),
                 Some("write ${name}".into()),
             ));
         };
         let name = s[start + 2..start + len].trim();
-        if vars.iter().any(|(k, v)| k == name && v.is_none()) {
-            let hint = Some("a variable holds text, a number or a boolean".to_owned());
-            return Err((
-                start..start + len + 1,
-                format!("variable `{name}` is a list or a table, not a value"),
-                hint,
-            ));
-        }
-        let Some((_, Some(value))) = vars.iter().find(|(k, _)| k == name) else {
-            let hint = did_you_mean(name, vars.iter().map(|(k, _)| k.as_str()))
-                .or_else(|| Some("declare it in [vars], or pass --set NAME=VALUE".into()));
-            return Err((
-                start..start + len + 1,
-                format!("unknown variable `{name}`"),
-                hint,
-            ));
+        let reference = start..start + len + 1;
+        let value = match vars.iter().find(|(k, _)| k == name) {
+            Some((_, Val::Text(value))) => value,
+            Some((_, Val::Failed)) => return Err(Expand::Failed),
+            Some((_, Val::NotScalar)) => {
+                let hint = Some("a variable holds text, a number or a boolean".to_owned());
+                let msg = format!("variable `{name}` is a list or a table, not a value");
+                return Err(Expand::Error(reference, msg, hint));
+            }
+            None => {
+                let hint = did_you_mean(name, vars.iter().map(|(k, _)| k.as_str()))
+                    .or_else(|| Some("declare it in [vars], or pass --set NAME=VALUE".into()));
+                let msg = format!("unknown variable `{name}`");
+                return Err(Expand::Error(reference, msg, hint));
+            }
         };
+        if out.len() + value.len() > MAX_EXPANDED {
+            let msg = format!(
+                "`${{{name}}}` makes this text longer than {} KiB, the limit for an expanded value",
+                MAX_EXPANDED >> 10
+            );
+            let hint = Some("a variable that uses another twice doubles at each step".into());
+            return Err(Expand::Error(reference, msg, hint));
+        }
         let at = out.len();
         out.push_str(value);
         pieces.push(Piece {
             expanded: at..out.len(),
-            written: start..start + len + 1,
+            written: reference,
             literal: false,
         });
         rest = start + len + 1;
@@ -199,10 +341,10 @@ fn map_pieces(pieces: &[Piece], range: Range<usize>) -> Range<usize> {
 mod tests {
     use super::*;
 
-    fn vars(pairs: &[(&str, &str)]) -> Vec<(String, Option<String>)> {
+    fn vars(pairs: &[(&str, &str)]) -> Vec<(String, Val)> {
         pairs
             .iter()
-            .map(|(k, v)| (k.to_string(), Some(v.to_string())))
+            .map(|(k, v)| (k.to_string(), Val::Text(v.to_string())))
             .collect()
     }
 
@@ -219,15 +361,30 @@ mod tests {
 
     #[test]
     fn unknown_and_unclosed_references_are_errors() {
-        let err = expand("${dsks}", &vars(&[("disks", "1")])).unwrap_err();
-        assert_eq!(err.0, 0..7);
-        assert!(err.2.unwrap().contains("disks"));
+        let Expand::Error(range, _, hint) =
+            expand("${dsks}", &vars(&[("disks", "1")])).unwrap_err()
+        else {
+            panic!("an error to report");
+        };
+        assert_eq!(range, 0..7);
+        assert!(hint.unwrap().contains("disks"));
         assert!(expand("${disks", &vars(&[("disks", "1")])).is_err());
     }
 
     #[test]
-    fn variables_may_use_other_variables() {
-        let resolved = resolve_nested(vars(&[("max", "2 * ${disks}"), ("disks", "4")]));
-        assert_eq!(resolved[0].1.as_deref(), Some("2 * 4"));
+    fn expansion_is_bounded() {
+        let big = "x".repeat(MAX_EXPANDED / 2 + 1);
+        let err = expand("${v}${v}", &vars(&[("v", &big)])).unwrap_err();
+        assert!(matches!(err, Expand::Error(r, m, _) if r == (4..8) && m.contains("64 KiB")));
+        assert!(matches!(
+            expand("${v}", &[("v".into(), Val::Failed)]),
+            Err(Expand::Failed)
+        ));
+    }
+
+    #[test]
+    fn references_are_found_with_their_ranges() {
+        let refs = references("a${ b }c${d");
+        assert_eq!(refs, vec![(1..7, "b".to_owned())]);
     }
 }

@@ -8,7 +8,7 @@ use rustix::fs::FallocateFlags;
 use std::fs::{self, File, OpenOptions};
 use std::io;
 use std::ops::ControlFlow;
-use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
@@ -62,7 +62,7 @@ pub fn ensure_file(
         Ok(m) => m,
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             refuse_device_directory(path)?;
-            create(path, size)?;
+            create(path, size, on_progress)?;
             fill(path, 0, size, on_progress)?;
             return Ok(Preparation::Created);
         }
@@ -96,6 +96,7 @@ pub fn ensure_file(
             state: FillState::Filling,
             size,
         },
+        on_progress,
     )?;
     fill(path, start, size, on_progress)?;
     Ok(Preparation::Completed)
@@ -116,7 +117,7 @@ fn refuse_device_directory(path: &Path) -> Result<(), TargetError> {
 
 /// Creates the file (never over an existing one), marks it unfinished, and preallocates it. When
 /// that fails (no space, say) the empty file is removed again.
-fn create(path: &Path, size: u64) -> Result<(), TargetError> {
+fn create(path: &Path, size: u64, on_progress: &mut OnProgress) -> Result<(), TargetError> {
     OpenOptions::new()
         .write(true)
         .create_new(true)
@@ -126,25 +127,69 @@ fn create(path: &Path, size: u64) -> Result<(), TargetError> {
         state: FillState::Filling,
         size,
     };
-    grow(path, size, mark).inspect_err(|_| {
+    grow(path, size, mark, on_progress).inspect_err(|_| {
         let _ = fs::remove_file(path);
         let _ = marker::remove_sidecar(path);
     })
 }
 
-fn grow(path: &Path, size: u64, mark: Marker) -> Result<(), TargetError> {
+/// Bytes preallocated per call: tmpfs allocates page by page (a 4 GiB call took seconds and kept
+/// SIGTERM waiting), so the caller's stop request is looked at between pieces of this size.
+const PREALLOCATE_STEP: u64 = 64 << 20;
+
+fn grow(
+    path: &Path,
+    size: u64,
+    mark: Marker,
+    on_progress: &mut OnProgress,
+) -> Result<(), TargetError> {
     marker::write_marker(path, mark)?;
     let file = OpenOptions::new()
         .write(true)
         .open(path)
         .map_err(TargetError::io(path, "open read-write"))?;
-    match rustix::fs::fallocate(&file, FallocateFlags::empty(), 0, size) {
-        Ok(()) => Ok(()),
-        Err(rustix::io::Errno::OPNOTSUPP) => file
-            .set_len(size)
-            .map_err(TargetError::io(path, "set the length")),
-        Err(e) => Err(TargetError::io(path, "preallocate")(e.into())),
+    // One call used to fail at once when the space was not there; pieces would first fill the
+    // filesystem, so ask it first.
+    let free = rustix::fs::fstatvfs(&file)
+        // ramfs reports no size at all: no limit to check against.
+        .map(|v| match v.f_blocks {
+            0 => u64::MAX,
+            _ => v.f_bavail.saturating_mul(v.f_frsize),
+        })
+        .unwrap_or(u64::MAX);
+    let held = file.metadata().map(|m| m.blocks() * 512).unwrap_or(0);
+    if size > free.saturating_add(held) {
+        let enospc = io::Error::from_raw_os_error(libc::ENOSPC);
+        return Err(TargetError::io(path, "preallocate")(enospc));
     }
+    let mut at = 0;
+    while at < size {
+        let len = PREALLOCATE_STEP.min(size - at);
+        match rustix::fs::fallocate(&file, FallocateFlags::empty(), at, len) {
+            Ok(()) => at += len,
+            Err(rustix::io::Errno::OPNOTSUPP) => {
+                return file
+                    .set_len(size)
+                    .map_err(TargetError::io(path, "set the length"));
+            }
+            // A signal arrived mid-call: the progress callback below decides whether to stop.
+            Err(rustix::io::Errno::INTR) => {}
+            Err(e) => return Err(TargetError::io_at(path, "preallocate", at)(e.into())),
+        }
+        let progress = FillProgress {
+            path,
+            done: 0,
+            total: size,
+        };
+        if at < size && on_progress(&progress).is_break() {
+            return Err(TargetError::Interrupted {
+                path: path.into(),
+                done: 0,
+                total: size,
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Writes random data over `[start, end)` from a few threads (a disk streams faster with several

@@ -231,11 +231,10 @@ fn an_ext4_signature_needs_force_and_a_mount_is_always_refused() {
     }
     let plan = plan_for(&path, true, true, 4096);
     let reason = refusal(open(&plan, ALLOW));
-    assert_eq!(
-        reason,
-        Reason::Signature {
-            found: "an ext2/ext3/ext4 filesystem"
-        }
+    // rigel's table says "ext2/ext3/ext4", blkid says "TYPE=ext4".
+    assert!(
+        matches!(&reason, Reason::Signature { found } if found.contains("ext")),
+        "{reason:?}"
     );
     // Reading is always allowed.
     open(&plan_for(&path, false, false, 4096), Consent::default()).unwrap();
@@ -301,11 +300,12 @@ fn a_disk_whose_partition_is_mounted_is_refused() {
         return;
     }
     let plan = plan_for(&path, true, true, 4096);
-    assert_eq!(
-        refusal(open(&plan, ALLOW)),
-        Reason::Signature {
-            found: "an MBR partition table or boot sector"
-        }
+    // rigel's table names the MBR; blkid says PTTYPE=dos.
+    let reason = refusal(open(&plan, ALLOW));
+    assert!(
+        matches!(&reason, Reason::Signature { found }
+            if found.contains("MBR") || found.contains("PTTYPE=dos")),
+        "{reason:?}"
     );
     let Some(_mount) = Mount::new(&part) else {
         return;

@@ -1,8 +1,10 @@
 //! Storage targets: opening files and block devices, probing them, creating test files, the
 //! destructive-write guard, environment capture, and the virtual volume over them.
 
+mod blkid;
 mod create;
 mod error;
+mod filetype;
 mod guard;
 mod in_use;
 #[cfg(test)]

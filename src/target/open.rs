@@ -2,6 +2,7 @@
 //! guarded, sizes trimmed so that every aligned I/O fits, and the facts for the results captured.
 
 use super::create::{self, OnProgress, Preparation};
+use super::filetype;
 use super::guard::{Consent, check_writable};
 use super::probe::{OpenMode, Probe, TargetKind, open_target, probe};
 use super::sysfs::Sysfs;
@@ -83,6 +84,7 @@ pub fn open_volume(
     let unit = limits::volume_unit(sizes.iter().map(|(_, s)| *s), stripe);
     // Refuse what can be refused before spending minutes filling test files.
     for t in &plan.targets {
+        filetype::refuse_special(Path::new(&t.path))?;
         if let Some(size) = t.size {
             fits(Path::new(&t.path), size, unit)?;
         }

@@ -2,7 +2,7 @@
 //! alignment O_DIRECT needs.
 
 use super::TargetError;
-use super::sysfs;
+use super::{filetype, sysfs};
 use rustix::fs::{AtFlags, StatxFlags};
 use std::fs::{File, OpenOptions};
 use std::io::{self, Seek, SeekFrom};
@@ -54,8 +54,12 @@ pub struct Probe {
 }
 
 /// Opens `path` for the executor; O_DIRECT is refused by some filesystems, which the error says.
+/// Refuses anything but a regular file or a block device, and never blocks doing so: the open is
+/// O_NONBLOCK (a FIFO returns at once), the type is checked on the descriptor, and only then is
+/// O_NONBLOCK cleared (io_uring would otherwise answer EAGAIN instead of waiting for the device).
 pub fn open_target(path: &Path, mode: OpenMode) -> Result<File, TargetError> {
-    let mut flags = 0;
+    filetype::refuse_special(path)?;
+    let mut flags = libc::O_NONBLOCK;
     if mode.direct {
         flags |= libc::O_DIRECT;
     }
@@ -67,7 +71,7 @@ pub fn open_target(path: &Path, mode: OpenMode) -> Result<File, TargetError> {
         (true, false) => "open read-write",
         (true, true) => "open read-write (exclusively)",
     };
-    OpenOptions::new()
+    let file = OpenOptions::new()
         .read(true)
         .write(mode.write)
         .custom_flags(flags)
@@ -84,7 +88,16 @@ pub fn open_target(path: &Path, mode: OpenMode) -> Result<File, TargetError> {
             },
             Some(libc::EINVAL) if mode.direct => TargetError::NoDirectIo { path: path.into() },
             _ => TargetError::io(path, what)(e),
-        })
+        })?;
+    let meta = file
+        .metadata()
+        .map_err(TargetError::io(path, "read the metadata"))?;
+    filetype::check(path, meta.file_type())?;
+    let status = rustix::fs::fcntl_getfl(&file)
+        .map_err(|e| TargetError::io(path, "read the descriptor flags")(e.into()))?;
+    rustix::fs::fcntl_setfl(&file, status - rustix::fs::OFlags::NONBLOCK)
+        .map_err(|e| TargetError::io(path, "clear O_NONBLOCK")(e.into()))?;
+    Ok(file)
 }
 
 /// Probes an open target. Block sizes of a file are those of the device it lives on, where that
@@ -94,15 +107,11 @@ pub fn probe(path: &Path, file: &File) -> Result<Probe, TargetError> {
         .metadata()
         .map_err(TargetError::io(path, "read the metadata"))?;
     let ft = meta.file_type();
+    filetype::check(path, ft)?;
     let (kind, dev) = if ft.is_block_device() {
         (TargetKind::Block, meta.rdev())
-    } else if ft.is_file() {
-        (TargetKind::File, meta.dev())
     } else {
-        return Err(TargetError::Unsupported {
-            path: path.into(),
-            kind: type_name(&ft),
-        });
+        (TargetKind::File, meta.dev())
     };
     let dev = (rustix::fs::major(dev), rustix::fs::minor(dev));
     let dio = dio_alignment(file);
@@ -146,25 +155,11 @@ fn dio_alignment(file: &File) -> Option<(u32, u32)> {
         .then_some((stx.stx_dio_offset_align, stx.stx_dio_mem_align.max(1)))
 }
 
-fn type_name(ft: &std::fs::FileType) -> &'static str {
-    if ft.is_dir() {
-        "directory"
-    } else if ft.is_char_device() {
-        "character device"
-    } else if ft.is_fifo() {
-        "fifo"
-    } else if ft.is_socket() {
-        "socket"
-    } else {
-        "special file"
-    }
-}
-
 /// Reads up to `len` bytes from the start of a target, through a buffered descriptor so that no
 /// alignment applies (the signature check must work on any target).
 pub fn read_head(path: &Path, len: usize) -> Result<Vec<u8>, TargetError> {
     use std::os::unix::fs::FileExt;
-    let file = File::open(path).map_err(TargetError::io(path, "open read-only"))?;
+    let file = open_target(path, OpenMode::default())?;
     let mut buf = vec![0u8; len];
     let mut done = 0;
     while done < len {
@@ -219,9 +214,8 @@ mod tests {
         assert!(matches!(err, TargetError::Missing { .. }));
         assert!(err.to_string().contains("nope"));
 
-        let file = open_target(dir.path(), OpenMode::default()).unwrap();
-        let err = probe(dir.path(), &file).unwrap_err();
-        assert!(err.to_string().contains("directory"), "{err}");
+        let err = open_target(dir.path(), OpenMode::default()).unwrap_err();
+        assert!(err.to_string().contains("is a directory"), "{err}");
     }
 
     #[test]

@@ -1,0 +1,373 @@
+//! Hostile or careless input through the real binary: targets that are not files or block devices,
+//! signals while a test file is prepared, variable cycles and blow-ups, names that try to leave
+//! `runs/`, and user templates that loop, grow or link out of their folder.
+
+use super::builder::rigel;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+fn tmpfs_dir() -> tempfile::TempDir {
+    tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir")
+}
+
+/// A spec reading (or, with `mix = "write"`, writing) `target`, written into `dir`.
+fn spec_on(dir: &Path, target: &str, extra_target: &str, mix: &str) -> PathBuf {
+    let text = format!(
+        "[spec]\nname = \"h\"\n\n[[target]]\npath = \"{target}\"\n{extra_target}\n\n\
+         [run]\nduration = \"200ms\"\n\n[class.s]\nsize = \"8KiB\"\nmix = \"{mix}\"\n\n\
+         [matrix]\ns = \"1\"\n"
+    );
+    let path = dir.join("h.toml");
+    std::fs::write(&path, text).expect("spec written");
+    path
+}
+
+/// Runs rigel with a deadline: the test fails (and the process is killed) when it hangs.
+fn run_within(args: &[&std::ffi::OsStr], cwd: &Path, limit: Duration) -> (i32, String) {
+    let mut child = rigel().args(args).cwd(cwd).spawn();
+    let start = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            let out = child.wait_with_output().expect("output");
+            let code = status.code().unwrap_or(-1);
+            return (code, String::from_utf8_lossy(&out.stderr).into_owned());
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("rigel {args:?} still running after {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn a_fifo_target_is_refused_at_once_by_type() {
+    let tmp = tmpfs_dir();
+    let fifo = tmp.path().join("fifo");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        eprintln!("skipped: mkfifo is not available");
+        return;
+    }
+    for mix in ["read", "write"] {
+        let spec = spec_on(tmp.path(), &fifo.display().to_string(), "", mix);
+        let (code, stderr) = run_within(
+            &[
+                "run".as_ref(),
+                spec.as_os_str(),
+                "--allow-destructive".as_ref(),
+                "--out".as_ref(),
+                tmp.path().join(format!("run-{mix}")).as_os_str(),
+            ],
+            tmp.path(),
+            Duration::from_secs(5),
+        );
+        assert_eq!(code, 1, "{stderr}");
+        assert!(stderr.contains("is a FIFO"), "{stderr}");
+    }
+}
+
+#[test]
+fn directories_character_devices_and_sockets_are_refused_by_type() {
+    let tmp = tmpfs_dir();
+    let socket = tmp.path().join("sock");
+    let _listener = std::os::unix::net::UnixListener::bind(&socket).expect("a unix socket");
+    let cases = [
+        (tmp.path().display().to_string(), "is a directory"),
+        ("/dev/null".to_owned(), "is a character device"),
+        ("/dev/zero".to_owned(), "is a character device"),
+        (socket.display().to_string(), "is a socket"),
+    ];
+    for (target, says) in cases {
+        for mix in ["read", "write"] {
+            let spec = spec_on(tmp.path(), &target, "", mix);
+            let (code, stderr) = run_within(
+                &[
+                    "run".as_ref(),
+                    spec.as_os_str(),
+                    "--allow-destructive".as_ref(),
+                    "--out".as_ref(),
+                    tmp.path().join("run").as_os_str(),
+                ],
+                tmp.path(),
+                Duration::from_secs(5),
+            );
+            assert_eq!(code, 1, "{target} ({mix}): {stderr}");
+            assert!(stderr.contains(says), "{target} ({mix}): {stderr}");
+        }
+        // A declared size does not make rigel create a test file over it either.
+        let spec = spec_on(tmp.path(), &target, "size = \"16MiB\"", "read");
+        let (code, stderr) = run_within(
+            &[
+                "run".as_ref(),
+                spec.as_os_str(),
+                "--out".as_ref(),
+                tmp.path().join("run").as_os_str(),
+            ],
+            tmp.path(),
+            Duration::from_secs(5),
+        );
+        assert_eq!(code, 1, "{target} (sized): {stderr}");
+        assert!(stderr.contains(says), "{target} (sized): {stderr}");
+    }
+}
+
+/// SIGTERM while a large test file is being created (preallocated, then filled) ends the run
+/// within a second with the interrupted exit code.
+#[test]
+fn sigterm_while_preparing_a_test_file_ends_the_run_within_a_second() {
+    // tmpfs preallocates page by page: 4 GiB takes seconds there.
+    let tmp = tmpfs_dir();
+    let free = rustix::fs::statvfs(tmp.path()).expect("statvfs");
+    if free.f_bavail * free.f_frsize < 8 << 30 {
+        eprintln!("skipped: less than 8 GiB free in /dev/shm for the 4 GiB test file");
+        return;
+    }
+    let data = tmp.path().join("big.bin");
+    let spec = spec_on(
+        tmp.path(),
+        &data.display().to_string(),
+        "size = \"4GiB\"",
+        "read",
+    );
+    let child = rigel()
+        .arg("run")
+        .arg(&spec)
+        .arg("--out")
+        .arg(tmp.path().join("run"))
+        .spawn();
+    std::thread::sleep(Duration::from_millis(500));
+    let sent = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status();
+    assert!(sent.is_ok_and(|s| s.success()), "SIGTERM sent");
+    let sent = Instant::now();
+    let out = child.wait_with_output().expect("rigel ends");
+    let took = sent.elapsed();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(
+        took < Duration::from_secs(1),
+        "took {took:?} after SIGTERM: {stderr}"
+    );
+}
+
+#[test]
+fn a_variable_cycle_is_an_error_naming_the_chain_and_creates_nothing() {
+    let tmp = tmpfs_dir();
+    let spec = tmp.path().join("cycle.toml");
+    let text = format!(
+        "[spec]\nname = \"cycle\"\n\n[vars]\na = \"x${{b}}\"\nb = \"${{c}}\"\nc = \"${{a}}\"\n\n\
+         [[target]]\npath = \"{}/f-${{a}}.bin\"\nsize = \"16MiB\"\n\n[run]\nduration = \"200ms\"\n\n\
+         [class.s]\nsize = \"8KiB\"\n\n[matrix]\ns = \"1\"\n",
+        tmp.path().display()
+    );
+    std::fs::write(&spec, text).expect("spec written");
+    let out = rigel()
+        .arg("run")
+        .arg(&spec)
+        .arg("--out")
+        .arg(tmp.path().join("run"))
+        .run()
+        .code(2);
+    assert!(
+        out.stderr.contains("a → b → c → a") && out.stderr.contains("cycle.toml:5"),
+        "{}",
+        out.stderr
+    );
+    let names: Vec<String> = std::fs::read_dir(tmp.path())
+        .expect("listed")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        !names.iter().any(|n| n.starts_with("f-")),
+        "a test file was created: {names:?}"
+    );
+}
+
+#[test]
+fn a_variable_doubling_itself_is_bounded() {
+    let tmp = tmpfs_dir();
+    let spec = tmp.path().join("doubling.toml");
+    let mut text = String::from("[spec]\nname = \"doubling\"\n\n[vars]\nv0 = \"xxxxxxxx\"\n");
+    for i in 1..=40 {
+        text.push_str(&format!("v{i} = \"${{v{}}}${{v{}}}\"\n", i - 1, i - 1));
+    }
+    text.push_str(
+        "\n[[target]]\npath = \"${v40}\"\n\n[class.s]\nsize = \"8KiB\"\n\n[matrix]\ns = \"1\"\n",
+    );
+    std::fs::write(&spec, text).expect("spec written");
+    let (code, stderr) = run_within(
+        &["plan".as_ref(), spec.as_os_str()],
+        tmp.path(),
+        Duration::from_secs(20),
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("64 KiB") && stderr.contains("v"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_spec_name_cannot_place_the_run_folder_outside_runs() {
+    let tmp = tmpfs_dir();
+    for name in ["../../escape", "a/b", "/abs", "..", "."] {
+        let spec = tmp.path().join("name.toml");
+        let text = format!(
+            "[spec]\nname = \"{name}\"\n\n[[target]]\npath = \"{}/d.bin\"\nsize = \"16MiB\"\n\n\
+             [run]\nduration = \"200ms\"\n\n[class.s]\nsize = \"8KiB\"\n\n[matrix]\ns = \"1\"\n",
+            tmp.path().display()
+        );
+        std::fs::write(&spec, text).expect("spec written");
+        let work = tmp.path().join("work");
+        std::fs::create_dir_all(&work).expect("work dir");
+        let out = rigel().arg("run").arg(&spec).cwd(&work).run().code(2);
+        assert!(
+            out.stderr.contains("name.toml:2") && out.stderr.contains("name"),
+            "{name}: {}",
+            out.stderr
+        );
+        let outside: Vec<_> = std::fs::read_dir(tmp.path())
+            .expect("listed")
+            .map(|e| e.expect("entry").file_name())
+            .filter(|n| n.to_string_lossy().contains("escape"))
+            .collect();
+        assert!(outside.is_empty(), "{name}: {outside:?}");
+    }
+}
+
+/// A finished run folder to render reports from.
+fn a_run(tmp: &Path) -> PathBuf {
+    let spec = spec_on(
+        tmp,
+        &tmp.join("d.bin").display().to_string(),
+        "size = \"16MiB\"",
+        "read",
+    );
+    let dir = tmp.join("run");
+    rigel()
+        .arg("run")
+        .arg(&spec)
+        .arg("--out")
+        .arg(&dir)
+        .run()
+        .code(0);
+    dir
+}
+
+fn report_with(run: &Path, template: &Path, out: &Path) -> (i32, String) {
+    run_within(
+        &[
+            "report".as_ref(),
+            run.as_os_str(),
+            "--template".as_ref(),
+            template.as_os_str(),
+            "--out".as_ref(),
+            out.as_os_str(),
+        ],
+        run,
+        Duration::from_secs(30),
+    )
+}
+
+#[test]
+fn user_templates_are_bounded_and_stay_in_their_folder() {
+    let tmp = tmpfs_dir();
+    let run = a_run(tmp.path());
+
+    // A link to /etc/passwd inside a template folder never reaches a report.
+    let linked = tmp.path().join("linked");
+    std::fs::create_dir(&linked).expect("dir");
+    std::fs::write(linked.join("a.txt.j2"), "{{ run.name }}\n").expect("template");
+    std::os::unix::fs::symlink("/etc/passwd", linked.join("passwd.txt")).expect("link");
+    let out = tmp.path().join("out-linked");
+    let (code, stderr) = report_with(&run, &linked, &out);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("symbolic link"), "{stderr}");
+    assert!(!out.join("passwd.txt").exists());
+
+    // Included through a link: refused as well.
+    let included = tmp.path().join("included");
+    std::fs::create_dir(&included).expect("dir");
+    std::fs::write(included.join("a.txt.j2"), "{% include \"_p\" %}\n").expect("template");
+    std::os::unix::fs::symlink("/etc/passwd", included.join("_p")).expect("link");
+    let out = tmp.path().join("out-included");
+    let (code, stderr) = report_with(&run, &included, &out);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("symbolic link"), "{stderr}");
+    let leaked = std::fs::read_to_string(out.join("a.txt")).unwrap_or_default();
+    assert!(!leaked.contains("root:"), "{leaked}");
+
+    // A loop without end runs out of fuel.
+    let looping = tmp.path().join("loop.txt.j2");
+    std::fs::write(
+        &looping,
+        "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}",
+    )
+    .expect("template");
+    let (code, stderr) = report_with(&run, &looping, &tmp.path().join("out-loop"));
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("fuel"), "{stderr}");
+
+    // Output beyond the size limit is an error, not gigabytes on disk.
+    let big = tmp.path().join("big.txt.j2");
+    std::fs::write(
+        &big,
+        "{% for i in range(2000) %}{{ \"x\" * 100000 }}{% endfor %}",
+    )
+    .expect("template");
+    let (code, stderr) = report_with(&run, &big, &tmp.path().join("out-big"));
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("64 MiB"), "{stderr}");
+}
+
+/// Every point lists every class, so classes and points are bounded before the plan is built:
+/// 10,000 classes once took 8.2 GB.
+#[test]
+fn class_count_and_plan_size_are_bounded() {
+    let tmp = tmpfs_dir();
+    let spec_with = |classes: usize, shape: &str| {
+        let mut text = format!(
+            "[spec]\nname = \"many\"\n\n[[target]]\npath = \"{}/m.bin\"\nsize = \"16MiB\"\n\n",
+            tmp.path().display()
+        );
+        for i in 0..classes {
+            text.push_str(&format!("[class.c{i}]\nsize = \"8KiB\"\n\n"));
+        }
+        text.push_str(&format!("[matrix]\nshape = \"{shape}\"\n"));
+        for i in 0..classes {
+            text.push_str(&format!("c{i} = \"1\"\n"));
+        }
+        let path = tmp.path().join(format!("many-{classes}-{shape}.toml"));
+        std::fs::write(&path, text).expect("spec written");
+        path
+    };
+    let spec = spec_with(10_000, "basic");
+    let (code, stderr) = run_within(
+        &["plan".as_ref(), spec.as_os_str()],
+        tmp.path(),
+        Duration::from_secs(20),
+    );
+    assert_eq!(code, 2, "{stderr}");
+    // Reported at the 257th class's name (each class takes 3 lines after the 6-line header).
+    assert!(
+        stderr.contains("more than 256 classes") && stderr.contains(":776:"),
+        "{stderr}"
+    );
+    rigel()
+        .arg("plan")
+        .arg(spec_with(256, "basic"))
+        .run()
+        .code(0);
+    // 2^19 cells (each load, or idle) of 19 classes each: 10 million entries.
+    let spec = spec_with(19, "detailed");
+    let (code, stderr) = run_within(
+        &["plan".as_ref(), spec.as_os_str()],
+        tmp.path(),
+        Duration::from_secs(20),
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("class entries"), "{stderr}");
+}
