@@ -162,6 +162,10 @@ fn check_volume(spec: &Spec, errors: &mut Vec<SpecError>) -> VolumeLayout {
     }
 }
 
+/// The executor checks for stalled I/O on its 100 ms timer: a shorter timeout cannot be kept.
+const IO_TIMEOUT_MIN: std::time::Duration = std::time::Duration::from_millis(100);
+const IO_TIMEOUT_MAX: std::time::Duration = std::time::Duration::from_secs(3600);
+
 fn check_run(spec: &Spec, names: &Names, errors: &mut Vec<SpecError>) -> Option<RunSettings> {
     let r = &spec.run;
     if r.duration.value.is_zero() {
@@ -172,6 +176,20 @@ fn check_run(spec: &Spec, names: &Names, errors: &mut Vec<SpecError>) -> Option<
                 "zero duration",
             )
             .hint("ORION's default is 60s; short smoke tests use 1s to 5s"),
+        );
+    }
+    if !(IO_TIMEOUT_MIN..=IO_TIMEOUT_MAX).contains(&r.io_timeout.value) {
+        errors.push(
+            SpecError::at(
+                &r.io_timeout.loc,
+                format!(
+                    "`io_timeout` must be between {} and {}",
+                    crate::expr::format_duration(IO_TIMEOUT_MIN),
+                    crate::expr::format_duration(IO_TIMEOUT_MAX)
+                ),
+                "out of range",
+            )
+            .hint("the default, 30s, fails a point whose I/O has not completed in 30 seconds"),
         );
     }
     let workers = match &r.workers {
@@ -192,6 +210,7 @@ fn check_run(spec: &Spec, names: &Names, errors: &mut Vec<SpecError>) -> Option<
     Some(RunSettings {
         duration_ms: r.duration.value.as_millis() as u64,
         warmup_ms: r.warmup.value.as_millis() as u64,
+        io_timeout_ms: r.io_timeout.value.as_millis() as u64,
         direct: r.direct,
         seed: r.seed,
         workers,

@@ -17,7 +17,14 @@ const TOP: &[&str] = &[
 const SPEC: &[&str] = &["name", "description", "extends", "partial"];
 const TARGET: &[&str] = &["path", "size", "destructive"];
 const VOLUME: &[&str] = &["layout", "stripe"];
-const RUN: &[&str] = &["duration", "warmup", "direct", "seed", "workers"];
+const RUN: &[&str] = &[
+    "duration",
+    "warmup",
+    "io_timeout",
+    "direct",
+    "seed",
+    "workers",
+];
 
 /// Reads a whole spec. `default_name` is used when `[spec] name` is absent (the file's stem).
 pub fn read_spec(
@@ -197,6 +204,7 @@ fn read_run(r: &mut Reader, root: &Table, root_loc: &Loc) -> RunSpec {
     let mut run = RunSpec {
         duration: Sp::new(Duration::from_secs(60), root_loc.clone()),
         warmup: Sp::new(Duration::ZERO, root_loc.clone()),
+        io_timeout: Sp::new(crate::plan::DEFAULT_IO_TIMEOUT, root_loc.clone()),
         direct: true,
         seed: 1,
         workers: None,
@@ -213,6 +221,12 @@ fn read_run(r: &mut Reader, root: &Table, root_loc: &Loc) -> RunSpec {
     }
     if let Some(d) = t.get("warmup").and_then(|n| duration_of(r, n, "a warmup")) {
         run.warmup = d;
+    }
+    if let Some(d) = t
+        .get("io_timeout")
+        .and_then(|n| duration_of(r, n, "an I/O timeout"))
+    {
+        run.io_timeout = d;
     }
     if let Some(b) = t.get("direct").and_then(|n| r.boolean(n, "`direct`")) {
         run.direct = b;

@@ -5,6 +5,7 @@ mod create;
 mod error;
 mod guard;
 mod in_use;
+pub mod lock;
 #[cfg(test)]
 mod loopdev;
 mod marker;

@@ -302,6 +302,7 @@ pub(crate) fn test_plan(
         run: RunSettings {
             duration_ms: 1000,
             warmup_ms: 0,
+            io_timeout_ms: 30_000,
             direct: true,
             seed: 1,
             workers: 1,
