@@ -9,6 +9,7 @@ mod orion;
 mod orion_run;
 mod plan;
 mod report;
+mod resume;
 mod run;
 
 pub use builder::{Output, rigel};
