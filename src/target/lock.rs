@@ -10,7 +10,10 @@ use std::path::{Path, PathBuf};
 
 /// Another process holds the lock: who, when the kernel tells.
 #[derive(Debug, thiserror::Error)]
-#[error("{path} is in use by another rigel{}; wait for it to end, or stop it", holder_text(*.holder))]
+#[error(
+    "{path}: in use by another rigel{} (creating, filling or writing it); wait for it to end, or stop it",
+    holder_text(*.holder)
+)]
 pub struct Held {
     pub path: PathBuf,
     pub holder: Option<u32>,
@@ -25,6 +28,17 @@ fn holder_text(holder: Option<u32>) -> String {
 pub enum LockKind {
     Shared,
     Exclusive,
+}
+
+/// [`try_lock`] with its failures as target errors: `Locked` naming the holder, or `Io`.
+pub(crate) fn lock_target(
+    file: &File,
+    path: &Path,
+    kind: LockKind,
+) -> Result<(), super::TargetError> {
+    try_lock(file, path, kind)
+        .map_err(super::TargetError::io(path, "lock"))?
+        .map_err(super::TargetError::Locked)
 }
 
 /// Takes (or converts) the lock on `file` without waiting. `Ok(Err(held))` when another process

@@ -3,6 +3,7 @@
 
 use super::create::{self, OnProgress, Preparation};
 use super::guard::{Consent, check_writable};
+use super::lock::{LockKind, lock_target};
 use super::probe::{OpenMode, Probe, TargetKind, open_target, probe};
 use super::sysfs::Sysfs;
 use super::{TargetError, Volume};
@@ -175,6 +176,16 @@ fn open_one(
             exclusive: probed.kind == TargetKind::Block,
         };
         file = open_target(&path, mode).map_err(|e| busy_as_refusal(e, &path))?;
+    }
+    if probed.kind == TargetKind::File {
+        // Held on the run's own descriptor while the run lasts: readers share a file, a writer
+        // (or a filler, see `create`) has it alone.
+        let kind = if target.written {
+            LockKind::Exclusive
+        } else {
+            LockKind::Shared
+        };
+        lock_target(&file, &path, kind)?;
     }
     let info = target_info(&path, &probed, base, created_by_rigel);
     let allocated = match probed.kind {

@@ -206,3 +206,42 @@ fn a_report_that_cannot_be_written_is_exit_1() {
     assert!(r.stderr.contains("a report failed"), "{}", r.stderr);
     assert!(out.join("results.json").exists(), "the results are safe");
 }
+
+#[test]
+fn a_second_rigel_on_a_test_file_being_filled_or_written_is_refused() {
+    let tmp = tmpfs_dir();
+    let text = format!(
+        "[spec]\nname = \"w\"\n\n[[target]]\npath = \"{}/data.bin\"\nsize = \"256MiB\"\n\n\
+         [run]\nduration = \"2s\"\n\n[class.w]\nsize = \"4KiB\"\nmix = \"write\"\n\n\
+         [matrix]\nw = \"1\"\n",
+        tmp.path().display()
+    );
+    let spec = tmp.path().join("w.toml");
+    std::fs::write(&spec, text).expect("spec");
+    let first = rigel()
+        .arg("run")
+        .arg(&spec)
+        .arg("--out")
+        .arg(tmp.path().join("a"))
+        .spawn();
+    let data = tmp.path().join("data.bin");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !data.exists() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    // Filling or writing, the first holds the file: the second neither fills nor loads it.
+    let second = rigel()
+        .arg("run")
+        .arg(&spec)
+        .arg("--out")
+        .arg(tmp.path().join("b"))
+        .run()
+        .code(1);
+    assert!(
+        second.stderr.contains(&format!("pid {}", first.id())),
+        "{}",
+        second.stderr
+    );
+    let done = first.wait_with_output().expect("the first run ends");
+    assert_eq!(done.status.code(), Some(0));
+}
