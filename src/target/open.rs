@@ -448,6 +448,8 @@ mod tests {
         let plan = test_plan(vec![target.clone()], Layout::Concat, 1 << 20, &[4096]);
         let vol = open_quietly(&plan, Consent::default()).unwrap();
         assert!(!vol.targets[0].info.created_by_rigel);
+        // Its shared lock would refuse the writer below (as it refuses another rigel).
+        drop(vol);
         target.written = true;
         target.destructive = true;
         let plan = test_plan(vec![target], Layout::Concat, 1 << 20, &[4096]);
