@@ -15,11 +15,14 @@ pub const LOCK_FILE: &str = "rigel.lock";
 pub struct FolderLock {
     dir: PathBuf,
     _file: File,
+    /// The folder did not exist before: a run that never starts removes it again.
+    created: bool,
 }
 
 impl FolderLock {
     /// Creates `dir` if needed and locks it, or says which rigel holds it.
     pub fn take(dir: &Path) -> Result<FolderLock, RecordError> {
+        let created = !dir.exists();
         std::fs::create_dir_all(dir).map_err(super::io("create the run folder", dir))?;
         let path = dir.join(LOCK_FILE);
         let mut file = OpenOptions::new()
@@ -47,7 +50,17 @@ impl FolderLock {
         Ok(FolderLock {
             dir: dir.to_path_buf(),
             _file: file,
+            created,
         })
+    }
+
+    /// Gives the folder up before anything was written to it: a folder this lock created is
+    /// removed again (only while it holds nothing but the lock file).
+    pub fn abandon(self) {
+        if self.created {
+            let _ = std::fs::remove_file(self.dir.join(LOCK_FILE));
+            let _ = std::fs::remove_dir(&self.dir);
+        }
     }
 
     pub fn dir(&self) -> &Path {

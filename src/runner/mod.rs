@@ -81,7 +81,13 @@ pub fn run_job(job: Job, opts: Options, obs: &mut dyn Observer) -> Result<Ran, R
     register_signals(&stop).map_err(RunError::Signals)?;
     // Before the targets: a second rigel on this folder must not fill or load them either.
     let lock = FolderLock::take(&job.dir)?;
-    let volume = open(&job.plan, opts.consent, &stop, obs)?;
+    let volume = match open(&job.plan, opts.consent, &stop, obs) {
+        Ok(v) => v,
+        Err(e) => {
+            lock.abandon();
+            return Err(e.into());
+        }
+    };
     for w in volume.warnings() {
         obs.message(Message::Warning(w.to_string()));
     }
