@@ -319,6 +319,22 @@ mod tests {
     }
 
     #[test]
+    fn io_timeout_defaults_to_30s_and_is_bounded() {
+        let base = two_classes("basic", "1", "1");
+        assert_eq!(plan(&base).unwrap().run.io_timeout_ms, 30_000);
+        let with = |t: &str| plan(&format!("[run]\nio_timeout = \"{t}\"\n{base}"));
+        assert_eq!(with("2s").unwrap().run.io_timeout_ms, 2_000);
+        for bad in ["10ms", "2h"] {
+            let errors = with(bad).unwrap_err();
+            assert!(
+                errors[0].contains("`io_timeout` must be between"),
+                "{errors:?}"
+            );
+        }
+        assert!(with("soon").is_err());
+    }
+
+    #[test]
     fn basic_runs_each_class_alone_and_counts_the_idle_cell() {
         let p = plan(&two_classes("basic", "1, 2", "1")).unwrap();
         assert_eq!(loads(&p), vec![(1, 0), (2, 0), (0, 1)]);
