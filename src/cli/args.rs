@@ -171,9 +171,13 @@ pub struct RunArgs {
     /// The run folder (default: runs/<name>-<yyyymmdd-hhmmss>/)
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Finish an interrupted run: run only the points missing from DIR/results.jsonl
-    #[arg(long, value_name = "DIR", conflicts_with_all = ["spec_file", "out"])]
+    /// Finish an interrupted run with its own spec and plan: run the points missing from
+    /// DIR/results.jsonl and those recorded as failed (no SPEC, --out or --set with it)
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["spec_file", "out", "set"])]
     pub resume: Option<PathBuf>,
+    /// With --resume: keep the points recorded as failed instead of running them again
+    #[arg(long, requires = "resume")]
+    pub skip_failed: bool,
     /// Consent to writes on block devices and on files rigel did not create (the spec must consent
     /// too, with `destructive = true` on the target)
     #[arg(long)]

@@ -161,6 +161,8 @@ pub(crate) struct Shared<'a> {
     live: &'a LiveCounters,
     warmup_ns: u64,
     window_ns: u64,
+    /// An I/O outstanding longer than this fails the point as stalled (`run.io_timeout`).
+    io_timeout_ns: u64,
 }
 
 const NOT_YET: u64 = u64::MAX;

@@ -114,6 +114,7 @@ pub fn run_point_with(
         live: &ctl.live,
         warmup_ns: run.warmup_ms * 1_000_000,
         window_ns: run.duration_ms * 1_000_000,
+        io_timeout_ns: run.io_timeout_ms.saturating_mul(1_000_000),
     };
     let shared = &shared;
     let (outcomes, cpu, wall) = std::thread::scope(|s| {
@@ -309,7 +310,12 @@ fn assemble(
                     .map_or_else(String::new, |t| t.path.to_string()),
                 offset: f.offset,
                 errno: f.errno,
-                message: f.message.clone(),
+                message: match targets.get(f.target) {
+                    Some(t) if f.stalled => {
+                        format!("{} at target {} offset {}", f.message, t.path, f.offset)
+                    }
+                    _ => f.message.clone(),
+                },
             },
         },
     };

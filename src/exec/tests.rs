@@ -129,6 +129,7 @@ fn settings(duration_ms: u64, warmup_ms: u64, workers: u32) -> RunSettings {
     RunSettings {
         duration_ms,
         warmup_ms,
+        io_timeout_ms: 30_000,
         direct: true,
         seed: 42,
         workers,

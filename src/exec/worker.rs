@@ -24,8 +24,10 @@ const TICK_TAG: u64 = u64::MAX;
 const CANCEL_TAG: u64 = u64::MAX - 1;
 /// How long the workers wait for each other to start before measuring anyway.
 const START_LIMIT_NS: u64 = 5_000_000_000;
-/// How long a worker waits for its in-flight I/O after the point ends before giving up on it.
-const DRAIN_LIMIT: Duration = Duration::from_secs(30);
+/// How long a worker waits for its in-flight I/O after a stop, a failure or a stall before giving
+/// up on it (the I/O is left to the kernel; its buffers are leaked). After a normal end it waits
+/// up to `run.io_timeout`.
+const STOP_DRAIN_LIMIT: Duration = Duration::from_millis(500);
 /// The live counters are updated this often (ns): shared atomics on every batch would cost.
 const LIVE_EVERY_NS: u64 = 50_000_000;
 
@@ -51,6 +53,8 @@ pub struct Failure {
     pub message: String,
     /// When the failure was seen, ns since the point's start.
     pub at_ns: u64,
+    /// No completion within `run.io_timeout` (the I/O is still outstanding), not an error.
+    pub stalled: bool,
 }
 
 /// What a worker hands back when it ends.
@@ -162,6 +166,7 @@ fn run_loop(
                     errno: e.raw_os_error().unwrap_or(0),
                     message: format!("io_uring_enter: {e}"),
                     at_ns: since(start),
+                    stalled: false,
                 });
                 shared.abort.store(true, Ordering::Relaxed);
                 break End::Failed;
@@ -212,6 +217,12 @@ fn run_loop(
         for cqe in &mut cq {
             if cqe.user_data() == TICK_TAG {
                 arm_tick(&mut sq, &submitter);
+                // The timer bounds every wait, so a stalled I/O is seen within 100 ms of its
+                // timeout; checking here costs nothing per I/O.
+                if !failed && let Some(f) = stalled(st, now, shared.io_timeout_ns) {
+                    failed = true;
+                    out.failure = Some(f);
+                }
                 continue;
             }
             let i = cqe.user_data() as usize;
@@ -262,7 +273,28 @@ fn run_loop(
     st.publish(live);
     drop(sq);
     drop(cq);
-    drain(ring, st, in_flight_total)
+    let limit = match out.end {
+        End::Window => Duration::from_nanos(shared.io_timeout_ns),
+        End::Stop | End::Abort | End::Failed => STOP_DRAIN_LIMIT,
+    };
+    drain(ring, st, in_flight_total, limit)
+}
+
+/// The oldest I/O in flight when it has been outstanding longer than `timeout_ns`.
+fn stalled(st: &State<'_>, now: u64, timeout_ns: u64) -> Option<Failure> {
+    let oldest = st.slots.iter().min_by_key(|s| s.submitted_ns)?;
+    let age = now.saturating_sub(oldest.submitted_ns);
+    (age > timeout_ns).then(|| Failure {
+        target: oldest.target as usize,
+        offset: oldest.offset + oldest.done as u64,
+        errno: libc::ETIMEDOUT,
+        message: format!(
+            "stalled: no completion for {}",
+            crate::expr::format_duration(Duration::from_nanos(timeout_ns))
+        ),
+        at_ns: now,
+        stalled: true,
+    })
 }
 
 fn failure(slot: &Slot, res: i32, now: u64) -> Failure {
@@ -279,13 +311,14 @@ fn failure(slot: &Slot, res: i32, now: u64) -> Failure {
         errno,
         message,
         at_ns: now,
+        stalled: false,
     }
 }
 
 /// Waits for every I/O still in flight (their results no longer count). False when some did not
-/// complete within `DRAIN_LIMIT`.
-fn drain(ring: &mut IoUring, st: &mut State<'_>, mut in_flight: usize) -> bool {
-    let deadline = Instant::now() + DRAIN_LIMIT;
+/// complete within `limit`.
+fn drain(ring: &mut IoUring, st: &mut State<'_>, mut in_flight: usize, limit: Duration) -> bool {
+    let deadline = Instant::now() + limit;
     let (submitter, mut sq, mut cq) = ring.split();
     if in_flight > 0 {
         // Ask the kernel to cancel what it can (I/O waiting in io-wq or on a file that may never

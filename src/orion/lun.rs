@@ -126,6 +126,7 @@ fn error_path(e: &TargetError) -> Option<&Path> {
         | TargetError::Misaligned { path, .. }
         | TargetError::TargetTooSmall { path, .. } => Some(path),
         TargetError::Refused(r) => Some(&r.path),
+        TargetError::Locked(h) => Some(&h.path),
         TargetError::NoTargets | TargetError::ZeroStripe => None,
     }
 }

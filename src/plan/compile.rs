@@ -146,6 +146,10 @@ fn check_volume(spec: &Spec, errors: &mut Vec<SpecError>) -> VolumeLayout {
     }
 }
 
+/// The executor checks for stalled I/O on its 100 ms timer: a shorter timeout cannot be kept.
+const IO_TIMEOUT_MIN: std::time::Duration = std::time::Duration::from_millis(100);
+const IO_TIMEOUT_MAX: std::time::Duration = std::time::Duration::from_secs(3600);
+
 fn check_run(spec: &Spec, names: &Names, errors: &mut Vec<SpecError>) -> Option<RunSettings> {
     let r = &spec.run;
     let timings = [(&r.duration, Timing::Duration), (&r.warmup, Timing::Warmup)];
@@ -156,6 +160,20 @@ fn check_run(spec: &Spec, names: &Names, errors: &mut Vec<SpecError>) -> Option<
     }
     if let Err(b) = limits::seed(r.seed.value) {
         errors.push(b.at(&r.seed.loc));
+    }
+    if !(IO_TIMEOUT_MIN..=IO_TIMEOUT_MAX).contains(&r.io_timeout.value) {
+        errors.push(
+            SpecError::at(
+                &r.io_timeout.loc,
+                format!(
+                    "`io_timeout` must be between {} and {}",
+                    crate::expr::format_duration(IO_TIMEOUT_MIN),
+                    crate::expr::format_duration(IO_TIMEOUT_MAX)
+                ),
+                "out of range",
+            )
+            .hint("the default, 30s, fails a point whose I/O has not completed in 30 seconds"),
+        );
     }
     let workers = match &r.workers {
         None => 1,
@@ -176,6 +194,7 @@ fn check_run(spec: &Spec, names: &Names, errors: &mut Vec<SpecError>) -> Option<
     Some(RunSettings {
         duration_ms: r.duration.value.as_millis() as u64,
         warmup_ms: r.warmup.value.as_millis() as u64,
+        io_timeout_ms: r.io_timeout.value.as_millis() as u64,
         direct: r.direct,
         seed: r.seed.value,
         workers,
@@ -289,6 +308,22 @@ mod tests {
             .iter()
             .map(|p| (p.load_of("small"), p.load_of("large")))
             .collect()
+    }
+
+    #[test]
+    fn io_timeout_defaults_to_30s_and_is_bounded() {
+        let base = two_classes("basic", "1", "1");
+        assert_eq!(plan(&base).unwrap().run.io_timeout_ms, 30_000);
+        let with = |t: &str| plan(&format!("[run]\nio_timeout = \"{t}\"\n{base}"));
+        assert_eq!(with("2s").unwrap().run.io_timeout_ms, 2_000);
+        for bad in ["10ms", "2h"] {
+            let errors = with(bad).unwrap_err();
+            assert!(
+                errors[0].contains("`io_timeout` must be between"),
+                "{errors:?}"
+            );
+        }
+        assert!(with("soon").is_err());
     }
 
     #[test]

@@ -61,12 +61,30 @@ pub struct RunSettings {
     pub duration_ms: u64,
     /// Unmeasured time before each data point.
     pub warmup_ms: u64,
+    /// An I/O outstanding longer than this fails its point as stalled (`run.io_timeout`; absent in
+    /// plans that keep the default).
+    #[serde(
+        default = "default_io_timeout_ms",
+        skip_serializing_if = "is_default_io_timeout"
+    )]
+    pub io_timeout_ms: u64,
     /// O_DIRECT (true) or buffered I/O.
     pub direct: bool,
     /// PRNG seed for offsets, mix draws and write data.
     pub seed: u64,
     /// Worker threads (each with its own ring); the plan resolves "auto" to a number.
     pub workers: u32,
+}
+
+/// `run.io_timeout` when a spec does not set it.
+pub const DEFAULT_IO_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
+fn default_io_timeout_ms() -> u64 {
+    DEFAULT_IO_TIMEOUT.as_millis() as u64
+}
+
+fn is_default_io_timeout(ms: &u64) -> bool {
+    *ms == default_io_timeout_ms()
 }
 
 /// An I/O class as declared in `[class.NAME]`.

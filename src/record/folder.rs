@@ -1,11 +1,13 @@
 //! Creating, appending to, finishing and reading a run folder.
 
 use crate::expect::Verdict;
+use super::lock::FolderLock;
+use super::points::{self, Torn};
 use crate::plan::{RunPlan, SCHEMA_VERSION};
 use crate::stats::{HostInfo, PointResult, ResultsDoc, TargetInfo};
 use serde::{Deserialize, Serialize};
 use std::fs::{self, File, OpenOptions};
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 pub const SPEC_FILE: &str = "spec.toml";
@@ -33,9 +35,14 @@ pub enum RecordError {
     NotARun { dir: PathBuf },
     #[error("`{dir}` already holds a run; pick another --out, or finish it with --resume")]
     AlreadyARun { dir: PathBuf },
+    #[error("`{dir}` is in use by another rigel{holder}; wait for it to end, or stop it")]
+    Busy { dir: PathBuf, holder: String },
 }
 
-fn io<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -> RecordError + 'a {
+pub(super) fn io<'a>(
+    action: &'static str,
+    path: &'a Path,
+) -> impl FnOnce(std::io::Error) -> RecordError + 'a {
     move |source| RecordError::Io {
         action,
         path: path.to_path_buf(),
@@ -54,72 +61,122 @@ pub struct RunHeader {
     pub targets: Vec<TargetInfo>,
 }
 
-/// An open run folder, appending finished points.
+/// An open run folder, appending finished points; it holds the folder's lock.
 pub struct RunFolder {
-    dir: PathBuf,
+    lock: FolderLock,
     points: File,
+    /// Bytes of whole lines in `results.jsonl`: a failed append is cut back to it.
+    len: u64,
+}
+
+/// A folder reopened to resume: the points it holds and the torn line cut off its end, if any.
+pub struct Reopened {
+    pub folder: RunFolder,
+    /// The latest record of each point, in the order they finished.
+    pub points: Vec<PointResult>,
+    pub torn: Option<Torn>,
 }
 
 impl RunFolder {
     /// Creates `dir` with the resolved spec, the plan and the header. Refuses a folder that already
-    /// holds a run.
+    /// holds a run, or that another rigel has locked.
     pub fn create(
         dir: &Path,
         spec_toml: &str,
         plan: &RunPlan,
         header: &RunHeader,
     ) -> Result<RunFolder, RecordError> {
+        Self::create_locked(FolderLock::take(dir)?, spec_toml, plan, header)
+    }
+
+    /// [`RunFolder::create`] in a folder already locked.
+    pub fn create_locked(
+        lock: FolderLock,
+        spec_toml: &str,
+        plan: &RunPlan,
+        header: &RunHeader,
+    ) -> Result<RunFolder, RecordError> {
+        let dir = lock.dir().to_path_buf();
         if dir.join(PLAN_FILE).exists() {
-            return Err(RecordError::AlreadyARun {
-                dir: dir.to_path_buf(),
-            });
+            return Err(RecordError::AlreadyARun { dir });
         }
-        fs::create_dir_all(dir).map_err(io("create the run folder", dir))?;
         write_atomic(&dir.join(SPEC_FILE), spec_toml.as_bytes())?;
         write_json(&dir.join(PLAN_FILE), plan)?;
         write_json(&dir.join(RUN_FILE), header)?;
-        Self::open_points(dir)
-    }
-
-    /// Reopens a folder to append the points a resumed run adds.
-    pub fn reopen(dir: &Path) -> Result<RunFolder, RecordError> {
-        Self::open_points(dir)
-    }
-
-    fn open_points(dir: &Path) -> Result<RunFolder, RecordError> {
         let path = dir.join(POINTS_FILE);
         let points = OpenOptions::new()
             .create(true)
             .append(true)
             .open(&path)
             .map_err(io("open", &path))?;
+        sync_dir(&dir)?;
         Ok(RunFolder {
-            dir: dir.to_path_buf(),
+            lock,
             points,
+            len: 0,
+        })
+    }
+
+    /// Reopens a locked folder to append the points a resumed run adds. A torn last line of
+    /// `results.jsonl` is cut off first (and returned, for the caller to report).
+    pub fn reopen(lock: FolderLock) -> Result<Reopened, RecordError> {
+        let path = lock.dir().join(POINTS_FILE);
+        let points = OpenOptions::new()
+            .create(true)
+            .read(true)
+            .append(true)
+            .open(&path)
+            .map_err(io("open", &path))?;
+        let bytes = fs::read(&path).map_err(io("read", &path))?;
+        let lines = points::parse_lines(&bytes).map_err(|e| RecordError::Invalid {
+            path: path.clone(),
+            message: e.to_string(),
+        })?;
+        if lines.torn.is_some() {
+            points
+                .set_len(lines.valid_len)
+                .and_then(|()| points.sync_all())
+                .map_err(io("cut the torn last line of", &path))?;
+        }
+        Ok(Reopened {
+            folder: RunFolder {
+                lock,
+                points,
+                len: lines.valid_len,
+            },
+            points: points::latest(lines.points),
+            torn: lines.torn,
         })
     }
 
     pub fn dir(&self) -> &Path {
-        &self.dir
+        self.lock.dir()
     }
 
     /// Appends one finished point and makes it durable before returning.
     pub fn append(&mut self, point: &PointResult) -> Result<(), RecordError> {
-        let path = self.dir.join(POINTS_FILE);
+        let path = self.dir().join(POINTS_FILE);
         let mut line = serde_json::to_string(point).map_err(|e| RecordError::Invalid {
             path: path.clone(),
             message: e.to_string(),
         })?;
         line.push('\n');
-        self.points
+        let written = self
+            .points
             .write_all(line.as_bytes())
-            .map_err(io("append to", &path))?;
-        self.points.sync_data().map_err(io("fsync", &path))
+            .and_then(|()| self.points.sync_data());
+        if let Err(e) = written {
+            // Leave no half line behind (a full disk): the next append or resume starts clean.
+            let _ = self.points.set_len(self.len);
+            return Err(io("append to", &path)(e));
+        }
+        self.len += line.len() as u64;
+        Ok(())
     }
 
     /// Writes `results.json` (atomically: a temporary file renamed over it).
     pub fn finish(&self, doc: &ResultsDoc) -> Result<PathBuf, RecordError> {
-        let path = self.dir.join(RESULTS_FILE);
+        let path = self.dir().join(RESULTS_FILE);
         write_json(&path, &ResultsFile::new(doc))?;
         Ok(path)
     }
@@ -192,33 +249,20 @@ pub fn assemble(
     }
 }
 
-/// The points in `results.jsonl`, in the order they finished; a torn (unterminated or unparsable)
-/// last line from a crash is skipped.
+/// The latest record of each point in `results.jsonl`, in the order they finished; a torn
+/// (unterminated or unparsable) last line from a crash is skipped.
 pub fn finished_points(dir: &Path) -> Result<Vec<PointResult>, RecordError> {
     let path = dir.join(POINTS_FILE);
-    let file = match File::open(&path) {
-        Ok(f) => f,
+    let bytes = match fs::read(&path) {
+        Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(io("open", &path)(e)),
+        Err(e) => return Err(io("read", &path)(e)),
     };
-    let lines: Vec<String> = BufReader::new(file)
-        .lines()
-        .collect::<Result<_, _>>()
-        .map_err(io("read", &path))?;
-    let mut points = Vec::new();
-    for (i, line) in lines.iter().enumerate() {
-        match serde_json::from_str::<PointResult>(line) {
-            Ok(p) => points.push(p),
-            Err(_) if i + 1 == lines.len() => break,
-            Err(e) => {
-                return Err(RecordError::Invalid {
-                    path,
-                    message: format!("line {}: {e}", i + 1),
-                });
-            }
-        }
-    }
-    Ok(points)
+    let lines = points::parse_lines(&bytes).map_err(|e| RecordError::Invalid {
+        path,
+        message: e.to_string(),
+    })?;
+    Ok(points::latest(lines.points))
 }
 
 /// Reads the header, spec and plan of a folder to resume it.
@@ -262,11 +306,28 @@ fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), RecordError> {
     write_atomic(path, text.as_bytes())
 }
 
-/// Writes through a temporary file, fsyncs it and renames it over `path`.
+/// Writes through a temporary file, fsyncs it, renames it over `path` and fsyncs the directory (the
+/// rename itself is durable only then).
 fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), RecordError> {
     let tmp = path.with_extension("tmp");
     let mut f = File::create(&tmp).map_err(io("create", &tmp))?;
-    f.write_all(bytes).map_err(io("write", &tmp))?;
-    f.sync_all().map_err(io("fsync", &tmp))?;
-    fs::rename(&tmp, path).map_err(io("rename into place", path))
+    let written = f.write_all(bytes).and_then(|()| f.sync_all());
+    if let Err(e) = written {
+        let _ = fs::remove_file(&tmp);
+        return Err(io("write", &tmp)(e));
+    }
+    fs::rename(&tmp, path).map_err(io("rename into place", path))?;
+    sync_dir(path.parent().unwrap_or(Path::new(".")))
+}
+
+/// fsync of a directory: makes the names created or renamed in it durable.
+fn sync_dir(dir: &Path) -> Result<(), RecordError> {
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(io("fsync the directory", dir))
 }

@@ -1,7 +1,11 @@
 //! The run folder: what a run leaves on disk, written so that nothing finished is ever lost. Each
 //! point is appended to `results.jsonl` and fsynced as it finishes; `results.json` is the whole
-//! document, rewritten atomically at the end (and on resume).
+//! document, rewritten atomically at the end (and on resume). One rigel at a time holds a folder.
 
 mod folder;
+mod lock;
+mod points;
 
 pub use folder::*;
+pub use lock::{FolderLock, LOCK_FILE};
+pub use points::{BadLine, PointLines, Torn, latest, parse_lines};

@@ -11,7 +11,7 @@ pub use job::{Job, now};
 pub use observer::{Message, Observer};
 
 use crate::exec::{self, ExecError, ExecTarget, LiveCounters, PointControl};
-use crate::record::{self, RecordError, RunFolder, RunHeader};
+use crate::record::{self, FolderLock, RecordError, RunFolder, RunHeader};
 use crate::report::{self, ReportOptions};
 use crate::stats::{PointResult, PointStatus};
 use crate::target::{self, Consent, OpenVolume, TargetError};
@@ -75,6 +75,8 @@ pub struct Options {
     pub consent: Consent,
     /// Delete the test files rigel created once the run ends.
     pub clean: bool,
+    /// On resume, keep the points recorded as failed instead of running them again.
+    pub skip_failed: bool,
 }
 
 /// Opens the volume, runs every point of `job` not yet done, records each durably and finishes the
@@ -82,11 +84,19 @@ pub struct Options {
 pub fn run_job(job: Job, opts: Options, obs: &mut dyn Observer) -> Result<Ran, RunError> {
     let stop = Arc::new(AtomicBool::new(false));
     register_signals(&stop).map_err(RunError::Signals)?;
-    let volume = open(&job.plan, opts.consent, &stop, obs)?;
+    // Before the targets: a second rigel on this folder must not fill or load them either.
+    let lock = FolderLock::take(&job.dir)?;
+    let volume = match open(&job.plan, opts.consent, &stop, obs) {
+        Ok(v) => v,
+        Err(e) => {
+            lock.abandon();
+            return Err(e.into());
+        }
+    };
     for w in volume.warnings() {
         obs.message(Message::Warning(w.to_string()));
     }
-    let ran = execute(job, &volume, &stop, obs);
+    let ran = execute(job, lock, opts.skip_failed, &volume, &stop, obs);
     if opts.clean {
         let paths: Vec<&Path> = volume.targets.iter().map(|t| t.path.as_path()).collect();
         match target::clean(paths) {
@@ -142,12 +152,14 @@ fn open(
 
 fn execute(
     job: Job,
+    lock: FolderLock,
+    skip_failed: bool,
     volume: &OpenVolume,
     stop: &Arc<AtomicBool>,
     obs: &mut dyn Observer,
 ) -> Result<Ran, RunError> {
     let Job {
-        dir,
+        dir: _,
         spec_toml,
         plan,
         header,
@@ -164,11 +176,36 @@ fn execute(
         targets: volume.infos(),
     });
     let mut folder = if resumed {
-        RunFolder::reopen(&dir)?
+        let reopened = RunFolder::reopen(lock)?;
+        if let Some(t) = reopened.torn {
+            obs.message(Message::Warning(format!(
+                "{}: cut a torn last line (line {}, {} bytes at offset {}) left by an \
+                 interrupted write; its point runs again",
+                reopened.folder.dir().join(record::POINTS_FILE).display(),
+                t.line,
+                t.bytes,
+                t.offset
+            )));
+        }
+        // Read again under the lock: the folder may have changed since the job was prepared.
+        done = reopened.points;
+        reopened.folder
     } else {
-        RunFolder::create(&dir, &spec_toml, &plan, &header)?
+        RunFolder::create_locked(lock, &spec_toml, &plan, &header)?
     };
-    let finished: BTreeSet<u32> = done.iter().map(|p| p.point.id).collect();
+    let failed_before = done.iter().filter(|p| is_failed(p)).count();
+    if failed_before > 0 {
+        obs.message(Message::Note(if skip_failed {
+            format!("{failed_before} point(s) recorded as failed are kept (--skip-failed)")
+        } else {
+            format!("{failed_before} point(s) recorded as failed run again")
+        }));
+    }
+    let finished: BTreeSet<u32> = done
+        .iter()
+        .filter(|p| skip_failed || !is_failed(p))
+        .map(|p| p.point.id)
+        .collect();
     let todo: Vec<_> = plan
         .points
         .iter()
@@ -232,7 +269,9 @@ fn execute(
                     break;
                 }
                 obs.point_finished(&r);
-                let failed = matches!(r.status, PointStatus::Failed { .. });
+                let failed = is_failed(&r);
+                // A retried point replaces its failed record (results.jsonl keeps both lines).
+                done.retain(|p| p.point.id != r.point.id);
                 done.push(r);
                 if failed {
                     ended = Ended::Failed;
@@ -254,6 +293,10 @@ fn execute(
     finish(&folder, header, spec_toml, plan, done, ended, obs)
 }
 
+fn is_failed(p: &PointResult) -> bool {
+    matches!(p.status, PointStatus::Failed { .. })
+}
+
 fn finish(
     folder: &RunFolder,
     header: RunHeader,
@@ -264,19 +307,28 @@ fn finish(
     obs: &mut dyn Observer,
 ) -> Result<Ran, RunError> {
     let complete = done.len() == plan.points.len();
+    let any_failed = done.iter().any(is_failed);
     let finished = if complete { now() } else { String::new() };
     let mut points = done;
     points.sort_by_key(|p| p.point.id);
     let doc = record::assemble(header, spec_toml, plan, points, finished);
     let dir = folder.dir().to_path_buf();
     folder.finish(&doc)?;
-    match report::render(&doc, &ReportOptions::new(folder.dir())) {
-        Ok(files) => obs.message(Message::Reports(files)),
-        Err(e) => obs.message(Message::Error(format!(
-            "the results are safe, but a report failed: {e}"
-        ))),
-    }
-    let ended = if ended == Ended::Complete && !complete {
+    let reported = match report::render(&doc, &ReportOptions::new(folder.dir())) {
+        Ok(files) => {
+            obs.message(Message::Reports(files));
+            true
+        }
+        Err(e) => {
+            obs.message(Message::Error(format!(
+                "the results are safe, but a report failed: {e}"
+            )));
+            false
+        }
+    };
+    // README's exit codes: a missing point, a failed point (kept by --skip-failed) or a failed
+    // report make the run a runtime failure.
+    let ended = if ended == Ended::Complete && (!complete || any_failed || !reported) {
         Ended::Failed
     } else {
         ended

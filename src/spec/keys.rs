@@ -129,6 +129,12 @@ pub const RUN: &[Key] = &[
         "Unmeasured I/O before each point's measured window",
     ),
     key(
+        "io_timeout",
+        Kind::Duration,
+        Some("30s"),
+        "An I/O outstanding longer than this fails the point as stalled (100ms to 1h)",
+    ),
+    key(
         "direct",
         Kind::Bool,
         Some("true"),

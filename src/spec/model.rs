@@ -73,6 +73,8 @@ pub struct VolumeSpec {
 pub struct RunSpec {
     pub duration: Sp<Duration>,
     pub warmup: Sp<Duration>,
+    /// An I/O outstanding longer than this fails its point as stalled.
+    pub io_timeout: Sp<Duration>,
     pub direct: bool,
     pub seed: Sp<u64>,
     /// None: one worker.

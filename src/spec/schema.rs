@@ -196,6 +196,7 @@ fn read_run(r: &mut Reader, root: &Table, root_loc: &Loc) -> RunSpec {
     let mut run = RunSpec {
         duration: Sp::new(Duration::from_secs(60), root_loc.clone()),
         warmup: Sp::new(Duration::ZERO, root_loc.clone()),
+        io_timeout: Sp::new(crate::plan::DEFAULT_IO_TIMEOUT, root_loc.clone()),
         direct: true,
         seed: Sp::new(1, root_loc.clone()),
         workers: None,
@@ -212,6 +213,12 @@ fn read_run(r: &mut Reader, root: &Table, root_loc: &Loc) -> RunSpec {
     }
     if let Some(d) = t.get("warmup").and_then(|n| duration_of(r, n, "a warmup")) {
         run.warmup = d;
+    }
+    if let Some(d) = t
+        .get("io_timeout")
+        .and_then(|n| duration_of(r, n, "an I/O timeout"))
+    {
+        run.io_timeout = d;
     }
     if let Some(b) = t.get("direct").and_then(|n| r.boolean(n, "`direct`")) {
         run.direct = b;

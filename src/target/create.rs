@@ -3,6 +3,7 @@
 //! runs, and removed by `clean`.
 
 use super::TargetError;
+use super::lock::{LockKind, lock_target};
 use super::marker::{self, FillState, Marker};
 use rustix::fs::FallocateFlags;
 use std::fs::{self, File, OpenOptions};
@@ -62,7 +63,9 @@ pub fn ensure_file(
         Ok(m) => m,
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             refuse_device_directory(path)?;
-            create(path, size, on_progress)?;
+            // Locked from its creation to the end of its fill: a second rigel creating the same
+            // file finds it and is refused (see below) instead of filling it too.
+            let _lock = create(path, size, on_progress)?;
             fill(path, 0, size, on_progress)?;
             return Ok(Preparation::Created);
         }
@@ -88,6 +91,9 @@ pub fn ensure_file(
     if filled_to >= size {
         return Ok(Preparation::Reused);
     }
+    // Unfinished: another rigel may be filling it right now. Refuse rather than fill it twice.
+    let _lock = File::open(path).map_err(TargetError::io(path, "open to lock"))?;
+    lock_target(&_lock, path, LockKind::Exclusive)?;
     let start = filled_to / FILL_ALIGN as u64 * FILL_ALIGN as u64;
     grow(
         path,
@@ -117,12 +123,13 @@ fn refuse_device_directory(path: &Path) -> Result<(), TargetError> {
 
 /// Creates the file (never over an existing one), marks it unfinished, and preallocates it. When
 /// that fails (no space, say) the empty file is removed again.
-fn create(path: &Path, size: u64, on_progress: &mut OnProgress) -> Result<(), TargetError> {
-    OpenOptions::new()
+fn create(path: &Path, size: u64, on_progress: &mut OnProgress) -> Result<File, TargetError> {
+    let file = OpenOptions::new()
         .write(true)
         .create_new(true)
         .open(path)
         .map_err(TargetError::io(path, "create the test file"))?;
+    lock_target(&file, path, LockKind::Exclusive)?;
     let mark = Marker {
         state: FillState::Filling,
         size,
@@ -130,7 +137,8 @@ fn create(path: &Path, size: u64, on_progress: &mut OnProgress) -> Result<(), Ta
     grow(path, size, mark, on_progress).inspect_err(|_| {
         let _ = fs::remove_file(path);
         let _ = marker::remove_sidecar(path);
-    })
+    })?;
+    Ok(file)
 }
 
 /// Bytes preallocated per call: tmpfs allocates page by page (a 4 GiB call took seconds and kept

@@ -84,6 +84,9 @@ pub enum TargetError {
     )]
     TargetTooSmall { path: PathBuf, size: u64, need: u64 },
 
+    #[error(transparent)]
+    Locked(#[from] super::lock::Held),
+
     #[error("the plan has no targets")]
     NoTargets,
 

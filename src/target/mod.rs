@@ -7,6 +7,7 @@ mod error;
 mod filetype;
 mod guard;
 mod in_use;
+pub mod lock;
 #[cfg(test)]
 mod loopdev;
 mod marker;

@@ -4,6 +4,7 @@
 use super::create::{self, OnProgress, Preparation};
 use super::filetype;
 use super::guard::{Consent, check_writable};
+use super::lock::{LockKind, lock_target};
 use super::probe::{OpenMode, Probe, TargetKind, open_target, probe};
 use super::sysfs::Sysfs;
 use super::{TargetError, Volume};
@@ -172,6 +173,16 @@ fn open_one(
         };
         file = open_target(&path, mode).map_err(|e| busy_as_refusal(e, &path))?;
     }
+    if probed.kind == TargetKind::File {
+        // Held on the run's own descriptor while the run lasts: readers share a file, a writer
+        // (or a filler, see `create`) has it alone.
+        let kind = if target.written {
+            LockKind::Exclusive
+        } else {
+            LockKind::Shared
+        };
+        lock_target(&file, &path, kind)?;
+    }
     let info = target_info(&path, &probed, base, created_by_rigel);
     let allocated = match probed.kind {
         TargetKind::Block => None,
@@ -284,6 +295,7 @@ pub(crate) fn test_plan(
         run: RunSettings {
             duration_ms: 1000,
             warmup_ms: 0,
+            io_timeout_ms: 30_000,
             direct: true,
             seed: 1,
             workers: 1,
@@ -410,6 +422,8 @@ mod tests {
         let plan = test_plan(vec![target.clone()], Layout::Concat, 1 << 20, &[4096]);
         let vol = open_quietly(&plan, Consent::default()).unwrap();
         assert!(!vol.targets[0].info.created_by_rigel);
+        // Its shared lock would refuse the writer below (as it refuses another rigel).
+        drop(vol);
         target.written = true;
         target.destructive = true;
         let plan = test_plan(vec![target], Layout::Concat, 1 << 20, &[4096]);

@@ -193,6 +193,7 @@ pub fn build(s: &Scenario) -> ResultsDoc {
         run: RunSettings {
             duration_ms: s.duration_s * 1000,
             warmup_ms: 0,
+            io_timeout_ms: 30_000,
             direct: true,
             seed: 7,
             workers: 2,

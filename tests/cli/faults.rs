@@ -1,0 +1,160 @@
+//! Faults injected by a FUSE file (tests/support/faultfs.rs) under real runs: an I/O error at an
+//! offset (the file read directly, O_DIRECT), a stall longer than `run.io_timeout` and SIGINT during
+//! a stall (through a loop device over the file: io_uring serves a FUSE file's reads inline, so a
+//! stall there holds the submitting thread itself). Skipped, saying why, when not root or without
+//! /dev/fuse.
+
+#[path = "../support/faultfs.rs"]
+mod faultfs;
+
+use super::builder::rigel;
+use faultfs::{FaultFs, Faults, Stall};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+fn available() -> bool {
+    match faultfs::unavailable() {
+        Some(why) => {
+            eprintln!("skipped: {why}");
+            false
+        }
+        None => true,
+    }
+}
+
+/// A read-only spec on `target`: one class of 4 KiB random reads, a point per load.
+fn spec(dir: &Path, target: &Path, loads: &str, run: &str) -> PathBuf {
+    let text = format!(
+        "[spec]\nname = \"f\"\n\n[[target]]\npath = \"{}\"\n\n[run]\n{run}\n\n\
+         [class.io]\nsize = \"4KiB\"\n\n[matrix]\nio = \"{loads}\"\n",
+        target.display()
+    );
+    let path = dir.join("f.toml");
+    std::fs::write(&path, text).expect("spec written");
+    path
+}
+
+fn results(dir: &Path) -> Value {
+    let text = std::fs::read_to_string(dir.join("results.json")).expect("results.json");
+    serde_json::from_str(&text).expect("results.json parses")
+}
+
+#[test]
+fn an_io_error_at_an_offset_fails_the_point_naming_offset_and_errno() {
+    if !available() {
+        return;
+    }
+    let offset = 8 << 20;
+    let fs = FaultFs::mount(Faults::new(16 << 20).read_error(offset, libc::EIO)).expect("mount");
+    let tmp = tempfile::tempdir().expect("tmp");
+    let spec = spec(tmp.path(), fs.file(), "4", "duration = \"20s\"");
+    let out = tmp.path().join("run");
+    let r = rigel()
+        .arg("run")
+        .arg(&spec)
+        .arg("--out")
+        .arg(&out)
+        .run()
+        .code(1);
+    let error = &results(&out)["points"][0]["status"]["error"];
+    assert_eq!(error["offset"], offset, "{error}\n{}", r.stderr);
+    assert_eq!(error["errno"], libc::EIO);
+    assert_eq!(error["target"], fs.file().display().to_string());
+    let said = format!("{}{}", r.stdout, r.stderr);
+    assert!(said.contains(&format!("at offset {offset}")), "{said}");
+}
+
+#[test]
+fn a_stall_longer_than_io_timeout_fails_the_point_as_stalled() {
+    if !available() {
+        return;
+    }
+    let stall = Stall {
+        after: 50,
+        duration: Duration::from_secs(4),
+        every: false,
+    };
+    let fs = FaultFs::mount(Faults::new(16 << 20).stall(stall)).expect("mount");
+    let dev = fs.loop_device().expect("a loop device over the FUSE file");
+    let tmp = tempfile::tempdir().expect("tmp");
+    let spec = spec(
+        tmp.path(),
+        &dev.dev,
+        "2",
+        "duration = \"10s\"\nio_timeout = \"1s\"",
+    );
+    let out = tmp.path().join("run");
+    let started = Instant::now();
+    let r = rigel()
+        .arg("run")
+        .arg(&spec)
+        .arg("--out")
+        .arg(&out)
+        .run()
+        .code(1);
+    let error = &results(&out)["points"][0]["status"]["error"];
+    let message = error["message"].as_str().expect("message");
+    assert!(
+        message.starts_with("stalled: no completion for 1s at target ")
+            && message.contains(&dev.dev.display().to_string()),
+        "{message}\n{}",
+        r.stderr
+    );
+    assert_eq!(error["errno"], libc::ETIMEDOUT);
+    assert!(fs.stalled() >= 1);
+    // Never a hang: the run ends with the point (the process itself once the kernel returns
+    // the stalled I/O, 4 s after it was issued), well before the 10 s window.
+    assert!(
+        started.elapsed() < Duration::from_secs(9),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn sigint_during_a_stall_ends_the_run_within_a_second_keeping_finished_points() {
+    if !available() {
+        return;
+    }
+    let fs = FaultFs::mount(Faults::new(16 << 20)).expect("mount");
+    let dev = fs.loop_device().expect("a loop device over the FUSE file");
+    let tmp = tempfile::tempdir().expect("tmp");
+    let spec = spec(tmp.path(), &dev.dev, "1, 2, 3", "duration = \"1s\"");
+    let out = tmp.path().join("run");
+    let child = rigel().arg("run").arg(&spec).arg("--out").arg(&out).spawn();
+    let jsonl = out.join("results.jsonl");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while std::fs::read_to_string(&jsonl).map_or(0, |t| t.lines().count()) < 1
+        && Instant::now() < deadline
+    {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    fs.stall_next(Duration::from_secs(6));
+    while fs.stalled() == 0 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    let status = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(status.success());
+    let signalled = Instant::now();
+    while !out.join("results.json").exists() && signalled.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let ended = signalled.elapsed();
+    assert!(
+        ended < Duration::from_secs(1),
+        "the run ended {ended:?} after SIGINT"
+    );
+    let doc = results(&out);
+    assert_eq!(
+        doc["points"][0]["point"]["id"], 1,
+        "the finished point is kept"
+    );
+    assert_eq!(doc["points"][0]["status"]["state"], "ok");
+    let done = child.wait_with_output().expect("rigel exits");
+    assert_eq!(done.status.code(), Some(130));
+}

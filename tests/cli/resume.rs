@@ -1,0 +1,247 @@
+//! The run folder under faults: a torn last line, two rigels on one folder, failed points retried
+//! by `--resume`, and the exit codes of what cannot be done (real runs on tmpfs files).
+
+use super::builder::rigel;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// A spec of `points` 500 ms points over a 16 MiB test file rigel creates in `dir`.
+fn spec(dir: &Path, points: usize) -> PathBuf {
+    let loads: Vec<String> = (1..=points).map(|n| n.to_string()).collect();
+    let text = format!(
+        "[spec]\nname = \"r\"\n\n[[target]]\npath = \"{}/data.bin\"\nsize = \"16MiB\"\n\n\
+         [run]\nduration = \"500ms\"\n\n[class.io]\nsize = \"4KiB\"\n\n[matrix]\nio = \"{}\"\n",
+        dir.display(),
+        loads.join(", ")
+    );
+    let path = dir.join("r.toml");
+    std::fs::write(&path, text).expect("spec written");
+    path
+}
+
+fn tmpfs_dir() -> tempfile::TempDir {
+    tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir")
+}
+
+fn full_run(tmp: &Path, points: usize) -> PathBuf {
+    let out = tmp.join("run");
+    rigel()
+        .arg("run")
+        .arg(spec(tmp, points))
+        .arg("--out")
+        .arg(&out)
+        .run()
+        .code(0);
+    out
+}
+
+fn jsonl(dir: &Path) -> Vec<Value> {
+    std::fs::read_to_string(dir.join("results.jsonl"))
+        .expect("results.jsonl")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("every line of results.jsonl is a whole point"))
+        .collect()
+}
+
+fn results(dir: &Path) -> Value {
+    let text = std::fs::read_to_string(dir.join("results.json")).expect("results.json");
+    serde_json::from_str(&text).expect("results.json parses")
+}
+
+fn states(doc: &Value) -> Vec<(u64, String)> {
+    doc["points"]
+        .as_array()
+        .expect("points")
+        .iter()
+        .map(|p| {
+            (
+                p["point"]["id"].as_u64().expect("id"),
+                p["status"]["state"].as_str().expect("state").to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_torn_last_line_is_cut_and_resume_completes() {
+    let tmp = tmpfs_dir();
+    let out = full_run(tmp.path(), 3);
+    // A crash while point 3 was being appended: half its line, no newline, no results.json.
+    let text = std::fs::read_to_string(out.join("results.jsonl")).expect("jsonl");
+    let lines: Vec<&str> = text.lines().collect();
+    let torn = format!(
+        "{}\n{}\n{}",
+        lines[0],
+        lines[1],
+        &lines[2][..lines[2].len() / 2]
+    );
+    std::fs::write(out.join("results.jsonl"), torn).expect("torn");
+    std::fs::remove_file(out.join("results.json")).expect("no results.json");
+    let resumed = rigel().arg("run").arg("--resume").arg(&out).run().code(0);
+    assert!(
+        resumed.stderr.contains("torn last line"),
+        "the cut is reported: {}",
+        resumed.stderr
+    );
+    let points = jsonl(&out);
+    assert_eq!(points.len(), 3);
+    let doc = results(&out);
+    assert_eq!(
+        states(&doc),
+        vec![(1, "ok".into()), (2, "ok".into()), (3, "ok".into())]
+    );
+    // And the folder reads again as a whole.
+    rigel().arg("report").arg(&out).run().code(0);
+}
+
+#[test]
+fn a_second_rigel_on_a_folder_is_refused_naming_the_first() {
+    let tmp = tmpfs_dir();
+    let out = tmp.path().join("run");
+    let spec = spec(tmp.path(), 6);
+    let first = rigel().arg("run").arg(&spec).arg("--out").arg(&out).spawn();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !out.join("plan.json").exists() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let pid = format!("pid {}", first.id());
+    let again = rigel()
+        .arg("run")
+        .arg(&spec)
+        .arg("--out")
+        .arg(&out)
+        .run()
+        .code(1);
+    assert!(again.stderr.contains(&pid), "{}", again.stderr);
+    let resume = rigel().arg("run").arg("--resume").arg(&out).run().code(1);
+    assert!(resume.stderr.contains(&pid), "{}", resume.stderr);
+    let done = first.wait_with_output().expect("the first run ends");
+    assert_eq!(done.status.code(), Some(0));
+    let ids: Vec<u64> = jsonl(&out)
+        .iter()
+        .map(|p| p["point"]["id"].as_u64().expect("id"))
+        .collect();
+    assert_eq!(ids, vec![1, 2, 3, 4, 5, 6], "no point duplicated or lost");
+}
+
+/// Marks point `id` in results.jsonl as failed by an I/O error, as a run stopped by one leaves it.
+fn fail_point(out: &Path, id: u64) {
+    let mut points = jsonl(out);
+    let p = points
+        .iter_mut()
+        .find(|p| p["point"]["id"] == id)
+        .expect("the point");
+    p["status"] = serde_json::json!({"state": "failed", "error": {
+        "target": "data.bin", "offset": 4096, "errno": 5, "message": "Input/output error"}});
+    let text: String = points
+        .iter()
+        .map(|p| format!("{}\n", serde_json::to_string(p).expect("json")))
+        .collect();
+    std::fs::write(out.join("results.jsonl"), text).expect("jsonl");
+}
+
+#[test]
+fn resume_retries_a_failed_point_or_keeps_it_with_skip_failed() {
+    let tmp = tmpfs_dir();
+    let out = full_run(tmp.path(), 2);
+    fail_point(&out, 2);
+    let kept = rigel()
+        .args(["run", "--skip-failed", "--resume"])
+        .arg(&out)
+        .run()
+        .code(1);
+    assert!(
+        kept.stderr.contains("kept (--skip-failed)"),
+        "{}",
+        kept.stderr
+    );
+    assert_eq!(
+        states(&results(&out)),
+        vec![(1, "ok".into()), (2, "failed".into())]
+    );
+    let retried = rigel().arg("run").arg("--resume").arg(&out).run().code(0);
+    assert!(retried.stderr.contains("run again"), "{}", retried.stderr);
+    assert_eq!(
+        states(&results(&out)),
+        vec![(1, "ok".into()), (2, "ok".into())]
+    );
+    // results.jsonl keeps the history: the failed attempt, then the retry.
+    let history: Vec<String> = jsonl(&out)
+        .iter()
+        .map(|p| format!("{}{}", p["point"]["id"], p["status"]["state"]))
+        .collect();
+    assert_eq!(history, vec!["1\"ok\"", "2\"failed\"", "2\"ok\""]);
+}
+
+#[test]
+fn resume_refuses_set_and_a_spec() {
+    let tmp = tmpfs_dir();
+    let out = tmp.path().join("run");
+    let set = rigel()
+        .args(["run", "--set", "run.duration=1s", "--resume"])
+        .arg(&out)
+        .run()
+        .code(2);
+    assert!(set.stderr.contains("--set"), "{}", set.stderr);
+    rigel()
+        .arg("run")
+        .arg(spec(tmp.path(), 1))
+        .arg("--resume")
+        .arg(&out)
+        .run()
+        .code(2);
+}
+
+#[test]
+fn a_report_that_cannot_be_written_is_exit_1() {
+    let tmp = tmpfs_dir();
+    let out = full_run(tmp.path(), 1);
+    std::fs::remove_file(out.join("results.json")).expect("no results.json");
+    // A directory where the Markdown report goes: writing it fails as on a full disk.
+    let report = out.join("report.md");
+    let _ = std::fs::remove_file(&report);
+    std::fs::create_dir(&report).expect("a directory in the way");
+    let r = rigel().arg("run").arg("--resume").arg(&out).run().code(1);
+    assert!(r.stderr.contains("a report failed"), "{}", r.stderr);
+    assert!(out.join("results.json").exists(), "the results are safe");
+}
+
+#[test]
+fn a_second_rigel_on_a_test_file_being_filled_or_written_is_refused() {
+    let tmp = tmpfs_dir();
+    let text = format!(
+        "[spec]\nname = \"w\"\n\n[[target]]\npath = \"{}/data.bin\"\nsize = \"256MiB\"\n\n\
+         [run]\nduration = \"2s\"\n\n[class.w]\nsize = \"4KiB\"\nmix = \"write\"\n\n\
+         [matrix]\nw = \"1\"\n",
+        tmp.path().display()
+    );
+    let spec = tmp.path().join("w.toml");
+    std::fs::write(&spec, text).expect("spec");
+    let first = rigel()
+        .arg("run")
+        .arg(&spec)
+        .arg("--out")
+        .arg(tmp.path().join("a"))
+        .spawn();
+    let data = tmp.path().join("data.bin");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !data.exists() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    // Filling or writing, the first holds the file: the second neither fills nor loads it.
+    let second = rigel()
+        .arg("run")
+        .arg(&spec)
+        .arg("--out")
+        .arg(tmp.path().join("b"))
+        .run()
+        .code(1);
+    assert!(
+        second.stderr.contains(&format!("pid {}", first.id())),
+        "{}",
+        second.stderr
+    );
+    let done = first.wait_with_output().expect("the first run ends");
+    assert_eq!(done.status.code(), Some(0));
+}

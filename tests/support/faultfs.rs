@@ -1,0 +1,397 @@
+//! A FUSE test filesystem serving one file whose faults a test chooses: errors at chosen offsets
+//! with chosen errnos, short reads, stalls (once, armed at any moment, or on every I/O), and a fixed
+//! service time with at most N I/Os served in parallel (a target of known latency and capacity).
+//!
+//! Mounted in a temporary directory with `fuser` (its pure-Rust mount: root, `/dev/fuse`, no
+//! libfuse), unmounted on drop. The file is opened with FOPEN_DIRECT_IO, so every read and write
+//! reaches the filesystem (O_DIRECT works on it directly; a loop device over it works too).
+//!
+//! ```ignore
+//! let fs = FaultFs::mount(Faults::new(16 << 20).read_error(8 << 20, libc::EIO))?;
+//! // run rigel on fs.file() …
+//! ```
+#![allow(dead_code)] // each test binary uses part of it
+
+use fuser::{
+    Errno, FileAttr, FileHandle, FileType, Filesystem, FopenFlags, INodeNo, LockOwner, OpenFlags,
+    ReplyAttr, ReplyData, ReplyEntry, ReplyOpen, ReplyWrite, Request, WriteFlags,
+};
+use std::ffi::OsStr;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, SystemTime};
+
+/// The file's name in the mount.
+pub const FILE_NAME: &str = "disk.img";
+const FILE_INO: INodeNo = INodeNo(2);
+const TTL: Duration = Duration::from_secs(3600);
+
+/// Why the FUSE tests cannot run here, if they cannot (not root, no /dev/fuse).
+pub fn unavailable() -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
+    // /proc/self belongs to the effective user.
+    if std::fs::metadata("/proc/self").map_or(true, |m| m.uid() != 0) {
+        return Some("not root: mounting a FUSE filesystem needs root".into());
+    }
+    if !Path::new("/dev/fuse").exists() {
+        return Some("/dev/fuse is missing".into());
+    }
+    None
+}
+
+/// A stall: I/O number `after` (0-based, reads and writes counted together) waits `duration`
+/// before it is served; with `every`, so does every I/O after it.
+#[derive(Clone, Copy, Debug)]
+pub struct Stall {
+    pub after: u64,
+    pub duration: Duration,
+    pub every: bool,
+}
+
+/// What the file does. Built with the methods below; `Faults::new(size)` is a healthy file.
+#[derive(Clone, Debug, Default)]
+pub struct Faults {
+    pub size: u64,
+    /// Reads overlapping a range fail with its errno.
+    pub read_errors: Vec<(Range<u64>, i32)>,
+    /// Writes overlapping a range fail with its errno.
+    pub write_errors: Vec<(Range<u64>, i32)>,
+    /// Reads overlapping a range return half of what was asked (rounded down to 512 bytes).
+    pub short_reads: Vec<Range<u64>>,
+    pub stall: Option<Stall>,
+    /// Every I/O takes at least this long to serve.
+    pub service_time: Duration,
+    /// At most this many I/Os are served at once (the others queue): the file's capacity.
+    pub max_parallel: Option<usize>,
+}
+
+impl Faults {
+    pub fn new(size: u64) -> Faults {
+        Faults {
+            size,
+            ..Faults::default()
+        }
+    }
+    /// Reads of the 512 bytes at `offset` fail with `errno`.
+    pub fn read_error(mut self, offset: u64, errno: i32) -> Faults {
+        self.read_errors.push((offset..offset + 512, errno));
+        self
+    }
+    /// Writes of the 512 bytes at `offset` fail with `errno`.
+    pub fn write_error(mut self, offset: u64, errno: i32) -> Faults {
+        self.write_errors.push((offset..offset + 512, errno));
+        self
+    }
+    pub fn short_reads(mut self, range: Range<u64>) -> Faults {
+        self.short_reads.push(range);
+        self
+    }
+    pub fn stall(mut self, stall: Stall) -> Faults {
+        self.stall = Some(stall);
+        self
+    }
+    pub fn service_time(mut self, t: Duration, max_parallel: Option<usize>) -> Faults {
+        self.service_time = t;
+        self.max_parallel = max_parallel;
+        self
+    }
+}
+
+/// What the filesystem saw, for a test to check.
+#[derive(Default)]
+struct Counters {
+    ios: AtomicU64,
+    stalled: AtomicU64,
+    in_flight: AtomicUsize,
+    peak: AtomicUsize,
+    /// A one-time stall armed by the test (ns; 0 = none).
+    armed_ns: AtomicU64,
+}
+
+struct Fs {
+    faults: Faults,
+    data: Arc<Mutex<Vec<u8>>>,
+    counters: Arc<Counters>,
+    /// Free service places when `max_parallel` is set.
+    gate: Arc<(Mutex<usize>, Condvar)>,
+}
+
+/// A mounted fault filesystem. Unmounted (lazily) when dropped.
+pub struct FaultFs {
+    file: PathBuf,
+    counters: Arc<Counters>,
+    session: Option<fuser::BackgroundSession>,
+    _dir: tempfile::TempDir,
+}
+
+impl FaultFs {
+    /// Mounts a filesystem serving one file that behaves as `faults` says.
+    pub fn mount(faults: Faults) -> std::io::Result<FaultFs> {
+        let dir = tempfile::tempdir()?;
+        let counters = Arc::new(Counters::default());
+        let places = faults.max_parallel.unwrap_or(usize::MAX);
+        let fs = Fs {
+            data: Arc::new(Mutex::new(vec![0u8; faults.size as usize])),
+            faults,
+            counters: Arc::clone(&counters),
+            gate: Arc::new((Mutex::new(places), Condvar::new())),
+        };
+        let mut config = fuser::Config::default();
+        config.mount_options = vec![fuser::MountOption::FSName("rigel-faultfs".into())];
+        let session = fuser::spawn_mount(fs, dir.path(), &config)?;
+        Ok(FaultFs {
+            file: dir.path().join(FILE_NAME),
+            counters,
+            session: Some(session),
+            _dir: dir,
+        })
+    }
+
+    /// The file to test.
+    pub fn file(&self) -> &Path {
+        &self.file
+    }
+
+    /// Reads and writes served or being served so far.
+    pub fn ios(&self) -> u64 {
+        self.counters.ios.load(Ordering::Relaxed)
+    }
+
+    /// I/Os that have been held by a stall.
+    pub fn stalled(&self) -> u64 {
+        self.counters.stalled.load(Ordering::Relaxed)
+    }
+
+    /// The most I/Os the file has served at once.
+    pub fn peak_parallel(&self) -> usize {
+        self.counters.peak.load(Ordering::Relaxed)
+    }
+
+    /// The next I/O waits `d` before it is served (once).
+    pub fn stall_next(&self, d: Duration) {
+        self.counters
+            .armed_ns
+            .store(d.as_nanos().max(1) as u64, Ordering::Relaxed);
+    }
+}
+
+impl Drop for FaultFs {
+    fn drop(&mut self) {
+        drop(self.session.take());
+    }
+}
+
+fn attr(size: u64) -> FileAttr {
+    let t = SystemTime::UNIX_EPOCH;
+    FileAttr {
+        ino: FILE_INO,
+        size,
+        blocks: size.div_ceil(512),
+        atime: t,
+        mtime: t,
+        ctime: t,
+        crtime: t,
+        kind: FileType::RegularFile,
+        perm: 0o666,
+        nlink: 1,
+        uid: 0,
+        gid: 0,
+        rdev: 0,
+        flags: 0,
+        blksize: 4096,
+    }
+}
+
+fn dir_attr() -> FileAttr {
+    FileAttr {
+        ino: INodeNo::ROOT,
+        kind: FileType::Directory,
+        perm: 0o755,
+        nlink: 2,
+        ..attr(0)
+    }
+}
+
+fn overlaps(r: &Range<u64>, offset: u64, len: u64) -> bool {
+    r.start < offset + len && offset < r.end
+}
+
+impl Fs {
+    /// How long I/O number `n` waits before it is served.
+    fn delay(&self, n: u64) -> Duration {
+        let c = &self.counters;
+        let mut d = self.faults.service_time;
+        let armed = c.armed_ns.swap(0, Ordering::Relaxed);
+        if armed > 0 {
+            d += Duration::from_nanos(armed);
+            c.stalled.fetch_add(1, Ordering::Relaxed);
+        }
+        if let Some(s) = self.faults.stall
+            && (n == s.after || (s.every && n > s.after))
+        {
+            d += s.duration;
+            c.stalled.fetch_add(1, Ordering::Relaxed);
+        }
+        d
+    }
+
+    /// Serves an I/O after its delay, on its own thread when it has to wait (so that other I/Os
+    /// go on meanwhile), within the capacity limit.
+    fn serve(&self, delay: Duration, work: impl FnOnce() + Send + 'static) {
+        if delay.is_zero() && self.faults.max_parallel.is_none() {
+            work();
+            return;
+        }
+        let gate = Arc::clone(&self.gate);
+        let counters = Arc::clone(&self.counters);
+        std::thread::spawn(move || {
+            let (places, freed) = &*gate;
+            let mut free = places.lock().unwrap_or_else(|e| e.into_inner());
+            while *free == 0 {
+                free = freed.wait(free).unwrap_or_else(|e| e.into_inner());
+            }
+            *free -= 1;
+            drop(free);
+            let now = counters.in_flight.fetch_add(1, Ordering::Relaxed) + 1;
+            counters.peak.fetch_max(now, Ordering::Relaxed);
+            std::thread::sleep(delay);
+            work();
+            counters.in_flight.fetch_sub(1, Ordering::Relaxed);
+            *places.lock().unwrap_or_else(|e| e.into_inner()) += 1;
+            freed.notify_one();
+        });
+    }
+}
+
+impl Filesystem for Fs {
+    fn lookup(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEntry) {
+        if parent == INodeNo::ROOT && name == FILE_NAME {
+            reply.entry(&TTL, &attr(self.faults.size), fuser::Generation(0));
+        } else {
+            reply.error(Errno::ENOENT);
+        }
+    }
+
+    fn getattr(&self, _req: &Request, ino: INodeNo, _fh: Option<FileHandle>, reply: ReplyAttr) {
+        match ino {
+            INodeNo::ROOT => reply.attr(&TTL, &dir_attr()),
+            FILE_INO => reply.attr(&TTL, &attr(self.faults.size)),
+            _ => reply.error(Errno::ENOENT),
+        }
+    }
+
+    fn open(&self, _req: &Request, _ino: INodeNo, _flags: OpenFlags, reply: ReplyOpen) {
+        // Direct I/O: no page cache between the test and its faults.
+        reply.opened(FileHandle(0), FopenFlags::FOPEN_DIRECT_IO);
+    }
+
+    fn read(
+        &self,
+        _req: &Request,
+        _ino: INodeNo,
+        _fh: FileHandle,
+        offset: u64,
+        size: u32,
+        _flags: OpenFlags,
+        _lock_owner: Option<LockOwner>,
+        reply: ReplyData,
+    ) {
+        let n = self.counters.ios.fetch_add(1, Ordering::Relaxed);
+        let len = u64::from(size);
+        let error = self
+            .faults
+            .read_errors
+            .iter()
+            .find(|(r, _)| overlaps(r, offset, len))
+            .map(|(_, e)| *e);
+        let short = self
+            .faults
+            .short_reads
+            .iter()
+            .any(|r| overlaps(r, offset, len));
+        let data = Arc::clone(&self.data);
+        self.serve(self.delay(n), move || {
+            if let Some(errno) = error {
+                return reply.error(Errno::from_i32(errno));
+            }
+            let data = data.lock().unwrap_or_else(|e| e.into_inner());
+            let start = (offset as usize).min(data.len());
+            let mut end = (start + size as usize).min(data.len());
+            if short && end - start > 512 {
+                end = start + (end - start) / 2 / 512 * 512;
+            }
+            reply.data(&data[start..end]);
+        });
+    }
+
+    fn write(
+        &self,
+        _req: &Request,
+        _ino: INodeNo,
+        _fh: FileHandle,
+        offset: u64,
+        bytes: &[u8],
+        _write_flags: WriteFlags,
+        _flags: OpenFlags,
+        _lock_owner: Option<LockOwner>,
+        reply: ReplyWrite,
+    ) {
+        let n = self.counters.ios.fetch_add(1, Ordering::Relaxed);
+        let len = bytes.len() as u64;
+        let error = self
+            .faults
+            .write_errors
+            .iter()
+            .find(|(r, _)| overlaps(r, offset, len))
+            .map(|(_, e)| *e);
+        let data = Arc::clone(&self.data);
+        let bytes = bytes.to_vec();
+        self.serve(self.delay(n), move || {
+            if let Some(errno) = error {
+                return reply.error(Errno::from_i32(errno));
+            }
+            let mut data = data.lock().unwrap_or_else(|e| e.into_inner());
+            let start = (offset as usize).min(data.len());
+            let end = (start + bytes.len()).min(data.len());
+            data[start..end].copy_from_slice(&bytes[..end - start]);
+            reply.written((end - start) as u32);
+        });
+    }
+}
+
+/// A loop device over a [`FaultFs`] file (`losetup --direct-io=on`): the faults seen through the
+/// block layer, where a stalled I/O waits in the kernel's loop worker and never in the caller.
+/// Detached on drop; drop it before its filesystem.
+pub struct LoopOver {
+    pub dev: PathBuf,
+}
+
+impl FaultFs {
+    /// Attaches a loop device to the file.
+    pub fn loop_device(&self) -> std::io::Result<LoopOver> {
+        let out = std::process::Command::new("losetup")
+            .args(["-f", "--show", "--direct-io=on"])
+            .arg(&self.file)
+            .output()?;
+        if !out.status.success() {
+            return Err(std::io::Error::other(format!(
+                "losetup failed: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            )));
+        }
+        Ok(LoopOver {
+            dev: PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()),
+        })
+    }
+}
+
+impl Drop for LoopOver {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("losetup")
+            .arg("-d")
+            .arg(&self.dev)
+            .status();
+    }
+}
