@@ -22,6 +22,7 @@ pub fn run(a: &RunArgs) -> i32 {
             force: a.force,
         },
         clean: a.clean,
+        starts: None,
     };
     let (code, ran) = run_job(job, opts, &|e| e.to_string());
     let Some(ran) = ran else { return code };

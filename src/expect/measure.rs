@@ -3,7 +3,7 @@
 
 use crate::expr::{Direction, LatencyStat, Stat};
 use crate::plan::ClassLoad;
-use crate::stats::{ClassResult, DirStats, PointResult, PointStatus};
+use crate::stats::{ClassResult, DirStats, PointResult};
 
 /// The figures of one class and direction at a point, when that direction did any I/O.
 pub fn dir_stats(c: &ClassResult, direction: Direction) -> Option<&DirStats> {
@@ -37,7 +37,7 @@ pub fn stat_value(d: &DirStats, stat: Stat) -> f64 {
 
 /// The figure of `class` at a point that finished without error and ran the class in `direction`.
 pub fn point_value(p: &PointResult, class: &str, direction: Direction, stat: Stat) -> Option<f64> {
-    if !matches!(p.status, PointStatus::Ok) {
+    if !p.counts() {
         return None;
     }
     let c = p.class(class)?;

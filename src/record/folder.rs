@@ -170,6 +170,7 @@ pub fn assemble(
         spec_toml,
         plan,
         points,
+        fleet: None,
     }
 }
 

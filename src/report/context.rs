@@ -214,7 +214,7 @@ fn enum_text<T: Serialize>(v: &T) -> String {
 }
 
 pub fn is_ok(p: &PointResult) -> bool {
-    matches!(p.status, PointStatus::Ok)
+    p.counts()
 }
 
 fn dir_view(d: &DirStats) -> DirView {

@@ -7,9 +7,14 @@ use super::suggest::did_you_mean;
 use super::tree::{Node, Piece, Table, Value};
 use std::ops::Range;
 
-/// Replaces `${name}` in every string outside `[vars]` with the variable's value.
-pub fn substitute(table: &mut Table, sources: &Sources) -> Vec<SpecError> {
-    let vars: Vec<(String, Option<String>)> = match table.get("vars").map(|n| &n.value) {
+/// Replaces `${name}` in every string outside `[vars]` with the variable's value; `builtins`
+/// (`rank`, `ranks`, `host`) stand where `[vars]` does not declare the same name.
+pub fn substitute(
+    table: &mut Table,
+    sources: &Sources,
+    builtins: &[(&str, String)],
+) -> Vec<SpecError> {
+    let mut vars: Vec<(String, Option<String>)> = match table.get("vars").map(|n| &n.value) {
         Some(Value::Table(t)) => t
             .entries
             .iter()
@@ -17,6 +22,11 @@ pub fn substitute(table: &mut Table, sources: &Sources) -> Vec<SpecError> {
             .collect(),
         _ => Vec::new(),
     };
+    for (name, value) in builtins {
+        if !vars.iter().any(|(k, _)| k == name) {
+            vars.push((name.to_string(), Some(value.clone())));
+        }
+    }
     let vars = resolve_nested(vars);
     let mut errors = Vec::new();
     for (key, (_, node)) in table.entries.iter_mut() {
