@@ -41,6 +41,15 @@ pub enum Command {
     Report(ReportArgs),
     /// Compare two runs point by point and flag regressions (exit 3 when something regressed)
     Compare(CompareArgs),
+    /// Merge a fleet folder's rank folders into the fleet's results and reports (see docs/fleet.md)
+    Merge(MergeArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct MergeArgs {
+    /// The fleet folder (holding rank-0000/, rank-0001/, …)
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
 }
 
 #[derive(Args, Debug)]
@@ -116,6 +125,20 @@ pub struct RunArgs {
     /// Delete the test files rigel created once the run ends (they are kept for reuse otherwise)
     #[arg(long)]
     pub clean: bool,
+    /// Fleet mode: this process is one rank of a many-host run (rank from srun, mpirun, a
+    /// Kubernetes Indexed Job, or --rank); its run folder is DIR/rank-NNNN, rank 0 merges into DIR
+    #[arg(long, value_name = "DIR", conflicts_with = "out")]
+    pub fleet: Option<PathBuf>,
+    /// Fleet mode: this process's rank, 0-based (default: from the launcher's environment)
+    #[arg(long, value_name = "I", requires = "ranks")]
+    pub rank: Option<u32>,
+    /// Fleet mode: how many ranks there are (default: from the launcher's environment)
+    #[arg(long, value_name = "N")]
+    pub ranks: Option<u32>,
+    /// Fleet mode without a shared filesystem: the first point starts at TIME on every host
+    /// (RFC 3339 or Unix seconds)
+    #[arg(long, value_name = "TIME", value_parser = crate::fleet::parse_start_at)]
+    pub start_at: Option<std::time::SystemTime>,
     #[command(flatten)]
     pub spec: SpecOptions,
 }

@@ -3,6 +3,7 @@
 mod args;
 mod check;
 mod compare;
+mod fleet;
 mod orion;
 mod plan_cmd;
 mod plan_table;
@@ -56,5 +57,6 @@ pub fn main() -> i32 {
         Command::Run(a) => run::run(&a),
         Command::Report(a) => report_cmd::run(&a),
         Command::Compare(a) => compare::run(&a),
+        Command::Merge(a) => fleet::merge(&a),
     }
 }

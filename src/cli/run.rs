@@ -12,22 +12,28 @@ use std::path::PathBuf;
 pub(super) const INTERRUPTED: i32 = runner::SECOND_SIGNAL_EXIT;
 
 pub fn run(a: &RunArgs) -> i32 {
+    if let Some(dir) = super::fleet::folder(a) {
+        return super::fleet::run(a, &dir);
+    }
     let job = match prepare(a) {
         Ok(job) => job,
         Err(code) => return code,
     };
-    let opts = runner::Options {
-        consent: Consent {
-            allow_destructive: a.allow_destructive,
-            force: a.force,
-        },
-        clean: a.clean,
-        starts: None,
-    };
-    let (code, ran) = run_job(job, opts, &|e| e.to_string());
+    let (code, ran) = run_job(job, options(a), &|e| e.to_string());
     let Some(ran) = ran else { return code };
     let Some(doc) = &ran.doc else { return code };
-    summary::print(doc, &ran.dir, ran.ended == Ended::Interrupted);
+    judge(doc, &ran.dir, ran.ended == Ended::Interrupted, code)
+}
+
+/// Prints the run's summary and its requirements' verdicts; the exit code, `code` unless the
+/// requirements failed.
+pub(super) fn judge(
+    doc: &runner::ResultsDoc,
+    dir: &std::path::Path,
+    interrupted: bool,
+    code: i32,
+) -> i32 {
+    summary::print(doc, dir, interrupted);
     // Judged only once the results are safely on disk; a runtime failure keeps its own code.
     let verdicts = crate::expect::evaluate(doc);
     if !verdicts.is_empty() {
@@ -38,6 +44,18 @@ pub fn run(a: &RunArgs) -> i32 {
         return exit::REQUIREMENTS;
     }
     code
+}
+
+/// What `a` allows the run to do (no schedule: a fleet adds its own).
+pub(super) fn options(a: &RunArgs) -> runner::Options {
+    runner::Options {
+        consent: Consent {
+            allow_destructive: a.allow_destructive,
+            force: a.force,
+        },
+        clean: a.clean,
+        starts: None,
+    }
 }
 
 /// The library's run loop with the terminal's progress display; prints why a run could not start

@@ -252,3 +252,10 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), RecordError> {
     f.sync_all().map_err(io("fsync", &tmp))?;
     fs::rename(&tmp, path).map_err(io("rename into place", path))
 }
+
+/// Writes `doc` as `dir/results.json` (atomically): a folder made by a fleet's merge.
+pub fn write_results(dir: &Path, doc: &ResultsDoc) -> Result<PathBuf, RecordError> {
+    let path = dir.join(RESULTS_FILE);
+    write_json(&path, doc)?;
+    Ok(path)
+}

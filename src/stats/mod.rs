@@ -3,6 +3,8 @@
 
 mod model;
 mod recorder;
+mod sum;
 
 pub use model::*;
 pub use recorder::{ClassRecorder, decode_histogram};
+pub use sum::ClassSum;
