@@ -89,6 +89,8 @@ pub fn detect(
 mod tests {
     use super::*;
 
+    type Vars<'a> = &'a [(&'a str, &'a str)];
+
     fn env<'a>(vars: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
         move |k| {
             vars.iter()
@@ -99,7 +101,7 @@ mod tests {
 
     #[test]
     fn each_launcher_gives_rank_and_size() {
-        let cases: [(&[(&str, &str)], u32, u32); 3] = [
+        let cases: [(Vars, u32, u32); 3] = [
             (&[("SLURM_PROCID", "3"), ("SLURM_NTASKS", "4")], 3, 4),
             (
                 &[("OMPI_COMM_WORLD_RANK", "1"), ("OMPI_COMM_WORLD_SIZE", "2")],

@@ -283,7 +283,7 @@ pub fn point_views(doc: &ResultsDoc) -> Vec<PointView> {
         .map(|p| {
             let classes: Vec<ClassRow> = active_results(p).map(|c| class_row(p, c)).collect();
             let error = match &p.status {
-                PointStatus::Ok => None,
+                PointStatus::Ok => p.partial.as_ref().map(|why| format!("partial: {why}")),
                 PointStatus::Failed { error } => Some(format!(
                     "{} at offset {} on {} (errno {})",
                     error.message, error.offset, error.target, error.errno

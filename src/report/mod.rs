@@ -7,6 +7,7 @@ mod charts;
 mod context;
 mod env;
 mod error;
+mod fleet;
 mod heatmap;
 mod hist;
 mod load;

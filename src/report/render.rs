@@ -4,6 +4,7 @@
 use super::charts::{Chart, charts};
 use super::context::{self, ClassView, Headline, PointView, RigelInfo, RunView};
 use super::env::{base_environment, builtin_environment};
+use super::fleet::FleetView;
 use super::orion::{self, OrionSettings, OrionView};
 use super::orion_map;
 use super::{Dialect, Format, ReportError, ReportOptions};
@@ -33,6 +34,8 @@ struct Context<'a> {
     orion: &'a OrionView,
     orion_matrices: &'a [OrionView],
     requirements: &'a Option<serde_json::Value>,
+    /// A fleet's hosts (none for one host's run).
+    fleet: &'a Option<FleetView>,
 }
 
 /// The views, computed once per render.
@@ -45,6 +48,7 @@ struct Prepared<'a> {
     charts: Vec<Chart>,
     orion: Vec<OrionView>,
     requirements: Option<serde_json::Value>,
+    fleet: Option<FleetView>,
 }
 
 impl<'a> Prepared<'a> {
@@ -86,7 +90,9 @@ impl<'a> Prepared<'a> {
         } else {
             Some(serde_json::to_value(verdicts)?)
         };
+        let fleet = super::fleet::fleet_view(doc, &headline);
         Ok(Prepared {
+            fleet,
             doc,
             run: context::run_view(doc),
             points,
@@ -120,6 +126,7 @@ impl<'a> Prepared<'a> {
             orion,
             orion_matrices: &self.orion,
             requirements: &self.requirements,
+            fleet: &self.fleet,
         })
     }
 }

@@ -4,6 +4,7 @@ mod builder;
 mod check;
 mod compare;
 mod expect;
+mod fleet;
 mod loopdev;
 mod orion;
 mod orion_run;
