@@ -119,3 +119,6 @@ fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), FleetError> {
     std::fs::write(&tmp, text).map_err(io_err("write", &tmp))?;
     std::fs::rename(&tmp, path).map_err(io_err("rename into place", path))
 }
+
+#[cfg(test)]
+mod tests;
