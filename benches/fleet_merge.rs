@@ -24,8 +24,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let spec = format!(
         "[spec]\nname = \"synthetic\"\n\n[[target]]\npath = \"/data/f\"\nsize = \"1GiB\"\n\n\
          [run]\nduration = \"10s\"\n\n[class.small]\nsize = \"8KiB\"\nmix = \"read\"\n\n\
-         [class.mixed]\nsize = \"64KiB\"\nmix = \"70% read\"\n\n[matrix]\nshape = \"point\"\n\
-         small = \"1..={points}\"\nmixed = \"4\"\n"
+         [class.mixed]\nsize = \"64KiB\"\nmix = \"70% read\"\n\n[matrix]\nshape = \"row\"\n\
+         small = \"1..={}\"\nmixed = \"4\"\n",
+        // The row holds the mixed class alone, then each small level with it.
+        points.saturating_sub(1).max(1)
     );
     let loaded = rigel::spec::load(
         rigel::spec::SpecInput::Text {

@@ -253,9 +253,22 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), RecordError> {
     fs::rename(&tmp, path).map_err(io("rename into place", path))
 }
 
-/// Writes `doc` as `dir/results.json` (atomically): a folder made by a fleet's merge.
+/// Writes `doc` as `dir/results.json` (atomically, streamed: a fleet's document is large): a
+/// folder made by a fleet's merge.
 pub fn write_results(dir: &Path, doc: &ResultsDoc) -> Result<PathBuf, RecordError> {
     let path = dir.join(RESULTS_FILE);
-    write_json(&path, doc)?;
+    let tmp = path.with_extension("tmp");
+    let file = File::create(&tmp).map_err(io("create", &tmp))?;
+    let mut out = std::io::BufWriter::new(file);
+    serde_json::to_writer_pretty(&mut out, doc).map_err(|e| RecordError::Invalid {
+        path: path.clone(),
+        message: e.to_string(),
+    })?;
+    out.write_all(b"\n").map_err(io("write", &tmp))?;
+    let file = out
+        .into_inner()
+        .map_err(|e| io("write", &tmp)(e.into_error()))?;
+    file.sync_all().map_err(io("fsync", &tmp))?;
+    fs::rename(&tmp, &path).map_err(io("rename into place", &path))?;
     Ok(path)
 }
