@@ -3,13 +3,15 @@
 //!
 //! Data flows one way: `spec` → `expr` → `plan` → `exec` → `stats` → `report`; `expect` (requirements)
 //! and `compare` (two runs) judge results between `stats` and `report`; `runner` (the run loop) drives
-//! them all for one run. Only `cli` prints.
+//! them all for one run; `fleet` runs one host's part of a many-host run on a common schedule and
+//! merges the hosts' run folders into one. Only `cli` prints.
 
 pub mod cli;
 pub mod compare;
 pub mod exec;
 pub mod expect;
 pub mod expr;
+pub mod fleet;
 pub mod orion;
 pub mod plan;
 pub mod record;

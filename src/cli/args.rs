@@ -66,6 +66,8 @@ pub enum Command {
     /// (`rigel orion -help` lists its options)
     #[command(disable_help_flag = true)]
     Orion(OrionArgs),
+    /// Merge a fleet folder's rank folders into the fleet's results and reports (see docs/fleet.md)
+    Merge(MergeArgs),
 }
 
 #[derive(Subcommand, Debug)]
@@ -99,6 +101,13 @@ pub struct SpecsArgs {
     /// A spec's name (`orion/simple`, `acme/oltp-base`): print its TOML
     #[arg(value_name = "NAME")]
     pub name: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct MergeArgs {
+    /// The fleet folder (holding rank-0000/, rank-0001/, …)
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
 }
 
 #[derive(Args, Debug)]
@@ -191,6 +200,20 @@ pub struct RunArgs {
     /// Also write the `[expect]` verdicts as JUnit XML to FILE, for CI test reporters
     #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,
+    /// Fleet mode: this process is one rank of a many-host run (rank from srun, mpirun, a
+    /// Kubernetes Indexed Job, or --rank); its run folder is DIR/rank-NNNN, rank 0 merges into DIR
+    #[arg(long, value_name = "DIR", conflicts_with = "out")]
+    pub fleet: Option<PathBuf>,
+    /// Fleet mode: this process's rank, 0-based (default: from the launcher's environment)
+    #[arg(long, value_name = "I", requires = "ranks")]
+    pub rank: Option<u32>,
+    /// Fleet mode: how many ranks there are (default: from the launcher's environment)
+    #[arg(long, value_name = "N")]
+    pub ranks: Option<u32>,
+    /// Fleet mode without a shared filesystem: the first point starts at TIME on every host
+    /// (RFC 3339 or Unix seconds)
+    #[arg(long, value_name = "TIME", value_parser = crate::fleet::parse_start_at)]
+    pub start_at: Option<std::time::SystemTime>,
     #[command(flatten)]
     pub spec: SpecOptions,
 }

@@ -3,6 +3,7 @@
 mod args;
 mod check;
 mod compare;
+mod fleet;
 mod generate;
 mod orion;
 mod plan_cmd;
@@ -74,6 +75,7 @@ pub fn main() -> i32 {
         }
         Command::Generate(a) => generate::run(&a),
         Command::Orion(a) => orion::main(&a.args),
+        Command::Merge(a) => fleet::merge(&a),
     }
 }
 

@@ -154,6 +154,7 @@ fn calibrate(job: &OrionJob, spec_toml: String, plan: RunPlan, cwd: &Path) -> i3
         },
         clean: false,
         skip_failed: false,
+        starts: None,
     };
     let (code, ran) = run::run_job(Job::fresh(dir, spec_toml, plan, started), opts, &|e| {
         job.luns.explain(e)

@@ -12,29 +12,42 @@ use std::path::PathBuf;
 pub(super) const INTERRUPTED: i32 = runner::SECOND_SIGNAL_EXIT;
 
 pub fn run(a: &RunArgs) -> i32 {
+    if let Some(dir) = super::fleet::folder(a) {
+        return super::fleet::run(a, &dir);
+    }
     let job = match prepare(a) {
         Ok(job) => job,
         Err(code) => return code,
     };
-    let opts = runner::Options {
-        consent: Consent {
-            allow_destructive: a.allow_destructive,
-            force: a.force,
-        },
-        clean: a.clean,
-        skip_failed: a.skip_failed,
-    };
-    let (code, ran) = run_job(job, opts, &|e| e.to_string());
+    let (code, ran) = run_job(job, options(a), &|e| e.to_string());
     let Some(ran) = ran else { return code };
     let Some(doc) = &ran.doc else { return code };
-    summary::print(doc, &ran.dir, ran.ended == Ended::Interrupted);
+    judge(
+        doc,
+        &ran.dir,
+        ran.ended == Ended::Interrupted,
+        code,
+        a.junit.as_deref(),
+    )
+}
+
+/// Prints the run's summary and its requirements' verdicts; the exit code, `code` unless the
+/// requirements failed.
+pub(super) fn judge(
+    doc: &runner::ResultsDoc,
+    dir: &std::path::Path,
+    interrupted: bool,
+    code: i32,
+    junit: Option<&std::path::Path>,
+) -> i32 {
+    summary::print(doc, dir, interrupted);
     // Judged only once the results are safely on disk; a runtime failure keeps its own code.
     let verdicts = crate::expect::evaluate(doc);
     if !verdicts.is_empty() {
         let text = format!("\n{}", crate::expect::table(&verdicts));
         let _ = std::io::Write::write_all(&mut std::io::stdout(), text.as_bytes());
     }
-    if let Some(path) = &a.junit {
+    if let Some(path) = junit {
         if let Err(e) = crate::report::write_junit(doc, path) {
             eprintln!("rigel: {e}");
             return if code == exit::OK {
@@ -48,6 +61,19 @@ pub fn run(a: &RunArgs) -> i32 {
         return exit::REQUIREMENTS;
     }
     code
+}
+
+/// What `a` allows the run to do (no schedule: a fleet adds its own).
+pub(super) fn options(a: &RunArgs) -> runner::Options {
+    runner::Options {
+        consent: Consent {
+            allow_destructive: a.allow_destructive,
+            force: a.force,
+        },
+        clean: a.clean,
+        skip_failed: a.skip_failed,
+        starts: None,
+    }
 }
 
 /// The library's run loop with the terminal's progress display; prints why a run could not start

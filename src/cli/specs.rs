@@ -29,7 +29,16 @@ pub fn compile(
     input: SpecInput<'_>,
     overrides: &[Override],
 ) -> Result<(LoadedSpec, RunPlan), Diagnostics> {
-    compile_loaded(spec::load(input, overrides, cores())?)
+    compile_as(input, overrides, &spec::Builtins::single())
+}
+
+/// [`compile`] as a fleet rank (`${rank}`, `${ranks}`, `${host}`).
+pub fn compile_as(
+    input: SpecInput<'_>,
+    overrides: &[Override],
+    builtins: &spec::Builtins,
+) -> Result<(LoadedSpec, RunPlan), Diagnostics> {
+    compile_loaded(spec::load_as(input, overrides, cores(), builtins)?)
 }
 
 /// Compiles a spec already loaded (see [`compile`]).

@@ -327,6 +327,9 @@ fn assemble(
         elapsed_s: window_s,
         classes,
         cpu,
+        window: Some(wall_window(started, window_ns)),
+        partial: None,
+        fleet: None,
     };
     let probe = PointProbe {
         workers: outcomes.len(),
@@ -338,6 +341,17 @@ fn assemble(
         ring_modes: outcomes.iter().filter_map(|o| o.mode).collect(),
     };
     (result, probe)
+}
+
+/// The measured window as Unix-epoch nanoseconds (a clock before 1970 reads as 0).
+fn wall_window(start: SystemTime, window_ns: u64) -> crate::stats::WallWindow {
+    let start_ns = start
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    crate::stats::WallWindow {
+        start_ns,
+        end_ns: start_ns + window_ns,
+    }
 }
 
 /// Sleeps until `deadline`, waking early once every worker has finished.

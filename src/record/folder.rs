@@ -1,8 +1,8 @@
 //! Creating, appending to, finishing and reading a run folder.
 
-use crate::expect::Verdict;
 use super::lock::FolderLock;
 use super::points::{self, Torn};
+use crate::expect::Verdict;
 use crate::plan::{RunPlan, SCHEMA_VERSION};
 use crate::stats::{HostInfo, PointResult, ResultsDoc, TargetInfo};
 use serde::{Deserialize, Serialize};
@@ -246,6 +246,7 @@ pub fn assemble(
         spec_toml,
         plan,
         points,
+        fleet: None,
     }
 }
 
@@ -330,4 +331,24 @@ fn sync_dir(dir: &Path) -> Result<(), RecordError> {
     File::open(dir)
         .and_then(|d| d.sync_all())
         .map_err(io("fsync the directory", dir))
+}
+
+/// Writes `doc` as `dir/results.json` (atomically, streamed: a fleet's document is large): a
+/// folder made by a fleet's merge.
+pub fn write_results(dir: &Path, doc: &ResultsDoc) -> Result<PathBuf, RecordError> {
+    let path = dir.join(RESULTS_FILE);
+    let tmp = path.with_extension("tmp");
+    let file = File::create(&tmp).map_err(io("create", &tmp))?;
+    let mut out = std::io::BufWriter::new(file);
+    serde_json::to_writer_pretty(&mut out, doc).map_err(|e| RecordError::Invalid {
+        path: path.clone(),
+        message: e.to_string(),
+    })?;
+    out.write_all(b"\n").map_err(io("write", &tmp))?;
+    let file = out
+        .into_inner()
+        .map_err(|e| io("write", &tmp)(e.into_error()))?;
+    file.sync_all().map_err(io("fsync", &tmp))?;
+    fs::rename(&tmp, &path).map_err(io("rename into place", &path))?;
+    Ok(path)
 }

@@ -42,6 +42,14 @@ pub const BUILTIN: &[(&str, &str)] = &[
         include_str!("../../templates/markdown/requirements.md"),
     ),
     (
+        "markdown/fleet.md",
+        include_str!("../../templates/markdown/fleet.md"),
+    ),
+    (
+        "html/fleet.html",
+        include_str!("../../templates/html/fleet.html"),
+    ),
+    (
         "html/report.html",
         include_str!("../../templates/html/report.html"),
     ),

@@ -75,6 +75,8 @@ struct Context<'a> {
     orion: &'a OrionView,
     orion_matrices: &'a [OrionView],
     requirements: &'a Option<serde_json::Value>,
+    /// A fleet's hosts (none for one host's run).
+    fleet: &'a Option<super::fleet::FleetView>,
 }
 
 /// The views, computed once per render, for the exporters that use templates.
@@ -88,6 +90,7 @@ struct Prepared<'a> {
     /// One per `[sweep]` combination; never empty.
     orion: Vec<OrionView>,
     requirements: Option<serde_json::Value>,
+    fleet: Option<super::fleet::FleetView>,
 }
 
 /// What the exporters render from: the document, the options, and the views made on first use.
@@ -168,7 +171,9 @@ impl<'a> Prepared<'a> {
         } else {
             Some(serde_json::to_value(verdicts)?)
         };
+        let fleet = super::fleet::fleet_view(doc, &headline);
         Ok(Prepared {
+            fleet,
             doc,
             run: context::run_view(&view),
             points,
@@ -202,6 +207,7 @@ impl<'a> Prepared<'a> {
             orion,
             orion_matrices: &self.orion,
             requirements: &self.requirements,
+            fleet: &self.fleet,
         })
     }
 

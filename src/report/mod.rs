@@ -8,6 +8,7 @@ mod context;
 mod env;
 mod error;
 mod export;
+mod fleet;
 mod heatmap;
 mod hist;
 mod hlog;

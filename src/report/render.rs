@@ -3,9 +3,9 @@
 
 use super::env::base_environment;
 use super::export::render_to_strings;
+use super::user_loader;
 use super::{ReportError, ReportOptions};
 use crate::stats::ResultsDoc;
-use super::user_loader;
 use minijinja::{Environment, Value};
 use std::path::{Path, PathBuf};
 

@@ -2,7 +2,8 @@
 
 use crate::plan::RunPlan;
 use crate::record::{self, RecordError, RunHeader};
-use crate::stats::PointResult;
+use crate::stats::{PointResult, PointStatus};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// A run to do: where it goes, what it runs, and which points are already done.
@@ -46,6 +47,37 @@ impl Job {
     /// The run folder this job writes.
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// The points of the plan not yet finished without error (all of a fresh job's), in plan order.
+    pub fn missing(&self) -> Vec<u32> {
+        let ok: BTreeSet<u32> = self
+            .done
+            .iter()
+            .filter(|p| matches!(p.status, PointStatus::Ok))
+            .map(|p| p.point.id)
+            .collect();
+        self.plan
+            .points
+            .iter()
+            .map(|p| p.id)
+            .filter(|id| !ok.contains(id))
+            .collect()
+    }
+
+    /// Runs the points `ids` again even where they finished (a fleet redoes a point on every host
+    /// together); of a point finished twice, the later result stands.
+    pub fn redo(mut self, ids: &[u32]) -> Job {
+        let mut seen = BTreeSet::new();
+        let mut kept: Vec<PointResult> = Vec::new();
+        for p in std::mem::take(&mut self.done).into_iter().rev() {
+            if !ids.contains(&p.point.id) && seen.insert(p.point.id) {
+                kept.push(p);
+            }
+        }
+        kept.reverse();
+        self.done = kept;
+        self
     }
 
     /// The plan this job runs.

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::RecvTimeoutError;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 pub use crate::plan::RunPlan;
 pub use crate::stats::ResultsDoc;
@@ -69,7 +69,8 @@ impl RunError {
     }
 }
 
-/// What a run is allowed to do besides reading: the write consent, and `--clean`.
+/// What a run is allowed to do besides reading: the write consent, and `--clean`; and when its
+/// points start.
 #[derive(Debug, Clone, Copy)]
 pub struct Options {
     pub consent: Consent,
@@ -77,6 +78,32 @@ pub struct Options {
     pub clean: bool,
     /// On resume, keep the points recorded as failed instead of running them again.
     pub skip_failed: bool,
+    /// A fleet's common schedule: the points to do start at set wall-clock times (none: at once).
+    pub starts: Option<Starts>,
+}
+
+/// The `i`-th point to do starts at `t0 + i × slot` (wall clock, shared by every host of a fleet).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Starts {
+    pub t0: SystemTime,
+    pub slot: Duration,
+}
+
+impl Starts {
+    pub fn at(&self, i: usize) -> SystemTime {
+        self.t0 + self.slot * i as u32
+    }
+}
+
+/// Sleeps until `when` (wall clock); false when a signal asked the run to stop meanwhile.
+fn wait_until(when: SystemTime, stop: &AtomicBool) -> bool {
+    while let Ok(left) = when.duration_since(SystemTime::now()) {
+        if stop.load(Ordering::Relaxed) {
+            return false;
+        }
+        std::thread::sleep(left.min(Duration::from_millis(20)));
+    }
+    !stop.load(Ordering::Relaxed)
 }
 
 /// Opens the volume, runs every point of `job` not yet done, records each durably and finishes the
@@ -96,7 +123,15 @@ pub fn run_job(job: Job, opts: Options, obs: &mut dyn Observer) -> Result<Ran, R
     for w in volume.warnings() {
         obs.message(Message::Warning(w.to_string()));
     }
-    let ran = execute(job, lock, opts.skip_failed, &volume, &stop, obs);
+    let ran = execute(
+        job,
+        lock,
+        opts.skip_failed,
+        &volume,
+        &stop,
+        opts.starts,
+        obs,
+    );
     if opts.clean {
         let paths: Vec<&Path> = volume.targets.iter().map(|t| t.path.as_path()).collect();
         match target::clean(paths) {
@@ -156,6 +191,7 @@ fn execute(
     skip_failed: bool,
     volume: &OpenVolume,
     stop: &Arc<AtomicBool>,
+    starts: Option<Starts>,
     obs: &mut dyn Observer,
 ) -> Result<Ran, RunError> {
     let Job {
@@ -227,6 +263,12 @@ fn execute(
             stop: Arc::clone(stop),
             live: Arc::new(LiveCounters::new(point.classes.len())),
         };
+        if let Some(starts) = starts
+            && !wait_until(starts.at(i), stop)
+        {
+            ended = Ended::Interrupted;
+            break;
+        }
         obs.point_started(i, point);
         let result = std::thread::scope(|s| {
             // The point's result comes back through a channel, so the loop wakes the moment it is

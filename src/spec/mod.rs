@@ -51,11 +51,57 @@ pub enum SpecInput<'a> {
     Arg(&'a Path),
 }
 
+/// The names every spec may use without declaring them: a fleet run's `${rank}` (0-based),
+/// `${ranks}` and `${host}`; one host's run is rank 0 of 1.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Builtins {
+    pub rank: u32,
+    pub ranks: u32,
+    pub host: String,
+}
+
+impl Builtins {
+    /// Rank 0 of 1 on this host.
+    pub fn single() -> Builtins {
+        Builtins {
+            rank: 0,
+            ranks: 1,
+            host: hostname(),
+        }
+    }
+
+    fn pairs(&self) -> [(&'static str, String); 3] {
+        [
+            ("rank", self.rank.to_string()),
+            ("ranks", self.ranks.to_string()),
+            ("host", self.host.clone()),
+        ]
+    }
+}
+
+/// This machine's host name (the kernel's nodename).
+pub fn hostname() -> String {
+    rustix::system::uname()
+        .nodename()
+        .to_string_lossy()
+        .into_owned()
+}
+
 /// Reads, merges, overrides and types a spec. Every mistake found is returned at once.
 pub fn load(
     input: SpecInput<'_>,
     overrides: &[Override],
     cores: u64,
+) -> Result<LoadedSpec, Diagnostics> {
+    load_as(input, overrides, cores, &Builtins::single())
+}
+
+/// [`load`], as the fleet rank `builtins` names.
+pub fn load_as(
+    input: SpecInput<'_>,
+    overrides: &[Override],
+    cores: u64,
+    builtins: &Builtins,
 ) -> Result<LoadedSpec, Diagnostics> {
     let mut sources = Sources::default();
     let library = library::Library::from_env();
@@ -86,7 +132,7 @@ pub fn load(
     if let Err(errors) = load::apply_overrides(&mut table, overrides, &mut sources) {
         return Err(fail(sources, errors));
     }
-    let errors = vars::substitute(&mut table, &sources);
+    let errors = vars::substitute(&mut table, &sources, &builtins.pairs());
     if !errors.is_empty() {
         return Err(fail(sources, errors));
     }

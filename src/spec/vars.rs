@@ -25,8 +25,13 @@ enum Val {
 
 type Vars = [(String, Val)];
 
-/// Replaces `${name}` in every string outside `[vars]` with the variable's value.
-pub fn substitute(table: &mut Table, sources: &Sources) -> Vec<SpecError> {
+/// Replaces `${name}` in every string outside `[vars]` with the variable's value; `builtins`
+/// (`rank`, `ranks`, `host`) stand where `[vars]` does not declare the same name.
+pub fn substitute(
+    table: &mut Table,
+    sources: &Sources,
+    builtins: &[(&str, String)],
+) -> Vec<SpecError> {
     let mut errors = Vec::new();
     let vars = match table.get("vars").map(|n| &n.value) {
         Some(Value::Table(t)) => {
@@ -35,9 +40,9 @@ pub fn substitute(table: &mut Table, sources: &Sources) -> Vec<SpecError> {
                 .iter()
                 .map(|(k, (_, n))| (k.as_str(), n))
                 .collect();
-            Resolver::new(&nodes, sources, &mut errors).run()
+            Resolver::new(&nodes, builtins, sources, &mut errors).run()
         }
-        _ => Vec::new(),
+        _ => Resolver::new(&[], builtins, sources, &mut errors).run(),
     };
     for (key, (_, node)) in table.entries.iter_mut() {
         if key != "vars" {
@@ -63,22 +68,31 @@ struct Resolver<'a, 'e> {
 impl<'a, 'e> Resolver<'a, 'e> {
     fn new(
         nodes: &'a [(&'a str, &'a Node)],
+        builtins: &[(&str, String)],
         sources: &'a Sources,
         errors: &'e mut Vec<SpecError>,
     ) -> Self {
-        let vars = nodes
+        let mut vars: Vec<(String, Val)> = nodes
             .iter()
             .map(|(k, n)| {
                 let v = scalar_text(&n.value).map_or(Val::NotScalar, Val::Text);
                 ((*k).to_owned(), v)
             })
             .collect();
+        // Built-ins after the declared variables (a declaration wins), already resolved.
+        for (name, value) in builtins {
+            if !vars.iter().any(|(k, _)| k == name) {
+                vars.push(((*name).to_owned(), Val::Text(value.clone())));
+            }
+        }
+        let mut done = vec![false; nodes.len()];
+        done.resize(vars.len(), true);
         Resolver {
             nodes,
             sources,
             errors,
             vars,
-            done: vec![false; nodes.len()],
+            done,
             stack: Vec::new(),
         }
     }

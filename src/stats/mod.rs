@@ -3,7 +3,9 @@
 
 mod model;
 mod recorder;
+mod sum;
 pub mod view;
 
 pub use model::*;
 pub use recorder::{ClassRecorder, decode_histogram};
+pub use sum::ClassSum;

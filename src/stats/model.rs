@@ -21,6 +21,31 @@ pub struct ResultsDoc {
     pub plan: RunPlan,
     /// Finished points in run order.
     pub points: Vec<PointResult>,
+    /// A fleet's merged run: the ranks it merges (absent for one host's run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fleet: Option<FleetInfo>,
+}
+
+/// The hosts of a fleet run (`rigel run --fleet`, `rigel merge`), one per rank.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FleetInfo {
+    /// Ranks the launcher started (hosts expected at every point).
+    pub ranks: u32,
+    pub hosts: Vec<FleetHost>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FleetHost {
+    pub rank: u32,
+    pub hostname: String,
+    /// The rank's own run folder, relative to the fleet folder (`rank-0007`).
+    pub dir: String,
+    /// Points this rank finished without error.
+    pub points: usize,
+    /// Why the merge left this rank out, when it did (a plan differing from rank 0's, an unreadable
+    /// folder).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub excluded: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -60,6 +85,59 @@ pub struct PointResult {
     pub elapsed_s: f64,
     pub classes: Vec<ClassResult>,
     pub cpu: CpuTime,
+    /// The measured window in wall-clock time (what a fleet's merge lines up across hosts).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<WallWindow>,
+    /// A fleet point that lacks a host or whose hosts' windows did not overlap enough: why
+    /// (`3 of 4 hosts`, `windows overlap 81%`). Such a point is kept but never enters headline
+    /// figures or requirements.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partial: Option<String>,
+    /// A fleet point's per-host figures, beside the summed ones in `classes`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fleet: Option<FleetPoint>,
+}
+
+/// Start and end of a measured window, nanoseconds since the Unix epoch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WallWindow {
+    pub start_ns: u64,
+    pub end_ns: u64,
+}
+
+/// One merged point across the fleet's hosts.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FleetPoint {
+    /// Hosts whose result entered the sums, and hosts expected.
+    pub hosts: u32,
+    pub ranks: u32,
+    /// The hosts' windows' common part over their union, percent (100 when they coincide).
+    pub overlap_pct: f64,
+    pub per_rank: Vec<RankPoint>,
+}
+
+/// One host's figures at a merged point (its histograms stay in its own run folder).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RankPoint {
+    pub rank: u32,
+    pub hostname: String,
+    pub ok: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<WallWindow>,
+    pub classes: Vec<RankClass>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RankClass {
+    pub class: String,
+    pub ios: u64,
+    pub iops: f64,
+    pub mbps: f64,
+    pub mean_ns: f64,
+    pub p99_ns: u64,
+    pub max_ns: u64,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -170,6 +248,12 @@ impl LatencyStats {
 }
 
 impl PointResult {
+    /// Finished without error and, in a fleet, with every host over a common window: the points
+    /// headline figures and requirements are taken from.
+    pub fn counts(&self) -> bool {
+        matches!(self.status, PointStatus::Ok) && self.partial.is_none()
+    }
+
     pub fn class(&self, name: &str) -> Option<&ClassResult> {
         self.classes.iter().find(|c| c.class == name)
     }

@@ -8,6 +8,7 @@ mod errors;
 mod expect;
 mod faults;
 mod fixtures;
+mod fleet;
 mod guard;
 mod hlog;
 mod hostile;

@@ -266,6 +266,9 @@ pub fn build(s: &Scenario) -> ResultsDoc {
                     user_s: 0.21 * secs,
                     system_s: 0.48 * secs,
                 },
+                window: None,
+                partial: None,
+                fleet: None,
             }
         })
         .collect();
@@ -310,6 +313,7 @@ pub fn build(s: &Scenario) -> ResultsDoc {
         ),
         plan,
         points,
+        fleet: None,
     }
 }
 

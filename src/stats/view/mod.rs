@@ -187,7 +187,8 @@ pub fn best<'v, 'a>(
 
 impl<'a> PointRead<'a> {
     pub fn new(result: &'a PointResult) -> PointRead<'a> {
-        let ok = matches!(result.status, PointStatus::Ok);
+        // Counted: finished without error, and (in a fleet) with every host over overlapping windows.
+        let ok = result.counts();
         PointRead {
             result,
             ok,
@@ -234,7 +235,11 @@ impl<'a> PointRead<'a> {
     /// The I/O error that stopped the point: `message at offset N on TARGET (errno E)`.
     pub fn error(&self) -> Option<String> {
         match &self.result.status {
-            PointStatus::Ok => None,
+            PointStatus::Ok => self
+                .result
+                .partial
+                .as_ref()
+                .map(|why| format!("partial: {why}")),
             PointStatus::Failed { error } => Some(format!(
                 "{} at offset {} on {} (errno {})",
                 error.message, error.offset, error.target, error.errno

@@ -57,6 +57,9 @@ fn point(id: u32, params: ClassLoad, ios: u64, lat_ns: u64, ok: bool) -> PointRe
         },
         started: String::new(),
         elapsed_s: 1.0,
+        window: None,
+        partial: None,
+        fleet: None,
         classes: vec![result],
         cpu: CpuTime::default(),
     }

@@ -1,0 +1,159 @@
+//! `rigel run --fleet DIR` (one rank of a many-host run), `rigel run --resume DIR` on a fleet
+//! folder, and `rigel merge DIR`: the steps are the library's (`fleet`, `runner`); this prints
+//! them and picks the exit codes.
+
+use super::args::{MergeArgs, RunArgs};
+use super::{exit, run, specs};
+use crate::fleet::{self, Rank, StartRule};
+use crate::runner::{self, Job, ResultsDoc};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// After the schedule's last point, how long rank 0 waits for the other ranks' folders to finish.
+const FINISH_GRACE: Duration = Duration::from_secs(10);
+
+/// The fleet folder when `a` asks for fleet mode: `--fleet DIR`, or `--resume DIR` on a fleet
+/// folder.
+pub fn folder(a: &RunArgs) -> Option<PathBuf> {
+    a.fleet
+        .clone()
+        .or_else(|| a.resume.clone().filter(|d| fleet::is_fleet(d)))
+}
+
+pub fn run(a: &RunArgs, dir: &Path) -> i32 {
+    let rank = match fleet::detect(&|k| std::env::var(k).ok(), a.rank, a.ranks) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("rigel: {e}");
+            return exit::BAD_SPEC;
+        }
+    };
+    let job = match prepare(a, dir, &rank) {
+        Ok(job) => job,
+        Err(code) => return code,
+    };
+    if let Err(e) = fleet::write_ranks(dir, rank.ranks) {
+        eprintln!("rigel: {e}");
+        return exit::RUNTIME;
+    }
+    let rule = a.start_at.map_or(StartRule::Shared, StartRule::At);
+    let agreed = match fleet::agree(dir, &rank, job.plan(), job.missing(), rule) {
+        Ok(agreed) => agreed,
+        Err(e) => {
+            eprintln!("rigel: {e}");
+            return match e {
+                fleet::FleetError::PlanDiffers { .. } => exit::BAD_SPEC,
+                _ => exit::RUNTIME,
+            };
+        }
+    };
+    let start = chrono::DateTime::<chrono::Local>::from(agreed.t0).format("%H:%M:%S%.3f");
+    eprintln!(
+        "rigel: rank {} of {} ({}): {} points, the first at {start}, one every {:.1} s",
+        rank.rank,
+        rank.ranks,
+        rank.source,
+        agreed.points.len(),
+        agreed.slot.as_secs_f64()
+    );
+    let job = job.redo(&agreed.points);
+    let mut opts = run::options(a);
+    opts.starts = Some(runner::Starts {
+        t0: agreed.t0,
+        slot: agreed.slot,
+    });
+    let (code, _) = run::run_job(job, opts, &|e| e.to_string());
+    if let Err(e) = fleet::mark_done(dir, rank.rank) {
+        eprintln!("rigel: {e}");
+    }
+    if rank.rank != 0 || code == run::INTERRUPTED {
+        return code;
+    }
+    let until = agreed.t0 + agreed.slot * agreed.points.len() as u32 + FINISH_GRACE;
+    let others: Vec<u32> = agreed.ready.iter().copied().filter(|r| *r != 0).collect();
+    let pending = fleet::wait_done(dir, &others, agreed.t0 - fleet::MARGIN, until);
+    if !pending.is_empty() {
+        eprintln!("rigel: merging without ranks {pending:?}: they did not finish in time");
+    }
+    merged(dir, code, a.junit.as_deref())
+}
+
+/// The rank's job: its spec compiled as this rank, or its folder resumed.
+fn prepare(a: &RunArgs, dir: &Path, rank: &Rank) -> Result<Job, i32> {
+    let rank_dir = fleet::rank_dir(dir, rank.rank);
+    if a.resume.is_some() {
+        return Job::resume(&rank_dir).map_err(|e| {
+            eprintln!("rigel: rank {}: cannot resume: {e}", rank.rank);
+            exit::RUNTIME
+        });
+    }
+    let builtins = crate::spec::Builtins {
+        rank: rank.rank,
+        ranks: rank.ranks,
+        host: crate::spec::hostname(),
+    };
+    let input = specs::input(a.spec_file.as_deref());
+    let (loaded, plan) = specs::compile_as(input, &a.spec.set, &builtins).map_err(|d| {
+        specs::report(&d);
+        exit::BAD_SPEC
+    })?;
+    if rank_dir.join(crate::record::PLAN_FILE).exists() {
+        eprintln!(
+            "rigel: `{}` already holds a run: finish the fleet with `rigel run --resume {}`, or pick another --fleet folder",
+            rank_dir.display(),
+            dir.display()
+        );
+        return Err(exit::RUNTIME);
+    }
+    Ok(Job::fresh(
+        rank_dir,
+        loaded.resolved_toml,
+        plan,
+        runner::now(),
+    ))
+}
+
+/// Merges the fleet folder and judges the merged result; `code` is how this rank's own run ended.
+fn merged(dir: &Path, code: i32, junit: Option<&Path>) -> i32 {
+    let doc = match fleet::merge_and_render(dir) {
+        Ok((doc, files)) => {
+            match files {
+                Ok(files) => files
+                    .iter()
+                    .for_each(|f| eprintln!("rigel: wrote {}", f.display())),
+                Err(e) => {
+                    eprintln!("rigel: the merged results are safe, but a report failed: {e}")
+                }
+            }
+            doc
+        }
+        Err(e) => {
+            eprintln!("rigel: cannot merge `{}`: {e}", dir.display());
+            return exit::RUNTIME;
+        }
+    };
+    let partial = say_partial(&doc);
+    let code = run::judge(&doc, dir, false, code, junit);
+    if code == exit::OK && (partial > 0 || doc.finished.is_empty()) {
+        return exit::RUNTIME;
+    }
+    code
+}
+
+/// Prints each partial point; how many there are.
+fn say_partial(doc: &ResultsDoc) -> usize {
+    let partial: Vec<_> = doc
+        .points
+        .iter()
+        .filter_map(|p| Some((p.point.id, p.partial.as_deref()?)))
+        .collect();
+    for (id, why) in &partial {
+        eprintln!("rigel: point {id} is partial ({why}): left out of the headline figures");
+    }
+    partial.len()
+}
+
+/// `rigel merge DIR`.
+pub fn merge(a: &MergeArgs) -> i32 {
+    merged(&a.dir, exit::OK, None)
+}

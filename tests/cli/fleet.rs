@@ -1,0 +1,252 @@
+//! Fleet runs on one machine with real launchers: `mpirun -np 4` of `rigel run --fleet`, ranks by
+//! hand with one killed mid-run and resumed, and a rank whose plan differs refusing to start. Each
+//! rank reads its own O_DIRECT file (`${rank}` in the spec) through the real executor.
+
+use super::builder::rigel;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// A spec of small random reads at `levels` over `dir/target-${rank}.bin`, points of `duration`
+/// (1 s where the windows' overlap is checked: a 2-core machine shared by several ranks may start
+/// one a few ms late, which is 3% of 300 ms).
+fn spec(dir: &Path, levels: &str, duration: &str) -> PathBuf {
+    let text = format!(
+        "[spec]\nname = \"fleet\"\n\n[[target]]\npath = \"{}/target-${{rank}}.bin\"\nsize = \"16MiB\"\n\n\
+         [run]\nduration = \"{duration}\"\nwarmup = \"0s\"\n\n[class.small]\nsize = \"4KiB\"\n\
+         access = \"random\"\nmix = \"read\"\n\n[matrix]\nshape = \"row\"\nsmall = \"{levels}\"\n\n\
+         [expect]\n\"small.iops\" = \">= 1\"\n",
+        dir.display(),
+    );
+    let path = dir.join("fleet.toml");
+    std::fs::write(&path, text).expect("spec written");
+    path
+}
+
+fn results(dir: &Path) -> Value {
+    let text = std::fs::read_to_string(dir.join("results.json")).expect("results.json");
+    serde_json::from_str(&text).expect("results.json parses")
+}
+
+/// Every point's merged figures against its ranks': summed IOPS, histogram count = summed I/Os.
+fn check_sums(doc: &Value, ranks: usize) {
+    let points = doc["points"].as_array().expect("points");
+    assert!(!points.is_empty());
+    for p in points {
+        let fleet = &p["fleet"];
+        let per_rank = fleet["per_rank"].as_array().expect("per_rank");
+        assert_eq!(per_rank.len(), ranks);
+        let merged = &p["classes"][0]["total"];
+        let sum_iops: f64 = per_rank
+            .iter()
+            .map(|r| r["classes"][0]["iops"].as_f64().expect("iops"))
+            .sum();
+        let sum_ios: u64 = per_rank
+            .iter()
+            .map(|r| r["classes"][0]["ios"].as_u64().expect("ios"))
+            .sum();
+        let iops = merged["iops"].as_f64().expect("iops");
+        assert!(
+            (iops - sum_iops).abs() < 1e-6 * sum_iops.max(1.0),
+            "{iops} vs {sum_iops}"
+        );
+        assert_eq!(merged["ios"].as_u64(), Some(sum_ios));
+        let hist = rigel::stats::decode_histogram(merged["histogram"].as_str().expect("hist"))
+            .expect("the merged histogram decodes");
+        assert_eq!(hist.len(), sum_ios, "merged histogram count = summed I/Os");
+        assert!(merged["latency"]["p99_ns"].as_u64() <= merged["latency"]["max_ns"].as_u64());
+    }
+}
+
+#[test]
+fn mpirun_four_ranks_merge_exactly() {
+    let Ok(mpirun) = which("mpirun") else {
+        println!("skipped: mpirun is not installed (apt-get install openmpi-bin)");
+        return;
+    };
+    let tmp = tempfile::tempdir().expect("a temp dir");
+    let spec = spec(tmp.path(), "1, 2, 4", "1s");
+    let fleet = tmp.path().join("fleet");
+    let out = Command::new(mpirun)
+        .args(["--allow-run-as-root", "--oversubscribe", "-np", "4"])
+        .arg(env!("CARGO_BIN_EXE_rigel"))
+        .arg("run")
+        .arg(&spec)
+        .arg("--fleet")
+        .arg(&fleet)
+        .current_dir(tmp.path())
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("mpirun runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "mpirun failed: {stderr}");
+    for r in 0..4 {
+        assert!(
+            stderr.contains(&format!("rank {r} of 4 (OMPI_COMM_WORLD_RANK)")),
+            "{stderr}"
+        );
+        assert!(tmp.path().join(format!("target-{r}.bin")).is_file());
+    }
+    let doc = results(&fleet);
+    assert_eq!(doc["fleet"]["ranks"], 4);
+    check_sums(&doc, 4);
+    for p in doc["points"].as_array().expect("points") {
+        let overlap = p["fleet"]["overlap_pct"].as_f64().expect("overlap");
+        assert!(
+            overlap >= 95.0,
+            "point {}: windows overlap {overlap}%",
+            p["point"]["id"]
+        );
+        assert!(p.get("partial").is_none(), "{p}");
+    }
+    let md = std::fs::read_to_string(fleet.join("report.md")).expect("report.md");
+    assert!(md.contains("## Hosts"), "{md}");
+    assert!(
+        std::fs::read_to_string(fleet.join("report.html"))
+            .expect("html")
+            .contains("Hosts")
+    );
+    let compare = rigel().arg("compare").arg(&fleet).arg(&fleet).run();
+    assert_eq!(compare.code, 0, "{}", compare.stderr);
+    let merge = rigel().arg("merge").arg(&fleet).run();
+    assert_eq!(merge.code, 0, "{}", merge.stderr);
+    assert_eq!(
+        results(&fleet)["points"],
+        doc["points"],
+        "merging again gives the same figures"
+    );
+}
+
+#[test]
+fn a_killed_rank_leaves_partial_points_and_resume_completes_them() {
+    let tmp = tempfile::tempdir().expect("a temp dir");
+    let spec = spec(tmp.path(), "1, 2, 3, 4, 5", "1s");
+    let fleet = tmp.path().join("fleet");
+    let start = |r: u32| {
+        rigel()
+            .arg("run")
+            .arg(&spec)
+            .arg("--fleet")
+            .arg(&fleet)
+            .args(["--rank", &r.to_string(), "--ranks", "3"])
+            .spawn()
+    };
+    let mut children: Vec<_> = (0..3).map(start).collect();
+    let victim_points = fleet.join("rank-0002/results.jsonl");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while lines(&victim_points) < 2 {
+        assert!(Instant::now() < deadline, "rank 2 never finished 2 points");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    children[2].kill().expect("rank 2 killed");
+    let _ = children[2].wait();
+    let first = children.remove(0).wait_with_output().expect("rank 0 ends");
+    let rank1 = children.remove(0).wait_with_output().expect("rank 1 ends");
+    assert!(
+        rank1.status.success(),
+        "{}",
+        String::from_utf8_lossy(&rank1.stderr)
+    );
+    assert!(!first.status.success(), "partial points make rank 0 fail");
+    let doc = results(&fleet);
+    let partial: Vec<&Value> = doc["points"]
+        .as_array()
+        .expect("points")
+        .iter()
+        .filter(|p| p.get("partial").is_some())
+        .collect();
+    assert!(!partial.is_empty(), "the points rank 2 missed are partial");
+    for p in &partial {
+        let why = p["partial"].as_str().expect("why");
+        assert!(why.starts_with("2 of 3 hosts"), "{why}");
+    }
+    assert_eq!(lines(&fleet.join("rank-0001/results.jsonl")), 5);
+
+    let resumed: Vec<_> = (0..3)
+        .map(|r| {
+            rigel()
+                .args(["run", "--resume"])
+                .arg(&fleet)
+                .args(["--rank", &r.to_string(), "--ranks", "3"])
+                .spawn()
+        })
+        .collect();
+    let outs: Vec<_> = resumed
+        .into_iter()
+        .map(|c| c.wait_with_output().expect("a resumed rank ends"))
+        .collect();
+    for o in &outs {
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let doc = results(&fleet);
+    assert_eq!(doc["points"].as_array().map(Vec::len), Some(5));
+    check_sums(&doc, 3);
+    for p in doc["points"].as_array().expect("points") {
+        assert!(
+            p.get("partial").is_none(),
+            "resume completed every point: {p}"
+        );
+    }
+}
+
+#[test]
+fn a_rank_with_another_plan_refuses_naming_the_difference() {
+    let tmp = tempfile::tempdir().expect("a temp dir");
+    let spec = spec(tmp.path(), "1", "300ms");
+    let fleet = tmp.path().join("fleet");
+    let rank0 = rigel()
+        .arg("run")
+        .arg(&spec)
+        .arg("--fleet")
+        .arg(&fleet)
+        .args(["--rank", "0", "--ranks", "2"])
+        .spawn();
+    let other = rigel()
+        .arg("run")
+        .arg(&spec)
+        .arg("--fleet")
+        .arg(&fleet)
+        .args(["--rank", "1", "--ranks", "2", "--set", "run.duration=400ms"])
+        .run();
+    assert_eq!(other.code, 2, "{}", other.stderr);
+    assert!(
+        other
+            .stderr
+            .contains("run.duration_ms: 400 here, 300 on rank 0"),
+        "{}",
+        other.stderr
+    );
+    let out = rank0.wait_with_output().expect("rank 0 ends");
+    // Partial, so the one point does not count: exit 1, or 3 as `[expect]` has nothing to judge.
+    assert!(!out.status.success());
+    assert_eq!(results(&fleet)["points"][0]["partial"], "1 of 2 hosts");
+}
+
+#[test]
+fn without_a_launcher_a_rank_is_asked_for() {
+    let tmp = tempfile::tempdir().expect("a temp dir");
+    let spec = spec(tmp.path(), "1", "300ms");
+    let out = rigel()
+        .arg("run")
+        .arg(&spec)
+        .arg("--fleet")
+        .arg(tmp.path().join("fleet"))
+        .run();
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("--rank I --ranks N"), "{}", out.stderr);
+}
+
+fn lines(path: &Path) -> usize {
+    std::fs::read_to_string(path).map_or(0, |t| t.lines().count())
+}
+
+fn which(tool: &str) -> Result<PathBuf, ()> {
+    std::env::var_os("PATH")
+        .and_then(|paths| {
+            std::env::split_paths(&paths)
+                .map(|p| p.join(tool))
+                .find(|p| p.is_file())
+        })
+        .ok_or(())
+}
