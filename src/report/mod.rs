@@ -2,6 +2,7 @@
 //! handover with SVG charts, a self-contained HTML page, JSON, or a user's own templates. The built-in
 //! templates are embedded from `templates/`; docs/report-context.md documents what templates see.
 
+mod axis;
 mod chart;
 mod charts;
 mod context;
@@ -9,14 +10,19 @@ mod env;
 mod error;
 mod heatmap;
 mod hist;
+mod hockey;
 mod load;
+mod more_charts;
 mod orion;
 mod orion_map;
+mod percentiles;
+mod plot;
 mod printf;
 mod render;
 mod svg;
 #[cfg(test)]
 mod tests;
+mod timeseries;
 
 pub use error::ReportError;
 pub use load::{RunFolder, load_run_folder, load_run_folder_status};

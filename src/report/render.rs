@@ -4,6 +4,7 @@
 use super::charts::{Chart, charts};
 use super::context::{self, ClassView, Headline, PointView, RigelInfo, RunView};
 use super::env::{base_environment, builtin_environment};
+use super::more_charts::more_charts;
 use super::orion::{self, OrionSettings, OrionView};
 use super::orion_map;
 use super::{Dialect, Format, ReportError, ReportOptions};
@@ -53,7 +54,8 @@ impl<'a> Prepared<'a> {
         let points = context::point_views(doc);
         let classes = context::class_views(doc, &points, &roles);
         let headline = context::headline(&classes);
-        let charts = charts(&classes, &points);
+        let mut charts = charts(&classes, &points);
+        charts.extend(more_charts(doc, &classes, &points, &headline));
         let testname = opts
             .testname
             .clone()

@@ -3,6 +3,8 @@
 
 mod model;
 mod recorder;
+mod validity;
 
 pub use model::*;
 pub use recorder::{ClassRecorder, decode_histogram};
+pub use validity::{DEFAULT_SEED, PastRun, ValidityConfig, Warning, iops_spread, warnings};
