@@ -11,6 +11,11 @@ pub fn print(doc: &ResultsDoc, dir: &Path, interrupted: bool) {
         outln!("{line}");
     }
     outln!();
+    // Validity warnings: each names the figure that triggered it.
+    let cfg = crate::stats::ValidityConfig::default();
+    for w in crate::stats::warnings(doc, &[], &cfg) {
+        eprintln!("warning: {}", w.message);
+    }
     let done = doc.points.len();
     let all = doc.plan.points.len();
     outln!("results: {} ({done} of {all} points)", dir.display());

@@ -80,6 +80,8 @@ pub struct ClassRow {
     pub write: Option<DirView>,
     /// The per-second series of the measured window.
     pub intervals: Vec<Interval>,
+    /// rigel's CPU time at the point (user + system) per I/O completed there, in µs.
+    pub cpu_per_io_us: f64,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -258,7 +260,17 @@ fn class_row(p: &PointResult, c: &ClassResult) -> ClassRow {
         read: c.read.as_ref().map(dir_view),
         write: c.write.as_ref().map(dir_view),
         intervals: c.intervals.clone(),
+        cpu_per_io_us: cpu_per_io_us(p),
     }
+}
+
+/// The point's CPU time over every I/O that completed at it (all classes: CPU is per process).
+fn cpu_per_io_us(p: &PointResult) -> f64 {
+    let ios: u64 = p.classes.iter().map(|c| c.total.ios).sum();
+    if ios == 0 {
+        return 0.0;
+    }
+    (p.cpu.user_s + p.cpu.system_s) * 1e6 / ios as f64
 }
 
 fn sweep_of(p: &PointResult) -> Vec<LoadSweep> {

@@ -9,7 +9,7 @@ use super::orion::{self, OrionSettings, OrionView};
 use super::orion_map;
 use super::{Dialect, Format, ReportError, ReportOptions};
 use crate::plan::RunPlan;
-use crate::stats::{HostInfo, ResultsDoc, TargetInfo};
+use crate::stats::{HostInfo, ResultsDoc, TargetInfo, ValidityConfig, Warning, warnings};
 use minijinja::{Environment, Value};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -34,6 +34,8 @@ struct Context<'a> {
     orion: &'a OrionView,
     orion_matrices: &'a [OrionView],
     requirements: &'a Option<serde_json::Value>,
+    /// Validity warnings (stats::warnings), each with the figure that triggered it.
+    warnings: &'a [Warning],
 }
 
 /// The views, computed once per render.
@@ -46,6 +48,7 @@ struct Prepared<'a> {
     charts: Vec<Chart>,
     orion: Vec<OrionView>,
     requirements: Option<serde_json::Value>,
+    warnings: Vec<Warning>,
 }
 
 impl<'a> Prepared<'a> {
@@ -97,6 +100,7 @@ impl<'a> Prepared<'a> {
             charts,
             orion,
             requirements,
+            warnings: warnings(doc, &[], &ValidityConfig::default()),
         })
     }
 
@@ -122,6 +126,7 @@ impl<'a> Prepared<'a> {
             orion,
             orion_matrices: &self.orion,
             requirements: &self.requirements,
+            warnings: &self.warnings,
         })
     }
 }
