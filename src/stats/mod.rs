@@ -7,4 +7,6 @@ mod validity;
 
 pub use model::*;
 pub use recorder::{ClassRecorder, decode_histogram};
-pub use validity::{DEFAULT_SEED, PastRun, ValidityConfig, Warning, iops_spread, warnings};
+pub use validity::{
+    DEFAULT_SEED, PastRun, ValidityConfig, Warning, full_seconds, iops_spread, warnings,
+};
