@@ -10,5 +10,6 @@ mod orion_run;
 mod plan;
 mod report;
 mod run;
+mod unsteady;
 
 pub use builder::{Output, rigel};
