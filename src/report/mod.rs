@@ -15,6 +15,7 @@ mod load;
 mod more_charts;
 mod orion;
 mod orion_map;
+mod overlay;
 mod percentiles;
 mod plot;
 mod printf;
@@ -27,6 +28,7 @@ mod timeseries;
 pub use error::ReportError;
 pub use load::{RunFolder, load_run_folder, load_run_folder_status};
 pub use orion_map::roles as orion_roles;
+pub use overlay::compare_overlay;
 pub use printf::{Arg as PrintfArg, PrintfError, sprintf};
 pub use render::{render, render_to_strings};
 
