@@ -2,6 +2,7 @@
 //! destructive-write guard, environment capture, and the virtual volume over them.
 
 mod create;
+mod env_facts;
 mod error;
 mod guard;
 mod in_use;
