@@ -13,7 +13,7 @@ pub fn print(doc: &ResultsDoc, dir: &Path, interrupted: bool) {
     outln!();
     // Validity warnings: each names the figure that triggered it.
     let cfg = crate::stats::ValidityConfig::default();
-    for w in crate::stats::warnings(doc, &[], &cfg) {
+    for w in crate::stats::warnings(doc, &crate::record::past_runs(dir), &cfg) {
         eprintln!("warning: {}", w.message);
     }
     let done = doc.points.len();

@@ -3,5 +3,7 @@
 //! document, rewritten atomically at the end (and on resume).
 
 mod folder;
+mod history;
 
 pub use folder::*;
+pub use history::past_runs;

@@ -100,7 +100,7 @@ impl<'a> Prepared<'a> {
             charts,
             orion,
             requirements,
-            warnings: warnings(doc, &[], &ValidityConfig::default()),
+            warnings: warnings(doc, &opts.past_runs, &ValidityConfig::default()),
         })
     }
 

@@ -248,7 +248,11 @@ fn finish(
     let doc = record::assemble(header, spec_toml, plan, points, finished);
     let dir = folder.dir().to_path_buf();
     folder.finish(&doc)?;
-    match report::render(&doc, &ReportOptions::new(folder.dir())) {
+    let opts = ReportOptions {
+        past_runs: record::past_runs(folder.dir()),
+        ..ReportOptions::new(folder.dir())
+    };
+    match report::render(&doc, &opts) {
         Ok(files) => obs.message(Message::Reports(files)),
         Err(e) => obs.message(Message::Error(format!(
             "the results are safe, but a report failed: {e}"
