@@ -36,6 +36,8 @@ struct Context<'a> {
     requirements: &'a Option<serde_json::Value>,
     /// Validity warnings (stats::warnings), each with the figure that triggered it.
     warnings: &'a [Warning],
+    /// Decimal MB/s columns beside MiB/s (`--units si`).
+    si_units: bool,
 }
 
 /// The views, computed once per render.
@@ -49,6 +51,7 @@ struct Prepared<'a> {
     orion: Vec<OrionView>,
     requirements: Option<serde_json::Value>,
     warnings: Vec<Warning>,
+    si_units: bool,
 }
 
 impl<'a> Prepared<'a> {
@@ -101,6 +104,7 @@ impl<'a> Prepared<'a> {
             orion,
             requirements,
             warnings: warnings(doc, &opts.past_runs, &ValidityConfig::default()),
+            si_units: opts.si_units,
         })
     }
 
@@ -127,6 +131,7 @@ impl<'a> Prepared<'a> {
             orion_matrices: &self.orion,
             requirements: &self.requirements,
             warnings: &self.warnings,
+            si_units: self.si_units,
         })
     }
 }
