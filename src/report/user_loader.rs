@@ -111,7 +111,9 @@ pub fn render_bounded(env: &Environment, name: &str, ctx: &Value) -> Result<Stri
                  a loop without end, or far too much work"
             ),
         }),
-        Err(e) => Err(ReportError::template(&e, name)),
+        Err(e) => {
+            Err(ReportError::template(&e, name).explained(super::undefined::explain(env, &e, ctx)))
+        }
         Ok(_) => String::from_utf8(out.out).map_err(|_| ReportError::Template {
             name: name.to_owned(),
             line: None,
