@@ -14,15 +14,27 @@ use std::path::{Path, PathBuf};
 /// turning options into a spec and report settings, used only by `cli`.
 const STAGES: &[&str] = &[
     "expr", "spec", "plan", "stats", "target", "exec", "expect", "compare", "record", "report",
-    "runner", "orion", "cli",
+    "runner", "fleet", "orion", "cli",
 ];
 
 /// Modules whose files still import each other in a cycle, and why it stays for now.
-const CYCLES_ALLOWED: &[(&str, &str)] = &[(
-    "target",
-    "guard ↔ in_use: the refusal reasons live in guard.rs, rewritten by the write-guard work this \
-     session; move them to a file of their own once it has landed",
-)];
+const CYCLES_ALLOWED: &[(&str, &str)] = &[
+    (
+        "target",
+        "guard ↔ in_use: the refusal reasons live in guard.rs, rewritten by the write-guard work this \
+         session; move them to a file of their own once it has landed",
+    ),
+    (
+        "cli",
+        "fleet ↔ run: the fleet command shares run's judge/options and run dispatches to fleet; \
+         to untangle when fleet's resume is reconciled",
+    ),
+    (
+        "report",
+        "export ↔ render: export calls render_one/render_user, render calls render_to_strings; \
+         the file writer should move into export",
+    ),
+];
 
 /// Helpers every stage may use; they import no stage themselves.
 const LEAVES: &[&str] = &["units"];

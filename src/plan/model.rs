@@ -77,7 +77,7 @@ pub struct RunSettings {
 }
 
 /// `run.io_timeout` when a spec does not set it.
-pub const DEFAULT_IO_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+pub use crate::spec::DEFAULT_IO_TIMEOUT;
 
 fn default_io_timeout_ms() -> u64 {
     DEFAULT_IO_TIMEOUT.as_millis() as u64

@@ -203,3 +203,6 @@ fn one_of_key(key_loc: &Loc, param: &str) -> SpecError {
             .or_else(|| Some(format!("sweepable parameters: {}", params.join(", ")))),
     )
 }
+
+/// `run.io_timeout` when a spec does not set it: an I/O outstanding this long fails its point.
+pub const DEFAULT_IO_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);

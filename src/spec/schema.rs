@@ -196,7 +196,7 @@ fn read_run(r: &mut Reader, root: &Table, root_loc: &Loc) -> RunSpec {
     let mut run = RunSpec {
         duration: Sp::new(Duration::from_secs(60), root_loc.clone()),
         warmup: Sp::new(Duration::ZERO, root_loc.clone()),
-        io_timeout: Sp::new(crate::plan::DEFAULT_IO_TIMEOUT, root_loc.clone()),
+        io_timeout: Sp::new(super::DEFAULT_IO_TIMEOUT, root_loc.clone()),
         direct: true,
         seed: Sp::new(1, root_loc.clone()),
         workers: None,
