@@ -6,6 +6,7 @@
 use super::charts::{Chart, charts};
 use super::context::{self, RigelInfo, RunView};
 use super::env::builtin_environment;
+use super::more_charts::more_charts;
 use super::orion::{self, OrionSettings, OrionView};
 use super::render::{render_one, render_user};
 use super::rows::{self, ClassView, Headline, PointView};
@@ -137,7 +138,8 @@ impl<'a> Prepared<'a> {
         let points = rows::point_views(&view);
         let classes = rows::class_views(&view, &points);
         let headline = rows::headline(&view);
-        let charts = charts(&classes, &points);
+        let mut charts = charts(&classes, &points);
+        charts.extend(more_charts(&view, &classes, &points, &headline));
         let testname = opts
             .testname
             .clone()

@@ -2,6 +2,7 @@
 //! handover with SVG charts, a self-contained HTML page, JSON, or a user's own templates. The built-in
 //! templates are embedded from `templates/`; docs/report-context.md documents what templates see.
 
+mod axis;
 mod chart;
 mod charts;
 mod context;
@@ -12,16 +13,21 @@ mod fleet;
 mod heatmap;
 mod hist;
 mod hlog;
+mod hockey;
 mod junit;
 mod load;
+mod more_charts;
 mod orion;
 mod orion_map;
+mod percentiles;
+mod plot;
 mod printf;
 mod render;
 mod rows;
 mod svg;
 #[cfg(test)]
 mod tests;
+mod timeseries;
 mod undefined;
 mod user_loader;
 

@@ -2,6 +2,7 @@
 //! byte, CSVs parsed back, SVG/HTML well-formed, user templates, run folders.
 
 mod fixture;
+mod new_charts;
 mod orion_samples;
 mod run_folder;
 mod user_templates;
