@@ -13,7 +13,7 @@ use super::rows::{self, ClassView, Headline, PointView};
 use super::{Dialect, Format, ReportError, ReportOptions};
 use crate::plan::RunPlan;
 use crate::stats::view::ResultsView;
-use crate::stats::{HostInfo, ResultsDoc, TargetInfo};
+use crate::stats::{HostInfo, ResultsDoc, TargetInfo, ValidityConfig, Warning, warnings};
 use minijinja::{Environment, Value};
 use serde::Serialize;
 use std::cell::OnceCell;
@@ -78,6 +78,8 @@ struct Context<'a> {
     requirements: &'a Option<serde_json::Value>,
     /// A fleet's hosts (none for one host's run).
     fleet: &'a Option<super::fleet::FleetView>,
+    /// Validity warnings (`stats::warnings`), each with the figure that triggered it.
+    warnings: &'a [Warning],
 }
 
 /// The views, computed once per render, for the exporters that use templates.
@@ -92,6 +94,7 @@ struct Prepared<'a> {
     orion: Vec<OrionView>,
     requirements: Option<serde_json::Value>,
     fleet: Option<super::fleet::FleetView>,
+    warnings: Vec<Warning>,
 }
 
 /// What the exporters render from: the document, the options, and the views made on first use.
@@ -174,7 +177,9 @@ impl<'a> Prepared<'a> {
             Some(serde_json::to_value(verdicts)?)
         };
         let fleet = super::fleet::fleet_view(doc, &headline);
+        let warnings = warnings(&view, &[], &ValidityConfig::default());
         Ok(Prepared {
+            warnings,
             fleet,
             doc,
             run: context::run_view(&view),
@@ -209,6 +214,7 @@ impl<'a> Prepared<'a> {
             orion,
             orion_matrices: &self.orion,
             requirements: &self.requirements,
+            warnings: &self.warnings,
             fleet: &self.fleet,
         })
     }
