@@ -226,9 +226,11 @@ pub struct CompareArgs {
     /// The run judged against it
     #[arg(value_name = "NEW")]
     pub new: PathBuf,
-    /// A change worse than this is a regression (fewer IOPS or MB/s, more latency): `5%`, `2.5%`
-    #[arg(long, value_name = "PERCENT", default_value = "5%", value_parser = parse_percent)]
-    pub threshold: f64,
+    /// A change worse than this, and beyond the noise of the per-second figures, is a regression
+    /// (fewer IOPS or MB/s, more latency): `5%` for every metric, or per metric, repeated:
+    /// `--threshold iops=5% --threshold p99=10%`
+    #[arg(long, value_name = "[METRIC=]PERCENT", default_value = "5%", value_parser = parse_threshold)]
+    pub threshold: Vec<(Option<String>, f64)>,
     /// Output: an aligned table, Markdown for a ticket or a pull request, or JSON
     #[arg(long, value_enum, default_value_t = CompareFormat::Text)]
     pub format: CompareFormat,
@@ -265,6 +267,14 @@ impl clap::ValueEnum for crate::report::Format {
 }
 
 /// `5%`, `2.5%` or `5`: a non-negative percentage.
+/// `5%` (every metric) or `p99=10%` (one metric).
+fn parse_threshold(s: &str) -> Result<(Option<String>, f64), String> {
+    match s.split_once('=') {
+        Some((metric, p)) => Ok((Some(metric.trim().to_string()), parse_percent(p)?)),
+        None => Ok((None, parse_percent(s)?)),
+    }
+}
+
 fn parse_percent(s: &str) -> Result<f64, String> {
     let number = s.trim().trim_end_matches('%').trim();
     match number.parse::<f64>() {

@@ -22,10 +22,22 @@ pub fn run(a: &CompareArgs) -> i32 {
             return exit::RUNTIME;
         }
     };
-    let opts = CompareOptions {
-        threshold_percent: a.threshold,
+    let mut opts = CompareOptions {
         stats,
+        ..CompareOptions::default()
     };
+    for (metric, percent) in &a.threshold {
+        match metric {
+            None => opts.threshold_percent = *percent,
+            Some(name) => match Stat::from_name(name) {
+                Some(stat) => opts.thresholds.push((stat.name(), *percent)),
+                None => {
+                    eprintln!("rigel compare: unknown metric `{name}` in --threshold");
+                    return exit::BAD_SPEC;
+                }
+            },
+        }
+    }
     let mut c = compare::compare(&base, &new, &opts);
     c.base.path = a.base.display().to_string();
     c.new.path = a.new.display().to_string();

@@ -76,7 +76,7 @@ fn exactly_the_edited_figures_are_flagged() {
     );
     assert_eq!((c.regressions, c.improvements), (2, 1));
     let m = &c.points[2].metrics[0];
-    assert_eq!(m.change_text, "-10.0%");
+    assert_eq!(m.change_text, "-10.0% (noise ±2.0%)");
     assert!(c.points[2].regressed && !c.points[3].regressed);
     // A stricter threshold catches the 3% too.
     let strict = CompareOptions {
@@ -84,6 +84,12 @@ fn exactly_the_edited_figures_are_flagged() {
         ..CompareOptions::default()
     };
     assert_eq!(compare(&base, &new, &strict).regressions, 3);
+    // A per-metric threshold looser than the change lets that metric pass.
+    let loose = CompareOptions {
+        thresholds: vec![(m.stat.clone(), 20.0)],
+        ..CompareOptions::default()
+    };
+    assert!(!compare(&base, &new, &loose).points[2].regressed);
 }
 
 #[test]

@@ -10,4 +10,6 @@ pub mod view;
 pub use model::*;
 pub use recorder::{ClassRecorder, decode_histogram};
 pub use sum::ClassSum;
-pub use validity::{DEFAULT_SEED, PastRun, ValidityConfig, Warning, iops_spread, warnings};
+pub use validity::{
+    DEFAULT_SEED, PastRun, ValidityConfig, Warning, full_seconds, iops_spread, warnings,
+};

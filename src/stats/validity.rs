@@ -53,7 +53,7 @@ pub struct Warning {
 }
 
 /// Intervals long enough to speak for a second (the window's last may be a sliver).
-fn full_seconds(intervals: &[Interval]) -> impl Iterator<Item = &Interval> {
+pub fn full_seconds(intervals: &[Interval]) -> impl Iterator<Item = &Interval> {
     let mut prev = 0.0;
     intervals.iter().filter(move |iv| {
         let len = iv.t_s - prev;
