@@ -50,6 +50,23 @@ fn hockey_charts(classes: &[ClassView]) -> Vec<Chart> {
     out
 }
 
+/// Why a point deserves its own time series, when it is not steady: `not steady, IOPS max/min 2.1×`.
+fn unsteady(p: &PointView) -> Option<String> {
+    let spread = p
+        .classes
+        .iter()
+        .filter_map(|c| iops_spread(&c.intervals))
+        .fold(0.0, f64::max);
+    (spread > UNSTEADY).then(|| {
+        let s = if spread.is_finite() {
+            format!("{spread:.2}×")
+        } else {
+            "∞".into()
+        };
+        format!("not steady, IOPS max/min {s}")
+    })
+}
+
 /// Headline points first, then every point with a class whose per-second IOPS spread is above 1.5×.
 fn series_points<'p>(points: &'p [PointView], headline: &Headline) -> Vec<(&'p PointView, String)> {
     let heads = [&headline.max_iops, &headline.max_mbps];
@@ -57,23 +74,20 @@ fn series_points<'p>(points: &'p [PointView], headline: &Headline) -> Vec<(&'p P
     for b in heads.into_iter().flatten() {
         if let Some(p) = points.iter().find(|p| p.id == b.point) {
             if !out.iter().any(|(q, _)| q.id == p.id) {
-                out.push((p, "headline".into()));
+                let why = match unsteady(p) {
+                    Some(u) => format!("headline; {u}"),
+                    None => "headline".into(),
+                };
+                out.push((p, why));
             }
         }
     }
     for p in points.iter().filter(|p| p.ok) {
-        let spread = p
-            .classes
-            .iter()
-            .filter_map(|c| iops_spread(&c.intervals))
-            .fold(0.0, f64::max);
-        if spread > UNSTEADY && !out.iter().any(|(q, _)| q.id == p.id) {
-            let s = if spread.is_finite() {
-                format!("{spread:.2}×")
-            } else {
-                "∞".into()
-            };
-            out.push((p, format!("not steady, IOPS max/min {s}")));
+        if out.iter().any(|(q, _)| q.id == p.id) {
+            continue;
+        }
+        if let Some(why) = unsteady(p) {
+            out.push((p, why));
         }
     }
     out
