@@ -234,6 +234,10 @@ pub struct CompareArgs {
     /// Output: an aligned table, Markdown for a ticket or a pull request, or JSON
     #[arg(long, value_enum, default_value_t = CompareFormat::Text)]
     pub format: CompareFormat,
+    /// Also write the overlay chart (both runs' IOPS vs load and latency vs IOPS) as SVG here;
+    /// `--format markdown` then shows it
+    #[arg(long, value_name = "FILE.svg")]
+    pub chart: Option<PathBuf>,
     /// The figures compared, comma-separated: iops, mbps and latency statistics (min, mean, stdev,
     /// p50, p90, p99, p99.9, p99.99, max), or `all`
     #[arg(

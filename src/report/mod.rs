@@ -19,6 +19,7 @@ mod load;
 mod more_charts;
 mod orion;
 mod orion_map;
+mod overlay;
 mod percentiles;
 mod plot;
 mod printf;
@@ -35,6 +36,7 @@ pub use error::ReportError;
 pub use export::render_to_strings;
 pub use junit::{JUNIT_FILE, write_junit};
 pub use load::{RunFolder, load_run_folder, load_run_folder_status};
+pub use overlay::compare_overlay;
 pub use printf::{Arg as PrintfArg, PrintfError, sprintf};
 pub use render::render;
 

@@ -132,3 +132,20 @@ fn warnings_of_a_real_run() {
     let w = warnings(&ResultsView::new(&doc), &[], &Default::default());
     insta::assert_json_snapshot!("warnings-real", w);
 }
+
+#[test]
+fn compare_overlay_of_a_real_run_and_a_lowered_copy() {
+    let base = real_run();
+    let mut new = base.clone();
+    for p in &mut new.points {
+        for c in &mut p.classes {
+            c.total.iops *= 0.8;
+        }
+    }
+    let svg = super::super::compare_overlay(&base, &new);
+    assert!(
+        svg.contains("small BASE") && svg.contains("small NEW"),
+        "{svg}"
+    );
+    check("compare-overlay", &svg);
+}
