@@ -177,7 +177,7 @@ impl<'a> Prepared<'a> {
             Some(serde_json::to_value(verdicts)?)
         };
         let fleet = super::fleet::fleet_view(doc, &headline);
-        let warnings = warnings(&view, &[], &ValidityConfig::default());
+        let warnings = warnings(&view, &opts.past_runs, &ValidityConfig::default());
         Ok(Prepared {
             warnings,
             fleet,

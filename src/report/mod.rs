@@ -171,6 +171,8 @@ pub struct ReportOptions {
     pub orion_version: Option<String>,
     /// Where the files go (created when missing).
     pub out_dir: PathBuf,
+    /// Earlier runs beside this one (`record::past_runs`), for the seed-reuse warning.
+    pub past_runs: Vec<crate::stats::PastRun>,
 }
 
 impl ReportOptions {
@@ -183,6 +185,7 @@ impl ReportOptions {
             testname: None,
             orion_version: None,
             out_dir: out_dir.into(),
+            past_runs: Vec::new(),
         }
     }
 }

@@ -149,3 +149,24 @@ fn compare_overlay_of_a_real_run_and_a_lowered_copy() {
     );
     check("compare-overlay", &svg);
 }
+
+#[test]
+fn the_default_seed_on_a_target_that_ran_it_before_is_warned_about() {
+    let doc = real_run();
+    let past = |seed: u64, started: &str| crate::stats::PastRun {
+        folder: "runs/earlier".into(),
+        started: started.into(),
+        seed,
+        targets: vec![doc.targets[0].path.clone()],
+    };
+    let seed_warnings = |p: &[crate::stats::PastRun]| {
+        warnings(&doc, p, &Default::default())
+            .into_iter()
+            .filter(|w| w.kind == "seed")
+            .count()
+    };
+    assert_eq!(seed_warnings(&[past(1, "2000-01-01T00:00:00Z")]), 1);
+    // Another seed, or a run that came later, says nothing.
+    assert_eq!(seed_warnings(&[past(7, "2000-01-01T00:00:00Z")]), 0);
+    assert_eq!(seed_warnings(&[past(1, "2999-01-01T00:00:00Z")]), 0);
+}
