@@ -130,6 +130,9 @@ pub struct ReportArgs {
     /// ORION's test name, the prefix of its files (default: the spec's name)
     #[arg(long, value_name = "NAME")]
     pub testname: Option<String>,
+    /// `si` adds decimal MB/s (10^6 bytes per second) beside MiB/s in the per-class tables
+    #[arg(long, value_name = "iec|si", default_value = "iec", value_parser = ["iec", "si"])]
+    pub units: String,
 }
 
 #[derive(Args, Debug)]

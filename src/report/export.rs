@@ -80,6 +80,8 @@ struct Context<'a> {
     fleet: &'a Option<super::fleet::FleetView>,
     /// Validity warnings (`stats::warnings`), each with the figure that triggered it.
     warnings: &'a [Warning],
+    /// Decimal MB/s columns beside MiB/s (`--units si`).
+    si_units: bool,
 }
 
 /// The views, computed once per render, for the exporters that use templates.
@@ -95,6 +97,7 @@ struct Prepared<'a> {
     requirements: Option<serde_json::Value>,
     fleet: Option<super::fleet::FleetView>,
     warnings: Vec<Warning>,
+    si_units: bool,
 }
 
 /// What the exporters render from: the document, the options, and the views made on first use.
@@ -180,6 +183,7 @@ impl<'a> Prepared<'a> {
         let warnings = warnings(&view, &opts.past_runs, &ValidityConfig::default());
         Ok(Prepared {
             warnings,
+            si_units: opts.si_units,
             fleet,
             doc,
             run: context::run_view(&view),
@@ -215,6 +219,7 @@ impl<'a> Prepared<'a> {
             orion_matrices: &self.orion,
             requirements: &self.requirements,
             warnings: &self.warnings,
+            si_units: self.si_units,
             fleet: &self.fleet,
         })
     }

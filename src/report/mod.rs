@@ -173,6 +173,8 @@ pub struct ReportOptions {
     pub out_dir: PathBuf,
     /// Earlier runs beside this one (`record::past_runs`), for the seed-reuse warning.
     pub past_runs: Vec<crate::stats::PastRun>,
+    /// Decimal MB/s (10^6 B/s) beside MiB/s in the per-class tables (`--units si`).
+    pub si_units: bool,
 }
 
 impl ReportOptions {
@@ -186,6 +188,7 @@ impl ReportOptions {
             orion_version: None,
             out_dir: out_dir.into(),
             past_runs: Vec::new(),
+            si_units: false,
         }
     }
 }
