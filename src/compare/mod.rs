@@ -4,6 +4,7 @@
 
 mod noise;
 mod render;
+mod spec_diff;
 #[cfg(test)]
 mod tests;
 
@@ -322,14 +323,16 @@ fn summary(doc: &ResultsDoc) -> RunSummary {
 /// What differs between the runs beyond the figures.
 fn warnings(base: &ResultsDoc, new: &ResultsDoc) -> Vec<String> {
     let mut w = Vec::new();
-    if base.spec_toml != new.spec_toml {
+    let diff = spec_diff::spec_diff(&base.spec_toml, &new.spec_toml);
+    if !diff.is_empty() {
         let names = if base.plan.name == new.plan.name {
             String::new()
         } else {
             format!(" (BASE `{}`, NEW `{}`)", base.plan.name, new.plan.name)
         };
         w.push(format!(
-            "the runs come from different specs{names}: points are compared where their workloads match"
+            "the runs come from different specs{names}: points are compared where their workloads match; differing keys ([expect] left out): {}",
+            diff.join("; ")
         ));
     }
     let (b, n) = (&base.plan.run, &new.plan.run);

@@ -151,12 +151,14 @@ fn a_point_failing_only_in_new_is_a_regression() {
 fn differing_specs_are_warned_about() {
     let base = fixture("basic");
     let mut new = base.clone();
-    new.spec_toml.push_str("\n# edited\n");
+    // A comment changes nothing measured; a new key does, and is named.
+    new.spec_toml.push_str("\n# edited\n[zz_edit]\nkey = 1\n");
     new.plan.run.duration_ms = 1000;
     new.plan.points.push(new.plan.points[0].clone());
     let c = compare(&base, &new, &CompareOptions::default());
     assert_eq!(c.warnings.len(), 3, "{:?}", c.warnings);
     assert!(c.warnings[0].contains("different specs"));
+    assert!(c.warnings[0].ends_with("zz_edit.key: - → 1"), "{}", c.warnings[0]);
     assert!(c.warnings[1].starts_with("the duration per point differs: BASE"));
     assert_eq!(c.warnings[2], "NEW is incomplete: 7 of 8 points ran");
 }
