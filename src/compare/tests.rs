@@ -158,7 +158,11 @@ fn differing_specs_are_warned_about() {
     let c = compare(&base, &new, &CompareOptions::default());
     assert_eq!(c.warnings.len(), 3, "{:?}", c.warnings);
     assert!(c.warnings[0].contains("different specs"));
-    assert!(c.warnings[0].ends_with("zz_edit.key: - → 1"), "{}", c.warnings[0]);
+    assert!(
+        c.warnings[0].ends_with("zz_edit.key: - → 1"),
+        "{}",
+        c.warnings[0]
+    );
     assert!(c.warnings[1].starts_with("the duration per point differs: BASE"));
     assert_eq!(c.warnings[2], "NEW is incomplete: 7 of 8 points ran");
 }

@@ -4,6 +4,7 @@
 
 use super::axis::Kind;
 use super::plot::{Figure, Line, Mark, Panel};
+use crate::units;
 
 /// One load level's figures.
 #[derive(Clone, Debug, PartialEq)]
@@ -71,10 +72,10 @@ pub fn hockey_stick(class: &str, groups: &[Group<'_>], by_mbps: bool) -> Figure 
                         y: get(p) / div,
                         label: (!dashed).then(|| p.load.to_string()),
                         hover: format!(
-                            "load {}: {:.0} {x_name}, {stat} {:.1} {unit}",
+                            "load {}: {} {x_name}, {stat} {}",
                             p.load,
-                            x_of(p),
-                            get(p) / div
+                            units::number(x_of(p)),
+                            units::latency(get(p))
                         ),
                     })
                     .collect(),

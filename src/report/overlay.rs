@@ -6,6 +6,7 @@ use super::plot::{Figure, Line, Mark, Panel};
 use crate::expr::Direction;
 use crate::stats::ResultsDoc;
 use crate::stats::view::ResultsView;
+use crate::units;
 
 type Row = (f64, f64, f64);
 
@@ -70,8 +71,10 @@ pub fn compare_overlay(base: &ResultsDoc, new: &ResultsDoc) -> String {
                                 y,
                                 label: None,
                                 hover: format!(
-                                    "{name}: load {}, {:.0} IOPS, mean {:.1} µs",
-                                    p.0, p.1, p.2
+                                    "{name}: load {}, {}, mean {}",
+                                    p.0,
+                                    units::iops(p.1),
+                                    units::latency(p.2 * 1e3)
                                 ),
                             }
                         })

@@ -5,6 +5,7 @@
 use super::axis::Kind;
 use super::hockey::latency_unit;
 use super::plot::{Figure, Line, Mark, Panel};
+use crate::units;
 use hdrhistogram::Histogram;
 
 /// One direction's latencies (`read`, `write`, `total`), with the exact maximum recorded.
@@ -54,7 +55,7 @@ pub fn percentile_plot(title: &str, dirs: &[Direction<'_>]) -> Figure {
                         x: p,
                         y: ns / div,
                         label: None,
-                        hover: format!("{}: p{} {:.1} {unit}", d.name, trim(p), ns / div),
+                        hover: format!("{}: p{} {}", d.name, trim(p), units::latency(ns)),
                     }
                 })
                 .collect(),

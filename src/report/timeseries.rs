@@ -5,6 +5,7 @@ use super::axis::Kind;
 use super::hockey::latency_unit;
 use super::plot::{Figure, Line, Mark, Panel};
 use crate::stats::Interval;
+use crate::units;
 
 /// One line: a class at the point (`small`), or a point's label.
 pub struct SecondSeries<'a> {
@@ -19,7 +20,8 @@ pub fn time_series(title: &str, series: &[SecondSeries<'_>]) -> Figure {
         .flat_map(|s| s.intervals.iter().map(|i| i.p99_ns as f64))
         .fold(0.0, f64::max);
     let (unit, div) = latency_unit(top);
-    let lines = |y: fn(&Interval) -> f64, div: f64, what: &str, unit: &str| -> Vec<Line> {
+    // `text` spells a value for the hover (units.rs), `div` scales it to the axis' unit.
+    let lines = |y: fn(&Interval) -> f64, div: f64, text: fn(f64) -> String| -> Vec<Line> {
         series
             .iter()
             .enumerate()
@@ -34,12 +36,7 @@ pub fn time_series(title: &str, series: &[SecondSeries<'_>]) -> Figure {
                         x: iv.t_s,
                         y: y(iv) / div,
                         label: None,
-                        hover: format!(
-                            "{}: {:.1} s, {what} {:.1} {unit}",
-                            s.name,
-                            iv.t_s,
-                            y(iv) / div
-                        ),
+                        hover: format!("{}: {}, {}", s.name, units::seconds(iv.t_s), text(y(iv))),
                     })
                     .collect(),
             })
@@ -55,7 +52,7 @@ pub fn time_series(title: &str, series: &[SecondSeries<'_>]) -> Figure {
                 y_label: "IOPS".into(),
                 x: Kind::Linear { integer: false },
                 y: Kind::Linear { integer: false },
-                lines: lines(|i| i.iops, 1.0, "IOPS", ""),
+                lines: lines(|i| i.iops, 1.0, units::iops),
             },
             Panel {
                 subtitle: "p99 latency per second".into(),
@@ -63,7 +60,11 @@ pub fn time_series(title: &str, series: &[SecondSeries<'_>]) -> Figure {
                 y_label: format!("p99 ({unit})"),
                 x: Kind::Linear { integer: false },
                 y: Kind::Linear { integer: false },
-                lines: lines(|i| i.p99_ns as f64, div, "p99", unit),
+                lines: lines(
+                    |i| i.p99_ns as f64,
+                    div,
+                    |ns| format!("p99 {}", units::latency(ns)),
+                ),
             },
         ],
     }

@@ -4,6 +4,7 @@
 
 use super::view::ResultsView;
 use super::{Interval, ResultsDoc};
+use crate::units;
 use serde::Serialize;
 
 /// The seed a spec gets when it names none.
@@ -136,7 +137,6 @@ fn cache_warning(doc: &ResultsDoc, cfg: &ValidityConfig) -> Option<Warning> {
     if ram <= 0.0 || volume == 0 || (volume as f64) >= cfg.cache_ratio * ram {
         return None;
     }
-    let gib = |b: f64| b / f64::from(1u32 << 30);
     let files = doc.targets.iter().all(|t| t.kind == "file");
     let what = if files {
         "the file target(s)"
@@ -154,10 +154,10 @@ fn cache_warning(doc: &ResultsDoc, cfg: &ValidityConfig) -> Option<Warning> {
         class: None,
         figure: volume as f64,
         message: format!(
-            "{what} hold {:.2} GiB, less than {} × the host's {:.2} GiB of RAM: {cache} may serve the I/O",
-            gib(volume as f64),
+            "{what} hold {}, less than {} × the host's {} of RAM: {cache} may serve the I/O",
+            units::size(volume as f64),
             cfg.cache_ratio,
-            gib(ram)
+            units::size(ram)
         ),
     })
 }

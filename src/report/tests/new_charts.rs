@@ -160,7 +160,7 @@ fn the_default_seed_on_a_target_that_ran_it_before_is_warned_about() {
         targets: vec![doc.targets[0].path.clone()],
     };
     let seed_warnings = |p: &[crate::stats::PastRun]| {
-        warnings(&doc, p, &Default::default())
+        warnings(&ResultsView::new(&doc), p, &Default::default())
             .into_iter()
             .filter(|w| w.kind == "seed")
             .count()
