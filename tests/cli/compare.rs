@@ -325,3 +325,87 @@ fn a_run_throttled_on_purpose() {
         "throttled to 500 IOPS, measured {new_iops}"
     );
 }
+
+/// Two unchanged back-to-back runs on a loop device held at 2000 read IOPS (a device with a fixed
+/// service rate, so the loaded test host's own noise does not decide the outcome) flag nothing;
+/// the same device held at 1600 (a real 20% drop) is flagged with its noise band, and the overlay
+/// chart of the two renders as SVG.
+#[test]
+fn back_to_back_runs_flag_nothing_and_a_fifth_fewer_iops_is_flagged() {
+    let Some(lo) = LoopDevice::new(64 << 20) else {
+        return;
+    };
+    let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
+    let spec = tmp.path().join("rd.toml");
+    let text = format!(
+        "[[target]]\npath = \"{}\"\n\n[run]\nduration = \"3s\"\nwarmup = \"300ms\"\n\n\
+         [class.rd]\nsize = \"4KiB\"\n\n[matrix]\nrd = \"4\"\n",
+        lo.dev
+    );
+    std::fs::write(&spec, text).expect("spec written");
+    let run = |name: &str| {
+        let out = tmp.path().join(name);
+        rigel()
+            .arg("run")
+            .arg(&spec)
+            .arg("--out")
+            .arg(&out)
+            .run()
+            .code(0);
+        out
+    };
+    if !lo.throttle_reads(2000) {
+        return;
+    }
+    let base = run("base");
+    let again = run("again");
+    assert!(lo.throttle_reads(1600));
+    let slow = run("slow");
+    assert!(lo.throttle_reads(0));
+
+    let out = rigel()
+        .arg("compare")
+        .arg(&base)
+        .arg(&again)
+        .args(["--format", "json"])
+        .run()
+        .code(0);
+    let c = json(&out);
+    assert_eq!(c["regressions"], 0, "{}", out.stdout);
+    assert!(flagged(&c, "regressed").is_empty(), "{}", out.stdout);
+
+    let out = rigel()
+        .arg("compare")
+        .arg(&base)
+        .arg(&slow)
+        .args(["--format", "json"])
+        .run()
+        .code(3);
+    let c = json(&out);
+    let regressed = flagged(&c, "regressed");
+    assert!(
+        regressed.iter().any(|f| f == "1 rd total iops"),
+        "{regressed:?}"
+    );
+    let iops = &c["points"][0]["metrics"][0];
+    let change = iops["change_percent"].as_f64().expect("a change");
+    assert!((-25.0..=-15.0).contains(&change), "{change}");
+    let noise = iops["noise_percent"].as_f64().expect("a noise band");
+    assert!(noise < change.abs(), "{change}% beyond ±{noise}%");
+    let text = iops["change_text"].as_str().unwrap_or_default();
+    assert!(text.contains("% (noise ±"), "{text}");
+
+    let chart = tmp.path().join("overlay.svg");
+    let out = rigel()
+        .arg("compare")
+        .arg(&base)
+        .arg(&slow)
+        .args(["--format", "markdown", "--chart"])
+        .arg(&chart)
+        .run()
+        .code(3);
+    assert!(out.stdout.contains("overlay.svg"), "{}", out.stdout);
+    let svg = std::fs::read_to_string(&chart).expect("the overlay chart");
+    assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+    assert!(svg.contains("BASE") && svg.contains("NEW"), "{svg}");
+}
