@@ -97,9 +97,17 @@ impl Figure {
             TITLE_H + panel_h * self.panels.len() as f64 + LEGEND_ROW * legend.len() as f64 + 12.0;
         let mut out = String::with_capacity(16384);
         open(&mut out, W as u32, h as u32, &self.title);
+        // A title longer than the width (about 10.5 px a character at 19 px) is squeezed to fit
+        // rather than cut at the edge.
+        let room = W - LEFT - RIGHT;
+        let fit = if self.title.chars().count() as f64 * 10.5 > room {
+            format!(r#" textLength="{room}" lengthAdjust="spacingAndGlyphs""#)
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             out,
-            r##"<text x="{LEFT}" y="28" font-size="19" font-weight="600" fill="#1f2933">{}</text>"##,
+            r##"<text x="{LEFT}" y="28" font-size="19" font-weight="600" fill="#1f2933"{fit}>{}</text>"##,
             esc(&self.title)
         );
         for (i, p) in self.panels.iter().enumerate() {
