@@ -234,7 +234,8 @@ pub struct CompareArgs {
     /// `--threshold iops=5% --threshold p99=10%`
     #[arg(long, value_name = "[METRIC=]PERCENT", default_value = "5%", value_parser = parse_threshold)]
     pub threshold: Vec<(Option<String>, f64)>,
-    /// Output: an aligned table, Markdown for a ticket or a pull request, or JSON
+    /// Output: an aligned table, Markdown for a ticket or a pull request, one HTML page with the
+    /// overlay chart inline, or JSON
     #[arg(long, value_enum, default_value_t = CompareFormat::Text)]
     pub format: CompareFormat,
     /// Also write the overlay chart (both runs' IOPS vs load and latency vs IOPS) as SVG here;
@@ -256,6 +257,8 @@ pub struct CompareArgs {
 pub enum CompareFormat {
     Text,
     Markdown,
+    /// One HTML page with the overlay chart inline.
+    Html,
     Json,
 }
 

@@ -57,6 +57,9 @@ pub fn run(a: &CompareArgs) -> i32 {
             ),
             None => compare::markdown(&c),
         },
+        CompareFormat::Html => {
+            compare::html(&c, Some(&crate::report::compare_overlay(&base, &new)))
+        }
         CompareFormat::Json => match serde_json::to_string_pretty(&c) {
             Ok(s) => s + "\n",
             Err(e) => {

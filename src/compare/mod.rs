@@ -8,7 +8,7 @@ mod spec_diff;
 #[cfg(test)]
 mod tests;
 
-pub use render::{markdown, text};
+pub use render::{html, markdown, text};
 
 use crate::expr::{Direction, LatencyStat, Stat};
 use crate::stats::view::PointRead;

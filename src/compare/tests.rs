@@ -227,3 +227,18 @@ fn nothing_in_common_is_said() {
         c.warnings
     );
 }
+
+#[test]
+fn html_marks_regressions_and_escapes_what_it_quotes() {
+    let base = fixture("basic");
+    let mut new = base.clone();
+    new.points[2].classes[0].total.iops *= 0.5;
+    let mut c = compare(&base, &new, &CompareOptions::default());
+    c.base.path = "runs/<a&b>".into();
+    let page = html(&c, Some("<svg id=\"overlay\"></svg>"));
+    assert!(page.starts_with("<!doctype html>") && page.ends_with("</html>\n"));
+    assert!(page.contains("&lt;a&amp;b&gt;") && !page.contains("<a&b>"));
+    assert_eq!(page.matches("<tr class=\"bad\">").count(), 1, "{page}");
+    assert!(page.contains("REGRESSED") && page.contains("<svg id=\"overlay\">"));
+    assert!(html(&c, None).matches("<svg").count() == 0);
+}

@@ -408,4 +408,22 @@ fn back_to_back_runs_flag_nothing_and_a_fifth_fewer_iops_is_flagged() {
     let svg = std::fs::read_to_string(&chart).expect("the overlay chart");
     assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
     assert!(svg.contains("BASE") && svg.contains("NEW"), "{svg}");
+    // One HTML page: the figures, the regression marked, the overlay inline.
+    let out = rigel()
+        .arg("compare")
+        .arg(&base)
+        .arg(&slow)
+        .args(["--format", "html"])
+        .run()
+        .code(3);
+    let page = &out.stdout;
+    assert!(
+        page.starts_with("<!doctype html>") && page.contains("</html>"),
+        "{page}"
+    );
+    assert!(
+        page.contains("<svg") && page.contains("REGRESSED"),
+        "{page}"
+    );
+    assert!(page.contains("(noise ±"), "{page}");
 }
