@@ -201,6 +201,7 @@ fn execute(
         header,
         mut done,
         started,
+        schedule,
     } = job;
     let resumed = header.is_some();
     let header = header.unwrap_or_else(|| RunHeader {
@@ -229,24 +230,19 @@ fn execute(
     } else {
         RunFolder::create_locked(lock, &spec_toml, &plan, &header)?
     };
+    if let Some(ids) = &schedule {
+        // Read again under the lock above: drop what the schedule measures again.
+        done.retain(|p| !ids.contains(&p.point.id));
+    }
     let failed_before = done.iter().filter(|p| is_failed(p)).count();
-    if failed_before > 0 {
+    if failed_before > 0 && schedule.is_none() {
         obs.message(Message::Note(if skip_failed {
             format!("{failed_before} point(s) recorded as failed are kept (--skip-failed)")
         } else {
             format!("{failed_before} point(s) recorded as failed run again")
         }));
     }
-    let finished: BTreeSet<u32> = done
-        .iter()
-        .filter(|p| skip_failed || !is_failed(p))
-        .map(|p| p.point.id)
-        .collect();
-    let todo: Vec<_> = plan
-        .points
-        .iter()
-        .filter(|p| !finished.contains(&p.id))
-        .collect();
+    let todo = to_do(&plan, &done, skip_failed, schedule.as_deref());
     let targets: Vec<ExecTarget> = volume
         .targets
         .iter()
@@ -333,6 +329,31 @@ fn execute(
     }
     obs.run_finished();
     finish(&folder, header, spec_toml, plan, done, ended, obs)
+}
+
+/// The points to run, in order: a fleet's schedule as given, else every point not finished (nor
+/// failed, unless `skip_failed` keeps those).
+fn to_do<'p>(
+    plan: &'p RunPlan,
+    done: &[PointResult],
+    skip_failed: bool,
+    schedule: Option<&[u32]>,
+) -> Vec<&'p crate::plan::DataPoint> {
+    if let Some(ids) = schedule {
+        return ids
+            .iter()
+            .filter_map(|id| plan.points.iter().find(|p| p.id == *id))
+            .collect();
+    }
+    let finished: BTreeSet<u32> = done
+        .iter()
+        .filter(|p| skip_failed || !is_failed(p))
+        .map(|p| p.point.id)
+        .collect();
+    plan.points
+        .iter()
+        .filter(|p| !finished.contains(&p.id))
+        .collect()
 }
 
 fn is_failed(p: &PointResult) -> bool {
