@@ -1,6 +1,6 @@
 //! What a run works from: a fresh plan, or a run folder being resumed.
 
-use crate::plan::RunPlan;
+use crate::plan::{DataPoint, RunPlan};
 use crate::record::{self, RecordError, RunHeader};
 use crate::stats::{PointResult, PointStatus};
 use std::collections::BTreeSet;
@@ -84,6 +84,31 @@ impl Job {
     pub fn plan(&self) -> &RunPlan {
         &self.plan
     }
+}
+
+/// The points to run, in order: a fleet's schedule as given, else every point not finished (nor
+/// failed, unless `skip_failed` keeps those).
+pub(super) fn to_do<'p>(
+    plan: &'p RunPlan,
+    done: &[PointResult],
+    skip_failed: bool,
+    schedule: Option<&[u32]>,
+) -> Vec<&'p DataPoint> {
+    if let Some(ids) = schedule {
+        return ids
+            .iter()
+            .filter_map(|id| plan.points.iter().find(|p| p.id == *id))
+            .collect();
+    }
+    let finished: BTreeSet<u32> = done
+        .iter()
+        .filter(|p| skip_failed || !super::is_failed(p))
+        .map(|p| p.point.id)
+        .collect();
+    plan.points
+        .iter()
+        .filter(|p| !finished.contains(&p.id))
+        .collect()
 }
 
 /// Now, as run headers record it (RFC 3339, local offset, whole seconds).

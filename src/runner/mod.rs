@@ -15,7 +15,6 @@ use crate::record::{self, FolderLock, RecordError, RunFolder, RunHeader};
 use crate::report::{self, ReportOptions};
 use crate::stats::{PointResult, PointStatus};
 use crate::target::{self, Consent, OpenVolume, TargetError};
-use std::collections::BTreeSet;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -242,7 +241,7 @@ fn execute(
             format!("{failed_before} point(s) recorded as failed run again")
         }));
     }
-    let todo = to_do(&plan, &done, skip_failed, schedule.as_deref());
+    let todo = job::to_do(&plan, &done, skip_failed, schedule.as_deref());
     let targets: Vec<ExecTarget> = volume
         .targets
         .iter()
@@ -331,32 +330,7 @@ fn execute(
     finish(&folder, header, spec_toml, plan, done, ended, obs)
 }
 
-/// The points to run, in order: a fleet's schedule as given, else every point not finished (nor
-/// failed, unless `skip_failed` keeps those).
-fn to_do<'p>(
-    plan: &'p RunPlan,
-    done: &[PointResult],
-    skip_failed: bool,
-    schedule: Option<&[u32]>,
-) -> Vec<&'p crate::plan::DataPoint> {
-    if let Some(ids) = schedule {
-        return ids
-            .iter()
-            .filter_map(|id| plan.points.iter().find(|p| p.id == *id))
-            .collect();
-    }
-    let finished: BTreeSet<u32> = done
-        .iter()
-        .filter(|p| skip_failed || !is_failed(p))
-        .map(|p| p.point.id)
-        .collect();
-    plan.points
-        .iter()
-        .filter(|p| !finished.contains(&p.id))
-        .collect()
-}
-
-fn is_failed(p: &PointResult) -> bool {
+pub(super) fn is_failed(p: &PointResult) -> bool {
     matches!(p.status, PointStatus::Failed { .. })
 }
 
