@@ -12,7 +12,8 @@ cargo build --release --quiet
 for n in 100 "$ranks"; do
   dir="$base-$n-$points"
   rm -rf "$dir"
-  cargo bench --quiet --bench fleet_merge -- "$dir" "$n" "$points"
+  # The generator's speed does not matter: the dev profile spares optimising every dev-dependency.
+  cargo bench --quiet --profile dev --bench fleet_merge -- "$dir" "$n" "$points"
   du -sh "$dir" | sed 's/^/size: /'
   /usr/bin/time -v target/release/rigel merge "$dir" >/dev/null 2>"$dir.time" || { cat "$dir.time"; exit 1; }
   echo "$n ranks × $points points: $(grep -E 'Elapsed \(wall' "$dir.time" | sed 's/.*: //') wall, \

@@ -4,13 +4,9 @@
 
 use super::args::{MergeArgs, RunArgs};
 use super::{exit, run, specs};
-use crate::fleet::{self, Rank, StartRule};
+use crate::fleet::{self, FleetError, Rank, StartRule};
 use crate::runner::{self, Job, ResultsDoc};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
-
-/// After the schedule's last point, how long rank 0 waits for the other ranks' folders to finish.
-const FINISH_GRACE: Duration = Duration::from_secs(10);
 
 /// The fleet folder when `a` asks for fleet mode: `--fleet DIR`, or `--resume DIR` on a fleet
 /// folder.
@@ -32,21 +28,24 @@ pub fn run(a: &RunArgs, dir: &Path) -> i32 {
         Ok(job) => job,
         Err(code) => return code,
     };
-    if let Err(e) = fleet::write_ranks(dir, rank.ranks) {
-        eprintln!("rigel: {e}");
-        return exit::RUNTIME;
-    }
     let rule = a.start_at.map_or(StartRule::Shared, StartRule::At);
-    let agreed = match fleet::agree(dir, &rank, job.plan(), job.missing(), rule) {
-        Ok(agreed) => agreed,
+    let joined = match fleet::join(dir, &rank, job, rule) {
+        Ok(joined) => joined,
         Err(e) => {
             eprintln!("rigel: {e}");
+            if a.resume.is_some() && matches!(e, FleetError::NoSchedule { .. }) {
+                eprintln!(
+                    "rigel: a fleet resumes together: start every rank again with --resume {}",
+                    dir.display()
+                );
+            }
             return match e {
-                fleet::FleetError::PlanDiffers { .. } => exit::BAD_SPEC,
+                FleetError::PlanDiffers { .. } => exit::BAD_SPEC,
                 _ => exit::RUNTIME,
             };
         }
     };
+    let agreed = &joined.agreed;
     let start = chrono::DateTime::<chrono::Local>::from(agreed.t0).format("%H:%M:%S%.3f");
     eprintln!(
         "rigel: rank {} of {} ({}): {} points, the first at {start}, one every {:.1} s",
@@ -56,22 +55,19 @@ pub fn run(a: &RunArgs, dir: &Path) -> i32 {
         agreed.points.len(),
         agreed.slot.as_secs_f64()
     );
-    let job = job.redo(&agreed.points);
     let mut opts = run::options(a);
-    opts.starts = Some(runner::Starts {
-        t0: agreed.t0,
-        slot: agreed.slot,
-    });
-    let (code, _) = run::run_job(job, opts, &|e| e.to_string());
-    if let Err(e) = fleet::mark_done(dir, rank.rank) {
-        eprintln!("rigel: {e}");
-    }
+    opts.starts = Some(joined.starts);
+    let (code, _) = run::run_job(joined.job, opts, &|e| e.to_string());
+    let pending = match fleet::leave(dir, &rank, &joined.agreed, code != run::INTERRUPTED) {
+        Ok(pending) => pending,
+        Err(e) => {
+            eprintln!("rigel: {e}");
+            Vec::new()
+        }
+    };
     if rank.rank != 0 || code == run::INTERRUPTED {
         return code;
     }
-    let until = agreed.t0 + agreed.slot * agreed.points.len() as u32 + FINISH_GRACE;
-    let others: Vec<u32> = agreed.ready.iter().copied().filter(|r| *r != 0).collect();
-    let pending = fleet::wait_done(dir, &others, agreed.t0 - fleet::MARGIN, until);
     if !pending.is_empty() {
         eprintln!("rigel: merging without ranks {pending:?}: they did not finish in time");
     }

@@ -1,23 +1,21 @@
 //! The exact merge of a fleet folder: per point and class, the ranks' IOPS and MB/s summed and
 //! their HDR histograms added; the per-rank figures kept; a point lacking a rank, or whose ranks'
-//! windows overlap less than 95%, marked partial. It streams one point at a time across the rank
-//! files (an index of line offsets first), so its memory does not grow with their contents.
+//! windows overlap less than 95%, marked partial. Each rank's `results.jsonl` is indexed once (line
+//! offsets, no figures), then the merge goes one point at a time, reading that point's line from
+//! every rank on a few threads and keeping only the point's running sums: its memory does not grow
+//! with the ranks' figures, only with the small per-rank rows the results keep.
 
+use super::index::RankIndex;
+use super::overlap::{MIN_OVERLAP_PCT, Span};
 use super::plan_diff::comparable;
 use super::{FleetError, rank_dir, rank_of, read_ranks};
-use crate::record::{self, POINTS_FILE, RecordError, RunHeader};
+use crate::record::{self, RecordError, RunHeader};
 use crate::report::{self, ReportError, ReportOptions};
 use crate::stats::{
     ClassSum, CpuTime, FleetHost, FleetInfo, FleetPoint, PointResult, PointStatus, RankClass,
-    RankPoint, ResultsDoc, TargetInfo, WallWindow,
+    RankPoint, ResultsDoc, TargetInfo,
 };
-use std::collections::HashMap;
-use std::fs::File;
-use std::io::{BufRead, BufReader, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
-
-/// Below this overlap of the ranks' windows (percent) a point is partial.
-pub const MIN_OVERLAP_PCT: f64 = 95.0;
 
 #[derive(Debug, thiserror::Error)]
 pub enum MergeError {
@@ -33,24 +31,14 @@ pub enum MergeError {
 struct RankRun {
     rank: u32,
     hostname: String,
-    points_file: PathBuf,
-    /// Byte offset of each point's last line in `results.jsonl`.
-    index: HashMap<u32, u64>,
+    index: RankIndex,
+    /// Its targets as the fleet lists them (`host:path`).
+    targets: Vec<TargetInfo>,
     excluded: Option<String>,
-    ok_points: usize,
-}
-
-#[derive(serde::Deserialize)]
-struct IdOnly {
-    point: IdPoint,
-}
-#[derive(serde::Deserialize)]
-struct IdPoint {
-    id: u32,
 }
 
 /// Merges the rank folders of `fleet` into the fleet's results document and writes it as
-/// `fleet/results.json`.
+/// `results.json` beside them.
 pub fn merge(fleet: &Path) -> Result<ResultsDoc, MergeError> {
     let mut found: Vec<u32> = std::fs::read_dir(fleet)
         .map_err(|source| RecordError::Io {
@@ -73,40 +61,50 @@ pub fn merge(fleet: &Path) -> Result<ResultsDoc, MergeError> {
         .max(found.last().map_or(0, |r| r + 1));
     let (header, spec_toml, plan) = record::load_parts(&rank_dir(fleet, first))?;
     let reference = comparable(&plan);
-    let mut runs: Vec<RankRun> = Vec::new();
-    let mut targets: Vec<TargetInfo> = Vec::new();
-    let mut hosts: Vec<FleetHost> = Vec::new();
-    for rank in 0..ranks {
-        let dir = rank_dir(fleet, rank);
-        let run = if found.binary_search(&rank).is_ok() {
-            open_rank(rank, &dir, &reference, &mut targets)?
-        } else {
-            RankRun {
-                rank,
-                hostname: String::new(),
-                points_file: dir.join(POINTS_FILE),
-                index: HashMap::new(),
-                excluded: Some("no run folder (the rank never started)".into()),
-                ok_points: 0,
-            }
-        };
-        runs.push(run);
-    }
+    let all: Vec<u32> = (0..ranks).collect();
+    let runs: Vec<RankRun> = in_parallel(&all, |chunk| {
+        chunk
+            .iter()
+            .map(|&rank| {
+                if found.binary_search(&rank).is_ok() {
+                    open_rank(rank, &rank_dir(fleet, rank), &reference)
+                } else {
+                    Ok(RankRun::excluded(
+                        rank,
+                        "no run folder (the rank never started)".into(),
+                    ))
+                }
+            })
+            .collect::<Result<Vec<_>, _>>()
+    })
+    .into_iter()
+    .collect::<Result<Vec<_>, _>>()?
+    .into_iter()
+    .flatten()
+    .collect();
+    let mut ok_points = vec![0usize; runs.len()];
     let mut points = Vec::new();
     for planned in &plan.points {
-        if let Some(p) = merge_point(planned.id, &mut runs, ranks)? {
+        if let Some(p) = merge_point(planned.id, &runs, ranks)? {
+            let per_rank = p.fleet.as_ref().map_or(&[][..], |f| &f.per_rank[..]);
+            for (n, r) in ok_points.iter_mut().zip(per_rank) {
+                *n += usize::from(r.ok);
+            }
             points.push(p);
         }
     }
-    for r in &runs {
-        hosts.push(FleetHost {
+    let hosts: Vec<FleetHost> = runs
+        .iter()
+        .zip(ok_points)
+        .map(|(r, points)| FleetHost {
             rank: r.rank,
             hostname: r.hostname.clone(),
             dir: format!("rank-{:04}", r.rank),
-            points: r.ok_points,
+            points,
             excluded: r.excluded.clone(),
-        });
-    }
+        })
+        .collect();
+    let targets = runs.into_iter().flat_map(|r| r.targets).collect();
     let finished = if points.len() == plan.points.len() {
         crate::runner::now()
     } else {
@@ -151,173 +149,160 @@ fn fleet_header(mut header: RunHeader, hosts: &[FleetHost], targets: Vec<TargetI
     header
 }
 
+impl RankRun {
+    fn excluded(rank: u32, why: String) -> RankRun {
+        RankRun {
+            rank,
+            hostname: String::new(),
+            index: RankIndex::default(),
+            targets: Vec::new(),
+            excluded: Some(why),
+        }
+    }
+}
+
 /// Reads a rank's header and plan, checks the plan against the reference and indexes its points.
-fn open_rank(
-    rank: u32,
-    dir: &Path,
-    reference: &serde_json::Value,
-    targets: &mut Vec<TargetInfo>,
-) -> Result<RankRun, MergeError> {
-    let points_file = dir.join(POINTS_FILE);
+fn open_rank(rank: u32, dir: &Path, reference: &serde_json::Value) -> Result<RankRun, MergeError> {
     let (header, _, plan) = match record::load_parts(dir) {
         Ok(parts) => parts,
-        Err(e) => {
-            return Ok(RankRun {
-                rank,
-                hostname: String::new(),
-                points_file,
-                index: HashMap::new(),
-                excluded: Some(e.to_string()),
-                ok_points: 0,
-            });
-        }
+        Err(e) => return Ok(RankRun::excluded(rank, e.to_string())),
     };
-    let excluded = super::first_difference(&comparable(&plan), reference)
-        .map(|d| format!("its plan differs from the first rank's at {d}"));
-    if excluded.is_none() {
-        targets.extend(header.targets.iter().map(|t| TargetInfo {
-            path: format!("{}:{}", header.host.hostname, t.path),
-            ..t.clone()
-        }));
+    if let Some(d) = super::first_difference(&comparable(&plan), reference) {
+        let mut run = RankRun::excluded(
+            rank,
+            format!("its plan differs from the first rank's at {d}"),
+        );
+        run.hostname = header.host.hostname;
+        return Ok(run);
     }
-    let index = if excluded.is_none() {
-        index_points(&points_file)?
-    } else {
-        HashMap::new()
-    };
+    let hostname = header.host.hostname;
     Ok(RankRun {
         rank,
-        hostname: header.host.hostname,
-        points_file,
-        index,
-        excluded,
-        ok_points: 0,
+        targets: header
+            .targets
+            .into_iter()
+            .map(|t| TargetInfo {
+                path: format!("{hostname}:{}", t.path),
+                ..t
+            })
+            .collect(),
+        hostname,
+        index: RankIndex::read(dir)?,
+        excluded: None,
     })
 }
 
-/// The offset of each point's last complete line (a later line for a point redone by a fleet's
-/// resume replaces the earlier one; a torn last line is skipped).
-fn index_points(path: &Path) -> Result<HashMap<u32, u64>, MergeError> {
-    let mut index = HashMap::new();
-    let file = match File::open(path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(index),
-        Err(source) => return Err(read_error(path, source)),
-    };
-    let mut reader = BufReader::new(file);
-    let mut line = String::new();
-    let mut offset = 0u64;
-    loop {
-        line.clear();
-        let n = reader
-            .read_line(&mut line)
-            .map_err(|e| read_error(path, e))?;
-        if n == 0 {
-            break;
-        }
-        if line.ends_with('\n')
-            && let Ok(p) = serde_json::from_str::<IdOnly>(&line)
-        {
-            index.insert(p.point.id, offset);
-        }
-        offset += n as u64;
+/// Runs `f` over `items` cut into one contiguous chunk per core; the chunks' answers in order.
+fn in_parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&[T]) -> R + Sync) -> Vec<R> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+    let size = items.len().div_ceil(threads).max(1);
+    if threads == 1 || items.len() <= size {
+        return vec![f(items)];
     }
-    Ok(index)
-}
-
-fn read_error(path: &Path, source: std::io::Error) -> MergeError {
-    MergeError::Record(RecordError::Io {
-        action: "read",
-        path: path.to_path_buf(),
-        source,
+    std::thread::scope(|s| {
+        let f = &f;
+        let handles: Vec<_> = items.chunks(size).map(|c| s.spawn(move || f(c))).collect();
+        handles
+            .into_iter()
+            // A panic in a reader is a bug: carry it to the caller as one.
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
     })
 }
 
-fn read_point(run: &RankRun, id: u32) -> Result<Option<PointResult>, MergeError> {
-    let Some(&offset) = run.index.get(&id) else {
-        return Ok(None);
-    };
-    let path = &run.points_file;
-    let mut file = File::open(path).map_err(|e| read_error(path, e))?;
-    file.seek(SeekFrom::Start(offset))
-        .map_err(|e| read_error(path, e))?;
-    let mut line = String::new();
-    BufReader::new(file)
-        .read_line(&mut line)
-        .map_err(|e| read_error(path, e))?;
-    serde_json::from_str(&line).map(Some).map_err(|e| {
-        MergeError::Record(RecordError::Invalid {
-            path: path.clone(),
-            message: format!("point {id}: {e}"),
-        })
-    })
+/// One point summed over a run of consecutive ranks.
+#[derive(Default)]
+struct Part {
+    sums: Vec<ClassSum>,
+    span: Span,
+    cpu: CpuTime,
+    elapsed_s: f64,
+    /// The first ok result, then the first of any status, without their figures: the merged
+    /// point's description.
+    first_ok: Option<PointResult>,
+    first: Option<PointResult>,
+    per_rank: Vec<RankPoint>,
+}
+
+impl Part {
+    fn over(id: u32, runs: &[RankRun]) -> Result<Part, MergeError> {
+        let mut part = Part::default();
+        for run in runs {
+            let got = match &run.excluded {
+                Some(_) => None,
+                None => run.index.load(id)?,
+            };
+            let Some(mut p) = got else {
+                part.per_rank.push(RankPoint {
+                    rank: run.rank,
+                    hostname: run.hostname.clone(),
+                    ok: false,
+                    error: Some(run.excluded.clone().unwrap_or_else(|| "no result".into())),
+                    window: None,
+                    classes: Vec::new(),
+                });
+                continue;
+            };
+            part.per_rank.push(rank_point(run, &p));
+            let ok = matches!(p.status, PointStatus::Ok);
+            if ok {
+                for c in &p.classes {
+                    match part.sums.iter_mut().find(|s| s.name() == c.class) {
+                        Some(s) => s.add(c),
+                        None => part.sums.push(ClassSum::new(c)),
+                    }
+                }
+                part.span.add_opt(p.window);
+                part.cpu.user_s += p.cpu.user_s;
+                part.cpu.system_s += p.cpu.system_s;
+                part.elapsed_s = part.elapsed_s.max(p.elapsed_s);
+            }
+            if part.first.is_none() || (ok && part.first_ok.is_none()) {
+                p.classes = Vec::new();
+                if ok && part.first_ok.is_none() {
+                    part.first_ok = Some(p.clone());
+                }
+                part.first.get_or_insert(p);
+            }
+        }
+        Ok(part)
+    }
+
+    /// Adds the part of the ranks after these.
+    fn join(&mut self, later: Part) {
+        for s in later.sums {
+            match self.sums.iter_mut().find(|m| m.name() == s.name()) {
+                Some(m) => m.join(s),
+                None => self.sums.push(s),
+            }
+        }
+        self.span.join(&later.span);
+        self.cpu.user_s += later.cpu.user_s;
+        self.cpu.system_s += later.cpu.system_s;
+        self.elapsed_s = self.elapsed_s.max(later.elapsed_s);
+        if self.first_ok.is_none() {
+            self.first_ok = later.first_ok;
+        }
+        if self.first.is_none() {
+            self.first = later.first;
+        }
+        self.per_rank.extend(later.per_rank);
+    }
 }
 
 /// One point across the ranks; `None` when no rank has it.
-fn merge_point(
-    id: u32,
-    runs: &mut [RankRun],
-    ranks: u32,
-) -> Result<Option<PointResult>, MergeError> {
-    let mut base: Option<PointResult> = None;
-    let mut sums: Vec<ClassSum> = Vec::new();
-    let mut per_rank = Vec::with_capacity(runs.len());
-    let mut windows: Vec<WallWindow> = Vec::new();
-    let mut cpu = CpuTime::default();
-    let mut failure: Option<PointStatus> = None;
-    let mut elapsed_s = 0.0f64;
-    for run in runs.iter_mut() {
-        let got = if run.excluded.is_some() {
-            None
-        } else {
-            read_point(run, id)?
-        };
-        let Some(p) = got else {
-            per_rank.push(RankPoint {
-                rank: run.rank,
-                hostname: run.hostname.clone(),
-                ok: false,
-                error: Some(run.excluded.clone().unwrap_or_else(|| "no result".into())),
-                window: None,
-                classes: Vec::new(),
-            });
-            continue;
-        };
-        let ok = matches!(p.status, PointStatus::Ok);
-        per_rank.push(rank_point(run, &p));
-        if !ok {
-            failure.get_or_insert(p.status.clone());
-            continue;
-        }
-        run.ok_points += 1;
-        for c in &p.classes {
-            match sums.iter_mut().find(|s| s.name() == c.class) {
-                Some(s) => s.add(c),
-                None => sums.push(ClassSum::new(c)),
-            }
-        }
-        windows.extend(p.window);
-        cpu.user_s += p.cpu.user_s;
-        cpu.system_s += p.cpu.system_s;
-        elapsed_s = elapsed_s.max(p.elapsed_s);
-        if base.is_none() {
-            base = Some(p);
-        }
+fn merge_point(id: u32, runs: &[RankRun], ranks: u32) -> Result<Option<PointResult>, MergeError> {
+    let mut parts = in_parallel(runs, |chunk| Part::over(id, chunk)).into_iter();
+    let mut all = parts.next().unwrap_or_else(|| Ok(Part::default()))?;
+    for part in parts {
+        all.join(part?);
     }
-    let hosts = per_rank.iter().filter(|r| r.ok).count() as u32;
-    let base = match base {
-        Some(b) => b,
-        None => {
-            // No rank finished it without error: a failed point, if any rank tried it at all.
-            let Some(status) = failure else {
-                return Ok(None);
-            };
-            let mut p = failed_point(id, runs)?;
-            p.status = status;
-            p
-        }
+    let hosts = all.per_rank.iter().filter(|r| r.ok).count() as u32;
+    // No rank finished it without error: a failed point, if any rank tried it at all.
+    let Some(base) = all.first_ok.or(all.first) else {
+        return Ok(None);
     };
-    let overlap_pct = overlap_pct(&windows);
+    let overlap_pct = all.span.pct();
     let mut reasons = Vec::new();
     if hosts < ranks {
         reasons.push(format!("{hosts} of {ranks} hosts"));
@@ -325,36 +310,23 @@ fn merge_point(
     if hosts > 1 && overlap_pct < MIN_OVERLAP_PCT {
         reasons.push(format!("windows overlap {overlap_pct:.0}%"));
     }
-    let window = (!windows.is_empty()).then(|| WallWindow {
-        start_ns: windows.iter().map(|w| w.start_ns).min().unwrap_or(0),
-        end_ns: windows.iter().map(|w| w.end_ns).max().unwrap_or(0),
-    });
     Ok(Some(PointResult {
-        classes: sums.into_iter().map(ClassSum::finish).collect(),
-        cpu,
-        elapsed_s: if hosts > 0 { elapsed_s } else { base.elapsed_s },
-        window,
+        classes: all.sums.into_iter().map(ClassSum::finish).collect(),
+        cpu: all.cpu,
+        elapsed_s: if hosts > 0 {
+            all.elapsed_s
+        } else {
+            base.elapsed_s
+        },
+        window: all.span.union(),
         partial: (!reasons.is_empty()).then(|| reasons.join(", ")),
         fleet: Some(FleetPoint {
             hosts,
             ranks,
             overlap_pct,
-            per_rank,
+            per_rank: all.per_rank,
         }),
         ..base
-    }))
-}
-
-/// The first failed result of point `id`, as the base of a point no rank finished.
-fn failed_point(id: u32, runs: &[RankRun]) -> Result<PointResult, MergeError> {
-    for run in runs.iter().filter(|r| r.excluded.is_none()) {
-        if let Some(p) = read_point(run, id)? {
-            return Ok(p);
-        }
-    }
-    Err(MergeError::Record(RecordError::Invalid {
-        path: PathBuf::new(),
-        message: format!("point {id} vanished while merging"),
     }))
 }
 
@@ -384,39 +356,5 @@ fn rank_point(run: &RankRun, p: &PointResult) -> RankPoint {
                 max_ns: c.total.latency.max_ns,
             })
             .collect(),
-    }
-}
-
-/// The windows' common part over their union, percent (100 for one window or none).
-pub fn overlap_pct(windows: &[WallWindow]) -> f64 {
-    let (Some(first), Some(last)) = (
-        windows.iter().map(|w| w.start_ns).min(),
-        windows.iter().map(|w| w.end_ns).max(),
-    ) else {
-        return 100.0;
-    };
-    let latest_start = windows.iter().map(|w| w.start_ns).max().unwrap_or(first);
-    let earliest_end = windows.iter().map(|w| w.end_ns).min().unwrap_or(last);
-    let union = last.saturating_sub(first);
-    if union == 0 {
-        return 100.0;
-    }
-    earliest_end.saturating_sub(latest_start) as f64 / union as f64 * 100.0
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn overlap_is_the_common_part_over_the_union() {
-        let w = |s, e| WallWindow {
-            start_ns: s,
-            end_ns: e,
-        };
-        assert_eq!(overlap_pct(&[w(0, 100), w(0, 100)]), 100.0);
-        assert_eq!(overlap_pct(&[w(0, 100), w(10, 110)]), 90.0 / 110.0 * 100.0);
-        assert_eq!(overlap_pct(&[w(0, 100), w(200, 300)]), 0.0);
-        assert_eq!(overlap_pct(&[]), 100.0);
     }
 }

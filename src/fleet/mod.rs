@@ -5,13 +5,18 @@
 //! fleet folder holds one ordinary run folder per rank (`rank-0007/`), the rendezvous files
 //! (`fleet/`), and once merged the fleet's own `results.json` and reports.
 
+mod index;
+mod join;
 mod launcher;
 mod merge;
+mod overlap;
 mod plan_diff;
 mod rendezvous;
 
+pub use join::{FINISH_GRACE, Joined, join, leave};
 pub use launcher::{Rank, detect};
 pub use merge::{MergeError, merge, merge_and_render};
+pub use overlap::MIN_OVERLAP_PCT;
 pub use plan_diff::{comparable, first_difference};
 pub use rendezvous::{
     Agreed, MARGIN, READY_WAIT, SETUP_GAP, StartRule, agree, mark_done, slot, unix_ns, wait_done,

@@ -24,7 +24,8 @@ const POLL: Duration = Duration::from_millis(50);
 pub enum StartRule {
     /// Through ready files and rank 0's schedule in the fleet folder (a shared filesystem).
     Shared,
-    /// Every rank was given this time; each runs its own missing points.
+    /// Every rank was given this time; each runs its own missing points (with no shared folder
+    /// the ranks cannot agree what to redo: a point one rank resumes alone stays partial).
     At(SystemTime),
 }
 
@@ -143,7 +144,9 @@ pub fn agree(
 }
 
 /// Rank 0: waits for every rank's ready file (up to [`READY_WAIT`]), then publishes T0 and the
-/// points any ready rank lacks.
+/// points to run: those any ready rank lacks, and those whose ranks' windows came apart (a resumed
+/// fleet measures both again on every host together, on this new schedule; a point is only
+/// complete when all ranks ran it in one common window).
 fn publish(fleet: &Path, ranks: u32, plan: &RunPlan, stale_before: u64) -> Result<(), FleetError> {
     let deadline = SystemTime::now() + READY_WAIT;
     let ready: Vec<Ready> = loop {
@@ -156,10 +159,11 @@ fn publish(fleet: &Path, ranks: u32, plan: &RunPlan, stale_before: u64) -> Resul
         }
         std::thread::sleep(POLL);
     };
-    let lacking: BTreeSet<u32> = ready
+    let mut lacking: BTreeSet<u32> = ready
         .iter()
         .flat_map(|r| r.missing.iter().copied())
         .collect();
+    lacking.extend(super::overlap::apart(fleet, ranks, plan)?);
     let points = plan
         .points
         .iter()

@@ -104,3 +104,18 @@ fn a_rank_with_another_plan_is_left_out() {
     );
     assert_eq!(doc.points[0].partial.as_deref(), Some("1 of 2 hosts"));
 }
+
+#[test]
+fn a_resume_redoes_the_points_whose_windows_came_apart() {
+    let tmp = tempfile::tempdir().expect("a temp dir");
+    let plan = plan();
+    rank(tmp.path(), 0, &plan, &[1, 2], 0, 1);
+    rank(tmp.path(), 1, &plan, &[1, 2], 0, 1);
+    // Rank 2 ran point 1 late and lacks point 2: the ready files name the lacking point, this the
+    // late one.
+    rank(tmp.path(), 2, &plan, &[1], 190, 1);
+    assert_eq!(
+        super::overlap::apart(tmp.path(), 3, &plan).expect("rank folders read"),
+        vec![1]
+    );
+}

@@ -1,6 +1,6 @@
 //! What a run works from: a fresh plan, or a run folder being resumed.
 
-use crate::plan::RunPlan;
+use crate::plan::{DataPoint, RunPlan};
 use crate::record::{self, RecordError, RunHeader};
 use crate::stats::{PointResult, PointStatus};
 use std::collections::BTreeSet;
@@ -15,6 +15,9 @@ pub struct Job {
     pub(super) done: Vec<PointResult>,
     /// When a fresh run starts (RFC 3339): its header's `started`, from which ORION's prefix comes.
     pub(super) started: String,
+    /// A fleet's schedule: exactly these points run, in this order (the `i`-th in the `i`-th slot
+    /// of [`super::Starts`]), even where finished; none: every point not yet done.
+    pub(super) schedule: Option<Vec<u32>>,
 }
 
 impl Job {
@@ -27,6 +30,7 @@ impl Job {
             header: None,
             done: Vec::new(),
             started,
+            schedule: None,
         }
     }
 
@@ -41,6 +45,7 @@ impl Job {
             header: Some(header),
             done,
             started: String::new(),
+            schedule: None,
         })
     }
 
@@ -65,18 +70,13 @@ impl Job {
             .collect()
     }
 
-    /// Runs the points `ids` again even where they finished (a fleet redoes a point on every host
-    /// together); of a point finished twice, the later result stands.
-    pub fn redo(mut self, ids: &[u32]) -> Job {
-        let mut seen = BTreeSet::new();
-        let mut kept: Vec<PointResult> = Vec::new();
-        for p in std::mem::take(&mut self.done).into_iter().rev() {
-            if !ids.contains(&p.point.id) && seen.insert(p.point.id) {
-                kept.push(p);
-            }
-        }
-        kept.reverse();
-        self.done = kept;
+    /// Runs exactly the points `ids`, in this order, even where they finished: a fleet runs its
+    /// common schedule on every host together, so a point one host lacks is measured again by all
+    /// of them in one window. Of a point finished twice, the later result stands; the points not
+    /// in `ids` are left as they are.
+    pub fn scheduled(mut self, ids: &[u32]) -> Job {
+        self.done.retain(|p| !ids.contains(&p.point.id));
+        self.schedule = Some(ids.to_vec());
         self
     }
 
@@ -84,6 +84,31 @@ impl Job {
     pub fn plan(&self) -> &RunPlan {
         &self.plan
     }
+}
+
+/// The points to run, in order: a fleet's schedule as given, else every point not finished (nor
+/// failed, unless `skip_failed` keeps those).
+pub(super) fn to_do<'p>(
+    plan: &'p RunPlan,
+    done: &[PointResult],
+    skip_failed: bool,
+    schedule: Option<&[u32]>,
+) -> Vec<&'p DataPoint> {
+    if let Some(ids) = schedule {
+        return ids
+            .iter()
+            .filter_map(|id| plan.points.iter().find(|p| p.id == *id))
+            .collect();
+    }
+    let finished: BTreeSet<u32> = done
+        .iter()
+        .filter(|p| skip_failed || !super::is_failed(p))
+        .map(|p| p.point.id)
+        .collect();
+    plan.points
+        .iter()
+        .filter(|p| !finished.contains(&p.id))
+        .collect()
 }
 
 /// Now, as run headers record it (RFC 3339, local offset, whole seconds).

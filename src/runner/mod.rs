@@ -15,7 +15,6 @@ use crate::record::{self, FolderLock, RecordError, RunFolder, RunHeader};
 use crate::report::{self, ReportOptions};
 use crate::stats::{PointResult, PointStatus};
 use crate::target::{self, Consent, OpenVolume, TargetError};
-use std::collections::BTreeSet;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -201,6 +200,7 @@ fn execute(
         header,
         mut done,
         started,
+        schedule,
     } = job;
     let resumed = header.is_some();
     let header = header.unwrap_or_else(|| RunHeader {
@@ -229,24 +229,19 @@ fn execute(
     } else {
         RunFolder::create_locked(lock, &spec_toml, &plan, &header)?
     };
+    if let Some(ids) = &schedule {
+        // Read again under the lock above: drop what the schedule measures again.
+        done.retain(|p| !ids.contains(&p.point.id));
+    }
     let failed_before = done.iter().filter(|p| is_failed(p)).count();
-    if failed_before > 0 {
+    if failed_before > 0 && schedule.is_none() {
         obs.message(Message::Note(if skip_failed {
             format!("{failed_before} point(s) recorded as failed are kept (--skip-failed)")
         } else {
             format!("{failed_before} point(s) recorded as failed run again")
         }));
     }
-    let finished: BTreeSet<u32> = done
-        .iter()
-        .filter(|p| skip_failed || !is_failed(p))
-        .map(|p| p.point.id)
-        .collect();
-    let todo: Vec<_> = plan
-        .points
-        .iter()
-        .filter(|p| !finished.contains(&p.id))
-        .collect();
+    let todo = job::to_do(&plan, &done, skip_failed, schedule.as_deref());
     let targets: Vec<ExecTarget> = volume
         .targets
         .iter()
@@ -335,7 +330,7 @@ fn execute(
     finish(&folder, header, spec_toml, plan, done, ended, obs)
 }
 
-fn is_failed(p: &PointResult) -> bool {
+pub(super) fn is_failed(p: &PointResult) -> bool {
     matches!(p.status, PointStatus::Failed { .. })
 }
 

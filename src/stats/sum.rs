@@ -64,6 +64,23 @@ impl DirSum {
         }
     }
 
+    /// Adds another partial sum of the same direction (hosts summed on another thread).
+    fn join(&mut self, other: DirSum) {
+        self.ios += other.ios;
+        self.bytes += other.bytes;
+        self.iops += other.iops;
+        self.mbps += other.mbps;
+        self.sum_ns += other.sum_ns;
+        self.min_ns = self.min_ns.min(other.min_ns);
+        self.max_ns = self.max_ns.max(other.max_ns);
+        if let Some(h) = other.hist {
+            match &mut self.hist {
+                Some(_) => self.add_histogram(&h),
+                None => self.hist = Some(h),
+            }
+        }
+    }
+
     fn add_histogram(&mut self, h: &Histogram<u64>) {
         match &mut self.hist {
             // Every rigel histogram has the same bounds; one that does not fit is left out rather
@@ -135,6 +152,29 @@ impl ClassSum {
             sum.iops += iv.iops;
             sum.mbps += iv.mbps;
             sum.sum_ns += iv.mean_ns * iv.ios as f64;
+            sum.p99_ns = sum.p99_ns.max(iv.p99_ns);
+        }
+    }
+
+    /// Adds another partial sum of the same class: summing hosts in groups, then the groups, gives
+    /// the figures of summing them one by one.
+    pub fn join(&mut self, other: ClassSum) {
+        self.total.join(other.total);
+        for (mine, theirs) in [(&mut self.read, other.read), (&mut self.write, other.write)] {
+            if let Some(d) = theirs {
+                mine.get_or_insert_with(DirSum::new).join(d);
+            }
+        }
+        if self.intervals.len() < other.intervals.len() {
+            self.intervals
+                .resize_with(other.intervals.len(), IntervalSum::default);
+        }
+        for (sum, iv) in self.intervals.iter_mut().zip(other.intervals) {
+            sum.t_s = sum.t_s.max(iv.t_s);
+            sum.ios += iv.ios;
+            sum.iops += iv.iops;
+            sum.mbps += iv.mbps;
+            sum.sum_ns += iv.sum_ns;
             sum.p99_ns = sum.p99_ns.max(iv.p99_ns);
         }
     }
@@ -211,9 +251,17 @@ mod tests {
         assert!((merged.total.latency.mean_ns - truth.total.latency.mean_ns).abs() < 1e-6);
         let h = decode_histogram(&merged.total.histogram).expect("decodes");
         assert_eq!(h.len(), 2500);
-        let w = merged.write.expect("writes");
+        let w = merged.write.clone().expect("writes");
         assert_eq!(w.ios, 100);
         assert_eq!(w.latency.p99_ns, truth.write.expect("w").latency.p99_ns);
         assert_eq!(merged.intervals[0].ios, 2500);
+
+        // Summed in two groups (as the merge's threads do) and joined: the same figures.
+        let mut left = ClassSum::new(&ra);
+        left.join(ClassSum::new(&rb));
+        let joined = left.finish();
+        assert_eq!(joined.total, merged.total);
+        assert_eq!(joined.write, merged.write);
+        assert_eq!(joined.intervals, merged.intervals);
     }
 }
