@@ -238,7 +238,12 @@ fn check_classes(
                     p.value.clamp(1, MAX_OUTSTANDING as u32)
                 }
             };
-            IoClass { name: c.name.value.clone(), size: c.size.value.0, access: c.access.value, mix: c.mix.value, per_stream }
+            if let Some(r) = &c.rate
+                && let Err(b) = limits::rate(&c.name.value, r.value.iops(c.size.value.0))
+            {
+                errors.push(b.at(&r.loc));
+            }
+            IoClass { name: c.name.value.clone(), size: c.size.value.0, access: c.access.value, mix: c.mix.value, per_stream, rate: c.rate.as_ref().map(|r| r.value), arrival: c.arrival.value }
         })
         .collect()
 }

@@ -115,6 +115,8 @@ fn class_load(c: &ClassSpec, load: u32, size: u64) -> ClassLoad {
         load,
         per_stream,
         outstanding: load * per_stream,
+        rate: None,
+        arrival: Default::default(),
     }
 }
 
@@ -213,6 +215,8 @@ pub fn build(s: &Scenario) -> ResultsDoc {
                 } else {
                     1
                 },
+                rate: None,
+                arrival: Default::default(),
             })
             .collect(),
         matrix: MatrixInfo {
