@@ -8,6 +8,7 @@
 mod clock;
 mod cpu;
 mod offsets;
+mod pace;
 mod point;
 mod ring;
 mod share;

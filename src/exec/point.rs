@@ -223,6 +223,8 @@ fn class_setups(
                 size: c.size,
                 read_percent: c.mix.read_percent.min(100),
                 streams: c.load,
+                rate: c.rate_iops().map(|r| (r, c.arrival)),
+                outstanding: c.outstanding,
             })
         })
         .collect()
@@ -263,14 +265,18 @@ fn assemble(
     let mut probes = Vec::new();
     for (c, load) in point.classes.iter().enumerate() {
         let Some(rec) = &merged[c] else { continue };
-        classes.push(rec.finish(
+        let mut result = rec.finish(
             &load.class,
             load.size,
             load.outstanding,
             load.mix.reads(),
             load.mix.writes(),
             window_s,
-        ));
+        );
+        if let Some(iops) = load.rate_iops() {
+            result.pace = rec.pace(iops, load.arrival, window_s);
+        }
+        classes.push(result);
         probes.push(super::point::ClassProbe {
             class: load.class.clone(),
             outstanding: load.outstanding,

@@ -4,8 +4,9 @@
 //! same system call that waits; it allocates nothing and takes no lock.
 
 use super::clock::monotonic_ns;
+use super::pace;
 use super::ring::{RingMode, push_or_submit};
-use super::slots::{Slot, State, WorkerSpec, setup};
+use super::slots::{PARKED, Slot, State, WorkerSpec, setup};
 use super::{LiveCounters, NOT_YET, Shared};
 use crate::stats::ClassRecorder;
 use io_uring::{IoUring, opcode, squeue, types};
@@ -146,8 +147,12 @@ fn run_loop(
     let _ = submitter.register_ring_fd();
     arm_tick(&mut sq, &submitter);
     let now = since(start);
+    // Open loop: rate classes' slots wait for their send times (pace.rs).
+    let paced = st.start_pacing(now);
     for i in 0..st.slots.len() {
-        st.next_io(i, now, &mut sq, &submitter);
+        if st.slots[i].submitted_ns != PARKED {
+            st.next_io(i, now, &mut sq, &submitter);
+        }
     }
     if shared.running.fetch_add(1, Ordering::AcqRel) + 1 == shared.workers {
         let from = since(start) + shared.warmup_ns;
@@ -155,10 +160,13 @@ fn run_loop(
     }
     let mut prev = now;
     let mut published = now;
-    let mut in_flight_total = st.slots.len();
     out.end = loop {
         sq.sync();
-        if let Err(e) = submitter.submit_and_wait(1) {
+        let entered = match st.next_send().filter(|_| paced) {
+            Some(t) => pace::submit_and_wait_until(&submitter, since(start), t),
+            None => submitter.submit_and_wait(1),
+        };
+        if let Err(e) = entered {
             if !transient(e.raw_os_error().unwrap_or(0)) {
                 out.failure = Some(Failure {
                     target: 0,
@@ -234,7 +242,6 @@ fn run_loop(
             }
             if res <= 0 || failed {
                 st.classes[st.slots[i].class].in_flight -= 1;
-                in_flight_total -= 1;
                 if !failed {
                     failed = true;
                     out.failure = Some(failure(&st.slots[i], res, now));
@@ -253,10 +260,18 @@ fn run_loop(
             class.in_flight -= 1;
             class.ios_delta += 1;
             class.bytes_delta += len;
+            if paced && st.complete_paced(i, now, measuring, interval) {
+                continue;
+            }
             if measuring {
-                class.recorder.record(write, latency, len, interval);
+                st.classes[st.slots[i].class]
+                    .recorder
+                    .record(write, latency, len, interval);
             }
             st.next_io(i, now, &mut sq, &submitter);
+        }
+        if paced {
+            st.issue_due(now, (t_measure, t_end), &mut sq, &submitter);
         }
         // Publish the consumed head before entering again, or the kernel would see the old
         // entries and return at once.
@@ -271,6 +286,8 @@ fn run_loop(
         }
     };
     st.publish(live);
+    st.end_pacing((t_measure, t_end));
+    let in_flight_total = st.classes.iter().map(|c| c.in_flight as usize).sum();
     drop(sq);
     drop(cq);
     let limit = match out.end {

@@ -96,6 +96,7 @@ fn dir_stats(
         mbps: ios as f64 * size as f64 / secs / 1048576.0,
         latency,
         histogram: encode(&h),
+        service: None,
     }
 }
 
@@ -364,6 +365,7 @@ fn class_result(
         read,
         write,
         intervals,
+        pace: None,
     }
 }
 
