@@ -15,6 +15,7 @@ mod hostile;
 mod junit;
 mod library;
 mod loopdev;
+mod openloop;
 mod orion;
 mod orion_run;
 mod plan;
