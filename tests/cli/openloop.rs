@@ -5,11 +5,8 @@
 //! stall at 1,000 IOPS shows in the response percentiles and not in the service ones. Skipped,
 //! saying why, when not root or without /dev/fuse.
 
-#[path = "../support/faultfs.rs"]
-mod faultfs;
-
 use super::builder::rigel;
-use faultfs::{FaultFs, Faults, Stall};
+use super::faults::faultfs::{self, FaultFs, Faults, Stall};
 use serde_json::Value;
 use std::path::Path;
 use std::time::Duration;
