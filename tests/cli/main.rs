@@ -17,6 +17,7 @@ mod library;
 mod loopdev;
 mod orion;
 mod orion_run;
+mod overhead;
 mod plan;
 mod report;
 mod resume;
