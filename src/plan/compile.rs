@@ -180,7 +180,12 @@ fn check_run(spec: &Spec, names: &Names, errors: &mut Vec<SpecError>) -> Option<
     }
     let workers = match &r.workers {
         None => 1,
-        Some(w) => match w.value.eval(names) {
+        // 0 means one worker per CPU rigel may run on, as "auto" and "cores" do.
+        Some(w) => match w
+            .value
+            .eval(names)
+            .map(|n| if n == 0 { names.cores } else { n })
+        {
             Ok(n) => match limits::workers(n) {
                 Ok(()) => n as u32,
                 Err(b) => {
