@@ -158,6 +158,8 @@ impl State<'_> {
         let Some(p) = &mut class.pacer else {
             return false;
         };
+        class.ios_delta += 1;
+        class.bytes_delta += slot.len as u64;
         if measuring {
             class.recorder.record_paced(
                 slot.write,
@@ -172,8 +174,8 @@ impl State<'_> {
         true
     }
 
-    /// Issues every open-loop I/O due by `now` that has a free slot. `window` is the measured
-    /// window [from, end), ns.
+    /// Issues every open-loop I/O due by `now` that has a free slot; returns how many. `window`
+    /// is the measured window [from, end), ns.
     #[inline]
     pub(super) fn issue_due(
         &mut self,
@@ -181,7 +183,8 @@ impl State<'_> {
         window: (u64, u64),
         sq: &mut squeue::SubmissionQueue<'_>,
         submitter: &io_uring::Submitter<'_>,
-    ) {
+    ) -> usize {
+        let mut issued = 0;
         for c in 0..self.classes.len() {
             while let Some((i, t)) = self.classes[c]
                 .pacer
@@ -190,8 +193,10 @@ impl State<'_> {
             {
                 self.next_io(i, now, sq, submitter);
                 self.slots[i].scheduled_ns = t;
+                issued += 1;
             }
         }
+        issued
     }
 
     /// The earliest send time a free slot waits for (None: nothing to send before a completion).

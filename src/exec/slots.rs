@@ -4,6 +4,7 @@
 use super::LiveCounters;
 use super::offsets::{SlotSpace, Stream};
 use super::pace::{Pacer, Schedule};
+use super::reuse::Reuse;
 use super::ring::{
     Arena, BUF_ALIGN, RingMode, build_ring, push_or_submit, register_buffers, register_files,
 };
@@ -90,7 +91,7 @@ pub(super) struct State<'a> {
 
 type Ring = (IoUring, RingMode);
 
-pub(super) fn setup<'a>(spec: &WorkerSpec<'a>) -> io::Result<(Ring, State<'a>)> {
+pub(super) fn setup<'a>(spec: &WorkerSpec<'a>, reuse: &Reuse) -> io::Result<(Ring, State<'a>)> {
     let mut rng = fastrand::Rng::with_seed(spec.seed);
     let mut slots = Vec::new();
     let mut streams = Vec::new();
@@ -163,9 +164,10 @@ pub(super) fn setup<'a>(spec: &WorkerSpec<'a>) -> io::Result<(Ring, State<'a>)> 
             slots.len(),
         )));
     }
-    let mut arena = Arena::new(arena_bytes)?;
-    // Random content everywhere: writes then carry incompressible data from the first I/O.
-    rng.fill(arena.bytes_mut());
+    // Random content wherever a class writes: writes then carry incompressible data from the
+    // first I/O.
+    let writes = classes.iter().any(|c| c.read_percent < 100);
+    let arena = reuse.arena(arena_bytes, writes, &mut rng)?;
     // One entry per slot, one for the timer request.
     let ring = build_ring(slots.len() as u32 + 1)?;
     let buffers: Vec<(usize, usize)> = slots.iter().map(|s| (s.buf, s.len as usize)).collect();

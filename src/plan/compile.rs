@@ -45,7 +45,7 @@ pub fn compile(spec: &Spec, cores: u64) -> Result<RunPlan, Vec<SpecError>> {
         return Err(errors);
     }
     let writes = points.iter().any(|p| p.active().any(|c| c.mix.writes()));
-    let per_point_ms = run.duration_ms + run.warmup_ms;
+    let per_point_ms = run.duration_ms + run.warmup_ms + limits::POINT_OVERHEAD.as_millis() as u64;
     Ok(RunPlan {
         name: spec.name.clone(),
         description: spec.description.clone(),
@@ -60,7 +60,10 @@ pub fn compile(spec: &Spec, cores: u64) -> Result<RunPlan, Vec<SpecError>> {
             })
             .collect(),
         volume,
-        estimated_seconds: (points.len() as u64 * per_point_ms).div_ceil(1000),
+        // To the nearest second (a few ms of overhead per point must not add a second to a
+        // plan of minute-long points), never 0 for a plan that runs anything.
+        estimated_seconds: ((points.len() as u64 * per_point_ms + 500) / 1000)
+            .max(u64::from(!points.is_empty())),
         run,
         classes,
         matrix: MatrixInfo {
@@ -177,7 +180,12 @@ fn check_run(spec: &Spec, names: &Names, errors: &mut Vec<SpecError>) -> Option<
     }
     let workers = match &r.workers {
         None => 1,
-        Some(w) => match w.value.eval(names) {
+        // 0 means one worker per CPU rigel may run on, as "auto" and "cores" do.
+        Some(w) => match w
+            .value
+            .eval(names)
+            .map(|n| if n == 0 { names.cores } else { n })
+        {
             Ok(n) => match limits::workers(n) {
                 Ok(()) => n as u32,
                 Err(b) => {

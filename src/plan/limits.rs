@@ -40,6 +40,10 @@ pub const DURATION_STEP: Duration = Duration::from_millis(1);
 pub const MIN_DURATION: Duration = Duration::from_millis(10);
 /// The longest measured window, and the longest warm-up, per point: a day (as ORION).
 pub const MAX_DURATION: Duration = Duration::from_secs(86_400);
+/// What a point costs beyond its warm-up and measured window (threads, rings, buffers, the
+/// start, the drain, the durable record): measured on tmpfs by `tests/cli/overhead.rs` and
+/// `benches/run.sh`, and counted in the plan's estimate.
+pub const POINT_OVERHEAD: Duration = Duration::from_millis(5);
 /// The whole plan's estimated time (points × (warm-up + duration)).
 pub const MAX_RUN_TIME: Duration = Duration::from_secs(30 * 86_400);
 /// Worker threads, each with its own ring.

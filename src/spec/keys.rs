@@ -153,7 +153,8 @@ pub const RUN: &[Key] = &[
         "workers",
         Kind::Count,
         Some("1"),
-        "Threads, each with its own io_uring (\"cores\" allowed)",
+        "Threads, each with its own io_uring; 0 or \"auto\": one per CPU rigel may run on \
+         (\"cores\" allowed)",
     ),
 ];
 

@@ -18,6 +18,7 @@ mod loopdev;
 mod openloop;
 mod orion;
 mod orion_run;
+mod overhead;
 mod plan;
 mod report;
 mod resume;
