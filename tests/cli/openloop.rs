@@ -52,22 +52,18 @@ fn below_capacity_response_equals_service_equals_the_injected_time() {
         return;
     }
     let tmp = tempfile::tempdir().expect("tmp");
-    // The round trip through loop device and FUSE, on the same path as a timed I/O (a serving
-    // thread per I/O) with 1 µs injected: closed loop, one I/O at a time.
-    let plain = FaultFs::mount(Faults::new(16 << 20).service_time(Duration::from_micros(1), None))
-        .expect("mount");
-    let dev = plain
-        .loop_device()
-        .expect("a loop device over the FUSE file");
-    let rt = run_one(tmp.path(), &dev.dev, "", 1, "duration = \"2s\"");
-    let round_trip = ms(&rt["total"]["latency"]["p50_ns"]) - 0.001;
-    drop(dev);
-    drop(plain);
-
     let injected = 2.0;
     let fs = FaultFs::mount(Faults::new(16 << 20).service_time(Duration::from_millis(2), None))
         .expect("mount");
     let dev = fs.loop_device().expect("a loop device over the FUSE file");
+    // The round trip through loop device and FUSE (its serving thread's wake-up included, which
+    // grows with the machine's load): a closed loop of one I/O at a time, minus the injected time.
+    let closed = run_one(tmp.path(), &dev.dev, "", 1, "duration = \"2s\"");
+    let round_trip = ms(&closed["total"]["latency"]["p50_ns"]) - injected;
+    assert!(
+        (0.0..1.0).contains(&round_trip),
+        "round trip {round_trip} ms"
+    );
     // 200 IOPS of 2 ms each: 0.4 I/Os in flight on average, the cap of 8 never reached.
     let c = run_one(
         tmp.path(),
@@ -86,7 +82,7 @@ fn below_capacity_response_equals_service_equals_the_injected_time() {
         total["iops"], c["pace"]
     );
     assert!(
-        (service - expected).abs() < 0.5,
+        (service - expected).abs() < 0.25,
         "service p50 {service} ms, expected {injected} ms + round trip {round_trip} ms"
     );
     assert!(
@@ -140,11 +136,6 @@ fn a_one_second_stall_shows_in_response_latency_not_in_service_latency() {
     assert!(response >= 500.0, "response p99 {response} ms");
     assert!(service < 100.0, "service p99 {service} ms");
     assert!(ms(&total["service"]["latency"]["max_ns"]) >= 900.0);
-    // The stall's I/Os are made up afterwards: the rate is achieved over the window.
-    let scheduled = c["pace"]["scheduled"].as_f64().expect("scheduled");
-    assert!(
-        total["ios"].as_f64().expect("ios") >= 0.99 * scheduled,
-        "{}",
-        c["pace"]
-    );
+    // The schedule does not bend to the stall: the window holds exactly 5 s of send times.
+    assert_eq!(c["pace"]["scheduled"], 5000, "{}", c["pace"]);
 }
