@@ -298,6 +298,7 @@ fn check_fit(spec: &Spec, points: &[DataPoint], volume: VolumeLayout, errors: &m
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::expr::Arrival;
     use crate::spec::{SpecInput, load};
 
     fn plan(text: &str) -> Result<RunPlan, Vec<String>> {
@@ -321,6 +322,32 @@ mod tests {
             .iter()
             .map(|p| (p.load_of("small"), p.load_of("large")))
             .collect()
+    }
+
+    #[test]
+    fn rates_reach_the_points_and_sweep() {
+        let one = |rate: &str, sweep: &str| {
+            plan(&format!(
+                "[[target]]\npath = \"a\"\n[class.small]\nsize = \"8KiB\"\nrate = \"{rate}\"\n\
+                 arrival = \"poisson\"\n[matrix]\nsmall = \"16\"\n{sweep}"
+            ))
+        };
+        let p = one("80MiB/s", "").unwrap();
+        let c = &p.points[0].classes[0];
+        assert_eq!(c.rate_iops(), Some(10240.0));
+        assert_eq!(c.arrival, Arrival::Poisson);
+        assert_eq!(c.outstanding, 16, "the load caps what is outstanding");
+        let p = one(
+            "1000 iops",
+            "[sweep]\n\"small.rate\" = \"5000..=15000 step 5000\"",
+        )
+        .unwrap();
+        let rates: Vec<_> = p.points.iter().map(|p| p.classes[0].rate_iops()).collect();
+        assert_eq!(rates, [Some(5000.0), Some(10000.0), Some(15000.0)]);
+        assert_eq!(p.points[1].sweep[0].value, "10000 iops");
+        // Less than one 8 KiB I/O per second.
+        let errors = one("4KiB/s", "").unwrap_err();
+        assert!(errors[0].contains("less than one"), "{errors:?}");
     }
 
     #[test]
