@@ -43,7 +43,7 @@ spec open "rate = \"$RATE iops\"" 8
 
 for round in $(seq "$ROUNDS"); do
     for kind in closed open; do
-        taskset -c "$CPU" "$BIN" run "$dir/$kind.toml" --out "$dir/$kind-$round" > /dev/null
+        taskset -c "$CPU" "$BIN" run "$dir/$kind.toml" --out "$dir/$kind-$round" > "$dir/$kind-$round.log" 2>&1 || { cat "$dir/$kind-$round.log"; exit 1; }
     done
 done
 
