@@ -108,7 +108,7 @@ fn stats(names: &[String]) -> Result<Vec<Stat>, String> {
         .map(|n| {
             Stat::from_name(n.trim()).ok_or_else(|| {
                 format!(
-                    "unknown metric `{n}` in --metrics: use iops, mbps, min, mean, stdev, p50, p90, p99, p99.9, p99.99, max or all"
+                    "unknown metric `{n}` in --metrics: use iops, mbps, min, mean, stdev, p50, p90, p99, p99.9, p99.99, max, service.STAT (service.p99) or all"
                 )
             })
         })

@@ -105,7 +105,7 @@ fn describe_load(c: &ClassLoad) -> String {
         0 => "write".to_owned(),
         r => format!("{r}% read"),
     };
-    match c.access {
+    let base = match c.access {
         Access::Random => format!("{} × {} random {mix}", c.load, Size(c.size)),
         Access::Sequential => format!(
             "{} streams × {} × {} sequential {mix}",
@@ -113,6 +113,14 @@ fn describe_load(c: &ClassLoad) -> String {
             c.per_stream,
             Size(c.size)
         ),
+    };
+    // Open loop: the load is the cap on outstanding I/Os, the rate what is asked.
+    match c.rate {
+        Some(r) => format!(
+            "{r} {} (≤ {base})",
+            format!("{:?}", c.arrival).to_lowercase()
+        ),
+        None => base,
     }
 }
 

@@ -245,6 +245,24 @@ fn point_line(r: &PointResult, i: usize, n: usize) -> String {
     )];
     for c in &r.classes {
         let l = &c.total.latency;
+        if let (Some(p), Some(s)) = (&c.pace, &c.total.service) {
+            // Open loop: requested against achieved, response beside service latency.
+            parts.push(format!(
+                "{}: {} of {} requested{} {} response p99 {} service p99 {}",
+                c.class,
+                units::iops(p.achieved_iops),
+                units::iops(p.requested_iops),
+                if p.achieved {
+                    String::new()
+                } else {
+                    format!(" (rate not achieved, backlog {})", p.backlog)
+                },
+                units::mibps(c.total.mbps),
+                units::latency(l.p99_ns as f64),
+                units::latency(s.latency.p99_ns as f64)
+            ));
+            continue;
+        }
         parts.push(format!(
             "{}: {} {} mean {} p99 {}",
             c.class,

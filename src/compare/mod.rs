@@ -286,7 +286,7 @@ fn metric_change(
         _ => Change::Within,
     };
     let text = |v: f64| match stat {
-        Stat::Latency(_) => units::latency(v),
+        Stat::Latency(_) | Stat::Service(_) => units::latency(v),
         _ => units::number(v),
     };
     MetricChange {

@@ -8,7 +8,9 @@
 mod clock;
 mod cpu;
 mod offsets;
+mod pace;
 mod point;
+mod reuse;
 mod ring;
 mod share;
 mod slots;
@@ -18,6 +20,7 @@ mod worker;
 
 pub use offsets::{SlotSpace, Stream};
 pub use point::{ClassProbe, ExecOptions, PointProbe, run_point, run_point_probed, run_point_with};
+pub use reuse::Reuse;
 pub use ring::RingMode;
 pub use share::{ClassShare, split};
 
@@ -41,6 +44,8 @@ pub struct PointControl {
     pub stop: Arc<AtomicBool>,
     /// Counters the progress display polls while the point runs.
     pub live: Arc<LiveCounters>,
+    /// What the points of one run hand on to the next (share one across a run's points).
+    pub reuse: Arc<Reuse>,
 }
 
 impl PointControl {
@@ -49,6 +54,7 @@ impl PointControl {
         PointControl {
             stop: Arc::new(AtomicBool::new(false)),
             live: Arc::new(LiveCounters::new(classes)),
+            reuse: Arc::new(Reuse::default()),
         }
     }
 }
@@ -146,8 +152,16 @@ pub enum ExecError {
 }
 
 /// What the workers share: the start signal, the abort flag and the point's timing.
+///
+/// Nobody polls with sleeps: a worker unparks the coordinator when it is ready, when it sets the
+/// window's start and when it ends; the coordinator unparks the workers when it sets the start.
+/// A poll's sleep granularity was paid on every point (milliseconds on short points).
 pub(crate) struct Shared<'a> {
     ready: AtomicUsize,
+    /// Workers that have ended (their outcome is final).
+    ended: AtomicUsize,
+    /// The thread running the point (`run_point`'s caller), woken by the workers.
+    coordinator: std::thread::Thread,
     /// The point's start, monotonic ns (see `clock`).
     start: OnceLock<u64>,
     /// Workers whose whole share is in flight, out of `workers`.
@@ -159,6 +173,7 @@ pub(crate) struct Shared<'a> {
     abort: AtomicBool,
     stop: &'a AtomicBool,
     live: &'a LiveCounters,
+    reuse: &'a Reuse,
     warmup_ns: u64,
     window_ns: u64,
     /// An I/O outstanding longer than this fails the point as stalled (`run.io_timeout`).
@@ -174,7 +189,15 @@ impl Shared<'_> {
             if let Some(t) = self.start.get() {
                 return *t;
             }
-            std::thread::sleep(Duration::from_micros(100));
+            // The coordinator unparks every worker after setting the start; the timeout only
+            // bounds a wait should a wake-up be missed.
+            std::thread::park_timeout(Duration::from_millis(1));
         }
+    }
+
+    /// Wakes the coordinator: something it waits for (readiness, the window's start, a worker's
+    /// end) happened.
+    fn wake(&self) {
+        self.coordinator.unpark();
     }
 }

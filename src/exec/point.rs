@@ -105,6 +105,8 @@ pub fn run_point_with(
     let intervals = run.duration_ms.div_ceil(1000).max(1) as usize;
     let shared = Shared {
         ready: AtomicUsize::new(0),
+        ended: AtomicUsize::new(0),
+        coordinator: std::thread::current(),
         start: OnceLock::new(),
         running: AtomicUsize::new(0),
         workers: shares.len(),
@@ -112,6 +114,7 @@ pub fn run_point_with(
         abort: AtomicBool::new(false),
         stop: &ctl.stop,
         live: &ctl.live,
+        reuse: &ctl.reuse,
         warmup_ns: run.warmup_ms * 1_000_000,
         window_ns: run.duration_ms * 1_000_000,
         io_timeout_ns: run.io_timeout_ms.saturating_mul(1_000_000),
@@ -142,18 +145,19 @@ pub fn run_point_with(
             }
         }
         while shared.ready.load(Ordering::Acquire) < handles.len() {
-            std::thread::sleep(Duration::from_micros(100));
+            std::thread::park_timeout(Duration::from_millis(1));
         }
         let start_ns = monotonic_ns();
         let start = Instant::now();
         let wall = SystemTime::now();
         let _ = shared.start.set(start_ns);
-        let all_done = || handles.iter().all(|h| h.is_finished());
+        handles.iter().for_each(|h| h.thread().unpark());
+        let all_done = || shared.ended.load(Ordering::Acquire) >= handles.len();
         // The last worker to get its load in flight sets the window's start (the workers never
         // depend on this thread, which may not run while they do, e.g. under SCHED_FIFO).
         let mut measure_from = shared.measure_from.load(Ordering::Acquire);
         while measure_from == NOT_YET && !all_done() {
-            std::thread::sleep(Duration::from_micros(50));
+            std::thread::park_timeout(Duration::from_millis(1));
             measure_from = shared.measure_from.load(Ordering::Acquire);
         }
         sleep_until(start + Duration::from_nanos(measure_from), &all_done);
@@ -223,6 +227,8 @@ fn class_setups(
                 size: c.size,
                 read_percent: c.mix.read_percent.min(100),
                 streams: c.load,
+                rate: c.rate_iops().map(|r| (r, c.arrival)),
+                outstanding: c.outstanding,
             })
         })
         .collect()
@@ -263,14 +269,18 @@ fn assemble(
     let mut probes = Vec::new();
     for (c, load) in point.classes.iter().enumerate() {
         let Some(rec) = &merged[c] else { continue };
-        classes.push(rec.finish(
+        let mut result = rec.finish(
             &load.class,
             load.size,
             load.outstanding,
             load.mix.reads(),
             load.mix.writes(),
             window_s,
-        ));
+        );
+        if let Some(iops) = load.rate_iops() {
+            result.pace = rec.pace(iops, load.arrival, window_s);
+        }
+        classes.push(result);
         probes.push(super::point::ClassProbe {
             class: load.class.clone(),
             outstanding: load.outstanding,
@@ -354,14 +364,15 @@ fn wall_window(start: SystemTime, window_ns: u64) -> crate::stats::WallWindow {
     }
 }
 
-/// Sleeps until `deadline`, waking early once every worker has finished.
+/// Sleeps until `deadline`, waking early once every worker has finished (a worker unparks this
+/// thread when it ends).
 fn sleep_until(deadline: Instant, all_done: &dyn Fn() -> bool) {
     loop {
         let now = Instant::now();
         if now >= deadline || all_done() {
             return;
         }
-        std::thread::sleep((deadline - now).min(Duration::from_millis(10)));
+        std::thread::park_timeout(deadline - now);
     }
 }
 

@@ -95,6 +95,8 @@ mod tests {
             load,
             per_stream,
             outstanding: load * per_stream,
+            rate: None,
+            arrival: Default::default(),
         }
     }
 

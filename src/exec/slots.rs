@@ -3,6 +3,8 @@
 
 use super::LiveCounters;
 use super::offsets::{SlotSpace, Stream};
+use super::pace::{Pacer, Schedule};
+use super::reuse::Reuse;
 use super::ring::{
     Arena, BUF_ALIGN, RingMode, build_ring, push_or_submit, register_buffers, register_files,
 };
@@ -36,6 +38,10 @@ pub struct ClassSetup {
     pub read_percent: u8,
     /// Streams of the class (sequential), to spread their starts.
     pub streams: u32,
+    /// Open loop: the class's rate (I/Os per second over all workers) and arrivals, and its
+    /// outstanding cap over all workers (each worker paces its share of the cap's share).
+    pub rate: Option<(f64, crate::expr::Arrival)>,
+    pub outstanding: u32,
 }
 
 /// One in-flight slot: its buffer, and the I/O it currently carries.
@@ -48,8 +54,14 @@ pub(super) struct Slot {
     pub(super) target: u32,
     pub(super) offset: u64,
     pub(super) done: u32,
+    /// When the I/O was queued (`PARKED` while an open-loop slot waits for its send time).
     pub(super) submitted_ns: u64,
+    /// When it was due: its send time (open loop), its submission (closed loop).
+    pub(super) scheduled_ns: u64,
 }
+
+/// `submitted_ns` of a slot with no I/O: never the oldest in flight.
+pub(super) const PARKED: u64 = u64::MAX;
 
 /// A class's live state inside the worker.
 pub(super) struct WorkerClass<'a> {
@@ -61,6 +73,8 @@ pub(super) struct WorkerClass<'a> {
     pub(super) ios_delta: u64,
     pub(super) bytes_delta: u64,
     pub(super) recorder: ClassRecorder,
+    /// Open loop: the class's send times and free slots.
+    pub(super) pacer: Option<Pacer>,
 }
 
 /// Everything the hot loop touches besides the ring.
@@ -77,7 +91,7 @@ pub(super) struct State<'a> {
 
 type Ring = (IoUring, RingMode);
 
-pub(super) fn setup<'a>(spec: &WorkerSpec<'a>) -> io::Result<(Ring, State<'a>)> {
+pub(super) fn setup<'a>(spec: &WorkerSpec<'a>, reuse: &Reuse) -> io::Result<(Ring, State<'a>)> {
     let mut rng = fastrand::Rng::with_seed(spec.seed);
     let mut slots = Vec::new();
     let mut streams = Vec::new();
@@ -103,6 +117,7 @@ pub(super) fn setup<'a>(spec: &WorkerSpec<'a>) -> io::Result<(Ring, State<'a>)> 
                 offset: 0,
                 done: 0,
                 submitted_ns: 0,
+                scheduled_ns: 0,
             });
             arena_bytes += stride;
         };
@@ -118,6 +133,14 @@ pub(super) fn setup<'a>(spec: &WorkerSpec<'a>) -> io::Result<(Ring, State<'a>)> 
                 add_slot(idx);
             }
         }
+        let pacer = setup.rate.map(|(iops, arrival)| {
+            let mine = iops * f64::from(share.in_flight()) / f64::from(setup.outstanding.max(1));
+            let seed = spec.seed ^ (ci as u64 + 1).wrapping_mul(0xA076_1D64_78BD_642F);
+            Pacer::new(
+                Schedule::new(mine, arrival, seed, 0),
+                share.in_flight() as usize,
+            )
+        });
         classes.push(WorkerClass {
             point_class: share.class,
             space,
@@ -126,7 +149,12 @@ pub(super) fn setup<'a>(spec: &WorkerSpec<'a>) -> io::Result<(Ring, State<'a>)> 
             area: 0.0,
             ios_delta: 0,
             bytes_delta: 0,
-            recorder: ClassRecorder::new(spec.intervals),
+            recorder: if pacer.is_some() {
+                ClassRecorder::paced(spec.intervals)
+            } else {
+                ClassRecorder::new(spec.intervals)
+            },
+            pacer,
         });
     }
     if slots.len() as u64 > MAX_WORKER_IN_FLIGHT {
@@ -136,9 +164,10 @@ pub(super) fn setup<'a>(spec: &WorkerSpec<'a>) -> io::Result<(Ring, State<'a>)> 
             slots.len(),
         )));
     }
-    let mut arena = Arena::new(arena_bytes)?;
-    // Random content everywhere: writes then carry incompressible data from the first I/O.
-    rng.fill(arena.bytes_mut());
+    // Random content wherever a class writes: writes then carry incompressible data from the
+    // first I/O.
+    let writes = classes.iter().any(|c| c.read_percent < 100);
+    let arena = reuse.arena(arena_bytes, writes, &mut rng)?;
     // One entry per slot, one for the timer request.
     let ring = build_ring(slots.len() as u32 + 1)?;
     let buffers: Vec<(usize, usize)> = slots.iter().map(|s| (s.buf, s.len as usize)).collect();
@@ -197,6 +226,7 @@ impl State<'_> {
         slot.offset = offset;
         slot.done = 0;
         slot.submitted_ns = now_ns;
+        slot.scheduled_ns = now_ns;
         class.in_flight += 1;
         if slot.write {
             let base = self.arena.at(slot.buf);

@@ -122,6 +122,8 @@ fn class(
         load,
         per_stream,
         outstanding: load * per_stream,
+        rate: None,
+        arrival: Default::default(),
     }
 }
 

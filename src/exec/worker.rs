@@ -1,11 +1,13 @@
 //! One worker thread: the closed loop that keeps its share of every class in flight, and the
-//! drain when the point ends. The hot path (`run_loop`) reads the clock once per completion batch,
-//! reaps every completion already queued before waiting again, and submits the replacements in the
-//! same system call that waits; it allocates nothing and takes no lock.
+//! drain when the point ends. The hot path (`run_loop`) reads the clock once per completion batch
+//! and reaps every completion already queued before waiting again; replacements go to the kernel
+//! one by one when completions trickle in, or all in the system call that waits when many complete
+//! at once (`submit_each`). It allocates nothing and takes no lock.
 
 use super::clock::monotonic_ns;
+use super::pace;
 use super::ring::{RingMode, push_or_submit};
-use super::slots::{Slot, State, WorkerSpec, setup};
+use super::slots::{PARKED, Slot, State, WorkerSpec, setup};
 use super::{LiveCounters, NOT_YET, Shared};
 use crate::stats::ClassRecorder;
 use io_uring::{IoUring, opcode, squeue, types};
@@ -77,6 +79,13 @@ pub struct WorkerOutcome {
 /// Runs one worker to the end of the point. Never panics on I/O or setup errors: they come back
 /// in the outcome.
 pub fn run(spec: WorkerSpec<'_>, shared: &Shared<'_>) -> WorkerOutcome {
+    let outcome = run_inner(spec, shared);
+    shared.ended.fetch_add(1, Ordering::AcqRel);
+    shared.wake();
+    outcome
+}
+
+fn run_inner(spec: WorkerSpec<'_>, shared: &Shared<'_>) -> WorkerOutcome {
     let mut outcome = WorkerOutcome {
         recorders: Vec::new(),
         in_flight_area: Vec::new(),
@@ -89,8 +98,9 @@ pub fn run(spec: WorkerSpec<'_>, shared: &Shared<'_>) -> WorkerOutcome {
         fixed_buffers: false,
         fixed_files: false,
     };
-    let setup = setup(&spec);
+    let setup = setup(&spec, shared.reuse);
     shared.ready.fetch_add(1, Ordering::AcqRel);
+    shared.wake();
     let (mut ring, mut state) = match setup {
         Ok(s) => s,
         Err(e) => {
@@ -110,7 +120,15 @@ pub fn run(spec: WorkerSpec<'_>, shared: &Shared<'_>) -> WorkerOutcome {
         .map(|c| (c.point_class, c.recorder.clone()))
         .collect();
     outcome.in_flight_area = state.classes.iter().map(|c| c.area).collect();
-    if !drained {
+    if drained {
+        // The ring first: closing it unregisters the buffers; then the arena serves the next
+        // point.
+        drop(ring);
+        // Reads left the target's data in the buffers: a later write point fills them again.
+        let mut arena = state.arena;
+        arena.random &= state.classes.iter().all(|c| c.read_percent == 0);
+        shared.reuse.give(arena);
+    } else {
         // Some I/O may still target the arena: freeing it (or closing the ring) could let the
         // kernel write into reused memory. Leak both instead.
         std::mem::forget(ring);
@@ -129,58 +147,26 @@ fn transient(errno: i32) -> bool {
     errno == libc::EINTR || errno == libc::EAGAIN || errno == libc::EBUSY || errno == libc::ETIME
 }
 
-/// The closed loop, then the drain. Returns whether every I/O was drained.
-fn run_loop(
-    ring: &mut IoUring,
-    st: &mut State<'_>,
-    shared: &Shared<'_>,
-    start: u64,
-    out: &mut WorkerOutcome,
-) -> bool {
-    let live: &LiveCounters = shared.live;
-    // Unknown until every worker runs: nothing is measured and nothing ends before.
-    let (mut t_measure, mut t_end) = (NOT_YET, NOT_YET);
-    let (mut submitter, mut sq, mut cq) = ring.split();
-    // Enter through the ring's registered index: saves a file lookup per system call (5.18+;
-    // without it the plain descriptor is used).
-    let _ = submitter.register_ring_fd();
-    arm_tick(&mut sq, &submitter);
-    let now = since(start);
-    for i in 0..st.slots.len() {
-        st.next_io(i, now, &mut sq, &submitter);
-    }
-    if shared.running.fetch_add(1, Ordering::AcqRel) + 1 == shared.workers {
-        let from = since(start) + shared.warmup_ns;
-        shared.measure_from.store(from, Ordering::Release);
-    }
-    let mut prev = now;
-    let mut published = now;
-    let mut in_flight_total = st.slots.len();
-    out.end = loop {
-        sq.sync();
-        if let Err(e) = submitter.submit_and_wait(1) {
-            if !transient(e.raw_os_error().unwrap_or(0)) {
-                out.failure = Some(Failure {
-                    target: 0,
-                    offset: 0,
-                    errno: e.raw_os_error().unwrap_or(0),
-                    message: format!("io_uring_enter: {e}"),
-                    at_ns: since(start),
-                    stalled: false,
-                });
-                shared.abort.store(true, Ordering::Relaxed);
-                break End::Failed;
-            }
-        }
-        let now = since(start);
-        out.batches += 1;
-        if t_measure == NOT_YET {
-            t_measure = shared.measure_from.load(Ordering::Acquire);
-            if t_measure == NOT_YET && now > START_LIMIT_NS {
+/// The measured window as one worker sees it: unknown until every worker runs (nothing is
+/// measured and nothing ends before), then `[from, end)` in ns since the point's start.
+struct Window {
+    from: u64,
+    end: u64,
+    /// The clock at the previous batch: the in-flight area is integrated between batches.
+    prev: u64,
+}
+
+impl Window {
+    /// Learns the window once the last worker has set it, and adds the time-weighted in-flight
+    /// count since the previous batch, clipped to the window.
+    fn advance(&mut self, now: u64, shared: &Shared<'_>, st: &mut State<'_>) {
+        if self.from == NOT_YET {
+            self.from = shared.measure_from.load(Ordering::Acquire);
+            if self.from == NOT_YET && now > START_LIMIT_NS {
                 // Some worker cannot get the CPU to start (several workers pinned to one CPU
                 // under a real-time policy): measure without it rather than never end.
                 let from = now + shared.warmup_ns;
-                t_measure = match shared.measure_from.compare_exchange(
+                self.from = match shared.measure_from.compare_exchange(
                     NOT_YET,
                     from,
                     Ordering::AcqRel,
@@ -190,18 +176,117 @@ fn run_loop(
                     Err(set) => set,
                 };
             }
-            t_end = t_measure.saturating_add(shared.window_ns);
+            self.end = self.from.saturating_add(shared.window_ns);
         }
-        // Time-weighted in-flight count, clipped to the measured window.
-        let (a, b) = (prev.max(t_measure), now.min(t_end));
+        let (a, b) = (self.prev.max(self.from), now.min(self.end));
         if b > a {
             let dt = (b - a) as f64;
             for c in &mut st.classes {
                 c.area += c.in_flight as f64 * dt;
             }
         }
-        prev = now;
-        if now >= t_end {
+        self.prev = now;
+    }
+}
+
+/// Submits what is queued and waits for at least one completion, or (open loop) until the send
+/// time `until` when that comes first. An error that is not transient fails the point.
+fn enter(
+    submitter: &io_uring::Submitter<'_>,
+    start: u64,
+    until: Option<u64>,
+) -> Result<(), Failure> {
+    let entered = match until {
+        Some(t) => pace::submit_and_wait_until(submitter, since(start), t),
+        None => submitter.submit_and_wait(1),
+    };
+    match entered {
+        Err(e) if !transient(e.raw_os_error().unwrap_or(0)) => Err(Failure {
+            target: 0,
+            offset: 0,
+            errno: e.raw_os_error().unwrap_or(0),
+            message: format!("io_uring_enter: {e}"),
+            at_ns: since(start),
+            stalled: false,
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// Whether the replacements of a batch of `batch` completions go to the kernel one by one (each as
+/// soon as it is chosen) rather than together with the next wait. Completions that trickle in
+/// (a device serving a deep queue) are replaced at once, as fio does: a batch held back while the
+/// rest are chosen, then issued under one block plug, reaches the device as a burst and changes
+/// how it serves them. When more than half of what is in flight completed at once (page-cache
+/// reads completing inline, queue depth 1), one system call for all is faster and the device
+/// sees no difference.
+#[inline]
+fn submit_each(batch: usize, in_flight: usize) -> bool {
+    batch > 1 && batch * 2 <= in_flight
+}
+
+/// What became of one completion.
+enum Reaped {
+    /// The slot's I/O finished: the slot is free for its next I/O.
+    Done,
+    /// The rest of the I/O (short transfer, EINTR/EAGAIN) was queued again.
+    Requeued,
+    /// The I/O failed (or the point already failed): the slot is retired.
+    Retired,
+    /// Not an I/O (the timer).
+    Tick,
+}
+
+/// The closed loop, then the drain. Returns whether every I/O was drained.
+///
+/// Each turn: enter the kernel (submit, wait for one completion), read the clock once, update the
+/// window, then reap every completion already queued. A closed-loop slot gets its next I/O the
+/// moment its last one is reaped; a class issuing at scheduled times would instead keep its free
+/// slots and issue from them when their time comes (and bound the wait by the next one).
+fn run_loop(
+    ring: &mut IoUring,
+    st: &mut State<'_>,
+    shared: &Shared<'_>,
+    start: u64,
+    out: &mut WorkerOutcome,
+) -> bool {
+    let live: &LiveCounters = shared.live;
+    let (mut submitter, mut sq, mut cq) = ring.split();
+    // Enter through the ring's registered index: saves a file lookup per system call (5.18+;
+    // without it the plain descriptor is used).
+    let _ = submitter.register_ring_fd();
+    arm_tick(&mut sq, &submitter);
+    let now = since(start);
+    // Open loop: rate classes' slots wait for their send times (pace.rs).
+    let paced = st.start_pacing(now);
+    for i in 0..st.slots.len() {
+        if st.slots[i].submitted_ns != PARKED {
+            st.next_io(i, now, &mut sq, &submitter);
+        }
+    }
+    if shared.running.fetch_add(1, Ordering::AcqRel) + 1 == shared.workers {
+        let from = since(start) + shared.warmup_ns;
+        shared.measure_from.store(from, Ordering::Release);
+        shared.wake();
+    }
+    let mut window = Window {
+        from: NOT_YET,
+        end: NOT_YET,
+        prev: now,
+    };
+    let mut published = now;
+    let mut in_flight_total = st.classes.iter().map(|c| c.in_flight as usize).sum();
+    out.end = loop {
+        sq.sync();
+        if let Err(f) = enter(&submitter, start, st.next_send().filter(|_| paced)) {
+            out.failure = Some(f);
+            shared.abort.store(true, Ordering::Relaxed);
+            break End::Failed;
+        }
+        let now = since(start);
+        out.batches += 1;
+        window.advance(now, shared, st);
+        if now >= window.end {
             break End::Window;
         }
         if shared.stop.load(Ordering::Relaxed) {
@@ -210,12 +295,16 @@ fn run_loop(
         if shared.abort.load(Ordering::Relaxed) {
             break End::Abort;
         }
-        let measuring = now >= t_measure;
-        let interval = (now.saturating_sub(t_measure) / 1_000_000_000) as usize;
+        let measuring = now >= window.from;
+        let interval = (now.saturating_sub(window.from) / 1_000_000_000) as usize;
         cq.sync();
+        let mut left = cq.len();
+        let each = submit_each(left, in_flight_total);
         let mut failed = false;
         for cqe in &mut cq {
-            if cqe.user_data() == TICK_TAG {
+            left -= 1;
+            let i = cqe.user_data() as usize;
+            let reaped = if cqe.user_data() == TICK_TAG {
                 arm_tick(&mut sq, &submitter);
                 // The timer bounds every wait, so a stalled I/O is seen within 100 ms of its
                 // timeout; checking here costs nothing per I/O.
@@ -223,40 +312,47 @@ fn run_loop(
                     failed = true;
                     out.failure = Some(f);
                 }
-                continue;
-            }
-            let i = cqe.user_data() as usize;
-            let res = cqe.result();
-            if res < 0 && transient(-res) && !failed {
-                st.queue(i, &mut sq, &submitter);
-                out.requeued += 1;
-                continue;
-            }
-            if res <= 0 || failed {
-                st.classes[st.slots[i].class].in_flight -= 1;
-                in_flight_total -= 1;
-                if !failed {
-                    failed = true;
-                    out.failure = Some(failure(&st.slots[i], res, now));
+                Reaped::Tick
+            } else {
+                reap(
+                    st,
+                    i,
+                    cqe.result(),
+                    now,
+                    &mut failed,
+                    out,
+                    &mut sq,
+                    &submitter,
+                )
+            };
+            match reaped {
+                Reaped::Done => {
+                    if paced && st.complete_paced(i, now, measuring, interval) {
+                        in_flight_total -= 1;
+                        continue;
+                    }
+                    let slot = &st.slots[i];
+                    let (len, write, latency) =
+                        (slot.len as u64, slot.write, now - slot.submitted_ns);
+                    st.next_io(i, now, &mut sq, &submitter);
+                    if each && left > 0 {
+                        // The last replacement goes with the next wait.
+                        sq.sync();
+                        let _ = submitter.submit();
+                    }
+                    let class = &mut st.classes[st.slots[i].class];
+                    class.ios_delta += 1;
+                    class.bytes_delta += len;
+                    if measuring {
+                        class.recorder.record(write, latency, len, interval);
+                    }
                 }
-                continue;
+                Reaped::Retired => in_flight_total -= 1,
+                Reaped::Requeued | Reaped::Tick => {}
             }
-            let slot = &mut st.slots[i];
-            slot.done += res as u32;
-            if slot.done < slot.len {
-                st.queue(i, &mut sq, &submitter);
-                out.requeued += 1;
-                continue;
-            }
-            let (len, write, latency) = (slot.len as u64, slot.write, now - slot.submitted_ns);
-            let class = &mut st.classes[slot.class];
-            class.in_flight -= 1;
-            class.ios_delta += 1;
-            class.bytes_delta += len;
-            if measuring {
-                class.recorder.record(write, latency, len, interval);
-            }
-            st.next_io(i, now, &mut sq, &submitter);
+        }
+        if paced {
+            in_flight_total += st.issue_due(now, (window.from, window.end), &mut sq, &submitter);
         }
         // Publish the consumed head before entering again, or the kernel would see the old
         // entries and return at once.
@@ -271,6 +367,7 @@ fn run_loop(
         }
     };
     st.publish(live);
+    st.end_pacing((window.from, window.end));
     drop(sq);
     drop(cq);
     let limit = match out.end {
@@ -278,6 +375,44 @@ fn run_loop(
         End::Stop | End::Abort | End::Failed => STOP_DRAIN_LIMIT,
     };
     drain(ring, st, in_flight_total, limit)
+}
+
+/// Takes slot `i`'s completion `res`: a finished I/O frees the slot; the rest of a short or
+/// interrupted one is queued again; an error (the first one fails the point) retires the slot.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn reap(
+    st: &mut State<'_>,
+    i: usize,
+    res: i32,
+    now: u64,
+    failed: &mut bool,
+    out: &mut WorkerOutcome,
+    sq: &mut squeue::SubmissionQueue<'_>,
+    submitter: &io_uring::Submitter<'_>,
+) -> Reaped {
+    if res < 0 && transient(-res) && !*failed {
+        st.queue(i, sq, submitter);
+        out.requeued += 1;
+        return Reaped::Requeued;
+    }
+    if res <= 0 || *failed {
+        st.classes[st.slots[i].class].in_flight -= 1;
+        if !*failed {
+            *failed = true;
+            out.failure = Some(failure(&st.slots[i], res, now));
+        }
+        return Reaped::Retired;
+    }
+    let slot = &mut st.slots[i];
+    slot.done += res as u32;
+    if slot.done < slot.len {
+        st.queue(i, sq, submitter);
+        out.requeued += 1;
+        return Reaped::Requeued;
+    }
+    st.classes[slot.class].in_flight -= 1;
+    Reaped::Done
 }
 
 /// The oldest I/O in flight when it has been outstanding longer than `timeout_ns`.

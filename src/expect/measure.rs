@@ -9,7 +9,7 @@ pub fn format_stat(stat: Stat, value: f64) -> String {
     match stat {
         Stat::Iops => units::iops(value),
         Stat::Mbps => units::mibps(value),
-        Stat::Latency(_) => units::latency(value),
+        Stat::Latency(_) | Stat::Service(_) => units::latency(value),
     }
 }
 

@@ -129,7 +129,7 @@ fn judge(doc: &ResultsDoc, r: &Requirement) -> Verdict {
         Metric::Class { stat, .. } => match stat {
             Stat::Iops => "iops",
             Stat::Mbps => "mbps",
-            Stat::Latency(_) => "ns",
+            Stat::Latency(_) | Stat::Service(_) => "ns",
         },
     };
     match &key.metric {

@@ -45,7 +45,7 @@ pub fn compile(spec: &Spec, cores: u64) -> Result<RunPlan, Vec<SpecError>> {
         return Err(errors);
     }
     let writes = points.iter().any(|p| p.active().any(|c| c.mix.writes()));
-    let per_point_ms = run.duration_ms + run.warmup_ms;
+    let per_point_ms = run.duration_ms + run.warmup_ms + limits::POINT_OVERHEAD.as_millis() as u64;
     Ok(RunPlan {
         name: spec.name.clone(),
         description: spec.description.clone(),
@@ -60,7 +60,10 @@ pub fn compile(spec: &Spec, cores: u64) -> Result<RunPlan, Vec<SpecError>> {
             })
             .collect(),
         volume,
-        estimated_seconds: (points.len() as u64 * per_point_ms).div_ceil(1000),
+        // To the nearest second (a few ms of overhead per point must not add a second to a
+        // plan of minute-long points), never 0 for a plan that runs anything.
+        estimated_seconds: ((points.len() as u64 * per_point_ms + 500) / 1000)
+            .max(u64::from(!points.is_empty())),
         run,
         classes,
         matrix: MatrixInfo {
@@ -177,7 +180,12 @@ fn check_run(spec: &Spec, names: &Names, errors: &mut Vec<SpecError>) -> Option<
     }
     let workers = match &r.workers {
         None => 1,
-        Some(w) => match w.value.eval(names) {
+        // 0 means one worker per CPU rigel may run on, as "auto" and "cores" do.
+        Some(w) => match w
+            .value
+            .eval(names)
+            .map(|n| if n == 0 { names.cores } else { n })
+        {
             Ok(n) => match limits::workers(n) {
                 Ok(()) => n as u32,
                 Err(b) => {
@@ -238,7 +246,12 @@ fn check_classes(
                     p.value.clamp(1, MAX_OUTSTANDING as u32)
                 }
             };
-            IoClass { name: c.name.value.clone(), size: c.size.value.0, access: c.access.value, mix: c.mix.value, per_stream }
+            if let Some(r) = &c.rate
+                && let Err(b) = limits::rate(&c.name.value, r.value.iops(c.size.value.0))
+            {
+                errors.push(b.at(&r.loc));
+            }
+            IoClass { name: c.name.value.clone(), size: c.size.value.0, access: c.access.value, mix: c.mix.value, per_stream, rate: c.rate.as_ref().map(|r| r.value), arrival: c.arrival.value }
         })
         .collect()
 }
@@ -285,6 +298,7 @@ fn check_fit(spec: &Spec, points: &[DataPoint], volume: VolumeLayout, errors: &m
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::expr::Arrival;
     use crate::spec::{SpecInput, load};
 
     fn plan(text: &str) -> Result<RunPlan, Vec<String>> {
@@ -308,6 +322,32 @@ mod tests {
             .iter()
             .map(|p| (p.load_of("small"), p.load_of("large")))
             .collect()
+    }
+
+    #[test]
+    fn rates_reach_the_points_and_sweep() {
+        let one = |rate: &str, sweep: &str| {
+            plan(&format!(
+                "[[target]]\npath = \"a\"\n[class.small]\nsize = \"8KiB\"\nrate = \"{rate}\"\n\
+                 arrival = \"poisson\"\n[matrix]\nsmall = \"16\"\n{sweep}"
+            ))
+        };
+        let p = one("80MiB/s", "").unwrap();
+        let c = &p.points[0].classes[0];
+        assert_eq!(c.rate_iops(), Some(10240.0));
+        assert_eq!(c.arrival, Arrival::Poisson);
+        assert_eq!(c.outstanding, 16, "the load caps what is outstanding");
+        let p = one(
+            "1000 iops",
+            "[sweep]\n\"small.rate\" = \"5000..=15000 step 5000\"",
+        )
+        .unwrap();
+        let rates: Vec<_> = p.points.iter().map(|p| p.classes[0].rate_iops()).collect();
+        assert_eq!(rates, [Some(5000.0), Some(10000.0), Some(15000.0)]);
+        assert_eq!(p.points[1].sweep[0].value, "10000 iops");
+        // Less than one 8 KiB I/O per second.
+        let errors = one("4KiB/s", "").unwrap_err();
+        assert!(errors[0].contains("less than one"), "{errors:?}");
     }
 
     #[test]

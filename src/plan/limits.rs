@@ -40,6 +40,10 @@ pub const DURATION_STEP: Duration = Duration::from_millis(1);
 pub const MIN_DURATION: Duration = Duration::from_millis(10);
 /// The longest measured window, and the longest warm-up, per point: a day (as ORION).
 pub const MAX_DURATION: Duration = Duration::from_secs(86_400);
+/// What a point costs beyond its warm-up and measured window (threads, rings, buffers, the
+/// start, the drain, the durable record): measured on tmpfs by `tests/cli/overhead.rs` and
+/// `benches/run.sh`, and counted in the plan's estimate.
+pub const POINT_OVERHEAD: Duration = Duration::from_millis(5);
 /// The whole plan's estimated time (points × (warm-up + duration)).
 pub const MAX_RUN_TIME: Duration = Duration::from_secs(30 * 86_400);
 /// Worker threads, each with its own ring.
@@ -309,6 +313,29 @@ pub fn plan_size(points: u64, per_point: Duration) -> Result<(), Breach> {
     Ok(())
 }
 
+/// A class's rate at a point, in I/Os per second: at least 1 (a byte rate below one I/O per
+/// second leaves the class idle for whole seconds) and at most [`crate::expr::MAX_RATE_IOPS`].
+pub fn rate(class: &str, iops: f64) -> Result<(), Breach> {
+    if iops < 1.0 {
+        return breach(
+            format!("class `{class}`: its rate is {iops:.3} I/Os per second, less than one"),
+            "rate",
+            "raise the rate, or use smaller I/Os with a byte rate",
+        );
+    }
+    if iops > crate::expr::MAX_RATE_IOPS as f64 {
+        return breach(
+            format!(
+                "class `{class}`: a rate of {iops:.0} I/Os per second is more than rigel paces ({})",
+                crate::expr::MAX_RATE_IOPS
+            ),
+            "rate",
+            "lower the rate",
+        );
+    }
+    Ok(())
+}
+
 /// What one point asks of the executor: each class's I/O size and in-flight count, each worker's
 /// in-flight count ([`MAX_WORKER_IN_FLIGHT`], with the load dealt out over the workers in turn as
 /// the executor does), the buffer memory, and the run's durations.
@@ -329,6 +356,9 @@ pub fn point(p: &DataPoint, run: &RunSettings) -> Result<(), Breach> {
                 "I/O size",
                 "",
             );
+        }
+        if let Some(iops) = c.rate_iops() {
+            rate(&c.class, iops)?;
         }
         if u64::from(c.outstanding) > MAX_OUTSTANDING {
             return breach(

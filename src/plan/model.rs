@@ -1,7 +1,7 @@
 //! The run plan: every data point that will run, with its loads, and the run's totals. It is what
 //! `rigel plan` shows, what `plan.json` holds, and what the executor consumes.
 
-use crate::expr::{Access, Mix};
+use crate::expr::{Access, Arrival, Mix, Rate};
 /// Written in the spec and kept in the plan: they live with the spec, which the plan reads.
 pub use crate::spec::{Layout, MatrixShape};
 use serde::{Deserialize, Serialize};
@@ -96,6 +96,15 @@ pub struct IoClass {
     pub mix: Mix,
     /// Outstanding I/Os per sequential stream (ORION's `-num_streamIO`); 1 for random classes.
     pub per_stream: u32,
+    /// Open loop: the requested rate (absent: closed loop).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
+    #[serde(default, skip_serializing_if = "is_uniform")]
+    pub arrival: Arrival,
+}
+
+fn is_uniform(a: &Arrival) -> bool {
+    *a == Arrival::Uniform
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -137,8 +146,21 @@ pub struct ClassLoad {
     /// The matrix level: outstanding I/Os for random classes, streams for sequential ones.
     pub load: u32,
     pub per_stream: u32,
-    /// I/Os kept in flight: `load` (random) or `load × per_stream` (sequential).
+    /// I/Os kept in flight: `load` (random) or `load × per_stream` (sequential); for a class
+    /// with a rate, the most it may have in flight.
     pub outstanding: u32,
+    /// Open loop: the requested rate; `load` then caps the outstanding I/Os.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
+    #[serde(default, skip_serializing_if = "is_uniform")]
+    pub arrival: Arrival,
+}
+
+impl ClassLoad {
+    /// Requested I/Os per second (open loop), None for a closed-loop class.
+    pub fn rate_iops(&self) -> Option<f64> {
+        self.rate.map(|r| r.iops(self.size))
+    }
 }
 
 impl DataPoint {

@@ -20,6 +20,7 @@ pub(super) enum SweepOverride {
     Mix(crate::expr::Mix),
     Access(Access),
     PerStream(u32),
+    Rate(crate::expr::Rate),
 }
 
 pub(super) fn sweep_combos(
@@ -59,6 +60,10 @@ pub(super) fn sweep_combos(
                         SweepOverride::PerStream((*n).clamp(1, MAX_OUTSTANDING) as u32),
                     )
                 })
+                .collect(),
+            SweepValues::Rate(v) => v
+                .iter()
+                .map(|r| (r.to_string(), SweepOverride::Rate(*r)))
                 .collect(),
         };
         if choices.is_empty() {
@@ -111,6 +116,7 @@ pub(super) fn build_points(
                     SweepOverride::Mix(m) => c.mix = *m,
                     SweepOverride::Access(a) => c.access = *a,
                     SweepOverride::PerStream(p) => c.per_stream = *p,
+                    SweepOverride::Rate(r) => c.rate = Some(*r),
                 }
             }
         }
@@ -132,6 +138,8 @@ pub(super) fn build_points(
                         load,
                         per_stream,
                         outstanding: load.saturating_mul(per_stream),
+                        rate: c.rate,
+                        arrival: c.arrival,
                     }
                 })
                 .collect();

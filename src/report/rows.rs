@@ -59,6 +59,11 @@ pub struct ClassRow {
     pub iops: f64,
     pub mbps: f64,
     pub latency: LatencyStats,
+    /// Submission to completion; for a rate class `latency` is the response time (from the
+    /// scheduled send time), for a closed-loop class both are the same.
+    pub service: LatencyStats,
+    /// Open loop only: requested against achieved rate.
+    pub pace: Option<crate::stats::PaceResult>,
     pub read: Option<DirView>,
     pub write: Option<DirView>,
     /// The lines a report shows: `total`, `read` and `write` for a mix, else the one direction.
@@ -219,7 +224,12 @@ fn class_row(p: &PointRead, c: &ClassRead) -> ClassRow {
         bytes: total.as_ref().map_or(0, |f| f.bytes),
         iops: total.as_ref().map_or(0.0, |f| f.iops),
         mbps: total.as_ref().map_or(0.0, |f| f.mbps),
+        service: total
+            .as_ref()
+            .map(|f| f.service.clone())
+            .unwrap_or_default(),
         latency: total.map(|f| f.latency).unwrap_or_default(),
+        pace: c.result.and_then(|r| r.pace.clone()),
         read,
         write,
         dirs: c.directions().iter().filter_map(|&d| dir(d)).collect(),

@@ -10,7 +10,7 @@ mod observer;
 pub use job::{Job, now};
 pub use observer::{Message, Observer};
 
-use crate::exec::{self, ExecError, ExecTarget, LiveCounters, PointControl};
+use crate::exec::{self, ExecError, ExecTarget, LiveCounters, PointControl, Reuse};
 use crate::record::{self, FolderLock, RecordError, RunFolder, RunHeader};
 use crate::report::{self, ReportOptions};
 use crate::stats::{PointResult, PointStatus};
@@ -253,10 +253,13 @@ fn execute(
     obs.run_started(&plan, todo.len());
     let mut notes_said = false;
     let mut ended = Ended::Complete;
+    // The executor's buffers, kept from one point to the next.
+    let reuse = Arc::new(Reuse::default());
     for (i, point) in todo.iter().enumerate() {
         let ctl = PointControl {
             stop: Arc::clone(stop),
             live: Arc::new(LiveCounters::new(point.classes.len())),
+            reuse: Arc::clone(&reuse),
         };
         if let Some(starts) = starts
             && !wait_until(starts.at(i), stop)

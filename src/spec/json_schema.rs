@@ -120,7 +120,7 @@ fn value(kind: Kind) -> Value {
         Kind::Paths => json!({"type": ["string", "array"], "items": {"type": "string"}}),
         Kind::Bool => json!({"type": "boolean"}),
         Kind::Integer => json!({"type": "integer", "minimum": 0}),
-        Kind::Size | Kind::Duration | Kind::Count => {
+        Kind::Size | Kind::Duration | Kind::Count | Kind::Rate => {
             json!({"anyOf": [{"type": "string"}, {"type": "integer", "minimum": 0}]})
         }
         Kind::OneOf(words) => one_of(words),

@@ -18,6 +18,8 @@ pub enum Kind {
     Count,
     /// A mix (`70% read`).
     Mix,
+    /// A rate (`20000 iops`, `400MiB/s`) or a TOML integer of I/Os per second.
+    Rate,
     /// One of the words listed.
     OneOf(&'static [&'static str]),
 }
@@ -50,7 +52,8 @@ pub const ACCESS: &[&str] = &["random", "sequential", "rand", "seq"];
 pub const LAYOUTS: &[&str] = &["concat", "raid0"];
 pub const SHAPES: &[&str] = &["basic", "detailed", "point", "row", "col", "max"];
 /// The class parameters `[sweep]` can loop over.
-pub const SWEEP_PARAMS: &[&str] = &["size", "mix", "access", "per_stream"];
+pub const SWEEP_PARAMS: &[&str] = &["size", "mix", "access", "per_stream", "rate"];
+pub const ARRIVALS: &[&str] = &["uniform", "poisson"];
 
 pub const SPEC: &[Key] = &[
     key(
@@ -150,7 +153,8 @@ pub const RUN: &[Key] = &[
         "workers",
         Kind::Count,
         Some("1"),
-        "Threads, each with its own io_uring (\"cores\" allowed)",
+        "Threads, each with its own io_uring; 0 or \"auto\": one per CPU rigel may run on \
+         (\"cores\" allowed)",
     ),
 ];
 
@@ -179,6 +183,18 @@ pub const CLASS: &[Key] = &[
         Some("4"),
         "Sequential only: outstanding I/Os per stream (ORION's -num_streamIO)",
     ),
+    key(
+        "rate",
+        Kind::Rate,
+        None,
+        "Open loop: issue I/Os at this rate (\"20000 iops\", \"400MiB/s\") at times fixed in advance; the matrix load caps the outstanding I/Os; latency is then measured from each I/O's scheduled time",
+    ),
+    key(
+        "arrival",
+        Kind::OneOf(ARRIVALS),
+        Some("uniform"),
+        "With a rate: uniform (even gaps) or poisson (exponential gaps)",
+    ),
 ];
 
 /// The top-level tables, with what each holds.
@@ -201,7 +217,7 @@ pub const TABLES: &[(&str, &str)] = &[
     ),
     (
         "sweep",
-        "Outer loops over class parameters: \"CLASS.PARAM\" = values, PARAM one of size, mix, access, per_stream",
+        "Outer loops over class parameters: \"CLASS.PARAM\" = values, PARAM one of size, mix, access, per_stream, rate",
     ),
     (
         "expect",

@@ -28,6 +28,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
         include_str!("../../specs/orion/simple.toml"),
     ),
     ("quick", QUICK),
+    ("sla-rate", include_str!("../../specs/sla-rate.toml")),
 ];
 
 /// The text of a built-in spec.

@@ -2,7 +2,7 @@
 //! compiler can point at the spec when a combination is invalid.
 
 use super::source::Loc;
-use crate::expr::{Access, Comparison, CountExpr, Mix, Size};
+use crate::expr::{Access, Arrival, Comparison, CountExpr, Mix, Rate, Size};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
@@ -89,6 +89,9 @@ pub struct ClassSpec {
     pub mix: Sp<Mix>,
     /// None: 4 for sequential classes (ORION's default), 1 for random ones.
     pub per_stream: Option<Sp<u32>>,
+    /// Open loop: the class issues I/Os at this rate (None: closed loop).
+    pub rate: Option<Sp<Rate>>,
+    pub arrival: Sp<Arrival>,
 }
 
 #[derive(Clone, Debug)]
@@ -112,6 +115,7 @@ pub enum SweepValues {
     Mix(Vec<Mix>),
     Access(Vec<Access>),
     PerStream(Vec<u64>),
+    Rate(Vec<Rate>),
 }
 
 impl SweepValues {
@@ -121,6 +125,7 @@ impl SweepValues {
             SweepValues::Mix(_) => "mix",
             SweepValues::Access(_) => "access",
             SweepValues::PerStream(_) => "per_stream",
+            SweepValues::Rate(_) => "rate",
         }
     }
     pub fn len(&self) -> usize {
@@ -129,6 +134,7 @@ impl SweepValues {
             SweepValues::Mix(v) => v.len(),
             SweepValues::Access(v) => v.len(),
             SweepValues::PerStream(v) => v.len(),
+            SweepValues::Rate(v) => v.len(),
         }
     }
     pub fn is_empty(&self) -> bool {

@@ -238,6 +238,10 @@ fn read_run(r: &mut Reader, root: &Table, root_loc: &Loc) -> RunSpec {
             Value::Int(i) => r
                 .expr(n, expr::parse_count(&i.to_string()))
                 .map(|c| Sp::new(c, n.loc.clone())),
+            // "auto" is `cores`: one worker per CPU this process may run on.
+            Value::Str(s) if s.trim() == "auto" => r
+                .expr(n, expr::parse_count("cores"))
+                .map(|c| Sp::new(c, n.loc.clone())),
             Value::Str(s) => r
                 .expr(n, expr::parse_count(s))
                 .map(|c| Sp::new(c, n.loc.clone())),
@@ -245,7 +249,7 @@ fn read_run(r: &mut Reader, root: &Table, root_loc: &Loc) -> RunSpec {
                 r.push(super::diag::SpecError::at(
                     &n.loc,
                     format!("`workers` must be a count, found {}", other.kind()),
-                    "expected a count such as 2 or \"cores\"",
+                    "expected a count such as 2, \"cores\" or \"auto\"",
                 ));
                 None
             }

@@ -4,7 +4,7 @@ use super::model::*;
 use super::read::{Reader, one_of, size_of};
 use super::source::Loc;
 use super::tree::{Node, Table, Value};
-use crate::expr::{self, Access, Names};
+use crate::expr::{self, Access, Arrival, Names};
 
 use super::keys::{self, SWEEP_PARAMS};
 
@@ -58,17 +58,46 @@ pub(super) fn read_classes(r: &mut Reader, root: &Table, names: &Names) -> Vec<C
             r.integer(n, "`per_stream`", names)
                 .map(|v| Sp::new(v.min(u32::MAX as u64) as u32, n.loc.clone()))
         });
-        if let (Some(size), Some(access), Some(mix)) = (size, access, mix) {
+        let rate = c.get("rate").and_then(|n| rate_of(r, n));
+        let arrival = match c.get("arrival") {
+            Some(n) => arrival_of(r, n),
+            None => Some(Sp::new(Arrival::Uniform, key_loc.clone())),
+        };
+        if let (Some(size), Some(access), Some(mix), Some(arrival)) = (size, access, mix, arrival) {
             out.push(ClassSpec {
                 name: Sp::new(name.clone(), key_loc.clone()),
                 size,
                 access,
                 mix,
                 per_stream,
+                rate,
+                arrival,
             });
         }
     }
     out
+}
+
+/// `rate = "20000 iops"`, `"400MiB/s"`, or a TOML integer of I/Os per second.
+fn rate_of(r: &mut Reader, n: &Node) -> Option<Sp<expr::Rate>> {
+    let text = match &n.value {
+        Value::Int(i) => i.to_string(),
+        _ => r.string(n, "`rate`")?,
+    };
+    r.expr(n, expr::parse_rate(&text))
+        .map(|v| Sp::new(v, n.loc.clone()))
+}
+
+fn arrival_of(r: &mut Reader, n: &Node) -> Option<Sp<Arrival>> {
+    let s = r.string(n, "`arrival`")?;
+    match s.trim() {
+        "uniform" => Some(Sp::new(Arrival::Uniform, n.loc.clone())),
+        "poisson" => Some(Sp::new(Arrival::Poisson, n.loc.clone())),
+        other => {
+            r.push(one_of(n, "arrival", other, keys::ARRIVALS));
+            None
+        }
+    }
 }
 
 pub fn access_of(r: &mut Reader, n: &Node) -> Option<Sp<Access>> {
@@ -204,6 +233,7 @@ pub(super) fn read_sweep(
             "per_stream" => r
                 .expr(n, expr::parse_sweep(&text).and_then(|s| s.eval(names)))
                 .map(SweepValues::PerStream),
+            "rate" => rate_list(r, n, &text, names).map(SweepValues::Rate),
             _ => access_list(r, n, &text).map(SweepValues::Access),
         };
         if let Some(values) = values {
@@ -214,6 +244,15 @@ pub(super) fn read_sweep(
         }
     }
     out
+}
+
+/// A rate sweep: a range of IOPS (`"5000..=50000 step 5000"`) or a list of rates with units.
+fn rate_list(r: &mut Reader, n: &Node, text: &str, names: &Names) -> Option<Vec<expr::Rate>> {
+    if text.contains("..") {
+        let levels = r.expr(n, expr::parse_sweep(text).and_then(|s| s.eval(names)))?;
+        return Some(levels.into_iter().map(expr::Rate::Iops).collect());
+    }
+    r.expr(n, expr::parse_rate_list(text))
 }
 
 fn access_list(r: &mut Reader, n: &Node, text: &str) -> Option<Vec<Access>> {

@@ -185,6 +185,27 @@ pub struct ClassResult {
     pub write: Option<DirStats>,
     /// One entry per second of the measured window (reads and writes together).
     pub intervals: Vec<Interval>,
+    /// Open loop only: requested against achieved rate. The class's `latency` figures are then
+    /// response times (from each I/O's scheduled send time), `service` the submit-to-complete ones.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pace: Option<PaceResult>,
+}
+
+/// What an open-loop class was asked for and what it did over the measured window.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PaceResult {
+    /// The requested rate, I/Os per second.
+    pub requested_iops: f64,
+    pub arrival: crate::expr::Arrival,
+    /// Send times of the schedule that fell in the measured window.
+    pub scheduled: u64,
+    /// I/Os completed in the window per second (the class's `total.iops`).
+    pub achieved_iops: f64,
+    /// Send times due by the window's end that were not yet issued (every slot was busy).
+    pub backlog: u64,
+    /// False: the device could not keep up (fewer than 99% of the scheduled I/Os completed in the
+    /// window, or a backlog remained). The point is still valid; the rate was not achieved.
+    pub achieved: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -196,6 +217,18 @@ pub struct DirStats {
     pub mbps: f64,
     pub latency: LatencyStats,
     /// HDR histogram of latencies in ns, V2 deflate-compressed, base64.
+    pub histogram: String,
+    /// Open loop only: service latency (submission to completion); `latency` is then the
+    /// response latency (scheduled send time to completion), which includes queueing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service: Option<ServiceStats>,
+}
+
+/// Service latencies of an open-loop class: figures and their histogram.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ServiceStats {
+    pub latency: LatencyStats,
+    /// HDR histogram of service latencies in ns, V2 deflate-compressed, base64.
     pub histogram: String,
 }
 

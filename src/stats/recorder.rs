@@ -2,7 +2,9 @@
 //! A worker owns one `ClassRecorder` per class (no sharing on the hot path); the executor merges
 //! the workers' recorders when the point ends.
 
-use super::model::{ClassResult, DirStats, Interval, LatencyStats, within};
+use super::model::{
+    ClassResult, DirStats, Interval, LatencyStats, PaceResult, ServiceStats, within,
+};
 use base64::Engine;
 use hdrhistogram::Histogram;
 use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
@@ -48,7 +50,17 @@ pub struct ClassRecorder {
     read: DirRecorder,
     write: DirRecorder,
     intervals: Vec<IntervalRecorder>,
+    /// Open loop only: service latencies (reads, writes), apart from the response latencies
+    /// `read` and `write` then hold.
+    service: Option<Box<(DirRecorder, DirRecorder)>>,
+    /// Open loop only: send times in the measured window, and those still unissued at its end.
+    scheduled: u64,
+    backlog: u64,
 }
+
+/// An open-loop class's share of the achieved rate below which the point says "rate not
+/// achieved": a device that keeps up completes every scheduled I/O but those in flight at the end.
+const ACHIEVED_SHARE: f64 = 0.99;
 
 fn histogram<T: hdrhistogram::Counter>(sigfig: u8) -> Histogram<T> {
     // Constant, valid bounds: creation cannot fail.
@@ -102,6 +114,7 @@ impl DirRecorder {
             mbps: per_s(self.bytes) / MIB,
             latency: self.latency(),
             histogram: encode(&self.hist),
+            service: None,
         }
     }
 
@@ -181,7 +194,67 @@ impl ClassRecorder {
                     max_ns: 0,
                 })
                 .collect(),
+            service: None,
+            scheduled: 0,
+            backlog: 0,
         }
+    }
+
+    /// A recorder for an open-loop class: response and service latencies apart.
+    pub fn paced(seconds: usize) -> ClassRecorder {
+        ClassRecorder {
+            service: Some(Box::new((DirRecorder::new(), DirRecorder::new()))),
+            ..ClassRecorder::new(seconds)
+        }
+    }
+
+    /// Records one open-loop I/O: its response latency (from its scheduled send time) as the
+    /// class's latency, its service latency (from its submission) apart.
+    #[inline]
+    pub fn record_paced(
+        &mut self,
+        write: bool,
+        response_ns: u64,
+        service_ns: u64,
+        bytes: u64,
+        interval: usize,
+    ) {
+        self.record(write, response_ns, bytes, interval);
+        if let Some(s) = &mut self.service {
+            let dir = if write { &mut s.1 } else { &mut s.0 };
+            dir.record(service_ns, bytes);
+        }
+    }
+
+    /// Counts send times of the schedule: `scheduled` in the measured window, `backlog` of them
+    /// still unissued at its end.
+    pub fn add_schedule(&mut self, scheduled: u64, backlog: u64) {
+        self.scheduled += scheduled;
+        self.backlog += backlog;
+    }
+
+    /// Requested against achieved rate over a window of `window_s` seconds (None: closed loop).
+    pub fn pace(
+        &self,
+        requested_iops: f64,
+        arrival: crate::expr::Arrival,
+        window_s: f64,
+    ) -> Option<PaceResult> {
+        self.service.as_ref()?;
+        let ios = self.ios();
+        let achieved_iops = if window_s > 0.0 {
+            ios as f64 / window_s
+        } else {
+            0.0
+        };
+        Some(PaceResult {
+            requested_iops,
+            arrival,
+            scheduled: self.scheduled,
+            achieved_iops,
+            backlog: self.backlog,
+            achieved: self.backlog == 0 && ios as f64 >= ACHIEVED_SHARE * self.scheduled as f64,
+        })
     }
 
     /// Records one I/O completed in second `interval` of the window.
@@ -216,6 +289,12 @@ impl ClassRecorder {
     pub fn merge(&mut self, other: &ClassRecorder) {
         self.read.merge(&other.read);
         self.write.merge(&other.write);
+        if let (Some(mine), Some(theirs)) = (&mut self.service, &other.service) {
+            mine.0.merge(&theirs.0);
+            mine.1.merge(&theirs.1);
+        }
+        self.scheduled += other.scheduled;
+        self.backlog += other.backlog;
         for (mine, theirs) in self.intervals.iter_mut().zip(&other.intervals) {
             mine.read
                 .add(&theirs.read)
@@ -244,14 +323,29 @@ impl ClassRecorder {
     ) -> ClassResult {
         let mut total = self.read.clone();
         total.merge(&self.write);
+        let service = |d: &DirRecorder| ServiceStats {
+            latency: d.latency(),
+            histogram: encode(&d.hist),
+        };
+        let with_service = |mut stats: DirStats, d: Option<&DirRecorder>| {
+            stats.service = d.map(service);
+            stats
+        };
+        let s = self.service.as_deref();
+        let s_total = s.map(|(r, w)| {
+            let mut t = r.clone();
+            t.merge(w);
+            t
+        });
         ClassResult {
             class: class.to_string(),
             size,
             outstanding,
-            total: total.stats(window_s),
-            read: reads.then(|| self.read.stats(window_s)),
-            write: writes.then(|| self.write.stats(window_s)),
+            total: with_service(total.stats(window_s), s_total.as_ref()),
+            read: reads.then(|| with_service(self.read.stats(window_s), s.map(|s| &s.0))),
+            write: writes.then(|| with_service(self.write.stats(window_s), s.map(|s| &s.1))),
             intervals: self.interval_series(window_s, reads, writes),
+            pace: None,
         }
     }
 
@@ -395,6 +489,44 @@ mod tests {
         assert_eq!(c.total.latency.p99_99_ns, 67_706);
         assert_eq!(c.total.latency.max_ns, 67_706);
         assert_eq!(c.intervals[0].p99_ns, 67_706);
+    }
+
+    #[test]
+    fn an_open_loop_class_keeps_response_and_service_apart() {
+        let mut a = ClassRecorder::paced(1);
+        let mut b = ClassRecorder::paced(1);
+        // 99 I/Os served in 100 µs; one waited 1 s behind a stall before its 100 µs service.
+        for _ in 0..99 {
+            a.record_paced(false, 100_000, 100_000, 4096, 0);
+        }
+        b.record_paced(false, 1_000_100_000, 100_000, 4096, 0);
+        a.add_schedule(60, 0);
+        b.add_schedule(60, 10);
+        a.merge(&b);
+        let r = a.finish("small", 4096, 8, true, false, 1.0);
+        let read = r.read.as_ref().expect("reads");
+        assert_eq!(read.latency.max_ns, 1_000_100_000);
+        let service = read.service.as_ref().expect("service kept");
+        assert_eq!(service.latency.max_ns, 100_000);
+        assert!(r.total.service.is_some());
+        let pace = a
+            .pace(120.0, crate::expr::Arrival::Uniform, 1.0)
+            .expect("paced");
+        assert_eq!((pace.scheduled, pace.backlog), (120, 10));
+        assert_eq!(pace.achieved_iops, 100.0);
+        assert!(!pace.achieved);
+        assert!(
+            ClassRecorder::new(1)
+                .pace(1.0, crate::expr::Arrival::Uniform, 1.0)
+                .is_none()
+        );
+        assert!(
+            ClassRecorder::new(1)
+                .finish("c", 4096, 1, true, false, 1.0)
+                .total
+                .service
+                .is_none()
+        );
     }
 
     #[test]

@@ -107,6 +107,8 @@ impl DirSum {
             mbps: self.mbps,
             latency,
             histogram,
+            // Open-loop figures are not merged across ranks yet.
+            service: None,
         }
     }
 }
@@ -194,6 +196,7 @@ impl ClassSum {
             total: self.total.stats(),
             read: self.read.as_ref().map(DirSum::stats),
             write: self.write.as_ref().map(DirSum::stats),
+            pace: None,
             intervals: self
                 .intervals
                 .iter()

@@ -316,6 +316,8 @@ pub(crate) fn test_plan(
                 access: Access::Random,
                 mix: Mix::READ,
                 per_stream: 1,
+                rate: None,
+                arrival: Default::default(),
             })
             .collect(),
         matrix: MatrixInfo {

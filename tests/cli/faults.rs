@@ -5,7 +5,7 @@
 //! /dev/fuse.
 
 #[path = "../support/faultfs.rs"]
-mod faultfs;
+pub mod faultfs;
 
 use super::builder::rigel;
 use faultfs::{FaultFs, Faults, Stall};

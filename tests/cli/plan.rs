@@ -82,3 +82,14 @@ fn extends_merges_the_base() {
     assert_eq!(plan["targets"][0]["path"], "rigel-test.bin");
     assert_eq!(plan["points"][0]["classes"][0]["mix"]["read_percent"], 70);
 }
+
+#[test]
+fn workers_auto_or_zero_is_one_per_cpu_rigel_may_run_on() {
+    // What sched_getaffinity allows this process (the test inherits no cgroup quota here; the
+    // standard library's figure honours one too).
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    for value in ["auto", "0", "cores"] {
+        let plan = plan_json(&["specs/quick.toml", "--set", &format!("run.workers={value}")]);
+        assert_eq!(plan["run"]["workers"], cpus, "workers = {value}");
+    }
+}

@@ -72,7 +72,7 @@ pub fn check_unit(metric: &Metric, c: &Comparison) -> Result<(), (String, String
         Metric::Class { stat, .. } => match stat {
             Stat::Iops => "a number of I/Os per second",
             Stat::Mbps => "a rate",
-            Stat::Latency(_) => "a time",
+            Stat::Latency(_) | Stat::Service(_) => "a time",
         },
     };
     let ok = matches!(
@@ -94,7 +94,7 @@ pub fn check_unit(metric: &Metric, c: &Comparison) -> Result<(), (String, String
             )
             | (
                 Metric::Class {
-                    stat: Stat::Latency(_),
+                    stat: Stat::Latency(_) | Stat::Service(_),
                     ..
                 },
                 Quantity::Nanos(_)
@@ -126,7 +126,7 @@ pub fn check_unit(metric: &Metric, c: &Comparison) -> Result<(), (String, String
         ) => "write a rate such as >= 200MiB/s".into(),
         (
             Metric::Class {
-                stat: Stat::Latency(_),
+                stat: Stat::Latency(_) | Stat::Service(_),
                 ..
             },
             Quantity::Number(n),
@@ -135,7 +135,7 @@ pub fn check_unit(metric: &Metric, c: &Comparison) -> Result<(), (String, String
         }
         (
             Metric::Class {
-                stat: Stat::Latency(_),
+                stat: Stat::Latency(_) | Stat::Service(_),
                 ..
             },
             _,

@@ -58,7 +58,11 @@ pub enum Stat {
     Iops,
     /// MiB/s.
     Mbps,
+    /// Latency: for an open-loop class the response time (from each I/O's scheduled send time),
+    /// for a closed-loop class submission to completion.
     Latency(LatencyStat),
+    /// Service latency, submission to completion (the same as `Latency` in a closed loop).
+    Service(LatencyStat),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -116,7 +120,7 @@ impl LatencyStat {
 impl Stat {
     /// Whether a larger value is better (throughput) or worse (latency).
     pub fn higher_is_better(self) -> bool {
-        !matches!(self, Stat::Latency(_))
+        !matches!(self, Stat::Latency(_) | Stat::Service(_))
     }
     /// `iops`, `mbps`, `latency.p99`: as written in keys.
     pub fn name(self) -> String {
@@ -124,6 +128,7 @@ impl Stat {
             Stat::Iops => "iops".into(),
             Stat::Mbps => "mbps".into(),
             Stat::Latency(l) => format!("latency.{}", l.name()),
+            Stat::Service(l) => format!("service.{}", l.name()),
         }
     }
     /// `iops`, `mbps`, `latency.p99`, or a latency statistic alone (`p99`, `mean`).
@@ -131,6 +136,9 @@ impl Stat {
         match s {
             "iops" => Some(Stat::Iops),
             "mbps" => Some(Stat::Mbps),
+            _ if s.starts_with("service.") => {
+                LatencyStat::from_name(&s["service.".len()..]).map(Stat::Service)
+            }
             _ => LatencyStat::from_name(s.strip_prefix("latency.").unwrap_or(s)).map(Stat::Latency),
         }
     }

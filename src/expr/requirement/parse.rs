@@ -13,7 +13,7 @@ const EXPECT_KEY: Expected = Expected {
 
 const PARAMS: &[&str] = &["size", "access", "mix", "per_stream", "load"];
 const DIRECTIONS: &[&str] = &["total", "read", "write"];
-const METRICS: &[&str] = &["iops", "mbps", "latency"];
+const METRICS: &[&str] = &["iops", "mbps", "latency", "service"];
 
 /// Parses a requirement key such as `small.latency.p99 @ small=1`.
 pub fn parse_requirement_key(s: &str) -> Result<RequirementKey, ExprError> {
@@ -94,14 +94,14 @@ fn stat_from(metric: &Named, rest: &[Named]) -> Result<Stat, ExprError> {
     let simple = match metric.name.as_str() {
         "iops" => Some(Stat::Iops),
         "mbps" => Some(Stat::Mbps),
-        "latency" => None,
+        "latency" | "service" => None,
         other => {
             let mut options = METRICS.to_vec();
             options.extend(DIRECTIONS);
             let hint = closest(other, &options)
                 .map(|c| format!("did you mean `{c}`?"))
                 .unwrap_or_else(|| {
-                    "metrics are iops, mbps and latency.STAT, after an optional read or write"
+                    "metrics are iops, mbps, latency.STAT and service.STAT, after an optional read or write"
                         .into()
                 });
             return Err(
@@ -135,6 +135,7 @@ fn stat_from(metric: &Named, rest: &[Named]) -> Result<Stat, ExprError> {
     let text: Vec<&str> = rest.iter().map(|w| w.name.as_str()).collect();
     let text = text.join(".");
     match LatencyStat::from_name(&text) {
+        Some(l) if metric.name == "service" => Ok(Stat::Service(l)),
         Some(l) => Ok(Stat::Latency(l)),
         None => Err(
             ExprError::new(span, format!("unknown latency statistic `{text}`")).with_hint(

@@ -96,6 +96,7 @@ fn dir_stats(
         mbps: ios as f64 * size as f64 / secs / 1048576.0,
         latency,
         histogram: encode(&h),
+        service: None,
     }
 }
 
@@ -115,6 +116,8 @@ fn class_load(c: &ClassSpec, load: u32, size: u64) -> ClassLoad {
         load,
         per_stream,
         outstanding: load * per_stream,
+        rate: None,
+        arrival: Default::default(),
     }
 }
 
@@ -213,6 +216,8 @@ pub fn build(s: &Scenario) -> ResultsDoc {
                 } else {
                     1
                 },
+                rate: None,
+                arrival: Default::default(),
             })
             .collect(),
         matrix: MatrixInfo {
@@ -361,6 +366,7 @@ fn class_result(
         read,
         write,
         intervals,
+        pace: None,
     }
 }
 

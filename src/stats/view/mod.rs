@@ -58,7 +58,10 @@ pub struct Figures {
     pub iops: f64,
     /// MiB/s.
     pub mbps: f64,
+    /// Response latency for an open-loop class (from each I/O's scheduled send time).
     pub latency: LatencyStats,
+    /// Submission to completion: for a closed-loop class the same as `latency`.
+    pub service: LatencyStats,
 }
 
 /// The counted point with the best value of a figure.
@@ -327,26 +330,33 @@ impl Figures {
             iops: d.iops,
             mbps: d.mbps,
             latency: d.latency.clone().within_extremes(),
+            // Closed loop: submission to completion is the latency itself.
+            service: d
+                .service
+                .as_ref()
+                .map_or_else(|| d.latency.clone(), |s| s.latency.clone())
+                .within_extremes(),
         }
     }
 
     /// A figure in its natural unit: IOPS, MiB/s, or nanoseconds for latencies.
     pub fn value(&self, stat: Stat) -> f64 {
-        let l = &self.latency;
-        match stat {
-            Stat::Iops => self.iops,
-            Stat::Mbps => self.mbps,
-            Stat::Latency(s) => match s {
-                LatencyStat::Min => l.min_ns as f64,
-                LatencyStat::Mean => l.mean_ns,
-                LatencyStat::Stdev => l.stdev_ns,
-                LatencyStat::P50 => l.p50_ns as f64,
-                LatencyStat::P90 => l.p90_ns as f64,
-                LatencyStat::P99 => l.p99_ns as f64,
-                LatencyStat::P99_9 => l.p99_9_ns as f64,
-                LatencyStat::P99_99 => l.p99_99_ns as f64,
-                LatencyStat::Max => l.max_ns as f64,
-            },
+        let (l, s) = match stat {
+            Stat::Iops => return self.iops,
+            Stat::Mbps => return self.mbps,
+            Stat::Latency(s) => (&self.latency, s),
+            Stat::Service(s) => (&self.service, s),
+        };
+        match s {
+            LatencyStat::Min => l.min_ns as f64,
+            LatencyStat::Mean => l.mean_ns,
+            LatencyStat::Stdev => l.stdev_ns,
+            LatencyStat::P50 => l.p50_ns as f64,
+            LatencyStat::P90 => l.p90_ns as f64,
+            LatencyStat::P99 => l.p99_ns as f64,
+            LatencyStat::P99_9 => l.p99_9_ns as f64,
+            LatencyStat::P99_99 => l.p99_99_ns as f64,
+            LatencyStat::Max => l.max_ns as f64,
         }
     }
 }

@@ -70,6 +70,8 @@ mod tests {
             access,
             mix: Mix::READ,
             per_stream: 1,
+            rate: None,
+            arrival: Default::default(),
         }
     }
 

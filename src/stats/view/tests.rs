@@ -15,6 +15,8 @@ fn load(class: &str, size: u64, read_percent: u8, load: u32) -> ClassLoad {
         load,
         per_stream: 1,
         outstanding: load,
+        rate: None,
+        arrival: Default::default(),
     }
 }
 
