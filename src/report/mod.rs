@@ -12,6 +12,7 @@ mod fleet;
 mod heatmap;
 mod hist;
 mod hlog;
+mod isolate;
 mod junit;
 mod load;
 mod orion;
@@ -27,6 +28,7 @@ mod user_loader;
 
 pub use error::ReportError;
 pub use export::render_to_strings;
+pub use isolate::{isolate_user_templates, serve_template_child};
 pub use junit::{JUNIT_FILE, write_junit};
 pub use load::{RunFolder, load_run_folder, load_run_folder_status};
 pub use printf::{Arg as PrintfArg, PrintfError, sprintf};

@@ -447,3 +447,36 @@ fn a_run_of_many_classes_reports_absent_classes_as_idle() {
         "{trace}"
     );
 }
+
+/// A string doubled 40 times (a few instructions, no output) would need a TiB: the template
+/// renders in a child under an address-space limit, so the report fails with a clear error and
+/// exit 1 instead of rigel aborting.
+#[test]
+fn a_template_doubling_a_string_fails_with_a_memory_error() {
+    let tmp = tmpfs_dir();
+    let run = a_run(tmp.path());
+    let doubling = tmp.path().join("double.txt.j2");
+    std::fs::write(
+        &doubling,
+        "{% set ns = namespace(s=\"x\") %}{% for i in range(40) %}{% set ns.s = ns.s ~ ns.s %}\
+         {% endfor %}{{ ns.s | length }}",
+    )
+    .expect("template");
+    let (code, stderr) = report_with(&run, &doubling, &tmp.path().join("out-double"));
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("double.txt.j2") && stderr.contains("GiB of memory"),
+        "{stderr}"
+    );
+    // A template within bounds still renders through the child, errors keep their line.
+    let fine = tmp.path().join("fine.txt.j2");
+    std::fs::write(&fine, "{{ run.name }}\n{{ nothing.here }}\n").expect("template");
+    let (code, stderr) = report_with(&run, &fine, &tmp.path().join("out-fine"));
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("line 2"), "{stderr}");
+    std::fs::write(&fine, "{{ run.name }}\n").expect("template");
+    let (code, stderr) = report_with(&run, &fine, &tmp.path().join("out-fine"));
+    assert_eq!(code, 0, "{stderr}");
+    let text = std::fs::read_to_string(tmp.path().join("out-fine/fine.txt")).expect("rendered");
+    assert_eq!(text.trim(), "h");
+}
