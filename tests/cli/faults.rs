@@ -35,6 +35,15 @@ fn spec(dir: &Path, target: &Path, loads: &str, run: &str) -> PathBuf {
     path
 }
 
+/// Sends `sig` (`-INT`, `-TERM`) to the child.
+fn signal(child: &std::process::Child, sig: &str) {
+    let status = std::process::Command::new("kill")
+        .args([sig, &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(status.success());
+}
+
 fn results(dir: &Path) -> Value {
     let text = std::fs::read_to_string(dir.join("results.json")).expect("results.json");
     serde_json::from_str(&text).expect("results.json parses")
@@ -135,11 +144,7 @@ fn sigint_during_a_stall_ends_the_run_within_a_second_keeping_finished_points() 
         std::thread::sleep(Duration::from_millis(10));
     }
     std::thread::sleep(Duration::from_millis(200));
-    let status = std::process::Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .expect("kill runs");
-    assert!(status.success());
+    signal(&child, "-INT");
     let signalled = Instant::now();
     while !out.join("results.json").exists() && signalled.elapsed() < Duration::from_secs(10) {
         std::thread::sleep(Duration::from_millis(10));
@@ -155,6 +160,58 @@ fn sigint_during_a_stall_ends_the_run_within_a_second_keeping_finished_points() 
         "the finished point is kept"
     );
     assert_eq!(doc["points"][0]["status"]["state"], "ok");
+    let done = child.wait_with_output().expect("rigel exits");
+    assert_eq!(done.status.code(), Some(130));
+}
+
+/// A target whose open() does not return (its server stalls the open for 5 s): SIGTERM ends the
+/// run within a second, saying so, exit 130. A handled signal does not interrupt such an open, so
+/// rigel opens on another thread and leaves it behind; the kernel still holds the process until
+/// the FUSE server answers a request it has read (even SIGKILL waits for that), so the run's end
+/// is seen in its message, and its exit code once the server answers.
+#[test]
+fn sigterm_during_a_stalled_open_ends_the_run_within_a_second() {
+    use std::io::BufRead;
+    if !available() {
+        return;
+    }
+    let stall = Duration::from_secs(5);
+    let fs = FaultFs::mount(Faults::new(16 << 20).open_stall(stall)).expect("mount");
+    let tmp = tempfile::tempdir().expect("tmp");
+    let spec = spec(tmp.path(), fs.file(), "1", "duration = \"1s\"");
+    let mut child = rigel()
+        .arg("run")
+        .arg(&spec)
+        .arg("--out")
+        .arg(tmp.path().join("run"))
+        .spawn();
+    let stderr = child.stderr.take().expect("piped stderr");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+        {
+            let _ = tx.send((Instant::now(), line));
+        }
+    });
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while fs.opens() == 0 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(fs.opens() > 0, "rigel never opened the target");
+    std::thread::sleep(Duration::from_millis(200));
+    signal(&child, "-TERM");
+    let signalled = Instant::now();
+    let said = rx
+        .iter()
+        .find(|(_, line)| line.contains("stopped while opening the targets"));
+    let (at, _) = said.expect("rigel says it stopped while opening");
+    let ended = at.duration_since(signalled);
+    assert!(
+        ended < Duration::from_secs(1),
+        "the run ended {ended:?} after SIGTERM"
+    );
     let done = child.wait_with_output().expect("rigel exits");
     assert_eq!(done.status.code(), Some(130));
 }
