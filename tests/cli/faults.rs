@@ -215,3 +215,99 @@ fn sigterm_during_a_stalled_open_ends_the_run_within_a_second() {
     let done = child.wait_with_output().expect("rigel exits");
     assert_eq!(done.status.code(), Some(130));
 }
+
+/// A tmpfs of `size` mounted on a fresh directory, unmounted when dropped; None (with the reason
+/// printed) where mounting is not allowed.
+struct Tmpfs {
+    dir: tempfile::TempDir,
+}
+
+impl Tmpfs {
+    fn mount(size: &str) -> Option<Tmpfs> {
+        let dir = tempfile::tempdir().expect("tmp");
+        let opts = format!("size={size}");
+        let ok = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &opts, "tmpfs"])
+            .arg(dir.path())
+            .status()
+            .is_ok_and(|s| s.success());
+        if !ok {
+            eprintln!("skipped: cannot mount a tmpfs (not root?)");
+            return None;
+        }
+        Some(Tmpfs { dir })
+    }
+
+    fn resize(&self, size: &str) {
+        let opts = format!("remount,size={size}");
+        let status = std::process::Command::new("mount")
+            .args(["-o", &opts])
+            .arg(self.dir.path())
+            .status()
+            .expect("mount runs");
+        assert!(status.success(), "remount {size}");
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount")
+            .arg(self.dir.path())
+            .status();
+    }
+}
+
+/// The point ids of `results.jsonl`, every line checked to be whole JSON.
+fn finished_ids(run: &Path) -> Vec<u64> {
+    let text = std::fs::read_to_string(run.join("results.jsonl")).expect("results.jsonl");
+    text.lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).expect("every line is whole");
+            v["point"]["id"].as_u64().expect("an id")
+        })
+        .collect()
+}
+
+/// The run folder on a real, tiny filesystem that fills up mid-run (ENOSPC): exit 1 naming the
+/// error, every finished point kept whole; after space is freed `--resume` runs the rest, each
+/// point once, and writes the reports.
+#[test]
+fn a_full_filesystem_mid_run_loses_no_point_and_resume_completes() {
+    let Some(fs) = Tmpfs::mount("48k") else {
+        return;
+    };
+    let tmp = tempfile::tempdir_in("/dev/shm").expect("tmp");
+    let target = tmp.path().join("e.bin");
+    let text = format!(
+        "[spec]\nname = \"e\"\n\n[[target]]\npath = \"{}\"\nsize = \"16MiB\"\n\n\
+         [run]\nduration = \"20ms\"\n\n[class.io]\nsize = \"4KiB\"\n\n[matrix]\nio = \"1..=24\"\n",
+        target.display()
+    );
+    let spec = tmp.path().join("e.toml");
+    std::fs::write(&spec, text).expect("spec written");
+    let run = fs.dir.path().join("run");
+    let out = rigel()
+        .arg("run")
+        .arg(&spec)
+        .arg("--out")
+        .arg(&run)
+        .arg("-q")
+        .run();
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("No space left on device"),
+        "{}",
+        out.stderr
+    );
+    let kept = finished_ids(&run);
+    assert!(
+        !kept.is_empty() && kept.len() < 24,
+        "the folder filled mid-run: {kept:?}"
+    );
+    assert_eq!(kept, (1..=kept.len() as u64).collect::<Vec<_>>());
+    fs.resize("8m");
+    let out = rigel().arg("run").arg("--resume").arg(&run).arg("-q").run();
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(finished_ids(&run), (1..=24).collect::<Vec<_>>());
+    assert!(run.join("results.json").exists() && run.join("report.md").exists());
+}
