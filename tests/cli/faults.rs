@@ -280,7 +280,7 @@ fn a_full_filesystem_mid_run_loses_no_point_and_resume_completes() {
     let target = tmp.path().join("e.bin");
     let text = format!(
         "[spec]\nname = \"e\"\n\n[[target]]\npath = \"{}\"\nsize = \"16MiB\"\n\n\
-         [run]\nduration = \"20ms\"\n\n[class.io]\nsize = \"4KiB\"\n\n[matrix]\nio = \"1..=24\"\n",
+         [run]\nduration = \"100ms\"\n\n[class.io]\nsize = \"4KiB\"\n\n[matrix]\nio = \"1..=24\"\n",
         target.display()
     );
     let spec = tmp.path().join("e.toml");
