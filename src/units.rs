@@ -62,6 +62,19 @@ pub fn mibps(v: f64) -> String {
     format!("{} MiB/s", number(v))
 }
 
+/// Bytes in a MiB over bytes in a (decimal) MB.
+const MIB_PER_MB: f64 = 1_048_576.0 / 1_000_000.0;
+
+/// A rate in MiB/s (as rigel measures) as decimal MB/s (10^6 bytes per second).
+pub fn decimal_mbps(mibps: f64) -> f64 {
+    mibps * MIB_PER_MB
+}
+
+/// `--units si`: a MiB/s figure written as decimal MB/s, `1,000 MiB/s` → `1,049`.
+pub fn si_mbps(mibps: f64) -> String {
+    number(decimal_mbps(mibps))
+}
+
 /// A latency in ns, three significant digits in the unit that suits it: `412 ns`, `97.7 µs`,
 /// `1.35 ms`, `2.10 s`.
 pub fn latency(ns: f64) -> String {
@@ -147,6 +160,8 @@ mod tests {
         assert_eq!(number(7.0), "7");
         assert_eq!(iops(41234.6), "41,235 IOPS");
         assert_eq!(mibps(2048.0), "2,048 MiB/s");
+        assert_eq!(si_mbps(1000.0), "1,049");
+        assert_eq!(si_mbps(1.0), "1.049");
         assert_eq!(latency(412.0), "412 ns");
         assert_eq!(latency(97677.0), "97.7 µs");
         assert_eq!(latency(4_250.0), "4.25 µs");

@@ -130,6 +130,9 @@ pub struct ReportArgs {
     /// ORION's test name, the prefix of its files (default: the spec's name)
     #[arg(long, value_name = "NAME")]
     pub testname: Option<String>,
+    /// `si` adds decimal MB/s (10^6 bytes per second) beside MiB/s in the per-class tables
+    #[arg(long, value_name = "iec|si", default_value = "iec", value_parser = ["iec", "si"])]
+    pub units: String,
 }
 
 #[derive(Args, Debug)]
@@ -226,12 +229,19 @@ pub struct CompareArgs {
     /// The run judged against it
     #[arg(value_name = "NEW")]
     pub new: PathBuf,
-    /// A change worse than this is a regression (fewer IOPS or MB/s, more latency): `5%`, `2.5%`
-    #[arg(long, value_name = "PERCENT", default_value = "5%", value_parser = parse_percent)]
-    pub threshold: f64,
-    /// Output: an aligned table, Markdown for a ticket or a pull request, or JSON
+    /// A change worse than this, and beyond the noise of the per-second figures, is a regression
+    /// (fewer IOPS or MB/s, more latency): `5%` for every metric, or per metric, repeated:
+    /// `--threshold iops=5% --threshold p99=10%`
+    #[arg(long, value_name = "[METRIC=]PERCENT", default_value = "5%", value_parser = parse_threshold)]
+    pub threshold: Vec<(Option<String>, f64)>,
+    /// Output: an aligned table, Markdown for a ticket or a pull request, one HTML page with the
+    /// overlay chart inline, or JSON
     #[arg(long, value_enum, default_value_t = CompareFormat::Text)]
     pub format: CompareFormat,
+    /// Also write the overlay chart (both runs' IOPS vs load and latency vs IOPS) as SVG here;
+    /// `--format markdown` then shows it
+    #[arg(long, value_name = "FILE.svg")]
+    pub chart: Option<PathBuf>,
     /// The figures compared, comma-separated: iops, mbps and latency statistics (min, mean, stdev,
     /// p50, p90, p99, p99.9, p99.99, max), or `all`
     #[arg(
@@ -247,6 +257,8 @@ pub struct CompareArgs {
 pub enum CompareFormat {
     Text,
     Markdown,
+    /// One HTML page with the overlay chart inline.
+    Html,
     Json,
 }
 
@@ -265,6 +277,14 @@ impl clap::ValueEnum for crate::report::Format {
 }
 
 /// `5%`, `2.5%` or `5`: a non-negative percentage.
+/// `5%` (every metric) or `p99=10%` (one metric).
+fn parse_threshold(s: &str) -> Result<(Option<String>, f64), String> {
+    match s.split_once('=') {
+        Some((metric, p)) => Ok((Some(metric.trim().to_string()), parse_percent(p)?)),
+        None => Ok((None, parse_percent(s)?)),
+    }
+}
+
 fn parse_percent(s: &str) -> Result<f64, String> {
     let number = s.trim().trim_end_matches('%').trim();
     match number.parse::<f64>() {

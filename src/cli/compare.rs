@@ -22,16 +22,44 @@ pub fn run(a: &CompareArgs) -> i32 {
             return exit::RUNTIME;
         }
     };
-    let opts = CompareOptions {
-        threshold_percent: a.threshold,
+    let mut opts = CompareOptions {
         stats,
+        ..CompareOptions::default()
     };
+    for (metric, percent) in &a.threshold {
+        match metric {
+            None => opts.threshold_percent = *percent,
+            Some(name) => match Stat::from_name(name) {
+                Some(stat) => opts.thresholds.push((stat.name(), *percent)),
+                None => {
+                    eprintln!("rigel compare: unknown metric `{name}` in --threshold");
+                    return exit::BAD_SPEC;
+                }
+            },
+        }
+    }
     let mut c = compare::compare(&base, &new, &opts);
     c.base.path = a.base.display().to_string();
     c.new.path = a.new.display().to_string();
+    if let Some(path) = &a.chart {
+        if let Err(e) = std::fs::write(path, crate::report::compare_overlay(&base, &new)) {
+            eprintln!("rigel compare: cannot write `{}`: {e}", path.display());
+            return exit::RUNTIME;
+        }
+    }
     let out = match a.format {
         CompareFormat::Text => compare::text(&c),
-        CompareFormat::Markdown => compare::markdown(&c),
+        CompareFormat::Markdown => match &a.chart {
+            Some(path) => format!(
+                "{}\n![BASE and NEW overlaid]({})\n",
+                compare::markdown(&c),
+                path.display()
+            ),
+            None => compare::markdown(&c),
+        },
+        CompareFormat::Html => {
+            compare::html(&c, Some(&crate::report::compare_overlay(&base, &new)))
+        }
         CompareFormat::Json => match serde_json::to_string_pretty(&c) {
             Ok(s) => s + "\n",
             Err(e) => {

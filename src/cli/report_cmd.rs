@@ -28,6 +28,8 @@ pub fn run(a: &ReportArgs) -> i32 {
         testname: a.testname.clone(),
         orion_version: None,
         out_dir: a.out.clone().unwrap_or_else(|| a.dir.clone()),
+        past_runs: crate::record::past_runs(&a.dir),
+        si_units: a.units == "si",
     };
     match report::render(&doc, &opts) {
         Ok(files) => {

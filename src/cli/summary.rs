@@ -14,6 +14,12 @@ pub fn print(doc: &ResultsDoc, dir: &Path, interrupted: bool) {
         }
         outln!();
     }
+    // Validity warnings: each names the figure that triggered it.
+    let cfg = crate::stats::ValidityConfig::default();
+    let view = ResultsView::new(doc);
+    for w in crate::stats::warnings(&view, &crate::record::past_runs(dir), &cfg) {
+        eprintln!("warning: {}", w.message);
+    }
     let done = doc.points.len();
     let all = doc.plan.points.len();
     outln!("results: {} ({done} of {all} points)", dir.display());

@@ -2,11 +2,13 @@
 //! mix and streams), each figure's change, and regressions beyond a threshold in the direction that
 //! hurts (fewer IOPS or MB/s, more latency). Pure; `rigel compare` prints and picks the exit code.
 
+mod noise;
 mod render;
+mod spec_diff;
 #[cfg(test)]
 mod tests;
 
-pub use render::{markdown, text};
+pub use render::{html, markdown, text};
 
 use crate::expr::{Direction, LatencyStat, Stat};
 use crate::stats::view::PointRead;
@@ -17,8 +19,10 @@ use serde::Serialize;
 /// What to compare and how strictly.
 #[derive(Clone, Debug)]
 pub struct CompareOptions {
-    /// A change worse than this, in percent, is a regression.
+    /// A change worse than this, in percent, is a regression (unless inside the noise).
     pub threshold_percent: f64,
+    /// Per-metric thresholds by stat name (`iops`, `latency.p99`), overriding the default.
+    pub thresholds: Vec<(String, f64)>,
     /// The figures compared for each class and direction.
     pub stats: Vec<Stat>,
 }
@@ -27,6 +31,7 @@ impl Default for CompareOptions {
     fn default() -> Self {
         CompareOptions {
             threshold_percent: 5.0,
+            thresholds: Vec::new(),
             stats: vec![
                 Stat::Iops,
                 Stat::Mbps,
@@ -91,6 +96,10 @@ pub struct MetricChange {
     pub new_text: String,
     /// (new - base) / base in percent; none when the base is 0.
     pub change_percent: Option<f64>,
+    /// ± percent the figure moves by itself (from both runs' per-second intervals); none without them.
+    pub noise_percent: Option<f64>,
+    /// The threshold this figure was judged by, percent.
+    pub threshold_percent: f64,
     pub change_text: String,
     pub verdict: Change,
 }
@@ -229,13 +238,16 @@ fn compare_point(b: &PointResult, n: &PointResult, opts: &CompareOptions) -> Poi
                 continue;
             };
             for &stat in &opts.stats {
+                // Intervals count reads and writes together: they speak for the total only.
+                let noise = (direction == Direction::Total)
+                    .then(|| noise::noise_percent(bc.result?, nc.result?, stat))
+                    .flatten();
                 let change = metric_change(
-                    bc.name(),
-                    direction,
-                    stat,
+                    (bc.name(), direction, stat),
                     bd.value(stat),
                     nd.value(stat),
-                    opts.threshold_percent,
+                    opts.threshold_for(stat),
+                    noise,
                 );
                 out.regressed |= change.verdict == Change::Regressed;
                 out.metrics.push(change);
@@ -245,21 +257,32 @@ fn compare_point(b: &PointResult, n: &PointResult, opts: &CompareOptions) -> Poi
     out
 }
 
+impl CompareOptions {
+    /// The threshold for `stat`: its own when given (`--threshold p99=10%`), else the default.
+    pub fn threshold_for(&self, stat: Stat) -> f64 {
+        self.thresholds
+            .iter()
+            .find(|(name, _)| *name == stat.name())
+            .map_or(self.threshold_percent, |(_, t)| *t)
+    }
+}
+
 fn metric_change(
-    class: &str,
-    direction: Direction,
-    stat: Stat,
+    (class, direction, stat): (&str, Direction, Stat),
     base: f64,
     new: f64,
     threshold: f64,
+    noise: Option<f64>,
 ) -> MetricChange {
     let change = (base != 0.0).then(|| (new - base) / base * 100.0);
     let worse = |c: f64| {
         if stat.higher_is_better() { -c } else { c }
     };
+    // Flagged only beyond both the threshold and the noise band.
+    let bar = threshold.max(noise.unwrap_or(0.0));
     let verdict = match change.map(worse) {
-        Some(w) if w > threshold => Change::Regressed,
-        Some(w) if w < -threshold => Change::Improved,
+        Some(w) if w > bar => Change::Regressed,
+        Some(w) if w < -bar => Change::Improved,
         _ => Change::Within,
     };
     let text = |v: f64| match stat {
@@ -275,7 +298,13 @@ fn metric_change(
         base_text: text(base),
         new_text: text(new),
         change_percent: change,
-        change_text: change.map_or_else(|| "-".to_owned(), units::change),
+        change_text: match (change, noise) {
+            (Some(c), Some(n)) => format!("{} (noise ±{n:.1}%)", units::change(c)),
+            (Some(c), None) => units::change(c),
+            (None, _) => "-".to_owned(),
+        },
+        noise_percent: noise,
+        threshold_percent: threshold,
         verdict,
     }
 }
@@ -294,14 +323,16 @@ fn summary(doc: &ResultsDoc) -> RunSummary {
 /// What differs between the runs beyond the figures.
 fn warnings(base: &ResultsDoc, new: &ResultsDoc) -> Vec<String> {
     let mut w = Vec::new();
-    if base.spec_toml != new.spec_toml {
+    let diff = spec_diff::spec_diff(&base.spec_toml, &new.spec_toml);
+    if !diff.is_empty() {
         let names = if base.plan.name == new.plan.name {
             String::new()
         } else {
             format!(" (BASE `{}`, NEW `{}`)", base.plan.name, new.plan.name)
         };
         w.push(format!(
-            "the runs come from different specs{names}: points are compared where their workloads match"
+            "the runs come from different specs{names}: points are compared where their workloads match; differing keys ([expect] left out): {}",
+            diff.join("; ")
         ));
     }
     let (b, n) = (&base.plan.run, &new.plan.run);

@@ -76,14 +76,26 @@ fn exactly_the_edited_figures_are_flagged() {
     );
     assert_eq!((c.regressions, c.improvements), (2, 1));
     let m = &c.points[2].metrics[0];
-    assert_eq!(m.change_text, "-10.0%");
+    assert_eq!(m.change_text, "-10.0% (noise ±2.2%)");
     assert!(c.points[2].regressed && !c.points[3].regressed);
-    // A stricter threshold catches the 3% too.
+    // A stricter threshold catches the 3% too, unless the point's own noise band is wider.
     let strict = CompareOptions {
         threshold_percent: 2.0,
         ..CompareOptions::default()
     };
-    assert_eq!(compare(&base, &new, &strict).regressions, 3);
+    let noise = c.points[3].metrics[0].noise_percent.unwrap_or(0.0);
+    let expected = if noise < 3.0 { 3 } else { 2 };
+    assert_eq!(
+        compare(&base, &new, &strict).regressions,
+        expected,
+        "noise ±{noise:.1}%"
+    );
+    // A per-metric threshold looser than the change lets that metric pass.
+    let loose = CompareOptions {
+        thresholds: vec![(m.stat.clone(), 20.0)],
+        ..CompareOptions::default()
+    };
+    assert!(!compare(&base, &new, &loose).points[2].regressed);
 }
 
 #[test]
@@ -145,12 +157,18 @@ fn a_point_failing_only_in_new_is_a_regression() {
 fn differing_specs_are_warned_about() {
     let base = fixture("basic");
     let mut new = base.clone();
-    new.spec_toml.push_str("\n# edited\n");
+    // A comment changes nothing measured; a new key does, and is named.
+    new.spec_toml.push_str("\n# edited\n[zz_edit]\nkey = 1\n");
     new.plan.run.duration_ms = 1000;
     new.plan.points.push(new.plan.points[0].clone());
     let c = compare(&base, &new, &CompareOptions::default());
     assert_eq!(c.warnings.len(), 3, "{:?}", c.warnings);
     assert!(c.warnings[0].contains("different specs"));
+    assert!(
+        c.warnings[0].ends_with("zz_edit.key: - → 1"),
+        "{}",
+        c.warnings[0]
+    );
     assert!(c.warnings[1].starts_with("the duration per point differs: BASE"));
     assert_eq!(c.warnings[2], "NEW is incomplete: 7 of 8 points ran");
 }
@@ -208,4 +226,19 @@ fn nothing_in_common_is_said() {
         "{:?}",
         c.warnings
     );
+}
+
+#[test]
+fn html_marks_regressions_and_escapes_what_it_quotes() {
+    let base = fixture("basic");
+    let mut new = base.clone();
+    new.points[2].classes[0].total.iops *= 0.5;
+    let mut c = compare(&base, &new, &CompareOptions::default());
+    c.base.path = "runs/<a&b>".into();
+    let page = html(&c, Some("<svg id=\"overlay\"></svg>"));
+    assert!(page.starts_with("<!doctype html>") && page.ends_with("</html>\n"));
+    assert!(page.contains("&lt;a&amp;b&gt;") && !page.contains("<a&b>"));
+    assert_eq!(page.matches("<tr class=\"bad\">").count(), 1, "{page}");
+    assert!(page.contains("REGRESSED") && page.contains("<svg id=\"overlay\">"));
+    assert!(html(&c, None).matches("<svg").count() == 0);
 }

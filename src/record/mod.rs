@@ -3,9 +3,11 @@
 //! document, rewritten atomically at the end (and on resume). One rigel at a time holds a folder.
 
 mod folder;
+mod history;
 mod lock;
 mod points;
 
 pub use folder::*;
+pub use history::past_runs;
 pub use lock::{FolderLock, LOCK_FILE};
 pub use points::{BadLine, PointLines, Torn, latest, parse_lines};

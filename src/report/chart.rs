@@ -1,7 +1,8 @@
 //! Line charts as hand-written SVG: IOPS, MB/s and latency percentiles against load. No crate: the
 //! charts are simple, and plain SVG keeps the binary small and the output stable for snapshots.
 
-use super::svg::{PALETTE, esc, open, short_number, ticks};
+use super::axis::{Kind, Scale};
+use super::svg::{PALETTE, esc, open};
 use std::fmt::Write as _;
 
 pub struct Series {
@@ -58,43 +59,49 @@ impl LineChart {
             r##"<text x="{LEFT}" y="28" font-size="19" font-weight="600" fill="#1f2933">{}</text>"##,
             esc(&self.title)
         );
-        let all = || self.series.iter().flat_map(|s| s.points.iter());
-        let x_max = all().map(|p| p.0).fold(0.0, f64::max);
-        let y_max = all().map(|p| p.1).fold(0.0, f64::max);
-        let (xt, x_end) = ticks(x_max, 8.0, true);
-        let y_min = all()
-            .map(|p| p.1)
-            .filter(|&y| y > 0.0)
-            .fold(f64::INFINITY, f64::min);
-        let (yt, y_scale) = if self.log_y && y_min.is_finite() {
-            log_ticks(y_min, y_max)
+        let xs: Vec<f64> = self
+            .series
+            .iter()
+            .flat_map(|s| s.points.iter().map(|p| p.0))
+            .collect();
+        let ys: Vec<f64> = self
+            .series
+            .iter()
+            .flat_map(|s| s.points.iter().map(|p| p.1))
+            .collect();
+        // Geometric load levels (`1..=128 x2`) on a log₂ axis, so 1–8 are not crammed to the left.
+        let xa = Kind::for_loads(&xs).axis(&xs);
+        let ya = if self.log_y {
+            Kind::Log10
         } else {
-            let (t, end) = ticks(y_max, 5.0, false);
-            (t, YScale::Linear(end))
+            Kind::Linear { integer: false }
+        }
+        .axis(&ys);
+        let x_label = match xa.scale {
+            Scale::Log2 { .. } => format!("{} (log₂ scale)", self.x_label),
+            _ => self.x_label.clone(),
         };
         let plot_w = W - LEFT - RIGHT;
-        let px = |x: f64| LEFT + x / x_end * plot_w;
-        let py = |y: f64| TOP + PLOT_H - y_scale.fraction(y) * PLOT_H;
-        for &t in &yt {
+        let px = |x: f64| LEFT + xa.scale.fraction(x) * plot_w;
+        let py = |y: f64| TOP + PLOT_H - ya.scale.fraction(y) * PLOT_H;
+        for (&t, label) in ya.ticks.iter().zip(&ya.labels) {
             let y = py(t);
             let _ = writeln!(
                 out,
-                r##"<line x1="{LEFT}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="#e4e7eb"/><text x="{:.1}" y="{:.1}" text-anchor="end" fill="#52606d">{}</text>"##,
+                r##"<line x1="{LEFT}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="#e4e7eb"/><text x="{:.1}" y="{:.1}" text-anchor="end" fill="#52606d">{label}</text>"##,
                 W - RIGHT,
                 LEFT - 8.0,
                 y + 4.0,
-                short_number(t)
             );
         }
-        for &t in &xt {
+        for (&t, label) in xa.ticks.iter().zip(&xa.labels) {
             let x = px(t);
             let _ = writeln!(
                 out,
-                r##"<line x1="{x:.1}" y1="{:.1}" x2="{x:.1}" y2="{:.1}" stroke="#9aa5b1"/><text x="{x:.1}" y="{:.1}" text-anchor="middle" fill="#52606d">{}</text>"##,
+                r##"<line x1="{x:.1}" y1="{:.1}" x2="{x:.1}" y2="{:.1}" stroke="#9aa5b1"/><text x="{x:.1}" y="{:.1}" text-anchor="middle" fill="#52606d">{label}</text>"##,
                 TOP + PLOT_H,
                 TOP + PLOT_H + 5.0,
                 TOP + PLOT_H + 20.0,
-                short_number(t)
             );
         }
         let _ = writeln!(
@@ -108,7 +115,7 @@ impl LineChart {
             r##"<text x="{:.1}" y="{:.1}" text-anchor="middle" fill="#323f4b">{}</text><text transform="translate(18 {:.1}) rotate(-90)" text-anchor="middle" fill="#323f4b">{}</text>"##,
             LEFT + plot_w / 2.0,
             TOP + PLOT_H + 40.0,
-            esc(&self.x_label),
+            esc(&x_label),
             TOP + PLOT_H / 2.0,
             esc(&self.y_label)
         );
@@ -161,39 +168,6 @@ impl LineChart {
     }
 }
 
-enum YScale {
-    Linear(f64),
-    /// log10 of the axis' bottom and top.
-    Log(f64, f64),
-}
-
-impl YScale {
-    /// Where `y` sits between the bottom (0) and the top (1) of the axis.
-    fn fraction(&self, y: f64) -> f64 {
-        match *self {
-            YScale::Linear(end) => y / end,
-            YScale::Log(lo, hi) => ((y.max(1e-12).log10() - lo) / (hi - lo)).clamp(0.0, 1.0),
-        }
-    }
-}
-
-/// Decade ticks covering `min..=max` (with 2 and 5 between decades when the span is short).
-fn log_ticks(min: f64, max: f64) -> (Vec<f64>, YScale) {
-    let lo = min.log10().floor();
-    let hi = max.log10().ceil().max(lo + 1.0);
-    let mut ticks = Vec::new();
-    let mut d = lo;
-    while d <= hi + 1e-9 {
-        let base = 10f64.powf(d);
-        ticks.push(base);
-        if hi - lo <= 2.0 && d < hi {
-            ticks.extend([2.0 * base, 5.0 * base]);
-        }
-        d += 1.0;
-    }
-    (ticks, YScale::Log(lo, hi))
-}
-
 /// Series `i`'s colour and dash attribute: colours first, then the same colours dashed.
 fn series_style(i: usize) -> (&'static str, String) {
     let dash = DASHES[(i / PALETTE.len()) % DASHES.len()];
@@ -203,18 +177,4 @@ fn series_style(i: usize) -> (&'static str, String) {
         format!(r#" stroke-dasharray="{dash}""#)
     };
     (PALETTE[i % PALETTE.len()], dash_attr)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn log_ticks_cover_the_data_by_decades() {
-        let (t, scale) = log_ticks(0.039, 8.2);
-        assert_eq!(t, vec![0.01, 0.1, 1.0, 10.0]);
-        assert!((scale.fraction(0.01)).abs() < 1e-9 && (scale.fraction(10.0) - 1.0).abs() < 1e-9);
-        let (t, _) = log_ticks(3.0, 90.0);
-        assert_eq!(t, vec![1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0]);
-    }
 }

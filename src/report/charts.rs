@@ -37,7 +37,7 @@ fn alone(row: &ClassRow) -> bool {
 }
 
 /// A class's finished rows split by what ran beside them, in first-seen order.
-fn groups(rows: &[ClassRow]) -> Vec<(String, Vec<&ClassRow>)> {
+pub(super) fn groups(rows: &[ClassRow]) -> Vec<(String, Vec<&ClassRow>)> {
     let mut out: Vec<(String, Vec<&ClassRow>)> = Vec::new();
     for r in rows.iter().filter(|r| r.ok) {
         let key = context_key(r);
@@ -270,7 +270,7 @@ pub fn charts(classes: &[ClassView], points: &[PointView]) -> Vec<Chart> {
     out
 }
 
-fn slug(name: &str) -> String {
+pub(super) fn slug(name: &str) -> String {
     name.chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '-' || c == '_' {

@@ -7,13 +7,14 @@ use super::charts::{Chart, charts};
 use super::context::{self, RigelInfo, RunView};
 use super::env::builtin_environment;
 use super::isolate::render_user;
+use super::more_charts::more_charts;
 use super::orion::{self, OrionSettings, OrionView};
 use super::render::render_one;
 use super::rows::{self, ClassView, Headline, PointView};
 use super::{Dialect, Format, ReportError, ReportOptions};
 use crate::plan::RunPlan;
 use crate::stats::view::ResultsView;
-use crate::stats::{HostInfo, ResultsDoc, TargetInfo};
+use crate::stats::{HostInfo, ResultsDoc, TargetInfo, ValidityConfig, Warning, warnings};
 use minijinja::{Environment, Value};
 use serde::Serialize;
 use std::cell::OnceCell;
@@ -78,6 +79,10 @@ struct Context<'a> {
     requirements: &'a Option<serde_json::Value>,
     /// A fleet's hosts (none for one host's run).
     fleet: &'a Option<super::fleet::FleetView>,
+    /// Validity warnings (`stats::warnings`), each with the figure that triggered it.
+    warnings: &'a [Warning],
+    /// Decimal MB/s columns beside MiB/s (`--units si`).
+    si_units: bool,
 }
 
 /// The views, computed once per render, for the exporters that use templates.
@@ -92,6 +97,8 @@ struct Prepared<'a> {
     orion: Vec<OrionView>,
     requirements: Option<serde_json::Value>,
     fleet: Option<super::fleet::FleetView>,
+    warnings: Vec<Warning>,
+    si_units: bool,
 }
 
 /// What the exporters render from: the document, the options, and the views made on first use.
@@ -138,7 +145,8 @@ impl<'a> Prepared<'a> {
         let points = rows::point_views(&view);
         let classes = rows::class_views(&view, &points);
         let headline = rows::headline(&view);
-        let charts = charts(&classes, &points);
+        let mut charts = charts(&classes, &points);
+        charts.extend(more_charts(&view, &classes, &points, &headline));
         let testname = opts
             .testname
             .clone()
@@ -173,7 +181,10 @@ impl<'a> Prepared<'a> {
             Some(serde_json::to_value(verdicts)?)
         };
         let fleet = super::fleet::fleet_view(doc, &headline);
+        let warnings = warnings(&view, &opts.past_runs, &ValidityConfig::default());
         Ok(Prepared {
+            warnings,
+            si_units: opts.si_units,
             fleet,
             doc,
             run: context::run_view(&view),
@@ -208,6 +219,8 @@ impl<'a> Prepared<'a> {
             orion,
             orion_matrices: &self.orion,
             requirements: &self.requirements,
+            warnings: &self.warnings,
+            si_units: self.si_units,
             fleet: &self.fleet,
         })
     }

@@ -2,6 +2,7 @@
 //! handover with SVG charts, a self-contained HTML page, JSON, or a user's own templates. The built-in
 //! templates are embedded from `templates/`; docs/report-context.md documents what templates see.
 
+mod axis;
 mod chart;
 mod charts;
 mod context;
@@ -12,17 +13,23 @@ mod fleet;
 mod heatmap;
 mod hist;
 mod hlog;
+mod hockey;
 mod isolate;
 mod junit;
 mod load;
+mod more_charts;
 mod orion;
 mod orion_map;
+mod overlay;
+mod percentiles;
+mod plot;
 mod printf;
 mod render;
 mod rows;
 mod svg;
 #[cfg(test)]
 mod tests;
+mod timeseries;
 mod undefined;
 mod user_loader;
 
@@ -31,6 +38,7 @@ pub use export::render_to_strings;
 pub use isolate::{isolate_user_templates, serve_template_child};
 pub use junit::{JUNIT_FILE, write_junit};
 pub use load::{RunFolder, load_run_folder, load_run_folder_status};
+pub use overlay::compare_overlay;
 pub use printf::{Arg as PrintfArg, PrintfError, sprintf};
 pub use render::render;
 
@@ -165,6 +173,10 @@ pub struct ReportOptions {
     pub orion_version: Option<String>,
     /// Where the files go (created when missing).
     pub out_dir: PathBuf,
+    /// Earlier runs beside this one (`record::past_runs`), for the seed-reuse warning.
+    pub past_runs: Vec<crate::stats::PastRun>,
+    /// Decimal MB/s (10^6 B/s) beside MiB/s in the per-class tables (`--units si`).
+    pub si_units: bool,
 }
 
 impl ReportOptions {
@@ -177,6 +189,8 @@ impl ReportOptions {
             testname: None,
             orion_version: None,
             out_dir: out_dir.into(),
+            past_runs: Vec::new(),
+            si_units: false,
         }
     }
 }

@@ -65,6 +65,8 @@ pub struct ClassRow {
     pub dirs: Vec<DirView>,
     /// The per-second series of the measured window.
     pub intervals: Vec<Interval>,
+    /// rigel's CPU time at the point (user + system) per I/O completed there, in µs.
+    pub cpu_per_io_us: f64,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -222,6 +224,7 @@ fn class_row(p: &PointRead, c: &ClassRead) -> ClassRow {
         write,
         dirs: c.directions().iter().filter_map(|&d| dir(d)).collect(),
         intervals: c.result.map(|r| r.intervals.clone()).unwrap_or_default(),
+        cpu_per_io_us: p.cpu_per_io_us(),
     }
 }
 

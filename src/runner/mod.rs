@@ -392,7 +392,11 @@ fn finish(
     let doc = record::assemble(header, spec_toml, plan, points, finished);
     let dir = folder.dir().to_path_buf();
     folder.finish(&doc)?;
-    let reported = match report::render(&doc, &ReportOptions::new(folder.dir())) {
+    let opts = ReportOptions {
+        past_runs: record::past_runs(folder.dir()),
+        ..ReportOptions::new(folder.dir())
+    };
+    let reported = match report::render(&doc, &opts) {
         Ok(files) => {
             obs.message(Message::Reports(files));
             true

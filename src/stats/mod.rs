@@ -4,8 +4,12 @@
 mod model;
 mod recorder;
 mod sum;
+mod validity;
 pub mod view;
 
 pub use model::*;
 pub use recorder::{ClassRecorder, decode_histogram};
 pub use sum::ClassSum;
+pub use validity::{
+    DEFAULT_SEED, PastRun, ValidityConfig, Warning, full_seconds, iops_spread, warnings,
+};

@@ -72,6 +72,22 @@ pub struct TargetInfo {
     pub physical_block_size: u32,
     /// rigel created this file (and may write it without consent).
     pub created_by_rigel: bool,
+    /// Filesystem, mount options and device queue facts (absent in older results).
+    #[serde(default)]
+    pub env: TargetEnv,
+}
+
+/// What else the report's environment section says about a target; empty where unknown.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TargetEnv {
+    /// A file's filesystem type (`ext4`, `xfs`, `tmpfs`) and mount options.
+    pub filesystem: String,
+    pub mount_options: String,
+    /// The device's `queue/write_cache`: `write back` or `write through`.
+    pub write_cache: String,
+    pub nr_requests: Option<u32>,
+    pub numa_node: Option<i32>,
+    pub firmware: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -3,6 +3,7 @@
 
 mod blkid;
 mod create;
+mod env_facts;
 mod error;
 mod filetype;
 mod guard;

@@ -262,7 +262,13 @@ fn check_alignment(
 
 /// The results' record of a target: sysfs facts of the device (or of the device a file lives on).
 fn target_info(path: &Path, probe: &Probe, size: u64, created_by_rigel: bool) -> TargetInfo {
-    let facts = Sysfs::default().facts(probe.dev);
+    let sysfs = Sysfs::default();
+    let facts = sysfs.facts(probe.dev);
+    let env = super::env_facts::target_env(
+        path,
+        probe.kind.name() == "file",
+        sysfs.disk_dir(probe.dev).as_deref(),
+    );
     TargetInfo {
         path: path.display().to_string(),
         kind: probe.kind.name().to_string(),
@@ -274,6 +280,7 @@ fn target_info(path: &Path, probe: &Probe, size: u64, created_by_rigel: bool) ->
         logical_block_size: probe.logical_block_size,
         physical_block_size: probe.physical_block_size,
         created_by_rigel,
+        env,
     }
 }
 

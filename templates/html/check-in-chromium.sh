@@ -1,14 +1,65 @@
 #!/bin/sh
-# Renders every results fixture (tests/fixtures/results-*.json) as HTML and screenshots it in headless
-# chromium at a desktop and a phone width, so a person can look at the PNGs. Not part of `cargo test`
-# (it needs chromium: `apt-get install -y chromium`); the test behind it skips when chromium is absent.
+# Looks at rigel's HTML reports in headless chromium, so a person can check the PNGs and PDFs:
+#  1. every results fixture (tests/fixtures/results-*.json) rendered as HTML, screenshot at a desktop
+#     and a phone width and printed to A4 PDF (the ignored test report::tests::html_screenshots_in_chromium);
+#  2. a real, shortened run of specs/bs-qd-sweep.toml on a tmpfs file: every chart kind must be
+#     there (IOPS/MB/s and latency vs load, hockey stick, per-second, percentiles), every SVG must
+#     parse as XML, and its report.html is screenshot at both widths and printed to PDF.
+# Not part of `cargo test` (it needs chromium, and the run takes about two minutes); it installs
+# Debian's chromium and poppler-utils when missing.
 #
 #   templates/html/check-in-chromium.sh [OUT_DIR]        (default: target/html-screenshots)
 #   RIGEL_SCREENSHOT_SIZES="desktop=1280,3600 phone=390,7000" picks the window sizes.
 set -eu
 cd "$(dirname "$0")/../.."
+command -v chromium >/dev/null || { apt-get update && apt-get install -y chromium poppler-utils; }
 out="${1:-${CARGO_TARGET_DIR:-target}/html-screenshots}"
 mkdir -p "$out"
-RIGEL_SCREENSHOT_DIR="$(cd "$out" && pwd)" \
+out="$(cd "$out" && pwd)"
+sizes="${RIGEL_SCREENSHOT_SIZES:-desktop=1280,3600 phone=390,7000}"
+RIGEL_SCREENSHOT_DIR="$out" RIGEL_SCREENSHOT_SIZES="$sizes" \
     cargo test --lib report::tests::html_screenshots_in_chromium -- --ignored --nocapture
-echo "screenshots and pages in $out"
+
+# 2. The real run: 9 block sizes × queue depths 1..16, 2 s a point.
+cargo build --quiet
+scratch="$(mktemp -d /dev/shm/rigel-check.XXXXXX)"
+trap 'rm -rf "$scratch"' EXIT
+run="$out/bs-qd-sweep"
+rm -rf "$run"
+target/debug/rigel run specs/bs-qd-sweep.toml --out "$run" \
+    --set lun="$scratch/target.bin" --set target.0.size=256MiB \
+    --set run.duration=2s --set run.warmup=200ms --set 'matrix.io=1..=16 x2'
+for kind in iops mbps latency- hockey- seconds- percentiles-; do
+    ls "$run"/chart-"$kind"*.svg >/dev/null 2>&1 || { echo "no chart-$kind*.svg in $run" >&2; exit 1; }
+done
+python3 - "$run" <<'PY'
+import sys, pathlib, xml.dom.minidom
+svgs = sorted(pathlib.Path(sys.argv[1]).glob("chart-*.svg"))
+for s in svgs:
+    xml.dom.minidom.parse(str(s))
+html = (pathlib.Path(sys.argv[1]) / "report.html").read_text()
+md = (pathlib.Path(sys.argv[1]) / "report.md").read_text()
+missing = [s.name for s in svgs if s.name not in md]
+assert not missing, f"report.md does not show {missing}"
+assert html.count("<svg") >= len(svgs), "report.html does not inline every chart"
+print(f"{len(svgs)} SVGs parse as XML; report.md links and report.html inlines them all")
+PY
+flags="--headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+--disable-background-networking --disable-component-update --disable-sync --disable-dev-shm-usage \
+--user-data-dir=$scratch/profile"
+for s in $sizes; do
+    label="${s%%=*}"
+    # shellcheck disable=SC2086
+    chromium $flags --hide-scrollbars --window-size="${s#*=}" \
+        --screenshot="$out/bs-qd-sweep-$label.png" "file://$run/report.html" 2>/dev/null
+    test "$(stat -c %s "$out/bs-qd-sweep-$label.png")" -gt 10000
+done
+# shellcheck disable=SC2086
+chromium $flags --no-pdf-header-footer --print-to-pdf="$out/bs-qd-sweep.pdf" \
+    "file://$run/report.html" 2>/dev/null
+test "$(stat -c %s "$out/bs-qd-sweep.pdf")" -gt 10000
+# Each printed PDF as page images (look for charts cut at a page break).
+if command -v pdftoppm >/dev/null; then
+    for pdf in "$out"/*.pdf; do pdftoppm -r 50 -png "$pdf" "${pdf%.pdf}-page"; done
+fi
+echo "screenshots, PDFs and page images in $out"

@@ -23,5 +23,6 @@ mod resume;
 mod run;
 mod schema;
 mod sweep_report;
+mod unsteady;
 
 pub use builder::{Output, rigel};

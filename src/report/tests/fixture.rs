@@ -305,6 +305,7 @@ pub fn build(s: &Scenario) -> ResultsDoc {
                 logical_block_size: 512,
                 physical_block_size: 4096,
                 created_by_rigel: false,
+                env: Default::default(),
             })
             .collect(),
         spec_toml: format!(

@@ -2,6 +2,7 @@
 //! byte, CSVs parsed back, SVG/HTML well-formed, user templates, run folders.
 
 mod fixture;
+mod new_charts;
 mod orion_samples;
 mod run_folder;
 mod user_templates;
@@ -208,14 +209,9 @@ fn html_screenshots_in_chromium() {
         for (label, size) in sizes.split_whitespace().filter_map(|s| s.split_once('=')) {
             let png = out.join(format!("{stem}-{label}.png"));
             let status = std::process::Command::new(browser)
-                .args([
-                    "--headless",
-                    "--no-sandbox",
-                    "--disable-gpu",
-                    "--disable-background-networking",
-                    "--no-first-run",
-                    "--hide-scrollbars",
-                ])
+                .args(CHROMIUM_FLAGS)
+                .arg("--hide-scrollbars")
+                .arg(format!("--user-data-dir={}", out.join("profile").display()))
                 .arg(format!("--screenshot={}", png.display()))
                 .arg(format!("--window-size={size}"))
                 .arg(format!("file://{}", page.display()))
@@ -233,6 +229,23 @@ fn html_screenshots_in_chromium() {
             );
             eprintln!("wrote {}", png.display());
         }
+        // Printed to A4: the print stylesheet keeps every chart whole on a page.
+        let pdf = out.join(format!("{stem}.pdf"));
+        let status = std::process::Command::new(browser)
+            .args(CHROMIUM_FLAGS)
+            .arg(format!("--user-data-dir={}", out.join("profile").display()))
+            .arg("--no-pdf-header-footer")
+            .arg(format!("--print-to-pdf={}", pdf.display()))
+            .arg(format!("file://{}", page.display()))
+            .output()
+            .unwrap();
+        assert!(status.status.success(), "{browser} could not print");
+        assert!(
+            std::fs::metadata(&pdf).unwrap().len() > 10_000,
+            "{} is nearly empty",
+            pdf.display()
+        );
+        eprintln!("wrote {}", pdf.display());
     });
 }
 
@@ -254,3 +267,16 @@ fn json_alone_builds_no_view() {
     assert_eq!(out.len(), 1);
     assert_eq!(out[0].0, PathBuf::from("report.json"));
 }
+
+/// Headless, offline, and leaving no state behind.
+const CHROMIUM_FLAGS: [&str; 9] = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+];

@@ -228,6 +228,17 @@ impl<'a> PointRead<'a> {
         self.class(class).map_or(0, |c| c.params.load)
     }
 
+    /// rigel's CPU time (user + system) per I/O completed at the point, in µs, over every class:
+    /// CPU is counted per process, not per class. 0 when nothing completed.
+    pub fn cpu_per_io_us(&self) -> f64 {
+        let ios: u64 = self.result.classes.iter().map(|c| c.total.ios).sum();
+        if ios == 0 {
+            return 0.0;
+        }
+        let cpu = &self.result.cpu;
+        (cpu.user_s + cpu.system_s) * 1e6 / ios as f64
+    }
+
     pub fn sweep(&self) -> &'a [SweepBinding] {
         &self.result.point.sweep
     }

@@ -1,0 +1,310 @@
+//! A small plotting primitive for the newer charts: one SVG holding one or more panels stacked
+//! vertically, each with its own axes (linear, log₂, log₁₀ or nines), lines with markers, optional
+//! marker labels (kept apart so they never overlap), and one legend for the figure. White background,
+//! colour-blind-safe palette, dashes as a second cue: it prints in black and white.
+
+use super::axis::{Axis, Kind};
+use super::svg::{PALETTE, esc, open};
+use std::fmt::Write as _;
+
+/// One marker: position, an optional label drawn beside it, and hover text.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Mark {
+    pub x: f64,
+    pub y: f64,
+    pub label: Option<String>,
+    pub hover: String,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Line {
+    /// Legend text; lines with the same name, colour and dash share one legend entry.
+    pub name: String,
+    /// Index into the palette.
+    pub colour: usize,
+    pub dashed: bool,
+    pub marks: Vec<Mark>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Panel {
+    /// A line above the panel, e.g. "IOPS per second"; may be empty.
+    pub subtitle: String,
+    pub x_label: String,
+    pub y_label: String,
+    pub x: Kind,
+    pub y: Kind,
+    pub lines: Vec<Line>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Figure {
+    pub title: String,
+    pub panels: Vec<Panel>,
+}
+
+/// A legend entry: name, colour, dashed.
+type LegendEntry<'a> = (&'a str, usize, bool);
+
+const W: f64 = 720.0;
+const LEFT: f64 = 78.0;
+const RIGHT: f64 = 24.0;
+const TITLE_H: f64 = 40.0;
+const SUBTITLE_H: f64 = 24.0;
+const AXIS_H: f64 = 50.0;
+const LEGEND_ROW: f64 = 22.0;
+
+impl Figure {
+    fn panel_height(&self) -> f64 {
+        if self.panels.len() > 1 { 200.0 } else { 280.0 }
+    }
+
+    /// The legend's distinct entries (name, colour, dash), in first-seen order.
+    fn legend(&self) -> Vec<LegendEntry<'_>> {
+        let mut out: Vec<LegendEntry<'_>> = Vec::new();
+        for l in self.panels.iter().flat_map(|p| &p.lines) {
+            let e = (l.name.as_str(), l.colour, l.dashed);
+            if !l.name.is_empty() && !out.contains(&e) {
+                out.push(e);
+            }
+        }
+        out
+    }
+
+    fn legend_rows(&self) -> Vec<Vec<(LegendEntry<'_>, f64)>> {
+        let mut rows: Vec<Vec<_>> = vec![Vec::new()];
+        let mut x = LEFT;
+        for e in self.legend() {
+            let width = 34.0 + 8.0 * e.0.chars().count() as f64;
+            if x + width > W - RIGHT && x > LEFT {
+                rows.push(Vec::new());
+                x = LEFT;
+            }
+            if let Some(row) = rows.last_mut() {
+                row.push((e, x));
+            }
+            x += width + 14.0;
+        }
+        rows.retain(|r| !r.is_empty());
+        rows
+    }
+
+    pub fn to_svg(&self) -> String {
+        let ph = self.panel_height();
+        let legend = self.legend_rows();
+        let panel_h = SUBTITLE_H + ph + AXIS_H;
+        let h =
+            TITLE_H + panel_h * self.panels.len() as f64 + LEGEND_ROW * legend.len() as f64 + 12.0;
+        let mut out = String::with_capacity(16384);
+        open(&mut out, W as u32, h as u32, &self.title);
+        // A title longer than the width (about 10.5 px a character at 19 px) is squeezed to fit
+        // rather than cut at the edge.
+        let room = W - LEFT - RIGHT;
+        let fit = if self.title.chars().count() as f64 * 10.5 > room {
+            format!(r#" textLength="{room}" lengthAdjust="spacingAndGlyphs""#)
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            out,
+            r##"<text x="{LEFT}" y="28" font-size="19" font-weight="600" fill="#1f2933"{fit}>{}</text>"##,
+            esc(&self.title)
+        );
+        for (i, p) in self.panels.iter().enumerate() {
+            let top = TITLE_H + panel_h * i as f64 + SUBTITLE_H;
+            draw_panel(&mut out, p, top, ph);
+        }
+        let legend_top = TITLE_H + panel_h * self.panels.len() as f64 + 6.0;
+        for (r, row) in legend.iter().enumerate() {
+            let y = legend_top + LEGEND_ROW * r as f64;
+            for &((name, colour, dashed), x) in row {
+                let (c, dash) = style(colour, dashed);
+                let _ = writeln!(
+                    out,
+                    r##"<line x1="{x:.1}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="{c}" stroke-width="3"{dash}/><text x="{:.1}" y="{:.1}" fill="#323f4b">{}</text>"##,
+                    x + 24.0,
+                    x + 30.0,
+                    y + 4.5,
+                    esc(name)
+                );
+            }
+        }
+        out.push_str("</svg>\n");
+        out
+    }
+}
+
+fn style(colour: usize, dashed: bool) -> (&'static str, &'static str) {
+    let dash = if dashed {
+        r#" stroke-dasharray="6 4""#
+    } else {
+        ""
+    };
+    (PALETTE[colour % PALETTE.len()], dash)
+}
+
+fn draw_panel(out: &mut String, p: &Panel, top: f64, ph: f64) {
+    let plot_w = W - LEFT - RIGHT;
+    let xs: Vec<f64> = p
+        .lines
+        .iter()
+        .flat_map(|l| l.marks.iter().map(|m| m.x))
+        .collect();
+    let ys: Vec<f64> = p
+        .lines
+        .iter()
+        .flat_map(|l| l.marks.iter().map(|m| m.y))
+        .collect();
+    let xa: Axis = p.x.axis(&xs);
+    let ya: Axis = p.y.axis(&ys);
+    let bottom = top + ph;
+    let px = |x: f64| LEFT + xa.scale.fraction(x) * plot_w;
+    let py = |y: f64| bottom - ya.scale.fraction(y) * ph;
+    if !p.subtitle.is_empty() {
+        let _ = writeln!(
+            out,
+            r##"<text x="{LEFT}" y="{:.1}" font-weight="600" fill="#323f4b">{}</text>"##,
+            top - 8.0,
+            esc(&p.subtitle)
+        );
+    }
+    for (t, label) in ya.ticks.iter().zip(&ya.labels) {
+        let y = py(*t);
+        let _ = writeln!(
+            out,
+            r##"<line x1="{LEFT}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="#e4e7eb"/><text x="{:.1}" y="{:.1}" text-anchor="end" fill="#52606d">{label}</text>"##,
+            W - RIGHT,
+            LEFT - 8.0,
+            y + 4.0,
+        );
+    }
+    for (t, label) in xa.ticks.iter().zip(&xa.labels) {
+        let x = px(*t);
+        // A label centred on the last tick would run past the edge: end it there instead.
+        let half = 4.5 * label.chars().count() as f64;
+        let anchor = if x + half > W - 2.0 { "end" } else { "middle" };
+        let _ = writeln!(
+            out,
+            r##"<line x1="{x:.1}" y1="{bottom:.1}" x2="{x:.1}" y2="{:.1}" stroke="#9aa5b1"/><text x="{x:.1}" y="{:.1}" text-anchor="{anchor}" fill="#52606d">{label}</text>"##,
+            bottom + 5.0,
+            bottom + 20.0,
+        );
+    }
+    let _ = writeln!(
+        out,
+        r##"<line x1="{LEFT}" y1="{bottom:.1}" x2="{:.1}" y2="{bottom:.1}" stroke="#52606d"/><line x1="{LEFT}" y1="{top:.1}" x2="{LEFT}" y2="{bottom:.1}" stroke="#52606d"/>"##,
+        W - RIGHT,
+    );
+    let _ = writeln!(
+        out,
+        r##"<text x="{:.1}" y="{:.1}" text-anchor="middle" fill="#323f4b">{}</text><text transform="translate(18 {:.1}) rotate(-90)" text-anchor="middle" fill="#323f4b">{}</text>"##,
+        LEFT + plot_w / 2.0,
+        bottom + 40.0,
+        esc(&p.x_label),
+        top + ph / 2.0,
+        esc(&p.y_label)
+    );
+    let mut placed: Vec<(f64, f64, f64)> = Vec::new();
+    for l in &p.lines {
+        let (c, dash) = style(l.colour, l.dashed);
+        let coords: Vec<String> = l
+            .marks
+            .iter()
+            .map(|m| format!("{:.1},{:.1}", px(m.x), py(m.y)))
+            .collect();
+        let _ = writeln!(
+            out,
+            r#"<polyline points="{}" fill="none" stroke="{c}" stroke-width="2.2"{dash}/>"#,
+            coords.join(" ")
+        );
+        // A dense line (a percentile curve) reads better without a dot on every sample.
+        let dots = l.marks.len() <= 24;
+        for m in &l.marks {
+            let (x, y) = (px(m.x), py(m.y));
+            if dots {
+                let _ = writeln!(
+                    out,
+                    r##"<circle cx="{x:.1}" cy="{y:.1}" r="3.6" fill="{c}" stroke="#ffffff" stroke-width="1"><title>{}</title></circle>"##,
+                    esc(&m.hover)
+                );
+            }
+            if let Some(label) = &m.label {
+                label_beside(out, &mut placed, label, x, y, c);
+            }
+        }
+    }
+    if p.lines.iter().all(|l| l.marks.is_empty()) {
+        let _ = writeln!(
+            out,
+            r##"<text x="{:.1}" y="{:.1}" text-anchor="middle" fill="#7b8794">no data</text>"##,
+            LEFT + plot_w / 2.0,
+            top + ph / 2.0
+        );
+    }
+}
+
+/// Draws `label` above-left of the marker at (x, y), unless it would overlap a label already placed
+/// (dense markers keep every other label); kept inside the plot's right edge.
+fn label_beside(
+    out: &mut String,
+    placed: &mut Vec<(f64, f64, f64)>,
+    label: &str,
+    x: f64,
+    y: f64,
+    colour: &str,
+) {
+    let w = 7.0 * label.chars().count() as f64 + 2.0;
+    let lx = (x - w - 4.0).max(LEFT + 2.0);
+    let ly = y - 8.0;
+    let clash = placed
+        .iter()
+        .any(|&(px, py, pw)| lx < px + pw && px < lx + w && (ly - py).abs() < 13.0);
+    if clash {
+        return;
+    }
+    placed.push((lx, ly, w));
+    let _ = writeln!(
+        out,
+        r##"<text x="{lx:.1}" y="{ly:.1}" font-size="12" fill="{colour}">{}</text>"##,
+        esc(label)
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(name: &str, pts: &[(f64, f64)]) -> Line {
+        Line {
+            name: name.into(),
+            colour: 0,
+            dashed: false,
+            marks: pts
+                .iter()
+                .map(|&(x, y)| Mark {
+                    x,
+                    y,
+                    label: Some(format!("{x}")),
+                    hover: String::new(),
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn crowded_labels_are_thinned_not_overlapped() {
+        let fig = Figure {
+            title: "t".into(),
+            panels: vec![Panel {
+                subtitle: String::new(),
+                x_label: "x".into(),
+                y_label: "y".into(),
+                x: Kind::Linear { integer: false },
+                y: Kind::Linear { integer: false },
+                lines: vec![line("a", &[(1.0, 1.0), (1.01, 1.0), (50.0, 1.0)])],
+            }],
+        };
+        let svg = fig.to_svg();
+        assert_eq!(svg.matches(r#"font-size="12""#).count(), 2, "{svg}");
+    }
+}
