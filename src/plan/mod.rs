@@ -9,4 +9,5 @@ mod sweep;
 
 pub use compile::compile;
 pub use limits::{MAX_OUTSTANDING, MAX_POINTS};
+pub use matrix::LISTED_IDLE_CLASSES;
 pub use model::*;
