@@ -2,7 +2,7 @@
 //! charts are simple, and plain SVG keeps the binary small and the output stable for snapshots.
 
 use super::axis::{Kind, Scale};
-use super::svg::{PALETTE, esc, open};
+use super::svg::{PALETTE, esc, legend_rows, open};
 use std::fmt::Write as _;
 
 pub struct Series {
@@ -33,20 +33,12 @@ const DASHES: [&str; 3] = ["", "6 4", "2 3"];
 impl LineChart {
     /// Rows of legend entries, laid out left to right within the chart's width.
     fn legend_rows(&self) -> Vec<Vec<(usize, f64)>> {
-        let mut rows: Vec<Vec<(usize, f64)>> = vec![Vec::new()];
-        let mut x = LEFT;
-        for (i, s) in self.series.iter().enumerate() {
-            let width = 34.0 + 8.4 * s.name.chars().count() as f64;
-            if x + width > W - RIGHT && x > LEFT {
-                rows.push(Vec::new());
-                x = LEFT;
-            }
-            if let Some(row) = rows.last_mut() {
-                row.push((i, x));
-            }
-            x += width + 14.0;
-        }
-        rows
+        let entries = self
+            .series
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (i, s.name.chars().count()));
+        legend_rows(entries, 8.4, (W, LEFT, RIGHT))
     }
 
     pub fn to_svg(&self) -> String {

@@ -4,7 +4,7 @@
 //! colour-blind-safe palette, dashes as a second cue: it prints in black and white.
 
 use super::axis::{Axis, Kind};
-use super::svg::{PALETTE, esc, open};
+use super::svg::{PALETTE, esc, legend_rows, open};
 use std::fmt::Write as _;
 
 /// One marker: position, an optional label drawn beside it, and hover text.
@@ -72,21 +72,8 @@ impl Figure {
     }
 
     fn legend_rows(&self) -> Vec<Vec<(LegendEntry<'_>, f64)>> {
-        let mut rows: Vec<Vec<_>> = vec![Vec::new()];
-        let mut x = LEFT;
-        for e in self.legend() {
-            let width = 34.0 + 8.0 * e.0.chars().count() as f64;
-            if x + width > W - RIGHT && x > LEFT {
-                rows.push(Vec::new());
-                x = LEFT;
-            }
-            if let Some(row) = rows.last_mut() {
-                row.push((e, x));
-            }
-            x += width + 14.0;
-        }
-        rows.retain(|r| !r.is_empty());
-        rows
+        let entries = self.legend().into_iter().map(|e| (e, e.0.chars().count()));
+        legend_rows(entries, 8.0, (W, LEFT, RIGHT))
     }
 
     pub fn to_svg(&self) -> String {

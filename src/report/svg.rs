@@ -113,6 +113,31 @@ pub fn ramp(t: f64) -> String {
     )
 }
 
+/// Lays legend entries out in rows across a chart `width` px wide with `left`/`right` margins:
+/// each entry is a swatch plus its label (`char_px` a character), and a row that would overflow
+/// starts a new one. Returns the rows, each entry with its x; empty rows are dropped.
+pub fn legend_rows<T>(
+    entries: impl IntoIterator<Item = (T, usize)>,
+    char_px: f64,
+    (width, left, right): (f64, f64, f64),
+) -> Vec<Vec<(T, f64)>> {
+    let mut rows: Vec<Vec<(T, f64)>> = vec![Vec::new()];
+    let mut x = left;
+    for (e, chars) in entries {
+        let w = 34.0 + char_px * chars as f64;
+        if x + w > width - right && x > left {
+            rows.push(Vec::new());
+            x = left;
+        }
+        if let Some(row) = rows.last_mut() {
+            row.push((e, x));
+        }
+        x += w + 14.0;
+    }
+    rows.retain(|r| !r.is_empty());
+    rows
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
