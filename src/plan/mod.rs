@@ -5,8 +5,10 @@ mod compile;
 pub mod limits;
 mod matrix;
 mod model;
+mod search;
 mod sweep;
 
 pub use compile::compile;
 pub use limits::{MAX_OUTSTANDING, MAX_POINTS};
 pub use model::*;
+pub use search::{Knob, SearchPlan, Tolerance, Tried, bracket};
