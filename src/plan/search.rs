@@ -252,6 +252,7 @@ pub(super) fn compile_search(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::RunPlan;
 
     fn plan(low: f64, high: f64, tolerance: Tolerance, max_trials: u32) -> SearchPlan {
         SearchPlan {
@@ -341,5 +342,110 @@ mod tests {
             (3, 5, 20)
         );
         assert_eq!(t.label(), "small=5 small.load=5");
+    }
+
+    fn compiled(search: &str, matrix: &str) -> Result<RunPlan, Vec<String>> {
+        let text = format!(
+            "[[target]]\npath = \"a\"\nsize = \"64MiB\"\n[class.small]\nsize = \"8KiB\"\n\
+             rate = \"100 iops\"\n[class.big]\nsize = \"1MiB\"\n[matrix]\n{matrix}\n[search]\n{search}\n"
+        );
+        let loaded = crate::spec::load(
+            crate::spec::SpecInput::Text {
+                name: "t",
+                text: &text,
+            },
+            &[],
+            2,
+        )
+        .map_err(|d| {
+            d.errors
+                .iter()
+                .map(|e| e.message.clone())
+                .collect::<Vec<_>>()
+        })?;
+        super::super::compile(&loaded.spec, 2)
+            .map_err(|e| e.iter().map(|e| e.message.clone()).collect())
+    }
+
+    const POINT: &str = "shape = \"point\"\nsmall = \"16\"\nbig = \"2\"";
+
+    #[test]
+    fn a_search_compiles_to_its_worst_case() {
+        let p = compiled(
+            "target = \"small.read.latency.p99 <= 2ms\"\nlow = \"1000 iops\"\nhigh = \"64000 iops\"\nprecision = \"1000 iops\"",
+            POINT,
+        )
+        .unwrap();
+        let s = p.search.as_ref().unwrap();
+        assert_eq!(
+            (s.knob, s.low, s.high, s.max_trials),
+            (Knob::Rate, 1000.0, 64000.0, 12)
+        );
+        // low, high, then 63,000 halved to under 1,000: 6 more.
+        assert_eq!(s.worst_trials, 8);
+        assert!(p.points.is_empty());
+        assert_eq!(p.estimated_seconds, (8 * (60_000 + 5) + 500) / 1000);
+        let p = compiled(
+            "target = \"big.iops >= 100\"\nlow = 1\nhigh = 32\nprecision = 1\nmax_trials = 4",
+            POINT,
+        )
+        .unwrap();
+        let s = p.search.unwrap();
+        assert_eq!((s.knob, s.worst_trials), (Knob::Load, 4));
+    }
+
+    #[test]
+    fn bad_searches_are_refused_with_a_reason() {
+        let bad = |search: &str, matrix: &str, wanted: &str| {
+            let e = compiled(search, matrix).expect_err(search);
+            assert!(e.iter().any(|m| m.contains(wanted)), "{search}: {e:?}");
+        };
+        let t = "target = \"small.read.latency.p99 <= 2ms\"\n";
+        bad("low = 1\nhigh = 2", POINT, "needs `target`");
+        bad(
+            &format!("{t}low = \"9000 iops\"\nhigh = \"100 iops\""),
+            POINT,
+            "`low` below `high`",
+        );
+        bad(
+            &format!("{t}low = 1\nhigh = 2\nmax_trials = 100"),
+            POINT,
+            "between 2 and 64",
+        );
+        bad(
+            &format!("{t}low = 1\nhigh = 2\nprecision = \"150%\""),
+            POINT,
+            "not a share",
+        );
+        bad(
+            &format!("{t}low = 1\nhigh = 2"),
+            "shape = \"basic\"\nsmall = \"1,2\"\nbig = \"1\"",
+            "one point",
+        );
+        bad(
+            "target = \"smal.read.latency.p99 <= 2ms\"\nlow = 1\nhigh = 2",
+            POINT,
+            "smal",
+        );
+        bad(
+            "target = \"small.latency.p99 2ms\"\nlow = 1\nhigh = 2",
+            POINT,
+            "needs a comparison",
+        );
+        bad(
+            "target = \"small.iops <= 2ms\"\nlow = 1\nhigh = 2",
+            POINT,
+            "I/Os per second",
+        );
+        bad(
+            "target = \"big.iops >= 5\"\nlow = \"1MiB/s\"\nhigh = 2",
+            POINT,
+            "load is searched",
+        );
+        bad(
+            "target = \"big.iops >= 5\"\nlow = 1\nhigh = 100000",
+            POINT,
+            "more than rigel keeps",
+        );
     }
 }
