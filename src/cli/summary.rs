@@ -22,6 +22,12 @@ pub fn print(doc: &ResultsDoc, dir: &Path, interrupted: bool) {
     }
     if let Some(s) = &doc.search {
         outln!("search: {}", s.summary);
+        if !s.finished {
+            eprintln!(
+                "finish the search with: rigel run --resume {}",
+                dir.display()
+            );
+        }
     }
     let done = doc.points.len();
     // A search plans no points: its trials are all it runs.

@@ -56,6 +56,15 @@ pub fn search_record(plan: &SearchPlan, points: &[PointResult]) -> SearchRecord 
         None if tried.is_empty() => format!("no trial ran for {target}"),
         None => format!("{target} fails already at {}", value_text(plan.low)),
     };
+    let finished = plan.next(&tried).is_none();
+    let summary = if finished {
+        summary
+    } else {
+        format!(
+            "unfinished after {} trial(s), so far: {summary}",
+            tried.len()
+        )
+    };
     SearchRecord {
         target,
         class: plan.class.clone(),
@@ -75,7 +84,7 @@ pub fn search_record(plan: &SearchPlan, points: &[PointResult]) -> SearchRecord 
             .collect(),
         answer,
         failed_at,
-        finished: plan.next(&tried).is_none(),
+        finished,
         summary,
     }
 }
