@@ -6,6 +6,8 @@ pub mod limits;
 mod matrix;
 mod model;
 mod search;
+#[cfg(test)]
+mod search_tests;
 mod sweep;
 
 pub use compile::compile;
