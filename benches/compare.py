@@ -145,6 +145,30 @@ def run_fio(args, w):
             "p99_ns": job["lat_ns"]["percentile"]["99.000000"], "cores": cores, "own_cores": own}
 
 
+def run_tiouring(args, w):
+    """fio's t/io_uring (no latency tracking): the reference for what io_uring does here. It prints
+    `IOPS=…` once a second; the median of the steady seconds (first and last dropped) counts."""
+    batch = min(w["qd"], 32)
+    cmd = pinned(args, [args.tiouring, f"-b{w['bs']}", f"-d{w['qd']}", f"-s{batch}", f"-c{batch}",
+                        "-p0", "-B1", "-F1", "-n1", f"-O{1 if w['direct'] else 0}",
+                        f"-R{0 if w['seq'] else 1}", f"-r{int(args.warmup + args.duration)}",
+                        w["target"]])
+    out, cores, own = measured(cmd, args.warmup, args.duration)
+    per_s = []
+    for line in out.splitlines():
+        if line.startswith("IOPS="):
+            v = line.split("=", 1)[1].split(",", 1)[0]
+            mult = {"K": 1e3, "M": 1e6}.get(v[-1], 1)
+            per_s.append(float(v.rstrip("KM")) * mult)
+    steady = per_s[1:-1] or per_s
+    if not steady:
+        sys.exit(f"t/io_uring printed no IOPS: {out}")
+    iops = statistics.median(steady)
+    # No latency tracking: Little's law gives the mean from the queue depth it keeps.
+    return {"iops": iops, "mean_ns": w["qd"] / iops * 1e9, "p99_ns": float("nan"),
+            "cores": cores, "own_cores": own}
+
+
 def pin_in_page_cache(path):
     """Maps the file and mlocks the mapping for the rest of this process: its pages stay in the
     page cache (proactive reclaim such as DAMON would otherwise evict cold pages mid-run)."""
@@ -180,17 +204,66 @@ def workloads(args):
             for qd in (1, 4, 32, 128):
                 ws.append(dict(name=f"4K randread QD{qd} {label}", target=target, bs=4096, qd=qd,
                                seq=False, direct=True))
-    for qd in (1, 16):
+    for qd in (1, 16, 32):
         ws.append(dict(name=f"8K randread QD{qd} root-disk file", target=args.disk, bs=8192,
                        qd=qd, seq=False, direct=True))
+    ws.append(dict(name="1M randread QD4 root-disk file", target=args.disk, bs=1 << 20, qd=4,
+                   seq=False, direct=True))
     ws.append(dict(name="1M seqread QD4 root-disk file", target=args.disk, bs=1 << 20, qd=4,
                    seq=True, direct=True))
-    for qd in (1, 64):
-        ws.append(dict(name=f"4K randread QD{qd} page cache (buffered)", target=args.pcache,
-                       bs=4096, qd=qd, seq=False, direct=False, cached=True))
+    for target, label in ((args.pcache, "64 MiB"), (args.pcache_big, "1 GiB")):
+        if target:
+            for qd in (1, 64):
+                ws.append(dict(name=f"4K randread QD{qd} page cache {label} (buffered)",
+                               target=target, bs=4096, qd=qd, seq=False, direct=False,
+                               cached=True))
     if args.only:
         ws = [w for w in ws if any(o in w["name"] for o in args.only.split(","))]
     return ws
+
+
+def estimate_row(args):
+    """The plan's estimate against the real wall time of a 100-point spec of 100 ms points (a
+    random read sweep on the tmpfs file), once per round."""
+    rows = []
+    for _ in range(args.rounds):
+        with tempfile.TemporaryDirectory(prefix="rigel-bench-") as tmp:
+            spec = os.path.join(tmp, "estimate.toml")
+            with open(spec, "w") as f:
+                f.write(ESTIMATE_SPEC.format(target=args.tmpfs))
+            plan = json.loads(subprocess.run([args.rigel, "plan", spec, "--json"], check=True,
+                                             capture_output=True, text=True).stdout)
+            t0 = time.monotonic()
+            subprocess.run(pinned(args, [args.rigel, "run", spec, "--out",
+                                         os.path.join(tmp, "run")]),
+                           check=True, capture_output=True)
+            wall = time.monotonic() - t0
+            with open(os.path.join(tmp, "run", "results.json")) as f:
+                pts = json.load(f)["points"]
+            starts = [p["window"]["start_ns"] for p in pts]
+            gap_ms = ((starts[-1] - starts[0]) / (len(starts) - 1) / 1e6) - 100
+            rows.append((plan["estimated_seconds"], wall, gap_ms))
+    return rows
+
+
+ESTIMATE_SPEC = """[spec]
+name = "estimate"
+
+[[target]]
+path = "{target}"
+
+[run]
+duration = "100ms"
+warmup = "0s"
+
+[class.io]
+size = "4KiB"
+mix = "read"
+
+[matrix]
+shape = "row"
+io = "1..=100"
+"""
 
 
 def fmt_us(ns):
@@ -203,7 +276,9 @@ def main():
     p.add_argument("--loop", help="loop device over a tmpfs file")
     p.add_argument("--tmpfs", help="file on tmpfs")
     p.add_argument("--disk", required=True, help="file on the root disk")
-    p.add_argument("--pcache", required=True, help="file read through the page cache")
+    p.add_argument("--pcache", required=True, help="file read through the page cache (64 MiB)")
+    p.add_argument("--pcache-big", help="a 1 GiB file read through the page cache")
+    p.add_argument("--tiouring", help="fio's t/io_uring binary: a third column where given")
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--duration", type=float, default=4.0)
     p.add_argument("--warmup", type=float, default=1.0)
@@ -217,17 +292,21 @@ def main():
     args = p.parse_args()
 
     rows = []
-    if any(w.get("cached") for w in workloads(args)):
-        pin_in_page_cache(args.pcache)
+    for w in workloads(args):
+        if w.get("cached"):
+            pin_in_page_cache(w["target"])
+    tools = ["rigel", "fio"] + (["t/io_uring"] if args.tiouring else [])
+    run = {"rigel": run_rigel, "fio": run_fio, "t/io_uring": run_tiouring}
     for w in workloads(args):
         pairs = []
         for rnd in range(args.rounds):
-            order = ("rigel", "fio") if rnd % 2 == 0 else ("fio", "rigel")
+            # Alternated: each round starts with the next tool.
+            order = tools[rnd % len(tools):] + tools[:rnd % len(tools)]
             res = {}
             for tool in order:
                 if w.get("cached"):
                     ensure_cached(w["target"])
-                res[tool] = (run_rigel if tool == "rigel" else run_fio)(args, w)
+                res[tool] = run[tool](args, w)
                 res[tool]["cpu_per_io_us"] = res[tool]["cores"] / res[tool]["iops"] * 1e6
                 res[tool]["own_cpu_per_io_us"] = res[tool]["own_cores"] / res[tool]["iops"] * 1e6
             pairs.append(res)
@@ -235,36 +314,64 @@ def main():
                 with open(args.raw, "a") as f:
                     f.write(json.dumps({"workload": w["name"], "round": rnd, **res,
                                         "load": os.getloadavg()[0]}) + "\n")
-            print(f"  {w['name']} round {rnd + 1}: rigel {res['rigel']['iops']:.0f} IOPS, "
-                  f"fio {res['fio']['iops']:.0f} IOPS", file=sys.stderr)
+            print(f"  {w['name']} round {rnd + 1}: "
+                  + ", ".join(f"{t} {res[t]['iops']:.0f} IOPS" for t in tools), file=sys.stderr)
         rows.append((w, pairs))
 
     def med(pairs, tool, key):
         return statistics.median(p[tool][key] for p in pairs)
 
-    def ratio(pairs, key):
-        return statistics.median(p["rigel"][key] / p["fio"][key] for p in pairs)
+    def ratios(pairs, key, other="fio"):
+        return [p["rigel"][key] / p[other][key] for p in pairs]
+
+    def per_core(pairs, other):
+        return [(p["rigel"]["iops"] / p["rigel"]["cores"]) / (p[other]["iops"] / p[other]["cores"])
+                for p in pairs]
+
+    def show(values):
+        """Median of the per-round ratios, and their spread (min–max) over several rounds."""
+        m = statistics.median(values)
+        return f"{m:.3f}" if len(values) < 2 else f"{m:.3f} ({min(values):.2f}–{max(values):.2f})"
 
     print(f"rounds: {args.rounds}, measured window {args.duration}s after {args.warmup}s warmup, "
-          f"pinned to CPU {args.cpu}; medians; ratios are medians of per-round rigel/fio ratios")
+          f"pinned to CPU {args.cpu}; medians; ratios are medians of per-round rigel/other ratios "
+          "(min–max over the rounds in brackets); CPU is machine-wide (/proc/stat)")
     print()
-    print("| workload | rigel IOPS | fio IOPS | IOPS ratio | rigel mean µs | fio mean µs | mean ratio"
-          " | rigel p99 µs | fio p99 µs | p99 ratio | rigel CPU/IO µs | fio CPU/IO µs | CPU/IO ratio"
-          " | IOPS/core ratio | own CPU/IO ratio |")
-    print("|" + "---|" * 15)
+    head = ("| workload | rigel IOPS | fio IOPS | IOPS ratio | rigel mean µs | fio mean µs"
+            " | mean ratio | rigel p99 µs | fio p99 µs | p99 ratio | rigel CPU/IO µs | fio CPU/IO µs"
+            " | CPU/IO ratio | IOPS/core ratio | own CPU/IO ratio |")
+    cols = 15
+    if args.tiouring:
+        head += (" t/io_uring IOPS | t/io_uring CPU/IO µs | rigel / t/io_uring IOPS"
+                 " | rigel / t/io_uring IOPS/core |")
+        cols += 4
+    print(head)
+    print("|" + "---|" * cols)
     for w, pairs in rows:
-        per_core = statistics.median(
-            (p["rigel"]["iops"] / p["rigel"]["cores"]) / (p["fio"]["iops"] / p["fio"]["cores"])
-            for p in pairs)
-        print(f"| {w['name']} | {med(pairs, 'rigel', 'iops'):.0f} | {med(pairs, 'fio', 'iops'):.0f}"
-              f" | {ratio(pairs, 'iops'):.3f}"
-              f" | {fmt_us(med(pairs, 'rigel', 'mean_ns'))} | {fmt_us(med(pairs, 'fio', 'mean_ns'))}"
-              f" | {ratio(pairs, 'mean_ns'):.3f}"
-              f" | {fmt_us(med(pairs, 'rigel', 'p99_ns'))} | {fmt_us(med(pairs, 'fio', 'p99_ns'))}"
-              f" | {ratio(pairs, 'p99_ns'):.3f}"
-              f" | {med(pairs, 'rigel', 'cpu_per_io_us'):.3f} | {med(pairs, 'fio', 'cpu_per_io_us'):.3f}"
-              f" | {ratio(pairs, 'cpu_per_io_us'):.3f} | {per_core:.3f}"
-              f" | {ratio(pairs, 'own_cpu_per_io_us'):.3f} |")
+        line = (f"| {w['name']} | {med(pairs, 'rigel', 'iops'):.0f} | {med(pairs, 'fio', 'iops'):.0f}"
+                f" | {show(ratios(pairs, 'iops'))}"
+                f" | {fmt_us(med(pairs, 'rigel', 'mean_ns'))} | {fmt_us(med(pairs, 'fio', 'mean_ns'))}"
+                f" | {show(ratios(pairs, 'mean_ns'))}"
+                f" | {fmt_us(med(pairs, 'rigel', 'p99_ns'))} | {fmt_us(med(pairs, 'fio', 'p99_ns'))}"
+                f" | {show(ratios(pairs, 'p99_ns'))}"
+                f" | {med(pairs, 'rigel', 'cpu_per_io_us'):.3f} | {med(pairs, 'fio', 'cpu_per_io_us'):.3f}"
+                f" | {show(ratios(pairs, 'cpu_per_io_us'))} | {show(per_core(pairs, 'fio'))}"
+                f" | {show(ratios(pairs, 'own_cpu_per_io_us'))} |")
+        if args.tiouring:
+            t = "t/io_uring"
+            line += (f" {med(pairs, t, 'iops'):.0f} | {med(pairs, t, 'cpu_per_io_us'):.3f}"
+                     f" | {show(ratios(pairs, 'iops', t))} | {show(per_core(pairs, t))} |")
+        print(line)
+    if args.tmpfs and (not args.only or "estimate" in args.only):
+        est = estimate_row(args)
+        print()
+        print("| plan estimate (100 points × 100 ms, tmpfs) | estimated s | real wall s"
+              " | real / estimate | overhead per point, ms |")
+        print("|---|---|---|---|---|")
+        print(f"| median of {len(est)} | {statistics.median(e[0] for e in est)}"
+              f" | {statistics.median(e[1] for e in est):.2f}"
+              f" | {show([e[1] / e[0] for e in est])}"
+              f" | {statistics.median(e[2] for e in est):.1f} |")
 
 
 if __name__ == "__main__":

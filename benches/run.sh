@@ -2,11 +2,13 @@
 # rigel vs fio's io_uring engine, side by side (see benches/README.md).
 #
 #   benches/run.sh [--rounds N] [--duration SECONDS] [--cpu N] [--only NAME,NAME]
+#   benches/run.sh --rounds 1 --duration 2 --only "page cache 64,estimate"   # a quick sanity pass
 #
 # Builds rigel (the `profiling` profile: release code with debug info, so `perf record` on the
 # copy it runs shows symbols), prepares the targets (a tmpfs file, a loop device
-# over a tmpfs file when root, a file on the root disk, a page-cache file), runs every workload
-# with both tools alternated, prints a Markdown table, and cleans up. Needs fio (Debian's
+# over a tmpfs file when root, a 4 GiB file of random data on the root disk's filesystem — a file,
+# never the raw device —, 64 MiB and 1 GiB page-cache files), runs every workload with the tools
+# alternated (rigel, fio, and t/io_uring where present), prints a Markdown table, and cleans up. Needs fio (Debian's
 # package: apt-get install -y fio), fincore (util-linux), taskset and python3.
 set -euo pipefail
 
@@ -44,7 +46,18 @@ fill() { # path MiB
 fill "$shm/tmpfs.img" 1024
 fill "$work/disk.img" 4096
 fill "$work/pcache.img" 64
+fill "$work/pcache-big.img" 1024
 sync
+
+# fio's t/io_uring, the third column where present (benches/README.md says where it comes from).
+tio_args=()
+for t in "${RIGEL_TIOURING:-}" "$repo/../shared/bench-tools/t-io_uring" /work/shared/bench-tools/t-io_uring; do
+    if [ -n "$t" ] && [ -x "$t" ]; then
+        tio_args=(--tiouring "$t")
+        break
+    fi
+done
+[ ${#tio_args[@]} -eq 0 ] && echo "t/io_uring not found (set RIGEL_TIOURING): two columns only" >&2
 
 loop_args=()
 if [ "$(id -u)" -eq 0 ]; then
@@ -57,5 +70,6 @@ fi
 
 echo "machine: $(nproc) CPUs, $(uname -r), load: $(cut -d' ' -f1-3 /proc/loadavg), fio $(fio --version)" >&2
 python3 "$here/compare.py" --rigel "$rigel" "${loop_args[@]}" --tmpfs "$shm/tmpfs.img" \
-    --disk "$work/disk.img" --pcache "$work/pcache.img" --raw "$work/raw.jsonl" "$@"
+    --disk "$work/disk.img" --pcache "$work/pcache.img" --pcache-big "$work/pcache-big.img" \
+    "${tio_args[@]}" --raw "$work/raw.jsonl" "$@"
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >&2

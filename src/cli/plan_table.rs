@@ -2,13 +2,20 @@
 //! data point.
 
 use crate::expr::{Access, Size};
-use crate::plan::{ClassLoad, Layout, RunPlan};
+use crate::plan::{ClassLoad, LISTED_IDLE_CLASSES, Layout, RunPlan};
 use std::io::{self, Write};
 
 pub fn write(out: &mut impl Write, plan: &RunPlan) -> io::Result<()> {
     write_header(out, plan)?;
     let mut headers = vec!["point".to_owned()];
-    headers.extend(plan.classes.iter().map(|c| c.name.clone()));
+    // A column per class while the classes are few; beyond, one column naming the classes that
+    // run (a table of thousands of idle columns would grow with the square of the classes).
+    let columns = plan.classes.len() <= LISTED_IDLE_CLASSES;
+    if columns {
+        headers.extend(plan.classes.iter().map(|c| c.name.clone()));
+    } else {
+        headers.push("running".to_owned());
+    }
     // A search's row is the point its trials run, with the searched value set per trial.
     let points = plan
         .search
@@ -22,7 +29,18 @@ pub fn write(out: &mut impl Write, plan: &RunPlan) -> io::Result<()> {
         .iter()
         .map(|p| {
             let mut row = vec![p.id.to_string()];
-            row.extend(p.classes.iter().map(describe_load));
+            if columns {
+                row.extend(plan.classes.iter().map(|c| {
+                    let load = p.classes.iter().find(|l| l.class == c.name);
+                    load.map_or_else(|| "-".to_owned(), describe_load)
+                }));
+            } else {
+                let running: Vec<String> = p
+                    .active()
+                    .map(|c| format!("{}: {}", c.class, describe_load(c)))
+                    .collect();
+                row.push(running.join(", "));
+            }
             row.extend(p.sweep.iter().map(|b| b.value.clone()));
             row
         })

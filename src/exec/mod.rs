@@ -9,6 +9,7 @@ mod clock;
 mod cpu;
 mod offsets;
 mod pace;
+mod paced_slots;
 mod point;
 mod reuse;
 mod ring;

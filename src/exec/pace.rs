@@ -4,9 +4,8 @@
 //! the backlog, and the I/O's response latency (scheduled time → completion) keeps the wait, so a
 //! stalled device shows in the percentiles instead of vanishing (coordinated omission).
 
-use super::slots::{PARKED, State};
 use crate::expr::Arrival;
-use io_uring::{squeue, types};
+use io_uring::types;
 use std::io;
 
 /// A schedule of send times, ns since the point's start.
@@ -117,107 +116,6 @@ impl Pacer {
             n += 1;
         }
         n.saturating_sub(self.free.len() as u64)
-    }
-}
-
-impl State<'_> {
-    /// At the loop's start: parks the open-loop slots (their I/Os wait for their send times) and
-    /// starts the schedules at `now`. Returns whether any class is paced.
-    pub(super) fn start_pacing(&mut self, now: u64) -> bool {
-        let mut paced = false;
-        for (i, slot) in self.slots.iter_mut().enumerate() {
-            if let Some(p) = &mut self.classes[slot.class].pacer {
-                slot.submitted_ns = PARKED;
-                p.free.push(i);
-            }
-        }
-        for c in &mut self.classes {
-            if let Some(p) = &mut c.pacer {
-                p.schedule.shift(now);
-                paced = true;
-            }
-        }
-        if paced {
-            tight_timer_slack();
-        }
-        paced
-    }
-
-    /// Whether slot `i` belongs to an open-loop class: its completed I/O is recorded with both
-    /// latencies and the slot parks until the next send time. False for a closed-loop slot.
-    #[inline]
-    pub(super) fn complete_paced(
-        &mut self,
-        i: usize,
-        now: u64,
-        measuring: bool,
-        interval: usize,
-    ) -> bool {
-        let slot = &mut self.slots[i];
-        let class = &mut self.classes[slot.class];
-        let Some(p) = &mut class.pacer else {
-            return false;
-        };
-        class.ios_delta += 1;
-        class.bytes_delta += slot.len as u64;
-        if measuring {
-            class.recorder.record_paced(
-                slot.write,
-                now.saturating_sub(slot.scheduled_ns),
-                now.saturating_sub(slot.submitted_ns),
-                slot.len as u64,
-                interval,
-            );
-        }
-        slot.submitted_ns = PARKED;
-        p.free.push(i);
-        true
-    }
-
-    /// Issues every open-loop I/O due by `now` that has a free slot; returns how many. `window`
-    /// is the measured window [from, end), ns.
-    #[inline]
-    pub(super) fn issue_due(
-        &mut self,
-        now: u64,
-        window: (u64, u64),
-        sq: &mut squeue::SubmissionQueue<'_>,
-        submitter: &io_uring::Submitter<'_>,
-    ) -> usize {
-        let mut issued = 0;
-        for c in 0..self.classes.len() {
-            while let Some((i, t)) = self.classes[c]
-                .pacer
-                .as_mut()
-                .and_then(|p| p.due(now, window))
-            {
-                self.next_io(i, now, sq, submitter);
-                self.slots[i].scheduled_ns = t;
-                issued += 1;
-            }
-        }
-        issued
-    }
-
-    /// The earliest send time a free slot waits for (None: nothing to send before a completion).
-    #[inline]
-    pub(super) fn next_send(&self) -> Option<u64> {
-        self.classes
-            .iter()
-            .filter_map(|c| c.pacer.as_ref())
-            .filter(|p| !p.free.is_empty())
-            .map(|p| p.schedule.peek())
-            .min()
-    }
-
-    /// At the end of the loop: each paced class's send times in the window and its backlog.
-    pub(super) fn end_pacing(&mut self, window: (u64, u64)) {
-        for c in &mut self.classes {
-            if let Some(p) = &mut c.pacer {
-                let backlog = p.backlog(window);
-                c.recorder.add_schedule(p.scheduled, backlog);
-            }
-        }
     }
 }
 

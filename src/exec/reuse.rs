@@ -59,3 +59,27 @@ impl Reuse {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_kept_arena_serves_a_later_point_and_is_filled_before_writes() {
+        let reuse = Reuse::default();
+        let mut rng = fastrand::Rng::with_seed(7);
+        let a = reuse.arena(1 << 20, false, &mut rng).expect("arena");
+        let first = a.at(0);
+        assert!(!a.random);
+        reuse.give(a);
+        // A smaller point takes the kept arena; a writing one gets it filled with random data.
+        let mut b = reuse.arena(64 << 10, true, &mut rng).expect("arena");
+        assert_eq!(b.at(0), first);
+        assert!(b.random);
+        assert!(b.bytes_mut().iter().filter(|&&x| x == 0).count() < 1 << 14);
+        reuse.give(b);
+        // Larger than anything kept: a new one.
+        let c = reuse.arena(2 << 20, false, &mut rng).expect("arena");
+        assert_ne!(c.at(0), first);
+    }
+}

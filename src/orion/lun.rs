@@ -127,7 +127,7 @@ fn error_path(e: &TargetError) -> Option<&Path> {
         | TargetError::TargetTooSmall { path, .. } => Some(path),
         TargetError::Refused(r) => Some(&r.path),
         TargetError::Locked(h) => Some(&h.path),
-        TargetError::NoTargets | TargetError::ZeroStripe => None,
+        TargetError::NoTargets | TargetError::ZeroStripe | TargetError::StoppedOpening => None,
     }
 }
 

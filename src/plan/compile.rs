@@ -33,7 +33,8 @@ pub fn compile(spec: &Spec, cores: u64) -> Result<RunPlan, Vec<SpecError>> {
     if let Err(b) = limits::plan_size(total, per_point) {
         return Err(vec![b.at(&spec.matrix.loc)]);
     }
-    if let Some(e) = super::matrix::too_large(spec, total, spec.classes.len()) {
+    let entries = cells.entries.saturating_mul(combos.len() as u64);
+    if let Some(e) = super::matrix::too_large(spec, total, entries) {
         return Err(vec![e]);
     }
     let points = build_points(&classes, &cells, &combos);
@@ -358,6 +359,42 @@ mod tests {
         // Less than one 8 KiB I/O per second.
         let errors = one("4KiB/s", "").unwrap_err();
         assert!(errors[0].contains("less than one"), "{errors:?}");
+    }
+
+    #[test]
+    fn points_list_idle_classes_only_while_the_classes_are_few() {
+        // Two classes: every point lists both, the idle one at 0 (labels read `small=1 large=0`).
+        let p = plan(&two_classes("basic", "1", "1")).unwrap();
+        assert!(p.points.iter().all(|p| p.classes.len() == 2));
+        assert_eq!(p.points[0].label(), "small=1 large=0");
+        // Many classes: a point lists the classes that run, readers find the others idle.
+        let n = crate::plan::LISTED_IDLE_CLASSES + 1;
+        let mut text = "[[target]]\npath = \"a\"\n".to_owned();
+        for i in 0..n {
+            text.push_str(&format!("[class.c{i}]\nsize = \"8KiB\"\n"));
+        }
+        text.push_str("[matrix]\nshape = \"detailed\"\n");
+        for i in 0..n {
+            let load = if i < 2 { "0,1" } else { "0" };
+            text.push_str(&format!("c{i} = \"{load}\"\n"));
+        }
+        let p = plan(&text).unwrap();
+        let listed: Vec<Vec<(&str, u32)>> = p
+            .points
+            .iter()
+            .map(|p| {
+                p.classes
+                    .iter()
+                    .map(|c| (c.class.as_str(), c.load))
+                    .collect()
+            })
+            .collect();
+        assert_eq!(
+            listed,
+            vec![vec![("c0", 1)], vec![("c1", 1)], vec![("c0", 1), ("c1", 1)]]
+        );
+        assert_eq!(p.points[2].load_of("c5"), 0);
+        assert_eq!(p.points[2].label(), "c0=1 c1=1");
     }
 
     #[test]

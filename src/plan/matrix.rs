@@ -5,28 +5,44 @@ use super::limits::{self, MAX_POINTS};
 use super::model::{ClassLevels, MatrixShape};
 use crate::spec::{Spec, SpecError};
 
+/// One point's loads above 0: (class index, load), in class order.
+pub(super) type Loads = Vec<(usize, u32)>;
+
 pub(super) struct MatrixCells {
-    /// Loads per point, in class order; the all-idle cell is never a point.
-    pub points: Vec<Vec<u32>>,
+    /// The loads above 0 of each point, as (class index, load) in class order; the all-idle cell
+    /// is never a point. Sparse, so that a spec of many classes run one at a time (`basic`) takes
+    /// memory linear in the classes, not their square.
+    pub points: Vec<Loads>,
+    /// Class entries the plan's points will hold for one `[sweep]` combination ([`listed`]).
+    pub entries: u64,
     pub levels: Vec<ClassLevels>,
     /// Cells of the grid including the idle one where the shape has it (ORION's count).
     pub orion_cells: u64,
 }
 
-/// Classes one spec may declare (ORION has two; a real workload a handful).
-pub const MAX_CLASSES: usize = 256;
-/// Every point lists every class (idle ones too, for ORION's grids and the reports' columns), so
-/// a plan holds points × classes entries of about 100 bytes: this bounds the plan near 400 MB.
+/// Classes one spec may declare (ORION has two; a real workload a handful; generated specs that
+/// run each of many classes alone, thousands).
+pub const MAX_CLASSES: usize = 10_000;
+/// Up to this many classes, every point lists every class, idle ones with load 0, so that labels
+/// read `small=4 large=0` as ORION's users know them. Beyond, a point lists only the classes that
+/// run (readers find an absent class idle): a label of thousands of idle classes names nothing,
+/// and listing them made memory grow with the square of the classes.
+pub const LISTED_IDLE_CLASSES: usize = 16;
+/// A plan's points hold class entries of about 100 bytes each: this bounds the plan near 400 MB.
 pub const MAX_PLAN_ENTRIES: u64 = 4_000_000;
 
-/// The error when `points` points of `classes` classes make too large a plan.
-pub(super) fn too_large(spec: &Spec, points: u64, classes: usize) -> Option<SpecError> {
-    let entries = points.saturating_mul(classes as u64);
+/// Whether points list idle classes too ([`LISTED_IDLE_CLASSES`]).
+pub(super) fn lists_idle(classes: usize) -> bool {
+    classes <= LISTED_IDLE_CLASSES
+}
+
+/// The error when `points` points holding `entries` class entries make too large a plan.
+pub(super) fn too_large(spec: &Spec, points: u64, entries: u64) -> Option<SpecError> {
     (entries > MAX_PLAN_ENTRIES).then(|| {
         SpecError::at(
             &spec.matrix.loc,
             format!(
-                "{points} data points × {classes} classes make a plan of {entries} class entries, \
+                "{points} data points make a plan of {entries} class entries, \
                  more than rigel holds ({MAX_PLAN_ENTRIES})"
             ),
             "the matrix expands to this",
@@ -50,13 +66,15 @@ pub(super) fn expand_matrix(spec: &Spec, errors: &mut Vec<SpecError>) -> Option<
         return None;
     }
     let mut axes: Vec<Vec<u32>> = Vec::new();
+    // By name, in a map: thousands of classes are matched in linear time.
+    let sweeps: std::collections::HashMap<&str, _> = spec
+        .matrix
+        .loads
+        .iter()
+        .map(|(name, sweep)| (name.value.as_str(), sweep))
+        .collect();
     for (i, class) in spec.classes.iter().enumerate() {
-        let Some((_, sweep)) = spec
-            .matrix
-            .loads
-            .iter()
-            .find(|(name, _)| name.value == class.name.value)
-        else {
+        let Some(&sweep) = sweeps.get(class.name.value.as_str()) else {
             errors.push(SpecError::at(&class.name.loc, format!("class `{}` has no load in [matrix]", class.name.value), "this class")
                 .hint(format!("add a load sweep under [matrix], e.g. {} = \"1..=32 x2\" (or \"0\" to leave it idle)", class.name.value)));
             continue;
@@ -113,15 +131,21 @@ pub(super) fn expand_matrix(spec: &Spec, errors: &mut Vec<SpecError>) -> Option<
         return None;
     }
     let cells = if shape == MatrixShape::Basic {
-        let count = axes
+        let count: u64 = axes
             .iter()
             .map(|a| a.iter().filter(|&&l| l > 0).count() as u64)
             .sum();
-        if let Some(e) = too_large(spec, count, axes.len()) {
+        let entries = if lists_idle(axes.len()) {
+            count * axes.len() as u64
+        } else {
+            count
+        };
+        if let Some(e) = too_large(spec, count, entries) {
             errors.push(e);
             return None;
         }
-        basic_cells(&axes)
+        let (points, cells) = basic_cells(&axes);
+        (points, cells, entries)
     } else {
         grid_cells(&axes, errors, spec)?
     };
@@ -149,29 +173,29 @@ pub(super) fn expand_matrix(spec: &Spec, errors: &mut Vec<SpecError>) -> Option<
         points: cells.0,
         levels,
         orion_cells: cells.1,
+        entries: cells.2,
     })
 }
 
 /// Each class alone at each of its levels, in class order; ORION counts the idle cell too.
-fn basic_cells(axes: &[Vec<u32>]) -> (Vec<Vec<u32>>, u64) {
+fn basic_cells(axes: &[Vec<u32>]) -> (Vec<Loads>, u64) {
     let mut points = Vec::new();
     for (i, axis) in axes.iter().enumerate() {
         for &level in axis.iter().filter(|&&l| l > 0) {
-            let mut loads = vec![0; axes.len()];
-            loads[i] = level;
-            points.push(loads);
+            points.push(vec![(i, level)]);
         }
     }
     let cells = points.len() as u64 + 1;
     (points, cells)
 }
 
-/// Every combination of the axes, the first class varying fastest (ORION: small inside large).
+/// Every combination of the axes, the first class varying fastest (ORION: small inside large),
+/// with the cell count and the class entries the points will hold.
 fn grid_cells(
     axes: &[Vec<u32>],
     errors: &mut Vec<SpecError>,
     spec: &Spec,
-) -> Option<(Vec<Vec<u32>>, u64)> {
+) -> Option<(Vec<Loads>, u64, u64)> {
     let cells = axes
         .iter()
         .try_fold(1u64, |acc, a| acc.checked_mul(a.len() as u64));
@@ -186,21 +210,35 @@ fn grid_cells(
         );
         return None;
     };
-    if let Some(e) = too_large(spec, cells, axes.len()) {
+    // Each class is loaded in (its levels above 0) × (the other axes' cells) of the cells.
+    let entries = if lists_idle(axes.len()) {
+        cells.saturating_mul(axes.len() as u64)
+    } else {
+        axes.iter()
+            .map(|a| cells / a.len() as u64 * a.iter().filter(|&&l| l > 0).count() as u64)
+            .fold(0u64, u64::saturating_add)
+    };
+    if let Some(e) = too_large(spec, cells, entries) {
         errors.push(e);
         return None;
     }
     let mut points = Vec::with_capacity(cells as usize);
     let mut index = vec![0usize; axes.len()];
     loop {
-        let loads: Vec<u32> = index.iter().zip(axes).map(|(&i, a)| a[i]).collect();
-        if loads.iter().any(|&l| l > 0) {
+        let loads: Loads = index
+            .iter()
+            .zip(axes)
+            .enumerate()
+            .map(|(c, (&i, a))| (c, a[i]))
+            .filter(|&(_, l)| l > 0)
+            .collect();
+        if !loads.is_empty() {
             points.push(loads);
         }
         let mut k = 0;
         loop {
             if k == axes.len() {
-                return Some((points, cells));
+                return Some((points, cells, entries));
             }
             index[k] += 1;
             if index[k] < axes[k].len() {

@@ -12,5 +12,6 @@ mod sweep;
 
 pub use compile::compile;
 pub use limits::{MAX_OUTSTANDING, MAX_POINTS};
+pub use matrix::LISTED_IDLE_CLASSES;
 pub use model::*;
 pub use search::{Knob, SearchPlan, Tolerance, Tried, bracket};

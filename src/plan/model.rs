@@ -124,7 +124,9 @@ pub struct ClassLevels {
     pub levels: Vec<u32>,
 }
 
-/// One data point: every class with its load (0 = idle) and its parameters at this point.
+/// One data point: its classes with their loads and parameters at this point. Plans of up to
+/// `LISTED_IDLE_CLASSES` classes list every class (0 = idle), larger ones only the classes that
+/// run; readers take an absent class as idle (`load_of`, `active`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DataPoint {
     /// Stable id, 1-based, in run order; `--resume` matches on it.
@@ -178,7 +180,7 @@ impl DataPoint {
     pub fn active(&self) -> impl Iterator<Item = &ClassLoad> {
         self.classes.iter().filter(|c| c.outstanding > 0)
     }
-    /// `small=4 large=0`, as the terminal and reports name a point.
+    /// `small=4 large=0`, as the terminal and reports name a point (the classes the point lists).
     pub fn label(&self) -> String {
         let loads: Vec<String> = self
             .classes

@@ -2,7 +2,7 @@
 //! they make with the matrix inside each combination.
 
 use super::limits::{self, MAX_OUTSTANDING, MAX_POINTS};
-use super::matrix::MatrixCells;
+use super::matrix::{MatrixCells, lists_idle};
 use super::model::*;
 use crate::expr::Access;
 use crate::spec::{Spec, SpecError, SweepValues};
@@ -121,10 +121,18 @@ pub(super) fn build_points(
             }
         }
         for loads in &cells.points {
-            let classes = params
-                .iter()
-                .zip(loads)
-                .map(|(c, &load)| {
+            let listed: Vec<(&IoClass, u32)> = if lists_idle(params.len()) {
+                let mut all: Vec<(&IoClass, u32)> = params.iter().map(|c| (c, 0)).collect();
+                for &(i, load) in loads {
+                    all[i].1 = load;
+                }
+                all
+            } else {
+                loads.iter().map(|&(i, load)| (&params[i], load)).collect()
+            };
+            let classes = listed
+                .into_iter()
+                .map(|(c, load)| {
                     let per_stream = if c.access == Access::Sequential {
                         c.per_stream
                     } else {

@@ -45,6 +45,9 @@ pub enum ReportError {
     Histogram { what: String, reason: String },
     #[error("cannot serialize the results document: {0}")]
     Json(#[from] serde_json::Error),
+    /// An error a user template's child renderer reported (its own message, any other kind).
+    #[error("{0}")]
+    Isolated(String),
 }
 
 impl ReportError {

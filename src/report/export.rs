@@ -6,9 +6,10 @@
 use super::charts::{Chart, charts};
 use super::context::{self, RigelInfo, RunView};
 use super::env::builtin_environment;
+use super::isolate::render_user;
 use super::more_charts::more_charts;
 use super::orion::{self, OrionSettings, OrionView};
-use super::render::{render_one, render_user};
+use super::render::render_one;
 use super::rows::{self, ClassView, Headline, PointView};
 use super::{Dialect, Format, ReportError, ReportOptions};
 use crate::plan::RunPlan;

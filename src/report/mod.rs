@@ -14,6 +14,7 @@ mod heatmap;
 mod hist;
 mod hlog;
 mod hockey;
+mod isolate;
 mod junit;
 mod load;
 mod more_charts;
@@ -34,6 +35,7 @@ mod user_loader;
 
 pub use error::ReportError;
 pub use export::render_to_strings;
+pub use isolate::{isolate_user_templates, serve_template_child};
 pub use junit::{JUNIT_FILE, write_junit};
 pub use load::{RunFolder, load_run_folder, load_run_folder_status};
 pub use overlay::compare_overlay;

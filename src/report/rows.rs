@@ -324,6 +324,36 @@ fn distinct(values: impl Iterator<Item = String>) -> String {
     seen.join(", ")
 }
 
+/// Gives every row the same load columns (a table's header is taken from its first row): the
+/// classes any row lists, in class order, 0 where a row's point leaves one idle. Points of many
+/// classes list only those that run, so rows of one class may name different others.
+fn same_load_columns(mut rows: Vec<ClassRow>, order: &[crate::plan::IoClass]) -> Vec<ClassRow> {
+    let named: std::collections::HashSet<&str> = rows
+        .iter()
+        .flat_map(|r| r.loads.iter().map(|l| l.class.as_str()))
+        .collect();
+    let columns: Vec<String> = order
+        .iter()
+        .filter(|c| named.contains(c.name.as_str()))
+        .map(|c| c.name.clone())
+        .collect();
+    for r in &mut rows {
+        let loads = columns
+            .iter()
+            .map(|class| LoadView {
+                class: class.clone(),
+                load: r
+                    .loads
+                    .iter()
+                    .find(|l| &l.class == class)
+                    .map_or(0, |l| l.load),
+            })
+            .collect();
+        r.loads = loads;
+    }
+    rows
+}
+
 fn class_groups(view: &ResultsView, points: &[PointView], class: &str) -> Vec<ClassGroup> {
     view.groups()
         .iter()
@@ -335,6 +365,7 @@ fn class_groups(view: &ResultsView, points: &[PointView], class: &str) -> Vec<Cl
                 .filter(|p| p.sweep == sweep)
                 .filter_map(|p| p.c.get(class).cloned())
                 .collect();
+            let rows = same_load_columns(rows, &view.doc.plan.classes);
             let (best_iops, best_mbps, min_latency) = bests(&g.points, class);
             Some(ClassGroup {
                 heading: heading(class, prm, &sweep),
@@ -364,6 +395,7 @@ pub fn class_views(view: &ResultsView, points: &[PointView]) -> Vec<ClassView> {
                 .iter()
                 .filter_map(|p| p.c.get(&class.name).cloned())
                 .collect();
+            let rows = same_load_columns(rows, &plan.classes);
             let levels = plan
                 .matrix
                 .levels

@@ -65,7 +65,10 @@ pub enum RunError {
 impl RunError {
     /// A signal arrived while the targets were being opened or filled.
     pub fn interrupted(&self) -> bool {
-        matches!(self, RunError::Target(TargetError::Interrupted { .. }))
+        matches!(
+            self,
+            RunError::Target(TargetError::Interrupted { .. } | TargetError::StoppedOpening)
+        )
     }
 }
 
@@ -158,27 +161,60 @@ fn register_signals(stop: &Arc<AtomicBool>) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Opens the volume, creating and filling test files (progress through the observer).
+/// Opens the volume, creating and filling test files (progress through the observer). The opening
+/// runs on its own thread: an `open()` can block in the kernel where a handled signal does not
+/// interrupt it (a FUSE or network file whose server stalls; SA_RESTART), so this thread waits
+/// where a signal reaches it and gives up on the opener once stopped.
 fn open(
     plan: &RunPlan,
     consent: Consent,
-    stop: &AtomicBool,
+    stop: &Arc<AtomicBool>,
     obs: &mut dyn Observer,
 ) -> Result<OpenVolume, TargetError> {
+    use std::sync::mpsc;
+    enum Event {
+        Progress(std::path::PathBuf, u64, u64),
+        Opened(Box<Result<OpenVolume, TargetError>>),
+    }
+    let (tx, rx) = mpsc::channel();
+    let (plan, flag) = (plan.clone(), Arc::clone(stop));
+    std::thread::spawn(move || {
+        let progress = tx.clone();
+        let mut on_progress = |p: &target::FillProgress| {
+            let _ = progress.send(Event::Progress(p.path.to_path_buf(), p.done, p.total));
+            if flag.load(Ordering::Relaxed) {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        };
+        let opened = target::open_volume(&plan, consent, &mut on_progress);
+        let _ = tx.send(Event::Opened(Box::new(opened)));
+    });
     let mut filling = false;
-    let mut on_progress = |p: &target::FillProgress| {
-        if !filling {
-            obs.fill_started(p.path, p.total);
-            filling = true;
+    let mut stopped_at: Option<std::time::Instant> = None;
+    let opened = loop {
+        match rx.recv_timeout(Duration::from_millis(50)) {
+            Ok(Event::Progress(path, done, total)) => {
+                if !filling {
+                    obs.fill_started(&path, total);
+                    filling = true;
+                }
+                obs.fill_progress(done);
+            }
+            Ok(Event::Opened(opened)) => break *opened,
+            Err(mpsc::RecvTimeoutError::Disconnected) => break Err(TargetError::StoppedOpening),
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
         }
-        obs.fill_progress(p.done);
+        // A fill stops at its next piece; an open that has not returned half a second after the
+        // signal is left behind (the process exits around it).
         if stop.load(Ordering::Relaxed) {
-            ControlFlow::Break(())
-        } else {
-            ControlFlow::Continue(())
+            let since = *stopped_at.get_or_insert_with(std::time::Instant::now);
+            if since.elapsed() > Duration::from_millis(500) {
+                break Err(TargetError::StoppedOpening);
+            }
         }
     };
-    let opened = target::open_volume(plan, consent, &mut on_progress);
     if filling {
         obs.fill_finished();
     }

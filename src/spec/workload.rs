@@ -132,6 +132,8 @@ pub(super) fn read_matrix(
         return m;
     };
     let class_names: Vec<&str> = declared.iter().map(String::as_str).collect();
+    // A set, so that thousands of classes are looked up in linear time.
+    let known: std::collections::HashSet<&str> = class_names.iter().copied().collect();
     for (key, (key_loc, n)) in &t.entries {
         if key == "shape" {
             if let Some(s) = r.string(n, "`shape`") {
@@ -142,7 +144,7 @@ pub(super) fn read_matrix(
             }
             continue;
         }
-        if !class_names.contains(&key.as_str()) {
+        if !known.contains(key.as_str()) {
             let mut allowed = vec!["shape"];
             allowed.extend(class_names.iter().copied());
             let hint =

@@ -65,7 +65,10 @@ pub fn ensure_file(
             refuse_device_directory(path)?;
             // Locked from its creation to the end of its fill: a second rigel creating the same
             // file finds it and is refused (see below) instead of filling it too.
-            let _lock = create(path, size, on_progress)?;
+            let Some(_lock) = create(path, size, on_progress)? else {
+                // Another rigel created it since it was looked for: judge it as found.
+                return ensure_file(path, size, on_progress);
+            };
             fill(path, 0, size, on_progress)?;
             return Ok(Preparation::Created);
         }
@@ -75,6 +78,19 @@ pub fn ensure_file(
         return Ok(Preparation::Foreign);
     }
     let Some(mark) = marker::read_marker(path)? else {
+        // No marker: a foreign file, or one another rigel has just created and not yet marked
+        // (it holds the exclusive lock from its creation to the end of its fill): a shared lock
+        // is refused then, naming that rigel, instead of taking its file for a foreign one.
+        let probe = File::open(path).map_err(TargetError::io(path, "open to lock"))?;
+        lock_target(&probe, path, LockKind::Shared)?;
+        if marker::read_marker(path)?.is_some() {
+            // Marked (and filled) between the two looks: judge it again.
+            drop(probe);
+            return ensure_file(path, size, on_progress);
+        }
+        let meta = probe
+            .metadata()
+            .map_err(TargetError::io(path, "read the metadata"))?;
         if meta.len() < size {
             return Err(TargetError::TooSmall {
                 path: path.into(),
@@ -121,14 +137,19 @@ fn refuse_device_directory(path: &Path) -> Result<(), TargetError> {
     Ok(())
 }
 
-/// Creates the file (never over an existing one), marks it unfinished, and preallocates it. When
-/// that fails (no space, say) the empty file is removed again.
-fn create(path: &Path, size: u64, on_progress: &mut OnProgress) -> Result<File, TargetError> {
-    let file = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(path)
-        .map_err(TargetError::io(path, "create the test file"))?;
+/// Creates the file (never over an existing one), marks it unfinished, and preallocates it; None
+/// when the file exists (another rigel created it first). When preallocating fails (no space,
+/// say) the empty file is removed again.
+fn create(
+    path: &Path,
+    size: u64,
+    on_progress: &mut OnProgress,
+) -> Result<Option<File>, TargetError> {
+    let file = match OpenOptions::new().write(true).create_new(true).open(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => return Ok(None),
+        Err(e) => return Err(TargetError::io(path, "create the test file")(e)),
+    };
     lock_target(&file, path, LockKind::Exclusive)?;
     let mark = Marker {
         state: FillState::Filling,
@@ -138,7 +159,7 @@ fn create(path: &Path, size: u64, on_progress: &mut OnProgress) -> Result<File, 
         let _ = fs::remove_file(path);
         let _ = marker::remove_sidecar(path);
     })?;
-    Ok(file)
+    Ok(Some(file))
 }
 
 /// Bytes preallocated per call: tmpfs allocates page by page (a 4 GiB call took seconds and kept
@@ -465,6 +486,33 @@ mod tests {
         assert!(err.to_string().contains("huge.bin"), "{err}");
         assert!(!path.exists());
         assert!(!marker::sidecar_path(&path).exists());
+    }
+
+    /// Another rigel has just created the file (and holds its lock) but not yet marked it, at
+    /// size 0 or already preallocated: refused naming that rigel, not taken for a foreign file
+    /// (too small, or read while it is filled). flock locks belong to the open file description,
+    /// so a second open in this process stands for the second rigel.
+    #[test]
+    fn a_file_being_created_by_another_rigel_is_refused_as_locked() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("data.bin");
+        for len in [0, 16384] {
+            let creator = OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .open(&path)
+                .unwrap();
+            creator.set_len(len).unwrap();
+            lock_target(&creator, &path, LockKind::Exclusive).unwrap();
+            let err = ensure_file(&path, 16384, &mut no_progress()).unwrap_err();
+            assert!(matches!(err, TargetError::Locked(_)), "size {len}: {err}");
+            assert!(err.to_string().contains("in use by another rigel"), "{err}");
+            drop(creator);
+        }
+        // Once the creator is gone, an unmarked file is a foreign one again.
+        let prep = ensure_file(&path, 16384, &mut no_progress()).unwrap();
+        assert_eq!(prep, Preparation::Foreign);
     }
 
     #[test]

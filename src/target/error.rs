@@ -63,6 +63,10 @@ pub enum TargetError {
         total: u64,
     },
 
+    /// A signal arrived while a target's `open()` had not returned (a stalled server).
+    #[error("stopped while opening the targets: an open did not return")]
+    StoppedOpening,
+
     #[error(transparent)]
     Refused(#[from] Box<Refusal>),
 

@@ -171,11 +171,11 @@ pub fn check_writable(
     Ok(())
 }
 
-/// A signature at the start or the end of the target: what `blkid -p` reports where it is
-/// installed, then rigel's own table (which also knows layouts libblkid does not).
+/// A signature at the start or the end of the target: what `blkid -p` (or, without blkid,
+/// `wipefs -n`) reports where it is installed, then rigel's own table (which also knows layouts libblkid does not).
 fn signature_of(path: &Path, probe: &Probe) -> Result<Option<String>, TargetError> {
-    if let Some(program) = blkid::program() {
-        match blkid::probe(&program, path) {
+    if let Some(prober) = blkid::prober() {
+        match prober.probe(path) {
             Ok(Some(found)) => return Ok(Some(found)),
             Ok(None) => {}
             // The table below still decides; a broken blkid is no reason to refuse.

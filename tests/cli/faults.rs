@@ -35,6 +35,15 @@ fn spec(dir: &Path, target: &Path, loads: &str, run: &str) -> PathBuf {
     path
 }
 
+/// Sends `sig` (`-INT`, `-TERM`) to the child.
+fn signal(child: &std::process::Child, sig: &str) {
+    let status = std::process::Command::new("kill")
+        .args([sig, &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(status.success());
+}
+
 fn results(dir: &Path) -> Value {
     let text = std::fs::read_to_string(dir.join("results.json")).expect("results.json");
     serde_json::from_str(&text).expect("results.json parses")
@@ -135,11 +144,7 @@ fn sigint_during_a_stall_ends_the_run_within_a_second_keeping_finished_points() 
         std::thread::sleep(Duration::from_millis(10));
     }
     std::thread::sleep(Duration::from_millis(200));
-    let status = std::process::Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .expect("kill runs");
-    assert!(status.success());
+    signal(&child, "-INT");
     let signalled = Instant::now();
     while !out.join("results.json").exists() && signalled.elapsed() < Duration::from_secs(10) {
         std::thread::sleep(Duration::from_millis(10));
@@ -157,4 +162,152 @@ fn sigint_during_a_stall_ends_the_run_within_a_second_keeping_finished_points() 
     assert_eq!(doc["points"][0]["status"]["state"], "ok");
     let done = child.wait_with_output().expect("rigel exits");
     assert_eq!(done.status.code(), Some(130));
+}
+
+/// A target whose open() does not return (its server stalls the open for 5 s): SIGTERM ends the
+/// run within a second, saying so, exit 130. A handled signal does not interrupt such an open, so
+/// rigel opens on another thread and leaves it behind; the kernel still holds the process until
+/// the FUSE server answers a request it has read (even SIGKILL waits for that), so the run's end
+/// is seen in its message, and its exit code once the server answers.
+#[test]
+fn sigterm_during_a_stalled_open_ends_the_run_within_a_second() {
+    use std::io::BufRead;
+    if !available() {
+        return;
+    }
+    let stall = Duration::from_secs(5);
+    let fs = FaultFs::mount(Faults::new(16 << 20).open_stall(stall)).expect("mount");
+    let tmp = tempfile::tempdir().expect("tmp");
+    let spec = spec(tmp.path(), fs.file(), "1", "duration = \"1s\"");
+    let mut child = rigel()
+        .arg("run")
+        .arg(&spec)
+        .arg("--out")
+        .arg(tmp.path().join("run"))
+        .spawn();
+    let stderr = child.stderr.take().expect("piped stderr");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+        {
+            let _ = tx.send((Instant::now(), line));
+        }
+    });
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while fs.opens() == 0 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(fs.opens() > 0, "rigel never opened the target");
+    std::thread::sleep(Duration::from_millis(200));
+    signal(&child, "-TERM");
+    let signalled = Instant::now();
+    let said = rx
+        .iter()
+        .find(|(_, line)| line.contains("stopped while opening the targets"));
+    let (at, _) = said.expect("rigel says it stopped while opening");
+    let ended = at.duration_since(signalled);
+    assert!(
+        ended < Duration::from_secs(1),
+        "the run ended {ended:?} after SIGTERM"
+    );
+    let done = child.wait_with_output().expect("rigel exits");
+    assert_eq!(done.status.code(), Some(130));
+}
+
+/// A tmpfs of `size` mounted on a fresh directory, unmounted when dropped; None (with the reason
+/// printed) where mounting is not allowed.
+struct Tmpfs {
+    dir: tempfile::TempDir,
+}
+
+impl Tmpfs {
+    fn mount(size: &str) -> Option<Tmpfs> {
+        let dir = tempfile::tempdir().expect("tmp");
+        let opts = format!("size={size}");
+        let ok = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &opts, "tmpfs"])
+            .arg(dir.path())
+            .status()
+            .is_ok_and(|s| s.success());
+        if !ok {
+            eprintln!("skipped: cannot mount a tmpfs (not root?)");
+            return None;
+        }
+        Some(Tmpfs { dir })
+    }
+
+    fn resize(&self, size: &str) {
+        let opts = format!("remount,size={size}");
+        let status = std::process::Command::new("mount")
+            .args(["-o", &opts])
+            .arg(self.dir.path())
+            .status()
+            .expect("mount runs");
+        assert!(status.success(), "remount {size}");
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount")
+            .arg(self.dir.path())
+            .status();
+    }
+}
+
+/// The point ids of `results.jsonl`, every line checked to be whole JSON.
+fn finished_ids(run: &Path) -> Vec<u64> {
+    let text = std::fs::read_to_string(run.join("results.jsonl")).expect("results.jsonl");
+    text.lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).expect("every line is whole");
+            v["point"]["id"].as_u64().expect("an id")
+        })
+        .collect()
+}
+
+/// The run folder on a real, tiny filesystem that fills up mid-run (ENOSPC): exit 1 naming the
+/// error, every finished point kept whole; after space is freed `--resume` runs the rest, each
+/// point once, and writes the reports.
+#[test]
+fn a_full_filesystem_mid_run_loses_no_point_and_resume_completes() {
+    let Some(fs) = Tmpfs::mount("48k") else {
+        return;
+    };
+    let tmp = tempfile::tempdir_in("/dev/shm").expect("tmp");
+    let target = tmp.path().join("e.bin");
+    let text = format!(
+        "[spec]\nname = \"e\"\n\n[[target]]\npath = \"{}\"\nsize = \"16MiB\"\n\n\
+         [run]\nduration = \"100ms\"\n\n[class.io]\nsize = \"4KiB\"\n\n[matrix]\nio = \"1..=24\"\n",
+        target.display()
+    );
+    let spec = tmp.path().join("e.toml");
+    std::fs::write(&spec, text).expect("spec written");
+    let run = fs.dir.path().join("run");
+    let out = rigel()
+        .arg("run")
+        .arg(&spec)
+        .arg("--out")
+        .arg(&run)
+        .arg("-q")
+        .run();
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("No space left on device"),
+        "{}",
+        out.stderr
+    );
+    let kept = finished_ids(&run);
+    assert!(
+        !kept.is_empty() && kept.len() < 24,
+        "the folder filled mid-run: {kept:?}"
+    );
+    assert_eq!(kept, (1..=kept.len() as u64).collect::<Vec<_>>());
+    fs.resize("8m");
+    let out = rigel().arg("run").arg("--resume").arg(&run).arg("-q").run();
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(finished_ids(&run), (1..=24).collect::<Vec<_>>());
+    assert!(run.join("results.json").exists() && run.join("report.md").exists());
 }

@@ -1,7 +1,8 @@
 //! The destructive-write guard against real signatures on loop devices: each one, written by the
 //! tool Debian packages for it where there is one (mkfs.ocfs2, cryptsetup, make-bcache) or as the
 //! exact bytes libblkid looks for, stops a destructive run with consent until `--force`; with
-//! `blkid` on the machine and with it hidden (`RIGEL_BLKID=off`).
+//! `blkid` on the machine, with it hidden and `wipefs` asked instead (`RIGEL_BLKID=off`), and with
+//! both hidden (`RIGEL_WIPEFS=off` too: rigel's table alone).
 
 use super::builder::rigel;
 use super::loopdev::LoopDevice;
@@ -45,8 +46,16 @@ fn poke(dev: &str, offset: i64, bytes: &[u8]) {
     file.sync_all().expect("synced");
 }
 
-/// A destructive run on `dev` with consent; `blkid` chooses whether rigel may ask blkid.
-fn destructive_run(dir: &Path, dev: &str, force: bool, blkid: bool) -> super::Output {
+/// Whom rigel may ask about signatures besides its own table.
+#[derive(Clone, Copy, PartialEq)]
+enum Probe {
+    Table,
+    Blkid,
+    Wipefs,
+}
+
+/// A destructive run on `dev` with consent; `probe` chooses which program rigel may ask.
+fn destructive_run(dir: &Path, dev: &str, force: bool, probe: Probe) -> super::Output {
     let spec = dir.join("w.toml");
     let text = format!(
         "[[target]]\npath = \"{dev}\"\ndestructive = true\n\n[run]\nduration = \"100ms\"\n\n\
@@ -62,8 +71,11 @@ fn destructive_run(dir: &Path, dev: &str, force: bool, blkid: bool) -> super::Ou
     if force {
         r = r.arg("--force");
     }
-    if !blkid {
+    if probe != Probe::Blkid {
         r = r.env("RIGEL_BLKID", "off");
+    }
+    if probe == Probe::Table {
+        r = r.env("RIGEL_WIPEFS", "off");
     }
     r.run()
 }
@@ -71,7 +83,7 @@ fn destructive_run(dir: &Path, dev: &str, force: bool, blkid: bool) -> super::Ou
 /// The signature stops the run (blkid present and hidden), and `--force` lets it through.
 fn refused_until_forced(dev: &LoopDevice, says: &str, blkid_says: Option<&str>) {
     let tmp = tempfile::tempdir_in("/dev/shm").expect("a temp dir");
-    let out = destructive_run(tmp.path(), &dev.dev, false, false);
+    let out = destructive_run(tmp.path(), &dev.dev, false, Probe::Table);
     assert_eq!(out.code, 1, "blkid hidden, {says}: {}", out.stderr);
     assert!(
         out.stderr.contains("refusing to write") && out.stderr.contains(says),
@@ -79,19 +91,22 @@ fn refused_until_forced(dev: &LoopDevice, says: &str, blkid_says: Option<&str>) 
         out.stderr
     );
     assert!(out.stderr.contains("--force"), "{}", out.stderr);
-    if Command::new("blkid").arg("-V").output().is_ok() {
-        let out = destructive_run(tmp.path(), &dev.dev, false, true);
-        assert_eq!(out.code, 1, "blkid present, {says}: {}", out.stderr);
+    // blkid asked; then blkid hidden and wipefs asked (the same libblkid probes, with offsets).
+    for (probe, program) in [(Probe::Blkid, "blkid"), (Probe::Wipefs, "wipefs")] {
+        if Command::new(program).arg("-V").output().is_err() {
+            eprintln!("skipped the {program} half: {program} is not installed");
+            continue;
+        }
+        let out = destructive_run(tmp.path(), &dev.dev, false, probe);
+        assert_eq!(out.code, 1, "{program} asked, {says}: {}", out.stderr);
         let expected = blkid_says.unwrap_or(says);
         assert!(
             out.stderr.contains(expected),
-            "blkid present, expected {expected:?}: {}",
+            "{program} asked, expected {expected:?}: {}",
             out.stderr
         );
-    } else {
-        eprintln!("skipped the blkid half: blkid is not installed");
     }
-    destructive_run(tmp.path(), &dev.dev, true, true).code(0);
+    destructive_run(tmp.path(), &dev.dev, true, Probe::Blkid).code(0);
 }
 
 #[test]
@@ -219,9 +234,19 @@ fn blkid_reports_what_the_table_does_not_know() {
         return;
     }
     let tmp = tempfile::tempdir_in("/dev/shm").expect("a temp dir");
-    let out = destructive_run(tmp.path(), &dev.dev, false, true);
+    let out = destructive_run(tmp.path(), &dev.dev, false, Probe::Blkid);
     assert_eq!(out.code, 1, "{}", out.stderr);
     assert!(out.stderr.contains("TYPE=minix"), "{}", out.stderr);
-    // Without blkid, the built-in table alone decides.
-    destructive_run(tmp.path(), &dev.dev, false, false).code(0);
+    // Without blkid, wipefs is asked: it knows minix too.
+    if Command::new("wipefs").arg("-V").output().is_ok() {
+        let out = destructive_run(tmp.path(), &dev.dev, false, Probe::Wipefs);
+        assert_eq!(out.code, 1, "{}", out.stderr);
+        assert!(
+            out.stderr.contains("wipefs -n reports (TYPE=minix at "),
+            "{}",
+            out.stderr
+        );
+    }
+    // Without either, the built-in table alone decides.
+    destructive_run(tmp.path(), &dev.dev, false, Probe::Table).code(0);
 }

@@ -139,7 +139,7 @@ fn check_prints_diagnostics_as_json() {
             "--format",
             "json",
             "duration-sub-millisecond.toml",
-            "workers-zero.toml",
+            "workers-too-many.toml",
         ])
         .run()
         .code(2);
@@ -152,7 +152,7 @@ fn check_prints_diagnostics_as_json() {
     assert_eq!(first["column"], 12);
     assert_eq!(first["severity"], "error");
     assert!(first["hint"].as_str().is_some_and(|h| !h.is_empty()));
-    assert_eq!(records[1]["file"], "workers-zero.toml");
+    assert_eq!(records[1]["file"], "workers-too-many.toml");
     assert_eq!(records[1]["line"], 11);
     // A valid spec prints an empty array and exits 0.
     let out = rigel()

@@ -65,6 +65,8 @@ pub struct Faults {
     pub service_time: Duration,
     /// At most this many I/Os are served at once (the others queue): the file's capacity.
     pub max_parallel: Option<usize>,
+    /// Every open of the file waits this long before it is answered (a stalled server).
+    pub open_stall: Duration,
 }
 
 impl Faults {
@@ -92,6 +94,10 @@ impl Faults {
         self.stall = Some(stall);
         self
     }
+    pub fn open_stall(mut self, d: Duration) -> Faults {
+        self.open_stall = d;
+        self
+    }
     pub fn service_time(mut self, t: Duration, max_parallel: Option<usize>) -> Faults {
         self.service_time = t;
         self.max_parallel = max_parallel;
@@ -103,6 +109,8 @@ impl Faults {
 #[derive(Default)]
 struct Counters {
     ios: AtomicU64,
+    /// Opens asked of the file (answered or still stalled).
+    opens: AtomicU64,
     stalled: AtomicU64,
     in_flight: AtomicUsize,
     peak: AtomicUsize,
@@ -157,6 +165,11 @@ impl FaultFs {
     /// Reads and writes served or being served so far.
     pub fn ios(&self) -> u64 {
         self.counters.ios.load(Ordering::Relaxed)
+    }
+
+    /// Opens of the file asked so far.
+    pub fn opens(&self) -> u64 {
+        self.counters.opens.load(Ordering::Relaxed)
     }
 
     /// I/Os that have been held by a stall.
@@ -283,8 +296,18 @@ impl Filesystem for Fs {
     }
 
     fn open(&self, _req: &Request, _ino: INodeNo, _flags: OpenFlags, reply: ReplyOpen) {
+        self.counters.opens.fetch_add(1, Ordering::Relaxed);
         // Direct I/O: no page cache between the test and its faults.
-        reply.opened(FileHandle(0), FopenFlags::FOPEN_DIRECT_IO);
+        let answer = move || reply.opened(FileHandle(0), FopenFlags::FOPEN_DIRECT_IO);
+        if self.faults.open_stall.is_zero() {
+            answer();
+        } else {
+            let stall = self.faults.open_stall;
+            std::thread::spawn(move || {
+                std::thread::sleep(stall);
+                answer();
+            });
+        }
     }
 
     fn read(
