@@ -16,12 +16,16 @@ pub fn write(out: &mut impl Write, plan: &RunPlan) -> io::Result<()> {
     } else {
         headers.push("running".to_owned());
     }
-    let sweep_keys: Vec<String> = plan.points.first().map_or(Vec::new(), |p| {
+    // A search's row is the point its trials run, with the searched value set per trial.
+    let points = plan
+        .search
+        .as_ref()
+        .map_or(&plan.points[..], |s| std::slice::from_ref(&s.template));
+    let sweep_keys: Vec<String> = points.first().map_or(Vec::new(), |p| {
         p.sweep.iter().map(|b| b.key.clone()).collect()
     });
     headers.extend(sweep_keys.iter().cloned());
-    let rows: Vec<Vec<String>> = plan
-        .points
+    let rows: Vec<Vec<String>> = points
         .iter()
         .map(|p| {
             let mut row = vec![p.id.to_string()];
@@ -106,10 +110,23 @@ fn write_header(out: &mut impl Write, plan: &RunPlan) -> io::Result<()> {
         plan.points.len(),
         plan.orion_total_points
     )?;
+    if let Some(s) = &plan.search {
+        writeln!(out, "  search     {}", s.describe())?;
+        writeln!(
+            out,
+            "  trials     at most {} (worst case), each the point above with the searched value",
+            s.worst_trials
+        )?;
+    }
     writeln!(
         out,
-        "  estimated  {}",
-        human_ms(plan.estimated_seconds * 1000)
+        "  estimated  {}{}",
+        human_ms(plan.estimated_seconds * 1000),
+        if plan.search.is_some() {
+            " (worst case)"
+        } else {
+            ""
+        }
     )
 }
 

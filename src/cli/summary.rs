@@ -20,8 +20,22 @@ pub fn print(doc: &ResultsDoc, dir: &Path, interrupted: bool) {
     for w in crate::stats::warnings(&view, &crate::record::past_runs(dir), &cfg) {
         eprintln!("warning: {}", w.message);
     }
+    if let Some(s) = &doc.search {
+        outln!("search: {}", s.summary);
+        if !s.finished {
+            eprintln!(
+                "finish the search with: rigel run --resume {}",
+                dir.display()
+            );
+        }
+    }
     let done = doc.points.len();
-    let all = doc.plan.points.len();
+    // A search plans no points: its trials are all it runs.
+    let all = if doc.search.is_some() {
+        done
+    } else {
+        doc.plan.points.len()
+    };
     outln!("results: {} ({done} of {all} points)", dir.display());
     if done < all {
         let why = if interrupted {

@@ -5,6 +5,7 @@
 mod junit;
 mod measure;
 mod plan_check;
+mod search;
 mod table;
 #[cfg(test)]
 mod tests;
@@ -12,6 +13,7 @@ mod tests;
 pub use junit::junit;
 pub use measure::*;
 pub use plan_check::check_plan;
+pub use search::{search_record, trials};
 pub use table::table;
 
 use crate::expr::{
@@ -87,6 +89,16 @@ pub fn all_passed(verdicts: &[Verdict]) -> bool {
 }
 
 fn judge(doc: &ResultsDoc, r: &Requirement) -> Verdict {
+    let missing = doc.plan.points.len().saturating_sub(doc.points.len());
+    judge_points(&doc.points, missing, r)
+}
+
+/// Judges `r` at one point alone (a search's trial).
+pub fn judge_point(r: &Requirement, p: &PointResult) -> Verdict {
+    judge_points(std::slice::from_ref(p), 0, r)
+}
+
+fn judge_points(points: &[PointResult], missing: usize, r: &Requirement) -> Verdict {
     let mut v = Verdict {
         key: r.key.clone(),
         requirement: r.comparison.to_string(),
@@ -115,12 +127,10 @@ fn judge(doc: &ResultsDoc, r: &Requirement) -> Verdict {
         v.note = message;
         return v;
     }
-    let selected: Vec<&PointResult> = doc
-        .points
+    let selected: Vec<&PointResult> = points
         .iter()
         .filter(|p| key.selector.filters.iter().all(|f| matches(p, f)))
         .collect();
-    let missing = doc.plan.points.len().saturating_sub(doc.points.len());
     if missing > 0 {
         v.note = format!("{missing} planned points did not run");
     }

@@ -45,7 +45,17 @@ pub fn compile(spec: &Spec, cores: u64) -> Result<RunPlan, Vec<SpecError>> {
     if !errors.is_empty() {
         return Err(errors);
     }
-    let writes = points.iter().any(|p| p.active().any(|c| c.mix.writes()));
+    // A search runs its trials in place of the matrix's one point, the worst case estimated.
+    let search = super::search::compile_search(spec, &points, &run)?;
+    let points = if search.is_some() { Vec::new() } else { points };
+    let planned = search
+        .as_ref()
+        .map_or(points.len() as u64, |s| u64::from(s.worst_trials));
+    let writes = search
+        .as_ref()
+        .map_or(&points[..], |s| std::slice::from_ref(&s.template))
+        .iter()
+        .any(|p| p.active().any(|c| c.mix.writes()));
     let per_point_ms = run.duration_ms + run.warmup_ms + limits::POINT_OVERHEAD.as_millis() as u64;
     Ok(RunPlan {
         name: spec.name.clone(),
@@ -63,8 +73,7 @@ pub fn compile(spec: &Spec, cores: u64) -> Result<RunPlan, Vec<SpecError>> {
         volume,
         // To the nearest second (a few ms of overhead per point must not add a second to a
         // plan of minute-long points), never 0 for a plan that runs anything.
-        estimated_seconds: ((points.len() as u64 * per_point_ms + 500) / 1000)
-            .max(u64::from(!points.is_empty())),
+        estimated_seconds: ((planned * per_point_ms + 500) / 1000).max(u64::from(planned > 0)),
         run,
         classes,
         matrix: MatrixInfo {
@@ -81,6 +90,7 @@ pub fn compile(spec: &Spec, cores: u64) -> Result<RunPlan, Vec<SpecError>> {
             })
             .collect(),
         points,
+        search,
     })
 }
 

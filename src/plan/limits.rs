@@ -313,6 +313,41 @@ pub fn plan_size(points: u64, per_point: Duration) -> Result<(), Breach> {
     Ok(())
 }
 
+/// The most trial points one `[search]` may run.
+pub const MAX_SEARCH_TRIALS: u64 = 64;
+
+/// A search's bounds: `low` below `high`, a load at least 1 (a rate's bounds are rates, checked
+/// by [`rate`] at the trial points).
+pub fn search_bounds(low: f64, high: f64, load: bool) -> Result<(), Breach> {
+    if load && low < 1.0 {
+        return breach(
+            format!("a searched load must be at least 1, found {low}"),
+            "low",
+            "a load of 0 leaves the class idle",
+        );
+    }
+    if low >= high {
+        return breach(
+            format!("a search needs `low` below `high`, found {low} and {high}"),
+            "not above `low`",
+            "the search bisects between them",
+        );
+    }
+    Ok(())
+}
+
+/// A search's trial cap: at least the two bounds, at most [`MAX_SEARCH_TRIALS`].
+pub fn search_trials(n: u64) -> Result<(), Breach> {
+    if !(2..=MAX_SEARCH_TRIALS).contains(&n) {
+        return breach(
+            format!("`max_trials` must be between 2 and {MAX_SEARCH_TRIALS}, found {n}"),
+            "out of range",
+            "each halving of the bracket is one trial: 12 narrow 1..100000 to under 50",
+        );
+    }
+    Ok(())
+}
+
 /// A class's rate at a point, in I/Os per second: at least 1 (a byte rate below one I/O per
 /// second leaves the class idle for whole seconds) and at most [`crate::expr::MAX_RATE_IOPS`].
 pub fn rate(class: &str, iops: f64) -> Result<(), Breach> {

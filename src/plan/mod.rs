@@ -5,9 +5,13 @@ mod compile;
 pub mod limits;
 mod matrix;
 mod model;
+mod search;
+#[cfg(test)]
+mod search_tests;
 mod sweep;
 
 pub use compile::compile;
 pub use limits::{MAX_OUTSTANDING, MAX_POINTS};
 pub use matrix::LISTED_IDLE_CLASSES;
 pub use model::*;
+pub use search::{Knob, SearchPlan, Tolerance, Tried, bracket};

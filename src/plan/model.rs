@@ -27,6 +27,9 @@ pub struct RunPlan {
     /// The `[expect]` requirements, in the order written, evaluated against the results.
     #[serde(default)]
     pub expect: Vec<Requirement>,
+    /// `[search]`: its trials are the points (none are planned otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search: Option<super::SearchPlan>,
 }
 
 /// One `[expect]` entry: `"small.iops" = ">= 40000"`.

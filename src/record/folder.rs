@@ -247,6 +247,7 @@ pub fn assemble(
         plan,
         points,
         fleet: None,
+        search: None,
     }
 }
 

@@ -6,6 +6,7 @@
 
 mod job;
 mod observer;
+mod search;
 
 pub use job::{Job, now};
 pub use observer::{Message, Observer};
@@ -286,12 +287,31 @@ fn execute(
             path: t.path.to_str().unwrap_or("?"),
         })
         .collect();
-    obs.run_started(&plan, todo.len());
+    let planned = match &plan.search {
+        Some(s) => (s.worst_trials as usize).saturating_sub(done.len()),
+        None => todo.len(),
+    };
+    obs.run_started(&plan, planned);
     let mut notes_said = false;
     let mut ended = Ended::Complete;
     // The executor's buffers, kept from one point to the next.
     let reuse = Arc::new(Reuse::default());
-    for (i, point) in todo.iter().enumerate() {
+    for i in 0.. {
+        // A search's next trial depends on the trials before it; other plans run their list.
+        let trial;
+        let point = match &plan.search {
+            Some(s) => match search::next_point(s, &done) {
+                Some(p) => {
+                    trial = p;
+                    &trial
+                }
+                None => break,
+            },
+            None => match todo.get(i) {
+                Some(p) => *p,
+                None => break,
+            },
+        };
         let ctl = PointControl {
             stop: Arc::clone(stop),
             live: Arc::new(LiveCounters::new(point.classes.len())),
@@ -382,12 +402,16 @@ fn finish(
     ended: Ended,
     obs: &mut dyn Observer,
 ) -> Result<Ran, RunError> {
-    let complete = done.len() == plan.points.len();
+    let complete = match &plan.search {
+        Some(s) => search::finished(s, &done),
+        None => done.len() == plan.points.len(),
+    };
     let any_failed = done.iter().any(is_failed);
     let finished = if complete { now() } else { String::new() };
     let mut points = done;
     points.sort_by_key(|p| p.point.id);
-    let doc = record::assemble(header, spec_toml, plan, points, finished);
+    let mut doc = record::assemble(header, spec_toml, plan, points, finished);
+    search::record(&mut doc);
     let dir = folder.dir().to_path_buf();
     folder.finish(&doc)?;
     let opts = ReportOptions {

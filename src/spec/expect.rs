@@ -72,7 +72,7 @@ pub fn read_expect(
 
 /// What each class may do: a class reads when its mix or any swept mix has reads. A class whose
 /// values failed to read is assumed to do both, so its mistakes are not reported twice.
-fn class_facts<'a>(
+pub(super) fn class_facts<'a>(
     classes: &'a [ClassSpec],
     sweep: &[SweepSpec],
     declared: &'a [String],

@@ -73,6 +73,9 @@ pub fn schema() -> Value {
             "additionalProperties": {"type": ["string", "object"]}
         }),
     );
+    let mut search = object(keys::SEARCH, table_doc("search"));
+    search["required"] = json!(["target", "low", "high"]);
+    top.insert("search".into(), search);
     json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "rigel spec",

@@ -197,6 +197,39 @@ pub const CLASS: &[Key] = &[
     ),
 ];
 
+pub const SEARCH: &[Key] = &[
+    key(
+        "target",
+        Kind::Text,
+        None,
+        "The requirement to hold, as [expect] writes it: \"small.read.latency.p99 <= 2ms\"; its class's rate (open loop) or load (closed loop) is searched; required",
+    ),
+    key(
+        "low",
+        Kind::Rate,
+        None,
+        "Lowest value tried: a rate (\"1000 iops\") for a rate class, a load (integer) otherwise; required",
+    ),
+    key(
+        "high",
+        Kind::Rate,
+        None,
+        "Highest value tried, as `low`; required",
+    ),
+    key(
+        "precision",
+        Kind::Text,
+        Some("5%"),
+        "Stop when the highest pass and the lowest fail are this close: a share of the pass (\"5%\") or a value (\"500 iops\", 1)",
+    ),
+    key(
+        "max_trials",
+        Kind::Integer,
+        Some("12"),
+        "At most this many trial points (2 to 64)",
+    ),
+];
+
 /// The top-level tables, with what each holds.
 pub const TABLES: &[(&str, &str)] = &[
     ("spec", "The spec's name, description and parents"),
@@ -222,6 +255,10 @@ pub const TABLES: &[(&str, &str)] = &[
     (
         "expect",
         "Requirements judged after a run: \"KEY\" = \"COMPARISON\", e.g. \"small.iops\" = \">= 40000\"",
+    ),
+    (
+        "search",
+        "Latency-target search: bisect a class's rate or load for the highest value at which `target` holds",
     ),
 ];
 

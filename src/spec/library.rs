@@ -15,6 +15,10 @@ pub const QUICK: &str = include_str!("../../specs/quick.toml");
 pub const BUILTIN: &[(&str, &str)] = &[
     ("base", include_str!("../../specs/base.toml")),
     ("bs-qd-sweep", include_str!("../../specs/bs-qd-sweep.toml")),
+    (
+        "latency-search",
+        include_str!("../../specs/latency-search.toml"),
+    ),
     ("log-writer", include_str!("../../specs/log-writer.toml")),
     ("oltp-70-30", include_str!("../../specs/oltp-70-30.toml")),
     ("orion/dss", include_str!("../../specs/orion/dss.toml")),

@@ -12,6 +12,7 @@ mod load_tests;
 mod model;
 mod read;
 mod schema;
+mod search;
 mod source;
 mod suggest;
 mod tree;

@@ -34,6 +34,8 @@ pub struct Spec {
     pub matrix: MatrixSpec,
     pub sweep: Vec<SweepSpec>,
     pub expect: Vec<ExpectSpec>,
+    /// `[search]`: the highest rate or load at which a requirement holds.
+    pub search: Option<SearchSpec>,
 }
 
 #[derive(Clone, Debug)]
@@ -148,4 +150,30 @@ impl SweepValues {
 pub struct ExpectSpec {
     pub key: Sp<String>,
     pub comparison: Sp<Comparison>,
+}
+
+/// `[search]`: bisect a class's rate (open loop) or load (closed loop) for the highest value at
+/// which `target` holds. The class is the one the target names.
+#[derive(Clone, Debug)]
+pub struct SearchSpec {
+    /// The requirement, split as `[expect]` writes it: key and comparison.
+    pub key: Sp<String>,
+    pub comparison: Sp<Comparison>,
+    /// The class the target's key names.
+    pub class: String,
+    /// A rate (`5000 iops`) for a rate class, or an integer load for a closed-loop class.
+    pub low: Sp<Rate>,
+    pub high: Sp<Rate>,
+    pub precision: Sp<Precision>,
+    pub max_trials: Sp<u64>,
+    /// The `[search]` table, for errors about the search as a whole.
+    pub loc: Loc,
+}
+
+/// When the bisection stops: the bracket is within this share of the passing value, or this much.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Precision {
+    Percent(f64),
+    Absolute(Rate),
 }

@@ -37,6 +37,7 @@ pub fn read_spec(
     let matrix = read_matrix(r, root, root_loc, &declared, &names);
     let sweep = read_sweep(r, root, &declared, &names);
     let expect = read_expect(r, root, &classes, &sweep, &declared);
+    let search = super::search::read_search(r, root, &classes, &sweep, &declared);
     Spec {
         name,
         description,
@@ -49,6 +50,7 @@ pub fn read_spec(
         matrix,
         sweep,
         expect,
+        search,
     }
 }
 

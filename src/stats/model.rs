@@ -24,6 +24,37 @@ pub struct ResultsDoc {
     /// A fleet's merged run: the ranks it merges (absent for one host's run).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fleet: Option<FleetInfo>,
+    /// `[search]`: every trial and the answer (absent for runs without a search).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search: Option<SearchRecord>,
+}
+
+/// A search's outcome: each trial judged against the target, and the highest value that held.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SearchRecord {
+    /// The requirement as written: `small.read.latency.p99 <= 2ms`.
+    pub target: String,
+    pub class: String,
+    /// `rate` (I/Os per second) or `load`.
+    pub knob: String,
+    pub trials: Vec<SearchTrial>,
+    /// The highest value at which the target held (none: it failed at `low`, or nothing ran).
+    pub answer: Option<f64>,
+    /// The lowest value at which it failed (none: it held at `high`).
+    pub failed_at: Option<f64>,
+    /// The search ended (bracket within the precision, a bound reached, or the trial cap).
+    pub finished: bool,
+    /// One line: `max 41,200 IOPS with small.read.latency.p99 <= 2ms`.
+    pub summary: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SearchTrial {
+    pub point_id: u32,
+    pub value: f64,
+    pub passed: bool,
+    /// The target's figure at this trial, with its unit (`1.9 ms`), or `-`.
+    pub measured: String,
 }
 
 /// The hosts of a fleet run (`rigel run --fleet`, `rigel merge`), one per rank.

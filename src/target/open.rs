@@ -328,6 +328,7 @@ pub(crate) fn test_plan(
         orion_total_points: 0,
         estimated_seconds: 0,
         expect: Vec::new(),
+        search: None,
     }
 }
 

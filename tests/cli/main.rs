@@ -24,6 +24,7 @@ mod report;
 mod resume;
 mod run;
 mod schema;
+mod search;
 mod sweep_report;
 mod unsteady;
 

@@ -227,6 +227,7 @@ pub fn build(s: &Scenario) -> ResultsDoc {
         orion_total_points: planned.len() as u64 + 1,
         estimated_seconds: planned.len() as u64 * s.duration_s,
         expect: s.expect.clone(),
+        search: None,
         points: planned.clone(),
     };
     let start = chrono::DateTime::parse_from_rfc3339(s.started).expect("fixture start time");
@@ -320,6 +321,7 @@ pub fn build(s: &Scenario) -> ResultsDoc {
         plan,
         points,
         fleet: None,
+        search: None,
     }
 }
 
