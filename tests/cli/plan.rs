@@ -67,11 +67,7 @@ fn set_rejects_an_unknown_variable_with_a_hint() {
         .args(["plan", "specs/orion/simple.toml", "--set", "disk=4"])
         .run()
         .code(2);
-    assert!(
-        out.stderr.contains("did you mean `disks`"),
-        "{}",
-        out.stderr
-    );
+    out.stderr_has("did you mean `disks`");
 }
 
 #[test]
