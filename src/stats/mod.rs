@@ -5,6 +5,7 @@ mod model;
 mod recorder;
 mod sum;
 mod validity;
+mod validity_digest;
 pub mod view;
 
 pub use model::*;
