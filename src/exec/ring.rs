@@ -1,6 +1,6 @@
 //! A worker's io_uring and its buffer arena: the ring built with the best setup flags the kernel
-//! accepts, the arena allocated aligned, then both the arena and the targets registered with the
-//! ring when the kernel and the locked-memory limit allow it.
+//! accepts, the arena mapped (4 KiB or huge pages), then both the arena and the targets
+//! registered with the ring when the kernel and the locked-memory limit allow it.
 
 use crate::plan::Buffers;
 use io_uring::IoUring;
@@ -95,9 +95,9 @@ impl Arena {
             unsafe { libc::madvise(ptr.cast(), size, libc::MADV_NOHUGEPAGE) };
         }
         // Not touched here: the pages are faulted in by the buffers' registration (or the first
-        // I/O), as fio's malloc'd buffers are. Zeroing them first (what an aligned allocation
-        // does) faulted them one by one from the allocator's per-CPU lists, physically scattered:
-        // 253–256 contiguous runs per MiB in rigel's arenas where fio's had 59–236.
+        // I/O), as fio's malloc'd buffers are, so both tools take them from the allocator the same
+        // way (an aligned allocation zeroed them first). Where they land decides a large direct
+        // I/O's segment count: benches/README.md, "Causes found".
         Ok(Arena {
             ptr,
             len: size,
