@@ -131,6 +131,7 @@ pub fn run_point_with(
                 seed: worker_seed(run.seed, point.id, w),
                 intervals,
                 options,
+                buffers: run.buffers,
             };
             let spawned = std::thread::Builder::new()
                 .name(format!("rigel-worker-{w}"))
