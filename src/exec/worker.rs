@@ -118,7 +118,7 @@ fn run_inner(spec: WorkerSpec<'_>, shared: &Shared<'_>) -> WorkerOutcome {
     // Reads left the target's data in the buffers: a later write point fills them again.
     let reads = state.classes.iter().any(|c| c.read_percent > 0);
     // The recorders are moved out, their last second folded in here (not copied: a class's
-    // histograms are about a megabyte, and copying them cost the point's end a millisecond).
+    // histograms are about a megabyte, copied at every point's end before).
     outcome.recorders = std::mem::take(&mut state.classes)
         .into_iter()
         .map(|mut c| {
