@@ -5,8 +5,8 @@ mod model;
 mod recorder;
 mod sum;
 mod validity;
-mod validity_digest;
 pub mod view;
+mod warning;
 
 pub use model::*;
 pub use recorder::{ClassRecorder, decode_histogram};

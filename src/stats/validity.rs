@@ -3,9 +3,9 @@
 //! reuse, the earlier runs the caller found); reports show them at the top, the terminal prints them.
 
 use super::view::ResultsView;
+pub use super::warning::Warning;
 use super::{Interval, ResultsDoc};
 use crate::units;
-use serde::Serialize;
 
 /// The seed a spec gets when it names none.
 pub const DEFAULT_SEED: u64 = 1;
@@ -38,19 +38,6 @@ pub struct PastRun {
     pub started: String,
     pub seed: u64,
     pub targets: Vec<String>,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Warning {
-    /// `cpu`, `cache`, `unsteady` or `seed`.
-    pub kind: &'static str,
-    /// The point it concerns, when one.
-    pub point: Option<u32>,
-    pub class: Option<String>,
-    /// The figure that triggered it (cores, bytes, max/min ratio, or the seed).
-    pub figure: f64,
-    /// One sentence with the figure in it.
-    pub message: String,
 }
 
 /// Intervals long enough to speak for a second (the window's last may be a sliver).
@@ -128,7 +115,7 @@ pub fn warnings(view: &ResultsView, past: &[PastRun], cfg: &ValidityConfig) -> V
     }
     out.extend(cache_warning(doc, cfg));
     out.extend(seed_warning(doc, past));
-    super::validity_digest::condense(out, workers)
+    super::warning::condense(out, workers)
 }
 
 /// The volume against the host's RAM: the page cache (buffered) or an array's cache may hold it.

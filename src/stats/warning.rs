@@ -1,7 +1,20 @@
-//! Many points tripping the same check make one warning, not a screenful: a sweep of 40 CPU-bound
-//! page-cache points says so once, with the points as ranges and the figures' span.
+//! A validity warning, and how many of one kind are told: a sweep of 40 CPU-bound page-cache
+//! points says so once, with the points as ranges and the figures' span, not a screenful.
 
-use super::validity::Warning;
+use serde::Serialize;
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Warning {
+    /// `cpu`, `cache`, `unsteady` or `seed`.
+    pub kind: &'static str,
+    /// The point it concerns, when one.
+    pub point: Option<u32>,
+    pub class: Option<String>,
+    /// The figure that triggered it (cores, bytes, max/min ratio, or the seed).
+    pub figure: f64,
+    /// One sentence with the figure in it.
+    pub message: String,
+}
 
 /// Above this many points of one kind (and class), they are told as one warning.
 const LISTED: usize = 3;
