@@ -3,12 +3,14 @@
 
 mod model;
 mod recorder;
+pub mod steady;
 mod sum;
 mod validity;
 pub mod view;
 
 pub use model::*;
 pub use recorder::{ClassRecorder, decode_histogram};
+pub use steady::SteadyRecord;
 pub use sum::ClassSum;
 pub use validity::{
     DEFAULT_SEED, PastRun, ValidityConfig, Warning, full_seconds, iops_spread, warnings,
