@@ -109,21 +109,20 @@ pub fn read_steady(
         }
     };
     let rounds = match t.get("rounds") {
-        Some(n) => {
-            let v = r.integer(n, "`rounds`", &NAMES)?;
-            if !(2..=100).contains(&v) {
-                r.push(
-                    SpecError::at(
-                        &n.loc,
-                        format!("{v} rounds cannot show a trend"),
-                        "this value",
-                    )
-                    .hint("a steady-state window is 2 to 100 rounds (SNIA: 5)"),
-                );
-                return None;
+        Some(n) => r.integer(n, "`rounds`", &NAMES).and_then(|v| {
+            if (2..=100).contains(&v) {
+                return Some(Sp::new(v, n.loc.clone()));
             }
-            Some(Sp::new(v, n.loc.clone()))
-        }
+            r.push(
+                SpecError::at(
+                    &n.loc,
+                    format!("a window of {v} rounds cannot show steady state"),
+                    "this value",
+                )
+                .hint("a steady-state window is 2 to 100 rounds (SNIA: 5)"),
+            );
+            None
+        }),
         None => Some(Sp::new(DEFAULT_ROUNDS, loc.clone())),
     };
     let excursion = percent(r, t.get("excursion"), DEFAULT_EXCURSION, &loc);
