@@ -9,6 +9,7 @@ use crate::stats::steady::judge_last;
 use crate::stats::{PointResult, PointStatus, SteadyRecord};
 use crate::target::Volume;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant};
 
 /// Why the fill could not finish.
@@ -21,8 +22,8 @@ pub enum PreconditionError {
     #[error("precondition pass {pass}: {message}")]
     Failed { pass: u32, message: String },
     #[error(
-        "precondition pass {pass} wrote {written} of {bytes} bytes within pass_limit {limit}: \
-         raise [precondition] pass_limit for this device"
+        "precondition pass {pass} had {written} of its {bytes} bytes written when its \
+         pass_limit of {limit} ended it: raise [precondition] pass_limit for this device"
     )]
     Unfinished {
         pass: u32,
@@ -59,24 +60,12 @@ pub(super) fn precondition(
         ..ExecOptions::default()
     };
     let started = Instant::now();
-    for pass in 0..plan.passes {
-        let point = plan.pass_point(pass);
-        let ctl = PointControl {
-            stop: std::sync::Arc::clone(stop),
-            ..PointControl::new(1)
-        };
+    obs.precondition_started(bytes * u64::from(plan.passes));
+    let passes = (0..plan.passes).try_for_each(|pass| {
         let t = Instant::now();
-        let (result, _) = exec::run_point_with(targets, volume, &point, &settings, &ctl, options)?;
-        if let PointStatus::Failed { error } = &result.status {
-            return Err(PreconditionError::Failed {
-                pass: pass + 1,
-                message: format!(
-                    "{} at target {} offset {}",
-                    error.message, error.target, error.offset
-                ),
-            });
-        }
-        let (_, written) = ctl.live.total();
+        let written = run_pass(
+            plan, pass, &settings, targets, volume, stop, options, obs, bytes,
+        )?;
         if written != bytes {
             return Err(PreconditionError::Unfinished {
                 pass: pass + 1,
@@ -92,13 +81,67 @@ pub(super) fn precondition(
             crate::units::size(written as f64),
             t.elapsed().as_secs_f64()
         )));
-    }
+        Ok(())
+    });
+    obs.fill_finished();
+    passes?;
     obs.message(Message::Note(format!(
         "precondition: {} written in {:.1} s",
         crate::units::size((bytes * u64::from(plan.passes)) as f64),
         started.elapsed().as_secs_f64()
     )));
     Ok(())
+}
+
+/// Runs pass `pass` on its own thread, reporting the bytes written so far (`bytes` per pass
+/// before it) five times a second; returns the bytes the pass wrote.
+#[allow(clippy::too_many_arguments)]
+fn run_pass(
+    plan: &PreconditionPlan,
+    pass: u32,
+    settings: &RunSettings,
+    targets: &[ExecTarget],
+    volume: &Volume,
+    stop: &std::sync::Arc<AtomicBool>,
+    options: ExecOptions,
+    obs: &mut dyn Observer,
+    bytes: u64,
+) -> Result<u64, PreconditionError> {
+    let point = plan.pass_point(pass);
+    let ctl = PointControl {
+        stop: std::sync::Arc::clone(stop),
+        ..PointControl::new(1)
+    };
+    let before = u64::from(pass) * bytes;
+    let result = std::thread::scope(|s| {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let (point, ctl) = (&point, &ctl);
+        s.spawn(move || {
+            let _ = tx.send(exec::run_point_with(
+                targets, volume, point, settings, ctl, options,
+            ));
+        });
+        loop {
+            match rx.recv_timeout(super::TICK) {
+                Ok(r) => break r,
+                Err(RecvTimeoutError::Timeout) => obs.fill_progress(before + ctl.live.total().1),
+                Err(RecvTimeoutError::Disconnected) => break Err(ExecError::WorkerPanicked(0)),
+            }
+        }
+    });
+    let (result, _) = result?;
+    if let PointStatus::Failed { error } = &result.status {
+        return Err(PreconditionError::Failed {
+            pass: pass + 1,
+            message: format!(
+                "{} at target {} offset {}",
+                error.message, error.target, error.offset
+            ),
+        });
+    }
+    let written = ctl.live.total().1;
+    obs.fill_progress(before + written);
+    Ok(written)
 }
 
 /// Runs `point`'s rounds until the last `plan.rounds` are steady or `plan.max` has passed (no

@@ -292,28 +292,29 @@ fn execute(
         Some(s) => (s.worst_trials as usize).saturating_sub(done.len()),
         None => todo.len(),
     };
-    obs.run_started(&plan, planned);
-    let mut notes_said = false;
-    let mut ended = Ended::Complete;
-    // The executor's buffers, kept from one point to the next.
-    let reuse = Arc::new(Reuse::default());
-    // The fill runs before the first point (again on a resume that has no point yet).
-    let mut filled = true;
-    if let Some(pre) = plan.precondition.as_ref().filter(|_| done.is_empty()) {
-        match conditioning::precondition(pre, &plan.run, &targets, &volume.volume, stop, obs) {
-            Ok(()) => {}
-            Err(conditioning::PreconditionError::Exec(ExecError::Interrupted)) => {
-                ended = Ended::Interrupted;
-                filled = false;
-            }
-            Err(e) => {
-                obs.message(Message::Error(e.to_string()));
-                ended = Ended::Failed;
-                filled = false;
+    // The fill runs before the first point (again on a resume that has no point yet); how it
+    // ended when it stopped the run.
+    let fill_ended = match plan.precondition.as_ref().filter(|_| done.is_empty()) {
+        Some(pre) => {
+            match conditioning::precondition(pre, &plan.run, &targets, &volume.volume, stop, obs) {
+                Ok(()) => None,
+                Err(conditioning::PreconditionError::Exec(ExecError::Interrupted)) => {
+                    Some(Ended::Interrupted)
+                }
+                Err(e) => {
+                    obs.message(Message::Error(e.to_string()));
+                    Some(Ended::Failed)
+                }
             }
         }
-    }
-    for i in (0..).take_while(|_| filled) {
+        None => None,
+    };
+    obs.run_started(&plan, planned);
+    let mut notes_said = false;
+    let mut ended = fill_ended.unwrap_or(Ended::Complete);
+    // The executor's buffers, kept from one point to the next.
+    let reuse = Arc::new(Reuse::default());
+    for i in (0..).take_while(|_| fill_ended.is_none()) {
         // A search's next trial depends on the trials before it; other plans run their list.
         let trial;
         let point = match &plan.search {
