@@ -159,6 +159,18 @@ fn a_stable_point_is_steady_within_a_few_rounds_and_keeps_them() {
         let iops = r.as_f64().expect("a figure per round");
         assert!((1500.0..2500.0).contains(&iops), "{steady}");
     }
+    let plan = rigel()
+        .arg("plan")
+        .arg(tmp.path().join("stable.toml"))
+        .run()
+        .code(0);
+    assert!(
+        plan.stdout.contains(
+            "steady     small.iops over 3 rounds (excursion ≤ 20%, slope ≤ 10%), rounds for 20s at most"
+        ),
+        "{}",
+        plan.stdout
+    );
     let summary = format!("steady after {} rounds", rounds.len());
     assert!(out.stdout.contains(&summary), "{}", out.stdout);
     assert!(md.contains(&format!("point 1: {summary}")), "{md}");
