@@ -3,6 +3,8 @@
 
 mod compile;
 mod conditioning;
+#[cfg(test)]
+mod conditioning_tests;
 pub mod limits;
 mod matrix;
 mod model;
