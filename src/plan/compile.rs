@@ -44,6 +44,12 @@ pub fn compile(spec: &Spec, cores: u64) -> Result<RunPlan, Vec<SpecError>> {
         return Err(vec![b.at(&spec.matrix.loc)]);
     }
     check_fit(spec, &points, volume, &mut errors);
+    if let Some(e) = precondition
+        .as_ref()
+        .and_then(|p| super::conditioning::check_pass(spec, p, &run))
+    {
+        errors.push(e);
+    }
     if !errors.is_empty() {
         return Err(errors);
     }

@@ -2,7 +2,7 @@
 //! what it writes), and the steady-state rule every point repeats rounds under.
 
 use super::limits::{self, Timing};
-use super::model::{ClassLoad, DataPoint};
+use super::model::{ClassLoad, DataPoint, RunSettings};
 use crate::expr::{Access, Mix};
 use crate::spec::{Spec, SpecError};
 use serde::{Deserialize, Serialize};
@@ -45,6 +45,17 @@ impl PreconditionPlan {
                 rate: None,
                 arrival: Default::default(),
             }],
+        }
+    }
+
+    /// The settings a pass runs with: one worker (a sequential pass is one stream, which one
+    /// ring serves in order), no warmup, `pass_limit` as its longest window.
+    pub fn settings(&self, run: &RunSettings) -> RunSettings {
+        RunSettings {
+            duration_ms: self.pass_limit_ms,
+            warmup_ms: 0,
+            workers: 1,
+            ..run.clone()
         }
     }
 
@@ -161,4 +172,13 @@ pub fn compile_steady(spec: &Spec, errors: &mut Vec<SpecError>) -> Option<Steady
         slope: s.slope.value,
         max_ms: s.max.value.as_millis() as u64,
     })
+}
+
+/// A pass within the executor's limits (buffer memory, in-flight I/Os), or the error at
+/// `[precondition]`.
+pub fn check_pass(spec: &Spec, p: &PreconditionPlan, run: &RunSettings) -> Option<SpecError> {
+    let loc = &spec.precondition.as_ref()?.loc;
+    limits::point(&p.pass_point(0), &p.settings(run))
+        .err()
+        .map(|b| b.at(loc))
 }

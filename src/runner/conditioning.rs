@@ -48,13 +48,7 @@ pub(super) fn precondition(
         .filter(|&n| n > 0)
         .ok_or(PreconditionError::TooLarge { size: plan.size })?;
     let bytes = slots * plan.size;
-    // One worker: a sequential pass is one stream, which one ring serves in order.
-    let settings = RunSettings {
-        duration_ms: plan.pass_limit_ms,
-        warmup_ms: 0,
-        workers: 1,
-        ..run.clone()
-    };
+    let settings = plan.settings(run);
     let options = ExecOptions {
         ios: Some(slots),
         ..ExecOptions::default()
