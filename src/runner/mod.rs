@@ -5,6 +5,8 @@
 //! back as [`Ran`] (the command line picks the exit code from it).
 
 mod conditioning;
+#[cfg(test)]
+mod conditioning_tests;
 mod job;
 mod observer;
 mod search;
