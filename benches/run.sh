@@ -8,7 +8,9 @@
 # copy it runs shows symbols), prepares the targets (a tmpfs file, a loop device
 # over a tmpfs file when root, a 4 GiB file of random data on the root disk's filesystem — a file,
 # never the raw device —, 64 MiB and 1 GiB page-cache files), runs every workload with the tools
-# alternated (rigel, fio, and t/io_uring where present), prints a Markdown table, and cleans up. Needs fio (Debian's
+# alternated (rigel, fio, and t/io_uring where present), prints a Markdown table, and cleans up.
+# As root it also reads the root-disk file through a read-only loop device, and reserves 8
+# hugetlb pages for fio's iomem=mmaphuge (the huge-page rows), given back at the end. Needs fio (Debian's
 # package: apt-get install -y fio), fincore (util-linux), taskset and python3.
 set -euo pipefail
 
@@ -29,8 +31,12 @@ cp "$CARGO_TARGET_DIR/profiling/rigel" "$work/rigel"
 rigel="$work/rigel"
 
 loopdev=""
+loopdisk=""
+hugepages_before=""
 cleanup() {
     [ -n "$loopdev" ] && losetup -d "$loopdev" 2>/dev/null || true
+    [ -n "$loopdisk" ] && losetup -d "$loopdisk" 2>/dev/null || true
+    [ -n "$hugepages_before" ] && echo "$hugepages_before" > /proc/sys/vm/nr_hugepages || true
     rm -rf "$shm"
 }
 trap cleanup EXIT INT TERM
@@ -63,9 +69,20 @@ loop_args=()
 if [ "$(id -u)" -eq 0 ]; then
     fill "$shm/loop-backing.img" 1024
     loopdev="$(losetup -f --show --direct-io=on "$shm/loop-backing.img")"
-    loop_args=(--loop "$loopdev")
+    # Read-only: the benchmark only reads, and the root disk's file must stay as it is.
+    loopdisk="$(losetup -f --show --read-only --direct-io=on "$work/disk.img")"
+    loop_args=(--loop "$loopdev" --loop-disk "$loopdisk")
+    # fio's iomem=mmaphuge takes hugetlb pages: 8 more (16 MiB) for the 1 MiB huge-page rows,
+    # given back at the end.
+    hugepages_before="$(cat /proc/sys/vm/nr_hugepages)"
+    echo $((hugepages_before + 8)) > /proc/sys/vm/nr_hugepages
+    if [ "$(awk '/HugePages_Free/ {print $2}' /proc/meminfo)" -ge 4 ]; then
+        loop_args+=(--huge)
+    else
+        echo "no free hugetlb pages: skipping the huge-page rows" >&2
+    fi
 else
-    echo "not root: skipping the loop-device workloads" >&2
+    echo "not root: skipping the loop-device and huge-page workloads" >&2
 fi
 
 echo "machine: $(nproc) CPUs, $(uname -r), load: $(cut -d' ' -f1-3 /proc/loadavg), fio $(fio --version)" >&2

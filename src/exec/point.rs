@@ -140,6 +140,7 @@ pub fn run_point_with(
                     ios: options.ios.map(|t| t / n + u64::from((w as u64) < t % n)),
                     ..options
                 },
+                buffers: run.buffers,
             };
             let spawned = std::thread::Builder::new()
                 .name(format!("rigel-worker-{w}"))

@@ -1,15 +1,16 @@
 //! A worker's io_uring and its buffer arena: the ring built with the best setup flags the kernel
-//! accepts, the arena allocated aligned, then both the arena and the targets registered with the
-//! ring when the kernel and the locked-memory limit allow it.
+//! accepts, the arena mapped (4 KiB or huge pages), then both the arena and the targets
+//! registered with the ring when the kernel and the locked-memory limit allow it.
 
+use crate::plan::Buffers;
 use io_uring::IoUring;
-use std::alloc::{Layout, alloc_zeroed, dealloc};
 use std::io;
 use std::os::fd::RawFd;
 
 /// Alignment of every slot's buffer: a page satisfies any device's direct-I/O alignment.
 pub const BUF_ALIGN: usize = crate::plan::limits::BUFFER_ALIGN as usize;
-/// The size of a transparent huge page: arenas at least this large are told not to use them.
+/// The size of a transparent huge page: `Pages` arenas at least this large are told not to use
+/// them; `Huge` arenas are made of them.
 const HUGE_PAGE: usize = 2 << 20;
 
 /// Which setup flags the ring got (the strongest set the kernel accepted).
@@ -53,7 +54,11 @@ pub fn build_ring(entries: u32) -> io::Result<(IoUring, RingMode)> {
 /// One page-aligned allocation carved into per-slot buffers.
 pub struct Arena {
     ptr: *mut u8,
-    layout: Layout,
+    len: usize,
+    /// The anonymous mapping holding the arena (start, length), unmapped on drop.
+    map: (*mut u8, usize),
+    /// What backs it (`run.buffers`): a kept arena only serves a point asking for the same.
+    pub pages: Buffers,
     /// Filled with random data (else zeroed, or what earlier reads left).
     pub random: bool,
 }
@@ -63,39 +68,72 @@ pub struct Arena {
 unsafe impl Send for Arena {}
 
 impl Arena {
-    /// An arena of `bytes` (rounded up to a page), zeroed, in 4 KiB pages.
+    /// An arena of `bytes` (rounded up to a page, or to a huge page), zeroed.
     ///
-    /// 4 KiB pages, as fio's and most applications' buffers: a 1 MiB request is then 256 segments,
-    /// which a device with a lower segment limit (virtio-blk: 254) receives as two requests it may
-    /// serve in parallel. In one huge page it was a single request, and rigel measured the device
-    /// slower than fio did (1 MiB random reads at QD 4 on a virtio disk: 0.69× fio's IOPS).
-    pub fn new(bytes: usize) -> io::Result<Arena> {
-        let size = bytes.max(BUF_ALIGN).next_multiple_of(BUF_ALIGN);
-        let layout = Layout::from_size_align(size, BUF_ALIGN)
-            .map_err(|_| io::Error::from_raw_os_error(libc::ENOMEM))?;
-        // SAFETY: the layout has a non-zero size (at least one page).
-        let ptr = unsafe { alloc_zeroed(layout) };
-        if ptr.is_null() {
-            return Err(io::Error::from_raw_os_error(libc::ENOMEM));
+    /// `Pages`: 4 KiB pages, as fio's and most applications' buffers. Where each page lands in
+    /// physical memory is the kernel's choice, and a direct I/O reaches the device as one segment
+    /// per physically contiguous run: on a virtio disk without indirect descriptors (a 256-entry
+    /// ring, 254 segments per request) a 1 MiB read of scattered pages fills the whole ring, so the
+    /// device holds one such request at a time, where a read of contiguous pages takes a few
+    /// entries. fio's buffers are subject to the same chance.
+    /// `Huge`: 2 MiB transparent huge pages (asked with `MADV_HUGEPAGE`, faulted in at once): an
+    /// I/O of up to 2 MiB is one segment, whatever the allocator's state, as fio's `iomem=mmaphuge`.
+    pub fn new(bytes: usize, pages: Buffers) -> io::Result<Arena> {
+        match pages {
+            Buffers::Pages => Arena::small_pages(bytes),
+            Buffers::Huge => Arena::huge_pages(bytes),
         }
+    }
+
+    fn small_pages(bytes: usize) -> io::Result<Arena> {
+        let size = bytes.max(BUF_ALIGN).next_multiple_of(BUF_ALIGN);
+        let ptr = map_anonymous(size)?;
         if size >= HUGE_PAGE {
             // With transparent huge pages set to "always" the kernel would back a large arena
             // with huge pages; ask for small ones (a hint: an error changes nothing else).
-            // SAFETY: [ptr, ptr + size) is this allocation, page aligned (madvise needs the
-            // start aligned; the allocator maps allocations this large on their own pages).
+            // SAFETY: [ptr, ptr + size) is this mapping, page aligned.
             unsafe { libc::madvise(ptr.cast(), size, libc::MADV_NOHUGEPAGE) };
+        }
+        // Not touched here: the pages are faulted in by the buffers' registration (or the first
+        // I/O), as fio's malloc'd buffers are, so both tools take them from the allocator the same
+        // way (an aligned allocation zeroed them first). Where they land decides a large direct
+        // I/O's segment count: benches/README.md, "Causes found".
+        Ok(Arena {
+            ptr,
+            len: size,
+            map: (ptr, size),
+            pages: Buffers::Pages,
+            random: false,
+        })
+    }
+
+    fn huge_pages(bytes: usize) -> io::Result<Arena> {
+        let size = bytes.max(1).next_multiple_of(HUGE_PAGE);
+        // One huge page more than needed, so a huge-page-aligned start lies inside the mapping.
+        let map_len = size + HUGE_PAGE;
+        let base = map_anonymous(map_len)?;
+        // SAFETY: the offset is below HUGE_PAGE, so the start stays inside the mapping, and
+        // [ptr, ptr + size) too (the mapping is size + HUGE_PAGE long).
+        let ptr = unsafe { base.add(base.align_offset(HUGE_PAGE)) };
+        // SAFETY: [ptr, ptr + size) is inside this mapping, huge-page aligned. Both are hints:
+        // without transparent huge pages the arena is 4 KiB pages, and unfaulted pages are
+        // faulted by the registration or the first I/O.
+        unsafe {
+            libc::madvise(ptr.cast(), size, libc::MADV_HUGEPAGE);
+            libc::madvise(ptr.cast(), size, libc::MADV_POPULATE_WRITE);
         }
         Ok(Arena {
             ptr,
-            layout,
+            len: size,
+            map: (base, map_len),
+            pages: Buffers::Huge,
             random: false,
         })
     }
 
     pub fn len(&self) -> usize {
-        self.layout.size()
+        self.len
     }
-
     /// Pointer to byte `offset` of the arena (`offset < len()`).
     pub fn at(&self, offset: usize) -> *mut u8 {
         debug_assert!(offset < self.len());
@@ -114,11 +152,30 @@ impl Arena {
 
 impl Drop for Arena {
     fn drop(&mut self) {
-        // SAFETY: ptr was allocated with exactly this layout and is freed once. The worker drops
-        // the arena only after every I/O using it has completed (or leaks it when it cannot be
-        // sure, see the worker's drain).
-        unsafe { dealloc(self.ptr, self.layout) }
+        // SAFETY: `map` is the mapping this arena made, unmapped once. The worker drops the arena
+        // only after every I/O using it has completed (or leaks it when it cannot be sure, see
+        // the worker's drain).
+        unsafe { libc::munmap(self.map.0.cast(), self.map.1) };
     }
+}
+
+/// A new private anonymous mapping of `len` bytes (> 0): zeroed, page aligned, not yet faulted in.
+fn map_anonymous(len: usize) -> io::Result<*mut u8> {
+    // SAFETY: a new mapping at an address of the kernel's choice; no existing memory is affected.
+    let base = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        )
+    };
+    if base == libc::MAP_FAILED {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(base.cast())
 }
 
 /// Registers `buffers` (pointer, length) with the ring as fixed buffers, index = position.

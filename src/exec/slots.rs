@@ -29,6 +29,8 @@ pub struct WorkerSpec<'a> {
     pub seed: u64,
     pub intervals: usize,
     pub options: super::ExecOptions,
+    /// What backs the buffer arena (`run.buffers`).
+    pub buffers: crate::plan::Buffers,
 }
 
 /// A point class as the workers need it.
@@ -169,7 +171,7 @@ pub(super) fn setup<'a>(spec: &WorkerSpec<'a>, reuse: &Reuse) -> io::Result<(Rin
     // Random content wherever a class writes: writes then carry incompressible data from the
     // first I/O.
     let writes = classes.iter().any(|c| c.read_percent < 100);
-    let arena = reuse.arena(arena_bytes, writes, &mut rng)?;
+    let arena = reuse.arena(arena_bytes, spec.buffers, writes, &mut rng)?;
     // One entry per slot, one for the timer request.
     let ring = build_ring(slots.len() as u32 + 1)?;
     let buffers: Vec<(usize, usize)> = slots.iter().map(|s| (s.buf, s.len as usize)).collect();

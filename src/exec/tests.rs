@@ -133,6 +133,7 @@ fn settings(duration_ms: u64, warmup_ms: u64, workers: u32) -> RunSettings {
         warmup_ms,
         io_timeout_ms: 30_000,
         direct: true,
+        buffers: Default::default(),
         seed: 42,
         workers,
     }
@@ -235,6 +236,21 @@ fn tmpfs_random_and_sequential_classes_keep_their_load() {
     assert_eq!(small.intervals[0].ios, small.total.ios);
     assert!(small.total.latency.p99_ns >= small.total.latency.p50_ns);
     assert!(r.cpu.user_s + r.cpu.system_s > 0.0);
+}
+
+#[test]
+fn huge_page_buffers_carry_reads_and_writes() {
+    let t = TempTarget::new("/dev/shm", "huge", 64 * MIB);
+    let mut s = settings(400, 50, 1);
+    s.buffers = crate::plan::Buffers::Huge;
+    let classes = vec![class("big", MIB, Access::Random, 50, 4, 1)];
+    let (r, p) = run(&[(&t.file, t.path())], Layout::Concat, classes, &s);
+    assert_load_kept(&r, &p);
+    assert!(p.fixed_buffers, "a huge-page arena registers as any other");
+    let big = r.class("big").expect("big");
+    let (reads, writes) = (big.read.as_ref(), big.write.as_ref());
+    assert!(reads.is_some_and(|d| d.ios > 0) && writes.is_some_and(|d| d.ios > 0));
+    assert_eq!(big.total.bytes, big.total.ios * MIB);
 }
 
 #[test]

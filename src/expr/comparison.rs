@@ -5,7 +5,8 @@
 use super::duration::{format_duration, time_unit};
 use super::grammar::{Expected, Node, Rule, parse_entry};
 use super::number::{Decimal, Scaled};
-use super::size::{size_unit, span_of, trimmed_span};
+use super::quantity::{QuantityParts, quantity_parts};
+use super::size::{size_unit, trimmed_span};
 use super::{CmpOp, Comparison, ExprError, Quantity, Size};
 use std::fmt;
 use std::ops::Range;
@@ -44,18 +45,15 @@ pub fn parse_comparison(s: &str) -> Result<Comparison, ExprError> {
 }
 
 fn quantity_from(node: Node<'_>) -> Result<Quantity, ExprError> {
-    let whole = trimmed_span(&node);
-    let mut parts = node.into_inner();
-    let Some(number) = parts.next() else {
-        return Err(ExprError::new(whole, "expected a number"));
-    };
-    let text = number.as_str();
-    let value = Decimal::parse(text, span_of(&number))?;
-    let Some(unit) = parts.next() else {
+    let QuantityParts {
+        whole,
+        number: text,
+        value,
+        unit,
+    } = quantity_parts(node)?;
+    let Some((unit, unit_span)) = unit else {
         return Ok(Quantity::Number(value.to_f64()));
     };
-    let unit_span = span_of(&unit);
-    let unit = unit.as_str();
     if unit.eq_ignore_ascii_case("iops") {
         return Ok(Quantity::Number(value.to_f64()));
     }

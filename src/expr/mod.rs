@@ -26,6 +26,7 @@ mod duration;
 mod grammar;
 mod mix;
 mod number;
+mod quantity;
 mod rate;
 mod requirement;
 mod size;

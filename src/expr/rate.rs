@@ -5,7 +5,8 @@
 use super::ExprError;
 use super::grammar::{Expected, Node, Rule, parse_entry};
 use super::number::{Decimal, Scaled};
-use super::size::{size_unit, span_of, trimmed_span};
+use super::quantity::{QuantityParts, quantity_parts};
+use super::size::size_unit;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -75,23 +76,20 @@ pub fn parse_rate_list(s: &str) -> Result<Vec<Rate>, ExprError> {
 }
 
 fn rate_from(node: Node<'_>) -> Result<Rate, ExprError> {
-    let whole = trimmed_span(&node);
-    let mut parts = node.into_inner();
-    let Some(number) = parts.next() else {
-        return Err(ExprError::new(whole, "expected a number"));
-    };
-    let text = number.as_str();
-    let value = Decimal::parse(text, span_of(&number))?;
+    let QuantityParts {
+        whole,
+        number: text,
+        value,
+        unit,
+    } = quantity_parts(node)?;
     let too_large = || {
         ExprError::new(whole.clone(), "rate too high").with_hint(format!(
             "at most {MAX_RATE_IOPS} I/Os per second (or the bytes of as many I/Os)"
         ))
     };
-    let Some(unit) = parts.next() else {
+    let Some((unit, unit_span)) = unit else {
         return whole_iops(value, whole.clone()).and_then(|n| check(n, too_large));
     };
-    let unit_span = span_of(&unit);
-    let unit = unit.as_str();
     if unit.eq_ignore_ascii_case("iops") {
         return whole_iops(value, whole.clone()).and_then(|n| check(n, too_large));
     }

@@ -233,6 +233,7 @@ fn check_run(spec: &Spec, names: &Names, errors: &mut Vec<SpecError>) -> Option<
         warmup_ms: r.warmup.value.as_millis() as u64,
         io_timeout_ms: r.io_timeout.value.as_millis() as u64,
         direct: r.direct,
+        buffers: r.buffers,
         seed: r.seed.value,
         workers,
     })
@@ -328,6 +329,7 @@ fn check_fit(spec: &Spec, points: &[DataPoint], volume: VolumeLayout, errors: &m
 mod tests {
     use super::*;
     use crate::expr::Arrival;
+    use crate::plan::Buffers;
     use crate::spec::{SpecInput, load};
 
     fn plan(text: &str) -> Result<RunPlan, Vec<String>> {
@@ -429,6 +431,25 @@ mod tests {
             );
         }
         assert!(with("soon").is_err());
+    }
+
+    #[test]
+    fn buffers_default_to_small_pages_and_huge_is_kept_in_the_plan() {
+        let base = two_classes("basic", "1", "1");
+        let p = plan(&base).unwrap();
+        assert_eq!(p.run.buffers, Buffers::Pages);
+        // The default stays out of the plan's JSON (plans written before the key read the same).
+        assert!(!serde_json::to_string(&p.run).unwrap().contains("buffers"));
+        let with = |b: &str| plan(&format!("[run]\nbuffers = \"{b}\"\n{base}"));
+        let huge = with("huge").unwrap();
+        assert_eq!(huge.run.buffers, Buffers::Huge);
+        assert!(
+            serde_json::to_string(&huge.run)
+                .unwrap()
+                .contains("\"buffers\":\"huge\"")
+        );
+        let errors = with("large").unwrap_err();
+        assert!(errors[0].contains("buffers"), "{errors:?}");
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use crate::expr::{Access, Arrival, Mix, Rate};
 /// Written in the spec and kept in the plan: they live with the spec, which the plan reads.
-pub use crate::spec::{Layout, MatrixShape};
+pub use crate::spec::{Buffers, Layout, MatrixShape};
 use serde::{Deserialize, Serialize};
 
 /// Version of the plan and results documents; bumped on any incompatible change.
@@ -79,10 +79,17 @@ pub struct RunSettings {
     pub io_timeout_ms: u64,
     /// O_DIRECT (true) or buffered I/O.
     pub direct: bool,
+    /// What backs the I/O buffers (`run.buffers`; absent in plans that keep 4 KiB pages).
+    #[serde(default, skip_serializing_if = "is_pages")]
+    pub buffers: Buffers,
     /// PRNG seed for offsets, mix draws and write data.
     pub seed: u64,
     /// Worker threads (each with its own ring); the plan resolves "auto" to a number.
     pub workers: u32,
+}
+
+fn is_pages(b: &Buffers) -> bool {
+    *b == Buffers::Pages
 }
 
 /// `run.io_timeout` when a spec does not set it.

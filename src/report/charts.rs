@@ -1,8 +1,9 @@
 //! Which charts a report gets, built from the context's views: IOPS and MB/s against load, latency
 //! percentiles against load per class, and a heat map of small IOPS when the matrix is detailed.
 
-use super::chart::{LineChart, Series};
+use super::axis::Kind;
 use super::heatmap::HeatMap;
+use super::plot::{Figure, Line, Mark, Panel};
 use super::rows::{ClassRow, ClassView, PointView};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -66,38 +67,79 @@ fn per_load_chart(
     y_label: &str,
     unit: &str,
     value: fn(&ClassRow) -> f64,
-) -> LineChart {
-    let mut series = Vec::new();
+) -> Figure {
+    let mut lines = Vec::new();
     for class in classes {
         let groups = groups(&class.rows);
         let single = groups.len() == 1 && groups[0].1.iter().all(|r| alone(r));
         for (key, rows) in &groups {
-            series.push(Series {
-                name: series_name(class, key, single),
-                points: rows
-                    .iter()
-                    .map(|r| {
-                        (
-                            f64::from(r.load),
-                            value(r),
-                            format!("{}: {:.2} {unit} {}", r.label, value(r), class.name),
-                        )
-                    })
-                    .collect(),
-            });
+            let marks = rows
+                .iter()
+                .map(|r| {
+                    mark(
+                        r,
+                        value(r),
+                        format!("{}: {:.2} {unit} {}", r.label, value(r), class.name),
+                    )
+                })
+                .collect();
+            lines.push(line(lines.len(), series_name(class, key, single), marks));
         }
     }
-    LineChart {
-        log_y: false,
+    load_figure(
+        title,
+        y_label.to_string(),
+        Kind::Linear { integer: false },
+        lines,
+    )
+}
+
+fn mark(r: &ClassRow, y: f64, hover: String) -> Mark {
+    Mark {
+        x: f64::from(r.load),
+        y,
+        label: None,
+        hover,
+    }
+}
+
+/// The `i`th line of a chart: the palette's colours first, then the same colours dashed.
+fn line(i: usize, name: String, marks: Vec<Mark>) -> Line {
+    Line {
+        name,
+        colour: i,
+        dashed: (i / super::svg::PALETTE.len()) % 2 == 1,
+        marks,
+    }
+}
+
+/// One panel against load: geometric load levels (`1..=128 x2`) on a log₂ axis, so that 1–8 are
+/// not crammed to the left.
+fn load_figure(title: &str, y_label: String, y: Kind, lines: Vec<Line>) -> Figure {
+    let xs: Vec<f64> = lines
+        .iter()
+        .flat_map(|l| l.marks.iter().map(|m| m.x))
+        .collect();
+    let x = Kind::for_loads(&xs);
+    let x_label = match x {
+        Kind::Log2 => format!("{X_LABEL} (log₂ scale)"),
+        _ => X_LABEL.to_string(),
+    };
+    Figure {
         title: title.to_string(),
-        x_label: X_LABEL.to_string(),
-        y_label: y_label.to_string(),
-        series,
+        panels: vec![Panel {
+            subtitle: String::new(),
+            x_label,
+            y_label,
+            x,
+            y,
+            lines,
+        }],
     }
 }
 
 /// The latency percentiles of one class in one `[sweep]` combination (`rows`) against its load.
-fn latency_chart(name: &str, rows: &[ClassRow]) -> Option<LineChart> {
+fn latency_chart(name: &str, rows: &[ClassRow]) -> Option<Figure> {
     let groups = groups(rows);
     let (key, rows) = groups
         .iter()
@@ -116,20 +158,18 @@ fn latency_chart(name: &str, rows: &[ClassRow]) -> Option<LineChart> {
         ("p99", |r| r.latency.p99_ns as f64),
         ("p99.9", |r| r.latency.p99_9_ns as f64),
     ];
-    let series = measures
+    let lines = measures
         .iter()
-        .map(|(name, f)| Series {
-            name: name.to_string(),
-            points: rows
+        .enumerate()
+        .map(|(i, (name, f))| {
+            let marks = rows
                 .iter()
                 .map(|r| {
-                    (
-                        f64::from(r.load),
-                        f(r) / div,
-                        format!("{}: {name} {:.1} {unit}", r.label, f(r) / div),
-                    )
+                    let v = f(r) / div;
+                    mark(r, v, format!("{}: {name} {v:.1} {unit}", r.label))
                 })
-                .collect(),
+                .collect();
+            line(i, name.to_string(), marks)
         })
         .collect();
     let beside = if key.is_empty() {
@@ -144,17 +184,17 @@ fn latency_chart(name: &str, rows: &[ClassRow]) -> Option<LineChart> {
         .min()
         .unwrap_or(1);
     let log_y = top as f64 / low as f64 > 20.0;
-    Some(LineChart {
-        title: format!("{name} latency vs load{beside}"),
-        x_label: X_LABEL.to_string(),
-        y_label: if log_y {
-            format!("latency ({unit}, log scale)")
-        } else {
-            format!("latency ({unit})")
-        },
-        series,
-        log_y,
-    })
+    let (y, y_label) = if log_y {
+        (Kind::Log10, format!("latency ({unit}, log scale)"))
+    } else {
+        (Kind::Linear { integer: false }, format!("latency ({unit})"))
+    };
+    Some(load_figure(
+        &format!("{name} latency vs load{beside}"),
+        y_label,
+        y,
+        lines,
+    ))
 }
 
 /// Small IOPS over (small load, large load), when points ran both classes at once.

@@ -3,7 +3,6 @@
 //! templates are embedded from `templates/`; docs/report-context.md documents what templates see.
 
 mod axis;
-mod chart;
 mod charts;
 mod context;
 mod env;

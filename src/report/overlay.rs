@@ -1,5 +1,5 @@
-//! The overlay chart of `rigel compare`: both runs in one picture, IOPS against load and mean
-//! latency against IOPS per class, BASE solid and NEW dashed in the class's colour.
+//! The overlay chart of `rigel compare`: both runs in one picture, IOPS against load, and mean and
+//! p99 latency against IOPS per class, BASE solid and NEW dashed in the class's colour.
 
 use super::axis::Kind;
 use super::plot::{Figure, Line, Mark, Panel};
@@ -8,9 +8,10 @@ use crate::stats::ResultsDoc;
 use crate::stats::view::ResultsView;
 use crate::units;
 
-type Row = (f64, f64, f64);
+/// (load, IOPS, mean latency µs, p99 latency µs)
+type Row = (f64, f64, f64, f64);
 
-/// (load, IOPS, mean latency µs) of each ok point where `class` ran, by load, one series per sweep
+/// The rows of each ok point where `class` ran, by load, one series per sweep
 /// combination (`io.size=4KiB`; empty without a sweep).
 fn series(doc: &ResultsDoc, class: &str) -> Vec<(String, Vec<Row>)> {
     let view = ResultsView::new(doc);
@@ -29,7 +30,12 @@ fn series(doc: &ResultsDoc, class: &str) -> Vec<(String, Vec<Row>)> {
             .map(|b| format!("{}={}", b.key, b.value))
             .collect();
         let key = key.join(" ");
-        let row = (f64::from(c.params.load), f.iops, f.latency.mean_ns / 1e3);
+        let row = (
+            f64::from(c.params.load),
+            f.iops,
+            f.latency.mean_ns / 1e3,
+            f.latency.p99_ns as f64 / 1e3,
+        );
         match out.iter_mut().find(|(k, _)| *k == key) {
             Some((_, rows)) => rows.push(row),
             None => out.push((key, vec![row])),
@@ -44,6 +50,7 @@ fn series(doc: &ResultsDoc, class: &str) -> Vec<(String, Vec<Row>)> {
 pub fn compare_overlay(base: &ResultsDoc, new: &ResultsDoc) -> String {
     let mut by_load = Vec::new();
     let mut by_iops = Vec::new();
+    let mut p99_by_iops = Vec::new();
     let mut colour = 0;
     for class in &base.plan.classes {
         let base_series = series(base, &class.name);
@@ -71,10 +78,11 @@ pub fn compare_overlay(base: &ResultsDoc, new: &ResultsDoc) -> String {
                                 y,
                                 label: None,
                                 hover: format!(
-                                    "{name}: load {}, {}, mean {}",
+                                    "{name}: load {}, {}, mean {}, p99 {}",
                                     p.0,
                                     units::iops(p.1),
-                                    units::latency(p.2 * 1e3)
+                                    units::latency(p.2 * 1e3),
+                                    units::latency(p.3 * 1e3)
                                 ),
                             }
                         })
@@ -82,6 +90,7 @@ pub fn compare_overlay(base: &ResultsDoc, new: &ResultsDoc) -> String {
                 };
                 by_load.push(line(|p| (p.0, p.1)));
                 by_iops.push(line(|p| (p.1, p.2)));
+                p99_by_iops.push(line(|p| (p.1, p.3)));
             }
             colour += 1;
         }
@@ -108,6 +117,14 @@ pub fn compare_overlay(base: &ResultsDoc, new: &ResultsDoc) -> String {
                 x: Kind::Linear { integer: false },
                 y: Kind::Linear { integer: false },
                 lines: by_iops,
+            },
+            Panel {
+                subtitle: "p99 latency vs IOPS".into(),
+                x_label: "IOPS".into(),
+                y_label: "p99 latency (µs)".into(),
+                x: Kind::Linear { integer: false },
+                y: Kind::Linear { integer: false },
+                lines: p99_by_iops,
             },
         ],
     }

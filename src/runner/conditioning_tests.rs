@@ -19,6 +19,7 @@ fn settings(workers: u32) -> RunSettings {
         warmup_ms: 0,
         io_timeout_ms: 30_000,
         direct: true,
+        buffers: Default::default(),
         seed: 7,
         workers,
     }

@@ -52,6 +52,7 @@ const fn key(
 
 pub const ACCESS: &[&str] = &["random", "sequential", "rand", "seq"];
 pub const LAYOUTS: &[&str] = &["concat", "raid0"];
+pub const BUFFERS: &[&str] = &["pages", "huge"];
 pub const SHAPES: &[&str] = &["basic", "detailed", "point", "row", "col", "max"];
 /// The class parameters `[sweep]` can loop over.
 pub const SWEEP_PARAMS: &[&str] = &["size", "mix", "access", "per_stream", "rate"];
@@ -144,6 +145,13 @@ pub const RUN: &[Key] = &[
         Kind::Bool,
         Some("true"),
         "true: O_DIRECT; false: buffered through the page cache",
+    ),
+    key(
+        "buffers",
+        Kind::OneOf(BUFFERS),
+        Some("pages"),
+        "pages: 4 KiB pages, as fio's iomem=malloc; huge: transparent huge pages, as fio's \
+         iomem=mmaphuge (one segment per I/O up to 2 MiB)",
     ),
     key(
         "seed",

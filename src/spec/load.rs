@@ -238,7 +238,7 @@ pub fn apply_overrides(
         let key_src = sources.add("--set".to_owned(), None, format!("{}={}", o.key, o.value));
         let key_loc = Loc::new(key_src, 0..o.key.len());
         let path: Vec<&str> = if o.key.contains('.') {
-            o.key.split('.').collect()
+            dotted_path(&o.key)
         } else {
             let vars: Vec<String> = match table.get("vars").map(|n| &n.value) {
                 Some(Value::Table(t)) => t.entries.keys().cloned().collect(),
@@ -273,6 +273,29 @@ pub fn apply_overrides(
     } else {
         Err(errors)
     }
+}
+
+/// A `--set` key's path: parts split at dots outside double quotes (`sweep."io.size"`), quotes
+/// dropped. A `[sweep]` key is itself `CLASS.PARAMETER`, so `sweep.io.size` names the key `io.size`.
+fn dotted_path(key: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let (mut start, mut quoted) = (0, false);
+    for (i, c) in key.char_indices() {
+        match c {
+            '"' => quoted = !quoted,
+            '.' if !quoted => {
+                parts.push(key[start..i].trim_matches('"'));
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(key[start..].trim_matches('"'));
+    if parts.len() > 2 && parts[0] == "sweep" {
+        let class_at = key.find('.').map_or(0, |i| i + 1);
+        return vec!["sweep", key[class_at..].trim_matches('"')];
+    }
+    parts
 }
 
 fn set_path(table: &mut Table, path: &[&str], node: Node, key_loc: &Loc) -> Result<(), SpecError> {

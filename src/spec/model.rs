@@ -55,6 +55,20 @@ pub enum Layout {
     Raid0,
 }
 
+/// What backs the I/O buffers (`[run] buffers`). On a device with a small descriptor ring (virtio
+/// without indirect descriptors: one descriptor per physically contiguous run of a request) this
+/// decides how many large requests the device holds at once, so it is the user's choice, and the
+/// default is fio's.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Buffers {
+    /// 4 KiB pages wherever the kernel finds them, as fio's default `iomem=malloc`.
+    #[default]
+    Pages,
+    /// Transparent huge pages (2 MiB, physically contiguous), as fio's `iomem=mmaphuge`.
+    Huge,
+}
+
 /// ORION's matrix shapes (`[matrix] shape`): which combinations of class loads are points.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -80,6 +94,7 @@ pub struct RunSpec {
     /// An I/O outstanding longer than this fails its point as stalled.
     pub io_timeout: Sp<Duration>,
     pub direct: bool,
+    pub buffers: Buffers,
     pub seed: Sp<u64>,
     /// None: one worker.
     pub workers: Option<Sp<CountExpr>>,

@@ -205,6 +205,7 @@ fn read_run(r: &mut Reader, root: &Table, root_loc: &Loc) -> RunSpec {
         warmup: Sp::new(Duration::ZERO, root_loc.clone()),
         io_timeout: Sp::new(super::DEFAULT_IO_TIMEOUT, root_loc.clone()),
         direct: true,
+        buffers: Buffers::Pages,
         seed: Sp::new(1, root_loc.clone()),
         workers: None,
         steady: None,
@@ -230,6 +231,15 @@ fn read_run(r: &mut Reader, root: &Table, root_loc: &Loc) -> RunSpec {
     }
     if let Some(b) = t.get("direct").and_then(|n| r.boolean(n, "`direct`")) {
         run.direct = b;
+    }
+    if let Some(n) = t.get("buffers")
+        && let Some(s) = r.string(n, "`buffers`")
+    {
+        match s.as_str() {
+            "pages" => run.buffers = Buffers::Pages,
+            "huge" => run.buffers = Buffers::Huge,
+            _ => r.push(one_of(n, "buffers", &s, keys::BUFFERS)),
+        }
     }
     if let Some(n) = t.get("seed") {
         match n.value {

@@ -6,6 +6,7 @@ mod recorder;
 pub mod steady;
 mod sum;
 mod validity;
+mod validity_digest;
 pub mod view;
 
 pub use model::*;

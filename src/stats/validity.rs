@@ -78,7 +78,8 @@ pub fn iops_spread(intervals: &[Interval]) -> Option<f64> {
     Some(if min <= 0.0 { f64::INFINITY } else { max / min })
 }
 
-/// Every warning, over the points the results model counts (finished without error).
+/// Every warning, over the points the results model counts (finished without error); more than a
+/// few points tripping one check are told as one warning.
 pub fn warnings(view: &ResultsView, past: &[PastRun], cfg: &ValidityConfig) -> Vec<Warning> {
     let doc = view.doc;
     let mut out = Vec::new();
@@ -127,7 +128,7 @@ pub fn warnings(view: &ResultsView, past: &[PastRun], cfg: &ValidityConfig) -> V
     }
     out.extend(cache_warning(doc, cfg));
     out.extend(seed_warning(doc, past));
-    out
+    super::validity_digest::condense(out, workers)
 }
 
 /// The volume against the host's RAM: the page cache (buffered) or an array's cache may hold it.

@@ -304,6 +304,7 @@ pub(crate) fn test_plan(
             warmup_ms: 0,
             io_timeout_ms: 30_000,
             direct: true,
+            buffers: Default::default(),
             seed: 1,
             workers: 1,
         },

@@ -29,6 +29,14 @@ pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// A run folder's `results.json`, parsed.
+#[track_caller]
+pub fn results(dir: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(dir.join("results.json"))
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.join("results.json").display()));
+    serde_json::from_str(&text).expect("results.json parses")
+}
+
 impl Rigel {
     pub fn args<I, S>(mut self, args: I) -> Self
     where
@@ -110,6 +118,28 @@ impl Output {
             self.code, expected,
             "exit code\n--- stdout\n{}\n--- stderr\n{}",
             self.stdout, self.stderr
+        );
+        self
+    }
+
+    /// Asserts that stdout contains `needle`, showing stdout when it does not.
+    #[track_caller]
+    pub fn stdout_has(&self, needle: &str) -> &Self {
+        assert!(
+            self.stdout.contains(needle),
+            "{needle:?} not in stdout:\n{}",
+            self.stdout
+        );
+        self
+    }
+
+    /// Asserts that stderr contains `needle`, showing stderr when it does not.
+    #[track_caller]
+    pub fn stderr_has(&self, needle: &str) -> &Self {
+        assert!(
+            self.stderr.contains(needle),
+            "{needle:?} not in stderr:\n{}",
+            self.stderr
         );
         self
     }

@@ -60,12 +60,7 @@ fn against_itself_and_against_lowered_iops() {
     let base = run(tmp.path(), "base", "1, 4");
 
     let out = rigel().arg("compare").arg(&base).arg(&base).run().code(0);
-    assert!(
-        out.stdout
-            .contains("no regression beyond 5% over 3 matched points"),
-        "{}",
-        out.stdout
-    );
+    out.stdout_has("no regression beyond 5% over 3 matched points");
     assert!(
         !out.stdout.contains("REGRESSED") && !out.stdout.contains("warning"),
         "{}",
@@ -152,12 +147,7 @@ fn against_itself_and_against_lowered_iops() {
         line.starts_with("small=4 large=0") && line.contains("-20.0%"),
         "{line}"
     );
-    assert!(
-        out.stdout
-            .contains("1 regression in 1 point (threshold 5%)"),
-        "{}",
-        out.stdout
-    );
+    out.stdout_has("1 regression in 1 point (threshold 5%)");
     let out = rigel()
         .arg("compare")
         .arg(&base)
@@ -170,11 +160,7 @@ fn against_itself_and_against_lowered_iops() {
         "{}",
         out.stdout
     );
-    assert!(
-        out.stdout.contains("| `small=4 large=0` | small | iops |"),
-        "{}",
-        out.stdout
-    );
+    out.stdout_has("| `small=4 large=0` | small | iops |");
     // A looser threshold lets a 20% drop through.
     rigel()
         .arg("compare")
@@ -193,27 +179,10 @@ fn against_itself_and_against_lowered_iops() {
         .args(["--threshold", "1000%"])
         .run()
         .code(0);
-    assert!(
-        out.stdout
-            .contains("warning: the runs come from different specs"),
-        "{}",
-        out.stdout
-    );
-    assert!(
-        out.stdout.contains("only in BASE: small=4 large=0"),
-        "{}",
-        out.stdout
-    );
-    assert!(
-        out.stdout.contains("only in NEW: small=8 large=0"),
-        "{}",
-        out.stdout
-    );
-    assert!(
-        out.stdout.contains("over 2 matched points"),
-        "{}",
-        out.stdout
-    );
+    out.stdout_has("warning: the runs come from different specs");
+    out.stdout_has("only in BASE: small=4 large=0");
+    out.stdout_has("only in NEW: small=8 large=0");
+    out.stdout_has("over 2 matched points");
 }
 
 #[test]
@@ -225,29 +194,17 @@ fn usage_and_missing_runs() {
         .arg(tmp.path())
         .run()
         .code(1);
-    assert!(
-        out.stderr.contains("is not a rigel run folder"),
-        "{}",
-        out.stderr
-    );
+    out.stderr_has("is not a rigel run folder");
     let out = rigel()
         .args(["compare", "a", "b", "--threshold", "five"])
         .run()
         .code(2);
-    assert!(
-        out.stderr.contains("expected a percentage"),
-        "{}",
-        out.stderr
-    );
+    out.stderr_has("expected a percentage");
     let out = rigel()
         .args(["compare", "a", "b", "--metrics", "iops,p95"])
         .run()
         .code(2);
-    assert!(
-        out.stderr.contains("unknown metric `p95`"),
-        "{}",
-        out.stderr
-    );
+    out.stderr_has("unknown metric `p95`");
 }
 
 /// The same spec on a loop device, then again with the device's reads throttled: exactly the
@@ -404,7 +361,7 @@ fn back_to_back_runs_flag_nothing_and_a_fifth_fewer_iops_is_flagged() {
         .arg(&chart)
         .run()
         .code(3);
-    assert!(out.stdout.contains("overlay.svg"), "{}", out.stdout);
+    out.stdout_has("overlay.svg");
     let svg = std::fs::read_to_string(&chart).expect("the overlay chart");
     assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
     assert!(svg.contains("BASE") && svg.contains("NEW"), "{svg}");

@@ -95,28 +95,23 @@ fn man_renders_the_generated_pages() {
 #[test]
 fn help_knows_orion_every_way() {
     let top = rigel().arg("--help").run().code(0);
-    assert!(top.stdout.contains("  orion "), "{}", top.stdout);
+    top.stdout_has("  orion ");
     let a = rigel().args(["help", "orion"]).run().code(0);
     let b = rigel().args(["orion", "--help"]).run().code(0);
-    assert!(a.stdout.contains("ORION"), "{}", a.stdout);
+    a.stdout_has("ORION");
     assert_eq!(a.stdout, b.stdout);
 }
 
 #[test]
 fn a_mistyped_command_gets_a_suggestion() {
     let out = rigel().arg("rnu").run().code(2);
-    assert!(out.stderr.contains("did you mean `run`?"), "{}", out.stderr);
+    out.stderr_has("did you mean `run`?");
 }
 
 #[test]
 fn report_help_lists_its_formats() {
     let out = rigel().args(["report", "--help"]).run().code(0);
-    assert!(
-        out.stdout
-            .contains("[possible values: orion, markdown, html, json"),
-        "{}",
-        out.stdout
-    );
+    out.stdout_has("[possible values: orion, markdown, html, json");
 }
 
 #[test]

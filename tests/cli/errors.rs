@@ -33,11 +33,7 @@ fn a_directory_as_a_target_is_a_directory() {
     let target = tmp.path().join("adir");
     std::fs::create_dir(&target).unwrap();
     let out = run_fails(tmp.path(), &spec(tmp.path(), &target.display().to_string()));
-    assert!(
-        out.stderr.contains("adir: is a directory"),
-        "{}",
-        out.stderr
-    );
+    out.stderr_has("adir: is a directory");
     assert!(!out.stderr.contains("O_DIRECT"), "{}", out.stderr);
 }
 
@@ -45,12 +41,7 @@ fn a_directory_as_a_target_is_a_directory() {
 fn a_missing_device_does_not_exist() {
     let tmp = tempfile::tempdir().unwrap();
     let out = run_fails(tmp.path(), &spec(tmp.path(), "/dev/rigel-no-such-disk"));
-    assert!(
-        out.stderr
-            .contains("/dev/rigel-no-such-disk: no such device: the path does not exist"),
-        "{}",
-        out.stderr
-    );
+    out.stderr_has("/dev/rigel-no-such-disk: no such device: the path does not exist");
     assert!(!out.stderr.contains("declare its size"), "{}", out.stderr);
 }
 
@@ -63,11 +54,7 @@ fn compare_with_a_missing_run_says_it_does_not_exist() {
         .arg("runs/no-such-run")
         .run()
         .code(1);
-    assert!(
-        out.stderr.contains("`runs/no-such-run` does not exist"),
-        "{}",
-        out.stderr
-    );
+    out.stderr_has("`runs/no-such-run` does not exist");
 }
 
 #[test]

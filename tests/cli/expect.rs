@@ -2,7 +2,7 @@
 //! first run measured pass (exit 0) and fail (exit 3), with the results written either way and the
 //! verdicts in the terminal table and the reports.
 
-use super::builder::rigel;
+use super::builder::{results, rigel};
 use super::loopdev::LoopDevice;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -31,11 +31,6 @@ fn spec(dir: &Path, name: &str, expect: &str) -> PathBuf {
     let path = dir.join(format!("{name}.toml"));
     std::fs::write(&path, text).expect("spec written");
     path
-}
-
-fn results(dir: &Path) -> Value {
-    let text = std::fs::read_to_string(dir.join("results.json")).expect("results.json");
-    serde_json::from_str(&text).expect("results.json parses")
 }
 
 /// What the first run measured: small's best IOPS, its p99 at small=1 (ns), large's MB/s.
@@ -101,14 +96,10 @@ fn requirements_below_and_above_a_real_run_pass_and_fail() {
         m.large_mbps / 20.0
     );
     let out = run(&spec(tmp.path(), "easy", &easy), &tmp.path().join("easy")).code(0);
-    assert!(
-        out.stdout.contains("requirements: 4 of 4 met"),
-        "{}",
-        out.stdout
-    );
-    assert!(out.stdout.contains("PASS  small.iops"), "{}", out.stdout);
+    out.stdout_has("requirements: 4 of 4 met");
+    out.stdout_has("PASS  small.iops");
     // The best point of small, whichever load it was.
-    assert!(out.stdout.contains(" large=0"), "{}", out.stdout);
+    out.stdout_has(" large=0");
 
     // Far beyond it (and beyond what a busy machine could blur: at least 10M IOPS, at most 1us):
     // the run still completes and writes its results, then exits 3.
@@ -119,18 +110,10 @@ fn requirements_below_and_above_a_real_run_pass_and_fail() {
     );
     let hard_dir = tmp.path().join("hard");
     let out = run(&spec(tmp.path(), "hard", &hard), &hard_dir).code(3);
-    assert!(
-        out.stdout.contains("requirements: 1 of 3 met"),
-        "{}",
-        out.stdout
-    );
-    assert!(out.stdout.contains("FAIL  small.iops"), "{}", out.stdout);
-    assert!(
-        out.stdout.contains("FAIL  small.latency.p99 @ small=1"),
-        "{}",
-        out.stdout
-    );
-    assert!(out.stdout.contains("PASS  errors"), "{}", out.stdout);
+    out.stdout_has("requirements: 1 of 3 met");
+    out.stdout_has("FAIL  small.iops");
+    out.stdout_has("FAIL  small.latency.p99 @ small=1");
+    out.stdout_has("PASS  errors");
     assert_eq!(
         results(&hard_dir)["points"].as_array().map(Vec::len),
         Some(3)
@@ -150,12 +133,8 @@ fn requirements_below_and_above_a_real_run_pass_and_fail() {
         .args(["--format", "json"])
         .run()
         .code(0);
-    assert!(
-        out.stderr.contains("requirements: 1 of 3 met"),
-        "{}",
-        out.stderr
-    );
-    assert!(out.stderr.contains("FAIL  small.iops"), "{}", out.stderr);
+    out.stderr_has("requirements: 1 of 3 met");
+    out.stderr_has("FAIL  small.iops");
 }
 
 /// Resuming a finished run measures nothing and judges the plan's requirements again: with limits
@@ -199,12 +178,8 @@ fn limits_just_either_side_of_the_measured_values() {
         ("large.mbps", ">=", "bytes_per_sec", mbps_in_bytes * 0.99),
     ];
     let out = judge(&just_below).code(0);
-    assert!(
-        out.stdout.contains("requirements: 3 of 3 met"),
-        "{}",
-        out.stdout
-    );
-    assert!(out.stdout.contains("+1.0%"), "{}", out.stdout);
+    out.stdout_has("requirements: 3 of 3 met");
+    out.stdout_has("+1.0%");
     let just_above: [Stated; 3] = [
         ("small.iops", ">=", "number", m.best_iops * 1.01),
         (
@@ -216,13 +191,9 @@ fn limits_just_either_side_of_the_measured_values() {
         ("large.mbps", ">=", "bytes_per_sec", mbps_in_bytes * 0.99),
     ];
     let out = judge(&just_above).code(3);
-    assert!(
-        out.stdout.contains("requirements: 1 of 3 met"),
-        "{}",
-        out.stdout
-    );
-    assert!(out.stdout.contains("-1.0%"), "{}", out.stdout);
-    assert!(out.stdout.contains("PASS  large.mbps"), "{}", out.stdout);
+    out.stdout_has("requirements: 1 of 3 met");
+    out.stdout_has("-1.0%");
+    out.stdout_has("PASS  large.mbps");
 }
 
 /// Reads from a block device (always allowed): requirements met exit 0, one impossible exits 3.
@@ -247,26 +218,14 @@ fn requirements_on_a_loop_device() {
         "\"small.iops\" = \">= 10\"\n\"small.latency.p50 @ small=2\" = \"<= 1s\"\nerrors = \"== 0\"\n",
     );
     let out = run(&met, &tmp.path().join("met")).code(0);
-    assert!(
-        out.stdout.contains("requirements: 3 of 3 met"),
-        "{}",
-        out.stdout
-    );
+    out.stdout_has("requirements: 3 of 3 met");
     let missed = write(
         "missed",
         "\"small.iops\" = \">= 10\"\n\"small.latency.max @ all\" = \"<= 1ns\"\n",
     );
     let out = run(&missed, &tmp.path().join("missed")).code(3);
-    assert!(
-        out.stdout.contains("requirements: 1 of 2 met"),
-        "{}",
-        out.stdout
-    );
-    assert!(
-        out.stdout.contains("FAIL  small.latency.max @ all"),
-        "{}",
-        out.stdout
-    );
+    out.stdout_has("requirements: 1 of 2 met");
+    out.stdout_has("FAIL  small.latency.max @ all");
 }
 
 /// Requirements set on the command line are checked like those in the file, underlined in `--set`.
@@ -280,12 +239,8 @@ fn requirements_from_the_command_line() {
         .args(["--set", "expect.small.latency.p999=<= 1ms"])
         .run()
         .code(2);
-    assert!(out.stderr.contains("--set:1:22"), "{}", out.stderr);
-    assert!(
-        out.stderr.contains("did you mean `p99.9`?"),
-        "{}",
-        out.stderr
-    );
+    out.stderr_has("--set:1:22");
+    out.stderr_has("did you mean `p99.9`?");
     let out = rigel()
         .arg("plan")
         .arg(&path)

@@ -7,7 +7,7 @@
 #[path = "../support/faultfs.rs"]
 pub mod faultfs;
 
-use super::builder::rigel;
+use super::builder::{results, rigel};
 use faultfs::{FaultFs, Faults, Stall};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -42,11 +42,6 @@ fn signal(child: &std::process::Child, sig: &str) {
         .status()
         .expect("kill runs");
     assert!(status.success());
-}
-
-fn results(dir: &Path) -> Value {
-    let text = std::fs::read_to_string(dir.join("results.json")).expect("results.json");
-    serde_json::from_str(&text).expect("results.json parses")
 }
 
 #[test]
@@ -294,11 +289,7 @@ fn a_full_filesystem_mid_run_loses_no_point_and_resume_completes() {
         .arg("-q")
         .run();
     assert_eq!(out.code, 1, "{}", out.stderr);
-    assert!(
-        out.stderr.contains("No space left on device"),
-        "{}",
-        out.stderr
-    );
+    out.stderr_has("No space left on device");
     let kept = finished_ids(&run);
     assert!(
         !kept.is_empty() && kept.len() < 24,

@@ -90,7 +90,7 @@ fn refused_until_forced(dev: &LoopDevice, says: &str, blkid_says: Option<&str>) 
         "blkid hidden, expected {says:?}: {}",
         out.stderr
     );
-    assert!(out.stderr.contains("--force"), "{}", out.stderr);
+    out.stderr_has("--force");
     // blkid asked; then blkid hidden and wipefs asked (the same libblkid probes, with offsets).
     for (probe, program) in [(Probe::Blkid, "blkid"), (Probe::Wipefs, "wipefs")] {
         if Command::new(program).arg("-V").output().is_err() {
@@ -236,16 +236,12 @@ fn blkid_reports_what_the_table_does_not_know() {
     let tmp = tempfile::tempdir_in("/dev/shm").expect("a temp dir");
     let out = destructive_run(tmp.path(), &dev.dev, false, Probe::Blkid);
     assert_eq!(out.code, 1, "{}", out.stderr);
-    assert!(out.stderr.contains("TYPE=minix"), "{}", out.stderr);
+    out.stderr_has("TYPE=minix");
     // Without blkid, wipefs is asked: it knows minix too.
     if Command::new("wipefs").arg("-V").output().is_ok() {
         let out = destructive_run(tmp.path(), &dev.dev, false, Probe::Wipefs);
         assert_eq!(out.code, 1, "{}", out.stderr);
-        assert!(
-            out.stderr.contains("wipefs -n reports (TYPE=minix at "),
-            "{}",
-            out.stderr
-        );
+        out.stderr_has("wipefs -n reports (TYPE=minix at ");
     }
     // Without either, the built-in table alone decides.
     destructive_run(tmp.path(), &dev.dev, false, Probe::Table).code(0);

@@ -65,7 +65,7 @@ fn a_run_gives_one_interval_log_per_class_and_direction_holding_every_io() {
         .args(["--format", "hlog"])
         .run()
         .code(0);
-    assert!(out.stdout.contains("oltp-read.hlog"), "{}", out.stdout);
+    out.stdout_has("oltp-read.hlog");
     let results: Value =
         serde_json::from_str(&std::fs::read_to_string(run.join("results.json")).unwrap()).unwrap();
     for dir in ["read", "write"] {

@@ -77,7 +77,7 @@ fn a_builtin_spec_is_planned_by_name_with_set() {
         .args(["plan", "orion/simple", "--set", "lun=/dev/sdq", "--json"])
         .run()
         .code(0);
-    assert!(out.stdout.contains("/dev/sdq"), "{}", out.stdout);
+    out.stdout_has("/dev/sdq");
 }
 
 #[test]
@@ -89,11 +89,7 @@ fn a_missing_name_lists_the_places_searched() {
         .args(["plan", "team/nosuch"])
         .run()
         .code(2);
-    assert!(
-        out.stderr.contains("no spec named `team/nosuch`"),
-        "{}",
-        out.stderr
-    );
+    out.stderr_has("no spec named `team/nosuch`");
     for searched in [
         "libA/team/nosuch.toml",
         "libB/team/nosuch.toml",
@@ -113,11 +109,11 @@ fn a_spec_is_read_from_standard_input() {
         .run()
         .code(0);
     let out = rigel().args(["plan", "-"]).stdin(spec.stdout).run().code(0);
-    assert!(out.stdout.contains("/dev/sdq"), "{}", out.stdout);
+    out.stdout_has("/dev/sdq");
     let checked = rigel()
         .args(["check", "-"])
         .stdin("[spec]\nname = 1\n")
         .run()
         .code(2);
-    assert!(checked.stderr.contains("<stdin>:2:"), "{}", checked.stderr);
+    checked.stderr_has("<stdin>:2:");
 }

@@ -99,11 +99,7 @@ fn plan_gives_orions_published_counts_and_estimates_without_touching_storage() {
     let out = LunDir::absent(1)
         .orion(&["-run", "simple", "-num_disks", "8", "--plan"])
         .code(0);
-    assert!(
-        out.stdout.contains("Total Data Points: 38"),
-        "{}",
-        out.stdout
-    );
+    out.stdout_has("Total Data Points: 38");
 }
 
 #[test]
@@ -182,11 +178,7 @@ fn to_spec_consents_to_writes_only_with_allow_destructive() {
     let plain = d
         .orion(&["-run", "simple", "-write", "20", "--to-spec"])
         .code(0);
-    assert!(
-        plain.stdout.contains(r#"mix = "20% write""#),
-        "{}",
-        plain.stdout
-    );
+    plain.stdout_has(r#"mix = "20% write""#);
     assert!(!plain.stdout.contains("destructive = true"));
     let consent = d
         .orion(&[
@@ -198,11 +190,7 @@ fn to_spec_consents_to_writes_only_with_allow_destructive() {
             "--to-spec",
         ])
         .code(0);
-    assert!(
-        consent.stdout.contains("destructive = true"),
-        "{}",
-        consent.stdout
-    );
+    consent.stdout_has("destructive = true");
 }
 
 #[test]
@@ -339,33 +327,19 @@ fn bad_lun_files_name_the_file_and_line() {
     let d = d.with("t", &[&good, "", &tiny]);
     let out = d.orion(&["-run", "simple", "-testname", "t", "-duration", "1"]);
     assert_eq!(out.code, 1, "{}", out.stderr);
-    assert!(
-        out.stderr.contains(&format!(
-            "t.lun line 3: {tiny}: too small for the I/O size: it holds 4096 bytes"
-        )),
-        "{}",
-        out.stderr
-    );
+    out.stderr_has(&format!(
+        "t.lun line 3: {tiny}: too small for the I/O size: it holds 4096 bytes"
+    ));
     let missing = d.path().join("missing.img").display().to_string();
     let d = d.with("m", &[&good, &missing]);
     let out = d.orion(&["-run", "simple", "-testname", "m", "-duration", "1"]);
     assert_eq!(out.code, 1, "{}", out.stderr);
-    assert!(
-        out.stderr
-            .contains(&format!("m.lun line 2: {missing}: no such device or file")),
-        "{}",
-        out.stderr
-    );
+    out.stderr_has(&format!("m.lun line 2: {missing}: no such device or file"));
     let folder = d.path().display().to_string();
     let d = d.with("dir", &[&folder]);
     let out = d.orion(&["-run", "simple", "-testname", "dir", "-duration", "1"]);
     assert_eq!(out.code, 1, "{}", out.stderr);
-    assert!(
-        out.stderr
-            .contains(&format!("dir.lun line 1: {folder}: is a directory")),
-        "{}",
-        out.stderr
-    );
+    out.stderr_has(&format!("dir.lun line 1: {folder}: is a directory"));
     assert!(
         d.outputs().is_empty(),
         "no files without a run: {:?}",

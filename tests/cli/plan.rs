@@ -61,17 +61,30 @@ fn set_overrides_a_dotted_key() {
     assert_eq!(plan["points"][0]["classes"][0]["size"], 4096);
 }
 
+/// A `[sweep]` key is `CLASS.PARAMETER` itself: `--set sweep.io.size=…` (or quoted) replaces it.
+#[test]
+fn set_replaces_a_sweep_key_dotted_or_quoted() {
+    let all = plan_json(&["specs/bs-qd-sweep.toml"]);
+    let levels = all["points"].as_array().expect("points").len();
+    for key in ["sweep.io.size=4KiB, 8KiB", r#"sweep."io.size"=4KiB, 8KiB"#] {
+        let plan = plan_json(&["specs/bs-qd-sweep.toml", "--set", key]);
+        let points = plan["points"].as_array().expect("points");
+        let sizes: std::collections::BTreeSet<u64> = points
+            .iter()
+            .map(|p| p["classes"][0]["size"].as_u64().expect("size"))
+            .collect();
+        assert_eq!(sizes, [4096, 8192].into(), "{key}");
+        assert!(points.len() < levels, "{key}: {} of {levels}", points.len());
+    }
+}
+
 #[test]
 fn set_rejects_an_unknown_variable_with_a_hint() {
     let out = rigel()
         .args(["plan", "specs/orion/simple.toml", "--set", "disk=4"])
         .run()
         .code(2);
-    assert!(
-        out.stderr.contains("did you mean `disks`"),
-        "{}",
-        out.stderr
-    );
+    out.stderr_has("did you mean `disks`");
 }
 
 #[test]

@@ -142,16 +142,7 @@ fn report_refuses_a_newer_schema_and_a_non_run() {
     doc["schema_version"] = serde_json::json!(99);
     std::fs::write(&path, doc.to_string()).expect("write");
     let out = rigel().arg("report").arg(&folder).run().code(1);
-    assert!(
-        out.stderr
-            .contains("schema version 99, newer than this rigel understands"),
-        "{}",
-        out.stderr
-    );
+    out.stderr_has("schema version 99, newer than this rigel understands");
     let out = rigel().arg("report").arg(tmp.path()).run().code(1);
-    assert!(
-        out.stderr.contains("is not a rigel run folder"),
-        "{}",
-        out.stderr
-    );
+    out.stderr_has("is not a rigel run folder");
 }

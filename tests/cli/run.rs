@@ -1,7 +1,7 @@
 //! `rigel run` doing real I/O through the real executor on files in tmpfs (O_DIRECT works there):
 //! the run folder, Little's law on every point, interruption and resume, and the write guard.
 
-use super::builder::rigel;
+use super::builder::{results, rigel};
 use serde_json::Value;
 use std::path::Path;
 use std::time::Duration;
@@ -32,11 +32,6 @@ fn tmpfs_dir() -> tempfile::TempDir {
     tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir")
 }
 
-fn results(dir: &Path) -> Value {
-    let text = std::fs::read_to_string(dir.join("results.json")).expect("results.json");
-    serde_json::from_str(&text).expect("results.json parses")
-}
-
 const TWO_CLASSES: &str = r#"
 [class.small]
 size = "4KiB"
@@ -63,7 +58,7 @@ fn a_run_writes_its_folder_and_every_point_obeys_littles_law() {
         .arg(&out_dir)
         .run()
         .code(0);
-    assert!(out.stdout.contains("Maximum Small IOPS="), "{}", out.stdout);
+    out.stdout_has("Maximum Small IOPS=");
     for f in ["spec.toml", "plan.json", "results.jsonl", "results.json"] {
         assert!(out_dir.join(f).exists(), "{f} missing");
     }

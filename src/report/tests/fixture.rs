@@ -198,6 +198,7 @@ pub fn build(s: &Scenario) -> ResultsDoc {
             warmup_ms: 0,
             io_timeout_ms: 30_000,
             direct: true,
+            buffers: Default::default(),
             seed: 7,
             workers: 2,
         },

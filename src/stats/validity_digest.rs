@@ -1,0 +1,149 @@
+//! Many points tripping the same check make one warning, not a screenful: a sweep of 40 CPU-bound
+//! page-cache points says so once, with the points as ranges and the figures' span.
+
+use super::validity::Warning;
+
+/// Above this many points of one kind (and class), they are told as one warning.
+const LISTED: usize = 3;
+
+/// The warnings with each large group of per-point ones (same kind and class) folded into one, in
+/// the place of the group's first; warnings about the run as a whole stay as they are.
+pub(super) fn condense(warnings: Vec<Warning>, workers: f64) -> Vec<Warning> {
+    let group_of = |w: &Warning| (w.kind, w.class.clone());
+    let mut out: Vec<Warning> = Vec::new();
+    let mut done: Vec<(&'static str, Option<String>)> = Vec::new();
+    for w in &warnings {
+        if w.point.is_none() {
+            out.push(w.clone());
+            continue;
+        }
+        let key = group_of(w);
+        if done.contains(&key) {
+            continue;
+        }
+        let group: Vec<&Warning> = warnings
+            .iter()
+            .filter(|x| x.point.is_some() && group_of(x) == key)
+            .collect();
+        if group.len() <= LISTED {
+            out.extend(group.into_iter().cloned());
+        } else {
+            out.push(folded(&group, workers));
+        }
+        done.push(key);
+    }
+    out
+}
+
+fn folded(group: &[&Warning], workers: f64) -> Warning {
+    let ids: Vec<u32> = group.iter().filter_map(|w| w.point).collect();
+    let lo = group.iter().map(|w| w.figure).fold(f64::INFINITY, f64::min);
+    let hi = group.iter().map(|w| w.figure).fold(0.0, f64::max);
+    let first = group[0];
+    let points = format!("{} points ({})", ids.len(), ranges(&ids));
+    let message = match (first.kind, &first.class) {
+        ("cpu", _) => format!(
+            "{points}: rigel used {lo:.2} to {hi:.2} cores with {workers} worker(s); the tool, not the storage, may be the limit"
+        ),
+        (_, Some(class)) => format!(
+            "{points}, {class}: not steady, per-second IOPS max/min {} to {}",
+            ratio(lo),
+            ratio(hi)
+        ),
+        (kind, None) => format!("{points}: {kind} (figures {lo:.2} to {hi:.2})"),
+    };
+    Warning {
+        kind: first.kind,
+        point: None,
+        class: first.class.clone(),
+        figure: hi,
+        message,
+    }
+}
+
+fn ratio(x: f64) -> String {
+    if x.is_finite() {
+        format!("{x:.2}×")
+    } else {
+        "∞ (a second without I/O)".into()
+    }
+}
+
+/// `1–4, 7, 9–12` for sorted ids.
+fn ranges(ids: &[u32]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < ids.len() {
+        let mut j = i;
+        while j + 1 < ids.len() && ids[j + 1] == ids[j] + 1 {
+            j += 1;
+        }
+        parts.push(if i == j {
+            ids[i].to_string()
+        } else {
+            format!("{}–{}", ids[i], ids[j])
+        });
+        i = j + 1;
+    }
+    parts.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn w(kind: &'static str, point: Option<u32>, class: Option<&str>, figure: f64) -> Warning {
+        Warning {
+            kind,
+            point,
+            class: class.map(str::to_owned),
+            figure,
+            message: format!("{kind} {point:?}"),
+        }
+    }
+
+    #[test]
+    fn a_large_group_folds_into_one_with_ranges_and_span() {
+        let mut all: Vec<Warning> = (1..=6)
+            .chain([9, 11, 12])
+            .map(|p| w("cpu", Some(p), None, 0.9 + f64::from(p) / 100.0))
+            .collect();
+        all.push(w("unsteady", Some(2), Some("small"), 1.7));
+        all.push(w("cache", None, None, 1.0));
+        let out = condense(all, 1.0);
+        assert_eq!(out.len(), 3, "{out:#?}");
+        assert_eq!(
+            out[0].message,
+            "9 points (1–6, 9, 11–12): rigel used 0.91 to 1.02 cores with 1 worker(s); the tool, not the storage, may be the limit"
+        );
+        assert_eq!(out[0].point, None);
+        assert!((out[0].figure - 1.02).abs() < 1e-9);
+        assert_eq!(
+            out[1].message, "unsteady Some(2)",
+            "a small group stays as it is"
+        );
+        assert_eq!(out[2].kind, "cache");
+    }
+
+    #[test]
+    fn unsteady_groups_fold_per_class() {
+        let all: Vec<Warning> = (1..=4)
+            .flat_map(|p| {
+                [
+                    w("unsteady", Some(p), Some("a"), 1.6),
+                    w("unsteady", Some(p), Some("b"), f64::INFINITY),
+                ]
+            })
+            .collect();
+        let out = condense(all, 2.0);
+        assert_eq!(out.len(), 2);
+        assert_eq!(
+            out[0].message,
+            "4 points (1–4), a: not steady, per-second IOPS max/min 1.60× to 1.60×"
+        );
+        assert_eq!(
+            out[1].message,
+            "4 points (1–4), b: not steady, per-second IOPS max/min ∞ (a second without I/O) to ∞ (a second without I/O)"
+        );
+    }
+}
