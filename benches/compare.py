@@ -67,9 +67,9 @@ def measured(cmd, warmup, duration, margin=0.2):
     return out, (b1 - b0) / hz / (t1 - t0), (p1 - p0) / hz / (t1 - t0)
 
 
-def pinned(args, cmd):
+def pinned(args, cmd, cpus=None):
     """The same pinning (and, with --rt, the same real-time priority) for both tools."""
-    prefix = ["taskset", "-c", args.cpu]
+    prefix = ["taskset", "-c", cpus or args.cpu]
     if args.rt:
         prefix = ["chrt", "-f", "10"] + prefix
     return prefix + cmd
@@ -87,7 +87,7 @@ duration = "{duration_ms}ms"
 warmup = "{warmup_ms}ms"
 direct = {direct}
 buffers = "{buffers}"
-workers = 1
+workers = {workers}
 seed = {seed}
 
 [class.io]
@@ -113,12 +113,12 @@ def run_rigel(args, w):
                 bs=w["bs"], access="sequential" if w["seq"] else "random",
                 # Sequential: one stream carrying the whole queue depth, as fio's rw=read.
                 per_stream=f"per_stream = {w['qd']}\n" if w["seq"] else "",
-                load=1 if w["seq"] else w["qd"],
+                load=1 if w["seq"] else w["qd"], workers=w.get("workers", 1),
                 # A new seed each run, as fio's randrepeat=0: the same offsets run after run
                 # would be served from whatever cache sits under the target.
                 seed=random.getrandbits(31)))
         out = os.path.join(tmp, "run")
-        cmd = pinned(args, [args.rigel, "run", spec, "--out", out])
+        cmd = pinned(args, [args.rigel, "run", spec, "--out", out], w.get("cpus"))
         _, cores, own = measured(cmd, args.warmup, args.duration)
         with open(os.path.join(out, "results.json")) as f:
             point = json.load(f)["points"][0]
@@ -153,11 +153,14 @@ def run_fio(args, w):
 def run_tiouring(args, w):
     """fio's t/io_uring (no latency tracking): the reference for what io_uring does here. It prints
     `IOPS=…` once a second; the median of the steady seconds (first and last dropped) counts."""
-    batch = min(w["qd"], 32)
-    cmd = pinned(args, [args.tiouring, f"-b{w['bs']}", f"-d{w['qd']}", f"-s{batch}", f"-c{batch}",
-                        "-p0", "-B1", "-F1", "-n1", f"-O{1 if w['direct'] else 0}",
+    # -d is per thread: the queue depth is dealt out as rigel deals it to its workers.
+    threads = w.get("workers", 1)
+    qd = w["qd"] // threads
+    batch = min(qd, 32)
+    cmd = pinned(args, [args.tiouring, f"-b{w['bs']}", f"-d{qd}", f"-s{batch}", f"-c{batch}",
+                        "-p0", "-B1", "-F1", f"-n{threads}", f"-O{1 if w['direct'] else 0}",
                         f"-R{0 if w['seq'] else 1}", f"-r{int(args.warmup + args.duration)}",
-                        w["target"]])
+                        *[w["target"]] * threads], w.get("cpus"))
     out, cores, own = measured(cmd, args.warmup, args.duration)
     per_s = []
     for line in out.splitlines():
@@ -263,6 +266,33 @@ def estimate_row(args):
     return rows
 
 
+def scaling_rows(args):
+    """Workers = 1 against workers = 2 on two CPUs (--cpus2), page-cache reads at QD 64 on the
+    64 MiB file, rigel and t/io_uring (1 thread against 2) alternated round after round: the
+    ratio of the two IOPS says how the executor scales, t/io_uring's what this machine allows."""
+    base = dict(target=args.pcache, bs=4096, qd=64, seq=False, direct=False, cpus=args.cpus2)
+    runs = [("rigel", 1), ("rigel", 2)]
+    if args.tiouring:
+        runs += [("t/io_uring", 1), ("t/io_uring", 2)]
+    per = {r: [] for r in runs}
+    for rnd in range(args.rounds):
+        order = runs[rnd % len(runs):] + runs[:rnd % len(runs)]
+        for tool, workers in order:
+            ensure_cached(args.pcache)
+            run = run_rigel if tool == "rigel" else run_tiouring
+            r = run(args, dict(base, workers=workers))
+            per[(tool, workers)].append((r["iops"], r["own_cores"] / r["iops"]))
+        print(f"  scaling round {rnd + 1}: " + ", ".join(
+            f"{t} x{n} {per[(t, n)][-1][0]:.0f} IOPS" for t, n in runs), file=sys.stderr)
+    rows = []
+    for tool in dict.fromkeys(t for t, _ in runs):
+        one, two = per[(tool, 1)], per[(tool, 2)]
+        rows.append((tool, statistics.median(a for a, _ in one), statistics.median(b for b, _ in two),
+                     [b[0] / a[0] for a, b in zip(one, two)],
+                     [b[1] / a[1] for a, b in zip(one, two)]))
+    return rows
+
+
 ESTIMATE_SPEC = """[spec]
 name = "estimate"
 
@@ -304,6 +334,7 @@ def main():
     p.add_argument("--duration", type=float, default=4.0)
     p.add_argument("--warmup", type=float, default=1.0)
     p.add_argument("--cpu", default="1")
+    p.add_argument("--cpus2", default="0,1", help="the two CPUs of the scaling row")
     p.add_argument("--norandommap", action="store_true",
                    help="run fio with --norandommap (offsets drawn with replacement, as rigel)")
     p.add_argument("--rt", action="store_true",
@@ -355,37 +386,47 @@ def main():
         m = statistics.median(values)
         return f"{m:.3f}" if len(values) < 2 else f"{m:.3f} ({min(values):.2f}–{max(values):.2f})"
 
-    print(f"rounds: {args.rounds}, measured window {args.duration}s after {args.warmup}s warmup, "
-          f"pinned to CPU {args.cpu}; medians; ratios are medians of per-round rigel/other ratios "
-          "(min–max over the rounds in brackets); CPU is machine-wide (/proc/stat)")
-    print()
-    head = ("| workload | rigel IOPS | fio IOPS | IOPS ratio | rigel mean µs | fio mean µs"
-            " | mean ratio | rigel p99 µs | fio p99 µs | p99 ratio | rigel CPU/IO µs | fio CPU/IO µs"
-            " | CPU/IO ratio | IOPS/core ratio | own CPU/IO ratio |")
-    cols = 15
-    if args.tiouring:
-        head += (" t/io_uring IOPS | t/io_uring CPU/IO µs | rigel / t/io_uring IOPS"
-                 " | rigel / t/io_uring IOPS/core |")
-        cols += 4
-    print(head)
-    print("|" + "---|" * cols)
-    for w, pairs in rows:
-        line = (f"| {w['name']} | {med(pairs, 'rigel', 'iops'):.0f} | {med(pairs, 'fio', 'iops'):.0f}"
-                f" | {show(ratios(pairs, 'iops'))}"
-                f" | {fmt_us(med(pairs, 'rigel', 'mean_ns'))} | {fmt_us(med(pairs, 'fio', 'mean_ns'))}"
-                f" | {show(ratios(pairs, 'mean_ns'))}"
-                f" | {fmt_us(med(pairs, 'rigel', 'p99_ns'))} | {fmt_us(med(pairs, 'fio', 'p99_ns'))}"
-                f" | {show(ratios(pairs, 'p99_ns'))}"
-                f" | {med(pairs, 'rigel', 'cpu_per_io_us'):.3f} | {med(pairs, 'fio', 'cpu_per_io_us'):.3f}"
-                f" | {show(ratios(pairs, 'cpu_per_io_us'))} | {show(per_core(pairs, 'fio'))}"
-                f" | {show(ratios(pairs, 'own_cpu_per_io_us'))} |")
-        if args.tiouring and "t/io_uring" not in pairs[0]:
-            line += " — | — | — | — |"
-        elif args.tiouring:
-            t = "t/io_uring"
-            line += (f" {med(pairs, t, 'iops'):.0f} | {med(pairs, t, 'cpu_per_io_us'):.3f}"
-                     f" | {show(ratios(pairs, 'iops', t))} | {show(per_core(pairs, t))} |")
-        print(line)
+    if rows:
+        print(f"rounds: {args.rounds}, measured window {args.duration}s after {args.warmup}s warmup, "
+              f"pinned to CPU {args.cpu}; medians; ratios are medians of per-round rigel/other ratios "
+              "(min–max over the rounds in brackets); CPU is machine-wide (/proc/stat)")
+        print()
+        head = ("| workload | rigel IOPS | fio IOPS | IOPS ratio | rigel mean µs | fio mean µs"
+                " | mean ratio | rigel p99 µs | fio p99 µs | p99 ratio | rigel CPU/IO µs | fio CPU/IO µs"
+                " | CPU/IO ratio | IOPS/core ratio | own CPU/IO ratio |")
+        cols = 15
+        if args.tiouring:
+            head += (" t/io_uring IOPS | t/io_uring CPU/IO µs | rigel / t/io_uring IOPS"
+                     " | rigel / t/io_uring IOPS/core |")
+            cols += 4
+        print(head)
+        print("|" + "---|" * cols)
+        for w, pairs in rows:
+            line = (f"| {w['name']} | {med(pairs, 'rigel', 'iops'):.0f} | {med(pairs, 'fio', 'iops'):.0f}"
+                    f" | {show(ratios(pairs, 'iops'))}"
+                    f" | {fmt_us(med(pairs, 'rigel', 'mean_ns'))} | {fmt_us(med(pairs, 'fio', 'mean_ns'))}"
+                    f" | {show(ratios(pairs, 'mean_ns'))}"
+                    f" | {fmt_us(med(pairs, 'rigel', 'p99_ns'))} | {fmt_us(med(pairs, 'fio', 'p99_ns'))}"
+                    f" | {show(ratios(pairs, 'p99_ns'))}"
+                    f" | {med(pairs, 'rigel', 'cpu_per_io_us'):.3f} | {med(pairs, 'fio', 'cpu_per_io_us'):.3f}"
+                    f" | {show(ratios(pairs, 'cpu_per_io_us'))} | {show(per_core(pairs, 'fio'))}"
+                    f" | {show(ratios(pairs, 'own_cpu_per_io_us'))} |")
+            if args.tiouring and "t/io_uring" not in pairs[0]:
+                line += " — | — | — | — |"
+            elif args.tiouring:
+                t = "t/io_uring"
+                line += (f" {med(pairs, t, 'iops'):.0f} | {med(pairs, t, 'cpu_per_io_us'):.3f}"
+                         f" | {show(ratios(pairs, 'iops', t))} | {show(per_core(pairs, t))} |")
+            print(line)
+    if not args.only or "scaling" in args.only:
+        print()
+        print(f"| scaling: 4K randread QD64, 64 MiB page cache, CPUs {args.cpus2} | 1 worker IOPS"
+              " | 2 workers IOPS | 2 workers / 1 | own CPU per I/O, 2 workers / 1 |")
+        print("|---|---|---|---|---|")
+        # The CPU per I/O says whether two workers cost more per I/O than one (contention); the
+        # IOPS ratio also depends on the second CPU being free.
+        for tool, one, two, ratio, cost in scaling_rows(args):
+            print(f"| {tool} | {one:.0f} | {two:.0f} | {show(ratio)} | {show(cost)} |")
     if args.tmpfs and (not args.only or "estimate" in args.only):
         est = estimate_row(args)
         print()

@@ -3,6 +3,7 @@
 #
 #   benches/run.sh [--rounds N] [--duration SECONDS] [--cpu N] [--only NAME,NAME]
 #   benches/run.sh --rounds 1 --duration 2 --only "page cache 64,estimate"   # a quick sanity pass
+#   benches/run.sh --only "page cache,scaling"   # the page-cache rows and workers 1 vs 2 (CPUs 0,1)
 #
 # Builds rigel (the `profiling` profile: release code with debug info, so `perf record` on the
 # copy it runs shows symbols), prepares the targets (a tmpfs file, a loop device
@@ -49,8 +50,27 @@ fill() { # path MiB
         head -c $(($2 * 1048576)) /dev/urandom > "$1.tmp" && mv "$1.tmp" "$1"
     fi
 }
+# The 4 GiB root-disk file only when a selected row reads it (`--only "page cache,scaling"` then
+# writes nothing to the root disk). Names as compare.py matches them: substrings of the row names.
+only=""; prev=""
+for a in "$@"; do
+    case "$a" in --only=*) only="${a#--only=}" ;; esac
+    [ "$prev" = "--only" ] && only="$a"
+    prev="$a"
+done
+needs_disk=1
+if [ -n "$only" ]; then
+    needs_disk=0
+    IFS=, read -ra selected <<< "$only"
+    for o in "${selected[@]}"; do
+        for row in "8K randread QD1 root-disk file" "8K randread QD16 root-disk file" \
+            "8K randread QD32 root-disk file" "1M randread QD4 root-disk file" "1M seqread QD4 root-disk file"; do
+            case "$row" in *"$o"*) needs_disk=1 ;; esac
+        done
+    done
+fi
 fill "$shm/tmpfs.img" 1024
-fill "$work/disk.img" 4096
+if [ "$needs_disk" -eq 1 ]; then fill "$work/disk.img" 4096; fi
 fill "$work/pcache.img" 64
 fill "$work/pcache-big.img" 1024
 sync

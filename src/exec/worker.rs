@@ -114,19 +114,24 @@ fn run_inner(spec: WorkerSpec<'_>, shared: &Shared<'_>) -> WorkerOutcome {
     outcome.fixed_buffers = state.fixed_buffers;
     outcome.fixed_files = state.fixed_files;
     let drained = run_loop(&mut ring.0, &mut state, shared, start, &mut outcome);
-    outcome.recorders = state
-        .classes
-        .iter()
-        .map(|c| (c.point_class, c.recorder.clone()))
-        .collect();
     outcome.in_flight_area = state.classes.iter().map(|c| c.area).collect();
+    // Reads left the target's data in the buffers: a later write point fills them again.
+    let reads = state.classes.iter().any(|c| c.read_percent > 0);
+    // The recorders are moved out, their last second folded in here (not copied: a class's
+    // histograms are about a megabyte, copied at every point's end before).
+    outcome.recorders = std::mem::take(&mut state.classes)
+        .into_iter()
+        .map(|mut c| {
+            c.recorder.seal();
+            (c.point_class, c.recorder)
+        })
+        .collect();
     if drained {
         // The ring first: closing it unregisters the buffers; then the arena serves the next
         // point.
         drop(ring);
-        // Reads left the target's data in the buffers: a later write point fills them again.
         let mut arena = state.arena;
-        arena.random &= state.classes.iter().all(|c| c.read_percent == 0);
+        arena.random &= !reads;
         shared.reuse.give(arena);
     } else {
         // Some I/O may still target the arena: freeing it (or closing the ring) could let the

@@ -45,10 +45,21 @@ pub struct IntervalRecorder {
 }
 
 /// Everything one class records during a point's measured window.
+///
+/// One histogram record per I/O: an I/O goes only into the open second's histogram of its
+/// direction (`open`); when the second changes, that histogram is added to the point's histogram
+/// of the direction and folded into the second's coarser interval histogram, then cleared. The
+/// figures come out exactly as if every I/O had been recorded in both the point's and the
+/// second's histograms, as before (a bucket at the point's precision lies inside one bucket at the
+/// intervals' precision), for half the histogram work and cache lines per I/O (the two records
+/// were about 1% of the worker's CPU on page-cache reads, `perf record`).
 #[derive(Clone, Debug)]
 pub struct ClassRecorder {
+    /// The point's figures per direction, up to the open second.
     read: DirRecorder,
     write: DirRecorder,
+    /// The open second (index into `intervals`) and what it recorded so far.
+    open: Box<OpenSecond>,
     intervals: Vec<IntervalRecorder>,
     /// Open loop only: service latencies (reads, writes), apart from the response latencies
     /// `read` and `write` then hold.
@@ -56,6 +67,20 @@ pub struct ClassRecorder {
     /// Open loop only: send times in the measured window, and those still unissued at its end.
     scheduled: u64,
     backlog: u64,
+}
+
+/// The second being recorded: per direction at the point's precision.
+#[derive(Clone, Debug)]
+struct OpenSecond {
+    interval: usize,
+    read: DirRecorder,
+    write: DirRecorder,
+}
+
+impl OpenSecond {
+    fn is_empty(&self) -> bool {
+        self.read.ios == 0 && self.write.ios == 0
+    }
 }
 
 /// An open-loop class's share of the achieved rate below which the point says "rate not
@@ -87,6 +112,15 @@ impl DirRecorder {
         self.sum_ns += latency_ns;
         self.min_ns = self.min_ns.min(latency_ns);
         self.max_ns = self.max_ns.max(latency_ns);
+    }
+
+    fn clear(&mut self) {
+        self.hist.reset();
+        self.ios = 0;
+        self.bytes = 0;
+        self.sum_ns = 0;
+        self.min_ns = u64::MAX;
+        self.max_ns = 0;
     }
 
     fn merge(&mut self, other: &DirRecorder) {
@@ -183,6 +217,11 @@ impl ClassRecorder {
         ClassRecorder {
             read: DirRecorder::new(),
             write: DirRecorder::new(),
+            open: Box::new(OpenSecond {
+                interval: 0,
+                read: DirRecorder::new(),
+                write: DirRecorder::new(),
+            }),
             intervals: (0..seconds.max(1))
                 .map(|_| IntervalRecorder {
                     read: histogram(INTERVAL_SIGFIG),
@@ -257,36 +296,85 @@ impl ClassRecorder {
         })
     }
 
-    /// Records one I/O completed in second `interval` of the window.
+    /// Records one I/O completed in second `interval` of the window: one histogram record, into
+    /// the open second's (see the type's comment).
     #[inline]
     pub fn record(&mut self, write: bool, latency_ns: u64, bytes: u64, interval: usize) {
-        if write {
-            self.write.record(latency_ns, bytes);
-        } else {
-            self.read.record(latency_ns, bytes);
+        let interval = interval.min(self.intervals.len() - 1);
+        if interval != self.open.interval {
+            self.close_second();
+            self.open.interval = interval;
         }
-        let last = self.intervals.len() - 1;
-        let iv = &mut self.intervals[interval.min(last)];
-        let hist = if write { &mut iv.write } else { &mut iv.read };
-        hist.saturating_record(latency_ns.max(1));
-        iv.ios += 1;
-        iv.bytes += bytes;
-        iv.sum_ns += latency_ns;
-        iv.min_ns = iv.min_ns.min(latency_ns);
-        iv.max_ns = iv.max_ns.max(latency_ns);
+        let dir = if write {
+            &mut self.open.write
+        } else {
+            &mut self.open.read
+        };
+        dir.record(latency_ns, bytes);
+    }
+
+    /// Folds what the open second holds into the point's figures (when the recording ends; the
+    /// figures read the same without it, at the cost of a copy).
+    pub fn seal(&mut self) {
+        self.close_second();
+    }
+
+    /// Folds the open second into the point's figures and into its interval, and clears it (once
+    /// a second, and before the figures are read).
+    #[cold]
+    fn close_second(&mut self) {
+        let open = &mut *self.open;
+        if open.is_empty() {
+            return;
+        }
+        let iv = &mut self.intervals[open.interval];
+        for (dir, total, coarse) in [
+            (&mut open.read, &mut self.read, &mut iv.read),
+            (&mut open.write, &mut self.write, &mut iv.write),
+        ] {
+            if dir.ios == 0 {
+                continue;
+            }
+            total.merge(dir);
+            // Each bucket at the point's precision lies inside one bucket at the interval's: its
+            // highest value lands where each of its I/Os would have.
+            for v in dir.hist.iter_recorded() {
+                let n = u32::try_from(v.count_at_value()).unwrap_or(u32::MAX);
+                coarse.saturating_record_n(v.value_iterated_to(), n);
+            }
+            iv.ios += dir.ios;
+            iv.bytes += dir.bytes;
+            iv.sum_ns += dir.sum_ns;
+            iv.min_ns = iv.min_ns.min(dir.min_ns);
+            iv.max_ns = iv.max_ns.max(dir.max_ns);
+            dir.clear();
+        }
+    }
+
+    /// This recorder with its open second folded in (a copy only when it holds something).
+    fn closed(&self) -> std::borrow::Cow<'_, ClassRecorder> {
+        if self.open.is_empty() {
+            std::borrow::Cow::Borrowed(self)
+        } else {
+            let mut c = self.clone();
+            c.close_second();
+            std::borrow::Cow::Owned(c)
+        }
     }
 
     /// I/Os recorded so far, both directions.
     pub fn ios(&self) -> u64 {
-        self.read.ios + self.write.ios
+        self.read.ios + self.write.ios + self.open.read.ios + self.open.write.ios
     }
 
     /// Sum of the recorded latencies, ns (Little's law: divided by the window, the mean in-flight).
     pub fn latency_sum_ns(&self) -> u64 {
-        self.read.sum_ns + self.write.sum_ns
+        self.read.sum_ns + self.write.sum_ns + self.open.read.sum_ns + self.open.write.sum_ns
     }
 
     pub fn merge(&mut self, other: &ClassRecorder) {
+        self.close_second();
+        let other = other.closed();
         self.read.merge(&other.read);
         self.write.merge(&other.write);
         if let (Some(mine), Some(theirs)) = (&mut self.service, &other.service) {
@@ -321,8 +409,10 @@ impl ClassRecorder {
         writes: bool,
         window_s: f64,
     ) -> ClassResult {
-        let mut total = self.read.clone();
-        total.merge(&self.write);
+        let closed = self.closed();
+        let this: &ClassRecorder = &closed;
+        let mut total = this.read.clone();
+        total.merge(&this.write);
         let service = |d: &DirRecorder| ServiceStats {
             latency: d.latency(),
             histogram: encode(&d.hist),
@@ -331,7 +421,7 @@ impl ClassRecorder {
             stats.service = d.map(service);
             stats
         };
-        let s = self.service.as_deref();
+        let s = this.service.as_deref();
         let s_total = s.map(|(r, w)| {
             let mut t = r.clone();
             t.merge(w);
@@ -342,9 +432,9 @@ impl ClassRecorder {
             size,
             outstanding,
             total: with_service(total.stats(window_s), s_total.as_ref()),
-            read: reads.then(|| with_service(self.read.stats(window_s), s.map(|s| &s.0))),
-            write: writes.then(|| with_service(self.write.stats(window_s), s.map(|s| &s.1))),
-            intervals: self.interval_series(window_s, reads, writes),
+            read: reads.then(|| with_service(this.read.stats(window_s), s.map(|s| &s.0))),
+            write: writes.then(|| with_service(this.write.stats(window_s), s.map(|s| &s.1))),
+            intervals: this.interval_series(window_s, reads, writes),
             pace: None,
         }
     }
@@ -475,6 +565,37 @@ mod tests {
             for iv in &c.intervals {
                 proptest::prop_assert!(iv.p99_ns <= max);
             }
+        }
+    }
+
+    proptest::proptest! {
+        /// One record per I/O (the open second's, folded when the second changes) gives exactly
+        /// the histograms of recording every I/O at both precisions.
+        #[test]
+        fn derived_histograms_equal_recording_everything(
+            lat in proptest::collection::vec((1u64..50_000_000_000, 0usize..4, proptest::bool::ANY), 1..300),
+        ) {
+            let mut r = ClassRecorder::new(3);
+            let mut point: [Histogram<u64>; 2] = [histogram(SIGFIG), histogram(SIGFIG)];
+            let mut seconds: Vec<[Histogram<u32>; 2]> =
+                (0..3).map(|_| [histogram(INTERVAL_SIGFIG), histogram(INTERVAL_SIGFIG)]).collect();
+            let mut sorted = lat.clone();
+            sorted.sort_by_key(|&(_, s, _)| s);
+            for &(ns, s, w) in &sorted {
+                r.record(w, ns, 4096, s);
+                point[usize::from(w)].record(ns).expect("in range");
+                seconds[s.min(2)][usize::from(w)].record(ns).expect("in range");
+            }
+            let c = r.finish("c", 4096, 1, true, true, 3.0);
+            let (read, write) = (c.read.as_ref().expect("reads"), c.write.as_ref().expect("writes"));
+            proptest::prop_assert_eq!(&read.histogram, &encode(&point[0]));
+            proptest::prop_assert_eq!(&write.histogram, &encode(&point[1]));
+            for (iv, want) in c.intervals.iter().zip(&seconds) {
+                proptest::prop_assert_eq!(iv.read_histogram.as_ref(), Some(&encode(&want[0])));
+                proptest::prop_assert_eq!(iv.write_histogram.as_ref(), Some(&encode(&want[1])));
+                proptest::prop_assert_eq!(iv.ios, want[0].len() + want[1].len());
+            }
+            proptest::prop_assert_eq!(r.ios(), lat.len() as u64);
         }
     }
 
