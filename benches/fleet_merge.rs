@@ -96,6 +96,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 }),
                 partial: None,
                 fleet: None,
+                steady: None,
             })?;
         }
     }

@@ -118,14 +118,24 @@ fn write_header(out: &mut impl Write, plan: &RunPlan) -> io::Result<()> {
             s.worst_trials
         )?;
     }
+    if let Some(p) = &plan.precondition {
+        writeln!(out, "  fill       precondition: {}", p.describe())?;
+    }
+    if let Some(s) = &plan.steady {
+        writeln!(out, "  steady     {}", s.describe())?;
+    }
     writeln!(
         out,
         "  estimated  {}{}",
         human_ms(plan.estimated_seconds * 1000),
-        if plan.search.is_some() {
-            " (worst case)"
-        } else {
-            ""
+        match (
+            plan.search.is_some() || plan.steady.is_some(),
+            &plan.precondition
+        ) {
+            (false, None) => "",
+            (true, None) => " (worst case)",
+            (false, Some(_)) => " (the precondition not included)",
+            (true, Some(_)) => " (worst case; the precondition not included)",
         }
     )
 }

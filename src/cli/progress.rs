@@ -37,6 +37,18 @@ impl Progress {
                 Size(total)
             );
         }
+        Progress::bytes(total)
+    }
+
+    /// A byte bar while `[precondition]` writes the volume.
+    pub fn precondition(total: u64) -> Progress {
+        if !super::style::quiet() {
+            eprintln!("preconditioning: writing {} over the volume", Size(total));
+        }
+        Progress::bytes(total)
+    }
+
+    fn bytes(total: u64) -> Progress {
         let bar = terminal().then(|| {
             let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
             bar.set_style(
@@ -175,6 +187,10 @@ impl Watcher {
 impl Observer for Watcher {
     fn fill_started(&mut self, path: &Path, total: u64) {
         self.fill = Some(Progress::fill(path, total));
+    }
+
+    fn precondition_started(&mut self, total: u64) {
+        self.fill = Some(Progress::precondition(total));
     }
 
     fn fill_progress(&mut self, done: u64) {

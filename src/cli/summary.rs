@@ -20,6 +20,11 @@ pub fn print(doc: &ResultsDoc, dir: &Path, interrupted: bool) {
     for w in crate::stats::warnings(&view, &crate::record::past_runs(dir), &cfg) {
         eprintln!("warning: {}", w.message);
     }
+    for p in &doc.points {
+        if let Some(st) = &p.steady {
+            outln!("point {}: {}", p.point.id, st.summary);
+        }
+    }
     if let Some(s) = &doc.search {
         outln!("search: {}", s.summary);
         if !s.finished {

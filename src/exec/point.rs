@@ -75,6 +75,9 @@ pub struct ExecOptions {
     pub register_buffers: bool,
     /// Register the targets' descriptors with the ring when allowed.
     pub register_files: bool,
+    /// End the point once this many I/Os (over all workers) were issued and completed, instead
+    /// of at the window's end (a precondition pass of exact bytes; closed-loop classes only).
+    pub ios: Option<u64>,
 }
 
 impl Default for ExecOptions {
@@ -82,6 +85,7 @@ impl Default for ExecOptions {
         ExecOptions {
             register_buffers: true,
             register_files: true,
+            ios: None,
         }
     }
 }
@@ -120,6 +124,7 @@ pub fn run_point_with(
         io_timeout_ns: run.io_timeout_ms.saturating_mul(1_000_000),
     };
     let shared = &shared;
+    let n = shares.len() as u64;
     let (outcomes, cpu, wall) = std::thread::scope(|s| {
         let mut handles = Vec::new();
         let mut spawn_error = None;
@@ -130,7 +135,11 @@ pub fn run_point_with(
                 fds: &fds,
                 seed: worker_seed(run.seed, point.id, w),
                 intervals,
-                options,
+                // Each worker's part of the I/O budget, the remainder to the first ones.
+                options: ExecOptions {
+                    ios: options.ios.map(|t| t / n + u64::from((w as u64) < t % n)),
+                    ..options
+                },
                 buffers: run.buffers,
             };
             let spawned = std::thread::Builder::new()
@@ -341,6 +350,7 @@ fn assemble(
         window: Some(wall_window(started, window_ns)),
         partial: None,
         fleet: None,
+        steady: None,
     };
     let probe = PointProbe {
         workers: outcomes.len(),

@@ -89,6 +89,8 @@ pub(super) struct State<'a> {
     pub(super) fixed_buffers: bool,
     pub(super) fixed_files: bool,
     pub(super) rng: fastrand::Rng,
+    /// I/Os this worker may still issue (`ExecOptions::ios`; unbounded without one).
+    pub(super) budget: u64,
 }
 
 type Ring = (IoUring, RingMode);
@@ -187,6 +189,7 @@ pub(super) fn setup<'a>(spec: &WorkerSpec<'a>, reuse: &Reuse) -> io::Result<(Rin
             fixed_buffers,
             fixed_files,
             rng,
+            budget: spec.options.ios.unwrap_or(u64::MAX),
         },
     ))
 }
@@ -201,6 +204,17 @@ impl State<'_> {
                 c.bytes_delta = 0;
             }
         }
+    }
+
+    /// Takes one I/O from the budget: false once it is spent (the slot is then parked).
+    #[inline]
+    pub(super) fn take_budget(&mut self, i: usize) -> bool {
+        if self.budget == 0 {
+            self.slots[i].submitted_ns = PARKED;
+            return false;
+        }
+        self.budget -= 1;
+        true
     }
 
     /// Chooses slot `i`'s next I/O (offset, direction, fresh write data) and queues it.

@@ -270,6 +270,7 @@ fn without_registration_plain_reads_and_writes_do_the_same_work() {
     let options = ExecOptions {
         register_buffers: false,
         register_files: false,
+        ios: None,
     };
     let (r, p) = run_point_with(
         &targets,

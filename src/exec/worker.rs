@@ -266,7 +266,7 @@ fn run_loop(
     // Open loop: rate classes' slots wait for their send times (pace.rs).
     let paced = st.start_pacing(now);
     for i in 0..st.slots.len() {
-        if st.slots[i].submitted_ns != PARKED {
+        if st.slots[i].submitted_ns != PARKED && st.take_budget(i) {
             st.next_io(i, now, &mut sq, &submitter);
         }
     }
@@ -340,7 +340,11 @@ fn run_loop(
                     let slot = &st.slots[i];
                     let (len, write, latency) =
                         (slot.len as u64, slot.write, now - slot.submitted_ns);
-                    st.next_io(i, now, &mut sq, &submitter);
+                    if st.take_budget(i) {
+                        st.next_io(i, now, &mut sq, &submitter);
+                    } else {
+                        in_flight_total -= 1;
+                    }
                     if each && left > 0 {
                         // The last replacement goes with the next wait.
                         sq.sync();
@@ -370,6 +374,9 @@ fn run_loop(
         if failed {
             shared.abort.store(true, Ordering::Relaxed);
             break End::Failed;
+        }
+        if in_flight_total == 0 && st.budget == 0 {
+            break End::Window;
         }
     };
     st.publish(live);

@@ -6,6 +6,7 @@ mod junit;
 mod measure;
 mod plan_check;
 mod search;
+mod steady;
 mod table;
 #[cfg(test)]
 mod tests;
@@ -14,6 +15,7 @@ pub use junit::junit;
 pub use measure::*;
 pub use plan_check::check_plan;
 pub use search::{search_record, trials};
+pub use steady::{round_figure, round_text};
 pub use table::table;
 
 use crate::expr::{

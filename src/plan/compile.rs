@@ -22,6 +22,8 @@ pub fn compile(spec: &Spec, cores: u64) -> Result<RunPlan, Vec<SpecError>> {
     let classes = check_classes(spec, &spec.classes, volume, &mut errors);
     let cells = expand_matrix(spec, &mut errors);
     let combos = sweep_combos(spec, volume, &mut errors);
+    let precondition = super::conditioning::compile_precondition(spec, &mut errors);
+    let steady = super::conditioning::compile_steady(spec, &mut errors);
     if !errors.is_empty() {
         return Err(errors);
     }
@@ -42,6 +44,12 @@ pub fn compile(spec: &Spec, cores: u64) -> Result<RunPlan, Vec<SpecError>> {
         return Err(vec![b.at(&spec.matrix.loc)]);
     }
     check_fit(spec, &points, volume, &mut errors);
+    if let Some(e) = precondition
+        .as_ref()
+        .and_then(|p| super::conditioning::check_pass(spec, p, &run))
+    {
+        errors.push(e);
+    }
     if !errors.is_empty() {
         return Err(errors);
     }
@@ -55,8 +63,16 @@ pub fn compile(spec: &Spec, cores: u64) -> Result<RunPlan, Vec<SpecError>> {
         .as_ref()
         .map_or(&points[..], |s| std::slice::from_ref(&s.template))
         .iter()
-        .any(|p| p.active().any(|c| c.mix.writes()));
+        .any(|p| p.active().any(|c| c.mix.writes()))
+        // The fill writes every target: the same guard and consent as a writing point.
+        || precondition.is_some();
     let per_point_ms = run.duration_ms + run.warmup_ms + limits::POINT_OVERHEAD.as_millis() as u64;
+    // Steady state: the worst case, rounds up to `max` (the last may start just before it), then
+    // the measured run.
+    let per_point_ms = match &steady {
+        Some(s) => s.max_ms + 2 * per_point_ms,
+        None => per_point_ms,
+    };
     Ok(RunPlan {
         name: spec.name.clone(),
         description: spec.description.clone(),
@@ -91,6 +107,8 @@ pub fn compile(spec: &Spec, cores: u64) -> Result<RunPlan, Vec<SpecError>> {
             .collect(),
         points,
         search,
+        precondition,
+        steady,
     })
 }
 

@@ -2,6 +2,9 @@
 //! ORION's matrix shapes and level rule; never touches storage.
 
 mod compile;
+mod conditioning;
+#[cfg(test)]
+mod conditioning_tests;
 pub mod limits;
 mod matrix;
 mod model;
@@ -11,6 +14,8 @@ mod search_tests;
 mod sweep;
 
 pub use compile::compile;
+pub use conditioning::CLASS as PRECONDITION_CLASS;
+pub use conditioning::{PreconditionPlan, SteadyPlan};
 pub use limits::{MAX_OUTSTANDING, MAX_POINTS};
 pub use matrix::LISTED_IDLE_CLASSES;
 pub use model::*;

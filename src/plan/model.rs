@@ -30,6 +30,12 @@ pub struct RunPlan {
     /// `[search]`: its trials are the points (none are planned otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub search: Option<super::SearchPlan>,
+    /// `[precondition]`: the fill before the first point.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub precondition: Option<super::PreconditionPlan>,
+    /// `run.steady`: every point repeats rounds until steady, then measures.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady: Option<super::SteadyPlan>,
 }
 
 /// One `[expect]` entry: `"small.iops" = ">= 40000"`.

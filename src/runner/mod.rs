@@ -4,6 +4,9 @@
 //! It prints nothing: what a person watches comes through [`Observer`], and how the run ended comes
 //! back as [`Ran`] (the command line picks the exit code from it).
 
+mod conditioning;
+#[cfg(test)]
+mod conditioning_tests;
 mod job;
 mod observer;
 mod search;
@@ -291,12 +294,29 @@ fn execute(
         Some(s) => (s.worst_trials as usize).saturating_sub(done.len()),
         None => todo.len(),
     };
+    // The fill runs before the first point (again on a resume that has no point yet); how it
+    // ended when it stopped the run.
+    let fill_ended = match plan.precondition.as_ref().filter(|_| done.is_empty()) {
+        Some(pre) => {
+            match conditioning::precondition(pre, &plan.run, &targets, &volume.volume, stop, obs) {
+                Ok(()) => None,
+                Err(conditioning::PreconditionError::Exec(ExecError::Interrupted)) => {
+                    Some(Ended::Interrupted)
+                }
+                Err(e) => {
+                    obs.message(Message::Error(e.to_string()));
+                    Some(Ended::Failed)
+                }
+            }
+        }
+        None => None,
+    };
     obs.run_started(&plan, planned);
     let mut notes_said = false;
-    let mut ended = Ended::Complete;
+    let mut ended = fill_ended.unwrap_or(Ended::Complete);
     // The executor's buffers, kept from one point to the next.
     let reuse = Arc::new(Reuse::default());
-    for i in 0.. {
+    for i in (0..).take_while(|_| fill_ended.is_none()) {
         // A search's next trial depends on the trials before it; other plans run their list.
         let trial;
         let point = match &plan.search {
@@ -324,32 +344,18 @@ fn execute(
             break;
         }
         obs.point_started(i, point);
-        let result = std::thread::scope(|s| {
-            // The point's result comes back through a channel, so the loop wakes the moment it is
-            // done (polling `is_finished` with a sleep cost up to 200 ms per point).
-            let (tx, rx) = std::sync::mpsc::channel();
-            let (targets, ctl, settings) = (&targets, &ctl, &plan.run);
-            let worker = s.spawn(move || {
-                let _ = tx.send(exec::run_point(
-                    targets,
-                    &volume.volume,
-                    point,
-                    settings,
-                    ctl,
-                ));
-            });
-            loop {
-                match rx.recv_timeout(TICK) {
-                    Ok(r) => break r,
-                    Err(RecvTimeoutError::Timeout) => obs.tick(&ctl.live),
-                    Err(RecvTimeoutError::Disconnected) => {
-                        // The worker died without sending: it panicked.
-                        let _ = worker.join();
-                        break Err(ExecError::WorkerPanicked(0));
-                    }
-                }
-            }
-        });
+        let result = match &plan.steady {
+            Some(st) => conditioning::steady(
+                st,
+                stop,
+                &mut |p| {
+                    ctl.live.reset();
+                    run_watched(&targets, &volume.volume, p, &plan.run, &ctl, obs)
+                },
+                point,
+            ),
+            None => run_watched(&targets, &volume.volume, point, &plan.run, &ctl, obs),
+        };
         if !notes_said {
             ctl.live
                 .notes()
@@ -387,6 +393,36 @@ fn execute(
     }
     obs.run_finished();
     finish(&folder, header, spec_toml, plan, done, ended, obs)
+}
+
+/// Runs `point` on its own thread, the observer ticking meanwhile.
+fn run_watched(
+    targets: &[ExecTarget],
+    volume: &target::Volume,
+    point: &crate::plan::DataPoint,
+    settings: &crate::plan::RunSettings,
+    ctl: &PointControl,
+    obs: &mut dyn Observer,
+) -> Result<PointResult, ExecError> {
+    std::thread::scope(|s| {
+        // The point's result comes back through a channel, so the loop wakes the moment it is
+        // done (polling `is_finished` with a sleep cost up to 200 ms per point).
+        let (tx, rx) = std::sync::mpsc::channel();
+        let worker = s.spawn(move || {
+            let _ = tx.send(exec::run_point(targets, volume, point, settings, ctl));
+        });
+        loop {
+            match rx.recv_timeout(TICK) {
+                Ok(r) => break r,
+                Err(RecvTimeoutError::Timeout) => obs.tick(&ctl.live),
+                Err(RecvTimeoutError::Disconnected) => {
+                    // The worker died without sending: it panicked.
+                    let _ = worker.join();
+                    break Err(ExecError::WorkerPanicked(0));
+                }
+            }
+        }
+    })
 }
 
 pub(super) fn is_failed(p: &PointResult) -> bool {

@@ -25,6 +25,9 @@ pub enum Message {
 pub trait Observer {
     /// A test file is being created and filled (`total` bytes).
     fn fill_started(&mut self, _path: &Path, _total: u64) {}
+    /// `[precondition]` starts writing `total` bytes (progress through `fill_progress`, then
+    /// `fill_finished`).
+    fn precondition_started(&mut self, _total: u64) {}
     fn fill_progress(&mut self, _done: u64) {}
     fn fill_finished(&mut self) {}
     /// The points start: `todo` of them.

@@ -36,7 +36,9 @@ pub fn schema() -> Value {
         json!({"description": table_doc("target"), "type": "array", "minItems": 1, "items": target}),
     );
     top.insert("volume".into(), object(keys::VOLUME, table_doc("volume")));
-    top.insert("run".into(), object(keys::RUN, table_doc("run")));
+    let mut run = object(keys::RUN, table_doc("run"));
+    run["properties"]["steady"]["required"] = json!(["metric"]);
+    top.insert("run".into(), run);
     let mut class = object(keys::CLASS, "One I/O class");
     class["required"] = json!(["size"]);
     top.insert(
@@ -76,6 +78,10 @@ pub fn schema() -> Value {
     let mut search = object(keys::SEARCH, table_doc("search"));
     search["required"] = json!(["target", "low", "high"]);
     top.insert("search".into(), search);
+    top.insert(
+        "precondition".into(),
+        object(keys::PRECONDITION, table_doc("precondition")),
+    );
     json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "rigel spec",
@@ -127,6 +133,7 @@ fn value(kind: Kind) -> Value {
             json!({"anyOf": [{"type": "string"}, {"type": "integer", "minimum": 0}]})
         }
         Kind::OneOf(words) => one_of(words),
+        Kind::Table(keys) => object(keys, ""),
     }
 }
 

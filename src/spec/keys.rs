@@ -22,10 +22,12 @@ pub enum Kind {
     Rate,
     /// One of the words listed.
     OneOf(&'static [&'static str]),
+    /// An inline table with these keys (`run.steady = { metric = "small.iops" }`).
+    Table(&'static [Key]),
 }
 
 /// One key of a table.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Key {
     pub name: &'static str,
     pub kind: Kind,
@@ -164,6 +166,81 @@ pub const RUN: &[Key] = &[
         "Threads, each with its own io_uring; 0 or \"auto\": one per CPU rigel may run on \
          (\"cores\" allowed)",
     ),
+    key(
+        "steady",
+        Kind::Table(STEADY),
+        None,
+        "Steady state (SNIA PTS): each point repeats rounds of `duration` until the last `rounds` values of `metric` are within the excursion and slope bands, then measures; bounded by `max`",
+    ),
+];
+
+pub const STEADY: &[Key] = &[
+    key(
+        "metric",
+        Kind::Text,
+        None,
+        "The figure judged each round, as [expect] writes a class's figure: \"small.iops\", \"small.mbps\", \"small.read.latency.p99\"; required",
+    ),
+    key(
+        "rounds",
+        Kind::Integer,
+        Some("5"),
+        "The measurement window: this many last rounds must be steady (2 to 100)",
+    ),
+    key(
+        "excursion",
+        Kind::Text,
+        Some("20%"),
+        "Largest max − min of the window's values, as a share of their mean (SNIA: 20%)",
+    ),
+    key(
+        "slope",
+        Kind::Text,
+        Some("10%"),
+        "Largest excursion of the window's least-squares line across the window, as a share of the mean (SNIA: 10%)",
+    ),
+    key(
+        "max",
+        Kind::Duration,
+        Some("30m"),
+        "Stop repeating rounds after this long: the point is then measured and marked not steady",
+    ),
+];
+
+/// The access patterns of a precondition.
+pub const PATTERNS: &[&str] = &["sequential", "random", "seq", "rand"];
+
+pub const PRECONDITION: &[Key] = &[
+    key(
+        "passes",
+        Kind::Integer,
+        Some("2"),
+        "Write the whole volume this many times before the first point (SNIA PTS: 2); destructive: needs the targets' consent",
+    ),
+    key(
+        "pattern",
+        Kind::OneOf(PATTERNS),
+        Some("sequential"),
+        "sequential: from the start to the end, each pass; random: as many random I/Os as a pass holds",
+    ),
+    key(
+        "size",
+        Kind::Size,
+        Some("128KiB"),
+        "I/O size of the fill, a multiple of 512 bytes",
+    ),
+    key(
+        "depth",
+        Kind::Integer,
+        Some("32"),
+        "I/Os kept in flight during the fill",
+    ),
+    key(
+        "pass_limit",
+        Kind::Duration,
+        Some("1h"),
+        "A pass that has not written the whole volume by then fails the run (a pass never ends part-written)",
+    ),
 ];
 
 pub const CLASS: &[Key] = &[
@@ -267,6 +344,10 @@ pub const TABLES: &[(&str, &str)] = &[
     (
         "search",
         "Latency-target search: bisect a class's rate or load for the highest value at which `target` holds",
+    ),
+    (
+        "precondition",
+        "Preconditioning (SNIA PTS): write the whole volume `passes` times before the first point",
     ),
 ];
 

@@ -31,6 +31,10 @@ pub const BUILTIN: &[(&str, &str)] = &[
         "orion/simple",
         include_str!("../../specs/orion/simple.toml"),
     ),
+    (
+        "preconditioned-steady",
+        include_str!("../../specs/preconditioned-steady.toml"),
+    ),
     ("quick", QUICK),
     ("sla-rate", include_str!("../../specs/sla-rate.toml")),
 ];

@@ -1,6 +1,7 @@
 //! TOML spec files → a typed, spanned model: `extends` and `[vars]` resolved, `--set` applied, every
 //! error pointing at the text the user wrote.
 
+mod conditioning;
 mod diag;
 mod expect;
 pub mod json_schema;

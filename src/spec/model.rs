@@ -36,6 +36,8 @@ pub struct Spec {
     pub expect: Vec<ExpectSpec>,
     /// `[search]`: the highest rate or load at which a requirement holds.
     pub search: Option<SearchSpec>,
+    /// `[precondition]`: fill the volume before the first point.
+    pub precondition: Option<PreconditionSpec>,
 }
 
 #[derive(Clone, Debug)]
@@ -96,6 +98,8 @@ pub struct RunSpec {
     pub seed: Sp<u64>,
     /// None: one worker.
     pub workers: Option<Sp<CountExpr>>,
+    /// `run.steady`: repeat each point until steady, then measure.
+    pub steady: Option<SteadySpec>,
 }
 
 #[derive(Clone, Debug)]
@@ -191,4 +195,31 @@ pub struct SearchSpec {
 pub enum Precision {
     Percent(f64),
     Absolute(Rate),
+}
+
+/// `[precondition]`: write the whole volume `passes` times before the first point (SNIA PTS:
+/// a sequential fill of twice the capacity), `depth` I/Os of `size` in flight.
+#[derive(Clone, Debug)]
+pub struct PreconditionSpec {
+    pub passes: Sp<u64>,
+    pub pattern: Sp<Access>,
+    pub size: Sp<Size>,
+    pub depth: Sp<u64>,
+    /// How long one pass may take before the run fails (a pass never ends part-written).
+    pub pass_limit: Sp<Duration>,
+    /// The `[precondition]` table, for errors about it as a whole.
+    pub loc: Loc,
+}
+
+/// `run.steady`: each point repeats rounds of `run.duration` until the last `rounds` values of
+/// `metric` are within the SNIA bands, then measures; `max` bounds the rounds.
+#[derive(Clone, Debug)]
+pub struct SteadySpec {
+    /// A class figure as `[expect]` writes it (`small.iops`), no point selector.
+    pub metric: Sp<String>,
+    pub rounds: Sp<u64>,
+    /// Percentages of the window's mean.
+    pub excursion: Sp<f64>,
+    pub slope: Sp<f64>,
+    pub max: Sp<Duration>,
 }

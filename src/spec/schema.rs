@@ -38,6 +38,10 @@ pub fn read_spec(
     let sweep = read_sweep(r, root, &declared, &names);
     let expect = read_expect(r, root, &classes, &sweep, &declared);
     let search = super::search::read_search(r, root, &classes, &sweep, &declared);
+    let precondition = super::conditioning::read_precondition(r, root);
+    let steady = super::conditioning::read_steady(r, root, &classes, &sweep, &declared);
+    let mut run = read_run(r, root, root_loc);
+    run.steady = steady;
     Spec {
         name,
         description,
@@ -45,12 +49,13 @@ pub fn read_spec(
         targets,
         targets_loc,
         volume: read_volume(r, root, root_loc),
-        run: read_run(r, root, root_loc),
+        run,
         classes,
         matrix,
         sweep,
         expect,
         search,
+        precondition,
     }
 }
 
@@ -203,6 +208,7 @@ fn read_run(r: &mut Reader, root: &Table, root_loc: &Loc) -> RunSpec {
         buffers: Buffers::Pages,
         seed: Sp::new(1, root_loc.clone()),
         workers: None,
+        steady: None,
     };
     let Some(t) = r.table(root, "run") else {
         return run;

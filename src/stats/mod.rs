@@ -3,6 +3,7 @@
 
 mod model;
 mod recorder;
+pub mod steady;
 mod sum;
 mod validity;
 pub mod view;
@@ -10,6 +11,7 @@ mod warning;
 
 pub use model::*;
 pub use recorder::{ClassRecorder, decode_histogram};
+pub use steady::SteadyRecord;
 pub use sum::ClassSum;
 pub use validity::{
     DEFAULT_SEED, PastRun, ValidityConfig, Warning, full_seconds, iops_spread, warnings,

@@ -143,6 +143,9 @@ pub struct PointResult {
     /// A fleet point's per-host figures, beside the summed ones in `classes`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fleet: Option<FleetPoint>,
+    /// `run.steady`: the rounds before the measured run, and whether they reached steady state.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady: Option<super::SteadyRecord>,
 }
 
 /// Start and end of a measured window, nanoseconds since the Unix epoch.

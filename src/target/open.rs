@@ -330,6 +330,8 @@ pub(crate) fn test_plan(
         estimated_seconds: 0,
         expect: Vec::new(),
         search: None,
+        precondition: None,
+        steady: None,
     }
 }
 

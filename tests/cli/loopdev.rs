@@ -58,6 +58,11 @@ impl LoopDevice {
         self.stat(2)
     }
 
+    /// Sectors written (512 bytes each).
+    pub fn sectors_written(&self) -> u64 {
+        self.stat(6)
+    }
+
     fn stat(&self, field: usize) -> u64 {
         let name = self.dev.rsplit('/').next().unwrap_or_default();
         let stat = std::fs::read_to_string(PathBuf::from("/sys/block").join(name).join("stat"))

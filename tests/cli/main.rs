@@ -20,6 +20,7 @@ mod orion;
 mod orion_run;
 mod overhead;
 mod plan;
+mod precondition;
 mod report;
 mod resume;
 mod run;

@@ -229,6 +229,8 @@ pub fn build(s: &Scenario) -> ResultsDoc {
         estimated_seconds: planned.len() as u64 * s.duration_s,
         expect: s.expect.clone(),
         search: None,
+        precondition: None,
+        steady: None,
         points: planned.clone(),
     };
     let start = chrono::DateTime::parse_from_rfc3339(s.started).expect("fixture start time");
@@ -276,6 +278,7 @@ pub fn build(s: &Scenario) -> ResultsDoc {
                 window: None,
                 partial: None,
                 fleet: None,
+                steady: None,
             }
         })
         .collect();

@@ -62,6 +62,7 @@ fn point(id: u32, params: ClassLoad, ios: u64, lat_ns: u64, ok: bool) -> PointRe
         window: None,
         partial: None,
         fleet: None,
+        steady: None,
         classes: vec![result],
         cpu: CpuTime::default(),
     }
