@@ -45,8 +45,8 @@ fn run_point(dir: &Path, target: &Path, classes: &str, loads: &str, run: &str) -
 }
 
 /// 4 KiB O_DIRECT reads of `dev`, one every `every` (on a fixed schedule), until `done`: how long
-/// each took.
-fn timed_reads(dev: &Path, every: Duration, done: &AtomicBool) -> Vec<Duration> {
+/// each took, and how late each started (this thread's wake-up from a timed sleep).
+fn timed_reads(dev: &Path, every: Duration, done: &AtomicBool) -> (Vec<Duration>, Vec<Duration>) {
     use std::os::unix::fs::{FileExt, OpenOptionsExt};
     let file = std::fs::OpenOptions::new()
         .read(true)
@@ -57,7 +57,7 @@ fn timed_reads(dev: &Path, every: Duration, done: &AtomicBool) -> Vec<Duration> 
     let at = buf.as_ptr().align_offset(4096);
     let buf = &mut buf[at..at + 4096];
     let start = Instant::now();
-    let mut took = Vec::new();
+    let (mut took, mut late) = (Vec::new(), Vec::new());
     for k in 1u32.. {
         if done.load(Ordering::Relaxed) {
             break;
@@ -66,11 +66,35 @@ fn timed_reads(dev: &Path, every: Duration, done: &AtomicBool) -> Vec<Duration> 
             std::thread::sleep(wait);
         }
         let t = Instant::now();
+        late.push(t.duration_since(start + every * k));
         file.read_exact_at(buf, u64::from(k % 4096) * 4096)
             .expect("a read of the twin device");
         took.push(t.elapsed());
     }
-    took
+    (took, late)
+}
+
+/// 200 IOPS paced on `dev` (5 s after 1 s of warmup) while this test reads `twin` in the same
+/// rhythm: the point's results, and the test's read times and wake-up delays.
+fn paced_beside_timed_reads(
+    tmp: &tempfile::TempDir,
+    dev: &Path,
+    twin: &Path,
+) -> (Value, (Vec<Duration>, Vec<Duration>)) {
+    let done = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        let reads = s.spawn(|| timed_reads(twin, Duration::from_millis(5), &done));
+        // 200 IOPS of 2 ms each: 0.4 I/Os in flight on average, the cap of 8 never reached.
+        let point = run_point(
+            tmp.path(),
+            dev,
+            "[class.io]\nsize = \"4KiB\"\nrate = \"200 iops\"",
+            "io = \"8\"",
+            "duration = \"5s\"\nwarmup = \"1s\"",
+        );
+        done.store(true, Ordering::Relaxed);
+        (point, reads.join().expect("the timed reads"))
+    })
 }
 
 fn median_ms(mut d: Vec<Duration>) -> f64 {
@@ -119,39 +143,55 @@ fn below_capacity_response_equals_service_equals_the_injected_time() {
     let twin_dev = twin
         .loop_device()
         .expect("a loop device over the FUSE file");
-    let done = AtomicBool::new(false);
-    let (point, reads) = std::thread::scope(|s| {
-        let reads = s.spawn(|| timed_reads(&twin_dev.dev, Duration::from_millis(5), &done));
-        // 200 IOPS of 2 ms each: 0.4 I/Os in flight on average, the cap of 8 never reached.
-        let point = run_point(
-            tmp.path(),
-            &dev.dev,
-            "[class.io]\nsize = \"4KiB\"\nrate = \"200 iops\"",
-            "io = \"8\"",
-            "duration = \"5s\"\nwarmup = \"1s\"",
-        );
-        done.store(true, Ordering::Relaxed);
-        (point, reads.join().expect("the timed reads"))
-    });
-    let probe = median_ms(reads);
-    let round_trip = probe - injected;
+    // A host that stops everything for longer than 1% of the window (both FUSE servers and rigel
+    // waiting for a CPU: seen here for 204 ms at a load of 5 on 2 cores) moves completions across
+    // the window's edge by more than the achieved rate's tolerance, whatever rigel does. Such a
+    // run is measured again (up to three times in all), told by the test's own reads: a read or
+    // a wake-up of theirs longer than that.
+    let mut attempt = 1;
+    let (point, reads, late) = loop {
+        let (point, (reads, late)) = paced_beside_timed_reads(&tmp, &dev.dev, &twin_dev.dev);
+        let held = reads.iter().chain(&late).max().expect("timed reads");
+        if *held <= Duration::from_millis(50) || attempt == 3 {
+            break (point, reads, late);
+        }
+        eprintln!("attempt {attempt}: the host held a timed read {held:?}; measuring again");
+        attempt += 1;
+    };
+    let late = median_ms(late);
+    // The floor of each: the injected time plus the round trip with no wake-up delayed by the
+    // load. The medians include those delays, which two FUSE servers draw differently on a loaded
+    // host (their medians differed by up to 0.5 ms either way in 3 of 11 runs at a load of 4-5 on
+    // 2 cores, while the floors agreed within 0.04 ms).
+    let floor = reads.iter().min().expect("timed reads").as_secs_f64() * 1e3;
+    let round_trip = floor - injected;
     // The injected time is a floor: no read can complete sooner.
     assert!(
         round_trip >= 0.0,
-        "reads took {probe} ms, below the injected time"
+        "a read took {floor} ms, below the injected time"
     );
     let c = class(&point, "io");
     let total = &c["total"];
     let response = ms(&total["latency"]["p50_ns"]);
     let service = ms(&total["service"]["latency"]["p50_ns"]);
+    let service_min = ms(&total["service"]["latency"]["min_ns"]);
     eprintln!(
-        "round trip {round_trip:.3} ms, service p50 {service:.3} ms, response p50 {response:.3} ms, \
-         achieved {} IOPS, pace {}",
-        total["iops"], c["pace"]
+        "round trip {round_trip:.3} ms (reads: p50 {:.3} ms, max {:.3} ms, wake-up p50 {late:.3} ms), \
+         service min {service_min:.3} ms, p50 {service:.3} ms, max {:.3} ms, response p50 \
+         {response:.3} ms, achieved {} IOPS, pace {}",
+        median_ms(reads.clone()),
+        reads.iter().max().expect("timed reads").as_secs_f64() * 1e3,
+        ms(&total["service"]["latency"]["max_ns"]),
+        total["iops"],
+        c["pace"]
     );
     assert!(
-        (service - injected - round_trip).abs() < 0.25,
-        "service p50 {service} ms, expected {injected} ms + round trip {round_trip} ms"
+        (service_min - injected - round_trip).abs() < 0.1,
+        "service min {service_min} ms, expected {injected} ms + round trip {round_trip} ms"
+    );
+    assert!(
+        service >= injected,
+        "service p50 {service} ms below the injected time"
     );
     assert!(
         (response - service).abs() < 0.2,
