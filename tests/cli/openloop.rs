@@ -56,6 +56,15 @@ fn timed_reads(dev: &Path, every: Duration, done: &AtomicBool) -> (Vec<Duration>
     let mut buf = vec![0u8; 8192];
     let at = buf.as_ptr().align_offset(4096);
     let buf = &mut buf[at..at + 4096];
+    // Timed wake-ups as exact as rigel's paced worker asks for (it sets a timer slack of 1 ns; the
+    // default 50 µs would be counted as lateness here): this thread's slack, through /proc/<tid>.
+    // Best effort: left at the default, the bound below is only 50 µs wider.
+    if let Some(tid) = std::fs::read_link("/proc/thread-self")
+        .ok()
+        .and_then(|l| l.file_name().map(|t| t.to_owned()))
+    {
+        let _ = std::fs::write(Path::new("/proc").join(tid).join("timerslack_ns"), "1");
+    }
     let start = Instant::now();
     let (mut took, mut late) = (Vec::new(), Vec::new());
     for k in 1u32.. {
@@ -193,9 +202,11 @@ fn below_capacity_response_equals_service_equals_the_injected_time() {
         service >= injected,
         "service p50 {service} ms below the injected time"
     );
+    // On time: each I/O is sent at its send time, but for the host's delay in waking a thread
+    // from a timed wait, measured by the test's own reads at the same time and subtracted.
     assert!(
-        (response - service).abs() < 0.2,
-        "response p50 {response} ms vs service p50 {service} ms"
+        response - service < 0.2 + late,
+        "response p50 {response} ms vs service p50 {service} ms (host wake-up p50 {late} ms)"
     );
     let achieved = total["iops"].as_f64().expect("iops");
     assert!(
