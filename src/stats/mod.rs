@@ -1,12 +1,16 @@
 //! Measurements: what a data point produced (per class and direction), the versioned results
 //! document that the run folder holds, and `view`: the one way every reader reads it.
 
+mod hdr_add;
+mod light;
 mod model;
 mod recorder;
 mod sum;
 mod validity;
 pub mod view;
 
+pub use hdr_add::HdrAdder;
+pub use light::{LightClass, LightPoint};
 pub use model::*;
 pub use recorder::{ClassRecorder, decode_histogram};
 pub use sum::ClassSum;
