@@ -8,12 +8,13 @@
 use super::index::RankIndex;
 use super::overlap::{MIN_OVERLAP_PCT, Span};
 use super::plan_diff::comparable;
-use super::{FleetError, rank_dir, rank_of, read_ranks};
+use super::spill::{SPILL_FILE, Spill};
+use super::{FleetError, meta_dir, rank_dir, rank_of, read_ranks};
 use crate::record::{self, RecordError, RunHeader};
 use crate::report::{self, ReportError, ReportOptions};
 use crate::stats::{
     ClassSum, CpuTime, FleetHost, FleetInfo, FleetPoint, HdrAdder, LightPoint, PointResult,
-    PointStatus, RankClass, RankPoint, ResultsDoc, TargetInfo,
+    PointStatus, RankClass, RankPoint, RankRows, ResultsDoc, TargetInfo,
 };
 use std::path::{Path, PathBuf};
 
@@ -84,15 +85,21 @@ pub fn merge(fleet: &Path) -> Result<ResultsDoc, MergeError> {
     .collect();
     let mut ok_points = vec![0usize; runs.len()];
     let mut points = Vec::new();
+    let mut spill = Spill::create(&meta_dir(fleet).join(SPILL_FILE))?;
     for planned in &plan.points {
-        if let Some(p) = merge_point(planned.id, &runs, ranks)? {
-            let per_rank = p.fleet.as_ref().map_or(&[][..], |f| &f.per_rank[..]);
-            for (n, r) in ok_points.iter_mut().zip(per_rank) {
-                *n += usize::from(r.ok);
+        if let Some(mut p) = merge_point(planned.id, &runs, ranks)? {
+            if let Some(f) = &mut p.fleet
+                && let RankRows::Rows(rows) = &f.per_rank
+            {
+                for (n, r) in ok_points.iter_mut().zip(rows) {
+                    *n += usize::from(r.ok);
+                }
+                f.per_rank = spill.put(rows)?;
             }
             points.push(p);
         }
     }
+    spill.finish()?;
     let hosts: Vec<FleetHost> = runs
         .iter()
         .zip(ok_points)
@@ -127,8 +134,10 @@ pub fn merge(fleet: &Path) -> Result<ResultsDoc, MergeError> {
 pub fn merge_and_render(
     fleet: &Path,
 ) -> Result<(ResultsDoc, Result<Vec<PathBuf>, ReportError>), MergeError> {
-    let doc = merge(fleet)?;
-    let files = report::render(&doc, &ReportOptions::new(fleet));
+    // Shared, so the reports' templates read the document without a copy of every host's rows.
+    let doc = std::sync::Arc::new(merge(fleet)?);
+    let files = report::render_shared(&doc, &ReportOptions::new(fleet));
+    let doc = std::sync::Arc::try_unwrap(doc).unwrap_or_else(|shared| (*shared).clone());
     Ok((doc, files))
 }
 
@@ -330,7 +339,7 @@ fn merge_point(id: u32, runs: &[RankRun], ranks: u32) -> Result<Option<PointResu
             hosts,
             ranks,
             overlap_pct,
-            per_rank: all.per_rank,
+            per_rank: RankRows::Rows(all.per_rank),
         }),
         ..base
     }))

@@ -4,6 +4,7 @@
 mod hdr_add;
 mod light;
 mod model;
+mod rank_rows;
 mod recorder;
 mod sum;
 mod validity;
@@ -12,6 +13,7 @@ pub mod view;
 pub use hdr_add::HdrAdder;
 pub use light::{LightClass, LightPoint};
 pub use model::*;
+pub use rank_rows::RankRows;
 pub use recorder::{ClassRecorder, decode_histogram};
 pub use sum::ClassSum;
 pub use validity::{
