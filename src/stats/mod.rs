@@ -13,7 +13,7 @@ pub mod view;
 pub use hdr_add::HdrAdder;
 pub use light::{LightClass, LightPoint};
 pub use model::*;
-pub use rank_rows::RankRows;
+pub use rank_rows::{RankRows, SpillError};
 pub use recorder::{ClassRecorder, decode_histogram};
 pub use sum::ClassSum;
 pub use validity::{

@@ -20,19 +20,44 @@ pub enum RankRows {
     },
 }
 
+/// Spilled rows that cannot be read back.
+#[derive(Debug, thiserror::Error)]
+pub enum SpillError {
+    #[error("cannot read `{path}`: {source}")]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("`{path}` at offset {offset} holds no host rows: {source}")]
+    Invalid {
+        path: PathBuf,
+        offset: u64,
+        #[source]
+        source: serde_json::Error,
+    },
+}
+
 impl RankRows {
     /// The rows, read back when spilled.
-    pub fn load(&self) -> Result<Cow<'_, [RankPoint]>, String> {
+    pub fn load(&self) -> Result<Cow<'_, [RankPoint]>, SpillError> {
         match self {
             RankRows::Rows(rows) => Ok(Cow::Borrowed(rows)),
             RankRows::Spilled { path, offset, len } => {
                 let mut bytes = vec![0; *len];
                 std::fs::File::open(path)
                     .and_then(|f| f.read_exact_at(&mut bytes, *offset))
-                    .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+                    .map_err(|source| SpillError::Read {
+                        path: path.clone(),
+                        source,
+                    })?;
                 serde_json::from_slice::<Vec<RankPoint>>(&bytes)
                     .map(Cow::Owned)
-                    .map_err(|e| format!("`{}` at offset {offset}: {e}", path.display()))
+                    .map_err(|source| SpillError::Invalid {
+                        path: path.clone(),
+                        offset: *offset,
+                        source,
+                    })
             }
         }
     }
