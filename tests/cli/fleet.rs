@@ -3,6 +3,7 @@
 //! rank reads its own O_DIRECT file (`${rank}` in the spec) through the real executor.
 
 use super::builder::rigel;
+use super::resume::{fail_point, jsonl};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -391,31 +392,6 @@ fn skip_failed_keeps_a_ranks_failed_point_as_a_single_run_does() {
         doc["points"][1]
     );
     check_sums(&doc, 2);
-}
-
-/// Marks point `id` of the run folder `dir` as failed by an I/O error, as a run stopped by one
-/// leaves it.
-fn fail_point(dir: &Path, id: u64) {
-    let mut points = jsonl(dir);
-    let p = points
-        .iter_mut()
-        .find(|p| p["point"]["id"] == id)
-        .expect("the point");
-    p["status"] = serde_json::json!({"state": "failed", "error": {
-        "target": "target-1.bin", "offset": 4096, "errno": 5, "message": "Input/output error"}});
-    let text: String = points
-        .iter()
-        .map(|p| format!("{}\n", serde_json::to_string(p).expect("json")))
-        .collect();
-    std::fs::write(dir.join("results.jsonl"), text).expect("jsonl");
-}
-
-fn jsonl(dir: &Path) -> Vec<Value> {
-    std::fs::read_to_string(dir.join("results.jsonl"))
-        .expect("results.jsonl")
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("a point"))
-        .collect()
 }
 
 fn mpirun_or_skip() -> Option<PathBuf> {
