@@ -29,7 +29,19 @@ pub fn run(a: &RunArgs, dir: &Path) -> i32 {
         Err(code) => return code,
     };
     let rule = a.start_at.map_or(StartRule::Shared, StartRule::At);
-    let joined = match fleet::join(dir, &rank, job, rule) {
+    let failed = job.failed();
+    if failed > 0 {
+        eprintln!(
+            "rigel: rank {}: {failed} point(s) recorded as failed {}",
+            rank.rank,
+            if a.skip_failed {
+                "are kept (--skip-failed)"
+            } else {
+                "run again"
+            }
+        );
+    }
+    let joined = match fleet::join(dir, &rank, job, rule, a.skip_failed) {
         Ok(joined) => joined,
         Err(e) => {
             eprintln!("rigel: {e}");

@@ -98,19 +98,33 @@ impl RankIndex {
 
     /// The full result of point `id`, read from its line (none when the rank lacks it).
     pub fn load(&self, id: u32) -> Result<Option<PointResult>, FleetError> {
-        let Some(entry) = self.get(id) else {
+        let mut line = Vec::new();
+        if !self.read_line(id, &mut line)? {
             return Ok(None);
-        };
-        let file = File::open(&self.path).map_err(|e| read_error(&self.path, e))?;
-        let mut line = vec![0; entry.len];
-        file.read_exact_at(&mut line, entry.offset)
-            .map_err(|e| read_error(&self.path, e))?;
+        }
         serde_json::from_slice(&line)
             .map(Some)
-            .map_err(|e| FleetError::Invalid {
-                path: self.path.clone(),
-                message: format!("point {id}: {e}"),
-            })
+            .map_err(|e| self.invalid(id, e))
+    }
+
+    /// Reads point `id`'s line into `line` (false when the rank lacks it).
+    pub fn read_line(&self, id: u32, line: &mut Vec<u8>) -> Result<bool, FleetError> {
+        let Some(entry) = self.get(id) else {
+            return Ok(false);
+        };
+        let file = File::open(&self.path).map_err(|e| read_error(&self.path, e))?;
+        line.resize(entry.len, 0);
+        file.read_exact_at(line, entry.offset)
+            .map_err(|e| read_error(&self.path, e))?;
+        Ok(true)
+    }
+
+    /// A line that does not read as a point's result.
+    pub fn invalid(&self, id: u32, e: serde_json::Error) -> FleetError {
+        FleetError::Invalid {
+            path: self.path.clone(),
+            message: format!("point {id}: {e}"),
+        }
     }
 }
 

@@ -22,10 +22,18 @@ pub struct Joined {
     pub agreed: Agreed,
 }
 
-/// Records the fleet's size and agrees the schedule for `rank`'s `job` (fresh or resumed).
-pub fn join(fleet: &Path, rank: &Rank, job: Job, rule: StartRule) -> Result<Joined, FleetError> {
+/// Records the fleet's size and agrees the schedule for `rank`'s `job` (fresh or resumed). With
+/// `keep_failed` (`--skip-failed`) the rank does not ask for its failed points again, as a single
+/// run keeps them; another rank lacking the point still gets it measured again by all.
+pub fn join(
+    fleet: &Path,
+    rank: &Rank,
+    job: Job,
+    rule: StartRule,
+    keep_failed: bool,
+) -> Result<Joined, FleetError> {
     write_ranks(fleet, rank.ranks)?;
-    let agreed = agree(fleet, rank, job.plan(), job.missing(), rule)?;
+    let agreed = agree(fleet, rank, job.plan(), job.missing(keep_failed), rule)?;
     Ok(Joined {
         job: job.scheduled(&agreed.points),
         starts: Starts {

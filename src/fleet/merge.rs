@@ -8,12 +8,13 @@
 use super::index::RankIndex;
 use super::overlap::{MIN_OVERLAP_PCT, Span};
 use super::plan_diff::comparable;
-use super::{FleetError, rank_dir, rank_of, read_ranks};
+use super::spill::{SPILL_FILE, Spill};
+use super::{FleetError, meta_dir, rank_dir, rank_of, read_ranks};
 use crate::record::{self, RecordError, RunHeader};
 use crate::report::{self, ReportError, ReportOptions};
 use crate::stats::{
-    ClassSum, CpuTime, FleetHost, FleetInfo, FleetPoint, PointResult, PointStatus, RankClass,
-    RankPoint, ResultsDoc, TargetInfo,
+    ClassSum, CpuTime, FleetHost, FleetInfo, FleetPoint, HdrAdder, LightPoint, PointResult,
+    PointStatus, RankClass, RankPoint, RankRows, ResultsDoc, TargetInfo,
 };
 use std::path::{Path, PathBuf};
 
@@ -84,15 +85,21 @@ pub fn merge(fleet: &Path) -> Result<ResultsDoc, MergeError> {
     .collect();
     let mut ok_points = vec![0usize; runs.len()];
     let mut points = Vec::new();
+    let mut spill = Spill::create(&meta_dir(fleet).join(SPILL_FILE))?;
     for planned in &plan.points {
-        if let Some(p) = merge_point(planned.id, &runs, ranks)? {
-            let per_rank = p.fleet.as_ref().map_or(&[][..], |f| &f.per_rank[..]);
-            for (n, r) in ok_points.iter_mut().zip(per_rank) {
-                *n += usize::from(r.ok);
+        if let Some(mut p) = merge_point(planned.id, &runs, ranks)? {
+            if let Some(f) = &mut p.fleet
+                && let RankRows::Rows(rows) = &f.per_rank
+            {
+                for (n, r) in ok_points.iter_mut().zip(rows) {
+                    *n += usize::from(r.ok);
+                }
+                f.per_rank = spill.put(rows)?;
             }
             points.push(p);
         }
     }
+    spill.finish()?;
     let hosts: Vec<FleetHost> = runs
         .iter()
         .zip(ok_points)
@@ -127,8 +134,10 @@ pub fn merge(fleet: &Path) -> Result<ResultsDoc, MergeError> {
 pub fn merge_and_render(
     fleet: &Path,
 ) -> Result<(ResultsDoc, Result<Vec<PathBuf>, ReportError>), MergeError> {
-    let doc = merge(fleet)?;
-    let files = report::render(&doc, &ReportOptions::new(fleet));
+    // Shared, so the reports' templates read the document without a copy of every host's rows.
+    let doc = std::sync::Arc::new(merge(fleet)?);
+    let files = report::render_shared(&doc, &ReportOptions::new(fleet));
+    let doc = std::sync::Arc::try_unwrap(doc).unwrap_or_else(|shared| (*shared).clone());
     Ok((doc, files))
 }
 
@@ -217,22 +226,24 @@ struct Part {
     span: Span,
     cpu: CpuTime,
     elapsed_s: f64,
-    /// The first ok result, then the first of any status, without their figures: the merged
-    /// point's description.
-    first_ok: Option<PointResult>,
-    first: Option<PointResult>,
+    /// The first rank with an ok result, and the first with any: whose line describes the merged
+    /// point (read in full once, at the end).
+    first_ok: Option<u32>,
+    first: Option<u32>,
     per_rank: Vec<RankPoint>,
 }
 
 impl Part {
     fn over(id: u32, runs: &[RankRun]) -> Result<Part, MergeError> {
         let mut part = Part::default();
+        let mut line = Vec::new();
+        let mut hdr = HdrAdder::default();
         for run in runs {
-            let got = match &run.excluded {
-                Some(_) => None,
-                None => run.index.load(id)?,
+            let found = match &run.excluded {
+                Some(_) => false,
+                None => run.index.read_line(id, &mut line)?,
             };
-            let Some(mut p) = got else {
+            if !found {
                 part.per_rank.push(RankPoint {
                     rank: run.rank,
                     hostname: run.hostname.clone(),
@@ -242,28 +253,25 @@ impl Part {
                     classes: Vec::new(),
                 });
                 continue;
-            };
+            }
+            let p: LightPoint =
+                serde_json::from_slice(&line).map_err(|e| run.index.invalid(id, e))?;
             part.per_rank.push(rank_point(run, &p));
             let ok = matches!(p.status, PointStatus::Ok);
             if ok {
                 for c in &p.classes {
                     match part.sums.iter_mut().find(|s| s.name() == c.class) {
-                        Some(s) => s.add(c),
-                        None => part.sums.push(ClassSum::new(c)),
+                        Some(s) => s.add(c, &mut hdr),
+                        None => part.sums.push(ClassSum::new(c, &mut hdr)),
                     }
                 }
                 part.span.add_opt(p.window);
                 part.cpu.user_s += p.cpu.user_s;
                 part.cpu.system_s += p.cpu.system_s;
                 part.elapsed_s = part.elapsed_s.max(p.elapsed_s);
+                part.first_ok.get_or_insert(run.rank);
             }
-            if part.first.is_none() || (ok && part.first_ok.is_none()) {
-                p.classes = Vec::new();
-                if ok && part.first_ok.is_none() {
-                    part.first_ok = Some(p.clone());
-                }
-                part.first.get_or_insert(p);
-            }
+            part.first.get_or_insert(run.rank);
         }
         Ok(part)
     }
@@ -280,12 +288,8 @@ impl Part {
         self.cpu.user_s += later.cpu.user_s;
         self.cpu.system_s += later.cpu.system_s;
         self.elapsed_s = self.elapsed_s.max(later.elapsed_s);
-        if self.first_ok.is_none() {
-            self.first_ok = later.first_ok;
-        }
-        if self.first.is_none() {
-            self.first = later.first;
-        }
+        self.first_ok = self.first_ok.or(later.first_ok);
+        self.first = self.first.or(later.first);
         self.per_rank.extend(later.per_rank);
     }
 }
@@ -299,9 +303,20 @@ fn merge_point(id: u32, runs: &[RankRun], ranks: u32) -> Result<Option<PointResu
     }
     let hosts = all.per_rank.iter().filter(|r| r.ok).count() as u32;
     // No rank finished it without error: a failed point, if any rank tried it at all.
-    let Some(base) = all.first_ok.or(all.first) else {
+    let Some(base_rank) = all.first_ok.or(all.first) else {
         return Ok(None);
     };
+    let Some(mut base) = runs
+        .iter()
+        .find(|r| r.rank == base_rank)
+        .map(|r| r.index.load(id))
+        .transpose()?
+        .flatten()
+    else {
+        return Ok(None);
+    };
+    // Its own figures are replaced by the sums.
+    base.classes = Vec::new();
     let overlap_pct = all.span.pct();
     let mut reasons = Vec::new();
     if hosts < ranks {
@@ -324,13 +339,13 @@ fn merge_point(id: u32, runs: &[RankRun], ranks: u32) -> Result<Option<PointResu
             hosts,
             ranks,
             overlap_pct,
-            per_rank: all.per_rank,
+            per_rank: RankRows::Rows(all.per_rank),
         }),
         ..base
     }))
 }
 
-fn rank_point(run: &RankRun, p: &PointResult) -> RankPoint {
+fn rank_point(run: &RankRun, p: &LightPoint) -> RankPoint {
     RankPoint {
         rank: run.rank,
         hostname: run.hostname.clone(),
@@ -347,7 +362,7 @@ fn rank_point(run: &RankRun, p: &PointResult) -> RankPoint {
             .classes
             .iter()
             .map(|c| RankClass {
-                class: c.class.clone(),
+                class: c.class.to_string(),
                 ios: c.total.ios,
                 iops: c.total.iops,
                 mbps: c.total.mbps,

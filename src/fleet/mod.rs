@@ -12,6 +12,7 @@ mod merge;
 mod overlap;
 mod plan_diff;
 mod rendezvous;
+mod spill;
 
 pub use join::{FINISH_GRACE, Joined, join, leave};
 pub use launcher::{Rank, detect};

@@ -82,7 +82,10 @@ fn merge_sums_and_marks_partial_points() {
     let fleet = doc.fleet.as_ref().expect("fleet");
     assert_eq!(fleet.hosts[2].points, 1);
     assert_eq!(
-        doc.points[1].fleet.as_ref().map(|f| f.per_rank[2].ok),
+        doc.points[1]
+            .fleet
+            .as_ref()
+            .map(|f| f.per_rank.load().expect("rows")[2].ok),
         Some(false)
     );
     assert!(tmp.path().join("results.json").is_file());

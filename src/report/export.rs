@@ -7,6 +7,7 @@ use super::charts::{Chart, charts};
 use super::context::{self, RigelInfo, RunView};
 use super::env::builtin_environment;
 use super::isolate::render_user;
+use super::lazy_doc::LazyDoc;
 use super::more_charts::more_charts;
 use super::orion::{self, OrionSettings, OrionView};
 use super::render::render_one;
@@ -20,6 +21,7 @@ use serde::Serialize;
 use std::cell::OnceCell;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// Rendered outputs: (file name relative to the output folder, content).
 type Files = Vec<(PathBuf, String)>;
@@ -64,7 +66,8 @@ struct Context<'a> {
     rigel: RigelInfo,
     /// Which output is being rendered: `orion`, `markdown`, `html` or `user`.
     format: &'a str,
-    doc: &'a ResultsDoc,
+    /// Read field by field as templates ask (`lazy_doc`).
+    doc: Value,
     plan: &'a RunPlan,
     run: &'a RunView,
     host: &'a HostInfo,
@@ -88,6 +91,7 @@ struct Context<'a> {
 /// The views, computed once per render, for the exporters that use templates.
 struct Prepared<'a> {
     doc: &'a ResultsDoc,
+    doc_value: Value,
     run: RunView,
     points: Vec<PointView>,
     classes: Vec<ClassView>,
@@ -104,6 +108,8 @@ struct Prepared<'a> {
 /// What the exporters render from: the document, the options, and the views made on first use.
 struct Inputs<'a> {
     doc: &'a ResultsDoc,
+    /// The same document shared, when the caller has it so (none: copied once for templates).
+    shared: Option<Arc<ResultsDoc>>,
     opts: &'a ReportOptions,
     prepared: OnceCell<Prepared<'a>>,
     env: OnceCell<Environment<'static>>,
@@ -114,7 +120,11 @@ impl<'a> Inputs<'a> {
         if let Some(p) = self.prepared.get() {
             return Ok(p);
         }
-        let p = Prepared::new(self.doc, self.opts)?;
+        let shared = self
+            .shared
+            .clone()
+            .unwrap_or_else(|| Arc::new(self.doc.clone()));
+        let p = Prepared::new(self.doc, shared, self.opts)?;
         Ok(self.prepared.get_or_init(|| p))
     }
 
@@ -140,7 +150,11 @@ impl<'a> Inputs<'a> {
 }
 
 impl<'a> Prepared<'a> {
-    fn new(doc: &'a ResultsDoc, opts: &ReportOptions) -> Result<Self, ReportError> {
+    fn new(
+        doc: &'a ResultsDoc,
+        shared: Arc<ResultsDoc>,
+        opts: &ReportOptions,
+    ) -> Result<Self, ReportError> {
         let view = ResultsView::new(doc);
         let points = rows::point_views(&view);
         let classes = rows::class_views(&view, &points);
@@ -187,6 +201,7 @@ impl<'a> Prepared<'a> {
             si_units: opts.si_units,
             fleet,
             doc,
+            doc_value: LazyDoc::value(shared),
             run: context::run_view(&view),
             points,
             classes,
@@ -206,7 +221,7 @@ impl<'a> Prepared<'a> {
                 version: env!("CARGO_PKG_VERSION"),
             },
             format,
-            doc: self.doc,
+            doc: self.doc_value.clone(),
             plan: &self.doc.plan,
             run: &self.run,
             host: &self.doc.host,
@@ -291,19 +306,37 @@ fn user(i: &Inputs, path: &std::path::Path) -> Result<Files, ReportError> {
 
 /// Renders every requested output in memory: (file name relative to `out_dir`, content).
 pub fn render_to_strings(doc: &ResultsDoc, opts: &ReportOptions) -> Result<Files, ReportError> {
-    let inputs = Inputs {
+    render_inputs(Inputs {
         doc,
+        shared: None,
         opts,
         prepared: OnceCell::new(),
         env: OnceCell::new(),
-    };
+    })
+}
+
+/// [`render_to_strings`] of a shared document: templates read it without a copy (a fleet's).
+pub fn render_shared_to_strings(
+    doc: &Arc<ResultsDoc>,
+    opts: &ReportOptions,
+) -> Result<Files, ReportError> {
+    render_inputs(Inputs {
+        doc,
+        shared: Some(doc.clone()),
+        opts,
+        prepared: OnceCell::new(),
+        env: OnceCell::new(),
+    })
+}
+
+fn render_inputs(inputs: Inputs) -> Result<Files, ReportError> {
     let mut out = Vec::new();
-    for format in &opts.formats {
+    for format in &inputs.opts.formats {
         if let Some(e) = EXPORTERS.iter().find(|e| e.format == *format) {
             out.extend((e.render)(&inputs)?);
         }
     }
-    if let Some(path) = &opts.template {
+    if let Some(path) = &inputs.opts.template {
         out.extend(user(&inputs, path)?);
     }
     let mut seen = std::collections::HashSet::new();

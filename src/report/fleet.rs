@@ -94,20 +94,19 @@ pub fn fleet_view(doc: &ResultsDoc, headline: &Headline) -> Option<FleetView> {
 
 fn host_table(title: &str, p: &PointResult, class: &str) -> Option<HostTable> {
     let fp = p.fleet.as_ref()?;
-    let total: f64 = fp
-        .per_rank
+    // A spill that cannot be read back leaves the table out; the summed figures stand.
+    let per_rank = fp.per_rank.load().ok()?;
+    let total: f64 = per_rank
         .iter()
         .filter_map(|r| r.classes.iter().find(|c| c.class == class))
         .map(|c| c.iops)
         .sum();
-    let earliest = fp
-        .per_rank
+    let earliest = per_rank
         .iter()
         .filter_map(|r| r.window.map(|w| w.start_ns))
         .min()
         .unwrap_or(0);
-    let rows: Vec<HostRow> = fp
-        .per_rank
+    let rows: Vec<HostRow> = per_rank
         .iter()
         .map(|r| {
             let c = r.classes.iter().find(|c| c.class == class);
@@ -117,7 +116,7 @@ fn host_table(title: &str, p: &PointResult, class: &str) -> Option<HostTable> {
             } else {
                 0.0
             };
-            let width = fp.per_rank.len().max(1) as f64;
+            let width = per_rank.len().max(1) as f64;
             HostRow {
                 rank: r.rank,
                 host: r.hostname.clone(),

@@ -15,6 +15,7 @@ mod hlog;
 mod hockey;
 mod isolate;
 mod junit;
+mod lazy_doc;
 mod load;
 mod more_charts;
 mod orion;
@@ -39,7 +40,7 @@ pub use junit::{JUNIT_FILE, write_junit};
 pub use load::{RunFolder, load_run_folder, load_run_folder_status};
 pub use overlay::compare_overlay;
 pub use printf::{Arg as PrintfArg, PrintfError, sprintf};
-pub use render::render;
+pub use render::{render, render_shared};
 
 use std::path::PathBuf;
 

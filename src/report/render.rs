@@ -2,12 +2,13 @@
 //! folder, and the loader of a user's own template file or folder.
 
 use super::env::base_environment;
-use super::export::render_to_strings;
+use super::export::{render_shared_to_strings, render_to_strings};
 use super::user_loader;
 use super::{ReportError, ReportOptions};
 use crate::stats::ResultsDoc;
 use minijinja::{Environment, Value};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 pub(super) fn render_one(
     env: &Environment,
@@ -23,7 +24,21 @@ pub(super) fn render_one(
 
 /// Renders the requested outputs into `opts.out_dir` and returns the paths written.
 pub fn render(doc: &ResultsDoc, opts: &ReportOptions) -> Result<Vec<PathBuf>, ReportError> {
-    let files = render_to_strings(doc, opts)?;
+    write_files(render_to_strings(doc, opts)?, opts)
+}
+
+/// [`render`] of a shared document, which templates then read without a copy.
+pub fn render_shared(
+    doc: &Arc<ResultsDoc>,
+    opts: &ReportOptions,
+) -> Result<Vec<PathBuf>, ReportError> {
+    write_files(render_shared_to_strings(doc, opts)?, opts)
+}
+
+fn write_files(
+    files: Vec<(PathBuf, String)>,
+    opts: &ReportOptions,
+) -> Result<Vec<PathBuf>, ReportError> {
     // Names come from templates and test names: keep every file inside the output folder.
     if let Some((rel, _)) = files.iter().find(|(rel, _)| {
         rel.components()

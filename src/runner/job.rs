@@ -49,17 +49,23 @@ impl Job {
         })
     }
 
+    /// Points recorded as failed (a resumed job's).
+    pub fn failed(&self) -> usize {
+        self.done.iter().filter(|p| super::is_failed(p)).count()
+    }
+
     /// The run folder this job writes.
     pub fn dir(&self) -> &Path {
         &self.dir
     }
 
-    /// The points of the plan not yet finished without error (all of a fresh job's), in plan order.
-    pub fn missing(&self) -> Vec<u32> {
+    /// The points of the plan not yet finished without error (all of a fresh job's), in plan order;
+    /// with `keep_failed` (`--skip-failed`) a point recorded as failed counts as done.
+    pub fn missing(&self, keep_failed: bool) -> Vec<u32> {
         let ok: BTreeSet<u32> = self
             .done
             .iter()
-            .filter(|p| matches!(p.status, PointStatus::Ok))
+            .filter(|p| keep_failed || matches!(p.status, PointStatus::Ok))
             .map(|p| p.point.id)
             .collect();
         self.plan

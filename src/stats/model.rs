@@ -163,7 +163,7 @@ pub struct FleetPoint {
     pub ranks: u32,
     /// The hosts' windows' common part over their union, percent (100 when they coincide).
     pub overlap_pct: f64,
-    pub per_rank: Vec<RankPoint>,
+    pub per_rank: super::rank_rows::RankRows,
 }
 
 /// One host's figures at a merged point (its histograms stay in its own run folder).

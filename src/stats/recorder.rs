@@ -87,6 +87,12 @@ impl OpenSecond {
 /// achieved": a device that keeps up completes every scheduled I/O but those in flight at the end.
 const ACHIEVED_SHARE: f64 = 0.99;
 
+/// Whether an open-loop class achieved its rate: no send time left unissued, and 99% of the
+/// scheduled I/Os completed (one host's class, or a fleet's summed over its hosts).
+pub(super) fn rate_achieved(ios: u64, scheduled: u64, backlog: u64) -> bool {
+    backlog == 0 && ios as f64 >= ACHIEVED_SHARE * scheduled as f64
+}
+
 fn histogram<T: hdrhistogram::Counter>(sigfig: u8) -> Histogram<T> {
     // Constant, valid bounds: creation cannot fail.
     Histogram::new_with_bounds(1, HIGHEST_NS, sigfig).expect("valid histogram bounds")
@@ -292,7 +298,7 @@ impl ClassRecorder {
             scheduled: self.scheduled,
             achieved_iops,
             backlog: self.backlog,
-            achieved: self.backlog == 0 && ios as f64 >= ACHIEVED_SHARE * self.scheduled as f64,
+            achieved: rate_achieved(ios, self.scheduled, self.backlog),
         })
     }
 

@@ -1,10 +1,13 @@
 //! Adding one class's results from many hosts (a fleet's point): counts, bytes and rates add, HDR
 //! histograms add exactly and the percentiles come from the sum (never an average of percentiles),
-//! min and max take the extremes, the mean is weighted by the I/Os.
+//! min and max take the extremes, the mean is weighted by the I/Os. An open-loop class's service
+//! latencies add the same way, and its schedule's figures (requested and achieved rates, send
+//! times, backlog) sum.
 
-use super::model::{ClassResult, DirStats, Interval};
-use super::recorder::{decode_histogram, encode, latency_of};
-use hdrhistogram::Histogram;
+use super::hdr_add::{HdrAdder, HdrSum};
+use super::light::{LightClass, LightDir};
+use super::model::{ClassResult, DirStats, Interval, LatencyStats, PaceResult, ServiceStats};
+use super::recorder::{encode, latency_of, rate_achieved};
 
 /// One class's figures summed over hosts.
 #[derive(Debug)]
@@ -16,18 +19,28 @@ pub struct ClassSum {
     read: Option<DirSum>,
     write: Option<DirSum>,
     intervals: Vec<IntervalSum>,
+    pace: Option<PaceResult>,
 }
 
-#[derive(Debug, Default)]
+/// Latencies of one direction summed over hosts.
+#[derive(Debug)]
+struct LatSum {
+    ios: u64,
+    sum_ns: f64,
+    min_ns: u64,
+    max_ns: u64,
+    hist: HdrSum,
+}
+
+#[derive(Debug)]
 struct DirSum {
     ios: u64,
     bytes: u64,
     iops: f64,
     mbps: f64,
-    sum_ns: f64,
-    min_ns: u64,
-    max_ns: u64,
-    hist: Option<Histogram<u64>>,
+    latency: LatSum,
+    /// Open loop: the service latencies, beside the response ones in `latency`.
+    service: Option<LatSum>,
 }
 
 #[derive(Debug, Default)]
@@ -40,27 +53,78 @@ struct IntervalSum {
     p99_ns: u64,
 }
 
-impl DirSum {
-    fn new() -> DirSum {
-        DirSum {
+impl LatSum {
+    fn new() -> LatSum {
+        LatSum {
+            ios: 0,
+            sum_ns: 0.0,
             min_ns: u64::MAX,
-            ..DirSum::default()
+            max_ns: 0,
+            hist: HdrSum::default(),
         }
     }
 
-    /// Adds one host's figures; its histogram too when `with_histogram`.
-    fn add(&mut self, d: &DirStats, with_histogram: bool) {
+    /// Adds one host's `ios` latencies; their histogram too when given.
+    fn add(&mut self, ios: u64, l: &LatencyStats, histogram: Option<&str>, hdr: &mut HdrAdder) {
+        self.ios += ios;
+        self.sum_ns += l.mean_ns * ios as f64;
+        if ios > 0 {
+            self.min_ns = self.min_ns.min(l.min_ns);
+            self.max_ns = self.max_ns.max(l.max_ns);
+        }
+        if let Some(text) = histogram {
+            // Every rigel histogram has the same bounds; one that does not fit is left out.
+            hdr.add(&mut self.hist, text);
+        }
+    }
+
+    fn join(&mut self, other: LatSum) {
+        self.ios += other.ios;
+        self.sum_ns += other.sum_ns;
+        self.min_ns = self.min_ns.min(other.min_ns);
+        self.max_ns = self.max_ns.max(other.max_ns);
+        self.hist.join(&other.hist);
+    }
+
+    fn stats(&self) -> (LatencyStats, String) {
+        match self.hist.histogram() {
+            Some(h) => (
+                latency_of(&h, self.ios, self.sum_ns, self.min_ns, self.max_ns),
+                encode(&h),
+            ),
+            None => (Default::default(), String::new()),
+        }
+    }
+}
+
+impl DirSum {
+    fn new() -> DirSum {
+        DirSum {
+            ios: 0,
+            bytes: 0,
+            iops: 0.0,
+            mbps: 0.0,
+            latency: LatSum::new(),
+            service: None,
+        }
+    }
+
+    /// Adds one host's figures; its histograms too when `with_histogram`.
+    fn add(&mut self, d: &LightDir, with_histogram: bool, hdr: &mut HdrAdder) {
         self.ios += d.ios;
         self.bytes += d.bytes;
         self.iops += d.iops;
         self.mbps += d.mbps;
-        self.sum_ns += d.latency.mean_ns * d.ios as f64;
-        if d.ios > 0 {
-            self.min_ns = self.min_ns.min(d.latency.min_ns);
-            self.max_ns = self.max_ns.max(d.latency.max_ns);
-        }
-        if with_histogram && let Some(h) = decode_histogram(&d.histogram) {
-            self.add_histogram(&h);
+        let hist = |t| with_histogram.then_some(t);
+        self.latency
+            .add(d.ios, &d.latency, hist(d.histogram.as_ref()), hdr);
+        if let Some(s) = &d.service {
+            self.service.get_or_insert_with(LatSum::new).add(
+                d.ios,
+                &s.latency,
+                hist(s.histogram.as_ref()),
+                hdr,
+            );
         }
     }
 
@@ -70,36 +134,14 @@ impl DirSum {
         self.bytes += other.bytes;
         self.iops += other.iops;
         self.mbps += other.mbps;
-        self.sum_ns += other.sum_ns;
-        self.min_ns = self.min_ns.min(other.min_ns);
-        self.max_ns = self.max_ns.max(other.max_ns);
-        if let Some(h) = other.hist {
-            match &mut self.hist {
-                Some(_) => self.add_histogram(&h),
-                None => self.hist = Some(h),
-            }
-        }
-    }
-
-    fn add_histogram(&mut self, h: &Histogram<u64>) {
-        match &mut self.hist {
-            // Every rigel histogram has the same bounds; one that does not fit is left out rather
-            // than clamped into a wrong percentile.
-            Some(mine) => {
-                let _ = mine.add(h);
-            }
-            None => self.hist = Some(h.clone()),
+        self.latency.join(other.latency);
+        if let Some(s) = other.service {
+            self.service.get_or_insert_with(LatSum::new).join(s);
         }
     }
 
     fn stats(&self) -> DirStats {
-        let (latency, histogram) = match &self.hist {
-            Some(h) => (
-                latency_of(h, self.ios, self.sum_ns, self.min_ns, self.max_ns),
-                encode(h),
-            ),
-            None => (Default::default(), String::new()),
-        };
+        let (latency, histogram) = self.latency.stats();
         DirStats {
             ios: self.ios,
             bytes: self.bytes,
@@ -107,25 +149,28 @@ impl DirSum {
             mbps: self.mbps,
             latency,
             histogram,
-            // Open-loop figures are not merged across ranks yet.
-            service: None,
+            service: self.service.as_ref().map(|s| {
+                let (latency, histogram) = s.stats();
+                ServiceStats { latency, histogram }
+            }),
         }
     }
 }
 
 impl ClassSum {
     /// A sum starting from one host's result of the class.
-    pub fn new(first: &ClassResult) -> ClassSum {
+    pub fn new(first: &LightClass, hdr: &mut HdrAdder) -> ClassSum {
         let mut sum = ClassSum {
-            class: first.class.clone(),
+            class: first.class.to_string(),
             size: first.size,
             outstanding: first.outstanding,
             total: DirSum::new(),
             read: first.read.as_ref().map(|_| DirSum::new()),
             write: first.write.as_ref().map(|_| DirSum::new()),
             intervals: Vec::new(),
+            pace: None,
         };
-        sum.add(first);
+        sum.add(first, hdr);
         sum
     }
 
@@ -135,13 +180,13 @@ impl ClassSum {
     }
 
     /// Adds one more host's result of the same class.
-    pub fn add(&mut self, c: &ClassResult) {
-        // The total's histogram is the sum of the directions': only decode it when it has none.
+    pub fn add(&mut self, c: &LightClass, hdr: &mut HdrAdder) {
+        // The total's histograms are the sums of the directions': only read them when it has none.
         let directions = c.read.is_some() || c.write.is_some();
-        self.total.add(&c.total, !directions);
+        self.total.add(&c.total, !directions, hdr);
         for (sum, d) in [(&mut self.read, &c.read), (&mut self.write, &c.write)] {
             if let Some(d) = d {
-                sum.get_or_insert_with(DirSum::new).add(d, true);
+                sum.get_or_insert_with(DirSum::new).add(d, true, hdr);
             }
         }
         if self.intervals.len() < c.intervals.len() {
@@ -155,6 +200,22 @@ impl ClassSum {
             sum.mbps += iv.mbps;
             sum.sum_ns += iv.mean_ns * iv.ios as f64;
             sum.p99_ns = sum.p99_ns.max(iv.p99_ns);
+        }
+        if let Some(p) = &c.pace {
+            self.add_pace(p);
+        }
+    }
+
+    /// The hosts' schedules together: rates, send times and backlogs add.
+    fn add_pace(&mut self, p: &PaceResult) {
+        match &mut self.pace {
+            Some(sum) => {
+                sum.requested_iops += p.requested_iops;
+                sum.scheduled += p.scheduled;
+                sum.achieved_iops += p.achieved_iops;
+                sum.backlog += p.backlog;
+            }
+            None => self.pace = Some(p.clone()),
         }
     }
 
@@ -179,16 +240,27 @@ impl ClassSum {
             sum.sum_ns += iv.sum_ns;
             sum.p99_ns = sum.p99_ns.max(iv.p99_ns);
         }
+        if let Some(p) = &other.pace {
+            self.add_pace(p);
+        }
     }
 
     /// The summed class. Each second's p99 is the highest host's: an upper bound of the fleet's
     /// (no host has more than 1% of its I/Os above it), since the per-second histograms are not kept.
+    /// An open-loop class achieved its rate when the fleet as a whole did, by the rule one host's
+    /// run uses: no backlog left, and 99% of the scheduled I/Os completed.
     pub fn finish(mut self) -> ClassResult {
         for d in [&self.read, &self.write].into_iter().flatten() {
-            if let Some(h) = &d.hist {
-                self.total.add_histogram(h);
+            self.total.latency.hist.join(&d.latency.hist);
+            if let Some(s) = &d.service {
+                let total = self.total.service.get_or_insert_with(LatSum::new);
+                total.hist.join(&s.hist);
             }
         }
+        let pace = self.pace.take().map(|p| PaceResult {
+            achieved: rate_achieved(self.total.ios, p.scheduled, p.backlog),
+            ..p
+        });
         ClassResult {
             class: self.class,
             size: self.size,
@@ -196,7 +268,7 @@ impl ClassSum {
             total: self.total.stats(),
             read: self.read.as_ref().map(DirSum::stats),
             write: self.write.as_ref().map(DirSum::stats),
-            pace: None,
+            pace,
             intervals: self
                 .intervals
                 .iter()
@@ -221,50 +293,5 @@ impl ClassSum {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::stats::ClassRecorder;
-
-    #[test]
-    fn hosts_add_exactly() {
-        let mut a = ClassRecorder::new(1);
-        let mut b = ClassRecorder::new(1);
-        let mut both = ClassRecorder::new(1);
-        for i in 1..=2000u64 {
-            a.record(false, 10_000 + i, 4096, 0);
-            both.record(false, 10_000 + i, 4096, 0);
-        }
-        for i in 1..=500u64 {
-            b.record(i % 5 == 0, 900_000 + i * 100, 4096, 0);
-            both.record(i % 5 == 0, 900_000 + i * 100, 4096, 0);
-        }
-        let (ra, rb) = (
-            a.finish("small", 4096, 4, true, true, 1.0),
-            b.finish("small", 4096, 4, true, true, 1.0),
-        );
-        let mut sum = ClassSum::new(&ra);
-        sum.add(&rb);
-        let merged = sum.finish();
-        let truth = both.finish("small", 4096, 4, true, true, 1.0);
-        assert_eq!(merged.total.ios, 2500);
-        assert_eq!(merged.total.iops, ra.total.iops + rb.total.iops);
-        assert_eq!(merged.total.latency.p99_ns, truth.total.latency.p99_ns);
-        assert_eq!(merged.total.latency.p50_ns, truth.total.latency.p50_ns);
-        assert_eq!(merged.total.latency.max_ns, truth.total.latency.max_ns);
-        assert!((merged.total.latency.mean_ns - truth.total.latency.mean_ns).abs() < 1e-6);
-        let h = decode_histogram(&merged.total.histogram).expect("decodes");
-        assert_eq!(h.len(), 2500);
-        let w = merged.write.clone().expect("writes");
-        assert_eq!(w.ios, 100);
-        assert_eq!(w.latency.p99_ns, truth.write.expect("w").latency.p99_ns);
-        assert_eq!(merged.intervals[0].ios, 2500);
-
-        // Summed in two groups (as the merge's threads do) and joined: the same figures.
-        let mut left = ClassSum::new(&ra);
-        left.join(ClassSum::new(&rb));
-        let joined = left.finish();
-        assert_eq!(joined.total, merged.total);
-        assert_eq!(joined.write, merged.write);
-        assert_eq!(joined.intervals, merged.intervals);
-    }
-}
+#[path = "sum_tests.rs"]
+mod tests;

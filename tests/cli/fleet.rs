@@ -3,6 +3,7 @@
 //! rank reads its own O_DIRECT file (`${rank}` in the spec) through the real executor.
 
 use super::builder::rigel;
+use super::resume::{fail_point, jsonl};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -12,16 +13,44 @@ use std::time::{Duration, Instant};
 /// (1 s where the windows' overlap is checked: a 2-core machine shared by several ranks may start
 /// one a few ms late, which is 3% of 300 ms).
 fn spec(dir: &Path, levels: &str, duration: &str) -> PathBuf {
+    spec_of(dir, "", levels, duration)
+}
+
+/// [`spec`] with more keys in the class (`rate = "100 iops"`).
+fn spec_of(dir: &Path, class: &str, levels: &str, duration: &str) -> PathBuf {
     let text = format!(
         "[spec]\nname = \"fleet\"\n\n[[target]]\npath = \"{}/target-${{rank}}.bin\"\nsize = \"16MiB\"\n\n\
          [run]\nduration = \"{duration}\"\nwarmup = \"0s\"\n\n[class.small]\nsize = \"4KiB\"\n\
-         access = \"random\"\nmix = \"read\"\n\n[matrix]\nshape = \"row\"\nsmall = \"{levels}\"\n\n\
+         access = \"random\"\nmix = \"read\"\n{class}\n[matrix]\nshape = \"row\"\nsmall = \"{levels}\"\n\n\
          [expect]\n\"small.iops\" = \">= 1\"\n",
         dir.display(),
     );
     let path = dir.join("fleet.toml");
     std::fs::write(&path, text).expect("spec written");
     path
+}
+
+/// `mpirun -np N rigel run SPEC --fleet DIR` in `dir`: its stderr, after checking it succeeded.
+fn mpirun(mpirun: &Path, np: u32, spec: &Path, fleet: &Path, dir: &Path) -> String {
+    let out = Command::new(mpirun)
+        .args([
+            "--allow-run-as-root",
+            "--oversubscribe",
+            "-np",
+            &np.to_string(),
+        ])
+        .arg(env!("CARGO_BIN_EXE_rigel"))
+        .arg("run")
+        .arg(spec)
+        .arg("--fleet")
+        .arg(fleet)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("mpirun runs");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "mpirun failed: {stderr}");
+    stderr
 }
 
 fn results(dir: &Path) -> Value {
@@ -61,26 +90,13 @@ fn check_sums(doc: &Value, ranks: usize) {
 
 #[test]
 fn mpirun_four_ranks_merge_exactly() {
-    let Ok(mpirun) = which("mpirun") else {
-        println!("skipped: mpirun is not installed (apt-get install openmpi-bin)");
+    let Some(mpirun_bin) = mpirun_or_skip() else {
         return;
     };
     let tmp = tempfile::tempdir().expect("a temp dir");
     let spec = spec(tmp.path(), "1, 2, 4", "1s");
     let fleet = tmp.path().join("fleet");
-    let out = Command::new(mpirun)
-        .args(["--allow-run-as-root", "--oversubscribe", "-np", "4"])
-        .arg(env!("CARGO_BIN_EXE_rigel"))
-        .arg("run")
-        .arg(&spec)
-        .arg("--fleet")
-        .arg(&fleet)
-        .current_dir(tmp.path())
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("mpirun runs");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "mpirun failed: {stderr}");
+    let stderr = mpirun(&mpirun_bin, 4, &spec, &fleet, tmp.path());
     for r in 0..4 {
         assert!(
             stderr.contains(&format!("rank {r} of 4 (OMPI_COMM_WORLD_RANK)")),
@@ -238,6 +254,152 @@ fn without_a_launcher_a_rank_is_asked_for() {
         .run();
     assert_eq!(out.code, 2);
     assert!(out.stderr.contains("--rank I --ranks N"), "{}", out.stderr);
+}
+
+#[test]
+fn mpirun_open_loop_rates_and_service_latencies_merge_exactly() {
+    let Some(mpirun_bin) = mpirun_or_skip() else {
+        return;
+    };
+    let tmp = tempfile::tempdir().expect("a temp dir");
+    let spec = spec_of(
+        tmp.path(),
+        "rate = \"100 iops\"\narrival = \"poisson\"\n",
+        "2",
+        "1s",
+    );
+    let fleet = tmp.path().join("fleet");
+    mpirun(&mpirun_bin, 2, &spec, &fleet, tmp.path());
+    let merged = results(&fleet)["points"][0]["classes"][0].clone();
+    let ranks: Vec<Value> = (0..2)
+        .map(|r| results(&fleet.join(format!("rank-{r:04}")))["points"][0]["classes"][0].clone())
+        .collect();
+    let sum_f = |f: &dyn Fn(&Value) -> f64| ranks.iter().map(f).sum::<f64>();
+    let sum_u = |f: &dyn Fn(&Value) -> u64| ranks.iter().map(f).sum::<u64>();
+    let pace = &merged["pace"];
+    let f = |v: &Value| v.as_f64().expect("a number");
+    let u = |v: &Value| v.as_u64().expect("a count");
+    assert_eq!(f(&pace["requested_iops"]), 200.0, "{pace}");
+    assert_eq!(
+        f(&pace["achieved_iops"]),
+        sum_f(&|c| f(&c["pace"]["achieved_iops"]))
+    );
+    assert_eq!(
+        u(&pace["scheduled"]),
+        sum_u(&|c| u(&c["pace"]["scheduled"]))
+    );
+    assert_eq!(u(&pace["backlog"]), sum_u(&|c| u(&c["pace"]["backlog"])));
+    assert_eq!(pace["arrival"], "poisson");
+    let ios = u(&merged["total"]["ios"]);
+    assert!(ios > 0);
+    assert_eq!(ios, sum_u(&|c| u(&c["total"]["ios"])));
+    assert_eq!(
+        pace["achieved"].as_bool(),
+        Some(u(&pace["backlog"]) == 0 && ios as f64 >= 0.99 * u(&pace["scheduled"]) as f64)
+    );
+    for dir in ["total", "read"] {
+        let service = &merged[dir]["service"];
+        let hist = rigel::stats::decode_histogram(service["histogram"].as_str().expect("hist"))
+            .expect("the merged service histogram decodes");
+        assert_eq!(
+            hist.len(),
+            ios,
+            "{dir}: service histogram count = summed I/Os"
+        );
+        assert_eq!(
+            u(&service["latency"]["max_ns"]),
+            ranks
+                .iter()
+                .map(|c| u(&c[dir]["service"]["latency"]["max_ns"]))
+                .max()
+                .expect("ranks")
+        );
+        assert!(u(&service["latency"]["p99_ns"]) <= u(&service["latency"]["max_ns"]));
+    }
+}
+
+#[test]
+fn skip_failed_keeps_a_ranks_failed_point_as_a_single_run_does() {
+    let tmp = tempfile::tempdir().expect("a temp dir");
+    let spec = spec(tmp.path(), "1, 2", "1s");
+    let fleet = tmp.path().join("fleet");
+    let launch = |args: &[&str], skip_failed: bool| {
+        let children: Vec<_> = (0..2)
+            .map(|r| {
+                let skip: &[&str] = if skip_failed { &["--skip-failed"] } else { &[] };
+                rigel()
+                    .arg("run")
+                    .args(args)
+                    .args(skip)
+                    .args(["--rank", &r.to_string(), "--ranks", "2"])
+                    .spawn()
+            })
+            .collect();
+        children
+            .into_iter()
+            .map(|c| c.wait_with_output().expect("a rank ends"))
+            .collect::<Vec<_>>()
+    };
+    let fleet_arg = fleet.to_str().expect("utf-8 path");
+    let spec_arg = spec.to_str().expect("utf-8 path");
+    launch(&[spec_arg, "--fleet", fleet_arg], false);
+    let rank1 = fleet.join("rank-0001");
+    fail_point(&rank1, 2);
+    let attempts = |id: u64| {
+        jsonl(&rank1)
+            .iter()
+            .filter(|p| p["point"]["id"] == id)
+            .count()
+    };
+
+    let kept = launch(&["--resume", fleet_arg], true);
+    let said = String::from_utf8_lossy(&kept[1].stderr);
+    assert!(
+        said.contains("1 point(s) recorded as failed are kept (--skip-failed)"),
+        "{said}"
+    );
+    assert_eq!(attempts(2), 1, "the failed point is not measured again");
+    assert_ne!(
+        kept[0].status.code(),
+        Some(0),
+        "a kept failed point fails the run"
+    );
+    let doc = results(&fleet);
+    let p2 = &doc["points"][1];
+    assert_eq!(p2["fleet"]["hosts"], 1, "{p2}");
+    assert!(
+        p2["partial"]
+            .as_str()
+            .is_some_and(|w| w.starts_with("1 of 2 hosts")),
+        "{p2}"
+    );
+
+    let retried = launch(&["--resume", fleet_arg], false);
+    let said = String::from_utf8_lossy(&retried[1].stderr);
+    assert!(
+        said.contains("1 point(s) recorded as failed run again"),
+        "{said}"
+    );
+    assert_eq!(
+        attempts(2),
+        2,
+        "without --skip-failed the point is measured again"
+    );
+    let doc = results(&fleet);
+    assert_eq!(
+        doc["points"][1]["fleet"]["hosts"], 2,
+        "{}",
+        doc["points"][1]
+    );
+    check_sums(&doc, 2);
+}
+
+fn mpirun_or_skip() -> Option<PathBuf> {
+    let found = which("mpirun").ok();
+    if found.is_none() {
+        println!("skipped: mpirun is not installed (apt-get install openmpi-bin)");
+    }
+    found
 }
 
 fn lines(path: &Path) -> usize {

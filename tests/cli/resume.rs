@@ -36,7 +36,7 @@ fn full_run(tmp: &Path, points: usize) -> PathBuf {
     out
 }
 
-fn jsonl(dir: &Path) -> Vec<Value> {
+pub(super) fn jsonl(dir: &Path) -> Vec<Value> {
     std::fs::read_to_string(dir.join("results.jsonl"))
         .expect("results.jsonl")
         .lines()
@@ -125,7 +125,7 @@ fn a_second_rigel_on_a_folder_is_refused_naming_the_first() {
 }
 
 /// Marks point `id` in results.jsonl as failed by an I/O error, as a run stopped by one leaves it.
-fn fail_point(out: &Path, id: u64) {
+pub(super) fn fail_point(out: &Path, id: u64) {
     let mut points = jsonl(out);
     let p = points
         .iter_mut()

@@ -1,0 +1,76 @@
+//! A fleet point's per-host rows. A merge of many hosts streams them to a spill file one point at a
+//! time (`fleet/per-rank.jsonl` in the fleet folder) instead of holding every host's row at every
+//! point; they are read back, one point at a time, when the document is written or a report asks.
+//! In `results.json` they are an ordinary array.
+
+use super::model::RankPoint;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::borrow::Cow;
+use std::os::unix::fs::FileExt;
+use std::path::PathBuf;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum RankRows {
+    Rows(Vec<RankPoint>),
+    /// `len` bytes at `offset` of `path`: the rows as a JSON array.
+    Spilled {
+        path: PathBuf,
+        offset: u64,
+        len: usize,
+    },
+}
+
+/// Spilled rows that cannot be read back.
+#[derive(Debug, thiserror::Error)]
+pub enum SpillError {
+    #[error("cannot read `{path}`: {source}")]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("`{path}` at offset {offset} holds no host rows: {source}")]
+    Invalid {
+        path: PathBuf,
+        offset: u64,
+        #[source]
+        source: serde_json::Error,
+    },
+}
+
+impl RankRows {
+    /// The rows, read back when spilled.
+    pub fn load(&self) -> Result<Cow<'_, [RankPoint]>, SpillError> {
+        match self {
+            RankRows::Rows(rows) => Ok(Cow::Borrowed(rows)),
+            RankRows::Spilled { path, offset, len } => {
+                let mut bytes = vec![0; *len];
+                std::fs::File::open(path)
+                    .and_then(|f| f.read_exact_at(&mut bytes, *offset))
+                    .map_err(|source| SpillError::Read {
+                        path: path.clone(),
+                        source,
+                    })?;
+                serde_json::from_slice::<Vec<RankPoint>>(&bytes)
+                    .map(Cow::Owned)
+                    .map_err(|source| SpillError::Invalid {
+                        path: path.clone(),
+                        offset: *offset,
+                        source,
+                    })
+            }
+        }
+    }
+}
+
+impl Serialize for RankRows {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.load().map_err(serde::ser::Error::custom)?.serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for RankRows {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Vec::deserialize(d).map(RankRows::Rows)
+    }
+}
