@@ -10,6 +10,7 @@ pub mod steady;
 mod sum;
 mod validity;
 pub mod view;
+mod wall_window;
 mod warning;
 
 pub use hdr_add::HdrAdder;

@@ -1,6 +1,9 @@
 //! The results document's types. `mbps` everywhere is MiB/s (2^20 bytes per second), as ORION's MBPS.
 //! Latencies are nanoseconds.
 
+use super::rank_rows::RankRows;
+pub use super::rank_rows::{RankClass, RankPoint};
+pub use super::wall_window::WallWindow;
 use crate::plan::{DataPoint, RunPlan};
 use serde::{Deserialize, Serialize};
 
@@ -148,13 +151,6 @@ pub struct PointResult {
     pub steady: Option<super::SteadyRecord>,
 }
 
-/// Start and end of a measured window, nanoseconds since the Unix epoch.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct WallWindow {
-    pub start_ns: u64,
-    pub end_ns: u64,
-}
-
 /// One merged point across the fleet's hosts.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FleetPoint {
@@ -163,31 +159,7 @@ pub struct FleetPoint {
     pub ranks: u32,
     /// The hosts' windows' common part over their union, percent (100 when they coincide).
     pub overlap_pct: f64,
-    pub per_rank: super::rank_rows::RankRows,
-}
-
-/// One host's figures at a merged point (its histograms stay in its own run folder).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RankPoint {
-    pub rank: u32,
-    pub hostname: String,
-    pub ok: bool,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub window: Option<WallWindow>,
-    pub classes: Vec<RankClass>,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RankClass {
-    pub class: String,
-    pub ios: u64,
-    pub iops: f64,
-    pub mbps: f64,
-    pub mean_ns: f64,
-    pub p99_ns: u64,
-    pub max_ns: u64,
+    pub per_rank: RankRows,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

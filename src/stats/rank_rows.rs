@@ -3,7 +3,7 @@
 //! point; they are read back, one point at a time, when the document is written or a report asks.
 //! In `results.json` they are an ordinary array.
 
-use super::model::RankPoint;
+use super::wall_window::WallWindow;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::borrow::Cow;
 use std::os::unix::fs::FileExt;
@@ -73,4 +73,28 @@ impl<'de> Deserialize<'de> for RankRows {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         Vec::deserialize(d).map(RankRows::Rows)
     }
+}
+
+/// One host's figures at a merged point (its histograms stay in its own run folder).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RankPoint {
+    pub rank: u32,
+    pub hostname: String,
+    pub ok: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<WallWindow>,
+    pub classes: Vec<RankClass>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RankClass {
+    pub class: String,
+    pub ios: u64,
+    pub iops: f64,
+    pub mbps: f64,
+    pub mean_ns: f64,
+    pub p99_ns: u64,
+    pub max_ns: u64,
 }
