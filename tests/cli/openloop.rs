@@ -202,6 +202,13 @@ fn below_capacity_response_equals_service_equals_the_injected_time() {
         service >= injected,
         "service p50 {service} ms below the injected time"
     );
+    // And the middle: rigel's service p50 is the test's own reads' p50 (injected time plus round
+    // trip), within the 0.5 ms by which two FUSE servers' medians drift apart under load, doubled.
+    let reads_p50 = median_ms(reads.clone());
+    assert!(
+        (service - reads_p50).abs() < 1.0,
+        "service p50 {service} ms against the test's own reads' p50 {reads_p50} ms"
+    );
     // On time: each I/O is sent at its send time, but for the host's delay in waking a thread
     // from a timed wait, measured by the test's own reads at the same time and subtracted.
     assert!(
