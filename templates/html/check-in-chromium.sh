@@ -4,7 +4,9 @@
 #     and a phone width and printed to A4 PDF (the ignored test report::tests::html_screenshots_in_chromium);
 #  2. a real, shortened run of specs/bs-qd-sweep.toml on a tmpfs file: every chart kind must be
 #     there (IOPS/MB/s and latency vs load, hockey stick, per-second, percentiles), every SVG must
-#     parse as XML, and its report.html is screenshot at both widths and printed to PDF.
+#     parse as XML, and its report.html is screenshot at both widths and printed to PDF;
+#  3. every page above laid out at both widths and measured in the page (layout-check.js): no
+#     sideways scrolling, nothing cut at the right edge, no chart labels over one another.
 # Not part of `cargo test` (it needs chromium, and the run takes about two minutes); it installs
 # Debian's chromium and poppler-utils when missing.
 #
@@ -58,6 +60,36 @@ done
 chromium $flags --no-pdf-header-footer --print-to-pdf="$out/bs-qd-sweep.pdf" \
     "file://$run/report.html" 2>/dev/null
 test "$(stat -c %s "$out/bs-qd-sweep.pdf")" -gt 10000
+# 3. The layout at each width, measured in the page (layout-check.js): no sideways scrolling, nothing
+#    cut at the right edge outside a scrolling box, no chart labels drawn over one another.
+bad=0
+for page in "$out"/*.html "$run/report.html"; do
+    case "$page" in *.layout.html) continue ;; esac
+    checked="${page%.html}.layout.html"
+    python3 - "$page" "$checked" templates/html/layout-check.js <<'PY'
+import sys
+html, js = open(sys.argv[1]).read(), open(sys.argv[3]).read()
+at = html.rfind("</body>")
+at = len(html) if at < 0 else at
+open(sys.argv[2], "w").write(html[:at] + "<script>\n" + js + "\n</script>\n" + html[at:])
+PY
+    for s in $sizes; do
+        # shellcheck disable=SC2086
+        verdict="$(chromium $flags --window-size="${s#*=}" --dump-dom "file://$checked" 2>/dev/null |
+            python3 -c 'import sys, re, html
+m = re.search(r"<pre id=\"rigel-layout-check\">(.*?)</pre>", sys.stdin.read(), re.S)
+print(html.unescape(m.group(1)) if m else "no verdict: the check did not run")')"
+        if [ "$verdict" = OK ]; then
+            echo "layout ok: $(basename "$page") at ${s%%=*} (${s#*=})"
+        else
+            echo "layout broken: $(basename "$page") at ${s%%=*} (${s#*=}):" >&2
+            printf '%s\n' "$verdict" | sed 's/^/    /' >&2
+            bad=1
+        fi
+    done
+    rm -f "$checked"
+done
+[ "$bad" = 0 ] || { echo "the layout check found problems (above)" >&2; exit 1; }
 # Each printed PDF as page images (look for charts cut at a page break).
 if command -v pdftoppm >/dev/null; then
     for pdf in "$out"/*.pdf; do pdftoppm -r 50 -png "$pdf" "${pdf%.pdf}-page"; done
