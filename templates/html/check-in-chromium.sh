@@ -7,8 +7,9 @@
 #     parse as XML, and its report.html is screenshot at both widths and printed to PDF;
 #  3. every page above laid out at both widths and measured in the page (layout-check.js): no
 #     sideways scrolling, nothing cut at the right edge, no chart labels over one another.
-# Not part of `cargo test` (it needs chromium, and the run takes about two minutes); it installs
-# Debian's chromium and poppler-utils when missing.
+# Not part of `cargo test` (it needs chromium, and the run takes about two minutes): `.ci/run` runs
+# it after the tests. It installs Debian's chromium and poppler-utils when missing, and exits 1 when
+# the layout check finds a problem.
 #
 #   templates/html/check-in-chromium.sh [OUT_DIR]        (default: target/html-screenshots)
 #   RIGEL_SCREENSHOT_SIZES="desktop=1280,3600 phone=390,7000" picks the window sizes.
@@ -64,21 +65,27 @@ test "$(stat -c %s "$out/bs-qd-sweep.pdf")" -gt 10000
 #    cut at the right edge outside a scrolling box, no chart labels drawn over one another.
 bad=0
 for page in "$out"/*.html "$run/report.html"; do
+    [ -f "$page" ] || continue
     case "$page" in *.layout.html) continue ;; esac
     checked="${page%.html}.layout.html"
-    python3 - "$page" "$checked" templates/html/layout-check.js <<'PY'
-import sys
-html, js = open(sys.argv[1]).read(), open(sys.argv[3]).read()
-at = html.rfind("</body>")
-at = len(html) if at < 0 else at
-open(sys.argv[2], "w").write(html[:at] + "<script>\n" + js + "\n</script>\n" + html[at:])
-PY
     for s in $sizes; do
+        python3 - "$page" "$checked" templates/html/layout-check.js "${s#*=}" <<'PY'
+import html, sys
+page, js = open(sys.argv[1]).read(), open(sys.argv[3]).read()
+w, h = sys.argv[4].split(",")
+at = page.rfind("</body>")
+at = len(page) if at < 0 else at
+page = page[:at] + "<script>\n" + js + "\n</script>\n" + page[at:]
+open(sys.argv[2], "w").write(
+    '<!doctype html><html><body style="margin:0">'
+    f'<iframe style="width:{w}px;height:{h}px;border:0;display:block" srcdoc="{html.escape(page)}">'
+    "</iframe></body></html>")
+PY
         # shellcheck disable=SC2086
         verdict="$(chromium $flags --window-size="${s#*=}" --dump-dom "file://$checked" 2>/dev/null |
             python3 -c 'import sys, re, html
-m = re.search(r"<pre id=\"rigel-layout-check\">(.*?)</pre>", sys.stdin.read(), re.S)
-print(html.unescape(m.group(1)) if m else "no verdict: the check did not run")')"
+m = re.findall(r"<pre id=\"rigel-layout-check\">(.*?)</pre>", sys.stdin.read(), re.S)
+print(html.unescape(m[-1]) if m else "no verdict: the check did not run")')"
         if [ "$verdict" = OK ]; then
             echo "layout ok: $(basename "$page") at ${s%%=*} (${s#*=})"
         else
