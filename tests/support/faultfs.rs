@@ -131,7 +131,7 @@ pub struct FaultFs {
     file: PathBuf,
     counters: Arc<Counters>,
     session: Option<fuser::BackgroundSession>,
-    _dir: tempfile::TempDir,
+    dir: tempfile::TempDir,
 }
 
 impl FaultFs {
@@ -153,7 +153,7 @@ impl FaultFs {
             file: dir.path().join(FILE_NAME),
             counters,
             session: Some(session),
-            _dir: dir,
+            dir,
         })
     }
 
@@ -193,6 +193,19 @@ impl FaultFs {
 impl Drop for FaultFs {
     fn drop(&mut self) {
         drop(self.session.take());
+        // The session's own unmount fails while the mount is busy (a rigel killed mid-I/O, an
+        // open still stalled in the kernel) and leaves a dead mount behind: detach it lazily then.
+        let dir = self.dir.path();
+        let mounts = std::fs::read_to_string("/proc/self/mounts").unwrap_or_default();
+        if mounts
+            .lines()
+            .any(|l| l.split(' ').nth(1) == Some(&*dir.to_string_lossy()))
+        {
+            let _ = std::process::Command::new("umount")
+                .arg("-l")
+                .arg(dir)
+                .status();
+        }
     }
 }
 
