@@ -184,23 +184,58 @@ fn map_anonymous(len: usize) -> io::Result<*mut u8> {
     Ok(base.cast())
 }
 
-/// Registers `buffers` (pointer, length) with the ring as fixed buffers, index = position.
+/// The largest buffer io_uring registers as one (a longer one is refused with EFAULT).
+const MAX_REGISTERED: usize = 1 << 30;
+
+/// Registers the arena with the ring as fixed buffers, as few as the kernel allows: one for every
+/// slot, or one per GiB cut at slot boundaries. `slots` are the slots' (offset, length) in the
+/// arena, in arena order; returns each slot's buffer index.
+///
+/// One buffer for all slots is what t/io_uring registers: every I/O then reaches its pages
+/// through the same registered node, whose cache lines stay hot, where one buffer per slot
+/// spread the kernel's lookups over as many nodes (`io_import_reg_buf` took 3.5% of the CPU at
+/// QD 64 on page-cache reads against t/io_uring's 1.8%). The pages an I/O covers are the same
+/// either way, so a device sees the same segments.
 pub fn register_buffers(
     ring: &IoUring,
     arena: &Arena,
-    buffers: &[(usize, usize)],
-) -> io::Result<()> {
-    let iovecs: Vec<libc::iovec> = buffers
+    slots: &[(usize, usize)],
+) -> io::Result<Vec<u16>> {
+    let chunks = chunk_slots(slots, MAX_REGISTERED);
+    let iovecs: Vec<libc::iovec> = chunks
         .iter()
         .map(|&(off, len)| libc::iovec {
             iov_base: arena.at(off).cast(),
             iov_len: len,
         })
         .collect();
-    // SAFETY: every iovec points inside the arena, which outlives the ring's use of it: the
+    // SAFETY: every iovec lies inside the arena, which outlives the ring's use of it: the
     // worker drains all I/O before dropping the arena, and drops the ring (unregistering the
     // buffers) before the arena, or leaks both.
-    unsafe { ring.submitter().register_buffers(&iovecs) }
+    unsafe { ring.submitter().register_buffers(&iovecs)? };
+    let mut index = Vec::with_capacity(slots.len());
+    let mut chunk = 0;
+    for &(off, _) in slots {
+        while off >= chunks[chunk].0 + chunks[chunk].1 {
+            chunk += 1;
+        }
+        index.push(u16::try_from(chunk).map_err(|_| io::Error::from_raw_os_error(libc::E2BIG))?);
+    }
+    Ok(index)
+}
+
+/// Cuts slots (offset, length; in increasing offset order, not overlapping) into runs no longer
+/// than `max` bytes each, from the first slot's start to the last slot's end; a slot longer than
+/// `max` is a run of its own.
+fn chunk_slots(slots: &[(usize, usize)], max: usize) -> Vec<(usize, usize)> {
+    let mut chunks: Vec<(usize, usize)> = Vec::new();
+    for &(off, len) in slots {
+        match chunks.last_mut() {
+            Some((start, run)) if off + len - *start <= max => *run = off + len - *start,
+            _ => chunks.push((off, len)),
+        }
+    }
+    chunks
 }
 
 /// Registers the targets' descriptors with the ring, index = target index.
@@ -227,5 +262,31 @@ pub unsafe fn push_or_submit(
         sq.sync();
         let _ = submitter.submit();
         sq.sync();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::chunk_slots;
+
+    #[test]
+    fn slots_make_one_chunk_up_to_the_limit() {
+        let slots: Vec<(usize, usize)> = (0..64).map(|i| (i * 4096, 4096)).collect();
+        assert_eq!(chunk_slots(&slots, 1 << 30), vec![(0, 64 * 4096)]);
+    }
+
+    #[test]
+    fn chunks_are_cut_at_slot_boundaries() {
+        // Slots of 3 KiB padded to 4 KiB strides: a chunk ends with its last slot's bytes.
+        let slots: Vec<(usize, usize)> = (0..5).map(|i| (i * 4096, 3072)).collect();
+        assert_eq!(
+            chunk_slots(&slots, 8192),
+            vec![(0, 7168), (8192, 7168), (16384, 3072)]
+        );
+        // A slot larger than the limit is a chunk of its own.
+        assert_eq!(
+            chunk_slots(&[(0, 100), (4096, 9000), (16384, 100)], 4096),
+            vec![(0, 100), (4096, 9000), (16384, 100)]
+        );
     }
 }

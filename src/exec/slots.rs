@@ -51,6 +51,8 @@ pub(super) struct Slot {
     pub(super) class: usize,
     pub(super) stream: u32,
     pub(super) buf: usize,
+    /// The registered buffer holding it (when buffers are registered).
+    pub(super) buf_index: u16,
     pub(super) len: u32,
     pub(super) write: bool,
     pub(super) target: u32,
@@ -115,6 +117,7 @@ pub(super) fn setup<'a>(spec: &WorkerSpec<'a>, reuse: &Reuse) -> io::Result<(Rin
                 class: ci,
                 stream,
                 buf: arena_bytes,
+                buf_index: 0,
                 len,
                 write: false,
                 target: 0,
@@ -175,8 +178,15 @@ pub(super) fn setup<'a>(spec: &WorkerSpec<'a>, reuse: &Reuse) -> io::Result<(Rin
     // One entry per slot, one for the timer request.
     let ring = build_ring(slots.len() as u32 + 1)?;
     let buffers: Vec<(usize, usize)> = slots.iter().map(|s| (s.buf, s.len as usize)).collect();
-    let fixed_buffers =
-        spec.options.register_buffers && register_buffers(&ring.0, &arena, &buffers).is_ok();
+    let registered = spec
+        .options
+        .register_buffers
+        .then(|| register_buffers(&ring.0, &arena, &buffers).ok())
+        .flatten();
+    let fixed_buffers = registered.is_some();
+    for (slot, index) in slots.iter_mut().zip(registered.unwrap_or_default()) {
+        slot.buf_index = index;
+    }
     let fixed_files = spec.options.register_files && register_files(&ring.0, spec.fds).is_ok();
     Ok((
         ring,
@@ -267,7 +277,7 @@ impl State<'_> {
         let buf = self.arena.at(slot.buf + slot.done as usize);
         let len = slot.len - slot.done;
         let off = slot.offset + slot.done as u64;
-        let (fixed, write, index) = (self.fixed_buffers, slot.write, i as u16);
+        let (fixed, write, index) = (self.fixed_buffers, slot.write, slot.buf_index);
         macro_rules! rw {
             ($fd:expr) => {
                 match (fixed, write) {
@@ -290,7 +300,7 @@ impl State<'_> {
         .user_data(i as u64);
         // SAFETY: the buffer is this slot's range of the arena, alive until the I/O completes
         // (the worker drains every I/O before the arena is freed, or leaks it); registered buffer
-        // `index` is exactly that range; the fd or fixed index refers to a target that outlives
+        // `index` contains that range (ring.rs: register_buffers); the fd or fixed index refers to a target that outlives
         // the point.
         unsafe { push_or_submit(sq, submitter, &entry) };
     }
