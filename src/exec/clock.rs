@@ -1,9 +1,58 @@
-//! The executor's clock: CLOCK_MONOTONIC in nanoseconds, read straight through the vDSO. Cheaper
-//! than `Instant` arithmetic on the hot path, where it is read once per completion batch.
+//! The executor's clock: nanoseconds on the CLOCK_MONOTONIC scale, read from the CPU's
+//! time-stamp counter where it is invariant (as fio's default `clocksource=cpu`), else from
+//! CLOCK_MONOTONIC itself. Read once per completion batch on the hot path: at queue depth 1 that
+//! is once per I/O, and `clock_gettime` costs 28 ns here against 11 ns for the counter.
 
-/// Nanoseconds on CLOCK_MONOTONIC (the clock `Instant` uses on Linux).
+use std::sync::OnceLock;
+
+/// The counter, calibrated once per process against CLOCK_MONOTONIC (quanta: up to 200 ms, until
+/// its error is under 10 ns), and where both stood at that moment. A worker keeps its own copy,
+/// so reading the time touches none but its own cache lines.
+#[derive(Clone)]
+pub struct Clock {
+    counter: quanta::Clock,
+    raw0: u64,
+    mono0: u64,
+}
+
+static CLOCK: OnceLock<Clock> = OnceLock::new();
+
+/// Calibrates the clock now (before a point starts), so no measured window pays for it.
+pub fn init() {
+    clock();
+}
+
+/// The process's calibrated clock.
+pub fn clock() -> &'static Clock {
+    CLOCK.get_or_init(|| {
+        let counter = quanta::Clock::new();
+        let (raw0, mono0) = (counter.raw(), os_monotonic_ns());
+        Clock {
+            counter,
+            raw0,
+            mono0,
+        }
+    })
+}
+
+/// Nanoseconds on CLOCK_MONOTONIC's scale (the clock `Instant` uses on Linux), never behind an
+/// earlier reading on the same CPU. Across CPUs a counter a few cycles behind reads as the
+/// calibration moment at worst (quanta clamps a negative delta to 0), never as a huge value.
 #[inline]
 pub fn monotonic_ns() -> u64 {
+    clock().now_ns()
+}
+
+impl Clock {
+    /// As [`monotonic_ns`], from this copy.
+    #[inline]
+    pub fn now_ns(&self) -> u64 {
+        self.mono0 + self.counter.delta_as_nanos(self.raw0, self.counter.raw())
+    }
+}
+
+/// CLOCK_MONOTONIC from the kernel (through the vDSO).
+fn os_monotonic_ns() -> u64 {
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
@@ -15,11 +64,29 @@ pub fn monotonic_ns() -> u64 {
 
 #[cfg(test)]
 mod tests {
+    use super::{monotonic_ns, os_monotonic_ns};
+
     #[test]
     fn advances_with_real_time() {
-        let a = super::monotonic_ns();
+        let a = monotonic_ns();
         std::thread::sleep(std::time::Duration::from_millis(20));
-        let b = super::monotonic_ns();
+        let b = monotonic_ns();
         assert!(b - a >= 20_000_000, "{}", b - a);
+    }
+
+    #[test]
+    fn keeps_to_the_kernels_monotonic_clock() {
+        // Calibrated against CLOCK_MONOTONIC: over 200 ms the two agree within 1 ms (0.5%; the
+        // calibration's error is far smaller, the margin is for a busy machine preempting us
+        // between the two reads).
+        let (a, ka) = (monotonic_ns(), os_monotonic_ns());
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        let (b, kb) = (monotonic_ns(), os_monotonic_ns());
+        let (ours, kernel) = ((b - a) as i64, (kb - ka) as i64);
+        assert!(
+            (ours - kernel).abs() < 1_000_000,
+            "{ours} ns vs {kernel} ns"
+        );
+        assert!(a.abs_diff(ka) < 50_000_000, "{a} vs {ka}");
     }
 }

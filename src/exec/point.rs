@@ -107,6 +107,8 @@ pub fn run_point_with(
         return Err(ExecError::InvalidPoint("no class has any load".into()));
     }
     let intervals = run.duration_ms.div_ceil(1000).max(1) as usize;
+    // The first point of a process calibrates the clock here, before its workers start.
+    super::clock::init();
     let shared = Shared {
         ready: AtomicUsize::new(0),
         ended: AtomicUsize::new(0),

@@ -73,7 +73,8 @@ pub(super) struct WorkerClass<'a> {
     pub(super) space: &'a SlotSpace,
     pub(super) read_percent: u8,
     pub(super) in_flight: u32,
-    pub(super) area: f64,
+    /// ∫ in-flight I/Os dt over the window, I/O·ns (integer: no conversion per batch).
+    pub(super) area: u128,
     pub(super) ios_delta: u64,
     pub(super) bytes_delta: u64,
     pub(super) recorder: ClassRecorder,
@@ -153,7 +154,7 @@ pub(super) fn setup<'a>(spec: &WorkerSpec<'a>, reuse: &Reuse) -> io::Result<(Rin
             space,
             read_percent: setup.read_percent,
             in_flight: 0,
-            area: 0.0,
+            area: 0,
             ios_delta: 0,
             bytes_delta: 0,
             recorder: if pacer.is_some() {

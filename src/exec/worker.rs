@@ -4,7 +4,7 @@
 //! one by one when completions trickle in, or all in the system call that waits when many complete
 //! at once (`submit_each`). It allocates nothing and takes no lock.
 
-use super::clock::monotonic_ns;
+use super::clock::Clock;
 use super::pace;
 use super::ring::{RingMode, push_or_submit};
 use super::slots::{PARKED, Slot, State, WorkerSpec, setup};
@@ -114,7 +114,7 @@ fn run_inner(spec: WorkerSpec<'_>, shared: &Shared<'_>) -> WorkerOutcome {
     outcome.fixed_buffers = state.fixed_buffers;
     outcome.fixed_files = state.fixed_files;
     let drained = run_loop(&mut ring.0, &mut state, shared, start, &mut outcome);
-    outcome.in_flight_area = state.classes.iter().map(|c| c.area).collect();
+    outcome.in_flight_area = state.classes.iter().map(|c| c.area as f64).collect();
     // Reads left the target's data in the buffers: a later write point fills them again.
     let reads = state.classes.iter().any(|c| c.read_percent > 0);
     // The recorders are moved out, their last second folded in here (not copied: a class's
@@ -144,8 +144,8 @@ fn run_inner(spec: WorkerSpec<'_>, shared: &Shared<'_>) -> WorkerOutcome {
 
 /// Nanoseconds since `start` (monotonic ns).
 #[inline]
-fn since(start: u64) -> u64 {
-    monotonic_ns().saturating_sub(start)
+fn since(clock: &Clock, start: u64) -> u64 {
+    clock.now_ns().saturating_sub(start)
 }
 
 fn transient(errno: i32) -> bool {
@@ -185,9 +185,9 @@ impl Window {
         }
         let (a, b) = (self.prev.max(self.from), now.min(self.end));
         if b > a {
-            let dt = (b - a) as f64;
+            let dt = b - a;
             for c in &mut st.classes {
-                c.area += c.in_flight as f64 * dt;
+                c.area += u128::from(c.in_flight) * u128::from(dt);
             }
         }
         self.prev = now;
@@ -198,11 +198,12 @@ impl Window {
 /// time `until` when that comes first. An error that is not transient fails the point.
 fn enter(
     submitter: &io_uring::Submitter<'_>,
+    clock: &Clock,
     start: u64,
     until: Option<u64>,
 ) -> Result<(), Failure> {
     let entered = match until {
-        Some(t) => pace::submit_and_wait_until(submitter, since(start), t),
+        Some(t) => pace::submit_and_wait_until(submitter, since(clock, start), t),
         None => submitter.submit_and_wait(1),
     };
     match entered {
@@ -211,7 +212,7 @@ fn enter(
             offset: 0,
             errno: e.raw_os_error().unwrap_or(0),
             message: format!("io_uring_enter: {e}"),
-            at_ns: since(start),
+            at_ns: since(clock, start),
             stalled: false,
         }),
         _ => Ok(()),
@@ -257,12 +258,13 @@ fn run_loop(
     out: &mut WorkerOutcome,
 ) -> bool {
     let live: &LiveCounters = shared.live;
+    let clock = super::clock::clock().clone();
     let (mut submitter, mut sq, mut cq) = ring.split();
     // Enter through the ring's registered index: saves a file lookup per system call (5.18+;
     // without it the plain descriptor is used).
     let _ = submitter.register_ring_fd();
     arm_tick(&mut sq, &submitter);
-    let now = since(start);
+    let now = since(&clock, start);
     // Open loop: rate classes' slots wait for their send times (pace.rs).
     let paced = st.start_pacing(now);
     for i in 0..st.slots.len() {
@@ -271,7 +273,7 @@ fn run_loop(
         }
     }
     if shared.running.fetch_add(1, Ordering::AcqRel) + 1 == shared.workers {
-        let from = since(start) + shared.warmup_ns;
+        let from = since(&clock, start) + shared.warmup_ns;
         shared.measure_from.store(from, Ordering::Release);
         shared.wake();
     }
@@ -281,25 +283,33 @@ fn run_loop(
         prev: now,
     };
     let mut published = now;
+    // Whether the timer completed since the stop and abort flags were last read (true: read
+    // them at the first turn).
+    let mut ticked = true;
     let mut in_flight_total = st.classes.iter().map(|c| c.in_flight as usize).sum();
     out.end = loop {
         sq.sync();
-        if let Err(f) = enter(&submitter, start, st.next_send().filter(|_| paced)) {
+        if let Err(f) = enter(&submitter, &clock, start, st.next_send().filter(|_| paced)) {
             out.failure = Some(f);
             shared.abort.store(true, Ordering::Relaxed);
             break End::Failed;
         }
-        let now = since(start);
+        let now = since(&clock, start);
         out.batches += 1;
         window.advance(now, shared, st);
         if now >= window.end {
             break End::Window;
         }
-        if shared.stop.load(Ordering::Relaxed) {
-            break End::Stop;
-        }
-        if shared.abort.load(Ordering::Relaxed) {
-            break End::Abort;
+        if ticked {
+            // Looked at when the timer completes (every 100 ms at most), not at every batch:
+            // the shared flags' cache lines are then not read once per I/O at queue depth 1.
+            ticked = false;
+            if shared.stop.load(Ordering::Relaxed) {
+                break End::Stop;
+            }
+            if shared.abort.load(Ordering::Relaxed) {
+                break End::Abort;
+            }
         }
         let measuring = now >= window.from;
         let interval = (now.saturating_sub(window.from) / 1_000_000_000) as usize;
@@ -311,6 +321,7 @@ fn run_loop(
             left -= 1;
             let i = cqe.user_data() as usize;
             let reaped = if cqe.user_data() == TICK_TAG {
+                ticked = true;
                 arm_tick(&mut sq, &submitter);
                 // The timer bounds every wait, so a stalled I/O is seen within 100 ms of its
                 // timeout; checking here costs nothing per I/O.
