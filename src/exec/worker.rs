@@ -159,6 +159,10 @@ struct Window {
     end: u64,
     /// The clock at the previous batch: the in-flight area is integrated between batches.
     prev: u64,
+    /// The window's second `now` falls in (0 before the window), and when the next one starts:
+    /// found by a comparison per batch, not a division.
+    second: usize,
+    next_second: u64,
 }
 
 impl Window {
@@ -182,6 +186,12 @@ impl Window {
                 };
             }
             self.end = self.from.saturating_add(shared.window_ns);
+            self.next_second = self.from;
+        }
+        if now >= self.next_second {
+            let second = (now - self.from) / 1_000_000_000;
+            self.second = second as usize;
+            self.next_second = self.from + (second + 1) * 1_000_000_000;
         }
         let (a, b) = (self.prev.max(self.from), now.min(self.end));
         if b > a {
@@ -281,6 +291,8 @@ fn run_loop(
         from: NOT_YET,
         end: NOT_YET,
         prev: now,
+        second: 0,
+        next_second: NOT_YET,
     };
     let mut published = now;
     // Whether the timer completed since the stop and abort flags were last read (true: read
@@ -312,7 +324,7 @@ fn run_loop(
             }
         }
         let measuring = now >= window.from;
-        let interval = (now.saturating_sub(window.from) / 1_000_000_000) as usize;
+        let interval = window.second;
         cq.sync();
         let mut left = cq.len();
         let each = submit_each(left, in_flight_total);
