@@ -15,8 +15,9 @@ pub const SECTOR: u64 = 512;
 pub const MAX_IO_SIZE: u64 = 1 << 30;
 /// Outstanding I/Os one class may keep in flight at one point (and per-stream depth).
 pub const MAX_OUTSTANDING: u64 = 65_536;
-/// I/Os one worker keeps in flight over all classes: a ring's registered buffers are indexed
-/// by 16 bits. More load needs more workers.
+/// I/Os one worker keeps in flight over all classes: with its timer request, as many as the
+/// largest completion queue the kernel makes (2 × 32,768 entries) holds. More load needs more
+/// workers.
 pub const MAX_WORKER_IN_FLIGHT: u64 = u16::MAX as u64;
 /// Every in-flight I/O has its own page-aligned buffer; this many bytes is the alignment.
 pub const BUFFER_ALIGN: u64 = 4096;
