@@ -23,26 +23,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from compare import ensure_cached, pin_in_page_cache, tree_ticks  # noqa: E402
-
-SPEC = """[spec]
-name = "corun"
-[[target]]
-path = "{target}"
-[run]
-duration = "{duration}s"
-warmup = "1s"
-direct = false
-workers = 1
-seed = {seed}
-[class.io]
-size = "4096B"
-access = "random"
-mix = "read"
-[matrix]
-shape = "point"
-io = "{qd}"
-"""
+from compare import SPEC, ensure_cached, pin_in_page_cache, tree_ticks  # noqa: E402
 
 
 def one_round(args, qd):
@@ -52,8 +33,11 @@ def one_round(args, qd):
     with tempfile.TemporaryDirectory(prefix="rigel-corun-") as tmp:
         spec = os.path.join(tmp, "s.toml")
         with open(spec, "w") as f:
-            f.write(SPEC.format(target=args.file, duration=args.duration, qd=qd,
-                                seed=random.getrandbits(31)))
+            # compare.py's one-point spec: 4 KiB buffered random reads, one worker.
+            f.write(SPEC.format(target=args.file, duration_ms=args.duration * 1000,
+                                warmup_ms=1000, direct="false", buffers="pages", workers=1,
+                                seed=random.getrandbits(31), bs=4096, access="random",
+                                per_stream="", load=qd))
         # t/io_uring runs a second longer on each side of rigel (startup, 1 s warmup, window).
         tio = subprocess.Popen(
             ["taskset", "-c", args.cpu, args.tiouring, "-b4096", f"-d{qd}", f"-s{batch}",
