@@ -187,8 +187,8 @@ fn map_anonymous(len: usize) -> io::Result<*mut u8> {
 /// The largest buffer io_uring registers as one (a longer one is refused with EFAULT).
 const MAX_REGISTERED: usize = 1 << 30;
 
-/// Registers the arena with the ring as fixed buffers, as few as the kernel allows: one for every
-/// slot, or one per GiB cut at slot boundaries. `slots` are the slots' (offset, length) in the
+/// Registers the arena with the ring as fixed buffers, as few as the kernel allows: one for all
+/// the slots, or one per GiB cut at slot boundaries. `slots` are the slots' (offset, length) in the
 /// arena, in arena order; returns each slot's buffer index.
 ///
 /// One buffer for all slots is what t/io_uring registers: every I/O then reaches its pages

@@ -301,8 +301,8 @@ impl State<'_> {
         .user_data(i as u64);
         // SAFETY: the buffer is this slot's range of the arena, alive until the I/O completes
         // (the worker drains every I/O before the arena is freed, or leaks it); registered buffer
-        // `index` contains that range (ring.rs: register_buffers); the fd or fixed index refers to a target that outlives
-        // the point.
+        // `index` contains that range (ring.rs: register_buffers); the fd or fixed index refers
+        // to a target that outlives the point.
         unsafe { push_or_submit(sq, submitter, &entry) };
     }
 }
