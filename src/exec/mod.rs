@@ -19,6 +19,7 @@ mod slots;
 mod tests;
 mod worker;
 
+pub use clock::init as calibrate_clock;
 pub use offsets::{SlotSpace, Stream};
 pub use point::{ClassProbe, ExecOptions, PointProbe, run_point, run_point_probed, run_point_with};
 pub use reuse::Reuse;

@@ -107,7 +107,7 @@ pub fn run_point_with(
         return Err(ExecError::InvalidPoint("no class has any load".into()));
     }
     let intervals = run.duration_ms.div_ceil(1000).max(1) as usize;
-    // The first point of a process calibrates the clock here, before its workers start.
+    // Calibrated before the first point's workers start (the run loop does it earlier still).
     super::clock::init();
     let shared = Shared {
         ready: AtomicUsize::new(0),

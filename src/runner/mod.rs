@@ -316,6 +316,9 @@ fn execute(
     let mut ended = fill_ended.unwrap_or(Ended::Complete);
     // The executor's buffers, kept from one point to the next.
     let reuse = Arc::new(Reuse::default());
+    // The executor's clock is calibrated now, before any point's agreed start: in a fleet every
+    // rank then starts its first window on time (calibration takes up to 200 ms).
+    exec::calibrate_clock();
     for i in (0..).take_while(|_| fill_ended.is_none()) {
         // A search's next trial depends on the trials before it; other plans run their list.
         let trial;
