@@ -1,7 +1,9 @@
 //! rigel: storage I/O calibration. A declarative workload spec is compiled into a run plan, executed
 //! through io_uring against real storage, and rendered as ORION's files or rigel's own reports.
 //!
-//! Data flows one way: `spec` → `expr` → `plan` → `exec` → `stats` → `report`; `expect` (requirements)
+//! Data flows one way: `spec` → `expr` → `plan` → `exec` → `stats` → `report`. `results` (the types a
+//! measurement is written into) sits before `target` and `exec`, which fill it, and `stats` reads
+//! it for everyone after; `expect` (requirements)
 //! and `compare` (two runs) judge results between `stats` and `report`; `runner` (the run loop) drives
 //! them all for one run; `fleet` runs one host's part of a many-host run on a common schedule and
 //! merges the hosts' run folders into one. Only `cli` prints.
@@ -16,8 +18,12 @@ pub mod orion;
 pub mod plan;
 pub mod record;
 pub mod report;
+pub mod results;
 pub mod runner;
 pub mod spec;
 pub mod stats;
 pub mod target;
 pub mod units;
+
+#[cfg(test)]
+mod layering;

@@ -1,6 +1,6 @@
 //! The process's CPU time (getrusage RUSAGE_SELF: every thread, io_uring's io-wq workers included).
 
-use crate::stats::CpuTime;
+use crate::results::CpuTime;
 
 /// User and system CPU seconds used by the process so far.
 pub fn process_cpu() -> CpuTime {

@@ -12,7 +12,7 @@ use super::{
     Shared,
 };
 use crate::plan::{DataPoint, RunSettings, limits};
-use crate::stats::{ClassRecorder, IoFailure, PointResult, PointStatus};
+use crate::results::{ClassRecorder, IoFailure, PointResult, PointStatus};
 use crate::target::Volume;
 use std::os::fd::{AsRawFd, RawFd};
 use std::sync::OnceLock;
@@ -252,7 +252,7 @@ fn assemble(
     point: &DataPoint,
     shared: &Shared<'_>,
     outcomes: &[WorkerOutcome],
-    cpu: crate::stats::CpuTime,
+    cpu: crate::results::CpuTime,
     wall: SystemTime,
 ) -> (PointResult, PointProbe) {
     let measure_from = shared.measure_from.load(Ordering::Acquire);
@@ -367,11 +367,11 @@ fn assemble(
 }
 
 /// The measured window as Unix-epoch nanoseconds (a clock before 1970 reads as 0).
-fn wall_window(start: SystemTime, window_ns: u64) -> crate::stats::WallWindow {
+fn wall_window(start: SystemTime, window_ns: u64) -> crate::results::WallWindow {
     let start_ns = start
         .duration_since(SystemTime::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as u64);
-    crate::stats::WallWindow {
+    crate::results::WallWindow {
         start_ns,
         end_ns: start_ns + window_ns,
     }

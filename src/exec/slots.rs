@@ -10,7 +10,7 @@ use super::ring::{
 };
 use super::share::ClassShare;
 use crate::plan::limits::MAX_WORKER_IN_FLIGHT;
-use crate::stats::ClassRecorder;
+use crate::results::ClassRecorder;
 use io_uring::{IoUring, opcode, squeue, types};
 use std::io;
 use std::os::fd::RawFd;

@@ -4,7 +4,7 @@
 use super::*;
 use crate::expr::{Access, Mix};
 use crate::plan::{ClassLoad, DataPoint, Layout, RunSettings};
-use crate::stats::{PointResult, PointStatus};
+use crate::results::{PointResult, PointStatus};
 use crate::target::Volume;
 use std::fs::{File, OpenOptions};
 use std::io::Write;

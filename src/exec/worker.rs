@@ -9,7 +9,7 @@ use super::pace;
 use super::ring::{RingMode, push_or_submit};
 use super::slots::{PARKED, Slot, State, WorkerSpec, setup};
 use super::{LiveCounters, NOT_YET, Shared};
-use crate::stats::ClassRecorder;
+use crate::results::ClassRecorder;
 use io_uring::{IoUring, opcode, squeue, types};
 use std::io;
 

@@ -3,7 +3,7 @@
 //! per-second histograms, the start time) is skipped unparsed, so a 20 KB line costs a scan, not
 //! a tree of owned strings.
 
-use super::model::{CpuTime, LatencyStats, PaceResult, PointStatus, WallWindow};
+use crate::results::{CpuTime, LatencyStats, PaceResult, PointStatus, WallWindow};
 use serde::Deserialize;
 use std::borrow::Cow;
 

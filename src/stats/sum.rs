@@ -6,8 +6,8 @@
 
 use super::hdr_add::{HdrAdder, HdrSum};
 use super::light::{LightClass, LightDir};
-use super::model::{ClassResult, DirStats, Interval, LatencyStats, PaceResult, ServiceStats};
-use super::recorder::{encode, latency_of, rate_achieved};
+use crate::results::{ClassResult, DirStats, Interval, LatencyStats, PaceResult, ServiceStats};
+use crate::results::{encode, latency_of, rate_achieved};
 
 /// One class's figures summed over hosts.
 #[derive(Debug)]

@@ -2,7 +2,7 @@
 //! lives on (from /proc/self/mountinfo), and the block device's write-cache mode, nr_requests,
 //! NUMA node and firmware revision (from sysfs). Absent facts stay empty.
 
-use crate::stats::TargetEnv;
+use crate::results::TargetEnv;
 use std::fs;
 use std::path::Path;
 

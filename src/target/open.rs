@@ -9,7 +9,7 @@ use super::probe::{OpenMode, Probe, TargetKind, open_target, probe};
 use super::sysfs::Sysfs;
 use super::{TargetError, Volume};
 use crate::plan::{Layout, PlannedTarget, RunPlan, limits};
-use crate::stats::TargetInfo;
+use crate::results::TargetInfo;
 use std::os::fd::OwnedFd;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};

@@ -2,7 +2,7 @@
 //! results so a reader knows what was measured, and read by the write guard. Facts that are absent
 //! stay empty; nothing here is an error.
 
-use crate::stats::HostInfo;
+use crate::results::HostInfo;
 use std::fs;
 use std::path::{Path, PathBuf};
 

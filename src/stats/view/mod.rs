@@ -18,9 +18,9 @@ mod roles;
 
 pub use roles::roles;
 
-use super::model::{ClassResult, DirStats, LatencyStats, PointResult, PointStatus, ResultsDoc};
 use crate::expr::{Access, Direction, LatencyStat, Stat};
 use crate::plan::{ClassLoad, SweepBinding};
+use crate::results::{ClassResult, DirStats, LatencyStats, PointResult, PointStatus, ResultsDoc};
 use std::collections::BTreeMap;
 
 /// A whole run, read: its points (finished ones, in run order) and ORION's roles.

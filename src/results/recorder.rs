@@ -89,7 +89,7 @@ const ACHIEVED_SHARE: f64 = 0.99;
 
 /// Whether an open-loop class achieved its rate: no send time left unissued, and 99% of the
 /// scheduled I/Os completed (one host's class, or a fleet's summed over its hosts).
-pub(super) fn rate_achieved(ios: u64, scheduled: u64, backlog: u64) -> bool {
+pub(crate) fn rate_achieved(ios: u64, scheduled: u64, backlog: u64) -> bool {
     backlog == 0 && ios as f64 >= ACHIEVED_SHARE * scheduled as f64
 }
 

@@ -148,7 +148,7 @@ pub struct PointResult {
     pub fleet: Option<FleetPoint>,
     /// `run.steady`: the rounds before the measured run, and whether they reached steady state.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub steady: Option<super::SteadyRecord>,
+    pub steady: Option<super::steady_record::SteadyRecord>,
 }
 
 /// One merged point across the fleet's hosts.
