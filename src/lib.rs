@@ -24,6 +24,3 @@ pub mod spec;
 pub mod stats;
 pub mod target;
 pub mod units;
-
-#[cfg(test)]
-mod layering;

@@ -7,14 +7,15 @@ use std::path::{Path, PathBuf};
 
 /// The stages in import order: a module may import its own stage and earlier ones only.
 ///
-/// `stats` sits before `target` and `exec`: it holds the results model (the HDR recorders, the
-/// point and target records) that the executor fills and the target code describes; nothing in it
-/// drives storage. `runner` (the run loop: open, execute, record, render) comes after every stage it
-/// drives. `orion` comes after `report`: it is a second front end (ORION's command line),
-/// turning options into a spec and report settings, used only by `cli`.
+/// `results`, the results model (the HDR recorders, the point and target records), sits before
+/// `target` and `exec`, which fill it; `stats`, which reads it (summaries, the one view every report
+/// reads through), comes after them, as the data flows. `runner` (the run loop: open, execute,
+/// record, render) comes after every stage it drives. `orion` comes after `report`: it is a second
+/// front end (ORION's command line), turning options into a spec and report settings, used only by
+/// `cli`.
 const STAGES: &[&str] = &[
-    "expr", "spec", "plan", "stats", "target", "exec", "expect", "compare", "record", "report",
-    "runner", "fleet", "orion", "cli",
+    "expr", "spec", "plan", "results", "target", "exec", "stats", "expect", "compare", "record",
+    "report", "runner", "fleet", "orion", "cli",
 ];
 
 /// Modules whose files still import each other in a cycle, and why it stays for now.

@@ -3,16 +3,19 @@
 //! before `target` and `exec`, so that they write results without importing `stats`, which reads
 //! them (`stats` re-exports these types for every later stage).
 
+mod hdr_codec;
 mod model;
 mod rank_rows;
 mod recorder;
 mod steady_record;
 mod wall_window;
 
+pub use hdr_codec::decode_histogram;
 pub use model::*;
 pub use rank_rows::{RankRows, SpillError};
-pub use recorder::{ClassRecorder, decode_histogram};
+pub use recorder::ClassRecorder;
 pub use steady_record::SteadyRecord;
 
 /// For `stats`, which sums recorded points the same way.
-pub(crate) use recorder::{encode, latency_of, rate_achieved};
+pub(crate) use hdr_codec::{encode, latency_of};
+pub(crate) use recorder::rate_achieved;
