@@ -9,7 +9,9 @@
 
 Per I/O of BYTES queued by rigel's worker or fio on device MAJ,MIN: bio queued -> its request
 completes (block layer and device), -> its CQE is posted (completion delivery), -> the tool's next
-submission (the tool's own turnaround).
+submission (the tool's own turnaround); and, matched by io_uring request, submission -> CQE posted:
+the kernel's whole I/O. A tool's own mean latency minus that is how long it holds a completed I/O
+before it times it: slots it keeps that are not in the kernel.
 """
 import re
 import statistics as st
@@ -20,6 +22,7 @@ def main():
     path, dev, nbytes = sys.argv[1], sys.argv[2], int(sys.argv[3])
     sectors = nbytes // 512
     queued, q2c, c2cqe, cqe2sub, done, posted = {}, [], [], [], [], []
+    submitted, whole = {}, []
     tool = lambda comm: comm.startswith("rigel-worker") or comm == "fio"
     with open(path) as f:
         for line in f:
@@ -37,11 +40,17 @@ def main():
                 if s and int(s.group(1)) in queued:
                     q2c.append(t - queued.pop(int(s.group(1))))
                     done.append(t)
-            elif ev == "io_uring:io_uring_complete" and f"result {nbytes}," in rest and done:
-                c2cqe.append(t - done.pop(0))
-                posted.append(t)
-            elif ev == "io_uring:io_uring_submit_req" and tool(comm) and posted:
-                cqe2sub.append(t - posted.pop(0))
+            elif ev == "io_uring:io_uring_complete" and f"result {nbytes}," in rest:
+                req = re.search(r"req (0x[0-9a-f]+)", rest).group(1)
+                if req in submitted:
+                    whole.append(t - submitted.pop(req))
+                if done:
+                    c2cqe.append(t - done.pop(0))
+                    posted.append(t)
+            elif ev == "io_uring:io_uring_submit_req" and tool(comm):
+                submitted[re.search(r"req (0x[0-9a-f]+)", rest).group(1)] = t
+                if posted:
+                    cqe2sub.append(t - posted.pop(0))
 
     def show(x):
         if not x:
@@ -51,6 +60,7 @@ def main():
     print("queued -> request complete:", show(q2c))
     print("complete -> CQE posted:    ", show(c2cqe))
     print("CQE -> next submission:    ", show(cqe2sub))
+    print("submission -> CQE posted:  ", show(whole))
 
 
 if __name__ == "__main__":
