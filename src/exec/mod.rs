@@ -30,7 +30,7 @@ use std::os::fd::BorrowedFd;
 use std::sync::Arc;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 /// An open target, in the volume's order (opened by `target/`, O_DIRECT unless buffered).
 #[derive(Clone, Copy, Debug)]
@@ -48,6 +48,11 @@ pub struct PointControl {
     pub live: Arc<LiveCounters>,
     /// What the points of one run hand on to the next (share one across a run's points).
     pub reuse: Arc<Reuse>,
+    /// A fleet's agreed start of the measured window (wall clock). Workers ready sooner keep
+    /// warming up until then, so every host's window starts together whatever its setup took
+    /// (rings, buffers and threads take tens of ms on a loaded host); a time already past, or
+    /// `None`, leaves the window at the end of the warmup.
+    pub window_at: Option<SystemTime>,
 }
 
 impl PointControl {
@@ -57,6 +62,7 @@ impl PointControl {
             stop: Arc::new(AtomicBool::new(false)),
             live: Arc::new(LiveCounters::new(classes)),
             reuse: Arc::new(Reuse::default()),
+            window_at: None,
         }
     }
 }
@@ -172,6 +178,9 @@ pub(crate) struct Shared<'a> {
     /// Start of the measured window, ns since `start`: set by the last worker to get its load in
     /// flight (so the window never sees a worker still starting), `NOT_YET` before.
     measure_from: AtomicU64,
+    /// The earliest start of the measured window, ns since `start` (`PointControl::window_at`;
+    /// 0 when none), set before the workers learn `start`.
+    not_before: AtomicU64,
     abort: AtomicBool,
     stop: &'a AtomicBool,
     live: &'a LiveCounters,

@@ -117,6 +117,7 @@ pub fn run_point_with(
         running: AtomicUsize::new(0),
         workers: shares.len(),
         measure_from: AtomicU64::new(NOT_YET),
+        not_before: AtomicU64::new(0),
         abort: AtomicBool::new(false),
         stop: &ctl.stop,
         live: &ctl.live,
@@ -162,6 +163,11 @@ pub fn run_point_with(
         let start_ns = monotonic_ns();
         let start = Instant::now();
         let wall = SystemTime::now();
+        if let Some(d) = ctl.window_at.and_then(|t| t.duration_since(wall).ok()) {
+            shared
+                .not_before
+                .store(d.as_nanos() as u64, Ordering::Release);
+        }
         let _ = shared.start.set(start_ns);
         handles.iter().for_each(|h| h.thread().unpark());
         let all_done = || shared.ended.load(Ordering::Acquire) >= handles.len();

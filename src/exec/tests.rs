@@ -590,3 +590,44 @@ fn short_reads_are_completed_not_counted_short() {
     );
     assert_eq!(c.total.bytes, c.total.ios * 4 * KIB);
 }
+
+#[test]
+fn a_window_agreed_ahead_starts_then_after_a_longer_warmup() {
+    let t = TempTarget::new("/dev/shm", "window-at", 8 * MIB);
+    let volume = Volume::new(Layout::Concat, MIB, &[8 * MIB]);
+    let targets = [ExecTarget {
+        fd: t.file.as_fd(),
+        path: t.path(),
+    }];
+    let point = DataPoint {
+        id: 1,
+        sweep: vec![],
+        classes: vec![class("small", 4 * KIB, Access::Random, 100, 2, 1)],
+    };
+    // Far enough ahead that even a loaded host has set the point up by then.
+    let at = std::time::SystemTime::now() + std::time::Duration::from_millis(800);
+    let ctl = PointControl {
+        window_at: Some(at),
+        ..PointControl::new(1)
+    };
+    let (r, _) = run_point_probed(&targets, &volume, &point, &settings(200, 0, 1), &ctl)
+        .expect("point runs");
+    let at_ns = at
+        .duration_since(std::time::SystemTime::UNIX_EPOCH)
+        .expect("after 1970")
+        .as_nanos() as u64;
+    let start_ns = r.window.expect("a window").start_ns;
+    // The window starts at the agreed time (to the clock conversion's rounding), not when the
+    // workers were ready (at once: warmup 0).
+    assert!(
+        start_ns.abs_diff(at_ns) < 1_000_000,
+        "window starts {} ms from the agreed time",
+        (start_ns as f64 - at_ns as f64) / 1e6
+    );
+    // What came before it was warmup: I/O done, not counted in the window.
+    let window_ios = r.class("small").expect("small").total.ios;
+    assert!(
+        ctl.live.total().0 > window_ios,
+        "warmup I/O before the window"
+    );
+}

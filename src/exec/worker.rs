@@ -174,7 +174,7 @@ impl Window {
             if self.from == NOT_YET && now > START_LIMIT_NS {
                 // Some worker cannot get the CPU to start (several workers pinned to one CPU
                 // under a real-time policy): measure without it rather than never end.
-                let from = now + shared.warmup_ns;
+                let from = (now + shared.warmup_ns).max(shared.not_before.load(Ordering::Acquire));
                 self.from = match shared.measure_from.compare_exchange(
                     NOT_YET,
                     from,
@@ -283,7 +283,8 @@ fn run_loop(
         }
     }
     if shared.running.fetch_add(1, Ordering::AcqRel) + 1 == shared.workers {
-        let from = since(&clock, start) + shared.warmup_ns;
+        let from = (since(&clock, start) + shared.warmup_ns)
+            .max(shared.not_before.load(Ordering::Acquire));
         shared.measure_from.store(from, Ordering::Release);
         shared.wake();
     }

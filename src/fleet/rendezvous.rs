@@ -11,7 +11,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 /// Time between one point's measured end and the next point's start, for the setup around it
-/// (recording the point, spawning the workers, filling the queues).
+/// (recording the point, spawning the workers, filling the queues): the runner's `WINDOW_LEAD`
+/// (250 ms) before each window comes out of it.
 pub const SETUP_GAP: Duration = Duration::from_secs(1);
 /// How far ahead of its publication rank 0 puts T0, so every rank has read it by then.
 pub const MARGIN: Duration = Duration::from_secs(2);

@@ -95,9 +95,20 @@ pub struct Starts {
     pub slot: Duration,
 }
 
+/// How long after its agreed start a fleet point's warmup ends and its measured window begins on
+/// every host: the executor's setup (rings, buffers, threads) fits in it, so a host that set up
+/// slowly still starts its window with the others (a fleet test saw one rank's first window 60 ms
+/// late: 94% overlap of 1 s windows). The slot's setup gap (1 s) holds it.
+pub const WINDOW_LEAD: Duration = Duration::from_millis(250);
+
 impl Starts {
     pub fn at(&self, i: usize) -> SystemTime {
         self.t0 + self.slot * i as u32
+    }
+
+    /// The agreed start of the `i`-th point's measured window: its start, the lead, the warmup.
+    pub fn window_at(&self, i: usize, warmup: Duration) -> SystemTime {
+        self.at(i) + WINDOW_LEAD + warmup
     }
 }
 
@@ -339,6 +350,7 @@ fn execute(
             stop: Arc::clone(stop),
             live: Arc::new(LiveCounters::new(point.classes.len())),
             reuse: Arc::clone(&reuse),
+            window_at: starts.map(|s| s.window_at(i, Duration::from_millis(plan.run.warmup_ms))),
         };
         if let Some(starts) = starts
             && !wait_until(starts.at(i), stop)
