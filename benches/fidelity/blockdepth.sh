@@ -8,6 +8,7 @@
 #   benches/fidelity/blockdepth.sh RIGEL FILE [DEV] [QD] [PAIRS]
 #   benches/fidelity/blockdepth.sh /var/tmp/rigel-bench/rigel /var/tmp/rigel-bench/disk.img vda 32 3
 set -euo pipefail
+source "$(dirname "$0")/spec.sh"
 rigel="$1"; file="$2"; dev="${3:-vda}"; qd="${4:-32}"; pairs="${5:-3}"
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
 stat_reads() { awk '{print $1, $4}' "/sys/block/$dev/stat"; }   # reads completed, ms reading
@@ -18,25 +19,7 @@ report() { # tool "iops mean_us" "reads0 ms0" "reads1 ms1"
             t, $1, $2, $1 * $2 / 1e6, dev, n, ms, $1 * ms / 1000, qd }' dev="$dev"
 }
 for _ in $(seq "$pairs"); do
-    cat > "$tmp/s.toml" <<EOT
-[spec]
-name = "blockdepth"
-[[target]]
-path = "$file"
-[run]
-duration = "4s"
-warmup = "1s"
-direct = true
-workers = 1
-seed = $RANDOM$RANDOM
-[class.io]
-size = "8192B"
-access = "random"
-mix = "read"
-[matrix]
-shape = "point"
-io = "$qd"
-EOT
+    read_spec "$file" "$qd" 4s > "$tmp/s.toml"
     rm -rf "$tmp/out"
     a="$(stat_reads)"
     taskset -c 1 "$rigel" run "$tmp/s.toml" --out "$tmp/out" >/dev/null 2>&1

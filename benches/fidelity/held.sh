@@ -10,6 +10,7 @@
 #   benches/fidelity/held.sh RIGEL FILE [QD] [PAIRS]
 #   benches/fidelity/held.sh /var/tmp/rigel-bench/rigel /var/tmp/rigel-bench/disk.img 32 2
 set -euo pipefail
+source "$(dirname "$0")/spec.sh"
 rigel="$1"; file="$2"; qd="${3:-32}"; pairs="${4:-2}"
 here="$(cd "$(dirname "$0")" && pwd)"
 dev="$(stat -c '%d' "$file" | awk '{printf "%d,%d", int($1/256), $1%256}')"
@@ -29,25 +30,7 @@ report() { # tool "iops mean_us"
             t, $1, $2, $1 * $2 / 1e6, $3, $1 * $3 / 1e6, qd, $2 - $3 }'
 }
 for _ in $(seq "$pairs"); do
-    cat > "$tmp/s.toml" <<EOT
-[spec]
-name = "held"
-[[target]]
-path = "$file"
-[run]
-duration = "6s"
-warmup = "1s"
-direct = true
-workers = 1
-seed = $RANDOM$RANDOM
-[class.io]
-size = "8192B"
-access = "random"
-mix = "read"
-[matrix]
-shape = "point"
-io = "$qd"
-EOT
+    read_spec "$file" "$qd" 6s > "$tmp/s.toml"
     rm -rf "$tmp/out"
     taskset -c 1 "$rigel" run "$tmp/s.toml" --out "$tmp/out" >/dev/null 2>&1 &
     trace; wait

@@ -145,6 +145,18 @@ fn run(
     classes: Vec<ClassLoad>,
     run: &RunSettings,
 ) -> (PointResult, PointProbe) {
+    let ctl = PointControl::new(classes.len());
+    run_with(files, layout, classes, run, &ctl)
+}
+
+/// `run` under the caller's controls.
+fn run_with(
+    files: &[(&File, &str)],
+    layout: Layout,
+    classes: Vec<ClassLoad>,
+    run: &RunSettings,
+    ctl: &PointControl,
+) -> (PointResult, PointProbe) {
     let sizes: Vec<u64> = files
         .iter()
         .map(|(f, _)| {
@@ -165,8 +177,7 @@ fn run(
         sweep: vec![],
         classes,
     };
-    let ctl = PointControl::new(point.classes.len());
-    run_point_probed(&targets, &volume, &point, run, &ctl).expect("point runs")
+    run_point_probed(&targets, &volume, &point, run, ctl).expect("point runs")
 }
 
 /// A block device's size (BLKGETSIZE64).
@@ -594,24 +605,19 @@ fn short_reads_are_completed_not_counted_short() {
 #[test]
 fn a_window_agreed_ahead_starts_then_after_a_longer_warmup() {
     let t = TempTarget::new("/dev/shm", "window-at", 8 * MIB);
-    let volume = Volume::new(Layout::Concat, MIB, &[8 * MIB]);
-    let targets = [ExecTarget {
-        fd: t.file.as_fd(),
-        path: t.path(),
-    }];
-    let point = DataPoint {
-        id: 1,
-        sweep: vec![],
-        classes: vec![class("small", 4 * KIB, Access::Random, 100, 2, 1)],
-    };
     // Far enough ahead that even a loaded host has set the point up by then.
     let at = std::time::SystemTime::now() + std::time::Duration::from_millis(800);
     let ctl = PointControl {
         window_at: Some(at),
         ..PointControl::new(1)
     };
-    let (r, _) = run_point_probed(&targets, &volume, &point, &settings(200, 0, 1), &ctl)
-        .expect("point runs");
+    let (r, _) = run_with(
+        &[(&t.file, t.path())],
+        Layout::Concat,
+        vec![class("small", 4 * KIB, Access::Random, 100, 2, 1)],
+        &settings(200, 0, 1),
+        &ctl,
+    );
     let at_ns = at
         .duration_since(std::time::SystemTime::UNIX_EPOCH)
         .expect("after 1970")
