@@ -20,6 +20,8 @@ import sys
 import tempfile
 import time
 
+import devstat
+
 
 def read_stat():
     """(busy, total) jiffies over all CPUs."""
@@ -48,23 +50,28 @@ def tree_ticks(root):
     return total
 
 
-def measured(cmd, warmup, duration, margin=0.2):
-    """Runs cmd, sampling CPU inside its measured window. Returns (stdout, busy cores over the
-    whole machine, cores used by the tool's own threads) averaged over the sampled window."""
+def measured(cmd, warmup, duration, target, margin=0.2):
+    """Runs cmd, sampling CPU (and the target's block device) inside its measured window. Returns
+    (stdout, figures averaged over the sampled window: busy cores over the whole machine, cores
+    used by the tool's own threads, and the mean depth at the device, None on tmpfs)."""
     hz = os.sysconf("SC_CLK_TCK")
+    dev = devstat.stat_path(target)
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(warmup + margin)
     b0, _ = read_stat()
     p0 = tree_ticks(proc.pid)
+    d0 = devstat.sample(dev)
     t0 = time.monotonic()
     time.sleep(duration - 2 * margin)
     b1, _ = read_stat()
     p1 = tree_ticks(proc.pid)
+    d1 = devstat.sample(dev)
     t1 = time.monotonic()
     out, err = proc.communicate()
     if proc.returncode != 0:
         sys.exit(f"{cmd} failed ({proc.returncode}): {err.strip()}")
-    return out, (b1 - b0) / hz / (t1 - t0), (p1 - p0) / hz / (t1 - t0)
+    return out, {"cores": (b1 - b0) / hz / (t1 - t0), "own_cores": (p1 - p0) / hz / (t1 - t0),
+                 "depth": devstat.mean_depth(d0, d1, t1 - t0)}
 
 
 def pinned(args, cmd, cpus=None):
@@ -119,14 +126,14 @@ def run_rigel(args, w):
                 seed=random.getrandbits(31)))
         out = os.path.join(tmp, "run")
         cmd = pinned(args, [args.rigel, "run", spec, "--out", out], w.get("cpus"))
-        _, cores, own = measured(cmd, args.warmup, args.duration)
+        _, used = measured(cmd, args.warmup, args.duration, w["target"])
         with open(os.path.join(out, "results.json")) as f:
             point = json.load(f)["points"][0]
     if point["status"]["state"] != "ok":
         sys.exit(f"rigel point failed: {point['status']}")
     t = point["classes"][0]["total"]
     return {"iops": t["iops"], "mean_ns": t["latency"]["mean_ns"], "p99_ns": t["latency"]["p99_ns"],
-            "cores": cores, "own_cores": own}
+            **used}
 
 
 def run_fio(args, w):
@@ -144,10 +151,10 @@ def run_fio(args, w):
            *(["--iomem=mmaphuge"] if w.get("huge") else []),
            "--time_based", f"--runtime={args.duration}", f"--ramp_time={args.warmup}",
            "--lat_percentiles=1", "--output-format=json"])
-    out, cores, own = measured(cmd, args.warmup, args.duration)
+    out, used = measured(cmd, args.warmup, args.duration, w["target"])
     job = json.loads(out[out.index("{"):])["jobs"][0]["read"]
     return {"iops": job["iops"], "mean_ns": job["lat_ns"]["mean"],
-            "p99_ns": job["lat_ns"]["percentile"]["99.000000"], "cores": cores, "own_cores": own}
+            "p99_ns": job["lat_ns"]["percentile"]["99.000000"], **used}
 
 
 def run_tiouring(args, w):
@@ -161,7 +168,7 @@ def run_tiouring(args, w):
                         "-p0", "-B1", "-F1", f"-n{threads}", f"-O{1 if w['direct'] else 0}",
                         f"-R{0 if w['seq'] else 1}", f"-r{int(args.warmup + args.duration)}",
                         *[w["target"]] * threads], w.get("cpus"))
-    out, cores, own = measured(cmd, args.warmup, args.duration)
+    out, used = measured(cmd, args.warmup, args.duration, w["target"])
     per_s = []
     for line in out.splitlines():
         if line.startswith("IOPS="):
@@ -173,8 +180,7 @@ def run_tiouring(args, w):
         sys.exit(f"t/io_uring printed no IOPS: {out}")
     iops = statistics.median(steady)
     # No latency tracking: Little's law gives the mean from the queue depth it keeps.
-    return {"iops": iops, "mean_ns": w["qd"] / iops * 1e9, "p99_ns": float("nan"),
-            "cores": cores, "own_cores": own}
+    return {"iops": iops, "mean_ns": w["qd"] / iops * 1e9, "p99_ns": float("nan"), **used}
 
 
 def pin_in_page_cache(path):
@@ -418,6 +424,7 @@ def main():
                 line += (f" {med(pairs, t, 'iops'):.0f} | {med(pairs, t, 'cpu_per_io_us'):.3f}"
                          f" | {show(ratios(pairs, 'iops', t))} | {show(per_core(pairs, t))} |")
             print(line)
+        devstat.print_table(rows, show)
     if not args.only or "scaling" in args.only:
         print()
         print(f"| scaling: 4K randread QD64, 64 MiB page cache, CPUs {args.cpus2} | 1 worker IOPS"

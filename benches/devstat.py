@@ -1,0 +1,62 @@
+"""The depth a block device actually held while a tool ran: the kernel's own count, from the
+device's `stat` file, so it is the same rule for every tool.
+
+Why: two tools asked for the same queue depth can keep different numbers of I/Os at the device
+(fio reaps only when its queue is full, benches/README.md "Fourth pass"), and a device serves a
+deeper queue faster. The disk rows' IOPS ratio only compares the tools' timing when both kept the
+depth they were asked for; this shows whether they did.
+"""
+
+import os
+import stat
+import statistics
+
+
+def stat_path(path):
+    """The sysfs `stat` file of the block device holding `path` (a block device itself, or the
+    device of the filesystem a file lives on), or None where there is none (tmpfs)."""
+    st = os.stat(path)
+    dev = st.st_rdev if stat.S_ISBLK(st.st_mode) else st.st_dev
+    p = f"/sys/dev/block/{os.major(dev)}:{os.minor(dev)}/stat"
+    return p if os.path.exists(p) else None
+
+
+def sample(path):
+    """(reads completed, weighted milliseconds in flight) from a block `stat` file
+    (Documentation/block/stat.rst: fields 1 and 11)."""
+    if path is None:
+        return None
+    with open(path) as f:
+        fields = [int(x) for x in f.read().split()]
+    return fields[0], fields[10]
+
+
+def mean_depth(before, after, seconds):
+    """The mean number of I/Os in flight at the device between two samples: the weighted time in
+    flight (ms) over the wall time (ms). Little's law on the kernel's own books."""
+    if before is None or after is None or seconds <= 0:
+        return None
+    return (after[1] - before[1]) / (seconds * 1000.0)
+
+
+def print_table(rows, show):
+    """The depth each tool kept at the device, per workload row that has a block device: medians
+    over the rounds, and the per-round rigel/fio ratios of depth beside those of IOPS, so a reader
+    sees whether an IOPS gap comes with a depth gap (then the tools did not load the device alike)."""
+    rows = [(w, pairs) for w, pairs in rows if pairs[0]["rigel"].get("depth") is not None]
+    if not rows:
+        return
+    tools = [t for t in ("rigel", "fio", "t/io_uring") if any(t in p for _, ps in rows for p in ps)]
+    print()
+    print("| depth at the device (block stat, mean in flight) | asked | "
+          + " | ".join(tools) + " | rigel / fio depth | rigel / fio IOPS |")
+    print("|" + "---|" * (len(tools) + 4))
+    for w, pairs in rows:
+        cells = []
+        for t in tools:
+            got = [p[t]["depth"] for p in pairs if t in p and p[t].get("depth") is not None]
+            cells.append(f"{statistics.median(got):.1f}" if got else "—")
+        depth = [p["rigel"]["depth"] / p["fio"]["depth"] for p in pairs if p["fio"]["depth"]]
+        iops = [p["rigel"]["iops"] / p["fio"]["iops"] for p in pairs]
+        print(f"| {w['name']} | {w['qd']} | " + " | ".join(cells)
+              + f" | {show(depth) if depth else '—'} | {show(iops)} |")
