@@ -43,7 +43,9 @@ def print_table(rows, show):
     """The depth each tool kept at the device, per workload row that has a block device: medians
     over the rounds, and the per-round rigel/fio ratios of depth beside those of IOPS, so a reader
     sees whether an IOPS gap comes with a depth gap (then the tools did not load the device alike)."""
-    rows = [(w, pairs) for w, pairs in rows if pairs[0]["rigel"].get("depth") is not None]
+    # Page-cache rows read a file on a block device but never reach it.
+    rows = [(w, pairs) for w, pairs in rows
+            if not w.get("cached") and pairs[0]["rigel"].get("depth") is not None]
     if not rows:
         return
     tools = [t for t in ("rigel", "fio", "t/io_uring") if any(t in p for _, ps in rows for p in ps)]
