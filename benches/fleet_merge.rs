@@ -97,6 +97,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 partial: None,
                 fleet: None,
                 steady: None,
+                devices: Vec::new(),
             })?;
         }
     }

@@ -7,6 +7,7 @@
 
 mod clock;
 mod cpu;
+mod diskstat;
 mod offsets;
 mod pace;
 mod paced_slots;

@@ -3,6 +3,7 @@
 
 use super::clock::monotonic_ns;
 use super::cpu::{delta, process_cpu};
+use super::diskstat::Devices;
 use super::offsets::SlotSpace;
 use super::share::split;
 use super::slots::{ClassSetup, WorkerSpec};
@@ -128,7 +129,8 @@ pub fn run_point_with(
     };
     let shared = &shared;
     let n = shares.len() as u64;
-    let (outcomes, cpu, wall) = std::thread::scope(|s| {
+    let devices = Devices::of(targets);
+    let (outcomes, cpu, disks, wall) = std::thread::scope(|s| {
         let mut handles = Vec::new();
         let mut spawn_error = None;
         for (w, share) in shares.into_iter().enumerate() {
@@ -180,12 +182,14 @@ pub fn run_point_with(
         }
         sleep_until(start + Duration::from_nanos(measure_from), &all_done);
         let cpu0 = process_cpu();
+        let (disks0, from) = (devices.read(), Instant::now());
         let end = start + Duration::from_nanos(measure_from + shared.window_ns);
         sleep_until(end, &all_done);
         let cpu = delta(cpu0, process_cpu());
+        let disks = devices.window(&disks0, &devices.read(), from.elapsed());
         let outcomes: Vec<Option<WorkerOutcome>> =
             handles.into_iter().map(|h| h.join().ok()).collect();
-        (spawn_error.map_or(Ok(outcomes), Err), cpu, wall)
+        (spawn_error.map_or(Ok(outcomes), Err), cpu, disks, wall)
     });
     let outcomes = outcomes.map_err(ExecError::Spawn)?;
     let outcomes: Vec<WorkerOutcome> = outcomes
@@ -208,7 +212,9 @@ pub fn run_point_with(
     if outcomes.iter().any(|o| !o.fixed_files) {
         ctl.live.note(FALLBACK_FILES);
     }
-    Ok(assemble(targets, point, shared, &outcomes, cpu, wall))
+    let (mut result, probe) = assemble(targets, point, shared, &outcomes, cpu, wall);
+    result.devices = disks;
+    Ok((result, probe))
 }
 
 /// Each class's slots, checked: every active class must fit the volume (the limits on sizes and
@@ -359,6 +365,7 @@ fn assemble(
         partial: None,
         fleet: None,
         steady: None,
+        devices: Vec::new(),
     };
     let probe = PointProbe {
         workers: outcomes.len(),

@@ -341,6 +341,8 @@ fn merge_point(id: u32, runs: &[RankRun], ranks: u32) -> Result<Option<PointResu
             overlap_pct,
             per_rank: RankRows::Rows(all.per_rank),
         }),
+        // Each host's devices are its own: in its run folder, not summed here.
+        devices: Vec::new(),
         ..base
     }))
 }

@@ -53,6 +53,7 @@ fn rank(fleet: &Path, rank: u32, plan: &RunPlan, ids: &[u32], lag_ms: u64, slow:
                 partial: None,
                 fleet: None,
                 steady: None,
+                devices: Vec::new(),
             })
             .expect("point appended");
     }

@@ -88,10 +88,35 @@ pub struct PointView {
     pub started: String,
     pub elapsed_s: f64,
     pub cpu: CpuTime,
+    /// The block devices under the targets over the window (none on tmpfs or FUSE).
+    pub devices: Vec<DeviceView>,
     /// The classes that ran at this point, in class order.
     pub classes: Vec<ClassRow>,
     /// The same rows keyed by class name.
     pub c: BTreeMap<String, ClassRow>,
+}
+
+/// What one block device served in a point's window, as the results model derives it.
+#[derive(Clone, Debug, Serialize)]
+pub struct DeviceView {
+    pub name: String,
+    pub requests_per_s: f64,
+    /// Mean requests in flight (iostat's aqu-sz).
+    pub mean_depth: f64,
+    /// Mean bytes per request, none without requests.
+    pub request_bytes: Option<u64>,
+    /// Percent of the window with a request in flight (iostat's %util).
+    pub busy_pct: f64,
+}
+
+fn device_view(d: &crate::stats::DeviceWindow) -> DeviceView {
+    DeviceView {
+        name: d.name.clone(),
+        requests_per_s: d.requests_per_s(),
+        mean_depth: d.mean_depth(),
+        request_bytes: d.mean_request_bytes().map(|b| b.round() as u64),
+        busy_pct: d.busy_share() * 100.0,
+    }
 }
 
 /// The best point of some measure.
@@ -258,6 +283,7 @@ pub fn point_views(view: &ResultsView) -> Vec<PointView> {
                 started: p.result.started.clone(),
                 elapsed_s: p.result.elapsed_s,
                 cpu: p.result.cpu,
+                devices: p.result.devices.iter().map(device_view).collect(),
                 c: classes
                     .iter()
                     .map(|r| (r.class.clone(), r.clone()))

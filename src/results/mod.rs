@@ -3,6 +3,7 @@
 //! before `target` and `exec`, so that they write results without importing `stats`, which reads
 //! them (`stats` re-exports these types for every later stage).
 
+mod device;
 mod hdr_codec;
 mod model;
 mod rank_rows;
@@ -10,6 +11,7 @@ mod recorder;
 mod steady_record;
 mod wall_window;
 
+pub use device::DeviceWindow;
 pub use hdr_codec::decode_histogram;
 pub use model::*;
 pub use rank_rows::{RankRows, SpillError};

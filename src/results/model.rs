@@ -149,6 +149,10 @@ pub struct PointResult {
     /// `run.steady`: the rounds before the measured run, and whether they reached steady state.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steady: Option<super::steady_record::SteadyRecord>,
+    /// The block devices under the targets, their kernel counters over the window (none for
+    /// targets on tmpfs or FUSE, and in a fleet's merged point, whose hosts' devices differ).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub devices: Vec<super::DeviceWindow>,
 }
 
 /// One merged point across the fleet's hosts.

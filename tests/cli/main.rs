@@ -3,6 +3,7 @@
 mod builder;
 mod check;
 mod compare;
+mod devices;
 mod ecosystem;
 mod errors;
 mod expect;

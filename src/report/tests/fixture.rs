@@ -279,6 +279,7 @@ pub fn build(s: &Scenario) -> ResultsDoc {
                 partial: None,
                 fleet: None,
                 steady: None,
+                devices: Vec::new(),
             }
         })
         .collect();

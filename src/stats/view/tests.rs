@@ -63,6 +63,7 @@ fn point(id: u32, params: ClassLoad, ios: u64, lat_ns: u64, ok: bool) -> PointRe
         partial: None,
         fleet: None,
         steady: None,
+        devices: Vec::new(),
         classes: vec![result],
         cpu: CpuTime::default(),
     }
