@@ -38,7 +38,8 @@ impl DeviceWindow {
     }
 
     /// The mean number of requests in flight at the device (iostat's `aqu-sz`): Little's law on
-    /// the kernel's books.
+    /// the kernel's books. Their request times are coarse (since Linux 6.9 a request's start may
+    /// be its plug's cached clock), so at a steady depth of 1 this can read up to ~10% above 1.
     pub fn mean_depth(&self) -> f64 {
         if self.span_ms > 0.0 {
             self.in_flight_ms as f64 / self.span_ms

@@ -48,8 +48,10 @@ fn a_loop_device_reports_what_it_served_in_each_window() {
         assert_eq!(d["name"], name);
         let (reads, span_s) = (num(&d["reads"]), num(&d["span_ms"]) / 1000.0);
         assert!(reads > 0.0, "{d}");
-        // Random 4 KiB reads are neither merged nor split.
-        assert_eq!(num(&d["read_bytes"]), reads * 4096.0, "{d}");
+        // Random 4 KiB reads are neither merged nor split. The kernel counts a request's bytes a
+        // moment before the request itself, so a reading may fall between the two: one request.
+        let bytes_off = num(&d["read_bytes"]) - reads * 4096.0;
+        assert!(bytes_off.abs() <= 4096.0, "{d}");
         // The readings bracket the window from the coordinating thread, which may wake a little
         // late on a loaded machine: the rates agree within 15%.
         let iops = num(&p["classes"][0]["total"]["iops"]);
@@ -58,9 +60,12 @@ fn a_loop_device_reports_what_it_served_in_each_window() {
             (device_iops / iops - 1.0).abs() < 0.15,
             "device {device_iops:.0}/s against rigel's {iops:.0} IOPS: {d}"
         );
+        // The kernel's request times are coarse (since Linux 6.9 a request's start may be the
+        // plug's cached clock, taken before it): the sum of times in flight reads up to ~10% high
+        // (1.09 at load 1 once under CI's load), never a queue deeper than asked by more.
         let depth = num(&d["in_flight_ms"]) / num(&d["span_ms"]);
         assert!(
-            depth > 0.2 && depth <= load + 0.05,
+            depth > 0.2 && depth <= load * 1.2 + 0.05,
             "mean depth {depth:.2} at load {load}: {d}"
         );
         depths.push(depth);
