@@ -7,16 +7,21 @@
 mod conditioning;
 #[cfg(test)]
 mod conditioning_tests;
+mod finish;
 mod job;
 mod observer;
+mod schedule;
 mod search;
 
 pub use job::{Job, now};
 pub use observer::{Message, Observer};
+pub use schedule::{Starts, WINDOW_LEAD};
+
+use finish::finish;
+use schedule::wait_until;
 
 use crate::exec::{self, ExecError, ExecTarget, LiveCounters, PointControl, Reuse};
 use crate::record::{self, FolderLock, RecordError, RunFolder, RunHeader};
-use crate::report::{self, ReportOptions};
 use crate::stats::{PointResult, PointStatus};
 use crate::target::{self, Consent, OpenVolume, TargetError};
 use std::ops::ControlFlow;
@@ -24,7 +29,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::RecvTimeoutError;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 pub use crate::plan::RunPlan;
 pub use crate::stats::ResultsDoc;
@@ -86,41 +91,6 @@ pub struct Options {
     pub skip_failed: bool,
     /// A fleet's common schedule: the points to do start at set wall-clock times (none: at once).
     pub starts: Option<Starts>,
-}
-
-/// The `i`-th point to do starts at `t0 + i × slot` (wall clock, shared by every host of a fleet).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Starts {
-    pub t0: SystemTime,
-    pub slot: Duration,
-}
-
-/// How long after its agreed start a fleet point's warmup ends and its measured window begins on
-/// every host: the executor's setup (rings, buffers, threads) fits in it, so a host that set up
-/// slowly still starts its window with the others (a fleet test saw one rank's first window 60 ms
-/// late: 94% overlap of 1 s windows). The slot's setup gap (1 s) holds it.
-pub const WINDOW_LEAD: Duration = Duration::from_millis(250);
-
-impl Starts {
-    pub fn at(&self, i: usize) -> SystemTime {
-        self.t0 + self.slot * i as u32
-    }
-
-    /// The agreed start of the `i`-th point's measured window: its start, the lead, the warmup.
-    pub fn window_at(&self, i: usize, warmup: Duration) -> SystemTime {
-        self.at(i) + WINDOW_LEAD + warmup
-    }
-}
-
-/// Sleeps until `when` (wall clock); false when a signal asked the run to stop meanwhile.
-fn wait_until(when: SystemTime, stop: &AtomicBool) -> bool {
-    while let Ok(left) = when.duration_since(SystemTime::now()) {
-        if stop.load(Ordering::Relaxed) {
-            return false;
-        }
-        std::thread::sleep(left.min(Duration::from_millis(20)));
-    }
-    !stop.load(Ordering::Relaxed)
 }
 
 /// Opens the volume, runs every point of `job` not yet done, records each durably and finishes the
@@ -442,55 +412,4 @@ fn run_watched(
 
 pub(super) fn is_failed(p: &PointResult) -> bool {
     matches!(p.status, PointStatus::Failed { .. })
-}
-
-fn finish(
-    folder: &RunFolder,
-    header: RunHeader,
-    spec_toml: String,
-    plan: RunPlan,
-    done: Vec<PointResult>,
-    ended: Ended,
-    obs: &mut dyn Observer,
-) -> Result<Ran, RunError> {
-    let complete = match &plan.search {
-        Some(s) => search::finished(s, &done),
-        None => done.len() == plan.points.len(),
-    };
-    let any_failed = done.iter().any(is_failed);
-    let finished = if complete { now() } else { String::new() };
-    let mut points = done;
-    points.sort_by_key(|p| p.point.id);
-    let mut doc = record::assemble(header, spec_toml, plan, points, finished);
-    search::record(&mut doc);
-    let dir = folder.dir().to_path_buf();
-    folder.finish(&doc)?;
-    let opts = ReportOptions {
-        past_runs: record::past_runs(folder.dir()),
-        ..ReportOptions::new(folder.dir())
-    };
-    let reported = match report::render(&doc, &opts) {
-        Ok(files) => {
-            obs.message(Message::Reports(files));
-            true
-        }
-        Err(e) => {
-            obs.message(Message::Error(format!(
-                "the results are safe, but a report failed: {e}"
-            )));
-            false
-        }
-    };
-    // README's exit codes: a missing point, a failed point (kept by --skip-failed) or a failed
-    // report make the run a runtime failure.
-    let ended = if ended == Ended::Complete && (!complete || any_failed || !reported) {
-        Ended::Failed
-    } else {
-        ended
-    };
-    Ok(Ran {
-        ended,
-        doc: Some(doc),
-        dir,
-    })
 }
