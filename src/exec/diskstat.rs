@@ -3,8 +3,8 @@
 
 use super::ExecTarget;
 use crate::results::DeviceWindow;
-use crate::target::Sysfs;
-use rustix::fs::{FileType, fstat, major, minor};
+use crate::target::{Sysfs, holding_device};
+use rustix::fs::{FileType, fstat};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -34,12 +34,12 @@ impl Devices {
         let mut list = Vec::new();
         for t in targets {
             let Ok(st) = fstat(t.fd) else { continue };
-            let dev = if FileType::from_raw_mode(st.st_mode as _) == FileType::BlockDevice {
-                st.st_rdev
-            } else {
-                st.st_dev
-            };
-            let dev = (major(dev as _), minor(dev as _));
+            // The rule the target stage probed with (`Probe::dev`), applied to the open descriptor.
+            let dev = holding_device(
+                FileType::from_raw_mode(st.st_mode as _) == FileType::BlockDevice,
+                st.st_rdev as _,
+                st.st_dev as _,
+            );
             if seen.contains(&dev) {
                 continue;
             }

@@ -25,6 +25,6 @@ pub use error::TargetError;
 pub use guard::{Consent, Reason, Refusal, check_writable};
 pub use marker::XATTR_NAME;
 pub use open::{OpenTarget, OpenVolume, open_volume};
-pub use probe::{OpenMode, Probe, TargetKind, open_target, probe};
+pub use probe::{OpenMode, Probe, TargetKind, holding_device, open_target, probe};
 pub use sysfs::{DeviceFacts, Sysfs, host_info};
 pub use volume::*;

@@ -105,6 +105,13 @@ pub fn open_target(path: &Path, mode: OpenMode) -> Result<File, TargetError> {
     Ok(file)
 }
 
+/// The block device holding a target's data, from its stat fields: a block device itself, or the
+/// device of the filesystem a file lives on (a number without a sysfs entry on tmpfs or FUSE).
+pub fn holding_device(is_block_device: bool, rdev: u64, dev: u64) -> (u32, u32) {
+    let dev = if is_block_device { rdev } else { dev };
+    (rustix::fs::major(dev), rustix::fs::minor(dev))
+}
+
 /// Probes an open target. Block sizes of a file are those of the device it lives on, where that
 /// device has them in sysfs; otherwise its direct-I/O alignment.
 pub fn probe(path: &Path, file: &File) -> Result<Probe, TargetError> {
@@ -113,12 +120,12 @@ pub fn probe(path: &Path, file: &File) -> Result<Probe, TargetError> {
         .map_err(TargetError::io(path, "read the metadata"))?;
     let ft = meta.file_type();
     filetype::check(path, ft)?;
-    let (kind, dev) = if ft.is_block_device() {
-        (TargetKind::Block, meta.rdev())
+    let kind = if ft.is_block_device() {
+        TargetKind::Block
     } else {
-        (TargetKind::File, meta.dev())
+        TargetKind::File
     };
-    let dev = (rustix::fs::major(dev), rustix::fs::minor(dev));
+    let dev = holding_device(kind == TargetKind::Block, meta.rdev(), meta.dev());
     let dio = dio_alignment(file);
     let (size, logical, physical) = match kind {
         TargetKind::Block => {
