@@ -8,6 +8,8 @@
 mod clock;
 mod cpu;
 mod diskstat;
+mod drain;
+mod failure;
 mod offsets;
 mod pace;
 mod paced_slots;
@@ -18,6 +20,8 @@ mod share;
 mod slots;
 #[cfg(test)]
 mod tests;
+mod tick;
+mod window;
 mod worker;
 
 pub use clock::init as calibrate_clock;

@@ -5,27 +5,21 @@
 //! at once (`submit_each`). It allocates nothing and takes no lock.
 
 use super::clock::Clock;
+use super::drain::drain;
+use super::failure::{Failure, failure, stalled, transient};
 use super::pace;
-use super::ring::{RingMode, push_or_submit};
-use super::slots::{PARKED, Slot, State, WorkerSpec, setup};
+use super::ring::RingMode;
+use super::slots::{PARKED, State, WorkerSpec, setup};
+use super::tick::{TICK_TAG, arm_tick};
+use super::window::Window;
 use super::{LiveCounters, NOT_YET, Shared};
 use crate::results::ClassRecorder;
-use io_uring::{IoUring, opcode, squeue, types};
+use io_uring::{IoUring, squeue};
 use std::io;
 
 use std::sync::atomic::Ordering;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-/// A timer request kept armed in the ring completes at least this often, so no wait inside the
-/// kernel lasts longer and a stop request is seen in time. (A timer request costs nothing per
-/// I/O; a timeout argument on every wait would be copied in on every system call.)
-static TICK: types::Timespec = types::Timespec::new().nsec(100_000_000);
-/// user_data of the timer request (slots use their index).
-const TICK_TAG: u64 = u64::MAX;
-/// user_data of the cancel request sent when a point ends.
-const CANCEL_TAG: u64 = u64::MAX - 1;
-/// How long the workers wait for each other to start before measuring anyway.
-const START_LIMIT_NS: u64 = 5_000_000_000;
 /// How long a worker waits for its in-flight I/O after a stop, a failure or a stall before giving
 /// up on it (the I/O is left to the kernel; its buffers are leaked). After a normal end it waits
 /// up to `run.io_timeout`.
@@ -44,19 +38,6 @@ pub enum End {
     Abort,
     /// One of this worker's I/Os failed.
     Failed,
-}
-
-/// An I/O that failed: which target, where, and the OS error.
-#[derive(Clone, Debug)]
-pub struct Failure {
-    pub target: usize,
-    pub offset: u64,
-    pub errno: i32,
-    pub message: String,
-    /// When the failure was seen, ns since the point's start.
-    pub at_ns: u64,
-    /// No completion within `run.io_timeout` (the I/O is still outstanding), not an error.
-    pub stalled: bool,
 }
 
 /// What a worker hands back when it ends.
@@ -146,62 +127,6 @@ fn run_inner(spec: WorkerSpec<'_>, shared: &Shared<'_>) -> WorkerOutcome {
 #[inline]
 fn since(clock: &Clock, start: u64) -> u64 {
     clock.now_ns().saturating_sub(start)
-}
-
-fn transient(errno: i32) -> bool {
-    errno == libc::EINTR || errno == libc::EAGAIN || errno == libc::EBUSY || errno == libc::ETIME
-}
-
-/// The measured window as one worker sees it: unknown until every worker runs (nothing is
-/// measured and nothing ends before), then `[from, end)` in ns since the point's start.
-struct Window {
-    from: u64,
-    end: u64,
-    /// The clock at the previous batch: the in-flight area is integrated between batches.
-    prev: u64,
-    /// The window's second `now` falls in (0 before the window), and when the next one starts:
-    /// found by a comparison per batch, not a division.
-    second: usize,
-    next_second: u64,
-}
-
-impl Window {
-    /// Learns the window once the last worker has set it, and adds the time-weighted in-flight
-    /// count since the previous batch, clipped to the window.
-    fn advance(&mut self, now: u64, shared: &Shared<'_>, st: &mut State<'_>) {
-        if self.from == NOT_YET {
-            self.from = shared.measure_from.load(Ordering::Acquire);
-            if self.from == NOT_YET && now > START_LIMIT_NS {
-                // Some worker cannot get the CPU to start (several workers pinned to one CPU
-                // under a real-time policy): measure without it rather than never end.
-                let from = (now + shared.warmup_ns).max(shared.not_before.load(Ordering::Acquire));
-                self.from = match shared.measure_from.compare_exchange(
-                    NOT_YET,
-                    from,
-                    Ordering::AcqRel,
-                    Ordering::Acquire,
-                ) {
-                    Ok(_) => from,
-                    Err(set) => set,
-                };
-            }
-            self.end = self.from.saturating_add(shared.window_ns);
-            self.next_second = self.from;
-        }
-        if now >= self.next_second {
-            let second = (now - self.from) / 1_000_000_000;
-            self.second = second as usize;
-            self.next_second = self.from + (second + 1) * 1_000_000_000;
-        }
-        let (a, b) = (self.prev.max(self.from), now.min(self.end));
-        if b > a {
-            let dt = b - a;
-            for c in &mut st.classes {
-                c.area += u128::from(c.in_flight) * u128::from(dt);
-            }
-        }
-        self.prev = now;
-    }
 }
 
 /// Submits what is queued and waits for at least one completion, or (open loop) until the send
@@ -450,83 +375,4 @@ fn reap(
     }
     st.classes[slot.class].in_flight -= 1;
     Reaped::Done
-}
-
-/// The oldest I/O in flight when it has been outstanding longer than `timeout_ns`.
-fn stalled(st: &State<'_>, now: u64, timeout_ns: u64) -> Option<Failure> {
-    let oldest = st.slots.iter().min_by_key(|s| s.submitted_ns)?;
-    let age = now.saturating_sub(oldest.submitted_ns);
-    (age > timeout_ns).then(|| Failure {
-        target: oldest.target as usize,
-        offset: oldest.offset + oldest.done as u64,
-        errno: libc::ETIMEDOUT,
-        message: format!(
-            "stalled: no completion for {}",
-            crate::expr::format_duration(Duration::from_nanos(timeout_ns))
-        ),
-        at_ns: now,
-        stalled: true,
-    })
-}
-
-fn failure(slot: &Slot, res: i32, now: u64) -> Failure {
-    let offset = slot.offset + slot.done as u64;
-    let (errno, message) = if res < 0 {
-        (-res, io::Error::from_raw_os_error(-res).to_string())
-    } else {
-        let dir = if slot.write { "write" } else { "read" };
-        (0, format!("{dir} transferred nothing: end of the target"))
-    };
-    Failure {
-        target: slot.target as usize,
-        offset,
-        errno,
-        message,
-        at_ns: now,
-        stalled: false,
-    }
-}
-
-/// Waits for every I/O still in flight (their results no longer count). False when some did not
-/// complete within `limit`.
-fn drain(ring: &mut IoUring, st: &mut State<'_>, mut in_flight: usize, limit: Duration) -> bool {
-    let deadline = Instant::now() + limit;
-    let (submitter, mut sq, mut cq) = ring.split();
-    if in_flight > 0 {
-        // Ask the kernel to cancel what it can (I/O waiting in io-wq or on a file that may never
-        // be ready); I/O already at the device completes normally. Needs 5.19; older kernels
-        // answer with an error CQE and the drain simply waits.
-        let cancel = opcode::AsyncCancel2::new(types::CancelBuilder::any())
-            .build()
-            .user_data(CANCEL_TAG);
-        // SAFETY: a cancel request references no memory.
-        unsafe { push_or_submit(&mut sq, &submitter, &cancel) };
-    }
-    while in_flight > 0 && Instant::now() < deadline {
-        // Entries still queued in the SQ (not yet submitted) are submitted here and complete too.
-        sq.sync();
-        let _ = submitter.submit_and_wait(1);
-        cq.sync();
-        for cqe in &mut cq {
-            match cqe.user_data() {
-                TICK_TAG => arm_tick(&mut sq, &submitter),
-                CANCEL_TAG => {}
-                _ => in_flight -= 1,
-            }
-        }
-        cq.sync();
-    }
-    for c in &mut st.classes {
-        c.in_flight = 0;
-    }
-    // A timer request still armed references no memory of ours (the kernel copied its
-    // timespec); dropping the ring cancels it.
-    in_flight == 0
-}
-
-/// Queues the timer request that bounds every wait.
-fn arm_tick(sq: &mut squeue::SubmissionQueue<'_>, submitter: &io_uring::Submitter<'_>) {
-    let entry = opcode::Timeout::new(&TICK).build().user_data(TICK_TAG);
-    // SAFETY: TICK is a static, valid for the life of the program.
-    unsafe { push_or_submit(sq, submitter, &entry) };
 }

@@ -1,0 +1,61 @@
+//! The measured window as a worker sees it: learnt once every worker runs, the second each batch
+//! falls in, and the time-weighted count of I/Os in flight (Little's law's L) integrated over it.
+
+use super::slots::State;
+use super::{NOT_YET, Shared};
+use std::sync::atomic::Ordering;
+
+/// How long the workers wait for each other to start before measuring anyway.
+const START_LIMIT_NS: u64 = 5_000_000_000;
+
+/// The measured window as one worker sees it: unknown until every worker runs (nothing is
+/// measured and nothing ends before), then `[from, end)` in ns since the point's start.
+pub(super) struct Window {
+    pub(super) from: u64,
+    pub(super) end: u64,
+    /// The clock at the previous batch: the in-flight area is integrated between batches.
+    pub(super) prev: u64,
+    /// The window's second `now` falls in (0 before the window), and when the next one starts:
+    /// found by a comparison per batch, not a division.
+    pub(super) second: usize,
+    pub(super) next_second: u64,
+}
+
+impl Window {
+    /// Learns the window once the last worker has set it, and adds the time-weighted in-flight
+    /// count since the previous batch, clipped to the window.
+    pub(super) fn advance(&mut self, now: u64, shared: &Shared<'_>, st: &mut State<'_>) {
+        if self.from == NOT_YET {
+            self.from = shared.measure_from.load(Ordering::Acquire);
+            if self.from == NOT_YET && now > START_LIMIT_NS {
+                // Some worker cannot get the CPU to start (several workers pinned to one CPU
+                // under a real-time policy): measure without it rather than never end.
+                let from = (now + shared.warmup_ns).max(shared.not_before.load(Ordering::Acquire));
+                self.from = match shared.measure_from.compare_exchange(
+                    NOT_YET,
+                    from,
+                    Ordering::AcqRel,
+                    Ordering::Acquire,
+                ) {
+                    Ok(_) => from,
+                    Err(set) => set,
+                };
+            }
+            self.end = self.from.saturating_add(shared.window_ns);
+            self.next_second = self.from;
+        }
+        if now >= self.next_second {
+            let second = (now - self.from) / 1_000_000_000;
+            self.second = second as usize;
+            self.next_second = self.from + (second + 1) * 1_000_000_000;
+        }
+        let (a, b) = (self.prev.max(self.from), now.min(self.end));
+        if b > a {
+            let dt = b - a;
+            for c in &mut st.classes {
+                c.area += u128::from(c.in_flight) * u128::from(dt);
+            }
+        }
+        self.prev = now;
+    }
+}
