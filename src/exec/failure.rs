@@ -18,6 +18,7 @@ pub struct Failure {
     pub stalled: bool,
 }
 
+#[inline]
 pub(super) fn transient(errno: i32) -> bool {
     errno == libc::EINTR || errno == libc::EAGAIN || errno == libc::EBUSY || errno == libc::ETIME
 }

@@ -24,6 +24,7 @@ pub(super) struct Window {
 impl Window {
     /// Learns the window once the last worker has set it, and adds the time-weighted in-flight
     /// count since the previous batch, clipped to the window.
+    #[inline]
     pub(super) fn advance(&mut self, now: u64, shared: &Shared<'_>, st: &mut State<'_>) {
         if self.from == NOT_YET {
             self.from = shared.measure_from.load(Ordering::Acquire);
