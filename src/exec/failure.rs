@@ -18,6 +18,8 @@ pub struct Failure {
     pub stalled: bool,
 }
 
+/// Errors after which the I/O is submitted again (interrupted, busy, try again, or a timeout the
+/// kernel raised), not a failure of the point.
 #[inline]
 pub(super) fn transient(errno: i32) -> bool {
     errno == libc::EINTR || errno == libc::EAGAIN || errno == libc::EBUSY || errno == libc::ETIME
