@@ -4,7 +4,7 @@
     python3 benches/fidelity/coshare.py --rigel BIN --file F [--rounds 5] [--duration 5]
 
 Alternated runs (benches/run.sh) put each tool in a different few seconds of a shared host, and
-this VM's disk drifts by a factor of two from one minute to the next: five alternated rounds
+this VM's disk drifts by up to a factor of two within minutes: five alternated rounds
 cannot tell a 5% difference between the tools from the host's mood. Here both tools read the
 same file at once, each keeping the same number of I/Os in flight. The device (and whatever the
 host puts behind it) then serves one queue holding both tools' requests: whatever it does, it
