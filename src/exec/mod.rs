@@ -9,6 +9,7 @@ mod clock;
 mod cpu;
 mod diskstat;
 mod drain;
+mod entering;
 mod failure;
 mod offsets;
 mod pace;

@@ -28,6 +28,11 @@ pub struct PointProbe {
     pub classes: Vec<ClassProbe>,
     /// Completion batches (enter calls that returned) over all workers.
     pub batches: u64,
+    /// Entries that submitted without waiting (tried while I/Os complete during submission).
+    pub submit_only: u64,
+    /// Of the batches, those whose completions were in the ring when a submit-only entry
+    /// returned: I/Os that completed during their own submission (page-cache reads).
+    pub inline_turns: u64,
     /// I/Os submitted again (short transfers, EINTR/EAGAIN) over all workers.
     pub requeued: u64,
     /// Every worker used registered buffers / registered files.
@@ -371,6 +376,8 @@ fn assemble(
         workers: outcomes.len(),
         classes: probes,
         batches: outcomes.iter().map(|o| o.batches).sum(),
+        submit_only: outcomes.iter().map(|o| o.submit_only).sum(),
+        inline_turns: outcomes.iter().map(|o| o.inline_turns).sum(),
         requeued: outcomes.iter().map(|o| o.requeued).sum(),
         fixed_buffers: outcomes.iter().all(|o| o.fixed_buffers),
         fixed_files: outcomes.iter().all(|o| o.fixed_files),

@@ -4,10 +4,9 @@
 //! one by one when completions trickle in, or all in the system call that waits when many complete
 //! at once (`submit_each`). It allocates nothing and takes no lock.
 
-use super::clock::Clock;
 use super::drain::drain;
+use super::entering::{Entering, since};
 use super::failure::{Failure, failure, stalled, transient};
-use super::pace;
 use super::ring::RingMode;
 use super::slots::{PARKED, State, WorkerSpec, setup};
 use super::tick::{TICK_TAG, arm_tick};
@@ -50,6 +49,9 @@ pub struct WorkerOutcome {
     pub failure: Option<Failure>,
     pub setup_error: Option<io::Error>,
     pub batches: u64,
+    /// Entries that only submitted, and the turns whose completions they found (`entering.rs`).
+    pub submit_only: u64,
+    pub inline_turns: u64,
     /// I/Os submitted again: the rest of a short transfer, or after EINTR/EAGAIN.
     pub requeued: u64,
     pub mode: Option<RingMode>,
@@ -74,6 +76,8 @@ fn run_inner(spec: WorkerSpec<'_>, shared: &Shared<'_>) -> WorkerOutcome {
         failure: None,
         setup_error: None,
         batches: 0,
+        submit_only: 0,
+        inline_turns: 0,
         requeued: 0,
         mode: None,
         fixed_buffers: false,
@@ -123,37 +127,6 @@ fn run_inner(spec: WorkerSpec<'_>, shared: &Shared<'_>) -> WorkerOutcome {
     outcome
 }
 
-/// Nanoseconds since `start` (monotonic ns).
-#[inline]
-fn since(clock: &Clock, start: u64) -> u64 {
-    clock.now_ns().saturating_sub(start)
-}
-
-/// Submits what is queued and waits for at least one completion, or (open loop) until the send
-/// time `until` when that comes first. An error that is not transient fails the point.
-fn enter(
-    submitter: &io_uring::Submitter<'_>,
-    clock: &Clock,
-    start: u64,
-    until: Option<u64>,
-) -> Result<(), Failure> {
-    let entered = match until {
-        Some(t) => pace::submit_and_wait_until(submitter, since(clock, start), t),
-        None => submitter.submit_and_wait(1),
-    };
-    match entered {
-        Err(e) if !transient(e.raw_os_error().unwrap_or(0)) => Err(Failure {
-            target: 0,
-            offset: 0,
-            errno: e.raw_os_error().unwrap_or(0),
-            message: format!("io_uring_enter: {e}"),
-            at_ns: since(clock, start),
-            stalled: false,
-        }),
-        _ => Ok(()),
-    }
-}
-
 /// Whether the replacements of a batch of `batch` completions go to the kernel one by one (each as
 /// soon as it is chosen) rather than together with the next wait. Completions from a device
 /// (a part of what is in flight, whenever it finishes) are replaced one by one, as fio does: a
@@ -181,9 +154,10 @@ enum Reaped {
 
 /// The closed loop, then the drain. Returns whether every I/O was drained.
 ///
-/// Each turn: enter the kernel (submit, wait for one completion), read the clock once, update the
-/// window, then reap every completion already queued. A closed-loop slot gets its next I/O the
-/// moment its last one is reaped; a class issuing at scheduled times would instead keep its free
+/// Each turn: enter the kernel (submit, wait for one completion; or only submit while I/Os
+/// complete during their submission, `entering.rs`), read the clock once, update the window, then
+/// reap every completion already queued. A closed-loop slot gets its next I/O the moment its last
+/// one is reaped; a class issuing at scheduled times would instead keep its free
 /// slots and issue from them when their time comes (and bound the wait by the next one).
 fn run_loop(
     ring: &mut IoUring,
@@ -225,9 +199,11 @@ fn run_loop(
     // them at the first turn).
     let mut ticked = true;
     let mut in_flight_total = st.classes.iter().map(|c| c.in_flight as usize).sum();
+    let mut entering = Entering::new();
     out.end = loop {
         sq.sync();
-        if let Err(f) = enter(&submitter, &clock, start, st.next_send().filter(|_| paced)) {
+        let until = if paced { st.next_send() } else { None };
+        if let Err(f) = entering.enter(&submitter, &mut cq, &clock, start, window.prev, until) {
             out.failure = Some(f);
             shared.abort.store(true, Ordering::Relaxed);
             break End::Failed;
@@ -328,6 +304,7 @@ fn run_loop(
             break End::Window;
         }
     };
+    (out.submit_only, out.inline_turns) = (entering.submit_only, entering.inline_turns);
     st.publish(live);
     st.end_pacing((window.from, window.end));
     drop(sq);

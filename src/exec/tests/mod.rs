@@ -13,6 +13,8 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod entering;
+
 const KIB: u64 = 1024;
 const MIB: u64 = 1024 * 1024;
 

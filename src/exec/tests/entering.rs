@@ -1,0 +1,65 @@
+//! Which entry a worker chose, on real I/O: submit-only while reads complete during their
+//! submission (buffered reads of a cached file on ext4), a waiting entry for a device's reads.
+
+use super::*;
+
+/// `file` read at queue depth 1 for 300 ms; the point's probe.
+fn probe_qd1(file: &File, path: &str, direct: bool) -> PointProbe {
+    let mut run_settings = settings(300, 0, 1);
+    run_settings.direct = direct;
+    let classes = vec![class("small", 4 * KIB, Access::Random, 100, 1, 1)];
+    let (result, probe) = run(&[(file, path)], Layout::Concat, classes, &run_settings);
+    assert_load_kept(&result, &probe);
+    probe
+}
+
+#[test]
+fn page_cache_reads_are_entered_submit_only() {
+    // A buffered read of a cached page completes during the submission where the filesystem
+    // serves it without blocking (ext4, xfs, btrfs). tmpfs does not: io_uring hands its reads,
+    // buffered or O_DIRECT, to its worker threads, and they complete later.
+    match rustix::fs::statfs("/tmp") {
+        Ok(fs) if fs.f_type != TMPFS_MAGIC => {}
+        _ => {
+            eprintln!("skipped: /tmp is tmpfs (or unreadable), which completes no read inline");
+            return;
+        }
+    }
+    let t = TempTarget::new("/tmp", "inline", 8 * MIB);
+    let buffered = File::open(&t.path).expect("open buffered");
+    // Every page read once: the point's reads all find it cached.
+    std::io::copy(&mut &buffered, &mut std::io::sink()).expect("read the file once");
+    let probe = probe_qd1(&buffered, t.path(), false);
+    assert!(
+        probe.inline_turns * 10 >= probe.batches * 9,
+        "{} of {} turns submit-only",
+        probe.inline_turns,
+        probe.batches
+    );
+}
+
+/// statfs's f_type of tmpfs.
+const TMPFS_MAGIC: i64 = 0x0102_1994;
+
+#[test]
+fn device_reads_wait_in_the_kernel() {
+    let Some(dev) = LoopDevice::new("wait", 8 * MIB, true) else {
+        return;
+    };
+    let probe = probe_qd1(&dev.file, &dev.dev, true);
+    // One submit-only try per 257 turns, and none of them finds a completion: a loop device
+    // completes from its own worker thread, and DEFER_TASKRUN delivers it to a waiting entry.
+    assert!(probe.batches > 100, "{} turns", probe.batches);
+    assert!(
+        probe.submit_only * 100 <= probe.batches,
+        "{} submit-only entries in {} turns",
+        probe.submit_only,
+        probe.batches
+    );
+    assert!(
+        probe.inline_turns <= probe.submit_only,
+        "{} inline of {} tried",
+        probe.inline_turns,
+        probe.submit_only
+    );
+}
