@@ -203,7 +203,16 @@ fn run_loop(
     out.end = loop {
         sq.sync();
         let until = if paced { st.next_send() } else { None };
-        if let Err(f) = entering.enter(&submitter, &mut cq, &clock, start, window.prev, until) {
+        let entered = entering.enter(
+            &submitter,
+            &mut cq,
+            &clock,
+            start,
+            window.prev,
+            in_flight_total,
+            until,
+        );
+        if let Err(f) = entered {
             out.failure = Some(f);
             shared.abort.store(true, Ordering::Relaxed);
             break End::Failed;
