@@ -18,17 +18,9 @@ fn page_cache_reads_are_entered_submit_only() {
     // A buffered read of a cached page completes during the submission where the filesystem
     // serves it without blocking (ext4, xfs, btrfs). tmpfs does not: io_uring hands its reads,
     // buffered or O_DIRECT, to its worker threads, and they complete later.
-    match rustix::fs::statfs("/tmp") {
-        Ok(fs) if fs.f_type != TMPFS_MAGIC => {}
-        _ => {
-            eprintln!("skipped: /tmp is tmpfs (or unreadable), which completes no read inline");
-            return;
-        }
-    }
-    let t = TempTarget::new("/tmp", "inline", 8 * MIB);
-    let buffered = File::open(&t.path).expect("open buffered");
-    // Every page read once: the point's reads all find it cached.
-    std::io::copy(&mut &buffered, &mut std::io::sink()).expect("read the file once");
+    let Some((t, buffered)) = cached_ext4_file("inline") else {
+        return;
+    };
     let probe = probe_qd1(&buffered, t.path(), false);
     assert!(
         probe.inline_turns * 10 >= probe.batches * 9,
@@ -36,6 +28,23 @@ fn page_cache_reads_are_entered_submit_only() {
         probe.inline_turns,
         probe.batches
     );
+}
+
+/// An 8 MiB file in /tmp opened for buffered reads, every page read once so that the point's
+/// reads all find it cached; `None` (saying why) where /tmp is tmpfs, which completes no read
+/// during its submission.
+fn cached_ext4_file(name: &str) -> Option<(TempTarget, File)> {
+    match rustix::fs::statfs("/tmp") {
+        Ok(fs) if fs.f_type != TMPFS_MAGIC => {}
+        _ => {
+            eprintln!("skipped: /tmp is tmpfs (or unreadable), which completes no read inline");
+            return None;
+        }
+    }
+    let t = TempTarget::new("/tmp", name, 8 * MIB);
+    let buffered = File::open(&t.path).expect("open buffered");
+    std::io::copy(&mut &buffered, &mut std::io::sink()).expect("read the file once");
+    Some((t, buffered))
 }
 
 /// statfs's f_type of tmpfs.
@@ -62,4 +71,34 @@ fn device_reads_wait_in_the_kernel() {
         probe.inline_turns,
         probe.submit_only
     );
+}
+
+#[test]
+fn stop_is_seen_while_submitting_only() {
+    // Submit-only entries never deliver the timer; the waiting entry every millisecond does.
+    let Some((t, file)) = cached_ext4_file("stop-inline") else {
+        return;
+    };
+    let volume = Volume::new(Layout::Concat, MIB, &[8 * MIB]);
+    let targets = [ExecTarget {
+        fd: file.as_fd(),
+        path: t.path(),
+    }];
+    let point = DataPoint {
+        id: 1,
+        sweep: vec![],
+        classes: vec![class("small", 4 * KIB, Access::Random, 100, 1, 1)],
+    };
+    let mut run_settings = settings(20_000, 0, 1);
+    run_settings.direct = false;
+    let ctl = PointControl::new(1);
+    let stop = ctl.stop.clone();
+    let began = std::time::Instant::now();
+    std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    });
+    let res = run_point(&targets, &volume, &point, &run_settings, &ctl);
+    assert!(matches!(res, Err(ExecError::Interrupted)), "{res:?}");
+    assert!(began.elapsed() < std::time::Duration::from_millis(1200));
 }
