@@ -9,7 +9,9 @@
 # copy it runs shows symbols), prepares the targets (a tmpfs file, a loop device
 # over a tmpfs file when root, a 4 GiB file of random data on the root disk's filesystem — a file,
 # never the raw device —, 64 MiB and 1 GiB page-cache files), runs every workload with the tools
-# alternated (rigel, fio, and t/io_uring where present), prints a Markdown table, and cleans up.
+# alternated (rigel, fio, and t/io_uring where present), prints a Markdown table, then the
+# page-cache rows once more with rigel and t/io_uring at the same time on the same CPU (corun.py,
+# where t/io_uring is present), and cleans up.
 # As root it also reads the root-disk file through a read-only loop device, and reserves 8
 # hugetlb pages for fio's iomem=mmaphuge (the huge-page rows), given back at the end. Needs fio (Debian's
 # package: apt-get install -y fio), fincore (util-linux), taskset and python3.
@@ -50,24 +52,37 @@ fill() { # path MiB
         head -c $(($2 * 1048576)) /dev/urandom > "$1.tmp" && mv "$1.tmp" "$1"
     fi
 }
-# The 4 GiB root-disk file only when a selected row reads it (`--only "page cache,scaling"` then
-# writes nothing to the root disk). Names as compare.py matches them: substrings of the row names.
-only=""; prev=""
-for a in "$@"; do
-    case "$a" in --only=*) only="${a#--only=}" ;; esac
-    [ "$prev" = "--only" ] && only="$a"
-    prev="$a"
-done
-needs_disk=1
-if [ -n "$only" ]; then
-    needs_disk=0
-    IFS=, read -ra selected <<< "$only"
-    for o in "${selected[@]}"; do
-        for row in "8K randread QD1 root-disk file" "8K randread QD16 root-disk file" \
-            "8K randread QD32 root-disk file" "1M randread QD4 root-disk file" "1M seqread QD4 root-disk file"; do
-            case "$row" in *"$o"*) needs_disk=1 ;; esac
+# The value of option $1 (`--x V` or `--x=V`) among the script's arguments (after $2), else $2.
+opt() {
+    local name="$1" value="$2" prev="" a
+    shift 2
+    for a in "$@"; do
+        case "$a" in "$name="*) value="${a#"$name="}" ;; esac
+        [ "$prev" = "$name" ] && value="$a"
+        prev="$a"
+    done
+    echo "$value"
+}
+only="$(opt --only "" "$@")"
+# Whether one of the given rows is selected: every row without --only, else a row whose name
+# contains one of its comma-separated names (as compare.py matches them).
+selected() {
+    [ -z "$only" ] && return 0
+    local o row
+    IFS=, read -ra names <<< "$only"
+    for o in "${names[@]}"; do
+        for row in "$@"; do
+            case "$row" in *"$o"*) return 0 ;; esac
         done
     done
+    return 1
+}
+# The 4 GiB root-disk file only when a selected row reads it (`--only "page cache,scaling"` then
+# writes nothing to the root disk).
+needs_disk=0
+if selected "8K randread QD1 root-disk file" "8K randread QD16 root-disk file" \
+    "8K randread QD32 root-disk file" "1M randread QD4 root-disk file" "1M seqread QD4 root-disk file"; then
+    needs_disk=1
 fi
 fill "$shm/tmpfs.img" 1024
 if [ "$needs_disk" -eq 1 ]; then fill "$work/disk.img" 4096; fi
@@ -109,4 +124,23 @@ echo "machine: $(nproc) CPUs, $(uname -r), load: $(cut -d' ' -f1-3 /proc/loadavg
 python3 "$here/compare.py" --rigel "$rigel" "${loop_args[@]}" --tmpfs "$shm/tmpfs.img" \
     --disk "$work/disk.img" --pcache "$work/pcache.img" --pcache-big "$work/pcache-big.img" \
     "${tio_args[@]}" --raw "$work/raw.jsonl" "$@"
+
+# The page-cache rows again with rigel and t/io_uring at the same time on the same CPU
+# (corun.py): whatever the host does in those seconds it does to both, so these ratios resolve
+# the 5% bars that the alternated rounds above, seconds apart on a drifting host, cannot.
+if [ ${#tio_args[@]} -gt 0 ]; then
+    rounds="$(opt --rounds 5 "$@")"
+    duration="$(opt --duration 4 "$@")"
+    duration="${duration%.*}"  # corun.py takes whole seconds, 2 at least
+    for f in "pcache.img:64 MiB" "pcache-big.img:1 GiB"; do
+        if selected "4K randread QD1 page cache ${f#*:} (buffered)" \
+            "4K randread QD64 page cache ${f#*:} (buffered)"; then
+            echo "co-run: ${f%%:*}" >&2
+            echo
+            python3 "$here/corun.py" --rigel "$rigel" "${tio_args[@]}" --file "$work/${f%%:*}" \
+                --rounds "$rounds" --duration "$((duration > 2 ? duration : 2))" \
+                --cpu "$(opt --cpu 1 "$@")"
+        fi
+    done
+fi
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
