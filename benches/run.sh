@@ -68,7 +68,7 @@ only="$(opt --only "" "$@")"
 # contains one of its comma-separated names (as compare.py matches them).
 selected() {
     [ -z "$only" ] && return 0
-    local o row
+    local o row names
     IFS=, read -ra names <<< "$only"
     for o in "${names[@]}"; do
         for row in "$@"; do
