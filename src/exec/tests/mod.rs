@@ -380,17 +380,25 @@ fn written_data_is_random_not_zeros() {
 #[test]
 fn stop_flag_ends_the_point_within_a_second() {
     let t = TempTarget::new("/dev/shm", "stop", 8 * MIB);
-    let file = &t.file;
+    let ctl = assert_stop_ends_the_point(&t.file, t.path(), 2, true);
+    assert!(ctl.live.total().0 > 0, "live counters moved");
+}
+
+/// Runs a 20 s point of `load` 4 KiB random reads of the 8 MiB `file`, raises the stop flag
+/// 200 ms in, and asserts that the point ends, interrupted, within 1.2 s. Returns its controls.
+fn assert_stop_ends_the_point(file: &File, path: &str, load: u32, direct: bool) -> PointControl {
     let volume = Volume::new(Layout::Concat, MIB, &[8 * MIB]);
     let targets = [ExecTarget {
         fd: file.as_fd(),
-        path: t.path(),
+        path,
     }];
     let point = DataPoint {
         id: 1,
         sweep: vec![],
-        classes: vec![class("small", 4 * KIB, Access::Random, 100, 2, 1)],
+        classes: vec![class("small", 4 * KIB, Access::Random, 100, load, 1)],
     };
+    let mut run_settings = settings(20_000, 0, 1);
+    run_settings.direct = direct;
     let ctl = PointControl::new(1);
     let stop = ctl.stop.clone();
     let began = std::time::Instant::now();
@@ -398,10 +406,10 @@ fn stop_flag_ends_the_point_within_a_second() {
         std::thread::sleep(std::time::Duration::from_millis(200));
         stop.store(true, std::sync::atomic::Ordering::Relaxed);
     });
-    let res = run_point(&targets, &volume, &point, &settings(20_000, 0, 1), &ctl);
+    let res = run_point(&targets, &volume, &point, &run_settings, &ctl);
     assert!(matches!(res, Err(ExecError::Interrupted)), "{res:?}");
     assert!(began.elapsed() < std::time::Duration::from_millis(1200));
-    assert!(ctl.live.total().0 > 0, "live counters moved");
+    ctl
 }
 
 #[test]
