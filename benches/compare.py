@@ -2,8 +2,8 @@
 """rigel's executor and fio's io_uring engine side by side: the same workloads, the tools
 alternated round after round with the same CPU pinning, medians of the paired ratios.
 
-CPU is counted over the whole machine (/proc/stat: total minus idle and iowait) while the tool's
-measured window runs: io_uring's io-wq workers, the loop device's kworker and softirqs carry much
+CPU is counted over the whole machine (/proc/stat: total minus idle, iowait and steal) while the
+tool's measured window runs: io_uring's io-wq workers, the loop device's kworker and softirqs carry much
 of the cost, and neither tool's own rusage sees them. Run by benches/run.sh, which builds rigel's
 harness and prepares the targets; see benches/README.md.
 """
@@ -24,12 +24,14 @@ import devstat
 
 
 def read_stat():
-    """(busy, total) jiffies over all CPUs."""
+    """(busy, steal) jiffies over all CPUs. Steal is time the host gave this VM's virtual CPUs to
+    something else: not CPU either tool used, so not busy, but reported beside the figures because
+    it slows whatever the tool does per system call (benches/README.md, "Eighth pass")."""
     with open("/proc/stat") as f:
-        fields = [int(x) for x in f.readline().split()[1:]]
-    idle = fields[3] + fields[4]  # idle + iowait
-    total = sum(fields[:8])  # user nice system idle iowait irq softirq steal
-    return total - idle, total
+        # user nice system idle iowait irq softirq steal
+        user, nice, system, _idle, _iowait, irq, softirq, steal = (
+            int(x) for x in f.readline().split()[1:9])
+    return user + nice + system + irq + softirq, steal
 
 
 def tree_ticks(root):
@@ -53,17 +55,18 @@ def tree_ticks(root):
 def measured(cmd, warmup, duration, target, margin=0.2):
     """Runs cmd, sampling CPU (and the target's block device) inside its measured window. Returns
     (stdout, figures averaged over the sampled window: busy cores over the whole machine, cores
-    used by the tool's own threads, and the mean depth at the device, None on tmpfs)."""
+    used by the tool's own threads, cores the host stole, and the mean depth at the device, None
+    on tmpfs)."""
     hz = os.sysconf("SC_CLK_TCK")
     dev = devstat.stat_path(target)
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(warmup + margin)
-    b0, _ = read_stat()
+    b0, s0 = read_stat()
     p0 = tree_ticks(proc.pid)
     d0 = devstat.sample(dev)
     t0 = time.monotonic()
     time.sleep(duration - 2 * margin)
-    b1, _ = read_stat()
+    b1, s1 = read_stat()
     p1 = tree_ticks(proc.pid)
     d1 = devstat.sample(dev)
     t1 = time.monotonic()
@@ -71,7 +74,7 @@ def measured(cmd, warmup, duration, target, margin=0.2):
     if proc.returncode != 0:
         sys.exit(f"{cmd} failed ({proc.returncode}): {err.strip()}")
     return out, {"cores": (b1 - b0) / hz / (t1 - t0), "own_cores": (p1 - p0) / hz / (t1 - t0),
-                 "depth": devstat.mean_depth(d0, d1, t1 - t0)}
+                 "steal": (s1 - s0) / hz / (t1 - t0), "depth": devstat.mean_depth(d0, d1, t1 - t0)}
 
 
 def pinned(args, cmd, cpus=None):
@@ -374,7 +377,9 @@ def main():
                     f.write(json.dumps({"workload": w["name"], "round": rnd, **res,
                                         "load": os.getloadavg()[0]}) + "\n")
             print(f"  {w['name']} round {rnd + 1}: "
-                  + ", ".join(f"{t} {res[t]['iops']:.0f} IOPS" for t in here), file=sys.stderr)
+                  + ", ".join(f"{t} {res[t]['iops']:.0f} IOPS" for t in here)
+                  + " (host steal " + " / ".join(f"{res[t]['steal']:.2f}" for t in here)
+                  + " cores)", file=sys.stderr)
         rows.append((w, pairs))
 
     def med(pairs, tool, key):

@@ -51,8 +51,9 @@ def print_table(rows, show):
     tools = [t for t in ("rigel", "fio", "t/io_uring") if any(t in p for _, ps in rows for p in ps)]
     print()
     print("| depth at the device (block stat, mean in flight) | asked | "
-          + " | ".join(tools) + " | rigel / fio depth | rigel / fio IOPS |")
-    print("|" + "---|" * (len(tools) + 4))
+          + " | ".join(tools) + " | rigel / fio depth | rigel / fio IOPS | host steal, cores: "
+          + " / ".join(tools) + " |")
+    print("|" + "---|" * (len(tools) + 5))
     for w, pairs in rows:
         cells = []
         for t in tools:
@@ -60,5 +61,10 @@ def print_table(rows, show):
             cells.append(f"{statistics.median(got):.1f}" if got else "—")
         depth = [p["rigel"]["depth"] / p["fio"]["depth"] for p in pairs if p["fio"]["depth"]]
         iops = [p["rigel"]["iops"] / p["fio"]["iops"] for p in pairs]
+        # Steal slows a tool in proportion to its system calls per I/O (README, "Eighth pass"):
+        # a depth gap that comes with steal is the host's doing, not the device's.
+        steal = " / ".join(
+            f"{statistics.median(p[t]['steal'] for p in pairs if t in p):.2f}"
+            if any(t in p for p in pairs) else "—" for t in tools)
         print(f"| {w['name']} | {w['qd']} | " + " | ".join(cells)
-              + f" | {show(depth) if depth else '—'} | {show(iops)} |")
+              + f" | {show(depth) if depth else '—'} | {show(iops)} | {steal} |")
