@@ -192,8 +192,17 @@ fn block_size(f: &File) -> u64 {
     size
 }
 
-/// The loop kept every class at its outstanding count, and Little's law holds on the result.
+/// The loop kept every class at its outstanding count, and the latencies are those of I/Os the
+/// kernel had: IOPS × mean latency (Little's law) is at most the outstanding count. It is less by
+/// what a replacement spends waiting for those chosen before it to be submitted one by one
+/// (`submit_each`): that wait is rigel's, not the storage's, so no latency counts it.
 fn assert_load_kept(result: &PointResult, probe: &PointProbe) {
+    assert_in_kernel(result, probe, 0.5);
+}
+
+/// As `assert_load_kept`, with IOPS × mean latency at least `floor` of the outstanding count.
+fn assert_in_kernel(result: &PointResult, probe: &PointProbe, floor: f64) -> Vec<f64> {
+    let mut littles = Vec::new();
     assert_eq!(result.status, PointStatus::Ok);
     for (c, p) in result.classes.iter().zip(&probe.classes) {
         let want = c.outstanding as f64;
@@ -210,7 +219,7 @@ fn assert_load_kept(result: &PointResult, probe: &PointProbe) {
             c.class, p.mean_in_flight, c.total.iops, probe.batches
         );
         assert!(
-            (little - want).abs() <= 0.05 * want,
+            little <= 1.05 * want && little >= floor * want,
             "{}: IOPS {} × mean {} ns = {} for {} outstanding",
             c.class,
             c.total.iops,
@@ -219,7 +228,9 @@ fn assert_load_kept(result: &PointResult, probe: &PointProbe) {
             want
         );
         assert!(c.total.ios > 100, "{}: only {} I/Os", c.class, c.total.ios);
+        littles.push(little / want);
     }
+    littles
 }
 
 #[test]
@@ -474,7 +485,17 @@ fn loop_device_over_tmpfs_keeps_the_load() {
         classes,
         &settings(500, 0, 2),
     );
-    assert_load_kept(&r, &p);
+    // Completions arrive a few at a time here, and each replacement is submitted on its own
+    // (`submit_each`): a replacement's latency starts when it is chosen, so the system calls
+    // submitting those before it are not in it (0.76 of the load in Little's law on the
+    // development VM; timed from the turn's clock reading instead, 1.00).
+    let little = assert_in_kernel(&r, &p, 0.5);
+    assert!(
+        little[0] < 0.98,
+        "IOPS × mean latency is {:.3} of the load: the replacements' own submission wait is \
+         counted in their latency",
+        little[0]
+    );
 }
 
 #[test]
