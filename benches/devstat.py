@@ -11,6 +11,10 @@ import os
 import stat
 import statistics
 
+# Steal (cores) below which a run counts as quiet: fio's one system call per I/O is slowed by the
+# host's steal far more than a batching tool (benches/README.md, "Eighth pass").
+QUIET = 0.15
+
 
 def stat_path(path):
     """The sysfs `stat` file of the block device holding `path` (a block device itself, or the
@@ -52,8 +56,8 @@ def print_table(rows, show):
     print()
     print("| depth at the device (block stat, mean in flight) | asked | "
           + " | ".join(tools) + " | rigel / fio depth | rigel / fio IOPS | host steal, cores: "
-          + " / ".join(tools) + " |")
-    print("|" + "---|" * (len(tools) + 5))
+          + " / ".join(tools) + f" | rigel / fio IOPS, mean, rounds fio saw < {QUIET} core |")
+    print("|" + "---|" * (len(tools) + 6))
     for w, pairs in rows:
         cells = []
         for t in tools:
@@ -66,5 +70,9 @@ def print_table(rows, show):
         steal = " / ".join(
             f"{statistics.median(p[t]['steal'] for p in pairs if t in p):.2f}"
             if any(t in p for p in pairs) else "—" for t in tools)
+        quiet = [p for p in pairs if p["fio"]["steal"] < QUIET]
+        calm = (f"{show([p['rigel']['iops'] / p['fio']['iops'] for p in quiet])}, "
+                f"{show([p['rigel']['mean_ns'] / p['fio']['mean_ns'] for p in quiet])} "
+                f"({len(quiet)} of {len(pairs)})" if quiet else f"— (0 of {len(pairs)})")
         print(f"| {w['name']} | {w['qd']} | " + " | ".join(cells)
-              + f" | {show(depth) if depth else '—'} | {show(iops)} | {steal} |")
+              + f" | {show(depth) if depth else '—'} | {show(iops)} | {steal} | {calm} |")

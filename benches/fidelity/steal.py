@@ -28,7 +28,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import devstat  # noqa: E402
 from compare import SPEC, read_stat  # noqa: E402
 
-QUIET, BUSY = 0.15, 0.3  # steal, cores: a half-second below QUIET is quiet, from BUSY up busy
+# Steal, cores: a half-second below QUIET is quiet, from BUSY up busy.
+QUIET, BUSY = devstat.QUIET, 0.3
 
 
 def commands(args, tmp):
