@@ -1,5 +1,6 @@
 //! `rigel run` doing real I/O through the real executor on files in tmpfs (O_DIRECT works there):
-//! the run folder, Little's law (at most the load) on every point, interruption and resume, and the write guard.
+//! the run folder, Little's law (at most the load) on every point, interruption and resume, and
+//! the write guard.
 
 use super::builder::{results, rigel};
 use serde_json::Value;
