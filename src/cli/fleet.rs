@@ -59,14 +59,17 @@ pub fn run(a: &RunArgs, dir: &Path) -> i32 {
     };
     let agreed = &joined.agreed;
     let start = chrono::DateTime::<chrono::Local>::from(agreed.t0).format("%H:%M:%S%.3f");
-    eprintln!(
-        "rigel: rank {} of {} ({}): {} points, the first at {start}, one every {:.1} s",
+    // One write: the ranks share the launcher's stderr, and `eprintln!` writes each formatted
+    // piece on its own (stderr is unbuffered), so another rank's line could land inside this one.
+    let line = format!(
+        "rigel: rank {} of {} ({}): {} points, the first at {start}, one every {:.1} s\n",
         rank.rank,
         rank.ranks,
         rank.source,
         agreed.points.len(),
         agreed.slot.as_secs_f64()
     );
+    let _ = std::io::Write::write_all(&mut std::io::stderr(), line.as_bytes());
     let mut opts = run::options(a);
     opts.starts = Some(joined.starts);
     let (code, _) = run::run_job(joined.job, opts, &|e| e.to_string());
