@@ -3,8 +3,8 @@
 alternated round after round with the same CPU pinning, medians of the paired ratios.
 
 CPU is counted over the whole machine (/proc/stat: total minus idle, iowait and steal) while the
-tool's measured window runs: io_uring's io-wq workers, the loop device's kworker and softirqs carry much
-of the cost, and neither tool's own rusage sees them. Run by benches/run.sh, which builds rigel's
+tool's measured window runs: io_uring's io-wq workers, the loop device's kworker and softirqs carry
+much of the cost, and neither tool's own rusage sees them. Run by benches/run.sh, which builds rigel's
 harness and prepares the targets; see benches/README.md.
 """
 
