@@ -20,6 +20,7 @@ import sys
 import tempfile
 import time
 
+import control
 import devstat
 
 
@@ -221,13 +222,14 @@ def workloads(args):
             for qd in (1, 4, 32, 128):
                 ws.append(dict(name=f"4K randread QD{qd} {label}", target=target, bs=4096, qd=qd,
                                seq=False, direct=True))
+    # The root-disk rows carry the A/A control (control.py): fio run twice in each round.
     for qd in (1, 16, 32):
         ws.append(dict(name=f"8K randread QD{qd} root-disk file", target=args.disk, bs=8192,
-                       qd=qd, seq=False, direct=True))
+                       qd=qd, seq=False, direct=True, control=True))
     ws.append(dict(name="1M randread QD4 root-disk file", target=args.disk, bs=1 << 20, qd=4,
-                   seq=False, direct=True))
+                   seq=False, direct=True, control=True))
     ws.append(dict(name="1M seqread QD4 root-disk file", target=args.disk, bs=1 << 20, qd=4,
-                   seq=True, direct=True))
+                   seq=True, direct=True, control=True))
     if args.huge:
         # The same two, both tools' buffers in huge pages: on a virtio disk without indirect
         # descriptors the physical layout of 4 KiB-page buffers decides how many 1 MiB requests
@@ -236,7 +238,7 @@ def workloads(args):
         for seq in (False, True):
             ws.append(dict(name=f"1M {'seq' if seq else 'rand'}read QD4 root-disk file, huge pages",
                            target=args.disk, bs=1 << 20, qd=4, seq=seq, direct=True, huge=True,
-                           tiouring=False))
+                           tiouring=False, control=True))
     if args.loop_disk:
         ws.append(dict(name="4K randread QD32 loop/root-disk file", target=args.loop_disk,
                        bs=4096, qd=32, seq=False, direct=True))
@@ -357,12 +359,15 @@ def main():
         if w.get("cached"):
             pin_in_page_cache(w["target"])
     tools = ["rigel", "fio"] + (["t/io_uring"] if args.tiouring else [])
-    run = {"rigel": run_rigel, "fio": run_fio, "t/io_uring": run_tiouring}
+    run = {"rigel": run_rigel, "fio": run_fio, "t/io_uring": run_tiouring,
+           control.AGAIN: run_fio}
     for w in workloads(args):
         pairs = []
         for rnd in range(args.rounds):
             # Alternated: each round starts with the next tool.
             here = [t for t in tools if w.get("tiouring", True) or t != "t/io_uring"]
+            if w.get("control"):
+                here.append(control.AGAIN)
             order = here[rnd % len(here):] + here[:rnd % len(here)]
             res = {}
             for tool in order:
@@ -430,6 +435,7 @@ def main():
                          f" | {show(ratios(pairs, 'iops', t))} | {show(per_core(pairs, t))} |")
             print(line)
         devstat.print_table(rows, show)
+        control.print_table(rows, show)
     if not args.only or "scaling" in args.only:
         print()
         print(f"| scaling: 4K randread QD64, 64 MiB page cache, CPUs {args.cpus2} | 1 worker IOPS"
