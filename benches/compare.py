@@ -367,8 +367,11 @@ def main():
             # Alternated: each round starts with the next tool.
             here = [t for t in tools if w.get("tiouring", True) or t != "t/io_uring"]
             if w.get("control"):
+                # rigel between two fio runs (control.py); the printed order stays `here`.
                 here.append(control.AGAIN)
-            order = here[rnd % len(here):] + here[:rnd % len(here)]
+                order = control.order(here, rnd)
+            else:
+                order = here[rnd % len(here):] + here[:rnd % len(here)]
             res = {}
             for tool in order:
                 if w.get("cached"):

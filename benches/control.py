@@ -5,10 +5,23 @@ seconds on a shared host whose disk and CPUs drift).
 Why: a rigel / fio ratio of 1.07 says nothing until one knows what fio / fio gives in the same
 rounds. When the second fio run is itself 7% off the first, the protocol cannot resolve a 5% bar,
 whatever the tools do (benches/README.md, "Ninth pass").
+
+In these rows rigel runs between the two fio runs (fio, rigel, fio again), so rigel against the
+geometric mean of both cancels a drift that is linear over the three windows, and fio again / fio
+is the drift over exactly the span that brackets rigel.
 """
+import math
 
 # The tool name of the second fio run (a column of compare.py's rounds).
 AGAIN = "fio again"
+
+
+def order(tools, rnd):
+    """One round's run order: fio, rigel, fio again back to back; the other tools (t/io_uring)
+    before them in even rounds and after them in odd ones."""
+    rest = [t for t in tools if t not in ("rigel", "fio", AGAIN)]
+    block = ["fio", "rigel", AGAIN]
+    return rest + block if rnd % 2 == 0 else block + rest
 
 
 def print_table(rows, show):
@@ -19,15 +32,23 @@ def print_table(rows, show):
     if not rows:
         return
     print()
-    print("| A/A control: fio against itself, same rounds | fio again / fio IOPS | mean"
-          " | rigel / fio IOPS | mean | spread (max − min) of IOPS ratio: fio / fio, rigel / fio |")
-    print("|---|---|---|---|---|---|")
+    print("| A/A control: fio, rigel, fio again back to back | fio again / fio IOPS | mean"
+          " | rigel / fio IOPS | mean | rigel / √(fio · fio again) IOPS | mean"
+          " | spread (max − min) of IOPS ratio: fio / fio, rigel / fio, rigel / both |")
+    print("|---|---|---|---|---|---|---|---|")
     for w, pairs in rows:
         def ratio(tool, key):
             return [p[tool][key] / p["fio"][key] for p in pairs]
 
-        aa, ab = ratio(AGAIN, "iops"), ratio("rigel", "iops")
+        def bracketed(key):
+            return [p["rigel"][key] / math.sqrt(p["fio"][key] * p[AGAIN][key]) for p in pairs]
+
+        aa, ab, both = ratio(AGAIN, "iops"), ratio("rigel", "iops"), bracketed("iops")
         print(f"| {w['name']} | {show(aa)} | {show(ratio(AGAIN, 'mean_ns'))} | {show(ab)}"
-              f" | {show(ratio('rigel', 'mean_ns'))} | {max(aa) - min(aa):.2f}, "
-              f"{max(ab) - min(ab):.2f} |")
+              f" | {show(ratio('rigel', 'mean_ns'))} | {show(both)} | {show(bracketed('mean_ns'))}"
+              f" | {spread(aa)}, {spread(ab)}, {spread(both)} |")
+
+
+def spread(values):
+    return f"{max(values) - min(values):.2f}"
 
