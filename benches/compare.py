@@ -364,7 +364,7 @@ def main():
     for w in workloads(args):
         pairs = []
         for rnd in range(args.rounds):
-            # Alternated: each round starts with the next tool.
+            # Alternated: each round starts with the next tool (the control rows: control.py).
             here = [t for t in tools if w.get("tiouring", True) or t != "t/io_uring"]
             if w.get("control"):
                 # rigel between two fio runs (control.py); the printed order stays `here`.

@@ -50,5 +50,5 @@ def print_table(rows, show):
 
 
 def spread(values):
+    """max − min of a list of ratios."""
     return f"{max(values) - min(values):.2f}"
-
