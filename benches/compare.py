@@ -20,8 +20,10 @@ import sys
 import tempfile
 import time
 
+import bars
 import control
 import devstat
+from ratios import per_core, ratios, show
 
 
 def read_stat():
@@ -393,18 +395,6 @@ def main():
     def med(pairs, tool, key):
         return statistics.median(p[tool][key] for p in pairs)
 
-    def ratios(pairs, key, other="fio"):
-        return [p["rigel"][key] / p[other][key] for p in pairs]
-
-    def per_core(pairs, other):
-        return [(p["rigel"]["iops"] / p["rigel"]["cores"]) / (p[other]["iops"] / p[other]["cores"])
-                for p in pairs]
-
-    def show(values):
-        """Median of the per-round ratios, and their spread (min–max) over several rounds."""
-        m = statistics.median(values)
-        return f"{m:.3f}" if len(values) < 2 else f"{m:.3f} ({min(values):.2f}–{max(values):.2f})"
-
     if rows:
         print(f"rounds: {args.rounds}, measured window {args.duration}s after {args.warmup}s warmup, "
               f"pinned to CPU {args.cpu}; medians; ratios are medians of per-round rigel/other ratios "
@@ -439,6 +429,7 @@ def main():
             print(line)
         devstat.print_table(rows, show)
         control.print_table(rows, show)
+    scaling, est = None, None
     if not args.only or "scaling" in args.only:
         print()
         print(f"| scaling: 4K randread QD64, 64 MiB page cache, CPUs {args.cpus2} | 1 worker IOPS"
@@ -446,7 +437,8 @@ def main():
         print("|---|---|---|---|---|")
         # The CPU per I/O says whether two workers cost more per I/O than one (contention); the
         # IOPS ratio also depends on the second CPU being free.
-        for tool, one, two, ratio, cost in scaling_rows(args):
+        scaling = scaling_rows(args)
+        for tool, one, two, ratio, cost in scaling:
             print(f"| {tool} | {one:.0f} | {two:.0f} | {show(ratio)} | {show(cost)} |")
     if args.tmpfs and (not args.only or "estimate" in args.only):
         est = estimate_row(args)
@@ -458,6 +450,7 @@ def main():
               f" | {statistics.median(e[1] for e in est):.2f}"
               f" | {show([e[1] / e[0] for e in est])}"
               f" | {statistics.median(e[2] for e in est):.1f} |")
+    bars.print_table(rows, scaling, est)
 
 
 if __name__ == "__main__":
