@@ -12,6 +12,8 @@ is the drift over exactly the span that brackets rigel.
 """
 import math
 
+from ratios import ratios
+
 # The tool name of the second fio run (a column of compare.py's rounds).
 AGAIN = "fio again"
 
@@ -38,7 +40,7 @@ def print_table(rows, show):
     print("|---|---|---|---|---|---|---|---|")
     for w, pairs in rows:
         def ratio(tool, key):
-            return [p[tool][key] / p["fio"][key] for p in pairs]
+            return ratios(pairs, key, tool=tool)
 
         def bracketed(key):
             return [p["rigel"][key] / math.sqrt(p["fio"][key] * p[AGAIN][key]) for p in pairs]
