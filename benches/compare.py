@@ -427,8 +427,8 @@ def main():
                 line += (f" {med(pairs, t, 'iops'):.0f} | {med(pairs, t, 'cpu_per_io_us'):.3f}"
                          f" | {show(ratios(pairs, 'iops', t))} | {show(per_core(pairs, t))} |")
             print(line)
-        devstat.print_table(rows, show)
-        control.print_table(rows, show)
+        devstat.print_table(rows)
+        control.print_table(rows)
     scaling, est = None, None
     if not args.only or "scaling" in args.only:
         print()

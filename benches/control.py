@@ -12,7 +12,7 @@ is the drift over exactly the span that brackets rigel.
 """
 import math
 
-from ratios import ratios
+from ratios import ratios, show
 
 # The tool name of the second fio run (a column of compare.py's rounds).
 AGAIN = "fio again"
@@ -26,7 +26,7 @@ def order(tools, rnd):
     return rest + block if rnd % 2 == 0 else block + rest
 
 
-def print_table(rows, show):
+def print_table(rows):
     """Per root-disk row: the median (min–max) over the rounds of fio again / fio, for IOPS and
     mean latency, beside rigel / fio of the same rounds; and the spread of each ratio (max − min),
     the width the protocol gives a ratio of two equal tools."""

@@ -11,6 +11,8 @@ import os
 import stat
 import statistics
 
+from ratios import ratios, show
+
 # Steal (cores) below which a run counts as quiet: fio's one system call per I/O is slowed by the
 # host's steal far more than a batching tool (benches/README.md, "Eighth pass").
 QUIET = 0.15
@@ -43,7 +45,7 @@ def mean_depth(before, after, seconds):
     return (after[1] - before[1]) / (seconds * 1000.0)
 
 
-def print_table(rows, show):
+def print_table(rows):
     """The depth each tool kept at the device, per workload row that has a block device: medians
     over the rounds, and the per-round rigel/fio ratios of depth beside those of IOPS, so a reader
     sees whether an IOPS gap comes with a depth gap (then the tools did not load the device alike)."""
@@ -64,15 +66,14 @@ def print_table(rows, show):
             got = [p[t]["depth"] for p in pairs if t in p and p[t].get("depth") is not None]
             cells.append(f"{statistics.median(got):.1f}" if got else "—")
         depth = [p["rigel"]["depth"] / p["fio"]["depth"] for p in pairs if p["fio"]["depth"]]
-        iops = [p["rigel"]["iops"] / p["fio"]["iops"] for p in pairs]
+        iops = ratios(pairs, "iops")
         # Steal slows a tool in proportion to its system calls per I/O (README, "Eighth pass"):
         # a depth gap that comes with steal is the host's doing, not the device's.
         steal = " / ".join(
             f"{statistics.median(p[t]['steal'] for p in pairs if t in p):.2f}"
             if any(t in p for p in pairs) else "—" for t in tools)
         quiet = [p for p in pairs if p["fio"]["steal"] < QUIET]
-        calm = (f"{show([p['rigel']['iops'] / p['fio']['iops'] for p in quiet])}, "
-                f"{show([p['rigel']['mean_ns'] / p['fio']['mean_ns'] for p in quiet])} "
+        calm = (f"{show(ratios(quiet, 'iops'))}, {show(ratios(quiet, 'mean_ns'))} "
                 f"({len(quiet)} of {len(pairs)})" if quiet else f"— (0 of {len(pairs)})")
         print(f"| {w['name']} | {w['qd']} | " + " | ".join(cells)
               + f" | {show(depth) if depth else '—'} | {show(iops)} | {steal} | {calm} |")
