@@ -3,6 +3,7 @@
 
 use super::clock::monotonic_ns;
 use super::cpu::{delta, process_cpu};
+use super::descriptions::per_worker;
 use super::diskstat::Devices;
 use super::offsets::SlotSpace;
 use super::share::split;
@@ -15,7 +16,6 @@ use super::{
 use crate::plan::{DataPoint, RunSettings, limits};
 use crate::results::{ClassRecorder, IoFailure, PointResult, PointStatus};
 use crate::target::Volume;
-use std::os::fd::{AsRawFd, RawFd};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant, SystemTime};
@@ -107,11 +107,12 @@ pub fn run_point_with(
 ) -> Result<(PointResult, PointProbe), ExecError> {
     limits::point(point, run).map_err(|b| ExecError::InvalidPoint(b.message))?;
     let classes = class_setups(targets, volume, point)?;
-    let fds: Vec<RawFd> = targets.iter().map(|t| t.fd.as_raw_fd()).collect();
     let shares = split(point, run.workers);
     if shares.is_empty() {
         return Err(ExecError::InvalidPoint("no class has any load".into()));
     }
+    let target_fds: Vec<_> = targets.iter().map(|t| t.fd).collect();
+    let worker_fds = per_worker(&target_fds, shares.len());
     let intervals = run.duration_ms.div_ceil(1000).max(1) as usize;
     // Calibrated before the first point's workers start (the run loop does it earlier still).
     super::clock::init();
@@ -142,7 +143,7 @@ pub fn run_point_with(
             let spec = WorkerSpec {
                 shares: share,
                 classes: &classes,
-                fds: &fds,
+                fds: &worker_fds[w].fds,
                 seed: worker_seed(run.seed, point.id, w),
                 intervals,
                 // Each worker's part of the I/O budget, the remainder to the first ones.
