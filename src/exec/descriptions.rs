@@ -3,6 +3,7 @@
 //! every I/O (a buffered read stores its end in the description's readahead state,
 //! `f_ra.prev_pos`; an I/O through an unregistered descriptor takes and drops a reference on it).
 
+use super::ExecTarget;
 use rustix::fs::{Mode, OFlags, fcntl_getfl, open};
 use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd, RawFd};
 
@@ -18,21 +19,21 @@ pub(super) struct WorkerFds {
 /// one a new description of every target with the same flags. A target that cannot be opened
 /// again (no /proc, a file system refusing a second open) is shared as before: slower when
 /// several workers read it, never wrong.
-pub(super) fn per_worker(targets: &[BorrowedFd<'_>], workers: usize) -> Vec<WorkerFds> {
+pub(super) fn per_worker(targets: &[ExecTarget<'_>], workers: usize) -> Vec<WorkerFds> {
     (0..workers)
         .map(|w| {
             let mut owned = Vec::new();
-            let fds = targets
-                .iter()
-                .map(|t| match (w > 0).then(|| reopen(*t)).transpose() {
-                    Ok(Some(fd)) => {
-                        let raw = fd.as_raw_fd();
+            let mut fds = Vec::with_capacity(targets.len());
+            for t in targets {
+                let own = if w > 0 { reopen(t.fd).ok() } else { None };
+                match own {
+                    Some(fd) => {
+                        fds.push(fd.as_raw_fd());
                         owned.push(fd);
-                        raw
                     }
-                    Ok(None) | Err(_) => t.as_raw_fd(),
-                })
-                .collect();
+                    None => fds.push(t.fd.as_raw_fd()),
+                }
+            }
             WorkerFds { _owned: owned, fds }
         })
         .collect()
@@ -53,36 +54,45 @@ fn reopen(fd: BorrowedFd<'_>) -> rustix::io::Result<OwnedFd> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::fs::File;
+    use std::fs::{File, OpenOptions};
     use std::io::Write;
     use std::os::fd::AsFd;
-    use std::os::unix::fs::MetadataExt;
+    use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 
     #[test]
-    fn each_worker_after_the_first_gets_a_description_of_the_same_file_and_mode() {
-        let dir = tempfile::tempdir().expect("tempdir");
+    fn each_worker_after_the_first_gets_a_description_of_the_same_file_and_flags() {
+        let dir = tempfile::tempdir_in("/dev/shm").expect("tempdir on tmpfs");
         let path = dir.path().join("t");
         File::create(&path)
-            .and_then(|mut f| f.write_all(b"x"))
+            .and_then(|mut f| f.write_all(&[7; 4096]))
             .expect("write");
-        let target = File::open(&path).expect("open");
-        let fds = per_worker(&[target.as_fd()], 3);
-        assert_eq!(fds[0].fds, vec![target.as_raw_fd()]);
+        let file = OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_DIRECT)
+            .open(&path)
+            .expect("open O_DIRECT");
+        let targets = [ExecTarget {
+            fd: file.as_fd(),
+            path: "t",
+        }];
+        let fds = per_worker(&targets, 3);
+        assert_eq!(fds[0].fds, vec![file.as_raw_fd()]);
         let raws: Vec<RawFd> = fds.iter().map(|w| w.fds[0]).collect();
         assert!(raws[1] != raws[0] && raws[2] != raws[1], "{raws:?}");
-        let ino = target.metadata().expect("stat").ino();
+        let ino = file.metadata().expect("stat").ino();
         for w in &fds[1..] {
             // SAFETY: the descriptor is owned by `w` and outlives this borrow.
             let fd = unsafe { BorrowedFd::borrow_raw(w.fds[0]) };
             assert_eq!(rustix::fs::fstat(fd).expect("fstat").st_ino, ino);
             let flags = fcntl_getfl(fd).expect("getfl");
-            assert!(!flags.contains(OFlags::RDWR) && !flags.contains(OFlags::WRONLY));
+            assert!(flags.contains(OFlags::DIRECT), "{flags:?}");
+            assert!(
+                !flags.intersects(OFlags::RDWR | OFlags::WRONLY),
+                "{flags:?}"
+            );
         }
         // Unlinked: the description still opens through /proc.
         std::fs::remove_file(&path).expect("unlink");
-        assert_ne!(
-            per_worker(&[target.as_fd()], 2)[1].fds[0],
-            target.as_raw_fd()
-        );
+        assert_ne!(per_worker(&targets, 2)[1].fds[0], file.as_raw_fd());
     }
 }

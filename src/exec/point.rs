@@ -111,8 +111,7 @@ pub fn run_point_with(
     if shares.is_empty() {
         return Err(ExecError::InvalidPoint("no class has any load".into()));
     }
-    let target_fds: Vec<_> = targets.iter().map(|t| t.fd).collect();
-    let worker_fds = per_worker(&target_fds, shares.len());
+    let worker_fds = per_worker(targets, shares.len());
     let intervals = run.duration_ms.div_ceil(1000).max(1) as usize;
     // Calibrated before the first point's workers start (the run loop does it earlier still).
     super::clock::init();
