@@ -1,6 +1,6 @@
 //! `[search]` on a target of known capacity (tests/support/faultfs.rs, read with O_DIRECT: one read
 //! served at a time, 2 ms each, so at most 500 IOPS, less the FUSE round trip): an open-loop rate
-//! search with a response-p99 target finds the capacity within the asked precision, and a
+//! search with a response-median target finds the capacity within the asked precision, and a
 //! closed-loop load search finds the load at which I/Os start to queue. Skipped, saying why, when
 //! not root or without /dev/fuse.
 
@@ -66,14 +66,18 @@ fn a_rate_search_finds_the_capacity_within_its_precision() {
         "one place of 2 ms gives at most 500 IOPS, measured {capacity}"
     );
     // Uniform arrivals and a fixed service time queue nothing below capacity; above it the
-    // backlog grows every second, so a p99 of 20 ms (10 service times) fails just past it.
+    // backlog grows every second, so a median of 20 ms (10 service times) fails just past it: at
+    // 2% over capacity the median I/O of the 0.5 to 2.5 s window was due 1.5 s in and waits
+    // 1.5 s x 0.02 = 30 ms. The median, not the p99: the p99 of a 2 s trial is its 4 or 5
+    // slowest reads, and one stall of the FUSE server (its threads share 2 CPUs with the other
+    // tests) failed a trial at half the capacity (CI: p99 68 ms at 213 IOPS, 416 delivered).
     let doc = run(
         tmp.path(),
         "search",
         fs.file(),
         "rate = \"100 iops\"",
         "[run]\nduration = \"2s\"\nwarmup = \"500ms\"\n\n[matrix]\nshape = \"point\"\nio = \"64\"\n\n\
-         [search]\ntarget = \"io.read.latency.p99 <= 20ms\"\nlow = \"100 iops\"\n\
+         [search]\ntarget = \"io.read.latency.p50 <= 20ms\"\nlow = \"100 iops\"\n\
          high = \"1000 iops\"\nprecision = \"5%\"\nmax_trials = 12",
     );
     let s = &doc["search"];
@@ -103,9 +107,10 @@ fn a_rate_search_finds_the_capacity_within_its_precision() {
     // built with (500 IOPS), and sits near what it delivered. How near depends on the host: the
     // target serves each read on a fresh thread after a sleep, so what it delivers drifts by a
     // quarter from one trial to the next while others build (measured 250 to 450 IOPS here), and
-    // its service time jitters, so a queue forms below capacity. A clean-clone CI run found 241
-    // IOPS against 384 to 396 delivered (0.63: the trial at 325 IOPS was served in full with a
-    // p99 of 46 ms). An answer left at `low` (100) still fails wherever it delivers over 200.
+    // its service time jitters, so a queue forms below capacity. With a p99 target, clean-clone
+    // CI runs found 241 IOPS against 384 to 396 delivered and 206 against 416 to 436 (stalls
+    // failed trials served in full); the median rides over them. An answer left at `low` (100)
+    // still fails wherever it delivers over 200.
     assert!(
         answer <= 505.0,
         "answer {answer} IOPS above the built capacity"
