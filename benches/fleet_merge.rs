@@ -4,8 +4,8 @@
 //!
 //! `cargo bench --bench fleet_merge -- DIR RANKS POINTS`
 
-use rigel::record::{RunFolder, RunHeader};
-use rigel::stats::{ClassRecorder, CpuTime, PointResult, PointStatus, WallWindow};
+use rigel_record::{RunFolder, RunHeader};
+use rigel_results::stats::{ClassRecorder, CpuTime, PointResult, PointStatus, WallWindow};
 use std::path::{Path, PathBuf};
 
 /// Distinct rank folders generated; the others are copies of them with their own host name.
@@ -29,8 +29,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         // The row holds the mixed class alone, then each small level with it.
         points.saturating_sub(1).max(1)
     );
-    let loaded = rigel::spec::load(
-        rigel::spec::SpecInput::Text {
+    let loaded = rigel_spec::load(
+        rigel_spec::SpecInput::Text {
             name: "synthetic",
             text: &spec,
         },
@@ -38,7 +38,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         4,
     )
     .map_err(|d| format!("{:?}", d.errors))?;
-    let plan = rigel::plan::compile(&loaded.spec, 4).map_err(|e| format!("{e:?}"))?;
+    let plan = rigel_plan::compile(&loaded.spec, 4).map_err(|e| format!("{e:?}"))?;
     assert_eq!(
         plan.points.len() as u32,
         points,
@@ -46,9 +46,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     std::fs::create_dir_all(&dir)?;
     for rank in 0..ranks.min(VARIANTS) {
-        let folder = rigel::fleet::rank_dir(&dir, rank);
+        let folder = rigel_fleet::rank_dir(&dir, rank);
         let header = RunHeader {
-            schema_version: rigel::plan::SCHEMA_VERSION,
+            schema_version: rigel_plan::SCHEMA_VERSION,
             rigel_version: "bench".into(),
             command: vec!["rigel".into()],
             started: "2026-12-01T00:00:00+00:00".into(),
@@ -104,15 +104,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for rank in VARIANTS..ranks {
         copy_rank(&dir, rank % VARIANTS, rank)?;
     }
-    rigel::fleet::write_ranks(&dir, ranks)?;
+    rigel_fleet::write_ranks(&dir, ranks)?;
     eprintln!("{} ranks × {points} points in {}", ranks, dir.display());
     Ok(())
 }
 
 fn copy_rank(dir: &Path, from: u32, to: u32) -> std::io::Result<()> {
     let (src, dst) = (
-        rigel::fleet::rank_dir(dir, from),
-        rigel::fleet::rank_dir(dir, to),
+        rigel_fleet::rank_dir(dir, from),
+        rigel_fleet::rank_dir(dir, to),
     );
     std::fs::create_dir_all(&dst)?;
     for entry in std::fs::read_dir(&src)? {

@@ -3,8 +3,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rigel::orion::{self, Lun, LunFile, Parsed};
-use rigel::spec::{self, SpecInput};
+use rigel_orion::{self, Lun, LunFile, Parsed};
+use rigel_spec::{self, SpecInput};
 
 fuzz_target!(|text: &str| {
     let args: Vec<&str> = text.lines().collect();

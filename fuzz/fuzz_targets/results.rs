@@ -3,8 +3,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rigel::record;
-use rigel::stats::ResultsDoc;
+use rigel_record;
+use rigel_results::stats::ResultsDoc;
 
 fuzz_target!(|bytes: &[u8]| {
     if let Ok(lines) = record::parse_lines(bytes) {

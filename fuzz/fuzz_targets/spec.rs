@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rigel::spec::{self, SpecInput};
+use rigel_spec::{self, SpecInput};
 
 fuzz_target!(|text: &str| {
     if text.contains("extends") {
@@ -12,7 +12,7 @@ fuzz_target!(|text: &str| {
     }
     match spec::load(SpecInput::Text { name: "fuzz", text }, &[], 2) {
         Ok(loaded) => {
-            if let Err(errors) = rigel::plan::compile(&loaded.spec, 2) {
+            if let Err(errors) = rigel_plan::compile(&loaded.spec, 2) {
                 let d = spec::Diagnostics {
                     sources: loaded.sources,
                     errors,

@@ -1,7 +1,7 @@
 //! The command line's shape (clap). Kept apart from what the commands do.
 
-use crate::spec::Override;
 use clap::{Args, Parser, Subcommand};
+use rigel_spec::Override;
 use std::path::PathBuf;
 
 #[derive(Parser, Debug)]
@@ -117,7 +117,7 @@ pub struct ReportArgs {
     pub dir: PathBuf,
     /// Formats to render (repeatable; default: orion, markdown, html)
     #[arg(long = "format", value_name = "F", value_enum)]
-    pub formats: Vec<crate::report::Format>,
+    pub formats: Vec<FormatArg>,
     /// Your own minijinja template, or a folder of them, rendered with the documented context
     #[arg(long, value_name = "FILE|DIR")]
     pub template: Option<PathBuf>,
@@ -126,7 +126,7 @@ pub struct ReportArgs {
     pub out: Option<PathBuf>,
     /// ORION file layout: 12c (µs, histograms; default) or 11.1 (ms)
     #[arg(long, value_name = "D", default_value = "12c")]
-    pub dialect: crate::report::Dialect,
+    pub dialect: rigel_report::Dialect,
     /// ORION's test name, the prefix of its files (default: the spec's name)
     #[arg(long, value_name = "NAME")]
     pub testname: Option<String>,
@@ -215,7 +215,7 @@ pub struct RunArgs {
     pub ranks: Option<u32>,
     /// Fleet mode without a shared filesystem: the first point starts at TIME on every host
     /// (RFC 3339 or Unix seconds)
-    #[arg(long, value_name = "TIME", value_parser = crate::fleet::parse_start_at)]
+    #[arg(long, value_name = "TIME", value_parser = rigel_fleet::parse_start_at)]
     pub start_at: Option<std::time::SystemTime>,
     #[command(flatten)]
     pub spec: SpecOptions,
@@ -263,14 +263,30 @@ pub enum CompareFormat {
 }
 
 /// `report --format`'s values, listed in `--help` and completed by shells (the report names them).
-impl clap::ValueEnum for crate::report::Format {
+/// A wrapper, because clap's trait cannot be implemented here for the report crate's type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FormatArg(pub rigel_report::Format);
+
+const FORMAT_ARGS: [FormatArg; rigel_report::Format::CHOICES.len()] = {
+    let c = rigel_report::Format::CHOICES;
+    [
+        FormatArg(c[0]),
+        FormatArg(c[1]),
+        FormatArg(c[2]),
+        FormatArg(c[3]),
+        FormatArg(c[4]),
+        FormatArg(c[5]),
+    ]
+};
+
+impl clap::ValueEnum for FormatArg {
     fn value_variants<'a>() -> &'a [Self] {
-        &crate::report::Format::CHOICES
+        &FORMAT_ARGS
     }
     fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
-        let value = clap::builder::PossibleValue::new(self.name());
-        Some(match self {
-            crate::report::Format::Markdown => value.alias("md"),
+        let value = clap::builder::PossibleValue::new(self.0.name());
+        Some(match self.0 {
+            rigel_report::Format::Markdown => value.alias("md"),
             _ => value,
         })
     }

@@ -4,7 +4,7 @@ use super::args::{CheckArgs, CheckFormat};
 use super::exit;
 use super::outln;
 use super::specs;
-use crate::spec::SpecInput;
+use rigel_spec::SpecInput;
 
 pub fn run(a: &CheckArgs) -> i32 {
     let json = a.format == CheckFormat::Json;
@@ -12,7 +12,7 @@ pub fn run(a: &CheckArgs) -> i32 {
     let mut records = Vec::new();
     for path in &a.specs {
         // Loaded once: `-` (standard input) can be read only once.
-        let compiled = crate::spec::load(SpecInput::Arg(path), &a.spec.set, specs::cores())
+        let compiled = rigel_spec::load(SpecInput::Arg(path), &a.spec.set, specs::cores())
             .and_then(|loaded| {
                 if loaded.spec.partial {
                     Ok((loaded, None))

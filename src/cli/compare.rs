@@ -2,9 +2,9 @@
 
 use super::args::{CompareArgs, CompareFormat};
 use super::exit;
-use crate::compare::{self, CompareOptions};
-use crate::expr::{LatencyStat, Stat};
-use crate::stats::ResultsDoc;
+use rigel_expr::{LatencyStat, Stat};
+use rigel_judge::compare::{self, CompareOptions};
+use rigel_results::stats::ResultsDoc;
 use std::path::Path;
 
 pub fn run(a: &CompareArgs) -> i32 {
@@ -42,7 +42,7 @@ pub fn run(a: &CompareArgs) -> i32 {
     c.base.path = a.base.display().to_string();
     c.new.path = a.new.display().to_string();
     if let Some(path) = &a.chart {
-        if let Err(e) = std::fs::write(path, crate::report::compare_overlay(&base, &new)) {
+        if let Err(e) = std::fs::write(path, rigel_report::compare_overlay(&base, &new)) {
             eprintln!("rigel compare: cannot write `{}`: {e}", path.display());
             return exit::RUNTIME;
         }
@@ -57,9 +57,7 @@ pub fn run(a: &CompareArgs) -> i32 {
             ),
             None => compare::markdown(&c),
         },
-        CompareFormat::Html => {
-            compare::html(&c, Some(&crate::report::compare_overlay(&base, &new)))
-        }
+        CompareFormat::Html => compare::html(&c, Some(&rigel_report::compare_overlay(&base, &new))),
         CompareFormat::Json => match serde_json::to_string_pretty(&c) {
             Ok(s) => s + "\n",
             Err(e) => {
@@ -94,7 +92,7 @@ fn load(path: &Path) -> Result<ResultsDoc, String> {
         return serde_json::from_str(&text)
             .map_err(|e| format!("`{}` is not a rigel results file: {e}", path.display()));
     }
-    crate::record::load(path).map_err(|e| e.to_string())
+    rigel_record::load(path).map_err(|e| e.to_string())
 }
 
 fn stats(names: &[String]) -> Result<Vec<Stat>, String> {

@@ -4,8 +4,8 @@
 
 use super::args::{MergeArgs, RunArgs};
 use super::{exit, run, specs};
-use crate::fleet::{self, FleetError, Rank, StartRule};
-use crate::runner::{self, Job, ResultsDoc};
+use rigel_fleet::{self as fleet, FleetError, Rank, StartRule};
+use rigel_runner::{self as runner, Job, ResultsDoc};
 use std::path::{Path, PathBuf};
 
 /// The fleet folder when `a` asks for fleet mode: `--fleet DIR`, or `--resume DIR` on a fleet
@@ -98,17 +98,17 @@ fn prepare(a: &RunArgs, dir: &Path, rank: &Rank) -> Result<Job, i32> {
             exit::RUNTIME
         });
     }
-    let builtins = crate::spec::Builtins {
+    let builtins = rigel_spec::Builtins {
         rank: rank.rank,
         ranks: rank.ranks,
-        host: crate::spec::hostname(),
+        host: rigel_spec::hostname(),
     };
     let input = specs::input(a.spec_file.as_deref());
     let (loaded, plan) = specs::compile_as(input, &a.spec.set, &builtins).map_err(|d| {
         specs::report(&d);
         exit::BAD_SPEC
     })?;
-    if rank_dir.join(crate::record::PLAN_FILE).exists() {
+    if rank_dir.join(rigel_record::PLAN_FILE).exists() {
         eprintln!(
             "rigel: `{}` already holds a run: finish the fleet with `rigel run --resume {}`, or pick another --fleet folder",
             rank_dir.display(),

@@ -70,7 +70,7 @@ pub fn main() -> i32 {
         Command::Compare(a) => compare::run(&a),
         Command::Specs(a) => specs_cmd::run(&a),
         Command::Schema => {
-            outln!("{}", crate::spec::json_schema::text().trim_end());
+            outln!("{}", rigel_spec::json_schema::text().trim_end());
             exit::OK
         }
         Command::Generate(a) => generate::run(&a),

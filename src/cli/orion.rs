@@ -1,4 +1,4 @@
-//! `rigel orion …`: ORION's own command line. The options become a spec (`crate::orion`), the spec
+//! `rigel orion …`: ORION's own command line. The options become a spec (`rigel_orion`), the spec
 //! runs through the same loop as `rigel run`, and the results come out as ORION's files in the
 //! current directory, with ORION's console lines. The run folder goes beside them, in
 //! `<prefix>.rigel/`, with rigel's own reports.
@@ -6,13 +6,13 @@
 use super::outln;
 use super::run;
 use super::{exit, plan_table, specs};
-use crate::orion::{self, OrionError, OrionJob, OrionOptions, Parsed};
-use crate::plan::RunPlan;
-use crate::report::{self, Dialect, Format, ReportOptions};
-use crate::runner::{self, Job};
-use crate::spec::SpecInput;
-use crate::stats::ResultsDoc;
-use crate::target::Consent;
+use rigel_orion::{self as orion, OrionError, OrionJob, OrionOptions, Parsed};
+use rigel_plan::RunPlan;
+use rigel_report::{self as report, Dialect, Format, ReportOptions};
+use rigel_results::stats::ResultsDoc;
+use rigel_runner::{self as runner, Job};
+use rigel_spec::SpecInput;
+use rigel_target::Consent;
 use std::ffi::OsString;
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -1,8 +1,8 @@
 //! The plan as people read it: a header with the totals and safety facts, then one aligned row per
 //! data point.
 
-use crate::expr::{Access, Size};
-use crate::plan::{ClassLoad, LISTED_IDLE_CLASSES, Layout, RunPlan};
+use rigel_expr::{Access, Size};
+use rigel_plan::{ClassLoad, LISTED_IDLE_CLASSES, Layout, RunPlan};
 use std::io::{self, Write};
 
 pub fn write(out: &mut impl Write, plan: &RunPlan) -> io::Result<()> {
@@ -181,7 +181,7 @@ fn write_row(out: &mut impl Write, cells: &[String], widths: &[usize]) -> io::Re
     writeln!(out, "{}", line.trim_end())
 }
 
-/// A span of milliseconds, spelled as everywhere (`crate::units::duration`).
+/// A span of milliseconds, spelled as everywhere (`rigel_expr::units::duration`).
 pub fn human_ms(ms: u64) -> String {
-    crate::units::duration(std::time::Duration::from_millis(ms))
+    rigel_expr::units::duration(std::time::Duration::from_millis(ms))
 }

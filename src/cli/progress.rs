@@ -3,13 +3,13 @@
 
 use super::outln;
 use super::plan_table::human_ms;
-use crate::exec::LiveCounters;
-use crate::expr::Size;
-use crate::plan::{DataPoint, RunPlan};
-use crate::runner::{Message, Observer};
-use crate::stats::{PointResult, PointStatus};
-use crate::units;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rigel_exec::LiveCounters;
+use rigel_expr::Size;
+use rigel_expr::units;
+use rigel_plan::{DataPoint, RunPlan};
+use rigel_results::stats::{PointResult, PointStatus};
+use rigel_runner::{Message, Observer};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 

@@ -3,7 +3,7 @@
 use super::args::ReportArgs;
 use super::exit;
 use super::outln;
-use crate::report::{self, Format, ReportOptions};
+use rigel_report::{self as report, Format, ReportOptions};
 
 pub fn run(a: &ReportArgs) -> i32 {
     let doc = match report::load_run_folder_status(&a.dir) {
@@ -17,7 +17,7 @@ pub fn run(a: &ReportArgs) -> i32 {
         }
     };
     let formats = match (a.formats.is_empty(), &a.template) {
-        (false, _) => a.formats.clone(),
+        (false, _) => a.formats.iter().map(|f| f.0).collect(),
         (true, Some(_)) => Vec::new(),
         (true, None) => Format::DEFAULT.to_vec(),
     };
@@ -28,16 +28,16 @@ pub fn run(a: &ReportArgs) -> i32 {
         testname: a.testname.clone(),
         orion_version: None,
         out_dir: a.out.clone().unwrap_or_else(|| a.dir.clone()),
-        past_runs: crate::record::past_runs(&a.dir),
+        past_runs: rigel_record::past_runs(&a.dir),
         si_units: a.units == "si",
     };
     match report::render(&doc, &opts) {
         Ok(files) => {
             files.iter().for_each(|f| outln!("{}", f.display()));
             // The verdicts the reports show, judged again; stdout stays the list of files.
-            let verdicts = crate::expect::evaluate(&doc);
+            let verdicts = rigel_judge::expect::evaluate(&doc);
             if !verdicts.is_empty() {
-                eprint!("{}", crate::expect::table(&verdicts));
+                eprint!("{}", rigel_judge::expect::table(&verdicts));
             }
             exit::OK
         }

@@ -4,8 +4,8 @@
 use super::args::RunArgs;
 use super::progress::Watcher;
 use super::{exit, specs, summary};
-use crate::runner::{self, Ended, Job, Ran, RunError};
-use crate::target::{Consent, TargetError};
+use rigel_runner::{self as runner, Ended, Job, Ran, RunError};
+use rigel_target::{Consent, TargetError};
 use std::path::PathBuf;
 
 /// Exit code of a run stopped by SIGINT or SIGTERM (128 + SIGINT, as shells report it).
@@ -42,13 +42,13 @@ pub(super) fn judge(
 ) -> i32 {
     summary::print(doc, dir, interrupted);
     // Judged only once the results are safely on disk; a runtime failure keeps its own code.
-    let verdicts = crate::expect::evaluate(doc);
+    let verdicts = rigel_judge::expect::evaluate(doc);
     if !verdicts.is_empty() {
-        let text = format!("\n{}", crate::expect::table(&verdicts));
+        let text = format!("\n{}", rigel_judge::expect::table(&verdicts));
         let _ = std::io::Write::write_all(&mut std::io::stdout(), text.as_bytes());
     }
     if let Some(path) = junit {
-        if let Err(e) = crate::report::write_junit(doc, path) {
+        if let Err(e) = rigel_report::write_junit(doc, path) {
             eprintln!("rigel: {e}");
             return if code == exit::OK {
                 exit::RUNTIME
@@ -57,7 +57,7 @@ pub(super) fn judge(
             };
         }
     }
-    if code == exit::OK && !crate::expect::all_passed(&verdicts) {
+    if code == exit::OK && !rigel_judge::expect::all_passed(&verdicts) {
         return exit::REQUIREMENTS;
     }
     code

@@ -1,10 +1,10 @@
 //! Loading and compiling a spec for a command, with diagnostics rendered for the terminal.
 
-use crate::plan::{self, RunPlan};
-use crate::spec::{self, Diagnostics, LoadedSpec, Override, SpecError, SpecInput};
+use rigel_plan::{self as plan, RunPlan};
+use rigel_spec::{self as spec, Diagnostics, LoadedSpec, Override, SpecError, SpecInput};
 
 /// The built-in default spec (`rigel run` without a spec).
-pub const QUICK_SPEC: &str = crate::spec::library::QUICK;
+pub const QUICK_SPEC: &str = rigel_spec::library::QUICK;
 
 /// A spec as named on the command line (`-`, a file, a library name), or the built-in quick spec
 /// when none is given.
@@ -77,7 +77,7 @@ pub fn compile_loaded(loaded: LoadedSpec) -> Result<(LoadedSpec, RunPlan), Diagn
 
 /// Requirements whose selector names no point of the plan, underlined in their keys.
 fn requirement_points(loaded: &LoadedSpec, plan: &RunPlan) -> Vec<SpecError> {
-    crate::expect::check_plan(plan)
+    rigel_judge::expect::check_plan(plan)
         .into_iter()
         .filter_map(|(i, e)| {
             let key = &loaded.spec.expect.get(i)?.key;

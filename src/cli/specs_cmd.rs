@@ -4,7 +4,7 @@
 use super::args::SpecsArgs;
 use super::exit;
 use super::outln;
-use crate::spec::library::{ENV, Library};
+use rigel_spec::library::{ENV, Library};
 
 pub fn run(a: &SpecsArgs) -> i32 {
     let library = Library::from_env();
@@ -50,7 +50,7 @@ fn show(library: &Library, name: &str) -> i32 {
             return exit::BAD_SPEC;
         }
     };
-    let entry = crate::spec::library::Entry {
+    let entry = rigel_spec::library::Entry {
         name: name.to_owned(),
         origin,
         shadowed: false,

@@ -1,9 +1,9 @@
 //! The end of a run on the terminal: ORION's headline lines and where the results are.
 
 use super::outln;
-use crate::stats::ResultsDoc;
-use crate::stats::view::{Best, ResultsView};
-use crate::units;
+use rigel_expr::units;
+use rigel_results::stats::ResultsDoc;
+use rigel_results::stats::view::{Best, ResultsView};
 use std::path::Path;
 
 pub fn print(doc: &ResultsDoc, dir: &Path, interrupted: bool) {
@@ -15,9 +15,9 @@ pub fn print(doc: &ResultsDoc, dir: &Path, interrupted: bool) {
         outln!();
     }
     // Validity warnings: each names the figure that triggered it.
-    let cfg = crate::stats::ValidityConfig::default();
+    let cfg = rigel_results::stats::ValidityConfig::default();
     let view = ResultsView::new(doc);
-    for w in crate::stats::warnings(&view, &crate::record::past_runs(dir), &cfg) {
+    for w in rigel_results::stats::warnings(&view, &rigel_record::past_runs(dir), &cfg) {
         eprintln!("warning: {}", w.message);
     }
     for p in &doc.points {

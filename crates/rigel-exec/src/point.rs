@@ -1,0 +1,418 @@
+//! Running one data point: checking it can run, starting the workers together, timing the measured
+//! window and its CPU use, and merging what the workers recorded into the point's result.
+
+use super::clock::monotonic_ns;
+use super::cpu::{delta, process_cpu};
+use super::descriptions::per_worker;
+use super::diskstat::Devices;
+use super::offsets::SlotSpace;
+use super::share::split;
+use super::slots::{ClassSetup, WorkerSpec};
+use super::worker::{self, End, WorkerOutcome};
+use super::{
+    ExecError, ExecTarget, FALLBACK_BUFFERS, FALLBACK_FILES, NOT_YET, PointControl, RingMode,
+    Shared,
+};
+use rigel_plan::{DataPoint, RunSettings, limits};
+use rigel_results::{ClassRecorder, IoFailure, PointResult, PointStatus};
+use rigel_target::Volume;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::time::{Duration, Instant, SystemTime};
+
+/// How the executor ran a point, beyond the results: what tests and diagnostics look at.
+#[derive(Clone, Debug)]
+pub struct PointProbe {
+    pub workers: usize,
+    /// Per active class, in the point's order.
+    pub classes: Vec<ClassProbe>,
+    /// Completion batches (enter calls that returned) over all workers.
+    pub batches: u64,
+    /// Entries that submitted without waiting (tried while I/Os complete during submission).
+    pub submit_only: u64,
+    /// Of the batches, those whose completions were in the ring when a submit-only entry
+    /// returned: I/Os that completed during their own submission (page-cache reads).
+    pub inline_turns: u64,
+    /// I/Os submitted again (short transfers, EINTR/EAGAIN) over all workers.
+    pub requeued: u64,
+    /// Every worker used registered buffers / registered files.
+    pub fixed_buffers: bool,
+    pub fixed_files: bool,
+    pub ring_modes: Vec<RingMode>,
+}
+
+#[derive(Clone, Debug)]
+pub struct ClassProbe {
+    pub class: String,
+    pub outstanding: u32,
+    /// Time-averaged count of this class's I/Os submitted and not yet reaped, over the measured
+    /// window: what the closed loop actually kept in flight.
+    pub mean_in_flight: f64,
+}
+
+/// Runs `point` on the volume over `targets` and returns its measurements. An I/O error gives a
+/// `Failed` result with what was measured before it; `Err` means the point could not run, or was
+/// stopped through `ctl.stop`.
+pub fn run_point(
+    targets: &[ExecTarget],
+    volume: &Volume,
+    point: &DataPoint,
+    run: &RunSettings,
+    ctl: &PointControl,
+) -> Result<PointResult, ExecError> {
+    run_point_probed(targets, volume, point, run, ctl).map(|(r, _)| r)
+}
+
+/// `run_point`, also returning how the executor ran the point.
+pub fn run_point_probed(
+    targets: &[ExecTarget],
+    volume: &Volume,
+    point: &DataPoint,
+    run: &RunSettings,
+    ctl: &PointControl,
+) -> Result<(PointResult, PointProbe), ExecError> {
+    run_point_with(targets, volume, point, run, ctl, ExecOptions::default())
+}
+
+/// Executor choices that are not part of a plan (diagnostics, tests, benchmarks).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExecOptions {
+    /// Register the buffer arena with the ring (fixed-buffer reads and writes) when allowed.
+    pub register_buffers: bool,
+    /// Register the targets' descriptors with the ring when allowed.
+    pub register_files: bool,
+    /// End the point once this many I/Os (over all workers) were issued and completed, instead
+    /// of at the window's end (a precondition pass of exact bytes; closed-loop classes only).
+    pub ios: Option<u64>,
+}
+
+impl Default for ExecOptions {
+    fn default() -> Self {
+        ExecOptions {
+            register_buffers: true,
+            register_files: true,
+            ios: None,
+        }
+    }
+}
+
+/// `run_point_probed` with explicit executor options.
+pub fn run_point_with(
+    targets: &[ExecTarget],
+    volume: &Volume,
+    point: &DataPoint,
+    run: &RunSettings,
+    ctl: &PointControl,
+    options: ExecOptions,
+) -> Result<(PointResult, PointProbe), ExecError> {
+    limits::point(point, run).map_err(|b| ExecError::InvalidPoint(b.message))?;
+    let classes = class_setups(targets, volume, point)?;
+    let shares = split(point, run.workers);
+    if shares.is_empty() {
+        return Err(ExecError::InvalidPoint("no class has any load".into()));
+    }
+    let worker_fds = per_worker(targets, shares.len());
+    let intervals = run.duration_ms.div_ceil(1000).max(1) as usize;
+    // Calibrated before the first point's workers start (the run loop does it earlier still).
+    super::clock::init();
+    let shared = Shared {
+        ready: AtomicUsize::new(0),
+        ended: AtomicUsize::new(0),
+        coordinator: std::thread::current(),
+        start: OnceLock::new(),
+        running: AtomicUsize::new(0),
+        workers: shares.len(),
+        measure_from: AtomicU64::new(NOT_YET),
+        not_before: AtomicU64::new(0),
+        abort: AtomicBool::new(false),
+        stop: &ctl.stop,
+        live: &ctl.live,
+        reuse: &ctl.reuse,
+        warmup_ns: run.warmup_ms * 1_000_000,
+        window_ns: run.duration_ms * 1_000_000,
+        io_timeout_ns: run.io_timeout_ms.saturating_mul(1_000_000),
+    };
+    let shared = &shared;
+    let n = shares.len() as u64;
+    let devices = Devices::of(targets);
+    let (outcomes, cpu, disks, wall) = std::thread::scope(|s| {
+        let mut handles = Vec::new();
+        let mut spawn_error = None;
+        for (w, share) in shares.into_iter().enumerate() {
+            let spec = WorkerSpec {
+                shares: share,
+                classes: &classes,
+                fds: &worker_fds[w].fds,
+                seed: worker_seed(run.seed, point.id, w),
+                intervals,
+                // Each worker's part of the I/O budget, the remainder to the first ones.
+                options: ExecOptions {
+                    ios: options.ios.map(|t| t / n + u64::from((w as u64) < t % n)),
+                    ..options
+                },
+                buffers: run.buffers,
+            };
+            let spawned = std::thread::Builder::new()
+                .name(format!("rigel-worker-{w}"))
+                .spawn_scoped(s, move || worker::run(spec, shared));
+            match spawned {
+                Ok(h) => handles.push(h),
+                Err(e) => {
+                    shared.abort.store(true, Ordering::Relaxed);
+                    spawn_error = Some(e);
+                    break;
+                }
+            }
+        }
+        while shared.ready.load(Ordering::Acquire) < handles.len() {
+            std::thread::park_timeout(Duration::from_millis(1));
+        }
+        let start_ns = monotonic_ns();
+        let start = Instant::now();
+        let wall = SystemTime::now();
+        if let Some(d) = ctl.window_at.and_then(|t| t.duration_since(wall).ok()) {
+            shared
+                .not_before
+                .store(d.as_nanos() as u64, Ordering::Release);
+        }
+        let _ = shared.start.set(start_ns);
+        handles.iter().for_each(|h| h.thread().unpark());
+        let all_done = || shared.ended.load(Ordering::Acquire) >= handles.len();
+        // The last worker to get its load in flight sets the window's start (the workers never
+        // depend on this thread, which may not run while they do, e.g. under SCHED_FIFO).
+        let mut measure_from = shared.measure_from.load(Ordering::Acquire);
+        while measure_from == NOT_YET && !all_done() {
+            std::thread::park_timeout(Duration::from_millis(1));
+            measure_from = shared.measure_from.load(Ordering::Acquire);
+        }
+        sleep_until(start + Duration::from_nanos(measure_from), &all_done);
+        let cpu0 = process_cpu();
+        let (disks0, from) = (devices.read(), Instant::now());
+        let end = start + Duration::from_nanos(measure_from + shared.window_ns);
+        sleep_until(end, &all_done);
+        let cpu = delta(cpu0, process_cpu());
+        let disks = devices.window(&disks0, &devices.read(), from.elapsed());
+        let outcomes: Vec<Option<WorkerOutcome>> =
+            handles.into_iter().map(|h| h.join().ok()).collect();
+        (spawn_error.map_or(Ok(outcomes), Err), cpu, disks, wall)
+    });
+    let outcomes = outcomes.map_err(ExecError::Spawn)?;
+    let outcomes: Vec<WorkerOutcome> = outcomes
+        .into_iter()
+        .enumerate()
+        .map(|(w, o)| o.ok_or(ExecError::WorkerPanicked(w)))
+        .collect::<Result<_, _>>()?;
+    for (w, o) in outcomes.iter().enumerate() {
+        if let Some(e) = &o.setup_error {
+            let source = std::io::Error::new(e.kind(), e.to_string());
+            return Err(ExecError::Setup { worker: w, source });
+        }
+    }
+    if outcomes.iter().any(|o| o.end == End::Stop) {
+        return Err(ExecError::Interrupted);
+    }
+    if outcomes.iter().any(|o| !o.fixed_buffers) {
+        ctl.live.note(FALLBACK_BUFFERS);
+    }
+    if outcomes.iter().any(|o| !o.fixed_files) {
+        ctl.live.note(FALLBACK_FILES);
+    }
+    let (mut result, probe) = assemble(targets, point, shared, &outcomes, cpu, wall);
+    result.devices = disks;
+    Ok((result, probe))
+}
+
+/// Each class's slots, checked: every active class must fit the volume (the limits on sizes and
+/// loads are checked before, by `limits::point`).
+fn class_setups(
+    targets: &[ExecTarget],
+    volume: &Volume,
+    point: &DataPoint,
+) -> Result<Vec<ClassSetup>, ExecError> {
+    if targets.len() != volume.targets() {
+        return Err(ExecError::InvalidPoint(format!(
+            "{} targets open but the volume has {}",
+            targets.len(),
+            volume.targets()
+        )));
+    }
+    point
+        .classes
+        .iter()
+        .map(|c| {
+            let space = if c.outstanding > 0 {
+                let space = SlotSpace::new(volume, c.size).ok_or_else(|| {
+                    ExecError::InvalidPoint(format!(
+                        "class {}: {}-byte I/Os do not fit in any target",
+                        c.class, c.size
+                    ))
+                })?;
+                Some(space)
+            } else {
+                None
+            };
+            Ok(ClassSetup {
+                space,
+                size: c.size,
+                read_percent: c.mix.read_percent.min(100),
+                streams: c.load,
+                rate: c.rate_iops().map(|r| (r, c.arrival)),
+                outstanding: c.outstanding,
+            })
+        })
+        .collect()
+}
+
+/// Merges the workers' recordings into the point's result and probe.
+fn assemble(
+    targets: &[ExecTarget],
+    point: &DataPoint,
+    shared: &Shared<'_>,
+    outcomes: &[WorkerOutcome],
+    cpu: rigel_results::CpuTime,
+    wall: SystemTime,
+) -> (PointResult, PointProbe) {
+    let measure_from = shared.measure_from.load(Ordering::Acquire);
+    let failure = outcomes
+        .iter()
+        .filter_map(|o| o.failure.as_ref())
+        .min_by_key(|f| f.at_ns);
+    let window_ns = match failure {
+        Some(f) => f.at_ns.saturating_sub(measure_from).min(shared.window_ns),
+        None => shared.window_ns,
+    };
+    let window_s = window_ns as f64 / 1e9;
+    let n = point.classes.len();
+    let mut merged: Vec<Option<ClassRecorder>> = vec![None; n];
+    let mut area = vec![0.0f64; n];
+    for o in outcomes {
+        for ((c, rec), a) in o.recorders.iter().zip(&o.in_flight_area) {
+            area[*c] += a;
+            match &mut merged[*c] {
+                Some(m) => m.merge(rec),
+                slot @ None => *slot = Some(rec.clone()),
+            }
+        }
+    }
+    let mut classes = Vec::new();
+    let mut probes = Vec::new();
+    for (c, load) in point.classes.iter().enumerate() {
+        let Some(rec) = &merged[c] else { continue };
+        let mut result = rec.finish(
+            &load.class,
+            load.size,
+            load.outstanding,
+            load.mix.reads(),
+            load.mix.writes(),
+            window_s,
+        );
+        if let Some(iops) = load.rate_iops() {
+            result.pace = rec.pace(iops, load.arrival, window_s);
+        }
+        classes.push(result);
+        probes.push(super::point::ClassProbe {
+            class: load.class.clone(),
+            outstanding: load.outstanding,
+            mean_in_flight: if window_ns > 0 {
+                area[c] / window_ns as f64
+            } else {
+                0.0
+            },
+        });
+    }
+    // A class that completed nothing in its window measured nothing: the storage stalled (or the
+    // thread never ran). Saying "ok" with zero IOPS would hand over a false figure.
+    let stalled = classes
+        .iter()
+        .find(|c| c.outstanding > 0 && c.total.ios == 0);
+    let status = match (failure, stalled) {
+        (None, None) => PointStatus::Ok,
+        (None, Some(c)) => PointStatus::Failed {
+            error: IoFailure {
+                target: targets
+                    .iter()
+                    .map(|t| t.path)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                offset: 0,
+                errno: libc::ETIMEDOUT,
+                message: format!(
+                    "class {} completed no I/O in the {window_s:.1} s measured window: the storage stalled",
+                    c.class
+                ),
+            },
+        },
+        (Some(f), _) => PointStatus::Failed {
+            error: IoFailure {
+                target: targets
+                    .get(f.target)
+                    .map_or_else(String::new, |t| t.path.to_string()),
+                offset: f.offset,
+                errno: f.errno,
+                message: match targets.get(f.target) {
+                    Some(t) if f.stalled => {
+                        format!("{} at target {} offset {}", f.message, t.path, f.offset)
+                    }
+                    _ => f.message.clone(),
+                },
+            },
+        },
+    };
+    let started = wall + Duration::from_nanos(measure_from);
+    let result = PointResult {
+        point: point.clone(),
+        status,
+        started: chrono::DateTime::<chrono::Utc>::from(started).to_rfc3339(),
+        elapsed_s: window_s,
+        classes,
+        cpu,
+        window: Some(wall_window(started, window_ns)),
+        partial: None,
+        fleet: None,
+        steady: None,
+        devices: Vec::new(),
+    };
+    let probe = PointProbe {
+        workers: outcomes.len(),
+        classes: probes,
+        batches: outcomes.iter().map(|o| o.batches).sum(),
+        submit_only: outcomes.iter().map(|o| o.submit_only).sum(),
+        inline_turns: outcomes.iter().map(|o| o.inline_turns).sum(),
+        requeued: outcomes.iter().map(|o| o.requeued).sum(),
+        fixed_buffers: outcomes.iter().all(|o| o.fixed_buffers),
+        fixed_files: outcomes.iter().all(|o| o.fixed_files),
+        ring_modes: outcomes.iter().filter_map(|o| o.mode).collect(),
+    };
+    (result, probe)
+}
+
+/// The measured window as Unix-epoch nanoseconds (a clock before 1970 reads as 0).
+fn wall_window(start: SystemTime, window_ns: u64) -> rigel_results::WallWindow {
+    let start_ns = start
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    rigel_results::WallWindow {
+        start_ns,
+        end_ns: start_ns + window_ns,
+    }
+}
+
+/// Sleeps until `deadline`, waking early once every worker has finished (a worker unparks this
+/// thread when it ends).
+fn sleep_until(deadline: Instant, all_done: &dyn Fn() -> bool) {
+    loop {
+        let now = Instant::now();
+        if now >= deadline || all_done() {
+            return;
+        }
+        std::thread::park_timeout(deadline - now);
+    }
+}
+
+/// A distinct, reproducible seed per run seed, point and worker (splitmix64 finaliser).
+fn worker_seed(seed: u64, point: u32, worker: usize) -> u64 {
+    let mut z = seed ^ ((point as u64) << 32) ^ (worker as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}

@@ -1,0 +1,147 @@
+//! What one point's workers leave for the next: their buffer arenas. Allocating, faulting in and
+//! filling an arena with random data costs milliseconds per MiB-sized I/O in flight (a 64 × 1 MiB
+//! arena: tens of milliseconds), paid on every point before; a run now pays it once per size.
+
+use super::ring::Arena;
+use rigel_plan::Buffers;
+use std::sync::Mutex;
+
+/// Arenas kept beyond this many are freed (more than any point's workers return at once).
+const KEEP: usize = 64;
+
+/// The arenas free for the next point (one pool per run, shared by its points' workers).
+#[derive(Default)]
+pub struct Reuse {
+    arenas: Mutex<Vec<Arena>>,
+}
+
+impl std::fmt::Debug for Reuse {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let n = self.arenas.lock().map_or(0, |a| a.len());
+        write!(f, "Reuse {{ {n} arenas }}")
+    }
+}
+
+impl Reuse {
+    /// The smallest kept arena of at least `bytes` backed by `pages`, or a new one; its content
+    /// random when `random` (writes must carry incompressible data; reads need no fill).
+    pub(super) fn arena(
+        &self,
+        bytes: usize,
+        pages: Buffers,
+        random: bool,
+        rng: &mut fastrand::Rng,
+    ) -> std::io::Result<Arena> {
+        let kept = self.arenas.lock().ok().and_then(|mut arenas| {
+            let best = arenas
+                .iter()
+                .enumerate()
+                .filter(|(_, a)| a.len() >= bytes && a.pages == pages)
+                .min_by_key(|(_, a)| a.len())
+                .map(|(i, _)| i)?;
+            Some(arenas.swap_remove(best))
+        });
+        let mut arena = match kept {
+            Some(a) => a,
+            None => Arena::new(bytes, pages)?,
+        };
+        if random && !arena.random {
+            rng.fill(arena.bytes_mut());
+            arena.random = true;
+        }
+        Ok(arena)
+    }
+
+    /// Keeps `arena` for a later point. Only an arena no I/O uses any more may come back.
+    pub(super) fn give(&self, arena: Arena) {
+        if let Ok(mut arenas) = self.arenas.lock()
+            && arenas.len() < KEEP
+        {
+            arenas.push(arena);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_kept_arena_serves_a_later_point_and_is_filled_before_writes() {
+        let reuse = Reuse::default();
+        let mut rng = fastrand::Rng::with_seed(7);
+        let a = reuse
+            .arena(1 << 20, Buffers::Pages, false, &mut rng)
+            .expect("arena");
+        let first = a.at(0);
+        assert!(!a.random);
+        reuse.give(a);
+        // A smaller point takes the kept arena; a writing one gets it filled with random data.
+        let mut b = reuse
+            .arena(64 << 10, Buffers::Pages, true, &mut rng)
+            .expect("arena");
+        assert_eq!(b.at(0), first);
+        assert!(b.random);
+        assert!(b.bytes_mut().iter().filter(|&&x| x == 0).count() < 1 << 14);
+        reuse.give(b);
+        // Larger than anything kept: a new one.
+        let c = reuse
+            .arena(2 << 20, Buffers::Pages, false, &mut rng)
+            .expect("arena");
+        assert_ne!(c.at(0), first);
+    }
+
+    /// KiB of the mapping holding `addr` backed by transparent huge pages (/proc/self/smaps).
+    fn anon_huge_kib(addr: usize) -> Option<u64> {
+        let smaps = std::fs::read_to_string("/proc/self/smaps").ok()?;
+        let mut inside = false;
+        for line in smaps.lines() {
+            if let Some((range, _)) = line.split_once(' ')
+                && let Some((lo, hi)) = range.split_once('-')
+                && let (Ok(lo), Ok(hi)) =
+                    (usize::from_str_radix(lo, 16), usize::from_str_radix(hi, 16))
+            {
+                inside = (lo..hi).contains(&addr);
+            } else if inside && let Some(v) = line.strip_prefix("AnonHugePages:") {
+                return v.trim().trim_end_matches(" kB").parse().ok();
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn a_huge_page_arena_is_aligned_backed_by_huge_pages_and_kept_apart() {
+        let reuse = Reuse::default();
+        let mut rng = fastrand::Rng::with_seed(7);
+        let h = reuse
+            .arena(3 << 20, Buffers::Huge, false, &mut rng)
+            .expect("arena");
+        assert_eq!(h.at(0) as usize % (2 << 20), 0);
+        assert_eq!(h.len(), 4 << 20);
+        let thp = std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled")
+            .unwrap_or_default();
+        if thp.contains("[never]") || thp.is_empty() {
+            eprintln!("skipped the huge-page check: transparent huge pages are off here ({thp:?})");
+        } else {
+            // The kernel may lack a free huge page at the moment; it then falls back to small
+            // ones, so at least one of the two must be huge on any machine with memory to spare.
+            let kib = anon_huge_kib(h.at(0) as usize).expect("the arena's mapping in smaps");
+            assert!(
+                kib >= 2048,
+                "{kib} KiB of huge pages in a 4 MiB huge-page arena"
+            );
+        }
+        let first = h.at(0);
+        reuse.give(h);
+        // A point asking for 4 KiB pages does not get the kept huge-page arena, one asking for
+        // huge pages does.
+        let p = reuse
+            .arena(1 << 20, Buffers::Pages, false, &mut rng)
+            .expect("arena");
+        assert_ne!(p.at(0), first);
+        let h2 = reuse
+            .arena(1 << 20, Buffers::Huge, false, &mut rng)
+            .expect("arena");
+        assert_eq!(h2.at(0), first);
+    }
+}

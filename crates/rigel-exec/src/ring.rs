@@ -1,0 +1,292 @@
+//! A worker's io_uring and its buffer arena: the ring built with the best setup flags the kernel
+//! accepts, the arena mapped (4 KiB or huge pages), then both the arena and the targets
+//! registered with the ring when the kernel and the locked-memory limit allow it.
+
+use io_uring::IoUring;
+use rigel_plan::Buffers;
+use std::io;
+use std::os::fd::RawFd;
+
+/// Alignment of every slot's buffer: a page satisfies any device's direct-I/O alignment.
+pub const BUF_ALIGN: usize = rigel_plan::limits::BUFFER_ALIGN as usize;
+/// The size of a transparent huge page: `Pages` arenas at least this large are told not to use
+/// them; `Huge` arenas are made of them.
+const HUGE_PAGE: usize = 2 << 20;
+
+/// Which setup flags the ring got (the strongest set the kernel accepted).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RingMode {
+    /// SINGLE_ISSUER | DEFER_TASKRUN | COOP_TASKRUN (kernel 6.1+).
+    Deferred,
+    /// COOP_TASKRUN only (5.19+).
+    Coop,
+    /// No optional flags.
+    Plain,
+}
+
+/// Builds a ring of at least `entries` submission entries, trying the fastest modes first.
+pub fn build_ring(entries: u32) -> io::Result<(IoUring, RingMode)> {
+    let entries = entries.max(1).next_power_of_two();
+    // CLAMP: a request beyond the kernel's maximum gets the maximum (the worker then hands full
+    // submission queues to the kernel as it goes) rather than failing.
+    // NO_SQARRAY (6.6+): the kernel reads each entry at its ring index, one indirection (and one
+    // cache line) less per submitted I/O; t/io_uring sets it too. Without it on older kernels.
+    for no_sqarray in [true, false] {
+        let mut b = IoUring::builder();
+        b.setup_clamp()
+            .setup_single_issuer()
+            .setup_defer_taskrun()
+            .setup_coop_taskrun();
+        if no_sqarray {
+            b.setup_no_sqarray();
+        }
+        if let Ok(r) = b.build(entries) {
+            return Ok((r, RingMode::Deferred));
+        }
+    }
+    if let Ok(r) = IoUring::builder()
+        .setup_clamp()
+        .setup_coop_taskrun()
+        .build(entries)
+    {
+        return Ok((r, RingMode::Coop));
+    }
+    IoUring::builder()
+        .setup_clamp()
+        .build(entries)
+        .map(|r| (r, RingMode::Plain))
+}
+
+/// One page-aligned allocation carved into per-slot buffers.
+pub struct Arena {
+    ptr: *mut u8,
+    len: usize,
+    /// The anonymous mapping holding the arena (start, length), unmapped on drop.
+    map: (*mut u8, usize),
+    /// What backs it (`run.buffers`): a kept arena only serves a point asking for the same.
+    pub pages: Buffers,
+    /// Filled with random data (else zeroed, or what earlier reads left).
+    pub random: bool,
+}
+
+// SAFETY: the arena owns its allocation exclusively (no aliasing pointer survives its owner), so
+// moving it to another thread (a later point's worker, through `Reuse`) is sound.
+unsafe impl Send for Arena {}
+
+impl Arena {
+    /// An arena of `bytes` (rounded up to a page, or to a huge page), zeroed.
+    ///
+    /// `Pages`: 4 KiB pages, as fio's and most applications' buffers. Where each page lands in
+    /// physical memory is the kernel's choice, and a direct I/O reaches the device as one segment
+    /// per physically contiguous run: on a virtio disk without indirect descriptors (a 256-entry
+    /// ring, 254 segments per request) a 1 MiB read of scattered pages fills the whole ring, so the
+    /// device holds one such request at a time, where a read of contiguous pages takes a few
+    /// entries. fio's buffers are subject to the same chance.
+    /// `Huge`: 2 MiB transparent huge pages (asked with `MADV_HUGEPAGE`, faulted in at once): an
+    /// I/O of up to 2 MiB is one segment, whatever the allocator's state, as fio's `iomem=mmaphuge`.
+    pub fn new(bytes: usize, pages: Buffers) -> io::Result<Arena> {
+        match pages {
+            Buffers::Pages => Arena::small_pages(bytes),
+            Buffers::Huge => Arena::huge_pages(bytes),
+        }
+    }
+
+    fn small_pages(bytes: usize) -> io::Result<Arena> {
+        let size = bytes.max(BUF_ALIGN).next_multiple_of(BUF_ALIGN);
+        let ptr = map_anonymous(size)?;
+        if size >= HUGE_PAGE {
+            // With transparent huge pages set to "always" the kernel would back a large arena
+            // with huge pages; ask for small ones (a hint: an error changes nothing else).
+            // SAFETY: [ptr, ptr + size) is this mapping, page aligned.
+            unsafe { libc::madvise(ptr.cast(), size, libc::MADV_NOHUGEPAGE) };
+        }
+        // Not touched here: the pages are faulted in by the buffers' registration (or the first
+        // I/O), as fio's malloc'd buffers are, so both tools take them from the allocator the same
+        // way (an aligned allocation zeroed them first). Where they land decides a large direct
+        // I/O's segment count: benches/README.md, "Causes found".
+        Ok(Arena {
+            ptr,
+            len: size,
+            map: (ptr, size),
+            pages: Buffers::Pages,
+            random: false,
+        })
+    }
+
+    fn huge_pages(bytes: usize) -> io::Result<Arena> {
+        let size = bytes.max(1).next_multiple_of(HUGE_PAGE);
+        // One huge page more than needed, so a huge-page-aligned start lies inside the mapping.
+        let map_len = size + HUGE_PAGE;
+        let base = map_anonymous(map_len)?;
+        // SAFETY: the offset is below HUGE_PAGE, so the start stays inside the mapping, and
+        // [ptr, ptr + size) too (the mapping is size + HUGE_PAGE long).
+        let ptr = unsafe { base.add(base.align_offset(HUGE_PAGE)) };
+        // SAFETY: [ptr, ptr + size) is inside this mapping, huge-page aligned. Both are hints:
+        // without transparent huge pages the arena is 4 KiB pages, and unfaulted pages are
+        // faulted by the registration or the first I/O.
+        unsafe {
+            libc::madvise(ptr.cast(), size, libc::MADV_HUGEPAGE);
+            libc::madvise(ptr.cast(), size, libc::MADV_POPULATE_WRITE);
+        }
+        Ok(Arena {
+            ptr,
+            len: size,
+            map: (base, map_len),
+            pages: Buffers::Huge,
+            random: false,
+        })
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    /// Pointer to byte `offset` of the arena (`offset < len()`).
+    pub fn at(&self, offset: usize) -> *mut u8 {
+        debug_assert!(offset < self.len());
+        // SAFETY: `offset` is inside the allocation, so the result stays in bounds.
+        unsafe { self.ptr.add(offset) }
+    }
+
+    /// The arena as bytes, to fill it before any I/O is in flight.
+    pub fn bytes_mut(&mut self) -> &mut [u8] {
+        // SAFETY: ptr is a live allocation of `len()` bytes owned by self, zero-initialised, and
+        // the exclusive borrow of self guarantees no other reference exists (no I/O is in flight
+        // while the worker fills it: it only does so before the first submission).
+        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len()) }
+    }
+}
+
+impl Drop for Arena {
+    fn drop(&mut self) {
+        // SAFETY: `map` is the mapping this arena made, unmapped once. The worker drops the arena
+        // only after every I/O using it has completed (or leaks it when it cannot be sure, see
+        // the worker's drain).
+        unsafe { libc::munmap(self.map.0.cast(), self.map.1) };
+    }
+}
+
+/// A new private anonymous mapping of `len` bytes (> 0): zeroed, page aligned, not yet faulted in.
+fn map_anonymous(len: usize) -> io::Result<*mut u8> {
+    // SAFETY: a new mapping at an address of the kernel's choice; no existing memory is affected.
+    let base = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        )
+    };
+    if base == libc::MAP_FAILED {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(base.cast())
+}
+
+/// The largest buffer io_uring registers as one (a longer one is refused with EFAULT).
+const MAX_REGISTERED: usize = 1 << 30;
+
+/// Registers the arena with the ring as fixed buffers, as few as the kernel allows: one for all
+/// the slots, or one per GiB cut at slot boundaries. `slots` are the slots' (offset, length) in the
+/// arena, in arena order; returns each slot's buffer index.
+///
+/// One buffer for all slots is what t/io_uring registers: every I/O then reaches its pages
+/// through the same registered node, whose cache lines stay hot, where one buffer per slot
+/// spread the kernel's lookups over as many nodes (`io_import_reg_buf` took 3.5% of the CPU at
+/// QD 64 on page-cache reads against t/io_uring's 1.8%). The pages an I/O covers are the same
+/// either way, so a device sees the same segments.
+pub fn register_buffers(
+    ring: &IoUring,
+    arena: &Arena,
+    slots: &[(usize, usize)],
+) -> io::Result<Vec<u16>> {
+    let chunks = chunk_slots(slots, MAX_REGISTERED);
+    let iovecs: Vec<libc::iovec> = chunks
+        .iter()
+        .map(|&(off, len)| libc::iovec {
+            iov_base: arena.at(off).cast(),
+            iov_len: len,
+        })
+        .collect();
+    // SAFETY: every iovec lies inside the arena, which outlives the ring's use of it: the
+    // worker drains all I/O before dropping the arena, and drops the ring (unregistering the
+    // buffers) before the arena, or leaks both.
+    unsafe { ring.submitter().register_buffers(&iovecs)? };
+    let mut index = Vec::with_capacity(slots.len());
+    let mut chunk = 0;
+    for &(off, _) in slots {
+        while off >= chunks[chunk].0 + chunks[chunk].1 {
+            chunk += 1;
+        }
+        index.push(u16::try_from(chunk).map_err(|_| io::Error::from_raw_os_error(libc::E2BIG))?);
+    }
+    Ok(index)
+}
+
+/// Cuts slots (offset, length; in increasing offset order, not overlapping) into runs no longer
+/// than `max` bytes each, from the first slot's start to the last slot's end; a slot longer than
+/// `max` is a run of its own.
+fn chunk_slots(slots: &[(usize, usize)], max: usize) -> Vec<(usize, usize)> {
+    let mut chunks: Vec<(usize, usize)> = Vec::new();
+    for &(off, len) in slots {
+        match chunks.last_mut() {
+            Some((start, run)) if off + len - *start <= max => *run = off + len - *start,
+            _ => chunks.push((off, len)),
+        }
+    }
+    chunks
+}
+
+/// Registers the targets' descriptors with the ring, index = target index.
+pub fn register_files(ring: &IoUring, fds: &[RawFd]) -> io::Result<()> {
+    ring.submitter().register_files(fds)
+}
+
+/// Queues `entry`, handing the queue to the kernel while it is full (only with more requests than
+/// ring entries).
+///
+/// # Safety
+/// Everything `entry` references (buffers, timespecs, descriptors) must stay valid until its
+/// completion is reaped, as for [`squeue::SubmissionQueue::push`].
+pub unsafe fn push_or_submit(
+    sq: &mut io_uring::squeue::SubmissionQueue<'_>,
+    submitter: &io_uring::Submitter<'_>,
+    entry: &io_uring::squeue::Entry,
+) {
+    loop {
+        // SAFETY: the caller guarantees what the entry references outlives the request.
+        if unsafe { sq.push(entry) }.is_ok() {
+            return;
+        }
+        sq.sync();
+        let _ = submitter.submit();
+        sq.sync();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::chunk_slots;
+
+    #[test]
+    fn slots_make_one_chunk_up_to_the_limit() {
+        let slots: Vec<(usize, usize)> = (0..64).map(|i| (i * 4096, 4096)).collect();
+        assert_eq!(chunk_slots(&slots, 1 << 30), vec![(0, 64 * 4096)]);
+    }
+
+    #[test]
+    fn chunks_are_cut_at_slot_boundaries() {
+        // Slots of 3 KiB padded to 4 KiB strides: a chunk ends with its last slot's bytes.
+        let slots: Vec<(usize, usize)> = (0..5).map(|i| (i * 4096, 3072)).collect();
+        assert_eq!(
+            chunk_slots(&slots, 8192),
+            vec![(0, 7168), (8192, 7168), (16384, 3072)]
+        );
+        // A slot larger than the limit is a chunk of its own.
+        assert_eq!(
+            chunk_slots(&[(0, 100), (4096, 9000), (16384, 100)], 4096),
+            vec![(0, 100), (4096, 9000), (16384, 100)]
+        );
+    }
+}

@@ -1,0 +1,308 @@
+//! A worker's slots: each in-flight I/O's buffer in the registered arena, and choosing and
+//! queueing the next I/O of a slot (offset, direction, fresh write data) when the last completes.
+
+use super::LiveCounters;
+use super::offsets::{SlotSpace, Stream};
+use super::pace::{Pacer, Schedule};
+use super::reuse::Reuse;
+use super::ring::{
+    Arena, BUF_ALIGN, RingMode, build_ring, push_or_submit, register_buffers, register_files,
+};
+use super::share::ClassShare;
+use io_uring::{IoUring, opcode, squeue, types};
+use rigel_plan::limits::MAX_WORKER_IN_FLIGHT;
+use rigel_results::ClassRecorder;
+use std::io;
+use std::os::fd::RawFd;
+
+/// Write buffers get a fresh random word every this many bytes before each write, so no two
+/// writes carry the same blocks (defeats deduplication without refilling whole buffers).
+const SCRAMBLE_STRIDE: usize = 512;
+const NO_STREAM: u32 = u32::MAX;
+
+/// What a worker is given: its share of the point and everything needed to run it.
+pub struct WorkerSpec<'a> {
+    pub shares: Vec<ClassShare>,
+    /// Per point class: its slot space (`None` for idle classes), size and read percentage.
+    pub classes: &'a [ClassSetup],
+    pub fds: &'a [RawFd],
+    pub seed: u64,
+    pub intervals: usize,
+    pub options: super::ExecOptions,
+    /// What backs the buffer arena (`run.buffers`).
+    pub buffers: rigel_plan::Buffers,
+}
+
+/// A point class as the workers need it.
+pub struct ClassSetup {
+    pub space: Option<SlotSpace>,
+    pub size: u64,
+    pub read_percent: u8,
+    /// Streams of the class (sequential), to spread their starts.
+    pub streams: u32,
+    /// Open loop: the class's rate (I/Os per second over all workers) and arrivals, and its
+    /// outstanding cap over all workers (each worker paces its share of the cap's share).
+    pub rate: Option<(f64, rigel_expr::Arrival)>,
+    pub outstanding: u32,
+}
+
+/// One in-flight slot: its buffer, and the I/O it currently carries.
+pub(super) struct Slot {
+    pub(super) class: usize,
+    pub(super) stream: u32,
+    pub(super) buf: usize,
+    /// The registered buffer holding it (when buffers are registered).
+    pub(super) buf_index: u16,
+    pub(super) len: u32,
+    pub(super) write: bool,
+    pub(super) target: u32,
+    pub(super) offset: u64,
+    pub(super) done: u32,
+    /// When the I/O was queued (`PARKED` while an open-loop slot waits for its send time).
+    pub(super) submitted_ns: u64,
+    /// When it was due: its send time (open loop), its submission (closed loop).
+    pub(super) scheduled_ns: u64,
+}
+
+/// `submitted_ns` of a slot with no I/O: never the oldest in flight.
+pub(super) const PARKED: u64 = u64::MAX;
+
+/// A class's live state inside the worker.
+pub(super) struct WorkerClass<'a> {
+    pub(super) point_class: usize,
+    pub(super) space: &'a SlotSpace,
+    pub(super) read_percent: u8,
+    pub(super) in_flight: u32,
+    /// ∫ in-flight I/Os dt over the window, I/O·ns (integer: no conversion per batch).
+    pub(super) area: u128,
+    pub(super) ios_delta: u64,
+    pub(super) bytes_delta: u64,
+    pub(super) recorder: ClassRecorder,
+    /// Open loop: the class's send times and free slots.
+    pub(super) pacer: Option<Pacer>,
+}
+
+/// Everything the hot loop touches besides the ring.
+pub(super) struct State<'a> {
+    pub(super) slots: Vec<Slot>,
+    pub(super) streams: Vec<Stream>,
+    pub(super) classes: Vec<WorkerClass<'a>>,
+    pub(super) arena: Arena,
+    pub(super) fds: &'a [RawFd],
+    pub(super) fixed_buffers: bool,
+    pub(super) fixed_files: bool,
+    pub(super) rng: fastrand::Rng,
+    /// I/Os this worker may still issue (`ExecOptions::ios`; unbounded without one).
+    pub(super) budget: u64,
+}
+
+type Ring = (IoUring, RingMode);
+
+pub(super) fn setup<'a>(spec: &WorkerSpec<'a>, reuse: &Reuse) -> io::Result<(Ring, State<'a>)> {
+    let mut rng = fastrand::Rng::with_seed(spec.seed);
+    let mut slots = Vec::new();
+    let mut streams = Vec::new();
+    let mut classes = Vec::new();
+    let mut arena_bytes = 0usize;
+    for (ci, share) in spec.shares.iter().enumerate() {
+        let setup = &spec.classes[share.class];
+        let space = setup
+            .space
+            .as_ref()
+            .ok_or_else(|| io::Error::from_raw_os_error(libc::EINVAL))?;
+        let len =
+            u32::try_from(setup.size).map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))?;
+        let stride = (len as usize).next_multiple_of(BUF_ALIGN);
+        let mut add_slot = |stream: u32| {
+            slots.push(Slot {
+                class: ci,
+                stream,
+                buf: arena_bytes,
+                buf_index: 0,
+                len,
+                write: false,
+                target: 0,
+                offset: 0,
+                done: 0,
+                submitted_ns: 0,
+                scheduled_ns: 0,
+            });
+            arena_bytes += stride;
+        };
+        for _ in 0..share.random {
+            add_slot(NO_STREAM);
+        }
+        for &s in &share.streams {
+            let idx = streams.len() as u32;
+            streams.push(Stream::new(
+                space.stream_start(s as u64, setup.streams as u64),
+            ));
+            for _ in 0..share.per_stream {
+                add_slot(idx);
+            }
+        }
+        let pacer = setup.rate.map(|(iops, arrival)| {
+            let mine = iops * f64::from(share.in_flight()) / f64::from(setup.outstanding.max(1));
+            let seed = spec.seed ^ (ci as u64 + 1).wrapping_mul(0xA076_1D64_78BD_642F);
+            Pacer::new(
+                Schedule::new(mine, arrival, seed, 0),
+                share.in_flight() as usize,
+            )
+        });
+        classes.push(WorkerClass {
+            point_class: share.class,
+            space,
+            read_percent: setup.read_percent,
+            in_flight: 0,
+            area: 0,
+            ios_delta: 0,
+            bytes_delta: 0,
+            recorder: if pacer.is_some() {
+                ClassRecorder::paced(spec.intervals)
+            } else {
+                ClassRecorder::new(spec.intervals)
+            },
+            pacer,
+        });
+    }
+    if slots.len() as u64 > MAX_WORKER_IN_FLIGHT {
+        return Err(io::Error::other(format!(
+            "{} I/Os in flight on one worker: more than the {MAX_WORKER_IN_FLIGHT} a ring can \
+             address; add workers",
+            slots.len(),
+        )));
+    }
+    // Random content wherever a class writes: writes then carry incompressible data from the
+    // first I/O.
+    let writes = classes.iter().any(|c| c.read_percent < 100);
+    let arena = reuse.arena(arena_bytes, spec.buffers, writes, &mut rng)?;
+    // One entry per slot, one for the timer request.
+    let ring = build_ring(slots.len() as u32 + 1)?;
+    let buffers: Vec<(usize, usize)> = slots.iter().map(|s| (s.buf, s.len as usize)).collect();
+    let registered = spec
+        .options
+        .register_buffers
+        .then(|| register_buffers(&ring.0, &arena, &buffers).ok())
+        .flatten();
+    let fixed_buffers = registered.is_some();
+    for (slot, index) in slots.iter_mut().zip(registered.unwrap_or_default()) {
+        slot.buf_index = index;
+    }
+    let fixed_files = spec.options.register_files && register_files(&ring.0, spec.fds).is_ok();
+    Ok((
+        ring,
+        State {
+            slots,
+            streams,
+            classes,
+            arena,
+            fds: spec.fds,
+            fixed_buffers,
+            fixed_files,
+            rng,
+            budget: spec.options.ios.unwrap_or(u64::MAX),
+        },
+    ))
+}
+
+impl State<'_> {
+    /// Adds the I/Os completed since the last call to the live counters.
+    pub(super) fn publish(&mut self, live: &LiveCounters) {
+        for c in &mut self.classes {
+            if c.ios_delta > 0 {
+                live.add(c.point_class, c.ios_delta, c.bytes_delta);
+                c.ios_delta = 0;
+                c.bytes_delta = 0;
+            }
+        }
+    }
+
+    /// Takes one I/O from the budget: false once it is spent (the slot is then parked).
+    #[inline]
+    pub(super) fn take_budget(&mut self, i: usize) -> bool {
+        if self.budget == 0 {
+            self.slots[i].submitted_ns = PARKED;
+            return false;
+        }
+        self.budget -= 1;
+        true
+    }
+
+    /// Chooses slot `i`'s next I/O (offset, direction, fresh write data) and queues it.
+    #[inline]
+    pub(super) fn next_io(
+        &mut self,
+        i: usize,
+        now_ns: u64,
+        sq: &mut squeue::SubmissionQueue<'_>,
+        submitter: &io_uring::Submitter<'_>,
+    ) {
+        let slot = &mut self.slots[i];
+        let class = &mut self.classes[slot.class];
+        let (target, offset) = if slot.stream == NO_STREAM {
+            class.space.random(&mut self.rng)
+        } else {
+            self.streams[slot.stream as usize].advance(class.space)
+        };
+        slot.write = match class.read_percent {
+            100 => false,
+            0 => true,
+            p => self.rng.u8(0..100) >= p,
+        };
+        slot.target = target as u32;
+        slot.offset = offset;
+        slot.done = 0;
+        slot.submitted_ns = now_ns;
+        slot.scheduled_ns = now_ns;
+        class.in_flight += 1;
+        if slot.write {
+            let base = self.arena.at(slot.buf);
+            for k in (0..(slot.len as usize).saturating_sub(7)).step_by(SCRAMBLE_STRIDE) {
+                // SAFETY: k + 8 <= len and the slot's buffer spans len bytes of the arena; no I/O
+                // uses this buffer now (its previous one completed).
+                unsafe { base.add(k).cast::<u64>().write_unaligned(self.rng.u64(..)) };
+            }
+        }
+        self.queue(i, sq, submitter);
+    }
+
+    /// Queues slot `i`'s current I/O (what remains of it after a short transfer).
+    #[inline]
+    pub(super) fn queue(
+        &self,
+        i: usize,
+        sq: &mut squeue::SubmissionQueue<'_>,
+        submitter: &io_uring::Submitter<'_>,
+    ) {
+        let slot = &self.slots[i];
+        let buf = self.arena.at(slot.buf + slot.done as usize);
+        let len = slot.len - slot.done;
+        let off = slot.offset + slot.done as u64;
+        let (fixed, write, index) = (self.fixed_buffers, slot.write, slot.buf_index);
+        macro_rules! rw {
+            ($fd:expr) => {
+                match (fixed, write) {
+                    (true, false) => opcode::ReadFixed::new($fd, buf, len, index)
+                        .offset(off)
+                        .build(),
+                    (true, true) => opcode::WriteFixed::new($fd, buf, len, index)
+                        .offset(off)
+                        .build(),
+                    (false, false) => opcode::Read::new($fd, buf, len).offset(off).build(),
+                    (false, true) => opcode::Write::new($fd, buf, len).offset(off).build(),
+                }
+            };
+        }
+        let entry = if self.fixed_files {
+            rw!(types::Fixed(slot.target))
+        } else {
+            rw!(types::Fd(self.fds[slot.target as usize]))
+        }
+        .user_data(i as u64);
+        // SAFETY: the buffer is this slot's range of the arena, alive until the I/O completes
+        // (the worker drains every I/O before the arena is freed, or leaks it); registered buffer
+        // `index` contains that range (ring.rs: register_buffers); the fd or fixed index refers
+        // to a target that outlives the point.
+        unsafe { push_or_submit(sq, submitter, &entry) };
+    }
+}

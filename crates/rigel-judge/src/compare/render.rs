@@ -1,0 +1,307 @@
+//! A comparison as an aligned plain-text table (terminals, CI logs) or as Markdown ready to paste
+//! into a ticket or a pull request.
+
+use super::{Change, MetricChange, RunComparison, RunSummary};
+use rigel_expr::Direction;
+
+fn describe(r: &RunSummary) -> String {
+    format!("{} {}", r.path, facts(r))
+}
+
+/// `(oltp, 12 points, 2026-11-30 01:02)`.
+fn facts(r: &RunSummary) -> String {
+    let at = r.started.get(..16).unwrap_or(&r.started).replace('T', " ");
+    format!("({}, {} points, {at})", r.name, r.points)
+}
+
+fn verdict_word(c: Change) -> &'static str {
+    match c {
+        Change::Within => "",
+        Change::Improved => "improved",
+        Change::Regressed => "REGRESSED",
+    }
+}
+
+fn class_cell(m: &MetricChange) -> String {
+    match m.direction {
+        Direction::Total => m.class.clone(),
+        d => format!("{} {}", m.class, d.name()),
+    }
+}
+
+/// The outcome in one line: `2 regressions in 1 point (threshold 5%), 0 improvements`.
+fn outcome(c: &RunComparison) -> String {
+    let points = c.points.iter().filter(|p| p.regressed).count();
+    let plural = |n: usize, one: &str, many: &str| {
+        if n == 1 {
+            format!("{n} {one}")
+        } else {
+            format!("{n} {many}")
+        }
+    };
+    if c.regressions == 0 {
+        return format!(
+            "no regression beyond {}% over {} matched points; {}",
+            c.threshold_percent,
+            c.points.len(),
+            plural(c.improvements, "improvement", "improvements")
+        );
+    }
+    format!(
+        "{} in {} (threshold {}%); {}",
+        plural(c.regressions, "regression", "regressions"),
+        plural(points, "point", "points"),
+        c.threshold_percent,
+        plural(c.improvements, "improvement", "improvements")
+    )
+}
+
+/// Every matched figure in an aligned table, then the unmatched points, then the outcome.
+pub fn text(c: &RunComparison) -> String {
+    let mut out = format!("BASE  {}\nNEW   {}\n", describe(&c.base), describe(&c.new));
+    for w in &c.warnings {
+        out.push_str(&format!("warning: {w}\n"));
+    }
+    out.push('\n');
+    let mut rows: Vec<[String; 7]> = vec![[
+        "point".into(),
+        "class".into(),
+        "metric".into(),
+        "base".into(),
+        "new".into(),
+        "change".into(),
+        String::new(),
+    ]];
+    for p in &c.points {
+        if let Some(s) = &p.status {
+            // The last column is not padded: a long message does not widen the table.
+            let word = if p.regressed { "REGRESSED: " } else { "" };
+            let mut row: [String; 7] = Default::default();
+            row[0] = p.label.clone();
+            row[6] = format!("{word}{s}");
+            rows.push(row);
+        }
+        for (i, m) in p.metrics.iter().enumerate() {
+            let label = if i == 0 {
+                p.label.clone()
+            } else {
+                String::new()
+            };
+            rows.push([
+                label,
+                class_cell(m),
+                m.stat.clone(),
+                m.base_text.clone(),
+                m.new_text.clone(),
+                m.change_text.clone(),
+                verdict_word(m.verdict).into(),
+            ]);
+        }
+    }
+    out.push_str(&aligned(&rows));
+    for (which, labels) in [("BASE", &c.only_in_base), ("NEW", &c.only_in_new)] {
+        if !labels.is_empty() {
+            out.push_str(&format!("\nonly in {which}: {}\n", labels.join("; ")));
+        }
+    }
+    out.push_str(&format!("\n{}\n", outcome(c)));
+    out
+}
+
+fn aligned(rows: &[[String; 7]]) -> String {
+    let mut widths = [0usize; 7];
+    for row in rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let mut out = String::new();
+    for row in rows {
+        let mut line = String::new();
+        for (i, (cell, w)) in row.iter().zip(widths).enumerate() {
+            if (3..=5).contains(&i) {
+                line.push_str(&format!("{cell:>w$}  "));
+            } else {
+                line.push_str(&format!("{cell:<w$}  "));
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// A heading with the outcome, the runs, warnings, the regressions (when any) and every figure in
+/// a collapsed section.
+pub fn markdown(c: &RunComparison) -> String {
+    let title = if c.regressions == 0 {
+        "no regression".to_owned()
+    } else if c.regressions == 1 {
+        "1 regression".to_owned()
+    } else {
+        format!("{} regressions", c.regressions)
+    };
+    let mut out = format!("### rigel compare: {title}\n\n");
+    out.push_str(&format!(
+        "- **BASE** `{}` {}\n- **NEW** `{}` {}\n- threshold: {}% (fewer IOPS or MiB/s, or more latency, is worse)\n\n",
+        c.base.path,
+        facts(&c.base),
+        c.new.path,
+        facts(&c.new),
+        c.threshold_percent
+    ));
+    if !c.warnings.is_empty() {
+        let quoted: Vec<String> = c
+            .warnings
+            .iter()
+            .map(|w| format!("> **Warning:** {w}"))
+            .collect();
+        out.push_str(&quoted.join("\n>\n"));
+        out.push_str("\n\n");
+    }
+    out.push_str(&format!("{}.\n\n", capitalize(&outcome(c))));
+    let failed: Vec<String> = c
+        .points
+        .iter()
+        .filter_map(|p| p.status.as_ref().map(|s| format!("- `{}`: {s}\n", p.label)))
+        .collect();
+    if !failed.is_empty() {
+        out.push_str("Failed points:\n\n");
+        out.push_str(&failed.concat());
+        out.push('\n');
+    }
+    let regressed: Vec<(&str, &MetricChange)> = c
+        .points
+        .iter()
+        .flat_map(|p| p.metrics.iter().map(move |m| (p.label.as_str(), m)))
+        .filter(|(_, m)| m.verdict == Change::Regressed)
+        .collect();
+    if !regressed.is_empty() {
+        out.push_str("#### Regressions\n\n");
+        out.push_str(&md_table(&regressed));
+        out.push('\n');
+    }
+    let all: Vec<(&str, &MetricChange)> = c
+        .points
+        .iter()
+        .flat_map(|p| p.metrics.iter().map(move |m| (p.label.as_str(), m)))
+        .collect();
+    if !all.is_empty() {
+        out.push_str(&format!(
+            "<details><summary>All {} figures of {} matched points</summary>\n\n",
+            all.len(),
+            c.points.len()
+        ));
+        out.push_str(&md_table(&all));
+        out.push_str("\n</details>\n");
+    }
+    for (which, labels) in [("BASE", &c.only_in_base), ("NEW", &c.only_in_new)] {
+        if !labels.is_empty() {
+            let list: Vec<String> = labels.iter().map(|l| format!("`{l}`")).collect();
+            out.push_str(&format!("\nOnly in {which}: {}.\n", list.join(", ")));
+        }
+    }
+    out
+}
+
+fn md_table(rows: &[(&str, &MetricChange)]) -> String {
+    let mut out = String::from(
+        "| Point | Class | Metric | Base | New | Change | |\n|---|---|---|--:|--:|--:|---|\n",
+    );
+    for (label, m) in rows {
+        let word = match m.verdict {
+            Change::Regressed => "**regressed**",
+            Change::Improved => "improved",
+            Change::Within => "",
+        };
+        out.push_str(&format!(
+            "| `{label}` | {} | {} | {} | {} | {} | {word} |\n",
+            class_cell(m),
+            m.stat,
+            m.base_text,
+            m.new_text,
+            m.change_text
+        ));
+    }
+    out
+}
+
+fn capitalize(s: &str) -> String {
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// One self-contained HTML page: the outcome, every figure (regressions marked), the unmatched
+/// points, and the overlay chart inline when given (`rigel compare --format html`).
+pub fn html(c: &RunComparison, overlay_svg: Option<&str>) -> String {
+    use minijinja::HtmlEscape as E;
+    let mut out = String::from(
+        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+         <title>rigel compare</title><style>\
+         body{font-family:system-ui,sans-serif;max-width:1100px;margin:0 auto;padding:16px;color:#1f2933}\
+         table{border-collapse:collapse;font-size:.9rem}th,td{padding:4px 8px;border-bottom:1px solid #e4e7eb;text-align:right}\
+         th:nth-child(-n+3),td:nth-child(-n+3){text-align:left}.bad{color:#b00020;font-weight:600}\
+         .warn{background:#fff4e5;border:1px solid #f0b429;padding:8px 12px;border-radius:6px}\
+         .scroll{overflow-x:auto}svg{max-width:100%;height:auto}\
+         @page{size:A4;margin:14mm}@media print{body{max-width:none;padding:0}.scroll{overflow:visible}}\
+         </style></head><body>\n",
+    );
+    out.push_str(&format!(
+        "<h1>rigel compare</h1>\n<p><strong>BASE</strong> <code>{}</code> {}<br><strong>NEW</strong> <code>{}</code> {}</p>\n",
+        E(&c.base.path),
+        E(&facts(&c.base)),
+        E(&c.new.path),
+        E(&facts(&c.new))
+    ));
+    for w in &c.warnings {
+        out.push_str(&format!("<p class=\"warn\">Warning: {}</p>\n", E(w)));
+    }
+    out.push_str(&format!("<p>{}.</p>\n", E(&capitalize(&outcome(c)))));
+    if let Some(svg) = overlay_svg {
+        out.push_str(&format!("<figure>{svg}</figure>\n"));
+    }
+    out.push_str(
+        "<div class=\"scroll\"><table>\n<tr><th>Point</th><th>Class</th><th>Metric</th><th>Base</th><th>New</th><th>Change</th><th></th></tr>\n",
+    );
+    for p in &c.points {
+        if let Some(s) = &p.status {
+            out.push_str(&format!(
+                "<tr><td>{}</td><td colspan=\"6\" class=\"bad\">{}</td></tr>\n",
+                E(&p.label),
+                E(s)
+            ));
+        }
+        for m in &p.metrics {
+            let class = if m.verdict == Change::Regressed {
+                " class=\"bad\""
+            } else {
+                ""
+            };
+            out.push_str(&format!(
+                "<tr{class}><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+                E(&p.label),
+                E(&class_cell(m)),
+                E(&m.stat),
+                E(&m.base_text),
+                E(&m.new_text),
+                E(&m.change_text),
+                verdict_word(m.verdict)
+            ));
+        }
+    }
+    out.push_str("</table></div>\n");
+    for (which, labels) in [("BASE", &c.only_in_base), ("NEW", &c.only_in_new)] {
+        if !labels.is_empty() {
+            out.push_str(&format!(
+                "<p>Only in {which}: {}.</p>\n",
+                E(&labels.join(", "))
+            ));
+        }
+    }
+    out.push_str("</body></html>\n");
+    out
+}

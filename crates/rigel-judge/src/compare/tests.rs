@@ -1,0 +1,244 @@
+//! Comparisons of the report fixtures with edited copies of themselves.
+
+use super::*;
+use rigel_results::stats::IoFailure;
+
+fn fixture(name: &str) -> ResultsDoc {
+    let text = match name {
+        "basic" => include_str!("../../../../tests/fixtures/results-basic.json"),
+        _ => include_str!("../../../../tests/fixtures/results-detailed.json"),
+    };
+    serde_json::from_str(text).expect("fixture parses")
+}
+
+fn flagged(c: &RunComparison, verdict: Change) -> Vec<String> {
+    c.points
+        .iter()
+        .flat_map(|p| {
+            p.metrics
+                .iter()
+                .filter(move |m| m.verdict == verdict)
+                .map(move |m| {
+                    format!(
+                        "{} {} {} {}",
+                        p.base_id,
+                        m.class,
+                        m.direction.name(),
+                        m.stat
+                    )
+                })
+        })
+        .collect()
+}
+
+#[test]
+fn a_run_against_itself_changes_nothing() {
+    for name in ["basic", "detailed"] {
+        let doc = fixture(name);
+        let c = compare(&doc, &doc, &CompareOptions::default());
+        assert_eq!(c.regressions, 0, "{name}");
+        assert_eq!(c.improvements, 0);
+        assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+        assert!(c.only_in_base.is_empty() && c.only_in_new.is_empty());
+        assert!(
+            c.points
+                .iter()
+                .flat_map(|p| &p.metrics)
+                .all(|m| m.change_percent == Some(0.0))
+        );
+    }
+    let c = compare(
+        &fixture("basic"),
+        &fixture("basic"),
+        &CompareOptions::default(),
+    );
+    assert_eq!(c.points.len(), 7);
+    // Four figures for the one class of each point.
+    assert_eq!(c.points[0].metrics.len(), 4);
+}
+
+#[test]
+fn exactly_the_edited_figures_are_flagged() {
+    let base = fixture("basic");
+    let mut new = base.clone();
+    new.points[2].classes[0].total.iops *= 0.90; // point 3: 10% fewer IOPS
+    new.points[3].classes[0].total.iops *= 0.97; // point 4: within 5%
+    new.points[5].classes[0].total.latency.p99_ns *= 2; // point 6: twice the p99
+    new.points[6].classes[0].total.latency.mean_ns *= 0.5; // point 7: half the mean latency
+    let c = compare(&base, &new, &CompareOptions::default());
+    assert_eq!(
+        flagged(&c, Change::Regressed),
+        ["3 small total iops", "6 large total latency.p99"]
+    );
+    assert_eq!(
+        flagged(&c, Change::Improved),
+        ["7 large total latency.mean"]
+    );
+    assert_eq!((c.regressions, c.improvements), (2, 1));
+    let m = &c.points[2].metrics[0];
+    assert_eq!(m.change_text, "-10.0% (noise ±2.2%)");
+    assert!(c.points[2].regressed && !c.points[3].regressed);
+    // A stricter threshold catches the 3% too, unless the point's own noise band is wider.
+    let strict = CompareOptions {
+        threshold_percent: 2.0,
+        ..CompareOptions::default()
+    };
+    let noise = c.points[3].metrics[0].noise_percent.unwrap_or(0.0);
+    let expected = if noise < 3.0 { 3 } else { 2 };
+    assert_eq!(
+        compare(&base, &new, &strict).regressions,
+        expected,
+        "noise ±{noise:.1}%"
+    );
+    // A per-metric threshold looser than the change lets that metric pass.
+    let loose = CompareOptions {
+        thresholds: vec![(m.stat.clone(), 20.0)],
+        ..CompareOptions::default()
+    };
+    assert!(!compare(&base, &new, &loose).points[2].regressed);
+}
+
+#[test]
+fn mixed_classes_compare_reads_and_writes_too() {
+    let base = fixture("detailed");
+    let mut new = base.clone();
+    if let Some(w) = new.points[0].classes[0].write.as_mut() {
+        w.iops *= 0.5;
+    }
+    let c = compare(&base, &new, &CompareOptions::default());
+    assert_eq!(flagged(&c, Change::Regressed), ["1 small write iops"]);
+    // small mixes reads and writes: total, read and write, four figures each.
+    assert_eq!(c.points[0].metrics.len(), 12);
+}
+
+#[test]
+fn points_are_matched_by_workload_not_by_id() {
+    let base = fixture("basic");
+    let mut new = base.clone();
+    new.points.reverse();
+    new.points.remove(0); // large=2 ran only in BASE
+    let mut extra = new.points[0].clone();
+    extra.point.classes[1].load = 3;
+    extra.point.id = 99;
+    new.points.push(extra);
+    let c = compare(&base, &new, &CompareOptions::default());
+    assert_eq!(c.regressions, 0);
+    assert_eq!(c.points.len(), 6);
+    assert_eq!(c.points[0].base_id, 1);
+    assert_eq!(c.points[0].new_id, 1);
+    assert_eq!(c.only_in_base, ["small=0 large=2"]);
+    assert_eq!(c.only_in_new, ["small=0 large=3"]);
+}
+
+#[test]
+fn a_point_failing_only_in_new_is_a_regression() {
+    let base = fixture("basic");
+    let mut new = base.clone();
+    new.points[1].status = PointStatus::Failed {
+        error: IoFailure {
+            target: "/dev/x".into(),
+            offset: 4096,
+            errno: 5,
+            message: "Input/output error".into(),
+        },
+    };
+    let c = compare(&base, &new, &CompareOptions::default());
+    assert_eq!(c.regressions, 1);
+    assert!(c.points[1].regressed);
+    assert_eq!(
+        c.points[1].status.as_deref(),
+        Some("failed in NEW: Input/output error at offset 4096")
+    );
+    let back = compare(&new, &base, &CompareOptions::default());
+    assert_eq!(back.regressions, 0);
+}
+
+#[test]
+fn differing_specs_are_warned_about() {
+    let base = fixture("basic");
+    let mut new = base.clone();
+    // A comment changes nothing measured; a new key does, and is named.
+    new.spec_toml.push_str("\n# edited\n[zz_edit]\nkey = 1\n");
+    new.plan.run.duration_ms = 1000;
+    new.plan.points.push(new.plan.points[0].clone());
+    let c = compare(&base, &new, &CompareOptions::default());
+    assert_eq!(c.warnings.len(), 3, "{:?}", c.warnings);
+    assert!(c.warnings[0].contains("different specs"));
+    assert!(
+        c.warnings[0].ends_with("zz_edit.key: - → 1"),
+        "{}",
+        c.warnings[0]
+    );
+    assert!(c.warnings[1].starts_with("the duration per point differs: BASE"));
+    assert_eq!(c.warnings[2], "NEW is incomplete: 7 of 8 points ran");
+}
+
+#[test]
+fn renderings() {
+    let base = fixture("basic");
+    let mut new = base.clone();
+    new.points[2].classes[0].total.iops *= 0.90;
+    let mut c = compare(&base, &new, &CompareOptions::default());
+    c.base.path = "runs/a".into();
+    c.new.path = "runs/b".into();
+    let t = text(&c);
+    assert!(
+        t.starts_with("BASE  runs/a (orion-simple, 7 points,"),
+        "{t}"
+    );
+    assert!(t.contains("REGRESSED"), "{t}");
+    assert!(
+        t.trim_end()
+            .ends_with("1 regression in 1 point (threshold 5%); 0 improvements"),
+        "{t}"
+    );
+    let regressed_line = t.lines().find(|l| l.contains("REGRESSED")).expect("a line");
+    assert!(
+        regressed_line.starts_with("small=3 large=0"),
+        "{regressed_line}"
+    );
+    assert!(regressed_line.contains("-10.0%"));
+    let md = markdown(&c);
+    assert!(md.starts_with("### rigel compare: 1 regression\n"), "{md}");
+    assert!(md.contains("#### Regressions"));
+    assert!(md.contains("| `small=3 large=0` | small | iops |"), "{md}");
+    assert!(md.contains("**regressed**"));
+    assert!(md.contains("<details><summary>All 28 figures of 7 matched points</summary>"));
+    let same = markdown(&compare(&base, &base, &CompareOptions::default()));
+    assert!(same.starts_with("### rigel compare: no regression\n"));
+    assert!(!same.contains("#### Regressions"));
+}
+
+#[test]
+fn nothing_in_common_is_said() {
+    let base = fixture("basic");
+    let mut new = base.clone();
+    for p in &mut new.points {
+        for c in &mut p.point.classes {
+            c.size *= 2;
+        }
+    }
+    let c = compare(&base, &new, &CompareOptions::default());
+    assert!(c.points.is_empty());
+    assert_eq!((c.only_in_base.len(), c.only_in_new.len()), (7, 7));
+    assert!(
+        c.warnings.iter().any(|w| w.starts_with("no point of NEW")),
+        "{:?}",
+        c.warnings
+    );
+}
+
+#[test]
+fn html_marks_regressions_and_escapes_what_it_quotes() {
+    let base = fixture("basic");
+    let mut new = base.clone();
+    new.points[2].classes[0].total.iops *= 0.5;
+    let mut c = compare(&base, &new, &CompareOptions::default());
+    c.base.path = "runs/<a&b>".into();
+    let page = html(&c, Some("<svg id=\"overlay\"></svg>"));
+    assert!(page.starts_with("<!doctype html>") && page.ends_with("</html>\n"));
+    assert!(page.contains("&lt;a&amp;b&gt;") && !page.contains("<a&b>"));
+    assert_eq!(page.matches("<tr class=\"bad\">").count(), 1, "{page}");
+    assert!(page.contains("REGRESSED") && page.contains("<svg id=\"overlay\">"));
+    assert!(html(&c, None).matches("<svg").count() == 0);
+}

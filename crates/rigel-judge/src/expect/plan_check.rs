@@ -1,0 +1,106 @@
+//! Requirements against the plan, before any I/O: a selector that names a point the plan does not
+//! have would only say NO DATA after the whole run, so `rigel check` says it at once.
+
+use super::point_matches;
+use rigel_expr::{Direction, ExprError, Metric, RequirementKey, parse_requirement_key};
+use rigel_plan::{DataPoint, RunPlan};
+
+/// For each requirement (by index in `plan.expect`) whose selector picks no point where its class
+/// runs in its direction: the mistake, spanned in the key.
+pub fn check_plan(plan: &RunPlan) -> Vec<(usize, ExprError)> {
+    plan.expect
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| {
+            let key = parse_requirement_key(&r.key).ok()?;
+            unmatched(plan, &key, r.key.len()).map(|e| (i, e))
+        })
+        .collect()
+}
+
+fn unmatched(plan: &RunPlan, key: &RequirementKey, len: usize) -> Option<ExprError> {
+    let filters = &key.selector.filters;
+    let selected: Vec<&DataPoint> = plan
+        .points
+        .iter()
+        .filter(|p| filters.iter().all(|f| point_matches(p, f)))
+        .collect();
+    let selector_span = filters.first().map_or(0..len, |f| f.class.span.start..len);
+    let wanted: Vec<String> = filters
+        .iter()
+        .map(|f| f.condition.describe(&f.class.name))
+        .collect();
+    if selected.is_empty() {
+        return Some(
+            ExprError::new(
+                selector_span,
+                format!("no point of the plan has {}", wanted.join(" ")),
+            )
+            .with_hint(levels_hint(plan, key)),
+        );
+    }
+    let Metric::Class {
+        class, direction, ..
+    } = &key.metric
+    else {
+        return None;
+    };
+    let runs = |p: &&DataPoint| {
+        p.classes.iter().any(|c| {
+            c.class == class.name
+                && c.outstanding > 0
+                && match direction {
+                    Direction::Total => true,
+                    Direction::Read => c.mix.reads(),
+                    Direction::Write => c.mix.writes(),
+                }
+        })
+    };
+    if selected.iter().any(runs) {
+        return None;
+    }
+    let doing = match direction {
+        Direction::Total => "runs",
+        Direction::Read => "reads",
+        Direction::Write => "writes",
+    };
+    Some(
+        ExprError::new(
+            selector_span,
+            if wanted.is_empty() {
+                format!("`{}` {doing} at no point of the plan", class.name)
+            } else {
+                format!(
+                    "`{}` {doing} at no point with {}",
+                    class.name,
+                    wanted.join(" ")
+                )
+            },
+        )
+        .with_hint(levels_hint(plan, key)),
+    )
+}
+
+/// `the levels: small 1, 2, 4; large 0, 1`.
+fn levels_hint(plan: &RunPlan, key: &RequirementKey) -> String {
+    let mut named: Vec<&str> = key
+        .selector
+        .filters
+        .iter()
+        .map(|f| f.class.name.as_str())
+        .collect();
+    if let Metric::Class { class, .. } = &key.metric {
+        named.push(&class.name);
+    }
+    let levels: Vec<String> = plan
+        .matrix
+        .levels
+        .iter()
+        .filter(|l| named.is_empty() || named.contains(&l.class.as_str()))
+        .map(|l| {
+            let v: Vec<String> = l.levels.iter().map(u32::to_string).collect();
+            format!("{} {}", l.class, v.join(", "))
+        })
+        .collect();
+    format!("the matrix's levels: {}", levels.join("; "))
+}

@@ -1,0 +1,90 @@
+//! A search's trials judged against its target (the `[expect]` judge, one point at a time), and
+//! the record results keep: every trial with pass or fail and its figure, and the answer.
+
+use super::{Verdict, judge_point};
+use rigel_plan::{Knob, SearchPlan, Tried, bracket};
+use rigel_results::stats::{PointResult, PointStatus, SearchRecord, SearchTrial};
+
+/// The trials among `points` (those that finished without an I/O error), in id order, each with
+/// the searched value and its verdict.
+pub fn trials<'p>(
+    plan: &SearchPlan,
+    points: &'p [PointResult],
+) -> Vec<(&'p PointResult, Tried, Verdict)> {
+    let mut out: Vec<_> = points
+        .iter()
+        .filter(|p| matches!(p.status, PointStatus::Ok))
+        .filter_map(|p| {
+            let c = p.point.classes.iter().find(|c| c.class == plan.class)?;
+            let value = match plan.knob {
+                Knob::Rate => c.rate_iops()?,
+                Knob::Load => f64::from(c.load),
+            };
+            let v = judge_point(&plan.target, p);
+            Some((
+                p,
+                Tried {
+                    value,
+                    passed: v.passed,
+                },
+                v,
+            ))
+        })
+        .collect();
+    out.sort_by_key(|(p, _, _)| p.point.id);
+    out
+}
+
+/// The search's record for the results.
+pub fn search_record(plan: &SearchPlan, points: &[PointResult]) -> SearchRecord {
+    let judged = trials(plan, points);
+    let tried: Vec<Tried> = judged.iter().map(|(_, t, _)| *t).collect();
+    let (answer, failed_at) = bracket(&tried);
+    let target = format!("{} {}", plan.target.key, plan.target.comparison);
+    let value_text = |v: f64| match plan.knob {
+        Knob::Rate => rigel_expr::units::iops(v),
+        Knob::Load => format!("load {v:.0}"),
+    };
+    let summary = match answer {
+        Some(a) if failed_at.is_none() => {
+            format!(
+                "max ≥ {} with {target} (it held at the high bound)",
+                value_text(a)
+            )
+        }
+        Some(a) => format!("max {} with {target}", value_text(a)),
+        None if tried.is_empty() => format!("no trial ran for {target}"),
+        None => format!("{target} fails already at {}", value_text(plan.low)),
+    };
+    let finished = plan.next(&tried).is_none();
+    let summary = if finished {
+        summary
+    } else {
+        format!(
+            "unfinished after {} trial(s), so far: {summary}",
+            tried.len()
+        )
+    };
+    SearchRecord {
+        target,
+        class: plan.class.clone(),
+        knob: match plan.knob {
+            Knob::Rate => "rate",
+            Knob::Load => "load",
+        }
+        .to_owned(),
+        trials: judged
+            .iter()
+            .map(|(p, t, v)| SearchTrial {
+                point_id: p.point.id,
+                value: t.value,
+                passed: t.passed,
+                measured: v.measured_text.clone(),
+            })
+            .collect(),
+        answer,
+        failed_at,
+        finished,
+        summary,
+    }
+}

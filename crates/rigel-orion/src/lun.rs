@@ -1,0 +1,187 @@
+//! ORION's `<testname>.lun`: the LUNs to test, one device or file path per line, in the current
+//! directory. Reading it touches no storage; opening the LUNs is the target layer's job, and its
+//! errors are traced back here to the line that named the LUN.
+
+use super::OrionError;
+use rigel_target::TargetError;
+use std::path::{Path, PathBuf};
+
+/// One LUN and the line of the `.lun` file that names it (1-based).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Lun {
+    pub path: String,
+    pub line: usize,
+}
+
+/// The `.lun` file as read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LunFile {
+    /// As ORION names it: `<testname>.lun`, relative to the directory it was read in.
+    pub name: String,
+    pub luns: Vec<Lun>,
+}
+
+impl LunFile {
+    /// Reads `<testname>.lun` in `dir`. Blank lines are skipped and each line is trimmed; ORION has
+    /// no comment syntax, so every other line is a path.
+    pub fn read(dir: &Path, testname: &str) -> Result<LunFile, OrionError> {
+        let name = format!("{testname}.lun");
+        let path = dir.join(&name);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(match testname.strip_suffix(".lun") {
+                    Some(stem) => OrionError::LunDoubleSuffix {
+                        path: PathBuf::from(&name),
+                        stem: stem.to_owned(),
+                    },
+                    None => OrionError::LunMissing {
+                        path: PathBuf::from(&name),
+                    },
+                });
+            }
+            Err(source) => {
+                return Err(OrionError::LunRead {
+                    path: PathBuf::from(&name),
+                    source,
+                });
+            }
+        };
+        LunFile::parse(&name, &text)
+    }
+
+    /// Parses the text of a `.lun` file named `name`.
+    pub fn parse(name: &str, text: &str) -> Result<LunFile, OrionError> {
+        let mut luns: Vec<Lun> = Vec::new();
+        for (i, line) in text.lines().enumerate() {
+            let path = line.trim();
+            if path.is_empty() {
+                continue;
+            }
+            if let Some(first) = luns.iter().find(|l| l.path == path) {
+                return Err(OrionError::LunRepeated {
+                    path: name.into(),
+                    line: i + 1,
+                    first: first.line,
+                    lun: path.into(),
+                });
+            }
+            luns.push(Lun {
+                path: path.into(),
+                line: i + 1,
+            });
+        }
+        if luns.is_empty() {
+            return Err(OrionError::LunEmpty { path: name.into() });
+        }
+        Ok(LunFile {
+            name: name.into(),
+            luns,
+        })
+    }
+
+    /// The LUN a target error is about, when it names one.
+    pub fn lun_of(&self, e: &TargetError) -> Option<&Lun> {
+        let path = error_path(e)?;
+        self.luns.iter().find(|l| Path::new(&l.path) == path)
+    }
+
+    /// A target error as an ORION user needs it: the `.lun` file and line first, and the target
+    /// layer's spec-centric advice (declare a size to create a file) replaced by ORION's terms.
+    pub fn explain(&self, e: &TargetError) -> String {
+        let Some(lun) = self.lun_of(e) else {
+            return e.to_string();
+        };
+        let at = format!("{} line {}", self.name, lun.line);
+        if Path::new(&lun.path).is_dir() {
+            return format!(
+                "{at}: {}: is a directory; ORION tests block devices or pre-created files",
+                lun.path
+            );
+        }
+        match e {
+            TargetError::Missing { .. } | TargetError::NoDevice { .. } => format!(
+                "{at}: {}: no such device or file; ORION tests existing block devices or pre-created files (create the file, e.g. `fallocate -l 1G {}`, or fix the path)",
+                lun.path, lun.path
+            ),
+            TargetError::TargetTooSmall { size, need, .. } => format!(
+                "{at}: {}: too small for the I/O size: it holds {size} bytes, and rigel needs at least {need} (the largest I/O size, or the raid0 stripe); use a larger LUN or smaller I/Os (-size_large)",
+                lun.path
+            ),
+            _ => format!("{at}: {e}"),
+        }
+    }
+}
+
+fn error_path(e: &TargetError) -> Option<&Path> {
+    match e {
+        TargetError::Io { path, .. }
+        | TargetError::IoAt { path, .. }
+        | TargetError::Missing { path }
+        | TargetError::NoDevice { path }
+        | TargetError::NoDirectIo { path }
+        | TargetError::Unsupported { path, .. }
+        | TargetError::TooSmall { path, .. }
+        | TargetError::Interrupted { path, .. }
+        | TargetError::Misaligned { path, .. }
+        | TargetError::TargetTooSmall { path, .. } => Some(path),
+        TargetError::Refused(r) => Some(&r.path),
+        TargetError::Locked(h) => Some(&h.path),
+        TargetError::NoTargets | TargetError::ZeroStripe | TargetError::StoppedOpening => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blank_lines_are_skipped_and_lines_trimmed() {
+        let f = LunFile::parse("t.lun", "/dev/a\n\n  /dev/b \r\n\n").expect("parses");
+        assert_eq!(
+            f.luns,
+            [
+                Lun {
+                    path: "/dev/a".into(),
+                    line: 1
+                },
+                Lun {
+                    path: "/dev/b".into(),
+                    line: 3
+                }
+            ]
+        );
+    }
+
+    #[test]
+    fn an_empty_file_and_a_repeated_lun_are_errors() {
+        let e = LunFile::parse("t.lun", "\n \n").expect_err("empty");
+        assert!(e.to_string().contains("t.lun lists no LUNs"), "{e}");
+        let e = LunFile::parse("t.lun", "/dev/a\n/dev/b\n/dev/a\n").expect_err("repeated");
+        assert!(
+            e.to_string()
+                .contains("t.lun line 3: /dev/a is already listed on line 1"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn target_errors_name_the_line() {
+        let f = LunFile::parse("t.lun", "/dev/a\n\n/x/b\n").expect("parses");
+        let e = TargetError::TargetTooSmall {
+            path: "/x/b".into(),
+            size: 4096,
+            need: 1 << 20,
+        };
+        let msg = f.explain(&e);
+        assert!(msg.starts_with("t.lun line 3: /x/b: too small"), "{msg}");
+        let e = TargetError::Missing {
+            path: "/dev/a".into(),
+        };
+        assert!(f.explain(&e).starts_with("t.lun line 1: /dev/a: no such"));
+        assert_eq!(
+            f.explain(&TargetError::NoTargets),
+            "the plan has no targets"
+        );
+    }
+}

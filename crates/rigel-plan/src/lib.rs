@@ -1,0 +1,24 @@
+//! Spec → RunPlan: pure and deterministic (the same spec gives the same plan, byte for byte). Knows
+//! ORION's matrix shapes and level rule; never touches storage.
+
+#![forbid(unsafe_code)]
+
+mod compile;
+mod conditioning;
+#[cfg(test)]
+mod conditioning_tests;
+pub mod limits;
+mod matrix;
+mod model;
+mod search;
+#[cfg(test)]
+mod search_tests;
+mod sweep;
+
+pub use compile::compile;
+pub use conditioning::CLASS as PRECONDITION_CLASS;
+pub use conditioning::{PreconditionPlan, SteadyPlan};
+pub use limits::{MAX_OUTSTANDING, MAX_POINTS};
+pub use matrix::LISTED_IDLE_CLASSES;
+pub use model::*;
+pub use search::{Knob, SearchPlan, Tolerance, Tried, bracket};

@@ -1,0 +1,209 @@
+//! The run plan: every data point that will run, with its loads, and the run's totals. It is what
+//! `rigel plan` shows, what `plan.json` holds, and what the executor consumes.
+
+use rigel_expr::{Access, Arrival, Mix, Rate};
+/// Written in the spec and kept in the plan: they live with the spec, which the plan reads.
+pub use rigel_spec::{Buffers, Layout, MatrixShape};
+use serde::{Deserialize, Serialize};
+
+/// Version of the plan and results documents; bumped on any incompatible change.
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunPlan {
+    pub name: String,
+    pub description: String,
+    pub targets: Vec<PlannedTarget>,
+    pub volume: VolumeLayout,
+    pub run: RunSettings,
+    /// The classes as declared (before `[sweep]` overrides).
+    pub classes: Vec<IoClass>,
+    pub matrix: MatrixInfo,
+    pub points: Vec<DataPoint>,
+    /// ORION's "Total Data Points": the points plus the (0, 0) cell when the matrix holds it.
+    pub orion_total_points: u64,
+    /// Sum over points of warmup + duration, in seconds (file creation not included).
+    pub estimated_seconds: u64,
+    /// The `[expect]` requirements, in the order written, evaluated against the results.
+    #[serde(default)]
+    pub expect: Vec<Requirement>,
+    /// `[search]`: its trials are the points (none are planned otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search: Option<super::SearchPlan>,
+    /// `[precondition]`: the fill before the first point.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub precondition: Option<super::PreconditionPlan>,
+    /// `run.steady`: every point repeats rounds until steady, then measures.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady: Option<super::SteadyPlan>,
+}
+
+/// One `[expect]` entry: `"small.iops" = ">= 40000"`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Requirement {
+    /// The key as written: metric and point selector (`small.latency.p99 @ small=1`).
+    pub key: String,
+    pub comparison: rigel_expr::Comparison,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlannedTarget {
+    pub path: String,
+    /// Declared size: rigel creates (and fills) the file at this size when it is absent.
+    pub size: Option<u64>,
+    /// The spec consents to destructive writes on this target.
+    pub destructive: bool,
+    /// Some point writes to this target.
+    pub written: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VolumeLayout {
+    pub layout: Layout,
+    /// Stripe depth in bytes (raid0 only; kept for concat so ORION's summary can print it).
+    pub stripe: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunSettings {
+    /// Measured time per data point.
+    pub duration_ms: u64,
+    /// Unmeasured time before each data point.
+    pub warmup_ms: u64,
+    /// An I/O outstanding longer than this fails its point as stalled (`run.io_timeout`; absent in
+    /// plans that keep the default).
+    #[serde(
+        default = "default_io_timeout_ms",
+        skip_serializing_if = "is_default_io_timeout"
+    )]
+    pub io_timeout_ms: u64,
+    /// O_DIRECT (true) or buffered I/O.
+    pub direct: bool,
+    /// What backs the I/O buffers (`run.buffers`; absent in plans that keep 4 KiB pages).
+    #[serde(default, skip_serializing_if = "is_pages")]
+    pub buffers: Buffers,
+    /// PRNG seed for offsets, mix draws and write data.
+    pub seed: u64,
+    /// Worker threads (each with its own ring); the plan resolves "auto" to a number.
+    pub workers: u32,
+}
+
+fn is_pages(b: &Buffers) -> bool {
+    *b == Buffers::Pages
+}
+
+/// `run.io_timeout` when a spec does not set it.
+pub use rigel_spec::DEFAULT_IO_TIMEOUT;
+
+fn default_io_timeout_ms() -> u64 {
+    DEFAULT_IO_TIMEOUT.as_millis() as u64
+}
+
+fn is_default_io_timeout(ms: &u64) -> bool {
+    *ms == default_io_timeout_ms()
+}
+
+/// An I/O class as declared in `[class.NAME]`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IoClass {
+    pub name: String,
+    pub size: u64,
+    pub access: Access,
+    pub mix: Mix,
+    /// Outstanding I/Os per sequential stream (ORION's `-num_streamIO`); 1 for random classes.
+    pub per_stream: u32,
+    /// Open loop: the requested rate (absent: closed loop).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
+    #[serde(default, skip_serializing_if = "is_uniform")]
+    pub arrival: Arrival,
+}
+
+fn is_uniform(a: &Arrival) -> bool {
+    *a == Arrival::Uniform
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MatrixInfo {
+    pub shape: MatrixShape,
+    /// Each class's load levels, in class order, as the matrix expands them (0 included where the
+    /// shape uses it).
+    pub levels: Vec<ClassLevels>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClassLevels {
+    pub class: String,
+    pub levels: Vec<u32>,
+}
+
+/// One data point: its classes with their loads and parameters at this point. Plans of up to
+/// `LISTED_IDLE_CLASSES` classes list every class (0 = idle), larger ones only the classes that
+/// run; readers take an absent class as idle (`load_of`, `active`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DataPoint {
+    /// Stable id, 1-based, in run order; `--resume` matches on it.
+    pub id: u32,
+    /// The `[sweep]` values in force, in the order written (`small.size = 8KiB`).
+    pub sweep: Vec<SweepBinding>,
+    pub classes: Vec<ClassLoad>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SweepBinding {
+    pub key: String,
+    pub value: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClassLoad {
+    pub class: String,
+    pub size: u64,
+    pub access: Access,
+    pub mix: Mix,
+    /// The matrix level: outstanding I/Os for random classes, streams for sequential ones.
+    pub load: u32,
+    pub per_stream: u32,
+    /// I/Os kept in flight: `load` (random) or `load × per_stream` (sequential); for a class
+    /// with a rate, the most it may have in flight.
+    pub outstanding: u32,
+    /// Open loop: the requested rate; `load` then caps the outstanding I/Os.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
+    #[serde(default, skip_serializing_if = "is_uniform")]
+    pub arrival: Arrival,
+}
+
+impl ClassLoad {
+    /// Requested I/Os per second (open loop), None for a closed-loop class.
+    pub fn rate_iops(&self) -> Option<f64> {
+        self.rate.map(|r| r.iops(self.size))
+    }
+}
+
+impl DataPoint {
+    /// The load of a class by name (0 when the class is absent).
+    pub fn load_of(&self, class: &str) -> u32 {
+        self.classes
+            .iter()
+            .find(|c| c.class == class)
+            .map_or(0, |c| c.load)
+    }
+    /// The classes that run at this point.
+    pub fn active(&self) -> impl Iterator<Item = &ClassLoad> {
+        self.classes.iter().filter(|c| c.outstanding > 0)
+    }
+    /// `small=4 large=0`, as the terminal and reports name a point (the classes the point lists).
+    pub fn label(&self) -> String {
+        let loads: Vec<String> = self
+            .classes
+            .iter()
+            .map(|c| format!("{}={}", c.class, c.load))
+            .collect();
+        let mut s = loads.join(" ");
+        for b in &self.sweep {
+            s.push_str(&format!(" {}={}", b.key, b.value));
+        }
+        s
+    }
+}

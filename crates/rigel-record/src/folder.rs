@@ -1,0 +1,355 @@
+//! Creating, appending to, finishing and reading a run folder.
+
+use super::lock::FolderLock;
+use super::points::{self, Torn};
+use rigel_judge::expect::Verdict;
+use rigel_plan::{RunPlan, SCHEMA_VERSION};
+use rigel_results::stats::{HostInfo, PointResult, ResultsDoc, TargetInfo};
+use serde::{Deserialize, Serialize};
+use std::fs::{self, File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+pub const SPEC_FILE: &str = "spec.toml";
+pub const PLAN_FILE: &str = "plan.json";
+pub const RUN_FILE: &str = "run.json";
+pub const POINTS_FILE: &str = "results.jsonl";
+pub const RESULTS_FILE: &str = "results.json";
+
+#[derive(Debug, thiserror::Error)]
+pub enum RecordError {
+    #[error("cannot {action} `{path}`: {source}")]
+    Io {
+        action: &'static str,
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("`{path}` is not a valid rigel file: {message}")]
+    Invalid { path: PathBuf, message: String },
+    #[error(
+        "`{path}` was written by a newer rigel (schema {found}; this rigel reads up to {SCHEMA_VERSION}): upgrade rigel to read it"
+    )]
+    NewerSchema { path: PathBuf, found: u32 },
+    #[error("`{dir}` is not a rigel run folder (no {PLAN_FILE} or {RUN_FILE})")]
+    NotARun { dir: PathBuf },
+    #[error("`{dir}` already holds a run; pick another --out, or finish it with --resume")]
+    AlreadyARun { dir: PathBuf },
+    #[error("`{dir}` is in use by another rigel{holder}; wait for it to end, or stop it")]
+    Busy { dir: PathBuf, holder: String },
+}
+
+pub(super) fn io<'a>(
+    action: &'static str,
+    path: &'a Path,
+) -> impl FnOnce(std::io::Error) -> RecordError + 'a {
+    move |source| RecordError::Io {
+        action,
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// What a run knows when it starts: everything in `results.json` except the points.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunHeader {
+    pub schema_version: u32,
+    pub rigel_version: String,
+    pub command: Vec<String>,
+    pub started: String,
+    pub host: HostInfo,
+    pub targets: Vec<TargetInfo>,
+}
+
+/// An open run folder, appending finished points; it holds the folder's lock.
+pub struct RunFolder {
+    lock: FolderLock,
+    points: File,
+    /// Bytes of whole lines in `results.jsonl`: a failed append is cut back to it.
+    len: u64,
+}
+
+/// A folder reopened to resume: the points it holds and the torn line cut off its end, if any.
+pub struct Reopened {
+    pub folder: RunFolder,
+    /// The latest record of each point, in the order they finished.
+    pub points: Vec<PointResult>,
+    pub torn: Option<Torn>,
+}
+
+impl RunFolder {
+    /// Creates `dir` with the resolved spec, the plan and the header. Refuses a folder that already
+    /// holds a run, or that another rigel has locked.
+    pub fn create(
+        dir: &Path,
+        spec_toml: &str,
+        plan: &RunPlan,
+        header: &RunHeader,
+    ) -> Result<RunFolder, RecordError> {
+        Self::create_locked(FolderLock::take(dir)?, spec_toml, plan, header)
+    }
+
+    /// [`RunFolder::create`] in a folder already locked.
+    pub fn create_locked(
+        lock: FolderLock,
+        spec_toml: &str,
+        plan: &RunPlan,
+        header: &RunHeader,
+    ) -> Result<RunFolder, RecordError> {
+        let dir = lock.dir().to_path_buf();
+        if dir.join(PLAN_FILE).exists() {
+            return Err(RecordError::AlreadyARun { dir });
+        }
+        write_atomic(&dir.join(SPEC_FILE), spec_toml.as_bytes())?;
+        write_json(&dir.join(PLAN_FILE), plan)?;
+        write_json(&dir.join(RUN_FILE), header)?;
+        let path = dir.join(POINTS_FILE);
+        let points = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .map_err(io("open", &path))?;
+        sync_dir(&dir)?;
+        Ok(RunFolder {
+            lock,
+            points,
+            len: 0,
+        })
+    }
+
+    /// Reopens a locked folder to append the points a resumed run adds. A torn last line of
+    /// `results.jsonl` is cut off first (and returned, for the caller to report).
+    pub fn reopen(lock: FolderLock) -> Result<Reopened, RecordError> {
+        let path = lock.dir().join(POINTS_FILE);
+        let points = OpenOptions::new()
+            .create(true)
+            .read(true)
+            .append(true)
+            .open(&path)
+            .map_err(io("open", &path))?;
+        let bytes = fs::read(&path).map_err(io("read", &path))?;
+        let lines = points::parse_lines(&bytes).map_err(|e| RecordError::Invalid {
+            path: path.clone(),
+            message: e.to_string(),
+        })?;
+        if lines.torn.is_some() {
+            points
+                .set_len(lines.valid_len)
+                .and_then(|()| points.sync_all())
+                .map_err(io("cut the torn last line of", &path))?;
+        }
+        Ok(Reopened {
+            folder: RunFolder {
+                lock,
+                points,
+                len: lines.valid_len,
+            },
+            points: points::latest(lines.points),
+            torn: lines.torn,
+        })
+    }
+
+    pub fn dir(&self) -> &Path {
+        self.lock.dir()
+    }
+
+    /// Appends one finished point and makes it durable before returning.
+    pub fn append(&mut self, point: &PointResult) -> Result<(), RecordError> {
+        let path = self.dir().join(POINTS_FILE);
+        let mut line = serde_json::to_string(point).map_err(|e| RecordError::Invalid {
+            path: path.clone(),
+            message: e.to_string(),
+        })?;
+        line.push('\n');
+        let written = self
+            .points
+            .write_all(line.as_bytes())
+            .and_then(|()| self.points.sync_data());
+        if let Err(e) = written {
+            // Leave no half line behind (a full disk): the next append or resume starts clean.
+            let _ = self.points.set_len(self.len);
+            return Err(io("append to", &path)(e));
+        }
+        self.len += line.len() as u64;
+        Ok(())
+    }
+
+    /// Writes `results.json` (atomically: a temporary file renamed over it).
+    pub fn finish(&self, doc: &ResultsDoc) -> Result<PathBuf, RecordError> {
+        let path = self.dir().join(RESULTS_FILE);
+        write_json(&path, &ResultsFile::new(doc))?;
+        Ok(path)
+    }
+}
+
+/// `results.json` as written: the results document, and the `[expect]` verdicts judged on it
+/// (recomputed from the document whenever it is read; kept so that CI and other tools need not).
+#[derive(Serialize)]
+pub struct ResultsFile<'a> {
+    #[serde(flatten)]
+    pub doc: &'a ResultsDoc,
+    pub verdicts: Vec<Verdict>,
+}
+
+impl<'a> ResultsFile<'a> {
+    pub fn new(doc: &'a ResultsDoc) -> ResultsFile<'a> {
+        ResultsFile {
+            doc,
+            verdicts: rigel_judge::expect::evaluate(doc),
+        }
+    }
+}
+
+/// Reads a run folder: `results.json` when present, else the header, the plan and the points
+/// finished so far (an interrupted run; `finished` is then empty). A torn last line is ignored.
+pub fn load(dir: &Path) -> Result<ResultsDoc, RecordError> {
+    let results = dir.join(RESULTS_FILE);
+    if results.exists() {
+        let doc: ResultsDoc = read_json(&results)?;
+        return check_schema(&results, doc.schema_version).map(|_| doc);
+    }
+    if !dir.join(PLAN_FILE).exists() || !dir.join(RUN_FILE).exists() {
+        return Err(RecordError::NotARun {
+            dir: dir.to_path_buf(),
+        });
+    }
+    let header: RunHeader = read_json(&dir.join(RUN_FILE))?;
+    check_schema(&dir.join(RUN_FILE), header.schema_version)?;
+    let plan: RunPlan = read_json(&dir.join(PLAN_FILE))?;
+    let spec_path = dir.join(SPEC_FILE);
+    let spec_toml = fs::read_to_string(&spec_path).map_err(io("read", &spec_path))?;
+    Ok(assemble(
+        header,
+        spec_toml,
+        plan,
+        finished_points(dir)?,
+        String::new(),
+    ))
+}
+
+/// Builds the whole document from its parts.
+pub fn assemble(
+    header: RunHeader,
+    spec_toml: String,
+    plan: RunPlan,
+    points: Vec<PointResult>,
+    finished: String,
+) -> ResultsDoc {
+    ResultsDoc {
+        schema_version: header.schema_version,
+        rigel_version: header.rigel_version,
+        command: header.command,
+        started: header.started,
+        finished,
+        host: header.host,
+        targets: header.targets,
+        spec_toml,
+        plan,
+        points,
+        fleet: None,
+        search: None,
+    }
+}
+
+/// The latest record of each point in `results.jsonl`, in the order they finished; a torn
+/// (unterminated or unparsable) last line from a crash is skipped.
+pub fn finished_points(dir: &Path) -> Result<Vec<PointResult>, RecordError> {
+    let path = dir.join(POINTS_FILE);
+    let bytes = match fs::read(&path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(io("read", &path)(e)),
+    };
+    let lines = points::parse_lines(&bytes).map_err(|e| RecordError::Invalid {
+        path,
+        message: e.to_string(),
+    })?;
+    Ok(points::latest(lines.points))
+}
+
+/// Reads the header, spec and plan of a folder to resume it.
+pub fn load_parts(dir: &Path) -> Result<(RunHeader, String, RunPlan), RecordError> {
+    if !dir.join(PLAN_FILE).exists() || !dir.join(RUN_FILE).exists() {
+        return Err(RecordError::NotARun {
+            dir: dir.to_path_buf(),
+        });
+    }
+    let header: RunHeader = read_json(&dir.join(RUN_FILE))?;
+    check_schema(&dir.join(RUN_FILE), header.schema_version)?;
+    let spec_path = dir.join(SPEC_FILE);
+    let spec = fs::read_to_string(&spec_path).map_err(io("read", &spec_path))?;
+    Ok((header, spec, read_json(&dir.join(PLAN_FILE))?))
+}
+
+fn check_schema(path: &Path, found: u32) -> Result<(), RecordError> {
+    if found > SCHEMA_VERSION {
+        return Err(RecordError::NewerSchema {
+            path: path.to_path_buf(),
+            found,
+        });
+    }
+    Ok(())
+}
+
+fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, RecordError> {
+    let text = fs::read_to_string(path).map_err(io("read", path))?;
+    serde_json::from_str(&text).map_err(|e| RecordError::Invalid {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })
+}
+
+fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), RecordError> {
+    let mut text = serde_json::to_string_pretty(value).map_err(|e| RecordError::Invalid {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })?;
+    text.push('\n');
+    write_atomic(path, text.as_bytes())
+}
+
+/// Writes through a temporary file, fsyncs it, renames it over `path` and fsyncs the directory (the
+/// rename itself is durable only then).
+fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), RecordError> {
+    let tmp = path.with_extension("tmp");
+    let mut f = File::create(&tmp).map_err(io("create", &tmp))?;
+    let written = f.write_all(bytes).and_then(|()| f.sync_all());
+    if let Err(e) = written {
+        let _ = fs::remove_file(&tmp);
+        return Err(io("write", &tmp)(e));
+    }
+    fs::rename(&tmp, path).map_err(io("rename into place", path))?;
+    sync_dir(path.parent().unwrap_or(Path::new(".")))
+}
+
+/// fsync of a directory: makes the names created or renamed in it durable.
+fn sync_dir(dir: &Path) -> Result<(), RecordError> {
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(io("fsync the directory", dir))
+}
+
+/// Writes `doc` as `dir/results.json` (atomically, streamed: a fleet's document is large): a
+/// folder made by a fleet's merge.
+pub fn write_results(dir: &Path, doc: &ResultsDoc) -> Result<PathBuf, RecordError> {
+    let path = dir.join(RESULTS_FILE);
+    let tmp = path.with_extension("tmp");
+    let file = File::create(&tmp).map_err(io("create", &tmp))?;
+    let mut out = std::io::BufWriter::new(file);
+    serde_json::to_writer_pretty(&mut out, doc).map_err(|e| RecordError::Invalid {
+        path: path.clone(),
+        message: e.to_string(),
+    })?;
+    out.write_all(b"\n").map_err(io("write", &tmp))?;
+    let file = out
+        .into_inner()
+        .map_err(|e| io("write", &tmp)(e.into_error()))?;
+    file.sync_all().map_err(io("fsync", &tmp))?;
+    fs::rename(&tmp, &path).map_err(io("rename into place", &path))?;
+    Ok(path)
+}

@@ -1,0 +1,15 @@
+//! The run folder: what a run leaves on disk, written so that nothing finished is ever lost. Each
+//! point is appended to `results.jsonl` and fsynced as it finishes; `results.json` is the whole
+//! document, rewritten atomically at the end (and on resume). One rigel at a time holds a folder.
+
+#![forbid(unsafe_code)]
+
+mod folder;
+mod history;
+mod lock;
+mod points;
+
+pub use folder::*;
+pub use history::past_runs;
+pub use lock::{FolderLock, LOCK_FILE};
+pub use points::{BadLine, PointLines, Torn, latest, parse_lines};

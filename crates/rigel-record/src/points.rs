@@ -1,0 +1,149 @@
+//! Reading `results.jsonl`: one finished point per line, in the order they finished. A crash or a
+//! full disk can leave a torn last line (no newline, or half a JSON object); it is told apart from
+//! damage in the middle of the file, which is an error. A point retried by `--resume` appears once
+//! per attempt; the latest line of a point is the one that counts.
+
+use rigel_results::stats::PointResult;
+use std::collections::HashMap;
+
+/// The lines of a `results.jsonl` text.
+#[derive(Debug, Default)]
+pub struct PointLines {
+    /// Every complete line's point, in file order (several per point id when retried).
+    pub points: Vec<PointResult>,
+    /// Bytes of whole, valid lines: where a torn tail begins.
+    pub valid_len: u64,
+    /// The torn tail after them, if any.
+    pub torn: Option<Torn>,
+}
+
+/// A torn last line: where it starts and how long it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Torn {
+    /// 1-based line number.
+    pub line: usize,
+    pub offset: u64,
+    pub bytes: u64,
+}
+
+/// A line in the middle of the file that is not a point.
+#[derive(Debug, thiserror::Error)]
+#[error("line {line}: {message}")]
+pub struct BadLine {
+    pub line: usize,
+    pub message: String,
+}
+
+/// Parses the bytes of `results.jsonl`. Blank lines are skipped. The last line is torn when it has
+/// no newline or does not parse; any other line that does not parse is an error.
+pub fn parse_lines(bytes: &[u8]) -> Result<PointLines, BadLine> {
+    let mut out = PointLines::default();
+    let mut offset = 0usize;
+    let mut line_no = 0;
+    while offset < bytes.len() {
+        line_no += 1;
+        let rest = &bytes[offset..];
+        let (line, terminated) = match rest.iter().position(|&b| b == b'\n') {
+            Some(end) => (&rest[..end], true),
+            None => (rest, false),
+        };
+        let next = offset + line.len() + usize::from(terminated);
+        let last = next >= bytes.len();
+        let parsed = if terminated {
+            parse_line(line)
+        } else {
+            Err("no newline at its end".to_owned())
+        };
+        match parsed {
+            Ok(Some(point)) => out.points.push(point),
+            Ok(None) => {}
+            Err(_) if last => {
+                out.torn = Some(Torn {
+                    line: line_no,
+                    offset: offset as u64,
+                    bytes: (bytes.len() - offset) as u64,
+                });
+                return Ok(out);
+            }
+            Err(message) => {
+                return Err(BadLine {
+                    line: line_no,
+                    message,
+                });
+            }
+        }
+        offset = next;
+        out.valid_len = offset as u64;
+    }
+    Ok(out)
+}
+
+fn parse_line(line: &[u8]) -> Result<Option<PointResult>, String> {
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return Ok(None);
+    }
+    serde_json::from_slice(line)
+        .map(Some)
+        .map_err(|e| e.to_string())
+}
+
+/// The latest record of each point, in the order those records were written.
+pub fn latest(points: Vec<PointResult>) -> Vec<PointResult> {
+    let last: HashMap<u32, usize> = points
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.point.id, i))
+        .collect();
+    points
+        .into_iter()
+        .enumerate()
+        .filter(|(i, p)| last.get(&p.point.id) == Some(i))
+        .map(|(_, p)| p)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const POINT: &str = include_str!("../../../tests/fixtures/results-basic.json");
+
+    fn line(id: u32) -> String {
+        let doc: serde_json::Value = serde_json::from_str(POINT).unwrap();
+        let mut p = doc["points"][0].clone();
+        p["point"]["id"] = id.into();
+        format!("{}\n", serde_json::to_string(&p).unwrap())
+    }
+
+    #[test]
+    fn a_torn_last_line_is_told_apart_from_damage_in_the_middle() {
+        let whole = format!("{}{}", line(1), line(2));
+        let fragment = &line(3)[..40];
+        let text = format!("{whole}{fragment}");
+        let parsed = parse_lines(text.as_bytes()).unwrap();
+        assert_eq!(parsed.points.len(), 2);
+        assert_eq!(parsed.valid_len, whole.len() as u64);
+        assert_eq!(
+            parsed.torn,
+            Some(Torn {
+                line: 3,
+                offset: whole.len() as u64,
+                bytes: 40
+            })
+        );
+        // A whole line that does not parse, at the end, is torn too (half a line then a newline).
+        let text = format!("{whole}{fragment}\n");
+        assert_eq!(parse_lines(text.as_bytes()).unwrap().torn.unwrap().line, 3);
+        // The same damage before a good line is an error naming the line.
+        let text = format!("{}{fragment}\n{}", line(1), line(2));
+        assert_eq!(parse_lines(text.as_bytes()).unwrap_err().line, 2);
+    }
+
+    #[test]
+    fn the_latest_record_of_a_retried_point_counts() {
+        let text = format!("{}{}{}", line(1), line(2), line(1));
+        let parsed = parse_lines(text.as_bytes()).unwrap();
+        let ids: Vec<u32> = latest(parsed.points).iter().map(|p| p.point.id).collect();
+        assert_eq!(ids, vec![2, 1]);
+    }
+}

@@ -1,0 +1,137 @@
+//! The template context's run facts and the words it spells parameters with. The per-point and
+//! per-class views are in `rows.rs`; every template, built-in or a user's, gets the same context
+//! (docs/report-context.md documents it).
+
+use rigel_expr::{Access, Mix};
+use rigel_results::stats::view::ResultsView;
+use serde::Serialize;
+
+/// The renderer's own facts.
+#[derive(Clone, Debug, Serialize)]
+pub struct RigelInfo {
+    pub version: &'static str,
+}
+
+/// Facts about the run, gathered from the document and its plan.
+#[derive(Clone, Debug, Serialize)]
+pub struct RunView {
+    pub name: String,
+    pub description: String,
+    /// The command line as one shell-quoted string.
+    pub command: String,
+    pub started: String,
+    pub finished: String,
+    /// `YYYY-MM-DD HH:MM` in the start time's own offset, and that offset.
+    pub date: String,
+    /// Every planned point finished and the run was closed (`finished` set).
+    pub complete: bool,
+    pub planned_points: usize,
+    pub finished_points: usize,
+    pub failed_points: usize,
+    pub duration_s: f64,
+    pub warmup_s: f64,
+    pub estimated_seconds: u64,
+    pub layout: String,
+    pub stripe: u64,
+    pub seed: u64,
+    pub direct: bool,
+    pub workers: u32,
+    pub shape: String,
+}
+
+pub fn mix_text(mix: &Mix) -> String {
+    match mix.read_percent {
+        100 => "100% read".to_string(),
+        0 => "100% write".to_string(),
+        r => format!("{r}% read, {}% write", 100 - r),
+    }
+}
+
+pub fn access_text(access: Access) -> &'static str {
+    match access {
+        Access::Random => "random",
+        Access::Sequential => "sequential",
+    }
+}
+
+/// Joins a command line so that a shell would split it back the same way.
+pub fn shell_join(args: &[String]) -> String {
+    let quote = |a: &String| {
+        let plain = !a.is_empty()
+            && a.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%^".contains(c));
+        if plain {
+            a.clone()
+        } else {
+            format!("'{}'", a.replace('\'', r"'\''"))
+        }
+    };
+    args.iter().map(quote).collect::<Vec<_>>().join(" ")
+}
+
+pub fn run_view(view: &ResultsView) -> RunView {
+    let doc = view.doc;
+    let plan = &doc.plan;
+    let failed = view.points.iter().filter(|p| !p.ok).count();
+    let date = chrono::DateTime::parse_from_rfc3339(&doc.started)
+        .map(|t| t.format("%Y-%m-%d %H:%M UTC%:z").to_string())
+        .unwrap_or_else(|_| doc.started.clone());
+    RunView {
+        name: plan.name.clone(),
+        description: plan.description.clone(),
+        command: shell_join(&doc.command),
+        started: doc.started.clone(),
+        finished: doc.finished.clone(),
+        date,
+        complete: !doc.finished.is_empty() && doc.points.len() >= plan.points.len(),
+        planned_points: plan.points.len(),
+        finished_points: doc.points.len(),
+        failed_points: failed,
+        duration_s: plan.run.duration_ms as f64 / 1000.0,
+        warmup_s: plan.run.warmup_ms as f64 / 1000.0,
+        estimated_seconds: plan.estimated_seconds,
+        layout: enum_text(&plan.volume.layout),
+        stripe: plan.volume.stripe,
+        seed: plan.run.seed,
+        direct: plan.run.direct,
+        workers: plan.run.workers,
+        shape: enum_text(&plan.matrix.shape),
+    }
+}
+
+/// The serde name of a unit enum variant (`concat`, `basic`).
+fn enum_text<T: Serialize>(v: &T) -> String {
+    match serde_json::to_value(v) {
+        Ok(serde_json::Value::String(s)) => s,
+        _ => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shell_join_quotes_what_a_shell_would_split() {
+        let args = [
+            "rigel",
+            "run",
+            "my spec.toml",
+            "--set",
+            "lun=/dev/sdb",
+            "it's",
+        ]
+        .map(String::from);
+        assert_eq!(
+            shell_join(&args),
+            r"rigel run 'my spec.toml' --set lun=/dev/sdb 'it'\''s'"
+        );
+    }
+
+    #[test]
+    fn mix_text_names_both_directions() {
+        assert_eq!(mix_text(&Mix { read_percent: 70 }), "70% read, 30% write");
+        assert_eq!(mix_text(&Mix::READ), "100% read");
+        assert_eq!(mix_text(&Mix { read_percent: 0 }), "100% write");
+    }
+}

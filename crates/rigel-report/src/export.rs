@@ -1,0 +1,390 @@
+//! The exporters: one table maps each built-in format to the function that renders it, and the
+//! views a template needs (the results model, ORION's matrices, charts, verdicts) are computed
+//! only when an exporter asks for them, once. `--format json` asks for none of them: it writes the
+//! document itself.
+
+use super::charts::{Chart, charts};
+use super::context::{self, RigelInfo, RunView};
+use super::env::builtin_environment;
+use super::isolate::render_user;
+use super::lazy_doc::LazyDoc;
+use super::more_charts::more_charts;
+use super::orion::{self, OrionSettings, OrionView};
+use super::render::render_one;
+use super::rows::{self, ClassView, Headline, PointView};
+use super::{Dialect, Format, ReportError, ReportOptions};
+use minijinja::{Environment, Value};
+use rigel_plan::RunPlan;
+use rigel_results::stats::view::ResultsView;
+use rigel_results::stats::{HostInfo, ResultsDoc, TargetInfo, ValidityConfig, Warning, warnings};
+use serde::Serialize;
+use std::cell::OnceCell;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// Rendered outputs: (file name relative to the output folder, content).
+type Files = Vec<(PathBuf, String)>;
+
+/// A built-in format and the function that renders it.
+struct Exporter {
+    format: Format,
+    render: fn(&Inputs) -> Result<Files, ReportError>,
+}
+
+/// Every built-in format, in one place: adding a format is adding a row.
+const EXPORTERS: &[Exporter] = &[
+    Exporter {
+        format: Format::Orion,
+        render: orion_files,
+    },
+    Exporter {
+        format: Format::Markdown,
+        render: markdown,
+    },
+    Exporter {
+        format: Format::Html,
+        render: html,
+    },
+    Exporter {
+        format: Format::Json,
+        render: json,
+    },
+    Exporter {
+        format: Format::Junit,
+        render: junit,
+    },
+    Exporter {
+        format: Format::Hlog,
+        render: hlog,
+    },
+];
+
+/// Everything a template sees (docs/report-context.md describes each field).
+#[derive(Serialize)]
+struct Context<'a> {
+    rigel: RigelInfo,
+    /// Which output is being rendered: `orion`, `markdown`, `html` or `user`.
+    format: &'a str,
+    /// Read field by field as templates ask (`lazy_doc`).
+    doc: Value,
+    plan: &'a RunPlan,
+    run: &'a RunView,
+    host: &'a HostInfo,
+    targets: &'a [TargetInfo],
+    classes: &'a [ClassView],
+    points: &'a [PointView],
+    headline: &'a Headline,
+    charts: &'a [Chart],
+    chart: BTreeMap<&'a str, &'a Chart>,
+    orion: &'a OrionView,
+    orion_matrices: &'a [OrionView],
+    requirements: &'a Option<serde_json::Value>,
+    /// A fleet's hosts (none for one host's run).
+    fleet: &'a Option<super::fleet::FleetView>,
+    /// Validity warnings (`stats::warnings`), each with the figure that triggered it.
+    warnings: &'a [Warning],
+    /// Decimal MB/s columns beside MiB/s (`--units si`).
+    si_units: bool,
+}
+
+/// The views, computed once per render, for the exporters that use templates.
+struct Prepared<'a> {
+    doc: &'a ResultsDoc,
+    doc_value: Value,
+    run: RunView,
+    points: Vec<PointView>,
+    classes: Vec<ClassView>,
+    headline: Headline,
+    charts: Vec<Chart>,
+    /// One per `[sweep]` combination; never empty.
+    orion: Vec<OrionView>,
+    requirements: Option<serde_json::Value>,
+    fleet: Option<super::fleet::FleetView>,
+    warnings: Vec<Warning>,
+    si_units: bool,
+}
+
+/// What the exporters render from: the document, the options, and the views made on first use.
+struct Inputs<'a> {
+    doc: &'a ResultsDoc,
+    /// The same document shared, when the caller has it so (none: copied once for templates).
+    shared: Option<Arc<ResultsDoc>>,
+    opts: &'a ReportOptions,
+    prepared: OnceCell<Prepared<'a>>,
+    env: OnceCell<Environment<'static>>,
+}
+
+impl<'a> Inputs<'a> {
+    fn prepared(&self) -> Result<&Prepared<'a>, ReportError> {
+        if let Some(p) = self.prepared.get() {
+            return Ok(p);
+        }
+        let shared = self
+            .shared
+            .clone()
+            .unwrap_or_else(|| Arc::new(self.doc.clone()));
+        let p = Prepared::new(self.doc, shared, self.opts)?;
+        Ok(self.prepared.get_or_init(|| p))
+    }
+
+    fn env(&self) -> Result<&Environment<'static>, ReportError> {
+        if let Some(e) = self.env.get() {
+            return Ok(e);
+        }
+        let e = builtin_environment()?;
+        Ok(self.env.get_or_init(|| e))
+    }
+
+    /// One built-in template rendered with the context of the first ORION matrix.
+    fn page(
+        &self,
+        format: &str,
+        template: &str,
+        file: &str,
+    ) -> Result<(PathBuf, String), ReportError> {
+        let prep = self.prepared()?;
+        let ctx = prep.context(format, &prep.orion[0]);
+        Ok((file.into(), render_one(self.env()?, template, &ctx)?))
+    }
+}
+
+impl<'a> Prepared<'a> {
+    fn new(
+        doc: &'a ResultsDoc,
+        shared: Arc<ResultsDoc>,
+        opts: &ReportOptions,
+    ) -> Result<Self, ReportError> {
+        let view = ResultsView::new(doc);
+        let points = rows::point_views(&view);
+        let classes = rows::class_views(&view, &points);
+        let headline = rows::headline(&view);
+        let mut charts = charts(&classes, &points);
+        charts.extend(more_charts(&view, &classes, &points, &headline));
+        let testname = opts
+            .testname
+            .clone()
+            .unwrap_or_else(|| default_testname(doc));
+        let version = opts
+            .orion_version
+            .clone()
+            .unwrap_or_else(|| default_orion_version(opts.dialect));
+        let settings = OrionSettings {
+            dialect: opts.dialect,
+            testname: &testname,
+            version: &version,
+        };
+        let orion = view
+            .groups()
+            .iter()
+            .map(|g| {
+                let ids: Vec<u32> = g.points.iter().map(|p| p.id()).collect();
+                let views = points
+                    .iter()
+                    .filter(|p| ids.contains(&p.id))
+                    .cloned()
+                    .collect();
+                orion::orion_view(&view, &settings, g, views)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        // Judged from the plan's `[expect]`; none when the spec states no requirements.
+        let verdicts = rigel_judge::expect::evaluate(doc);
+        let requirements = if verdicts.is_empty() {
+            None
+        } else {
+            Some(serde_json::to_value(verdicts)?)
+        };
+        let fleet = super::fleet::fleet_view(doc, &headline);
+        let warnings = warnings(&view, &opts.past_runs, &ValidityConfig::default());
+        Ok(Prepared {
+            warnings,
+            si_units: opts.si_units,
+            fleet,
+            doc,
+            doc_value: LazyDoc::value(shared),
+            run: context::run_view(&view),
+            points,
+            classes,
+            headline,
+            charts,
+            orion,
+            requirements,
+        })
+    }
+
+    fn context(&self, format: &'a str, orion: &'a OrionView) -> Value
+    where
+        Self: 'a,
+    {
+        Value::from_serialize(Context {
+            rigel: RigelInfo {
+                version: env!("CARGO_PKG_VERSION"),
+            },
+            format,
+            doc: self.doc_value.clone(),
+            plan: &self.doc.plan,
+            run: &self.run,
+            host: &self.doc.host,
+            targets: &self.doc.targets,
+            classes: &self.classes,
+            points: &self.points,
+            headline: &self.headline,
+            charts: &self.charts,
+            chart: self.charts.iter().map(|c| (c.name.as_str(), c)).collect(),
+            orion,
+            orion_matrices: &self.orion,
+            requirements: &self.requirements,
+            warnings: &self.warnings,
+            si_units: self.si_units,
+            fleet: &self.fleet,
+        })
+    }
+
+    fn chart_files(&self) -> impl Iterator<Item = (PathBuf, String)> + '_ {
+        self.charts
+            .iter()
+            .map(|c| (PathBuf::from(&c.file), c.svg.clone()))
+    }
+}
+
+/// ORION's files: one set per `[sweep]` combination.
+fn orion_files(i: &Inputs) -> Result<Files, ReportError> {
+    let prep = i.prepared()?;
+    let mut kinds = vec!["summary.txt", "iops.csv", "mbps.csv", "lat.csv"];
+    if i.opts.dialect == Dialect::V12 {
+        kinds.push("hist.txt");
+    }
+    kinds.push("trace.txt");
+    let mut out = Vec::new();
+    for view in &prep.orion {
+        let ctx = prep.context("orion", view);
+        for kind in &kinds {
+            let text = render_one(i.env()?, &format!("orion/{kind}"), &ctx)?;
+            out.push((PathBuf::from(format!("{}_{kind}", view.prefix)), text));
+        }
+    }
+    Ok(out)
+}
+
+/// `report.md` and its charts beside it.
+fn markdown(i: &Inputs) -> Result<Files, ReportError> {
+    let mut out = vec![i.page("markdown", "markdown/report.md", "report.md")?];
+    out.extend(i.prepared()?.chart_files());
+    Ok(out)
+}
+
+fn html(i: &Inputs) -> Result<Files, ReportError> {
+    Ok(vec![i.page("html", "html/report.html", "report.html")?])
+}
+
+/// The results document itself: no view, no chart, no template.
+fn json(i: &Inputs) -> Result<Files, ReportError> {
+    let file = rigel_record::ResultsFile::new(i.doc);
+    let mut text = serde_json::to_string_pretty(&file)?;
+    text.push('\n');
+    Ok(vec![("report.json".into(), text)])
+}
+
+fn hlog(i: &Inputs) -> Result<Files, ReportError> {
+    super::hlog::render(i.doc)
+}
+
+fn junit(i: &Inputs) -> Result<Files, ReportError> {
+    let file = super::junit::JUNIT_FILE;
+    let xml = super::junit::junit_text(i.doc, std::path::Path::new(file))?;
+    Ok(vec![(file.into(), xml)])
+}
+
+/// A user's template file or folder, with the charts beside it.
+fn user(i: &Inputs, path: &std::path::Path) -> Result<Files, ReportError> {
+    let prep = i.prepared()?;
+    let ctx = prep.context("user", &prep.orion[0]);
+    let mut out = render_user(path, &ctx)?;
+    out.extend(prep.chart_files());
+    Ok(out)
+}
+
+/// Renders every requested output in memory: (file name relative to `out_dir`, content).
+pub fn render_to_strings(doc: &ResultsDoc, opts: &ReportOptions) -> Result<Files, ReportError> {
+    render_inputs(Inputs {
+        doc,
+        shared: None,
+        opts,
+        prepared: OnceCell::new(),
+        env: OnceCell::new(),
+    })
+}
+
+/// [`render_to_strings`] of a shared document: templates read it without a copy (a fleet's).
+pub fn render_shared_to_strings(
+    doc: &Arc<ResultsDoc>,
+    opts: &ReportOptions,
+) -> Result<Files, ReportError> {
+    render_inputs(Inputs {
+        doc,
+        shared: Some(doc.clone()),
+        opts,
+        prepared: OnceCell::new(),
+        env: OnceCell::new(),
+    })
+}
+
+fn render_inputs(inputs: Inputs) -> Result<Files, ReportError> {
+    let mut out = Vec::new();
+    for format in &inputs.opts.formats {
+        if let Some(e) = EXPORTERS.iter().find(|e| e.format == *format) {
+            out.extend((e.render)(&inputs)?);
+        }
+    }
+    if let Some(path) = &inputs.opts.template {
+        out.extend(user(&inputs, path)?);
+    }
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|(p, _)| seen.insert(p.clone()));
+    Ok(out)
+}
+
+/// ORION's `-testname`: as given when rigel ran as ORION (`orion` when not given), else the spec's
+/// name made safe for a file name.
+fn default_testname(doc: &ResultsDoc) -> String {
+    if let Some(i) = doc
+        .command
+        .iter()
+        .position(|a| a == "orion")
+        .filter(|&i| i <= 1)
+    {
+        let args = &doc.command[i + 1..];
+        return match args.iter().position(|a| a == "-testname") {
+            Some(j) => args
+                .get(j + 1)
+                .cloned()
+                .unwrap_or_else(|| "orion".to_string()),
+            None => "orion".to_string(),
+        };
+    }
+    let name: String = doc
+        .plan
+        .name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    if name.is_empty() {
+        "orion".to_string()
+    } else {
+        name
+    }
+}
+
+fn default_orion_version(dialect: Dialect) -> String {
+    format!(
+        "{} (rigel {})",
+        dialect.orion_release(),
+        env!("CARGO_PKG_VERSION")
+    )
+}

@@ -1,0 +1,123 @@
+//! The results document as templates see it (`doc`): each top-level field becomes a template value
+//! when a template first reads it, instead of the whole document up front for every page. The
+//! built-in templates read three small fields; a fleet's document holds every host's row at every
+//! point, which a deep copy per rendered page held in memory (150 MB at 1,000 hosts).
+
+use minijinja::Value;
+use minijinja::value::{Enumerator, Object};
+use rigel_results::stats::ResultsDoc;
+use std::sync::{Arc, OnceLock};
+
+/// The document's fields in `results.json` order.
+const FIELDS: [&str; 12] = [
+    "schema_version",
+    "rigel_version",
+    "command",
+    "started",
+    "finished",
+    "host",
+    "targets",
+    "spec_toml",
+    "plan",
+    "points",
+    "fleet",
+    "search",
+];
+
+#[derive(Debug)]
+pub struct LazyDoc {
+    doc: Arc<ResultsDoc>,
+    values: [OnceLock<Value>; FIELDS.len()],
+}
+
+impl LazyDoc {
+    pub fn value(doc: Arc<ResultsDoc>) -> Value {
+        Value::from_object(LazyDoc {
+            doc,
+            values: Default::default(),
+        })
+    }
+
+    /// Field `i` as a template value; none where `results.json` leaves it out.
+    fn convert(&self, i: usize) -> Option<Value> {
+        let d = &*self.doc;
+        Some(match FIELDS[i] {
+            "schema_version" => Value::from(d.schema_version),
+            "rigel_version" => Value::from(d.rigel_version.as_str()),
+            "command" => Value::from_serialize(&d.command),
+            "started" => Value::from(d.started.as_str()),
+            "finished" => Value::from(d.finished.as_str()),
+            "host" => Value::from_serialize(&d.host),
+            "targets" => Value::from_serialize(&d.targets),
+            "spec_toml" => Value::from(d.spec_toml.as_str()),
+            "plan" => Value::from_serialize(&d.plan),
+            "points" => Value::from_serialize(&d.points),
+            "fleet" => Value::from_serialize(d.fleet.as_ref()?),
+            "search" => Value::from_serialize(d.search.as_ref()?),
+            _ => return None,
+        })
+    }
+
+    fn present(&self, i: usize) -> bool {
+        match FIELDS[i] {
+            "fleet" => self.doc.fleet.is_some(),
+            "search" => self.doc.search.is_some(),
+            _ => true,
+        }
+    }
+}
+
+impl Object for LazyDoc {
+    fn get_value(self: &Arc<Self>, key: &Value) -> Option<Value> {
+        let i = FIELDS.iter().position(|f| Some(*f) == key.as_str())?;
+        if !self.present(i) {
+            return None;
+        }
+        let cell = &self.values[i];
+        if let Some(v) = cell.get() {
+            return Some(v.clone());
+        }
+        let v = self.convert(i)?;
+        Some(cell.get_or_init(|| v).clone())
+    }
+
+    fn enumerate(self: &Arc<Self>) -> Enumerator {
+        Enumerator::Values(
+            (0..FIELDS.len())
+                .filter(|i| self.present(*i))
+                .map(|i| Value::from(FIELDS[i]))
+                .collect(),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_as_the_whole_document_would() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../..",
+            "/tests/fixtures/results-basic.json"
+        );
+        let text = std::fs::read_to_string(path).expect("fixture");
+        let mut doc: ResultsDoc = serde_json::from_str(&text).expect("a results document");
+        doc.fleet = Some(rigel_results::stats::FleetInfo {
+            ranks: 2,
+            hosts: Vec::new(),
+        });
+        let lazy = LazyDoc::value(Arc::new(doc.clone()));
+        let eager = Value::from_serialize(&doc);
+        let json = |v: &Value| serde_json::to_value(v).expect("serializes");
+        assert_eq!(json(&lazy), json(&eager));
+        for key in ["rigel_version", "points", "plan", "fleet", "nothing"] {
+            assert_eq!(
+                lazy.get_attr(key).ok().map(|v| json(&v)),
+                eager.get_attr(key).ok().map(|v| json(&v)),
+                "{key}"
+            );
+        }
+    }
+}

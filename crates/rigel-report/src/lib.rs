@@ -1,0 +1,198 @@
+//! Reports: the results document rendered through minijinja templates, as ORION's files, a Markdown
+//! handover with SVG charts, a self-contained HTML page, JSON, or a user's own templates. The built-in
+//! templates are embedded from `templates/`; docs/report-context.md documents what templates see.
+
+#![forbid(unsafe_code)]
+
+mod axis;
+mod charts;
+mod context;
+mod env;
+mod error;
+mod export;
+mod fleet;
+mod heatmap;
+mod hist;
+mod hlog;
+mod hockey;
+mod isolate;
+mod junit;
+mod lazy_doc;
+mod load;
+mod more_charts;
+mod orion;
+mod orion_map;
+mod overlay;
+mod percentiles;
+mod plot;
+mod printf;
+mod render;
+mod rows;
+mod svg;
+#[cfg(test)]
+mod tests;
+mod timeseries;
+mod undefined;
+mod user_loader;
+
+pub use error::ReportError;
+pub use export::render_to_strings;
+pub use isolate::{isolate_user_templates, serve_template_child};
+pub use junit::{JUNIT_FILE, write_junit};
+pub use load::{RunFolder, load_run_folder, load_run_folder_status};
+pub use overlay::compare_overlay;
+pub use printf::{Arg as PrintfArg, PrintfError, sprintf};
+pub use render::{render, render_shared};
+
+use std::path::PathBuf;
+
+/// A built-in report format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// ORION's files: `<prefix>_summary.txt`, `_iops.csv`, `_mbps.csv`, `_lat.csv`, `_trace.txt`,
+    /// and `_hist.txt` in the 12c dialect.
+    Orion,
+    /// `report.md` and its charts (`chart-*.svg`) beside it.
+    Markdown,
+    /// `report.html`: one self-contained page, charts inline.
+    Html,
+    /// `report.json`: the results document itself, with the verdicts.
+    Json,
+    /// `junit.xml`: the `[expect]` verdicts as JUnit XML, one test case per requirement.
+    Junit,
+    /// `hlog/<class>-<read|write>.hlog`: HdrHistogram interval logs of the per-second histograms.
+    Hlog,
+}
+
+impl Format {
+    /// Every format `--format` takes: the reports, the verdicts as JUnit, and the interval logs
+    /// (only from results that kept per-interval histograms).
+    pub const CHOICES: [Format; 6] = [
+        Format::Orion,
+        Format::Markdown,
+        Format::Html,
+        Format::Json,
+        Format::Junit,
+        Format::Hlog,
+    ];
+    pub const ALL: [Format; 5] = [
+        Format::Orion,
+        Format::Markdown,
+        Format::Html,
+        Format::Json,
+        Format::Junit,
+    ];
+    /// What `rigel run` renders into its run folder.
+    pub const DEFAULT: [Format; 3] = [Format::Orion, Format::Markdown, Format::Html];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Orion => "orion",
+            Format::Markdown => "markdown",
+            Format::Html => "html",
+            Format::Json => "json",
+            Format::Junit => "junit",
+            Format::Hlog => "hlog",
+        }
+    }
+}
+
+impl std::fmt::Display for Format {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Format {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.to_ascii_lowercase().as_str() {
+            "orion" => Ok(Format::Orion),
+            "markdown" | "md" => Ok(Format::Markdown),
+            "html" => Ok(Format::Html),
+            "json" => Ok(Format::Json),
+            "junit" => Ok(Format::Junit),
+            "hlog" => Ok(Format::Hlog),
+            _ => Err(format!(
+                "unknown report format {s:?}; expected orion, markdown, html, json, junit or hlog"
+            )),
+        }
+    }
+}
+
+/// Which ORION release's file layout to write.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Dialect {
+    /// 11.1: latency in milliseconds without a unit; no `_hist.txt`.
+    V11,
+    /// 12c to 19c: latency in microseconds (`usecs`), `Small Read/Write Latency:` lines, `_hist.txt`.
+    /// The default: microseconds keep the precision that flash storage needs.
+    #[default]
+    V12,
+}
+
+impl Dialect {
+    pub fn name(self) -> &'static str {
+        match self {
+            Dialect::V11 => "11.1",
+            Dialect::V12 => "12c",
+        }
+    }
+    /// The release whose layout this is, for the summary's `ORION VERSION` line.
+    pub fn orion_release(self) -> &'static str {
+        match self {
+            Dialect::V11 => "11.1.0.7.0",
+            Dialect::V12 => "19.3.0.0.0",
+        }
+    }
+}
+
+impl std::str::FromStr for Dialect {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.to_ascii_lowercase().as_str() {
+            "11" | "11.1" | "11g" => Ok(Dialect::V11),
+            "12" | "12c" | "18c" | "19" | "19c" => Ok(Dialect::V12),
+            _ => Err(format!(
+                "unknown ORION dialect {s:?}; expected 11.1 or 12c (12c covers 12c to 19c)"
+            )),
+        }
+    }
+}
+
+/// What to render, and where.
+#[derive(Clone, Debug)]
+pub struct ReportOptions {
+    /// Built-in formats to render (may be empty when only a user template is wanted).
+    pub formats: Vec<Format>,
+    /// A user's template file, or a folder of them, rendered with the same context.
+    pub template: Option<PathBuf>,
+    pub dialect: Dialect,
+    /// ORION's test name (`-testname`): the files' prefix. Default: the spec's name.
+    pub testname: Option<String>,
+    /// The text after `ORION VERSION ` in the summary. Default: the dialect's release and rigel's
+    /// version, `19.3.0.0.0 (rigel 0.1.0)`.
+    pub orion_version: Option<String>,
+    /// Where the files go (created when missing).
+    pub out_dir: PathBuf,
+    /// Earlier runs beside this one (`record::past_runs`), for the seed-reuse warning.
+    pub past_runs: Vec<rigel_results::stats::PastRun>,
+    /// Decimal MB/s (10^6 B/s) beside MiB/s in the per-class tables (`--units si`).
+    pub si_units: bool,
+}
+
+impl ReportOptions {
+    /// The default set of formats, 12c dialect, into `out_dir`.
+    pub fn new(out_dir: impl Into<PathBuf>) -> Self {
+        ReportOptions {
+            formats: Format::DEFAULT.to_vec(),
+            template: None,
+            dialect: Dialect::default(),
+            testname: None,
+            orion_version: None,
+            out_dir: out_dir.into(),
+            past_runs: Vec::new(),
+            si_units: false,
+        }
+    }
+}

@@ -1,0 +1,468 @@
+//! The context's points, rows and classes, built from the results model (`stats::view`): every row
+//! carries its class's effective parameters (after `[sweep]`), every direction's figures, and the
+//! best points and headline follow the model's one rule.
+
+use super::context::{access_text, mix_text};
+use rigel_expr::units;
+use rigel_expr::{Direction, LatencyStat, Stat};
+use rigel_plan::ClassLoad;
+use rigel_results::stats::view::{self, ClassRead, Figures, PointRead, ResultsView};
+use rigel_results::stats::{CpuTime, Interval, LatencyStats};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// One direction's figures (histogram left out: it is in `doc`).
+#[derive(Clone, Debug, Serialize)]
+pub struct DirView {
+    /// `total` (reads and writes together), `read` or `write`.
+    pub direction: &'static str,
+    pub ios: u64,
+    pub bytes: u64,
+    pub iops: f64,
+    pub mbps: f64,
+    pub latency: LatencyStats,
+}
+
+/// `small=4`: one class's load at a point.
+#[derive(Clone, Debug, Serialize)]
+pub struct LoadView {
+    pub class: String,
+    pub load: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LoadSweep {
+    pub key: String,
+    pub value: String,
+}
+
+/// One class at one point: its effective parameters there and what it measured.
+#[derive(Clone, Debug, Serialize)]
+pub struct ClassRow {
+    pub point: u32,
+    pub label: String,
+    pub loads: Vec<LoadView>,
+    pub sweep: Vec<LoadSweep>,
+    pub ok: bool,
+    pub class: String,
+    /// Effective parameters: as the point ran them, after `[sweep]`.
+    pub size: u64,
+    pub access: &'static str,
+    pub mix: String,
+    pub read_percent: u8,
+    pub per_stream: u32,
+    pub load: u32,
+    pub outstanding: u32,
+    /// Reads and writes together.
+    pub ios: u64,
+    pub bytes: u64,
+    pub iops: f64,
+    pub mbps: f64,
+    pub latency: LatencyStats,
+    /// Submission to completion; for a rate class `latency` is the response time (from the
+    /// scheduled send time), for a closed-loop class both are the same.
+    pub service: LatencyStats,
+    /// Open loop only: requested against achieved rate.
+    pub pace: Option<rigel_results::stats::PaceResult>,
+    pub read: Option<DirView>,
+    pub write: Option<DirView>,
+    /// The lines a report shows: `total`, `read` and `write` for a mix, else the one direction.
+    pub dirs: Vec<DirView>,
+    /// The per-second series of the measured window.
+    pub intervals: Vec<Interval>,
+    /// rigel's CPU time at the point (user + system) per I/O completed there, in µs.
+    pub cpu_per_io_us: f64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct PointView {
+    pub id: u32,
+    pub label: String,
+    pub loads: Vec<LoadView>,
+    /// The same loads keyed by class name (`p.load.small`).
+    pub load: BTreeMap<String, u32>,
+    pub sweep: Vec<LoadSweep>,
+    pub ok: bool,
+    /// The failure, when the point stopped on an I/O error.
+    pub error: Option<String>,
+    pub started: String,
+    pub elapsed_s: f64,
+    pub cpu: CpuTime,
+    /// The block devices under the targets over the window (none on tmpfs or FUSE).
+    pub devices: Vec<DeviceView>,
+    /// The classes that ran at this point, in class order.
+    pub classes: Vec<ClassRow>,
+    /// The same rows keyed by class name.
+    pub c: BTreeMap<String, ClassRow>,
+}
+
+/// What one block device served in a point's window, as the results model derives it.
+#[derive(Clone, Debug, Serialize)]
+pub struct DeviceView {
+    pub name: String,
+    pub requests_per_s: f64,
+    /// Mean requests in flight (iostat's aqu-sz).
+    pub mean_depth: f64,
+    /// Mean bytes per request, none without requests.
+    pub request_bytes: Option<u64>,
+    /// Percent of the window with a request in flight (iostat's %util).
+    pub busy_pct: f64,
+}
+
+fn device_view(d: &rigel_results::stats::DeviceWindow) -> DeviceView {
+    DeviceView {
+        name: d.name.clone(),
+        requests_per_s: d.requests_per_s(),
+        mean_depth: d.mean_depth(),
+        request_bytes: d.mean_request_bytes().map(|b| b.round() as u64),
+        busy_pct: d.busy_share() * 100.0,
+    }
+}
+
+/// The best point of some measure.
+#[derive(Clone, Debug, Serialize)]
+pub struct Best {
+    pub class: String,
+    pub value: f64,
+    pub point: u32,
+    pub label: String,
+    pub loads: Vec<LoadView>,
+    pub sweep: Vec<LoadSweep>,
+}
+
+/// A class in one `[sweep]` combination: its effective parameters and its rows there.
+#[derive(Clone, Debug, Serialize)]
+pub struct ClassGroup {
+    pub sweep: Vec<LoadSweep>,
+    /// `small: 4 KiB random, 70% read, 30% write (small.size=4KiB, small.mix=70% read)`.
+    pub heading: String,
+    pub size: u64,
+    pub access: &'static str,
+    pub mix: String,
+    pub read_percent: u8,
+    pub per_stream: u32,
+    /// Reads and writes both: rows show `total`, `read` and `write` lines (`row.dirs`).
+    pub mixed: bool,
+    pub rows: Vec<ClassRow>,
+    pub best_iops: Option<Best>,
+    pub best_mbps: Option<Best>,
+    pub min_latency: Option<Best>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ClassView {
+    pub name: String,
+    /// As declared in `[class.NAME]` (a `[sweep]` may change them: see `groups` and `*_text`).
+    pub size: u64,
+    pub access: &'static str,
+    pub mix: String,
+    pub read_percent: u8,
+    pub per_stream: u32,
+    /// The values the class ran with over the whole plan: `4 KiB, 64 KiB`.
+    pub size_text: String,
+    pub access_text: String,
+    pub mix_text: String,
+    /// `small` or `large` when ORION's files map this class, else none.
+    pub orion_role: Option<String>,
+    /// The matrix levels of this class (0 included where the shape uses it).
+    pub levels: Vec<u32>,
+    /// Every finished point where this class ran, in run order.
+    pub rows: Vec<ClassRow>,
+    /// The same rows per `[sweep]` combination (one group without a sweep).
+    pub groups: Vec<ClassGroup>,
+    pub best_iops: Option<Best>,
+    pub best_mbps: Option<Best>,
+    /// The point with the smallest mean latency.
+    pub min_latency: Option<Best>,
+}
+
+/// ORION's headline: the large role's highest MB/s, the small role's highest IOPS and lowest mean
+/// latency, over every finished point (the terminal and ORION's summary say the same).
+#[derive(Clone, Debug, Serialize)]
+pub struct Headline {
+    pub max_iops: Option<Best>,
+    pub max_mbps: Option<Best>,
+    pub min_latency: Option<Best>,
+}
+
+fn dir_view(direction: Direction, f: Figures) -> DirView {
+    DirView {
+        direction: direction.name(),
+        ios: f.ios,
+        bytes: f.bytes,
+        iops: f.iops,
+        mbps: f.mbps,
+        latency: f.latency,
+    }
+}
+
+fn loads_of(p: &PointRead) -> Vec<LoadView> {
+    p.classes
+        .iter()
+        .map(|c| LoadView {
+            class: c.name().to_string(),
+            load: c.params.load,
+        })
+        .collect()
+}
+
+fn sweep_of(p: &PointRead) -> Vec<LoadSweep> {
+    sweep_views(p.sweep())
+}
+
+fn sweep_views(sweep: &[rigel_plan::SweepBinding]) -> Vec<LoadSweep> {
+    sweep
+        .iter()
+        .map(|b| LoadSweep {
+            key: b.key.clone(),
+            value: b.value.clone(),
+        })
+        .collect()
+}
+
+fn class_row(p: &PointRead, c: &ClassRead) -> ClassRow {
+    let prm = c.params;
+    let total = c.figures(Direction::Total);
+    let dir = |d: Direction| c.figures(d).map(|f| dir_view(d, f));
+    let (read, write) = match c.result {
+        Some(r) => (
+            r.read.as_ref().and(dir(Direction::Read)),
+            r.write.as_ref().and(dir(Direction::Write)),
+        ),
+        None => (None, None),
+    };
+    ClassRow {
+        point: p.id(),
+        label: p.label(),
+        loads: loads_of(p),
+        sweep: sweep_of(p),
+        ok: p.ok,
+        class: c.name().to_string(),
+        size: prm.size,
+        access: access_text(prm.access),
+        mix: mix_text(&prm.mix),
+        read_percent: prm.mix.read_percent,
+        per_stream: prm.per_stream,
+        load: prm.load,
+        outstanding: prm.outstanding,
+        ios: total.as_ref().map_or(0, |f| f.ios),
+        bytes: total.as_ref().map_or(0, |f| f.bytes),
+        iops: total.as_ref().map_or(0.0, |f| f.iops),
+        mbps: total.as_ref().map_or(0.0, |f| f.mbps),
+        service: total
+            .as_ref()
+            .map(|f| f.service.clone())
+            .unwrap_or_default(),
+        latency: total.map(|f| f.latency).unwrap_or_default(),
+        pace: c.result.and_then(|r| r.pace.clone()),
+        read,
+        write,
+        dirs: c.directions().iter().filter_map(|&d| dir(d)).collect(),
+        intervals: c.result.map(|r| r.intervals.clone()).unwrap_or_default(),
+        cpu_per_io_us: p.cpu_per_io_us(),
+    }
+}
+
+pub fn point_views(view: &ResultsView) -> Vec<PointView> {
+    view.points
+        .iter()
+        .map(|p| {
+            let classes: Vec<ClassRow> = p.running().map(|c| class_row(p, c)).collect();
+            PointView {
+                id: p.id(),
+                label: p.label(),
+                loads: loads_of(p),
+                load: p
+                    .classes
+                    .iter()
+                    .map(|c| (c.name().to_string(), c.params.load))
+                    .collect(),
+                sweep: sweep_of(p),
+                ok: p.ok,
+                error: p.error(),
+                started: p.result.started.clone(),
+                elapsed_s: p.result.elapsed_s,
+                cpu: p.result.cpu,
+                devices: p.result.devices.iter().map(device_view).collect(),
+                c: classes
+                    .iter()
+                    .map(|r| (r.class.clone(), r.clone()))
+                    .collect(),
+                classes,
+            }
+        })
+        .collect()
+}
+
+fn best_view(b: view::Best) -> Best {
+    Best {
+        class: b.class.name().to_string(),
+        value: b.value,
+        point: b.point.id(),
+        label: b.point.label(),
+        loads: loads_of(b.point),
+        sweep: sweep_of(b.point),
+    }
+}
+
+type Bests = (Option<Best>, Option<Best>, Option<Best>);
+
+/// The class's best IOPS, best MB/s and lowest mean latency among these points.
+fn bests<'v, 'a: 'v>(points: &[&'v PointRead<'a>], class: &str) -> Bests {
+    let of =
+        |stat| view::best(points.iter().copied(), class, Direction::Total, stat).map(best_view);
+    (
+        of(Stat::Iops),
+        of(Stat::Mbps),
+        of(Stat::Latency(LatencyStat::Mean)),
+    )
+}
+
+/// `small: 4 KiB random, 100% read` (with `, 4 per stream` when sequential), then the sweep values.
+pub fn heading(class: &str, prm: &ClassLoad, sweep: &[LoadSweep]) -> String {
+    let mut h = format!(
+        "{class}: {} {}, {}",
+        units::size(prm.size as f64),
+        access_text(prm.access),
+        mix_text(&prm.mix)
+    );
+    if prm.access == rigel_expr::Access::Sequential {
+        h.push_str(&format!(", {} per stream", prm.per_stream));
+    }
+    if !sweep.is_empty() {
+        let s: Vec<String> = sweep
+            .iter()
+            .map(|b| format!("{}={}", b.key, b.value))
+            .collect();
+        h.push_str(&format!(" ({})", s.join(", ")));
+    }
+    h
+}
+
+/// Distinct values in first-seen order, joined: `4 KiB, 64 KiB`.
+fn distinct(values: impl Iterator<Item = String>) -> String {
+    let mut seen: Vec<String> = Vec::new();
+    for v in values {
+        if !seen.contains(&v) {
+            seen.push(v);
+        }
+    }
+    seen.join(", ")
+}
+
+/// Gives every row the same load columns (a table's header is taken from its first row): the
+/// classes any row lists, in class order, 0 where a row's point leaves one idle. Points of many
+/// classes list only those that run, so rows of one class may name different others.
+fn same_load_columns(mut rows: Vec<ClassRow>, order: &[rigel_plan::IoClass]) -> Vec<ClassRow> {
+    let named: std::collections::HashSet<&str> = rows
+        .iter()
+        .flat_map(|r| r.loads.iter().map(|l| l.class.as_str()))
+        .collect();
+    let columns: Vec<String> = order
+        .iter()
+        .filter(|c| named.contains(c.name.as_str()))
+        .map(|c| c.name.clone())
+        .collect();
+    for r in &mut rows {
+        let loads = columns
+            .iter()
+            .map(|class| LoadView {
+                class: class.clone(),
+                load: r
+                    .loads
+                    .iter()
+                    .find(|l| &l.class == class)
+                    .map_or(0, |l| l.load),
+            })
+            .collect();
+        r.loads = loads;
+    }
+    rows
+}
+
+fn class_groups(view: &ResultsView, points: &[PointView], class: &str) -> Vec<ClassGroup> {
+    view.groups()
+        .iter()
+        .filter_map(|g| {
+            let prm = view.params_in(g.sweep, class)?;
+            let sweep = sweep_views(g.sweep);
+            let rows: Vec<ClassRow> = points
+                .iter()
+                .filter(|p| p.sweep == sweep)
+                .filter_map(|p| p.c.get(class).cloned())
+                .collect();
+            let rows = same_load_columns(rows, &view.doc.plan.classes);
+            let (best_iops, best_mbps, min_latency) = bests(&g.points, class);
+            Some(ClassGroup {
+                heading: heading(class, prm, &sweep),
+                sweep,
+                size: prm.size,
+                access: access_text(prm.access),
+                mix: mix_text(&prm.mix),
+                read_percent: prm.mix.read_percent,
+                per_stream: prm.per_stream,
+                mixed: (1..100).contains(&prm.mix.read_percent),
+                rows,
+                best_iops,
+                best_mbps,
+                min_latency,
+            })
+        })
+        .collect()
+}
+
+pub fn class_views(view: &ResultsView, points: &[PointView]) -> Vec<ClassView> {
+    let plan = &view.doc.plan;
+    let all = view.all();
+    plan.classes
+        .iter()
+        .map(|class| {
+            let rows: Vec<ClassRow> = points
+                .iter()
+                .filter_map(|p| p.c.get(&class.name).cloned())
+                .collect();
+            let rows = same_load_columns(rows, &plan.classes);
+            let levels = plan
+                .matrix
+                .levels
+                .iter()
+                .find(|l| l.class == class.name)
+                .map(|l| l.levels.clone())
+                .unwrap_or_default();
+            let planned = || {
+                plan.points
+                    .iter()
+                    .flat_map(|p| p.classes.iter())
+                    .filter(|c| c.class == class.name)
+            };
+            let (best_iops, best_mbps, min_latency) = bests(&all, &class.name);
+            ClassView {
+                name: class.name.clone(),
+                size: class.size,
+                access: access_text(class.access),
+                mix: mix_text(&class.mix),
+                read_percent: class.mix.read_percent,
+                per_stream: class.per_stream,
+                size_text: distinct(planned().map(|c| units::size(c.size as f64))),
+                access_text: distinct(planned().map(|c| access_text(c.access).to_string())),
+                mix_text: distinct(planned().map(|c| mix_text(&c.mix))),
+                orion_role: view.roles.get(&class.name).cloned(),
+                levels,
+                groups: class_groups(view, points, &class.name),
+                rows,
+                best_iops,
+                best_mbps,
+                min_latency,
+            }
+        })
+        .collect()
+}
+
+pub fn headline(view: &ResultsView) -> Headline {
+    let h = view.headline(&view.all());
+    Headline {
+        max_iops: h.max_iops.map(best_view),
+        max_mbps: h.max_mbps.map(best_view),
+        min_latency: h.min_latency.map(best_view),
+    }
+}

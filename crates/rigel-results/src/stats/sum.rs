@@ -1,0 +1,297 @@
+//! Adding one class's results from many hosts (a fleet's point): counts, bytes and rates add, HDR
+//! histograms add exactly and the percentiles come from the sum (never an average of percentiles),
+//! min and max take the extremes, the mean is weighted by the I/Os. An open-loop class's service
+//! latencies add the same way, and its schedule's figures (requested and achieved rates, send
+//! times, backlog) sum.
+
+use super::hdr_add::{HdrAdder, HdrSum};
+use super::light::{LightClass, LightDir};
+use crate::{ClassResult, DirStats, Interval, LatencyStats, PaceResult, ServiceStats};
+use crate::{encode, latency_of, rate_achieved};
+
+/// One class's figures summed over hosts.
+#[derive(Debug)]
+pub struct ClassSum {
+    class: String,
+    size: u64,
+    outstanding: u32,
+    total: DirSum,
+    read: Option<DirSum>,
+    write: Option<DirSum>,
+    intervals: Vec<IntervalSum>,
+    pace: Option<PaceResult>,
+}
+
+/// Latencies of one direction summed over hosts.
+#[derive(Debug)]
+struct LatSum {
+    ios: u64,
+    sum_ns: f64,
+    min_ns: u64,
+    max_ns: u64,
+    hist: HdrSum,
+}
+
+#[derive(Debug)]
+struct DirSum {
+    ios: u64,
+    bytes: u64,
+    iops: f64,
+    mbps: f64,
+    latency: LatSum,
+    /// Open loop: the service latencies, beside the response ones in `latency`.
+    service: Option<LatSum>,
+}
+
+#[derive(Debug, Default)]
+struct IntervalSum {
+    t_s: f64,
+    ios: u64,
+    iops: f64,
+    mbps: f64,
+    sum_ns: f64,
+    p99_ns: u64,
+}
+
+impl LatSum {
+    fn new() -> LatSum {
+        LatSum {
+            ios: 0,
+            sum_ns: 0.0,
+            min_ns: u64::MAX,
+            max_ns: 0,
+            hist: HdrSum::default(),
+        }
+    }
+
+    /// Adds one host's `ios` latencies; their histogram too when given.
+    fn add(&mut self, ios: u64, l: &LatencyStats, histogram: Option<&str>, hdr: &mut HdrAdder) {
+        self.ios += ios;
+        self.sum_ns += l.mean_ns * ios as f64;
+        if ios > 0 {
+            self.min_ns = self.min_ns.min(l.min_ns);
+            self.max_ns = self.max_ns.max(l.max_ns);
+        }
+        if let Some(text) = histogram {
+            // Every rigel histogram has the same bounds; one that does not fit is left out.
+            hdr.add(&mut self.hist, text);
+        }
+    }
+
+    fn join(&mut self, other: LatSum) {
+        self.ios += other.ios;
+        self.sum_ns += other.sum_ns;
+        self.min_ns = self.min_ns.min(other.min_ns);
+        self.max_ns = self.max_ns.max(other.max_ns);
+        self.hist.join(&other.hist);
+    }
+
+    fn stats(&self) -> (LatencyStats, String) {
+        match self.hist.histogram() {
+            Some(h) => (
+                latency_of(&h, self.ios, self.sum_ns, self.min_ns, self.max_ns),
+                encode(&h),
+            ),
+            None => (Default::default(), String::new()),
+        }
+    }
+}
+
+impl DirSum {
+    fn new() -> DirSum {
+        DirSum {
+            ios: 0,
+            bytes: 0,
+            iops: 0.0,
+            mbps: 0.0,
+            latency: LatSum::new(),
+            service: None,
+        }
+    }
+
+    /// Adds one host's figures; its histograms too when `with_histogram`.
+    fn add(&mut self, d: &LightDir, with_histogram: bool, hdr: &mut HdrAdder) {
+        self.ios += d.ios;
+        self.bytes += d.bytes;
+        self.iops += d.iops;
+        self.mbps += d.mbps;
+        let hist = |t| with_histogram.then_some(t);
+        self.latency
+            .add(d.ios, &d.latency, hist(d.histogram.as_ref()), hdr);
+        if let Some(s) = &d.service {
+            self.service.get_or_insert_with(LatSum::new).add(
+                d.ios,
+                &s.latency,
+                hist(s.histogram.as_ref()),
+                hdr,
+            );
+        }
+    }
+
+    /// Adds another partial sum of the same direction (hosts summed on another thread).
+    fn join(&mut self, other: DirSum) {
+        self.ios += other.ios;
+        self.bytes += other.bytes;
+        self.iops += other.iops;
+        self.mbps += other.mbps;
+        self.latency.join(other.latency);
+        if let Some(s) = other.service {
+            self.service.get_or_insert_with(LatSum::new).join(s);
+        }
+    }
+
+    fn stats(&self) -> DirStats {
+        let (latency, histogram) = self.latency.stats();
+        DirStats {
+            ios: self.ios,
+            bytes: self.bytes,
+            iops: self.iops,
+            mbps: self.mbps,
+            latency,
+            histogram,
+            service: self.service.as_ref().map(|s| {
+                let (latency, histogram) = s.stats();
+                ServiceStats { latency, histogram }
+            }),
+        }
+    }
+}
+
+impl ClassSum {
+    /// A sum starting from one host's result of the class.
+    pub fn new(first: &LightClass, hdr: &mut HdrAdder) -> ClassSum {
+        let mut sum = ClassSum {
+            class: first.class.to_string(),
+            size: first.size,
+            outstanding: first.outstanding,
+            total: DirSum::new(),
+            read: first.read.as_ref().map(|_| DirSum::new()),
+            write: first.write.as_ref().map(|_| DirSum::new()),
+            intervals: Vec::new(),
+            pace: None,
+        };
+        sum.add(first, hdr);
+        sum
+    }
+
+    /// The class's name.
+    pub fn name(&self) -> &str {
+        &self.class
+    }
+
+    /// Adds one more host's result of the same class.
+    pub fn add(&mut self, c: &LightClass, hdr: &mut HdrAdder) {
+        // The total's histograms are the sums of the directions': only read them when it has none.
+        let directions = c.read.is_some() || c.write.is_some();
+        self.total.add(&c.total, !directions, hdr);
+        for (sum, d) in [(&mut self.read, &c.read), (&mut self.write, &c.write)] {
+            if let Some(d) = d {
+                sum.get_or_insert_with(DirSum::new).add(d, true, hdr);
+            }
+        }
+        if self.intervals.len() < c.intervals.len() {
+            self.intervals
+                .resize_with(c.intervals.len(), IntervalSum::default);
+        }
+        for (sum, iv) in self.intervals.iter_mut().zip(&c.intervals) {
+            sum.t_s = sum.t_s.max(iv.t_s);
+            sum.ios += iv.ios;
+            sum.iops += iv.iops;
+            sum.mbps += iv.mbps;
+            sum.sum_ns += iv.mean_ns * iv.ios as f64;
+            sum.p99_ns = sum.p99_ns.max(iv.p99_ns);
+        }
+        if let Some(p) = &c.pace {
+            self.add_pace(p);
+        }
+    }
+
+    /// The hosts' schedules together: rates, send times and backlogs add.
+    fn add_pace(&mut self, p: &PaceResult) {
+        match &mut self.pace {
+            Some(sum) => {
+                sum.requested_iops += p.requested_iops;
+                sum.scheduled += p.scheduled;
+                sum.achieved_iops += p.achieved_iops;
+                sum.backlog += p.backlog;
+            }
+            None => self.pace = Some(p.clone()),
+        }
+    }
+
+    /// Adds another partial sum of the same class: summing hosts in groups, then the groups, gives
+    /// the figures of summing them one by one.
+    pub fn join(&mut self, other: ClassSum) {
+        self.total.join(other.total);
+        for (mine, theirs) in [(&mut self.read, other.read), (&mut self.write, other.write)] {
+            if let Some(d) = theirs {
+                mine.get_or_insert_with(DirSum::new).join(d);
+            }
+        }
+        if self.intervals.len() < other.intervals.len() {
+            self.intervals
+                .resize_with(other.intervals.len(), IntervalSum::default);
+        }
+        for (sum, iv) in self.intervals.iter_mut().zip(other.intervals) {
+            sum.t_s = sum.t_s.max(iv.t_s);
+            sum.ios += iv.ios;
+            sum.iops += iv.iops;
+            sum.mbps += iv.mbps;
+            sum.sum_ns += iv.sum_ns;
+            sum.p99_ns = sum.p99_ns.max(iv.p99_ns);
+        }
+        if let Some(p) = &other.pace {
+            self.add_pace(p);
+        }
+    }
+
+    /// The summed class. Each second's p99 is the highest host's: an upper bound of the fleet's
+    /// (no host has more than 1% of its I/Os above it), since the per-second histograms are not kept.
+    /// An open-loop class achieved its rate when the fleet as a whole did, by the rule one host's
+    /// run uses: no backlog left, and 99% of the scheduled I/Os completed.
+    pub fn finish(mut self) -> ClassResult {
+        for d in [&self.read, &self.write].into_iter().flatten() {
+            self.total.latency.hist.join(&d.latency.hist);
+            if let Some(s) = &d.service {
+                let total = self.total.service.get_or_insert_with(LatSum::new);
+                total.hist.join(&s.hist);
+            }
+        }
+        let pace = self.pace.take().map(|p| PaceResult {
+            achieved: rate_achieved(self.total.ios, p.scheduled, p.backlog),
+            ..p
+        });
+        ClassResult {
+            class: self.class,
+            size: self.size,
+            outstanding: self.outstanding,
+            total: self.total.stats(),
+            read: self.read.as_ref().map(DirSum::stats),
+            write: self.write.as_ref().map(DirSum::stats),
+            pace,
+            intervals: self
+                .intervals
+                .iter()
+                .map(|s| Interval {
+                    t_s: s.t_s,
+                    ios: s.ios,
+                    iops: s.iops,
+                    mbps: s.mbps,
+                    mean_ns: if s.ios > 0 {
+                        s.sum_ns / s.ios as f64
+                    } else {
+                        0.0
+                    },
+                    p99_ns: s.p99_ns,
+                    // Per-second histograms are not merged across hosts (hlog reads rank folders).
+                    read_histogram: None,
+                    write_histogram: None,
+                })
+                .collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "sum_tests.rs"]
+mod tests;

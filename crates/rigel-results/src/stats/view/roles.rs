@@ -1,0 +1,130 @@
+//! ORION's two roles, "small" and "large": which of a run's classes plays each. Every reader that
+//! speaks ORION's vocabulary (ORION's files, the terminal's headline, the reports' headline) asks here.
+
+use rigel_expr::Access;
+use rigel_plan::IoClass;
+use std::collections::BTreeMap;
+
+/// A lone unnamed class at least this large (or sequential) is ORION's "large" class.
+const LARGE_IO_FROM: u64 = 128 * 1024;
+
+/// Maps classes to ORION's two roles: a class named `small` or `large` takes that role; a free
+/// "small" role goes to the smallest random class left, a free "large" role to the largest class left.
+/// A lone unnamed class is "large" when sequential or at least 128 KiB, else "small".
+pub fn roles(classes: &[IoClass]) -> BTreeMap<String, String> {
+    let mut roles = BTreeMap::new();
+    for c in classes {
+        let name = c.name.to_ascii_lowercase();
+        if (name == "small" || name == "large") && !roles.values().any(|r| *r == name) {
+            roles.insert(c.name.clone(), name);
+        }
+    }
+    let has = |roles: &BTreeMap<String, String>, r: &str| roles.values().any(|v| v == r);
+    let rest = |roles: &BTreeMap<String, String>| -> Vec<&IoClass> {
+        classes
+            .iter()
+            .filter(|c| !roles.contains_key(&c.name))
+            .collect()
+    };
+    if !has(&roles, "small") && !has(&roles, "large") && rest(&roles).len() == 1 {
+        let c = rest(&roles)[0];
+        let role = if c.access == Access::Sequential || c.size >= LARGE_IO_FROM {
+            "large"
+        } else {
+            "small"
+        };
+        roles.insert(c.name.clone(), role.to_string());
+        return roles;
+    }
+    if !has(&roles, "small") {
+        let pick = rest(&roles)
+            .into_iter()
+            .filter(|c| c.access == Access::Random)
+            .min_by_key(|c| c.size)
+            .map(|c| c.name.clone());
+        if let Some(name) = pick {
+            roles.insert(name, "small".to_string());
+        }
+    }
+    if !has(&roles, "large") {
+        let pick = rest(&roles)
+            .into_iter()
+            .max_by_key(|c| c.size)
+            .map(|c| c.name.clone());
+        if let Some(name) = pick {
+            roles.insert(name, "large".to_string());
+        }
+    }
+    roles
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rigel_expr::Mix;
+
+    fn class(name: &str, size: u64, access: Access) -> IoClass {
+        IoClass {
+            name: name.into(),
+            size,
+            access,
+            mix: Mix::READ,
+            per_stream: 1,
+            rate: None,
+            arrival: Default::default(),
+        }
+    }
+
+    fn role_of(classes: &[IoClass]) -> Vec<(String, String)> {
+        roles(classes).into_iter().collect()
+    }
+
+    #[test]
+    fn classes_named_small_and_large_take_their_roles() {
+        let c = [
+            class("large", 8192, Access::Random),
+            class("small", 1 << 20, Access::Sequential),
+        ];
+        assert_eq!(
+            role_of(&c),
+            [
+                ("large".into(), "large".into()),
+                ("small".into(), "small".into())
+            ]
+        );
+    }
+
+    #[test]
+    fn unnamed_classes_map_by_size_and_access() {
+        let c = [
+            class("scan", 1 << 20, Access::Sequential),
+            class("oltp", 8192, Access::Random),
+            class("log", 512, Access::Sequential),
+        ];
+        assert_eq!(
+            role_of(&c),
+            [
+                ("oltp".into(), "small".into()),
+                ("scan".into(), "large".into())
+            ]
+        );
+        assert_eq!(
+            role_of(&[class("r", 4096, Access::Random)]),
+            [("r".into(), "small".into())]
+        );
+        assert_eq!(
+            role_of(&[class("s", 4096, Access::Sequential)]),
+            [("s".into(), "large".into())]
+        );
+        assert_eq!(
+            role_of(&[
+                class("small", 4096, Access::Random),
+                class("x", 65536, Access::Random)
+            ]),
+            [
+                ("small".into(), "small".into()),
+                ("x".into(), "large".into())
+            ]
+        );
+    }
+}

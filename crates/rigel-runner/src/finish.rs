@@ -1,0 +1,58 @@
+//! The end of a run: the results document assembled from the finished points, the run folder
+//! finished (results.json), the built-in reports rendered, and how the run ended.
+
+use super::{Ended, Message, Observer, Ran, RunError, RunPlan, is_failed, now, search};
+use rigel_record::{self as record, RunFolder, RunHeader};
+use rigel_report::{self as report, ReportOptions};
+use rigel_results::stats::PointResult;
+
+pub(super) fn finish(
+    folder: &RunFolder,
+    header: RunHeader,
+    spec_toml: String,
+    plan: RunPlan,
+    done: Vec<PointResult>,
+    ended: Ended,
+    obs: &mut dyn Observer,
+) -> Result<Ran, RunError> {
+    let complete = match &plan.search {
+        Some(s) => search::finished(s, &done),
+        None => done.len() == plan.points.len(),
+    };
+    let any_failed = done.iter().any(is_failed);
+    let finished = if complete { now() } else { String::new() };
+    let mut points = done;
+    points.sort_by_key(|p| p.point.id);
+    let mut doc = record::assemble(header, spec_toml, plan, points, finished);
+    search::record(&mut doc);
+    let dir = folder.dir().to_path_buf();
+    folder.finish(&doc)?;
+    let opts = ReportOptions {
+        past_runs: record::past_runs(folder.dir()),
+        ..ReportOptions::new(folder.dir())
+    };
+    let reported = match report::render(&doc, &opts) {
+        Ok(files) => {
+            obs.message(Message::Reports(files));
+            true
+        }
+        Err(e) => {
+            obs.message(Message::Error(format!(
+                "the results are safe, but a report failed: {e}"
+            )));
+            false
+        }
+    };
+    // README's exit codes: a missing point, a failed point (kept by --skip-failed) or a failed
+    // report make the run a runtime failure.
+    let ended = if ended == Ended::Complete && (!complete || any_failed || !reported) {
+        Ended::Failed
+    } else {
+        ended
+    };
+    Ok(Ran {
+        ended,
+        doc: Some(doc),
+        dir,
+    })
+}

@@ -1,0 +1,225 @@
+//! The typed spec: what the user asked for, each value with the location it was written at, so the
+//! compiler can point at the spec when a combination is invalid.
+
+use super::source::Loc;
+use rigel_expr::{Access, Arrival, Comparison, CountExpr, Mix, Rate, Size};
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+
+/// A value and where it was written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sp<T> {
+    pub value: T,
+    pub loc: Loc,
+}
+
+impl<T> Sp<T> {
+    pub fn new(value: T, loc: Loc) -> Sp<T> {
+        Sp { value, loc }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Spec {
+    pub name: String,
+    pub description: String,
+    /// A base meant to be extended (`[spec] partial = true`): checked, never compiled on its own.
+    pub partial: bool,
+    pub targets: Vec<TargetSpec>,
+    /// Where `[[target]]` was written (or the spec's start), for errors about the list as a whole.
+    pub targets_loc: Loc,
+    pub volume: VolumeSpec,
+    pub run: RunSpec,
+    pub classes: Vec<ClassSpec>,
+    pub matrix: MatrixSpec,
+    pub sweep: Vec<SweepSpec>,
+    pub expect: Vec<ExpectSpec>,
+    /// `[search]`: the highest rate or load at which a requirement holds.
+    pub search: Option<SearchSpec>,
+    /// `[precondition]`: fill the volume before the first point.
+    pub precondition: Option<PreconditionSpec>,
+}
+
+#[derive(Clone, Debug)]
+pub struct TargetSpec {
+    pub path: Sp<String>,
+    pub size: Option<Sp<Size>>,
+    pub destructive: bool,
+}
+
+/// How the targets form one volume (`[volume] layout`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Layout {
+    Concat,
+    Raid0,
+}
+
+/// What backs the I/O buffers (`[run] buffers`). On a device with a small descriptor ring (virtio
+/// without indirect descriptors: one descriptor per physically contiguous run of a request) this
+/// decides how many large requests the device holds at once, so it is the user's choice, and the
+/// default is fio's.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Buffers {
+    /// 4 KiB pages wherever the kernel finds them, as fio's default `iomem=malloc`.
+    #[default]
+    Pages,
+    /// Transparent huge pages (2 MiB, physically contiguous), as fio's `iomem=mmaphuge`.
+    Huge,
+}
+
+/// ORION's matrix shapes (`[matrix] shape`): which combinations of class loads are points.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MatrixShape {
+    Basic,
+    Detailed,
+    Point,
+    Row,
+    Col,
+    Max,
+}
+
+#[derive(Clone, Debug)]
+pub struct VolumeSpec {
+    pub layout: Sp<Layout>,
+    pub stripe: Sp<Size>,
+}
+
+#[derive(Clone, Debug)]
+pub struct RunSpec {
+    pub duration: Sp<Duration>,
+    pub warmup: Sp<Duration>,
+    /// An I/O outstanding longer than this fails its point as stalled.
+    pub io_timeout: Sp<Duration>,
+    pub direct: bool,
+    pub buffers: Buffers,
+    pub seed: Sp<u64>,
+    /// None: one worker.
+    pub workers: Option<Sp<CountExpr>>,
+    /// `run.steady`: repeat each point until steady, then measure.
+    pub steady: Option<SteadySpec>,
+}
+
+#[derive(Clone, Debug)]
+pub struct ClassSpec {
+    pub name: Sp<String>,
+    pub size: Sp<Size>,
+    pub access: Sp<Access>,
+    pub mix: Sp<Mix>,
+    /// None: 4 for sequential classes (ORION's default), 1 for random ones.
+    pub per_stream: Option<Sp<u32>>,
+    /// Open loop: the class issues I/Os at this rate (None: closed loop).
+    pub rate: Option<Sp<Rate>>,
+    pub arrival: Sp<Arrival>,
+}
+
+#[derive(Clone, Debug)]
+pub struct MatrixSpec {
+    pub shape: Sp<MatrixShape>,
+    /// Each class's load levels (the sweep evaluated: sorted, de-duplicated), in the order written.
+    pub loads: Vec<(Sp<String>, Sp<Vec<u64>>)>,
+    pub loc: Loc,
+}
+
+/// One `[sweep]` entry: `"small.size" = "4KiB, 8KiB"`.
+#[derive(Clone, Debug)]
+pub struct SweepSpec {
+    pub class: Sp<String>,
+    pub values: Sp<SweepValues>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum SweepValues {
+    Size(Vec<Size>),
+    Mix(Vec<Mix>),
+    Access(Vec<Access>),
+    PerStream(Vec<u64>),
+    Rate(Vec<Rate>),
+}
+
+impl SweepValues {
+    pub fn param(&self) -> &'static str {
+        match self {
+            SweepValues::Size(_) => "size",
+            SweepValues::Mix(_) => "mix",
+            SweepValues::Access(_) => "access",
+            SweepValues::PerStream(_) => "per_stream",
+            SweepValues::Rate(_) => "rate",
+        }
+    }
+    pub fn len(&self) -> usize {
+        match self {
+            SweepValues::Size(v) => v.len(),
+            SweepValues::Mix(v) => v.len(),
+            SweepValues::Access(v) => v.len(),
+            SweepValues::PerStream(v) => v.len(),
+            SweepValues::Rate(v) => v.len(),
+        }
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// One `[expect]` requirement: a key checked by `expr::parse_requirement_key` and `expr::check_key`
+/// (kept as written, dotted keys joined), and a comparison whose unit fits the metric.
+#[derive(Clone, Debug)]
+pub struct ExpectSpec {
+    pub key: Sp<String>,
+    pub comparison: Sp<Comparison>,
+}
+
+/// `[search]`: bisect a class's rate (open loop) or load (closed loop) for the highest value at
+/// which `target` holds. The class is the one the target names.
+#[derive(Clone, Debug)]
+pub struct SearchSpec {
+    /// The requirement, split as `[expect]` writes it: key and comparison.
+    pub key: Sp<String>,
+    pub comparison: Sp<Comparison>,
+    /// The class the target's key names.
+    pub class: String,
+    /// A rate (`5000 iops`) for a rate class, or an integer load for a closed-loop class.
+    pub low: Sp<Rate>,
+    pub high: Sp<Rate>,
+    pub precision: Sp<Precision>,
+    pub max_trials: Sp<u64>,
+    /// The `[search]` table, for errors about the search as a whole.
+    pub loc: Loc,
+}
+
+/// When the bisection stops: the bracket is within this share of the passing value, or this much.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Precision {
+    Percent(f64),
+    Absolute(Rate),
+}
+
+/// `[precondition]`: write the whole volume `passes` times before the first point (SNIA PTS:
+/// a sequential fill of twice the capacity), `depth` I/Os of `size` in flight.
+#[derive(Clone, Debug)]
+pub struct PreconditionSpec {
+    pub passes: Sp<u64>,
+    pub pattern: Sp<Access>,
+    pub size: Sp<Size>,
+    pub depth: Sp<u64>,
+    /// How long one pass may take before the run fails (a pass never ends part-written).
+    pub pass_limit: Sp<Duration>,
+    /// The `[precondition]` table, for errors about it as a whole.
+    pub loc: Loc,
+}
+
+/// `run.steady`: each point repeats rounds of `run.duration` until the last `rounds` values of
+/// `metric` are within the SNIA bands, then measures; `max` bounds the rounds.
+#[derive(Clone, Debug)]
+pub struct SteadySpec {
+    /// A class figure as `[expect]` writes it (`small.iops`), no point selector.
+    pub metric: Sp<String>,
+    pub rounds: Sp<u64>,
+    /// Percentages of the window's mean.
+    pub excursion: Sp<f64>,
+    pub slope: Sp<f64>,
+    pub max: Sp<Duration>,
+}

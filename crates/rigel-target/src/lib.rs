@@ -1,0 +1,32 @@
+//! Storage targets: opening files and block devices, probing them, creating test files, the
+//! destructive-write guard, environment capture, and the virtual volume over them.
+
+#![forbid(unsafe_code)]
+
+mod blkid;
+mod create;
+mod env_facts;
+mod error;
+mod filetype;
+mod guard;
+mod in_use;
+pub mod lock;
+#[cfg(test)]
+mod loopdev;
+mod marker;
+mod open;
+mod probe;
+mod signature;
+mod sysfs;
+mod volume;
+
+pub use create::{
+    FILL_CHUNK, FillProgress, OnProgress, Preparation, clean, created_by_rigel, ensure_file,
+};
+pub use error::TargetError;
+pub use guard::{Consent, Reason, Refusal, check_writable};
+pub use marker::XATTR_NAME;
+pub use open::{OpenTarget, OpenVolume, open_volume};
+pub use probe::{OpenMode, Probe, TargetKind, holding_device, open_target, probe};
+pub use sysfs::{DeviceFacts, Sysfs, host_info};
+pub use volume::*;

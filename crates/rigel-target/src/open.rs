@@ -1,0 +1,340 @@
+//! From a plan to an open volume: test files created, every target opened and probed, writes
+//! guarded, sizes trimmed so that every aligned I/O fits, and the facts for the results captured.
+
+use super::create::{self, OnProgress, Preparation};
+use super::filetype;
+use super::guard::{Consent, check_writable};
+use super::lock::{LockKind, lock_target};
+use super::probe::{OpenMode, Probe, TargetKind, open_target, probe};
+use super::sysfs::Sysfs;
+use super::{TargetError, Volume};
+use rigel_plan::{Layout, PlannedTarget, RunPlan, limits};
+use rigel_results::TargetInfo;
+use std::os::fd::OwnedFd;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+/// One opened target, ready for the executor.
+#[derive(Debug)]
+pub struct OpenTarget {
+    pub path: PathBuf,
+    /// Opened read-write when some point writes it, read-only otherwise; O_DIRECT unless the
+    /// run asks for buffered I/O. A written block device is held exclusively (O_EXCL).
+    pub fd: OwnedFd,
+    pub probe: Probe,
+    /// Bytes the volume uses: the declared or probed size, trimmed to whole I/Os and stripes.
+    pub usable: u64,
+    pub writable: bool,
+    /// What was done to a declared test file (None for targets without a declared size).
+    pub preparation: Option<Preparation>,
+    /// A file's bytes backed by storage (st_blocks); None for block devices.
+    pub allocated: Option<u64>,
+    pub info: TargetInfo,
+}
+
+#[derive(Debug)]
+pub struct OpenVolume {
+    pub targets: Vec<OpenTarget>,
+    pub volume: Volume,
+}
+
+impl OpenVolume {
+    /// The targets' facts, in plan order, for the results document.
+    pub fn infos(&self) -> Vec<TargetInfo> {
+        self.targets.iter().map(|t| t.info.clone()).collect()
+    }
+
+    /// What the user should know before trusting the figures: files rigel did not fill whose
+    /// holes read as zeros from memory, never touching the device.
+    pub fn warnings(&self) -> Vec<String> {
+        self.targets
+            .iter()
+            .filter_map(|t| {
+                let allocated = t.allocated?;
+                let sparse = !t.info.created_by_rigel && allocated < t.usable - t.usable / 100;
+                sparse.then(|| {
+                    format!(
+                        "{}: only {allocated} of its {} bytes are allocated; reads of its holes \
+                         never reach the device (declare the target's size on a new path to let \
+                         rigel create and fill one)",
+                        t.path.display(),
+                        t.usable
+                    )
+                })
+            })
+            .collect()
+    }
+}
+
+/// Opens every target of `plan` (creating and filling declared test files first, reporting the
+/// fill through `on_progress`), applies the write guard, and builds the volume.
+pub fn open_volume(
+    plan: &RunPlan,
+    consent: Consent,
+    on_progress: &mut OnProgress,
+) -> Result<OpenVolume, TargetError> {
+    if plan.targets.is_empty() {
+        return Err(TargetError::NoTargets);
+    }
+    let raid0 = plan.volume.layout == Layout::Raid0;
+    if raid0 && plan.volume.stripe == 0 {
+        return Err(TargetError::ZeroStripe);
+    }
+    let sizes = class_sizes(plan);
+    let stripe = raid0.then_some(plan.volume.stripe);
+    let unit = limits::volume_unit(sizes.iter().map(|(_, s)| *s), stripe);
+    // Refuse what can be refused before spending minutes filling test files.
+    for t in &plan.targets {
+        filetype::refuse_special(Path::new(&t.path))?;
+        if let Some(size) = t.size {
+            fits(Path::new(&t.path), size, unit)?;
+        }
+        preflight(t, consent)?;
+    }
+    let mut opened = plan
+        .targets
+        .iter()
+        .map(|t| open_one(t, plan.run.direct, consent, on_progress))
+        .collect::<Result<Vec<_>, _>>()?;
+    check_alignment(plan, &sizes, &opened)?;
+    for t in &mut opened {
+        t.usable = fits(&t.path, t.usable, unit)?;
+        t.info.size = t.usable;
+    }
+    let usable: Vec<u64> = opened.iter().map(|t| t.usable).collect();
+    let volume = Volume::new(plan.volume.layout, plan.volume.stripe, &usable);
+    Ok(OpenVolume {
+        targets: opened,
+        volume,
+    })
+}
+
+/// `size` trimmed to whole units, or the error when not even one fits (the compiler checks
+/// declared sizes by the same rule; probed sizes are known only here).
+fn fits(path: &Path, size: u64, unit: u64) -> Result<u64, TargetError> {
+    limits::usable(size, unit).ok_or_else(|| TargetError::TargetTooSmall {
+        path: path.into(),
+        size,
+        need: unit,
+    })
+}
+
+/// The write guard on a target that already exists (one rigel is about to create is its own).
+fn preflight(target: &PlannedTarget, consent: Consent) -> Result<(), TargetError> {
+    let path = Path::new(&target.path);
+    if !target.written || !path.exists() {
+        return Ok(());
+    }
+    let file = open_target(path, OpenMode::default())?;
+    let probed = probe(path, &file)?;
+    let ours = probed.kind == TargetKind::File && create::marked_by_rigel(path)?;
+    check_writable(target, &probed, ours, consent)?;
+    Ok(())
+}
+
+fn open_one(
+    target: &PlannedTarget,
+    direct: bool,
+    consent: Consent,
+    on_progress: &mut OnProgress,
+) -> Result<OpenTarget, TargetError> {
+    let path = PathBuf::from(&target.path);
+    let preparation = match target.size {
+        Some(size) => Some(create::ensure_file(&path, size, on_progress)?),
+        None => None,
+    };
+    let read_only = OpenMode {
+        direct,
+        ..OpenMode::default()
+    };
+    let mut file = open_target(&path, read_only)?;
+    let probed = probe(&path, &file)?;
+    let created_by_rigel = match preparation {
+        Some(p) => p.created_by_rigel(),
+        None => probed.kind == TargetKind::File && create::created_by_rigel(&path)?,
+    };
+    let base = match target.size {
+        Some(declared) if declared > probed.size => {
+            return Err(TargetError::TooSmall {
+                path,
+                actual: probed.size,
+                declared,
+            });
+        }
+        Some(declared) => declared,
+        None => probed.size,
+    };
+    if target.written {
+        check_writable(target, &probed, created_by_rigel, consent)?;
+        let mode = OpenMode {
+            write: true,
+            direct,
+            exclusive: probed.kind == TargetKind::Block,
+        };
+        file = open_target(&path, mode).map_err(|e| busy_as_refusal(e, &path))?;
+    }
+    if probed.kind == TargetKind::File {
+        // Held on the run's own descriptor while the run lasts: readers share a file, a writer
+        // (or a filler, see `create`) has it alone.
+        let kind = if target.written {
+            LockKind::Exclusive
+        } else {
+            LockKind::Shared
+        };
+        lock_target(&file, &path, kind)?;
+    }
+    let info = target_info(&path, &probed, base, created_by_rigel);
+    let allocated = match probed.kind {
+        TargetKind::Block => None,
+        TargetKind::File => Some(
+            file.metadata()
+                .map_err(TargetError::io(&path, "read the metadata"))?
+                .blocks()
+                * 512,
+        ),
+    };
+    Ok(OpenTarget {
+        path,
+        fd: file.into(),
+        probe: probed,
+        usable: base,
+        writable: target.written,
+        preparation,
+        allocated,
+        info,
+    })
+}
+
+/// O_EXCL on a block device fails with EBUSY while anything holds it.
+fn busy_as_refusal(err: TargetError, path: &Path) -> TargetError {
+    match err {
+        TargetError::Io { ref source, .. } if source.raw_os_error() == Some(libc::EBUSY) => {
+            TargetError::Refused(Box::new(super::guard::Refusal {
+                path: path.into(),
+                reason: super::guard::Reason::Busy,
+            }))
+        }
+        other => other,
+    }
+}
+
+/// Every I/O size any point uses (sweeps may change a class's size).
+fn class_sizes(plan: &RunPlan) -> Vec<(String, u64)> {
+    let mut sizes: Vec<(String, u64)> = plan
+        .classes
+        .iter()
+        .map(|c| (c.name.clone(), c.size))
+        .chain(
+            plan.points
+                .iter()
+                .flat_map(|p| p.classes.iter().map(|c| (c.class.clone(), c.size))),
+        )
+        .collect();
+    sizes.sort_by_key(|(_, s)| *s);
+    sizes.dedup_by_key(|(_, s)| *s);
+    sizes
+}
+
+/// O_DIRECT needs every I/O size to be a multiple of every target's alignment.
+fn check_alignment(
+    plan: &RunPlan,
+    sizes: &[(String, u64)],
+    opened: &[OpenTarget],
+) -> Result<(), TargetError> {
+    if !plan.run.direct {
+        return Ok(());
+    }
+    for (class, size) in sizes {
+        let misfit = opened
+            .iter()
+            .find(|t| size % u64::from(t.probe.dio_offset_align) != 0);
+        if let Some(t) = misfit {
+            return Err(TargetError::Misaligned {
+                class: class.clone(),
+                size: *size,
+                path: t.path.clone(),
+                align: t.probe.dio_offset_align,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The results' record of a target: sysfs facts of the device (or of the device a file lives on).
+fn target_info(path: &Path, probe: &Probe, size: u64, created_by_rigel: bool) -> TargetInfo {
+    let sysfs = Sysfs::default();
+    let facts = sysfs.facts(probe.dev);
+    let env = super::env_facts::target_env(
+        path,
+        probe.kind.name() == "file",
+        sysfs.disk_dir(probe.dev).as_deref(),
+    );
+    TargetInfo {
+        path: path.display().to_string(),
+        kind: probe.kind.name().to_string(),
+        size,
+        model: facts.model,
+        rotational: facts.rotational,
+        scheduler: facts.scheduler,
+        queue_depth: facts.queue_depth,
+        logical_block_size: probe.logical_block_size,
+        physical_block_size: probe.physical_block_size,
+        created_by_rigel,
+        env,
+    }
+}
+
+/// A plan over `targets` with one random-read class per size, for tests.
+#[cfg(test)]
+pub(crate) fn test_plan(
+    targets: Vec<PlannedTarget>,
+    layout: Layout,
+    stripe: u64,
+    sizes: &[u64],
+) -> RunPlan {
+    use rigel_expr::{Access, Mix};
+    use rigel_plan::{IoClass, MatrixInfo, MatrixShape, RunSettings, VolumeLayout};
+    RunPlan {
+        name: "test".into(),
+        description: String::new(),
+        targets,
+        volume: VolumeLayout { layout, stripe },
+        run: RunSettings {
+            duration_ms: 1000,
+            warmup_ms: 0,
+            io_timeout_ms: 30_000,
+            direct: true,
+            buffers: Default::default(),
+            seed: 1,
+            workers: 1,
+        },
+        classes: sizes
+            .iter()
+            .enumerate()
+            .map(|(i, &size)| IoClass {
+                name: format!("c{i}"),
+                size,
+                access: Access::Random,
+                mix: Mix::READ,
+                per_stream: 1,
+                rate: None,
+                arrival: Default::default(),
+            })
+            .collect(),
+        matrix: MatrixInfo {
+            shape: MatrixShape::Point,
+            levels: Vec::new(),
+        },
+        points: Vec::new(),
+        orion_total_points: 0,
+        estimated_seconds: 0,
+        expect: Vec::new(),
+        search: None,
+        precondition: None,
+        steady: None,
+    }
+}
+
+#[cfg(test)]
+#[path = "open_tests.rs"]
+mod tests;
