@@ -2,7 +2,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rigel_expr;
+use rigel_expr as expr;
 
 fuzz_target!(|text: &str| {
     let _ = expr::parse_size(text);

@@ -3,8 +3,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rigel_orion::{self, Lun, LunFile, Parsed};
-use rigel_spec::{self, SpecInput};
+use rigel_orion::{self as orion, Lun, LunFile, Parsed};
+use rigel_spec::{self as spec, SpecInput};
 
 fuzz_target!(|text: &str| {
     let args: Vec<&str> = text.lines().collect();

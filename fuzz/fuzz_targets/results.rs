@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rigel_record;
+use rigel_record as record;
 use rigel_results::stats::ResultsDoc;
 
 fuzz_target!(|bytes: &[u8]| {

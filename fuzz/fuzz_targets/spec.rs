@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rigel_spec::{self, SpecInput};
+use rigel_spec::{self as spec, SpecInput};
 
 fuzz_target!(|text: &str| {
     if text.contains("extends") {
