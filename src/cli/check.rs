@@ -2,8 +2,8 @@
 
 use super::args::{CheckArgs, CheckFormat};
 use super::exit;
-use super::outln;
 use super::specs;
+use super::style::outln;
 use rigel_spec::SpecInput;
 
 pub fn run(a: &CheckArgs) -> i32 {

@@ -3,6 +3,7 @@
 mod args;
 mod check;
 mod compare;
+pub mod exit;
 mod fleet;
 mod generate;
 mod orion;
@@ -18,23 +19,7 @@ mod summary;
 
 use args::{Cli, Command};
 use clap::Parser;
-
-/// `println!` that ignores a closed stdout (`rigel plan … | head` must not panic).
-macro_rules! outln {
-    ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        let _ = writeln!(std::io::stdout(), $($arg)*);
-    }};
-}
-pub(crate) use outln;
-
-/// Exit codes, as the README documents them.
-pub mod exit {
-    pub const OK: i32 = 0;
-    pub const RUNTIME: i32 = 1;
-    pub const BAD_SPEC: i32 = 2;
-    pub const REQUIREMENTS: i32 = 3;
-}
+use style::outln;
 
 /// Runs the command line and returns the process exit code.
 pub fn main() -> i32 {
@@ -65,7 +50,10 @@ pub fn main() -> i32 {
     match cli.command {
         Command::Check(a) => check::run(&a),
         Command::Plan(a) => plan_cmd::run(&a),
-        Command::Run(a) => run::run(&a),
+        Command::Run(a) => match fleet::folder(&a) {
+            Some(dir) => fleet::run(&a, &dir),
+            None => run::run(&a),
+        },
         Command::Report(a) => report_cmd::run(&a),
         Command::Compare(a) => compare::run(&a),
         Command::Specs(a) => specs_cmd::run(&a),

@@ -3,8 +3,8 @@
 //! current directory, with ORION's console lines. The run folder goes beside them, in
 //! `<prefix>.rigel/`, with rigel's own reports.
 
-use super::outln;
 use super::run;
+use super::style::outln;
 use super::{exit, plan_table, specs};
 use rigel_orion::{self as orion, OrionError, OrionJob, OrionOptions, Parsed};
 use rigel_plan::RunPlan;

@@ -1,8 +1,8 @@
 //! What a person watches during a run: on a terminal, a bar with the point, its loads, live IOPS
 //! and MiB/s and the ETA of the whole run; otherwise one plain line per finished point.
 
-use super::outln;
 use super::plan_table::human_ms;
+use super::style::outln;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rigel_exec::LiveCounters;
 use rigel_expr::Size;

@@ -2,7 +2,7 @@
 
 use super::args::ReportArgs;
 use super::exit;
-use super::outln;
+use super::style::outln;
 use rigel_report::{self as report, Format, ReportOptions};
 
 pub fn run(a: &ReportArgs) -> i32 {

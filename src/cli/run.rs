@@ -11,10 +11,8 @@ use std::path::PathBuf;
 /// Exit code of a run stopped by SIGINT or SIGTERM (128 + SIGINT, as shells report it).
 pub(super) const INTERRUPTED: i32 = runner::SECOND_SIGNAL_EXIT;
 
+/// `rigel run` of one host (a fleet's rank is dispatched to `fleet` before this).
 pub fn run(a: &RunArgs) -> i32 {
-    if let Some(dir) = super::fleet::folder(a) {
-        return super::fleet::run(a, &dir);
-    }
     let job = match prepare(a) {
         Ok(job) => job,
         Err(code) => return code,

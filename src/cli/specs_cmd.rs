@@ -3,7 +3,7 @@
 
 use super::args::SpecsArgs;
 use super::exit;
-use super::outln;
+use super::style::outln;
 use rigel_spec::library::{ENV, Library};
 
 pub fn run(a: &SpecsArgs) -> i32 {

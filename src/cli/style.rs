@@ -5,6 +5,15 @@ use super::args::ColorChoice;
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+/// `println!` that ignores a closed stdout (`rigel plan … | head` must not panic).
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+pub(crate) use outln;
+
 static QUIET: AtomicBool = AtomicBool::new(false);
 static COLOR: AtomicBool = AtomicBool::new(false);
 static DUMB: AtomicBool = AtomicBool::new(false);

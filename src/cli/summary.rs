@@ -1,6 +1,6 @@
 //! The end of a run on the terminal: ORION's headline lines and where the results are.
 
-use super::outln;
+use super::style::outln;
 use rigel_expr::units;
 use rigel_results::stats::ResultsDoc;
 use rigel_results::stats::view::{Best, ResultsView};

@@ -2,25 +2,10 @@
 //! what it writes), and the steady-state rule every point repeats rounds under.
 
 use super::limits::{self, Timing};
-use super::model::{ClassLoad, DataPoint, RunSettings};
+use super::model::{ClassLoad, DataPoint, PreconditionPlan, RunSettings, SteadyPlan};
 use rigel_expr::{Access, Mix};
 use rigel_spec::{Spec, SpecError};
-use serde::{Deserialize, Serialize};
 use std::time::Duration;
-
-/// The fill before the first point: `passes` × the volume, `depth` writes of `size` in flight.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PreconditionPlan {
-    pub passes: u32,
-    pub pattern: Access,
-    pub size: u64,
-    pub depth: u32,
-    pub pass_limit_ms: u64,
-    /// Bytes it writes when every target's size is declared (None: `passes` × the capacity found
-    /// when the targets open).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub bytes: Option<u64>,
-}
 
 /// The name of the precondition's one class (in its passes' results and messages).
 pub const CLASS: &str = "precondition";
@@ -80,18 +65,6 @@ impl PreconditionPlan {
             self.depth
         )
     }
-}
-
-/// The steady-state rule (SNIA PTS): rounds of the point until the last `rounds` values of
-/// `metric` are within `excursion`% (max − min) and `slope`% (the best-fit line's rise across
-/// the window) of their mean; at most `max_ms` of rounds; then the measured run.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SteadyPlan {
-    pub metric: String,
-    pub rounds: u32,
-    pub excursion: f64,
-    pub slope: f64,
-    pub max_ms: u64,
 }
 
 impl SteadyPlan {

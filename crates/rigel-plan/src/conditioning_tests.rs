@@ -1,7 +1,7 @@
 //! Tests of `[precondition]` and `run.steady` in the plan: the fill's defaults, bytes and pass
 //! points, refusals, and steady state's worst-case estimate.
 
-use super::conditioning::PreconditionPlan;
+use super::model::PreconditionPlan;
 use super::model::RunPlan;
 use rigel_expr::Access;
 use rigel_spec::SpecError;

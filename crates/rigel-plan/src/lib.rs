@@ -17,8 +17,7 @@ mod sweep;
 
 pub use compile::compile;
 pub use conditioning::CLASS as PRECONDITION_CLASS;
-pub use conditioning::{PreconditionPlan, SteadyPlan};
 pub use limits::{MAX_OUTSTANDING, MAX_POINTS};
 pub use matrix::LISTED_IDLE_CLASSES;
 pub use model::*;
-pub use search::{Knob, SearchPlan, Tolerance, Tried, bracket};
+pub use search::{Tried, bracket};

@@ -29,13 +29,13 @@ pub struct RunPlan {
     pub expect: Vec<Requirement>,
     /// `[search]`: its trials are the points (none are planned otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub search: Option<super::SearchPlan>,
+    pub search: Option<SearchPlan>,
     /// `[precondition]`: the fill before the first point.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub precondition: Option<super::PreconditionPlan>,
+    pub precondition: Option<PreconditionPlan>,
     /// `run.steady`: every point repeats rounds until steady, then measures.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub steady: Option<super::SteadyPlan>,
+    pub steady: Option<SteadyPlan>,
 }
 
 /// One `[expect]` entry: `"small.iops" = ">= 40000"`.
@@ -206,4 +206,65 @@ impl DataPoint {
         }
         s
     }
+}
+
+/// The fill before the first point: `passes` × the volume, `depth` writes of `size` in flight.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PreconditionPlan {
+    pub passes: u32,
+    pub pattern: Access,
+    pub size: u64,
+    pub depth: u32,
+    pub pass_limit_ms: u64,
+    /// Bytes it writes when every target's size is declared (None: `passes` × the capacity found
+    /// when the targets open).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<u64>,
+}
+
+/// The steady-state rule (SNIA PTS): rounds of the point until the last `rounds` values of
+/// `metric` are within `excursion`% (max − min) and `slope`% (the best-fit line's rise across
+/// the window) of their mean; at most `max_ms` of rounds; then the measured run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SteadyPlan {
+    pub metric: String,
+    pub rounds: u32,
+    pub excursion: f64,
+    pub slope: f64,
+    pub max_ms: u64,
+}
+
+/// What the search varies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Knob {
+    /// An open-loop class's rate, in I/Os per second.
+    Rate,
+    /// A closed-loop class's load (outstanding I/Os, or streams).
+    Load,
+}
+
+/// When to stop: the highest pass and the lowest fail within a share of the pass, or a value.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Tolerance {
+    Percent(f64),
+    Absolute(f64),
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SearchPlan {
+    /// The requirement each trial is judged by, as `[expect]` keeps one.
+    pub target: Requirement,
+    pub class: String,
+    pub knob: Knob,
+    /// Bounds in the knob's unit (I/Os per second, or load).
+    pub low: f64,
+    pub high: f64,
+    pub tolerance: Tolerance,
+    pub max_trials: u32,
+    /// The most trials the search can take (the plan's estimate counts these).
+    pub worst_trials: u32,
+    /// The point every trial runs, with the class's knob set to the trial's value.
+    pub template: DataPoint,
 }

@@ -3,45 +3,11 @@
 //! case and a resumed run continues from its recorded trials.
 
 use super::limits;
-use super::model::{ClassLoad, DataPoint, Requirement, RunSettings, SweepBinding};
+use super::model::{
+    ClassLoad, DataPoint, Knob, Requirement, RunSettings, SearchPlan, SweepBinding, Tolerance,
+};
 use rigel_expr::{Access, Rate};
 use rigel_spec::{Precision, Sp, Spec, SpecError};
-use serde::{Deserialize, Serialize};
-
-/// What the search varies.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Knob {
-    /// An open-loop class's rate, in I/Os per second.
-    Rate,
-    /// A closed-loop class's load (outstanding I/Os, or streams).
-    Load,
-}
-
-/// When to stop: the highest pass and the lowest fail within a share of the pass, or a value.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Tolerance {
-    Percent(f64),
-    Absolute(f64),
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SearchPlan {
-    /// The requirement each trial is judged by, as `[expect]` keeps one.
-    pub target: Requirement,
-    pub class: String,
-    pub knob: Knob,
-    /// Bounds in the knob's unit (I/Os per second, or load).
-    pub low: f64,
-    pub high: f64,
-    pub tolerance: Tolerance,
-    pub max_trials: u32,
-    /// The most trials the search can take (the plan's estimate counts these).
-    pub worst_trials: u32,
-    /// The point every trial runs, with the class's knob set to the trial's value.
-    pub template: DataPoint,
-}
 
 /// One trial's outcome, as the search sees it.
 #[derive(Clone, Copy, Debug, PartialEq)]

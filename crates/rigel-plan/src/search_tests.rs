@@ -1,7 +1,7 @@
 //! Tests of `[search]`: the bisection on synthetic capacities, its worst case, trial points, and
 //! searches compiled or refused.
 
-use super::model::{ClassLoad, DataPoint, Requirement, RunPlan};
+use super::model::{ClassLoad, DataPoint, Knob, Requirement, RunPlan, SearchPlan, Tolerance};
 use super::search::*;
 use rigel_expr::Access;
 

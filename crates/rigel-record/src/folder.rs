@@ -1,5 +1,6 @@
 //! Creating, appending to, finishing and reading a run folder.
 
+use super::error::{PLAN_FILE, POINTS_FILE, RESULTS_FILE, RUN_FILE, RecordError, SPEC_FILE, io};
 use super::lock::FolderLock;
 use super::points::{self, Torn};
 use rigel_judge::expect::Verdict;
@@ -9,46 +10,6 @@ use serde::{Deserialize, Serialize};
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-
-pub const SPEC_FILE: &str = "spec.toml";
-pub const PLAN_FILE: &str = "plan.json";
-pub const RUN_FILE: &str = "run.json";
-pub const POINTS_FILE: &str = "results.jsonl";
-pub const RESULTS_FILE: &str = "results.json";
-
-#[derive(Debug, thiserror::Error)]
-pub enum RecordError {
-    #[error("cannot {action} `{path}`: {source}")]
-    Io {
-        action: &'static str,
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("`{path}` is not a valid rigel file: {message}")]
-    Invalid { path: PathBuf, message: String },
-    #[error(
-        "`{path}` was written by a newer rigel (schema {found}; this rigel reads up to {SCHEMA_VERSION}): upgrade rigel to read it"
-    )]
-    NewerSchema { path: PathBuf, found: u32 },
-    #[error("`{dir}` is not a rigel run folder (no {PLAN_FILE} or {RUN_FILE})")]
-    NotARun { dir: PathBuf },
-    #[error("`{dir}` already holds a run; pick another --out, or finish it with --resume")]
-    AlreadyARun { dir: PathBuf },
-    #[error("`{dir}` is in use by another rigel{holder}; wait for it to end, or stop it")]
-    Busy { dir: PathBuf, holder: String },
-}
-
-pub(super) fn io<'a>(
-    action: &'static str,
-    path: &'a Path,
-) -> impl FnOnce(std::io::Error) -> RecordError + 'a {
-    move |source| RecordError::Io {
-        action,
-        path: path.to_path_buf(),
-        source,
-    }
-}
 
 /// What a run knows when it starts: everything in `results.json` except the points.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -2,7 +2,8 @@
 //! they started, with which seed, on which targets. Read for the seed-reuse warning; a sibling that
 //! is not a run folder, or cannot be read, is skipped.
 
-use super::folder::{PLAN_FILE, RUN_FILE, RunHeader};
+use super::error::{PLAN_FILE, RUN_FILE};
+use super::folder::RunHeader;
 use rigel_plan::RunPlan;
 use rigel_results::stats::PastRun;
 use std::path::Path;

@@ -4,11 +4,13 @@
 
 #![forbid(unsafe_code)]
 
+mod error;
 mod folder;
 mod history;
 mod lock;
 mod points;
 
+pub use error::*;
 pub use folder::*;
 pub use history::past_runs;
 pub use lock::{FolderLock, LOCK_FILE};

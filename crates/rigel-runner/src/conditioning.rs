@@ -116,7 +116,7 @@ fn run_pass(
             ));
         });
         loop {
-            match rx.recv_timeout(super::TICK) {
+            match rx.recv_timeout(crate::observer::TICK) {
                 Ok(r) => break r,
                 Err(RecvTimeoutError::Timeout) => obs.fill_progress(before + ctl.live.total().1),
                 Err(RecvTimeoutError::Disconnected) => break Err(ExecError::WorkerPanicked(0)),

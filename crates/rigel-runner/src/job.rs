@@ -51,7 +51,10 @@ impl Job {
 
     /// Points recorded as failed (a resumed job's).
     pub fn failed(&self) -> usize {
-        self.done.iter().filter(|p| super::is_failed(p)).count()
+        self.done
+            .iter()
+            .filter(|p| crate::outcome::is_failed(p))
+            .count()
     }
 
     /// The run folder this job writes.
@@ -108,7 +111,7 @@ pub(super) fn to_do<'p>(
     }
     let finished: BTreeSet<u32> = done
         .iter()
-        .filter(|p| skip_failed || !super::is_failed(p))
+        .filter(|p| skip_failed || !crate::outcome::is_failed(p))
         .map(|p| p.point.id)
         .collect();
     plan.points

@@ -12,22 +12,26 @@ mod conditioning_tests;
 mod finish;
 mod job;
 mod observer;
+mod outcome;
 mod schedule;
 mod search;
 
 pub use job::{Job, now};
+use observer::TICK;
 pub use observer::{Message, Observer};
+use outcome::is_failed;
+pub use outcome::{Ended, Ran, RunError};
 pub use schedule::{Starts, WINDOW_LEAD};
 
 use finish::finish;
 use schedule::wait_until;
 
 use rigel_exec::{self as exec, ExecError, ExecTarget, LiveCounters, PointControl, Reuse};
-use rigel_record::{self as record, FolderLock, RecordError, RunFolder, RunHeader};
-use rigel_results::stats::{PointResult, PointStatus};
+use rigel_record::{self as record, FolderLock, RunFolder, RunHeader};
+use rigel_results::stats::PointResult;
 use rigel_target::{self as target, Consent, OpenVolume, TargetError};
 use std::ops::ControlFlow;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::RecvTimeoutError;
@@ -38,49 +42,6 @@ pub use rigel_results::stats::ResultsDoc;
 
 /// Exit status of a process ended by a second SIGINT/SIGTERM (128 + SIGINT, as shells report it).
 pub const SECOND_SIGNAL_EXIT: i32 = 130;
-
-/// How often the observer sees the live counters while a point runs.
-const TICK: Duration = Duration::from_millis(200);
-
-/// How a run ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Ended {
-    /// Every point of the plan finished (some may have been recorded as failed before: see the doc).
-    Complete,
-    /// SIGINT or SIGTERM stopped it; every finished point is kept.
-    Interrupted,
-    /// A failed point, an executor error or a write to the run folder stopped it (already reported
-    /// through the observer).
-    Failed,
-}
-
-/// How a run went: how it ended and, when the run folder was finished, the results document.
-pub struct Ran {
-    pub ended: Ended,
-    pub doc: Option<ResultsDoc>,
-    pub dir: PathBuf,
-}
-
-/// Why a run could not start, or could not finish its folder.
-#[derive(Debug, thiserror::Error)]
-pub enum RunError {
-    #[error("cannot install the SIGINT/SIGTERM handlers: {0}")]
-    Signals(std::io::Error),
-    #[error(transparent)]
-    Target(#[from] TargetError),
-    #[error(transparent)]
-    Folder(#[from] RecordError),
-}
-
-impl RunError {
-    /// A signal arrived while the targets were being opened or filled.
-    pub fn interrupted(&self) -> bool {
-        matches!(
-            self,
-            RunError::Target(TargetError::Interrupted { .. } | TargetError::StoppedOpening)
-        )
-    }
-}
 
 /// What a run is allowed to do besides reading: the write consent, and `--clean`; and when its
 /// points start.
@@ -410,8 +371,4 @@ fn run_watched(
             }
         }
     })
-}
-
-pub(crate) fn is_failed(p: &PointResult) -> bool {
-    matches!(p.status, PointStatus::Failed { .. })
 }

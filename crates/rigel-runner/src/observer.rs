@@ -5,6 +5,9 @@ use rigel_plan::{DataPoint, RunPlan};
 use rigel_results::stats::PointResult;
 use std::path::{Path, PathBuf};
 
+/// How often the observer sees the live counters while a point runs.
+pub(crate) const TICK: std::time::Duration = std::time::Duration::from_millis(200);
+
 /// A line worth telling a person, by kind; the watcher decides how to show it.
 #[derive(Debug, Clone)]
 pub enum Message {

@@ -194,19 +194,3 @@ fn provenance(origins: &[String], overrides: &[Override]) -> String {
     }
     out
 }
-
-fn one_of_key(key_loc: &Loc, param: &str) -> SpecError {
-    let params = keys::SWEEP_PARAMS;
-    SpecError::at(
-        key_loc,
-        format!("`{param}` cannot be swept"),
-        format!("expected one of {}", params.join(", ")),
-    )
-    .hint_opt(
-        did_you_mean(param, params.iter().copied())
-            .or_else(|| Some(format!("sweepable parameters: {}", params.join(", ")))),
-    )
-}
-
-/// `run.io_timeout` when a spec does not set it: an I/O outstanding this long fails its point.
-pub const DEFAULT_IO_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);

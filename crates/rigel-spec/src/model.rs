@@ -223,3 +223,6 @@ pub struct SteadySpec {
     pub slope: Sp<f64>,
     pub max: Sp<Duration>,
 }
+
+/// `run.io_timeout` when a spec does not set it: an I/O outstanding this long fails its point.
+pub const DEFAULT_IO_TIMEOUT: Duration = Duration::from_secs(30);

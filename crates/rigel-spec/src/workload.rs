@@ -1,5 +1,6 @@
 //! The workload tables of a spec: `[class.NAME]`, `[matrix]` and `[sweep]` (`[expect]` is in expect.rs).
 
+use super::diag::SpecError;
 use super::model::*;
 use super::read::{Reader, one_of, size_of};
 use super::source::Loc;
@@ -218,7 +219,7 @@ pub(super) fn read_sweep(
             continue;
         }
         if !SWEEP_PARAMS.contains(&param) {
-            r.push(super::one_of_key(key_loc, param));
+            r.push(one_of_key(key_loc, param));
             continue;
         }
         let Some(text) = (match &n.value {
@@ -279,4 +280,17 @@ fn access_list(r: &mut Reader, n: &Node, text: &str) -> Option<Vec<Access>> {
         at += part.len() + 1;
     }
     Some(out)
+}
+
+fn one_of_key(key_loc: &Loc, param: &str) -> SpecError {
+    let params = keys::SWEEP_PARAMS;
+    SpecError::at(
+        key_loc,
+        format!("`{param}` cannot be swept"),
+        format!("expected one of {}", params.join(", ")),
+    )
+    .hint_opt(
+        super::suggest::did_you_mean(param, params.iter().copied())
+            .or_else(|| Some(format!("sweepable parameters: {}", params.join(", ")))),
+    )
 }

@@ -3,7 +3,8 @@
 //! runs, and removed by `clean`.
 
 use super::TargetError;
-use super::lock::{LockKind, lock_target};
+use super::error::lock_target;
+use super::lock::LockKind;
 use super::marker::{self, FillState, Marker};
 use rustix::fs::FallocateFlags;
 use std::fs::{self, File, OpenOptions};

@@ -1,7 +1,10 @@
 //! Why opening, creating or validating a target failed: every error names the path and the step.
 
-use super::guard::Refusal;
+use super::lock::{LockKind, try_lock};
+use super::refusal::Refusal;
+use std::fs::File;
 use std::io;
+use std::path::Path;
 use std::path::PathBuf;
 
 #[derive(Debug, thiserror::Error)]
@@ -120,4 +123,11 @@ impl TargetError {
             source,
         }
     }
+}
+
+/// [`try_lock`] with its failures as target errors: `Locked` naming the holder, or `Io`.
+pub(crate) fn lock_target(file: &File, path: &Path, kind: LockKind) -> Result<(), TargetError> {
+    try_lock(file, path, kind)
+        .map_err(TargetError::io(path, "lock"))?
+        .map_err(TargetError::Locked)
 }

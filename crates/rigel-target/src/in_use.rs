@@ -1,8 +1,9 @@
 //! Whether a target is in use by the system: mounted (itself or a partition), held by stacked
 //! devices, an active swap area, or backing a loop device. Such a target is never written.
 
-use super::guard::Reason;
-use super::probe::{Probe, TargetKind};
+use super::kind::TargetKind;
+use super::probe::Probe;
+use super::refusal::Reason;
 use super::sysfs::{Sysfs, parse_dev};
 use std::fs;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};

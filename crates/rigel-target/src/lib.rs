@@ -10,12 +10,14 @@ mod error;
 mod filetype;
 mod guard;
 mod in_use;
+mod kind;
 pub mod lock;
 #[cfg(test)]
 mod loopdev;
 mod marker;
 mod open;
 mod probe;
+mod refusal;
 mod signature;
 mod sysfs;
 mod volume;
@@ -24,9 +26,11 @@ pub use create::{
     FILL_CHUNK, FillProgress, OnProgress, Preparation, clean, created_by_rigel, ensure_file,
 };
 pub use error::TargetError;
-pub use guard::{Consent, Reason, Refusal, check_writable};
+pub use guard::{Consent, check_writable};
+pub use kind::TargetKind;
 pub use marker::XATTR_NAME;
 pub use open::{OpenTarget, OpenVolume, open_volume};
-pub use probe::{OpenMode, Probe, TargetKind, holding_device, open_target, probe};
+pub use probe::{OpenMode, Probe, holding_device, open_target, probe};
+pub use refusal::{Reason, Refusal};
 pub use sysfs::{DeviceFacts, Sysfs, host_info};
 pub use volume::*;

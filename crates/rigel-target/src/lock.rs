@@ -30,17 +30,6 @@ pub enum LockKind {
     Exclusive,
 }
 
-/// [`try_lock`] with its failures as target errors: `Locked` naming the holder, or `Io`.
-pub(crate) fn lock_target(
-    file: &File,
-    path: &Path,
-    kind: LockKind,
-) -> Result<(), super::TargetError> {
-    try_lock(file, path, kind)
-        .map_err(super::TargetError::io(path, "lock"))?
-        .map_err(super::TargetError::Locked)
-}
-
 /// Takes (or converts) the lock on `file` without waiting. `Ok(Err(held))` when another process
 /// holds a conflicting one; `Err` for any other failure of the call.
 pub fn try_lock(file: &File, path: &Path, kind: LockKind) -> io::Result<Result<(), Held>> {

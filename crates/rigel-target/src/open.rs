@@ -2,10 +2,12 @@
 //! guarded, sizes trimmed so that every aligned I/O fits, and the facts for the results captured.
 
 use super::create::{self, OnProgress, Preparation};
+use super::error::lock_target;
 use super::filetype;
 use super::guard::{Consent, check_writable};
-use super::lock::{LockKind, lock_target};
-use super::probe::{OpenMode, Probe, TargetKind, open_target, probe};
+use super::kind::TargetKind;
+use super::lock::LockKind;
+use super::probe::{OpenMode, Probe, open_target, probe};
 use super::sysfs::Sysfs;
 use super::{TargetError, Volume};
 use rigel_plan::{Layout, PlannedTarget, RunPlan, limits};
@@ -209,9 +211,9 @@ fn open_one(
 fn busy_as_refusal(err: TargetError, path: &Path) -> TargetError {
     match err {
         TargetError::Io { ref source, .. } if source.raw_os_error() == Some(libc::EBUSY) => {
-            TargetError::Refused(Box::new(super::guard::Refusal {
+            TargetError::Refused(Box::new(super::refusal::Refusal {
                 path: path.into(),
-                reason: super::guard::Reason::Busy,
+                reason: super::refusal::Reason::Busy,
             }))
         }
         other => other,

@@ -2,28 +2,13 @@
 //! alignment O_DIRECT needs.
 
 use super::TargetError;
+use super::kind::TargetKind;
 use super::{filetype, sysfs};
 use rustix::fs::{AtFlags, StatxFlags};
 use std::fs::{File, OpenOptions};
 use std::io::{self, Seek, SeekFrom};
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::Path;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TargetKind {
-    Block,
-    File,
-}
-
-impl TargetKind {
-    /// As `TargetInfo.kind` names it.
-    pub fn name(self) -> &'static str {
-        match self {
-            TargetKind::Block => "block",
-            TargetKind::File => "file",
-        }
-    }
-}
 
 /// How to open a target.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
