@@ -1,7 +1,7 @@
 #!/bin/sh
 # Looks at rigel's HTML reports in headless chromium, so a person can check the PNGs and PDFs:
 #  1. every results fixture (tests/fixtures/results-*.json) rendered as HTML, screenshot at a desktop
-#     and a phone width and printed to A4 PDF (the ignored test report::tests::html_screenshots_in_chromium);
+#     and a phone width and printed to A4 PDF (the ignored test html_screenshots_in_chromium of rigel-report);
 #  2. a real, shortened run of specs/bs-qd-sweep.toml on a tmpfs file: every chart kind must be
 #     there (IOPS/MB/s and latency vs load, hockey stick, per-second, percentiles), every SVG must
 #     parse as XML, and its report.html is screenshot at both widths and printed to PDF;
@@ -21,7 +21,7 @@ mkdir -p "$out"
 out="$(cd "$out" && pwd)"
 sizes="${RIGEL_SCREENSHOT_SIZES:-desktop=1280,3600 phone=390,7000}"
 RIGEL_SCREENSHOT_DIR="$out" RIGEL_SCREENSHOT_SIZES="$sizes" \
-    cargo test --lib report::tests::html_screenshots_in_chromium -- --ignored --nocapture
+    cargo test -p rigel-report --lib html_screenshots_in_chromium -- --ignored --nocapture
 
 # 2. The real run: 9 block sizes × queue depths 1..16, 2 s a point.
 cargo build --quiet

@@ -4,6 +4,7 @@
 use super::builder::{repo, rigel};
 
 #[test]
+#[serial_test::parallel]
 fn every_shipped_spec_checks_clean() {
     let mut specs = Vec::new();
     for folder in ["specs", "specs/orion"] {
@@ -20,6 +21,7 @@ fn every_shipped_spec_checks_clean() {
 }
 
 #[test]
+#[serial_test::parallel]
 fn broken_specs_are_diagnosed_with_their_line() {
     insta::glob!("../broken", "*.toml", |path| {
         let name = path
@@ -73,6 +75,7 @@ impl BrokenExt for super::builder::Rigel {
 }
 
 #[test]
+#[serial_test::parallel]
 fn a_missing_spec_has_no_stray_line_before_its_diagnostic() {
     let out = rigel().args(["check", "nosuch.toml"]).run().code(2);
     let first = out.stderr.lines().find(|l| !l.trim().is_empty());

@@ -24,10 +24,9 @@ fn num(v: &Value) -> f64 {
 /// Every point's device figures are the device's view of rigel's own I/O: as many requests as
 /// rigel counted I/Os, 4 KiB each, and a mean depth no deeper than the load asked.
 #[test]
+#[serial_test::serial]
 fn a_loop_device_reports_what_it_served_in_each_window() {
-    let Some(lo) = LoopDevice::new(64 << 20) else {
-        return;
-    };
+    let lo = LoopDevice::new(64 << 20);
     let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
     let out_dir = tmp.path().join("run");
     rigel()
@@ -86,6 +85,7 @@ fn a_loop_device_reports_what_it_served_in_each_window() {
 
 /// A file on tmpfs has no block device: no `devices` in results.json, no section in the report.
 #[test]
+#[serial_test::parallel]
 fn a_tmpfs_file_has_no_device_figures() {
     let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
     let target = tmp.path().join("data.bin");

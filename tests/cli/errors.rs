@@ -28,6 +28,7 @@ fn run_fails(dir: &Path, spec: &Path) -> super::Output {
 }
 
 #[test]
+#[serial_test::parallel]
 fn a_directory_as_a_target_is_a_directory() {
     let tmp = tempfile::tempdir().unwrap();
     let target = tmp.path().join("adir");
@@ -38,6 +39,7 @@ fn a_directory_as_a_target_is_a_directory() {
 }
 
 #[test]
+#[serial_test::parallel]
 fn a_missing_device_does_not_exist() {
     let tmp = tempfile::tempdir().unwrap();
     let out = run_fails(tmp.path(), &spec(tmp.path(), "/dev/rigel-no-such-disk"));
@@ -46,6 +48,7 @@ fn a_missing_device_does_not_exist() {
 }
 
 #[test]
+#[serial_test::parallel]
 fn compare_with_a_missing_run_says_it_does_not_exist() {
     let base = repo().join("tests/fixtures/results-basic.json");
     let out = rigel()
@@ -58,6 +61,7 @@ fn compare_with_a_missing_run_says_it_does_not_exist() {
 }
 
 #[test]
+#[serial_test::parallel]
 fn check_and_plan_warn_about_a_missing_target_without_a_size() {
     let tmp = tempfile::tempdir().unwrap();
     let missing = tmp.path().join("nosuch.bin");

@@ -80,6 +80,7 @@ fn run(spec: &Path, out: &Path) -> super::Output {
 }
 
 #[test]
+#[serial_test::parallel]
 fn requirements_below_and_above_a_real_run_pass_and_fail() {
     let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
     let first = run(&spec(tmp.path(), "first", ""), &tmp.path().join("first")).code(0);
@@ -140,6 +141,7 @@ fn requirements_below_and_above_a_real_run_pass_and_fail() {
 /// Resuming a finished run measures nothing and judges the plan's requirements again: with limits
 /// 1% either side of the recorded figures, each verdict is exact.
 #[test]
+#[serial_test::parallel]
 fn limits_just_either_side_of_the_measured_values() {
     let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
     let dir = tmp.path().join("run");
@@ -198,10 +200,9 @@ fn limits_just_either_side_of_the_measured_values() {
 
 /// Reads from a block device (always allowed): requirements met exit 0, one impossible exits 3.
 #[test]
+#[serial_test::parallel]
 fn requirements_on_a_loop_device() {
-    let Some(lo) = LoopDevice::new(64 << 20) else {
-        return;
-    };
+    let lo = LoopDevice::new(64 << 20);
     let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
     let write = |name: &str, expect: &str| {
         let text = format!(
@@ -230,6 +231,7 @@ fn requirements_on_a_loop_device() {
 
 /// Requirements set on the command line are checked like those in the file, underlined in `--set`.
 #[test]
+#[serial_test::parallel]
 fn requirements_from_the_command_line() {
     let tmp = tempfile::tempdir().expect("a temp dir");
     let path = spec(tmp.path(), "t", "");

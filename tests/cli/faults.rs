@@ -1,8 +1,8 @@
 //! Faults injected by a FUSE file (tests/support/faultfs.rs) under real runs: an I/O error at an
 //! offset (the file read directly, O_DIRECT), a stall longer than `run.io_timeout` and SIGINT during
 //! a stall (through a loop device over the file: io_uring serves a FUSE file's reads inline, so a
-//! stall there holds the submitting thread itself). Skipped, saying why, when not root or without
-//! /dev/fuse.
+//! stall there holds the submitting thread itself). They need root and /dev/fuse (`.ci/run` has both)
+//! and fail, saying why, without them.
 
 #[path = "../support/faultfs.rs"]
 pub mod faultfs;
@@ -13,13 +13,11 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-fn available() -> bool {
-    match faultfs::unavailable() {
-        Some(why) => {
-            eprintln!("skipped: {why}");
-            false
-        }
-        None => true,
+/// Panics, saying why, where a FUSE file cannot be mounted (not root, no /dev/fuse): `.ci/run`
+/// runs as root on a machine with /dev/fuse.
+fn require_fuse() {
+    if let Some(why) = faultfs::unavailable() {
+        panic!("{why}");
     }
 }
 
@@ -45,10 +43,9 @@ fn signal(child: &std::process::Child, sig: &str) {
 }
 
 #[test]
+#[serial_test::parallel]
 fn an_io_error_at_an_offset_fails_the_point_naming_offset_and_errno() {
-    if !available() {
-        return;
-    }
+    require_fuse();
     let offset = 8 << 20;
     let fs = FaultFs::mount(Faults::new(16 << 20).read_error(offset, libc::EIO)).expect("mount");
     let tmp = tempfile::tempdir().expect("tmp");
@@ -70,10 +67,9 @@ fn an_io_error_at_an_offset_fails_the_point_naming_offset_and_errno() {
 }
 
 #[test]
+#[serial_test::serial]
 fn a_stall_longer_than_io_timeout_fails_the_point_as_stalled() {
-    if !available() {
-        return;
-    }
+    require_fuse();
     let stall = Stall {
         after: 50,
         duration: Duration::from_secs(4),
@@ -117,10 +113,9 @@ fn a_stall_longer_than_io_timeout_fails_the_point_as_stalled() {
 }
 
 #[test]
+#[serial_test::serial]
 fn sigint_during_a_stall_ends_the_run_within_a_second_keeping_finished_points() {
-    if !available() {
-        return;
-    }
+    require_fuse();
     let fs = FaultFs::mount(Faults::new(16 << 20)).expect("mount");
     let dev = fs.loop_device().expect("a loop device over the FUSE file");
     let tmp = tempfile::tempdir().expect("tmp");
@@ -165,11 +160,10 @@ fn sigint_during_a_stall_ends_the_run_within_a_second_keeping_finished_points() 
 /// the FUSE server answers a request it has read (even SIGKILL waits for that), so the run's end
 /// is seen in its message, and its exit code once the server answers.
 #[test]
+#[serial_test::serial]
 fn sigterm_during_a_stalled_open_ends_the_run_within_a_second() {
     use std::io::BufRead;
-    if !available() {
-        return;
-    }
+    require_fuse();
     let stall = Duration::from_secs(5);
     let fs = FaultFs::mount(Faults::new(16 << 20).open_stall(stall)).expect("mount");
     let tmp = tempfile::tempdir().expect("tmp");
@@ -212,13 +206,13 @@ fn sigterm_during_a_stalled_open_ends_the_run_within_a_second() {
 }
 
 /// A tmpfs of `size` mounted on a fresh directory, unmounted when dropped; None (with the reason
-/// printed) where mounting is not allowed.
+/// where mounting is not allowed.
 struct Tmpfs {
     dir: tempfile::TempDir,
 }
 
 impl Tmpfs {
-    fn mount(size: &str) -> Option<Tmpfs> {
+    fn mount(size: &str) -> Tmpfs {
         let dir = tempfile::tempdir().expect("tmp");
         let opts = format!("size={size}");
         let ok = std::process::Command::new("mount")
@@ -226,11 +220,8 @@ impl Tmpfs {
             .arg(dir.path())
             .status()
             .is_ok_and(|s| s.success());
-        if !ok {
-            eprintln!("skipped: cannot mount a tmpfs (not root?)");
-            return None;
-        }
-        Some(Tmpfs { dir })
+        assert!(ok, "cannot mount a tmpfs (not root?)");
+        Tmpfs { dir }
     }
 
     fn resize(&self, size: &str) {
@@ -267,10 +258,9 @@ fn finished_ids(run: &Path) -> Vec<u64> {
 /// error, every finished point kept whole; after space is freed `--resume` runs the rest, each
 /// point once, and writes the reports.
 #[test]
+#[serial_test::parallel]
 fn a_full_filesystem_mid_run_loses_no_point_and_resume_completes() {
-    let Some(fs) = Tmpfs::mount("48k") else {
-        return;
-    };
+    let fs = Tmpfs::mount("48k");
     let tmp = tempfile::tempdir_in("/dev/shm").expect("tmp");
     let target = tmp.path().join("e.bin");
     let text = format!(

@@ -90,10 +90,9 @@ fn check_sums(doc: &Value, ranks: usize) {
 }
 
 #[test]
+#[serial_test::parallel]
 fn mpirun_four_ranks_merge_exactly() {
-    let Some(mpirun_bin) = mpirun_or_skip() else {
-        return;
-    };
+    let mpirun_bin = mpirun_path();
     let tmp = tempfile::tempdir().expect("a temp dir");
     let spec = spec(tmp.path(), "1, 2, 4", "1s");
     let fleet = tmp.path().join("fleet");
@@ -136,6 +135,7 @@ fn mpirun_four_ranks_merge_exactly() {
 }
 
 #[test]
+#[serial_test::parallel]
 fn a_killed_rank_leaves_partial_points_and_resume_completes_them() {
     let tmp = tempfile::tempdir().expect("a temp dir");
     let spec = spec(tmp.path(), "1, 2, 3, 4, 5", "1s");
@@ -211,6 +211,7 @@ fn a_killed_rank_leaves_partial_points_and_resume_completes_them() {
 }
 
 #[test]
+#[serial_test::parallel]
 fn a_rank_with_another_plan_refuses_naming_the_difference() {
     let tmp = tempfile::tempdir().expect("a temp dir");
     let spec = spec(tmp.path(), "1", "300ms");
@@ -244,6 +245,7 @@ fn a_rank_with_another_plan_refuses_naming_the_difference() {
 }
 
 #[test]
+#[serial_test::parallel]
 fn without_a_launcher_a_rank_is_asked_for() {
     let tmp = tempfile::tempdir().expect("a temp dir");
     let spec = spec(tmp.path(), "1", "300ms");
@@ -258,10 +260,9 @@ fn without_a_launcher_a_rank_is_asked_for() {
 }
 
 #[test]
+#[serial_test::serial]
 fn mpirun_open_loop_rates_and_service_latencies_merge_exactly() {
-    let Some(mpirun_bin) = mpirun_or_skip() else {
-        return;
-    };
+    let mpirun_bin = mpirun_path();
     let tmp = tempfile::tempdir().expect("a temp dir");
     let spec = spec_of(
         tmp.path(),
@@ -321,6 +322,7 @@ fn mpirun_open_loop_rates_and_service_latencies_merge_exactly() {
 }
 
 #[test]
+#[serial_test::parallel]
 fn skip_failed_keeps_a_ranks_failed_point_as_a_single_run_does() {
     let tmp = tempfile::tempdir().expect("a temp dir");
     let spec = spec(tmp.path(), "1, 2", "1s");
@@ -396,12 +398,9 @@ fn skip_failed_keeps_a_ranks_failed_point_as_a_single_run_does() {
     check_sums(&doc, 2);
 }
 
-fn mpirun_or_skip() -> Option<PathBuf> {
-    let found = which("mpirun").ok();
-    if found.is_none() {
-        println!("skipped: mpirun is not installed (apt-get install openmpi-bin)");
-    }
-    found
+/// mpirun's path; panics where it is missing (`.ci/run` installs openmpi-bin).
+fn mpirun_path() -> PathBuf {
+    which("mpirun").expect("mpirun is not installed (apt-get install openmpi-bin)")
 }
 
 fn lines(path: &Path) -> usize {

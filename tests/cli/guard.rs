@@ -11,21 +11,16 @@ use std::process::Command;
 
 const SIZE: u64 = 64 << 20;
 
-/// Runs `tool args… DEV`; false (with the reason printed) where the tool is missing or fails.
-fn tool(program: &str, args: &[&str], dev: &str) -> bool {
+/// Runs `tool args… DEV`; panics, saying why, where the tool is missing (`.ci/run` installs it) or
+/// fails.
+fn tool(program: &str, args: &[&str], dev: &str) {
     match Command::new(program).args(args).arg(dev).output() {
-        Ok(o) if o.status.success() => true,
-        Ok(o) => {
-            eprintln!(
-                "skipped: {program} failed: {}",
-                String::from_utf8_lossy(&o.stderr).trim()
-            );
-            false
-        }
-        Err(e) => {
-            eprintln!("skipped: {program} is not available ({e}); .ci/run installs it");
-            false
-        }
+        Ok(o) if o.status.success() => {}
+        Ok(o) => panic!(
+            "{program} failed: {}",
+            String::from_utf8_lossy(&o.stderr).trim()
+        ),
+        Err(e) => panic!("{program} is not available ({e}); .ci/run installs it"),
     }
 }
 
@@ -93,10 +88,8 @@ fn refused_until_forced(dev: &LoopDevice, says: &str, blkid_says: Option<&str>) 
     out.stderr_has("--force");
     // blkid asked; then blkid hidden and wipefs asked (the same libblkid probes, with offsets).
     for (probe, program) in [(Probe::Blkid, "blkid"), (Probe::Wipefs, "wipefs")] {
-        if Command::new(program).arg("-V").output().is_err() {
-            eprintln!("skipped the {program} half: {program} is not installed");
-            continue;
-        }
+        let installed = Command::new(program).arg("-V").output().is_ok();
+        assert!(installed, "{program} is not installed (util-linux)");
         let out = destructive_run(tmp.path(), &dev.dev, false, probe);
         assert_eq!(out.code, 1, "{program} asked, {says}: {}", out.stderr);
         let expected = blkid_says.unwrap_or(says);
@@ -110,38 +103,33 @@ fn refused_until_forced(dev: &LoopDevice, says: &str, blkid_says: Option<&str>) 
 }
 
 #[test]
+#[serial_test::parallel]
 fn oracle_asm_label() {
-    let Some(dev) = LoopDevice::new(SIZE) else {
-        return;
-    };
+    let dev = LoopDevice::new(SIZE);
     poke(&dev.dev, 32, b"ORCLDISKDATA0001");
     refused_until_forced(&dev, "an Oracle ASM disk", Some("TYPE=oracleasm"));
 }
 
 #[test]
+#[serial_test::parallel]
 fn ocfs2_from_mkfs_ocfs2() {
-    let Some(dev) = LoopDevice::new(SIZE) else {
-        return;
-    };
-    if !tool(
+    let dev = LoopDevice::new(SIZE);
+    tool(
         "mkfs.ocfs2",
         &["-q", "-F", "-M", "local", "-N", "1"],
         &dev.dev,
-    ) {
-        return;
-    }
+    );
     refused_until_forced(&dev, "an OCFS2 filesystem", Some("TYPE=ocfs2"));
 }
 
 #[test]
+#[serial_test::parallel]
 fn luks1_and_luks2_from_cryptsetup() {
     let key = tempfile::NamedTempFile::new_in("/dev/shm").expect("a key file");
     std::fs::write(key.path(), b"not a secret").expect("key written");
     let key = key.path().to_string_lossy().into_owned();
     for kind in ["luks1", "luks2"] {
-        let Some(dev) = LoopDevice::new(SIZE) else {
-            return;
-        };
+        let dev = LoopDevice::new(SIZE);
         let args = [
             "luksFormat",
             "--batch-mode",
@@ -154,21 +142,16 @@ fn luks1_and_luks2_from_cryptsetup() {
             "--key-file",
             &key,
         ];
-        if !tool("cryptsetup", &args, &dev.dev) {
-            return;
-        }
+        tool("cryptsetup", &args, &dev.dev);
         refused_until_forced(&dev, "a LUKS encrypted volume", Some("TYPE=crypto_LUKS"));
     }
 }
 
 #[test]
+#[serial_test::parallel]
 fn bcache_from_make_bcache() {
-    let Some(dev) = LoopDevice::new(SIZE) else {
-        return;
-    };
-    if !tool("make-bcache", &["-B"], &dev.dev) {
-        return;
-    }
+    let dev = LoopDevice::new(SIZE);
+    tool("make-bcache", &["-B"], &dev.dev);
     refused_until_forced(&dev, "a bcache device", Some("TYPE=bcache"));
 }
 
@@ -178,6 +161,7 @@ type Case<'a> = (&'a str, &'a [(i64, &'a [u8])], Option<&'a str>);
 /// Signatures no Debian tool writes without a kernel module or a daemon: the exact bytes libblkid
 /// (or the kernel, for LDM) looks for.
 #[test]
+#[serial_test::parallel]
 fn byte_layouts_of_storage_signatures() {
     let zfs_magic = 0x00ba_b10c_u64.to_le_bytes();
     let label2 = -(512 << 10) + (128 << 10);
@@ -214,9 +198,7 @@ fn byte_layouts_of_storage_signatures() {
         ("a Sun VTOC disk label", &[(508, b"\xda\xbe")], None),
     ];
     for (says, pokes, blkid_says) in cases {
-        let Some(dev) = LoopDevice::new(SIZE) else {
-            return;
-        };
+        let dev = LoopDevice::new(SIZE);
         for (offset, bytes) in *pokes {
             poke(&dev.dev, *offset, bytes);
         }
@@ -226,13 +208,10 @@ fn byte_layouts_of_storage_signatures() {
 
 /// What only blkid knows (minix is not in the built-in table) is refused when blkid is there.
 #[test]
+#[serial_test::parallel]
 fn blkid_reports_what_the_table_does_not_know() {
-    let Some(dev) = LoopDevice::new(SIZE) else {
-        return;
-    };
-    if !tool("mkfs.minix", &[], &dev.dev) {
-        return;
-    }
+    let dev = LoopDevice::new(SIZE);
+    tool("mkfs.minix", &[], &dev.dev);
     let tmp = tempfile::tempdir_in("/dev/shm").expect("a temp dir");
     let out = destructive_run(tmp.path(), &dev.dev, false, Probe::Blkid);
     assert_eq!(out.code, 1, "{}", out.stderr);

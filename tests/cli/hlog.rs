@@ -40,6 +40,7 @@ fn read_log(text: &str) -> (bool, Vec<Logged>) {
 }
 
 #[test]
+#[serial_test::parallel]
 fn a_run_gives_one_interval_log_per_class_and_direction_holding_every_io() {
     let tmp = tempfile::tempdir_in("/dev/shm").unwrap();
     let spec = tmp.path().join("t.toml");

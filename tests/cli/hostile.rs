@@ -42,14 +42,12 @@ fn run_within(args: &[&std::ffi::OsStr], cwd: &Path, limit: Duration) -> (i32, S
 }
 
 #[test]
+#[serial_test::parallel]
 fn a_fifo_target_is_refused_at_once_by_type() {
     let tmp = tmpfs_dir();
     let fifo = tmp.path().join("fifo");
     let made = std::process::Command::new("mkfifo").arg(&fifo).status();
-    if !made.is_ok_and(|s| s.success()) {
-        eprintln!("skipped: mkfifo is not available");
-        return;
-    }
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo (coreutils) failed");
     for mix in ["read", "write"] {
         let spec = spec_on(tmp.path(), &fifo.display().to_string(), "", mix);
         let (code, stderr) = run_within(
@@ -69,6 +67,7 @@ fn a_fifo_target_is_refused_at_once_by_type() {
 }
 
 #[test]
+#[serial_test::parallel]
 fn directories_character_devices_and_sockets_are_refused_by_type() {
     let tmp = tmpfs_dir();
     let socket = tmp.path().join("sock");
@@ -116,14 +115,16 @@ fn directories_character_devices_and_sockets_are_refused_by_type() {
 /// SIGTERM while a large test file is being created (preallocated, then filled) ends the run
 /// within a second with the interrupted exit code.
 #[test]
+#[serial_test::serial]
 fn sigterm_while_preparing_a_test_file_ends_the_run_within_a_second() {
     // tmpfs preallocates page by page: 4 GiB takes seconds there.
     let tmp = tmpfs_dir();
     let free = rustix::fs::statvfs(tmp.path()).expect("statvfs");
-    if free.f_bavail * free.f_frsize < 8 << 30 {
-        eprintln!("skipped: less than 8 GiB free in /dev/shm for the 4 GiB test file");
-        return;
-    }
+    let free = free.f_bavail * free.f_frsize;
+    assert!(
+        free >= 8 << 30,
+        "{free} bytes free in /dev/shm: this test needs 8 GiB for its 4 GiB test file"
+    );
     let data = tmp.path().join("big.bin");
     let spec = spec_on(
         tmp.path(),
@@ -154,6 +155,7 @@ fn sigterm_while_preparing_a_test_file_ends_the_run_within_a_second() {
 }
 
 #[test]
+#[serial_test::parallel]
 fn a_variable_cycle_is_an_error_naming_the_chain_and_creates_nothing() {
     let tmp = tmpfs_dir();
     let spec = tmp.path().join("cycle.toml");
@@ -187,6 +189,7 @@ fn a_variable_cycle_is_an_error_naming_the_chain_and_creates_nothing() {
 }
 
 #[test]
+#[serial_test::parallel]
 fn a_variable_doubling_itself_is_bounded() {
     let tmp = tmpfs_dir();
     let spec = tmp.path().join("doubling.toml");
@@ -211,6 +214,7 @@ fn a_variable_doubling_itself_is_bounded() {
 }
 
 #[test]
+#[serial_test::parallel]
 fn a_spec_name_cannot_place_the_run_folder_outside_runs() {
     let tmp = tmpfs_dir();
     for name in ["../../escape", "a/b", "/abs", "..", "."] {
@@ -273,6 +277,7 @@ fn report_with(run: &Path, template: &Path, out: &Path) -> (i32, String) {
 }
 
 #[test]
+#[serial_test::parallel]
 fn user_templates_are_bounded_and_stay_in_their_folder() {
     let tmp = tmpfs_dir();
     let run = a_run(tmp.path());
@@ -356,6 +361,7 @@ fn many_classes_with(
 /// 10,000 classes once took 8.2 GB, and plan within 512 MiB of address space now. Classes and
 /// class entries stay bounded.
 #[test]
+#[serial_test::parallel]
 fn class_count_and_plan_size_are_bounded() {
     let tmp = tmpfs_dir();
     let spec = many_classes(tmp.path(), 10_001, "basic");
@@ -384,6 +390,7 @@ fn class_count_and_plan_size_are_bounded() {
 /// 10,000 classes plan under a 512 MiB address-space limit (RLIMIT_AS through the shell's
 /// `ulimit -v`): the quadratic plan needed 8.2 GB, the sparse one needs about 40 MB of RSS.
 #[test]
+#[serial_test::parallel]
 fn ten_thousand_classes_plan_in_linear_memory() {
     let tmp = tmpfs_dir();
     let spec = many_classes(tmp.path(), 10_000, "basic");
@@ -409,6 +416,7 @@ fn ten_thousand_classes_plan_in_linear_memory() {
 /// tables read the absent classes as idle, and every row of a class's table has the same load
 /// columns as its header.
 #[test]
+#[serial_test::parallel]
 fn a_run_of_many_classes_reports_absent_classes_as_idle() {
     let tmp = tmpfs_dir();
     let spec = many_classes_with(
@@ -452,6 +460,7 @@ fn a_run_of_many_classes_reports_absent_classes_as_idle() {
 /// renders in a child under an address-space limit, so the report fails with a clear error and
 /// exit 1 instead of rigel aborting.
 #[test]
+#[serial_test::parallel]
 fn a_template_doubling_a_string_fails_with_a_memory_error() {
     let tmp = tmpfs_dir();
     let run = a_run(tmp.path());

@@ -46,6 +46,7 @@ fn cases(path: &Path) -> Vec<Case> {
 }
 
 #[test]
+#[serial_test::parallel]
 fn a_failed_requirement_is_a_failing_junit_case_and_a_verdict_in_results_json() {
     let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
     let spec = tmp.path().join("j.toml");
@@ -131,6 +132,7 @@ fn a_failed_requirement_is_a_failing_junit_case_and_a_verdict_in_results_json() 
 }
 
 #[test]
+#[serial_test::parallel]
 fn check_prints_diagnostics_as_json() {
     let out = rigel()
         .cwd(repo().join("tests/broken"))

@@ -32,6 +32,7 @@ fn libraries(root: &Path) -> String {
 }
 
 #[test]
+#[serial_test::parallel]
 fn a_named_spec_runs_across_libraries_and_its_folder_names_every_file() {
     let tmp = tempfile::tempdir_in("/dev/shm").unwrap();
     let path = libraries(tmp.path());
@@ -49,6 +50,7 @@ fn a_named_spec_runs_across_libraries_and_its_folder_names_every_file() {
 }
 
 #[test]
+#[serial_test::parallel]
 fn specs_lists_both_libraries_and_the_builtins_and_shows_one() {
     let tmp = tempfile::tempdir().unwrap();
     let path = libraries(tmp.path());
@@ -72,6 +74,7 @@ fn specs_lists_both_libraries_and_the_builtins_and_shows_one() {
 }
 
 #[test]
+#[serial_test::parallel]
 fn a_builtin_spec_is_planned_by_name_with_set() {
     let out = rigel()
         .args(["plan", "orion/simple", "--set", "lun=/dev/sdq", "--json"])
@@ -81,6 +84,7 @@ fn a_builtin_spec_is_planned_by_name_with_set() {
 }
 
 #[test]
+#[serial_test::parallel]
 fn a_missing_name_lists_the_places_searched() {
     let tmp = tempfile::tempdir().unwrap();
     let path = libraries(tmp.path());
@@ -100,6 +104,7 @@ fn a_missing_name_lists_the_places_searched() {
 }
 
 #[test]
+#[serial_test::parallel]
 fn a_spec_is_read_from_standard_input() {
     let tmp = tempfile::tempdir().unwrap();
     std::fs::write(tmp.path().join("lun.lun"), "/dev/sdq\n").unwrap();

@@ -13,29 +13,26 @@ pub struct LoopDevice {
 const READ_IOPS_LIMITS: &str = "/sys/fs/cgroup/blkio/blkio.throttle.read_iops_device";
 
 impl LoopDevice {
-    /// None, with the reason printed, when not root or losetup fails.
-    pub fn new(size: u64) -> Option<LoopDevice> {
+    /// Panics, saying why, when not root or losetup fails (`.ci/run` runs as root).
+    pub fn new(size: u64) -> LoopDevice {
         let root = std::fs::metadata("/proc/self")
             .is_ok_and(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0);
-        if !root {
-            eprintln!("skipped: loop devices need root");
-            return None;
-        }
-        let backing = tempfile::NamedTempFile::new_in("/dev/shm").ok()?;
-        backing.as_file().set_len(size).ok()?;
+        assert!(root, "loop devices need root (.ci/run runs as root)");
+        let backing = tempfile::NamedTempFile::new_in("/dev/shm").expect("a file in /dev/shm");
+        backing
+            .as_file()
+            .set_len(size)
+            .expect("the backing file's size");
         let out = Command::new("losetup")
             .args(["-f", "--show", "--direct-io=on"])
             .arg(backing.path())
             .output();
         match out {
-            Ok(o) if o.status.success() => Some(LoopDevice {
+            Ok(o) if o.status.success() => LoopDevice {
                 dev: String::from_utf8_lossy(&o.stdout).trim().to_owned(),
                 _backing: backing,
-            }),
-            other => {
-                eprintln!("skipped: losetup failed: {other:?}");
-                None
-            }
+            },
+            other => panic!("losetup failed (util-linux): {other:?}"),
         }
     }
 
@@ -74,21 +71,14 @@ impl LoopDevice {
     }
 
     /// Limits reads on this device to `iops` per second for every process (0 lifts the limit).
-    /// False, with the reason printed, where the cgroup v1 blkio throttle is not available.
-    pub fn throttle_reads(&self, iops: u32) -> bool {
-        let Some(numbers) = self.numbers() else {
-            eprintln!("skipped: no device numbers for {}", self.dev);
-            return false;
-        };
-        match std::fs::write(READ_IOPS_LIMITS, format!("{numbers} {iops}")) {
-            Ok(()) => true,
-            Err(e) => {
-                eprintln!(
-                    "skipped: cannot throttle {} ({READ_IOPS_LIMITS}: {e})",
-                    self.dev
-                );
-                false
-            }
+    /// Panics where the cgroup v1 blkio throttle is not available (it is on this machine's kind and
+    /// CI's).
+    pub fn throttle_reads(&self, iops: u32) {
+        let numbers = self
+            .numbers()
+            .unwrap_or_else(|| panic!("no device numbers for {}", self.dev));
+        if let Err(e) = std::fs::write(READ_IOPS_LIMITS, format!("{numbers} {iops}")) {
+            panic!("cannot throttle {} ({READ_IOPS_LIMITS}: {e})", self.dev);
         }
     }
 }

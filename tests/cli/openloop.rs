@@ -3,8 +3,8 @@
 //! capacity the response latency equals the service latency equals the injected time (the round
 //! trip through loop device and FUSE measured at the same time by the test's own reads, and
 //! subtracted) and the achieved rate is the requested one; a single 1 s stall at 1,000 IOPS shows
-//! in the response percentiles and not in the service ones. The two run one at a time. Skipped,
-//! saying why, when not root or without /dev/fuse.
+//! in the response percentiles and not in the service ones. The two run one at a time. They need
+//! root and /dev/fuse (`.ci/run` has both) and fail, saying why, without them.
 
 use super::builder::rigel;
 use super::faults::faultfs::{self, FaultFs, Faults};
@@ -13,13 +13,11 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-fn available() -> bool {
-    match faultfs::unavailable() {
-        Some(why) => {
-            eprintln!("skipped: {why}");
-            false
-        }
-        None => true,
+/// Panics, saying why, where a FUSE file cannot be mounted (not root, no /dev/fuse): `.ci/run`
+/// runs as root on a machine with /dev/fuse.
+fn require_fuse() {
+    if let Some(why) = faultfs::unavailable() {
+        panic!("{why}");
     }
 }
 
@@ -116,11 +114,6 @@ fn ms(v: &Value) -> f64 {
     v.as_f64().expect("a number") / 1e6
 }
 
-/// The two tests time FUSE targets served by threads of this process: one at a time, or each
-/// slows the other's target down (run side by side on a loaded host, the other test's thousand
-/// reads a second moved this one's service p50 from 2.3 ms to 17 ms).
-static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
 /// The class named `name` in a point's results.
 fn class<'a>(point: &'a Value, name: &str) -> &'a Value {
     point["classes"]
@@ -132,11 +125,9 @@ fn class<'a>(point: &'a Value, name: &str) -> &'a Value {
 }
 
 #[test]
+#[serial_test::serial]
 fn below_capacity_response_equals_service_equals_the_injected_time() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    if !available() {
-        return;
-    }
+    require_fuse();
     let tmp = tempfile::tempdir().expect("tmp");
     let injected = 2.0;
     let faults = Faults::new(16 << 20).service_time(Duration::from_millis(2), None);
@@ -241,11 +232,9 @@ fn below_capacity_response_equals_service_equals_the_injected_time() {
 }
 
 #[test]
+#[serial_test::serial]
 fn a_one_second_stall_shows_in_response_latency_not_in_service_latency() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    if !available() {
-        return;
-    }
+    require_fuse();
     // Reads served at once by the FUSE thread (a capacity of several thousand IOPS one at a time,
     // even on a loaded host), one outstanding at most: while the stalled read is held, the send
     // times falling due wait in rigel's backlog, as they would behind any held I/O.

@@ -71,6 +71,7 @@ pub fn fails_with(out: Output, message: &str) {
 }
 
 #[test]
+#[serial_test::parallel]
 fn plan_gives_orions_published_counts_and_estimates_without_touching_storage() {
     let cases = [
         ("simple", 1, 8, 9),
@@ -103,6 +104,7 @@ fn plan_gives_orions_published_counts_and_estimates_without_touching_storage() {
 }
 
 #[test]
+#[serial_test::parallel]
 fn help_lists_orions_options_and_rigels() {
     for flag in ["-help", "--help", "-h"] {
         let out = rigel().args(["orion", flag]).run().code(0);
@@ -123,6 +125,7 @@ fn help_lists_orions_options_and_rigels() {
 }
 
 #[test]
+#[serial_test::parallel]
 fn to_spec_plans_exactly_as_the_orion_options() {
     let d = LunDir::absent(2);
     let option_sets: [&[&str]; 4] = [
@@ -173,6 +176,7 @@ fn to_spec_plans_exactly_as_the_orion_options() {
 }
 
 #[test]
+#[serial_test::parallel]
 fn to_spec_consents_to_writes_only_with_allow_destructive() {
     let d = LunDir::absent(1);
     let plain = d
@@ -194,6 +198,7 @@ fn to_spec_consents_to_writes_only_with_allow_destructive() {
 }
 
 #[test]
+#[serial_test::parallel]
 fn bad_options_and_combinations_say_what_orion_expects() {
     let d = LunDir::absent(1);
     let cases: [(&[&str], &str); 22] = [
@@ -299,6 +304,7 @@ fn bad_options_and_combinations_say_what_orion_expects() {
 }
 
 #[test]
+#[serial_test::parallel]
 fn bad_lun_files_name_the_file_and_line() {
     let none = LunDir::new();
     fails_with(

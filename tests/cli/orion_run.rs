@@ -1,10 +1,11 @@
 //! `rigel orion` doing real I/O through the shared run loop: the write guard on a tmpfs file, and
-//! ORION's files and the raid0 layout on two loop devices over tmpfs (skipped when not root).
+//! ORION's files and the raid0 layout on two loop devices over tmpfs (as root, as `.ci/run` runs).
 
 use super::loopdev::LoopDevice;
 use super::orion::LunDir;
 
 #[test]
+#[serial_test::parallel]
 fn write_needs_allow_destructive_and_then_writes() {
     let d = LunDir::new();
     let lun = d.file("data.img", 8 << 20);
@@ -64,10 +65,9 @@ fn write_needs_allow_destructive_and_then_writes() {
 const LOOP_SIZE: u64 = 1 << 40;
 
 #[test]
+#[serial_test::parallel]
 fn a_raid0_run_on_two_loop_devices_writes_orions_files_and_uses_both() {
-    let (Some(a), Some(b)) = (LoopDevice::new(LOOP_SIZE), LoopDevice::new(LOOP_SIZE)) else {
-        return;
-    };
+    let (a, b) = (LoopDevice::new(LOOP_SIZE), LoopDevice::new(LOOP_SIZE));
     let d = LunDir::new().with("lp", &[&a.dev, &b.dev]);
     let before = (a.reads(), b.reads());
     let out = d

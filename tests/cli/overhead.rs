@@ -12,6 +12,7 @@ const WINDOW_MS: f64 = 50.0;
 const LIMIT_MS: f64 = 100.0;
 
 #[test]
+#[serial_test::parallel]
 fn a_point_costs_little_beyond_its_window() {
     let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
     let dir = tmp.path();

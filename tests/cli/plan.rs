@@ -13,6 +13,7 @@ fn points(plan: &serde_json::Value) -> usize {
 }
 
 #[test]
+#[serial_test::parallel]
 fn orion_simple_counts_match_orion() {
     let one = plan_json(&["specs/orion/simple.toml"]);
     assert_eq!(one["orion_total_points"], 8);
@@ -22,6 +23,7 @@ fn orion_simple_counts_match_orion() {
 }
 
 #[test]
+#[serial_test::parallel]
 fn orion_normal_and_oltp_counts_match_orion() {
     let normal = plan_json(&["specs/orion/normal.toml"]);
     assert_eq!(normal["orion_total_points"], 18);
@@ -40,6 +42,7 @@ fn orion_normal_and_oltp_counts_match_orion() {
 }
 
 #[test]
+#[serial_test::parallel]
 fn plan_table_shows_totals_and_points() {
     let out = rigel()
         .args(["plan", "specs/orion/simple.toml"])
@@ -49,6 +52,7 @@ fn plan_table_shows_totals_and_points() {
 }
 
 #[test]
+#[serial_test::parallel]
 fn set_overrides_a_dotted_key() {
     let plan = plan_json(&[
         "specs/quick.toml",
@@ -63,6 +67,7 @@ fn set_overrides_a_dotted_key() {
 
 /// A `[sweep]` key is `CLASS.PARAMETER` itself: `--set sweep.io.size=…` (or quoted) replaces it.
 #[test]
+#[serial_test::parallel]
 fn set_replaces_a_sweep_key_dotted_or_quoted() {
     let all = plan_json(&["specs/bs-qd-sweep.toml"]);
     let levels = all["points"].as_array().expect("points").len();
@@ -79,6 +84,7 @@ fn set_replaces_a_sweep_key_dotted_or_quoted() {
 }
 
 #[test]
+#[serial_test::parallel]
 fn set_rejects_an_unknown_variable_with_a_hint() {
     let out = rigel()
         .args(["plan", "specs/orion/simple.toml", "--set", "disk=4"])
@@ -88,6 +94,7 @@ fn set_rejects_an_unknown_variable_with_a_hint() {
 }
 
 #[test]
+#[serial_test::parallel]
 fn extends_merges_the_base() {
     let plan = plan_json(&["specs/oltp-70-30.toml"]);
     assert_eq!(plan["run"]["duration_ms"], 30_000);
@@ -97,6 +104,7 @@ fn extends_merges_the_base() {
 }
 
 #[test]
+#[serial_test::parallel]
 fn workers_auto_or_zero_is_one_per_cpu_rigel_may_run_on() {
     // What sched_getaffinity allows this process (the test inherits no cgroup quota here; the
     // standard library's figure honours one too).

@@ -38,11 +38,10 @@ fn fill_spec(dev: &str, fill: &str) -> String {
 }
 
 #[test]
+#[serial_test::parallel]
 fn the_fill_writes_exactly_passes_times_the_device() {
     const SIZE: u64 = 16 << 20;
-    let Some(dev) = LoopDevice::new(SIZE) else {
-        return;
-    };
+    let dev = LoopDevice::new(SIZE);
     let tmp = tempfile::tempdir_in("/dev/shm").expect("a temp dir");
     for (name, fill, passes) in [
         (
@@ -77,6 +76,7 @@ fn the_fill_writes_exactly_passes_times_the_device() {
 }
 
 #[test]
+#[serial_test::parallel]
 fn the_fill_needs_consent_like_any_write() {
     // A file rigel did not create needs both consents; the point itself only reads.
     let tmp = tempfile::tempdir_in("/dev/shm").expect("a temp dir");
@@ -141,6 +141,7 @@ fn run_steady(dir: &Path, name: &str, steady: &str) -> (super::Output, Value, St
 }
 
 #[test]
+#[serial_test::serial]
 fn a_stable_point_is_steady_within_a_few_rounds_and_keeps_them() {
     let tmp = tempfile::tempdir_in("/dev/shm").expect("a temp dir");
     let (out, point, md) = run_steady(
@@ -179,6 +180,7 @@ fn a_stable_point_is_steady_within_a_few_rounds_and_keeps_them() {
 }
 
 #[test]
+#[serial_test::serial]
 fn a_point_that_never_settles_is_marked_and_still_measured() {
     let tmp = tempfile::tempdir_in("/dev/shm").expect("a temp dir");
     // No real target keeps its mean latency within 0.001% from round to round (a mean, not a
@@ -199,6 +201,7 @@ fn a_point_that_never_settles_is_marked_and_still_measured() {
 }
 
 #[test]
+#[serial_test::parallel]
 fn bad_steady_values_point_at_the_spec() {
     let text = "[[target]]\npath = \"t.bin\"\n[run]\n\
                 steady = { metric = \"smal.iops\", rounds = 1, excursion = \"abc\", slope = \"150%\" }\n\

@@ -17,6 +17,7 @@ fn run_folder(dir: &Path) -> std::path::PathBuf {
 }
 
 #[test]
+#[serial_test::parallel]
 fn report_renders_every_format_into_out() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let folder = run_folder(tmp.path());
@@ -59,6 +60,7 @@ fn report_renders_every_format_into_out() {
 }
 
 #[test]
+#[serial_test::parallel]
 fn report_11_1_dialect_and_testname() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let folder = run_folder(tmp.path());
@@ -93,6 +95,7 @@ fn report_11_1_dialect_and_testname() {
 }
 
 #[test]
+#[serial_test::parallel]
 fn report_with_a_broken_user_template_names_its_line() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let folder = run_folder(tmp.path());
@@ -133,6 +136,7 @@ fn report_with_a_broken_user_template_names_its_line() {
 }
 
 #[test]
+#[serial_test::parallel]
 fn report_refuses_a_newer_schema_and_a_non_run() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let folder = run_folder(tmp.path());

@@ -59,6 +59,7 @@ fn states(doc: &Value) -> Vec<(u64, String)> {
 }
 
 #[test]
+#[serial_test::parallel]
 fn a_torn_last_line_is_cut_and_resume_completes() {
     let tmp = tmpfs_dir();
     let out = full_run(tmp.path(), 3);
@@ -95,6 +96,7 @@ fn a_torn_last_line_is_cut_and_resume_completes() {
 }
 
 #[test]
+#[serial_test::parallel]
 fn a_second_rigel_on_a_folder_is_refused_naming_the_first() {
     let tmp = tmpfs_dir();
     let out = tmp.path().join("run");
@@ -141,6 +143,7 @@ pub(super) fn fail_point(out: &Path, id: u64) {
 }
 
 #[test]
+#[serial_test::parallel]
 fn resume_retries_a_failed_point_or_keeps_it_with_skip_failed() {
     let tmp = tmpfs_dir();
     let out = full_run(tmp.path(), 2);
@@ -170,6 +173,7 @@ fn resume_retries_a_failed_point_or_keeps_it_with_skip_failed() {
 }
 
 #[test]
+#[serial_test::parallel]
 fn resume_refuses_set_and_a_spec() {
     let tmp = tmpfs_dir();
     let out = tmp.path().join("run");
@@ -189,6 +193,7 @@ fn resume_refuses_set_and_a_spec() {
 }
 
 #[test]
+#[serial_test::parallel]
 fn a_report_that_cannot_be_written_is_exit_1() {
     let tmp = tmpfs_dir();
     let out = full_run(tmp.path(), 1);
@@ -203,6 +208,7 @@ fn a_report_that_cannot_be_written_is_exit_1() {
 }
 
 #[test]
+#[serial_test::parallel]
 fn a_second_rigel_on_a_test_file_being_filled_or_written_is_refused() {
     let tmp = tmpfs_dir();
     let text = format!(

@@ -48,6 +48,7 @@ large = "2"
 "#;
 
 #[test]
+#[serial_test::serial]
 fn a_run_writes_its_folder_and_every_point_obeys_littles_law() {
     let tmp = tmpfs_dir();
     let spec = write_spec(tmp.path(), TWO_CLASSES);
@@ -87,6 +88,7 @@ fn a_run_writes_its_folder_and_every_point_obeys_littles_law() {
 }
 
 #[test]
+#[serial_test::serial]
 fn sigint_keeps_finished_points_and_resume_completes_the_run() {
     let tmp = tmpfs_dir();
     let spec = write_spec(
@@ -149,6 +151,7 @@ fn sigint_keeps_finished_points_and_resume_completes_the_run() {
 }
 
 #[test]
+#[serial_test::parallel]
 fn writing_a_file_rigel_did_not_create_needs_consent() {
     let tmp = tmpfs_dir();
     let data = tmp.path().join("data.bin");

@@ -24,6 +24,7 @@ fn errors(v: &jsonschema::Validator, toml_text: &str) -> Vec<String> {
 }
 
 #[test]
+#[serial_test::parallel]
 fn rigel_schema_prints_the_checked_in_file() {
     let out = rigel().arg("schema").run().code(0);
     let on_disk = std::fs::read_to_string(repo().join(FILE)).unwrap();
@@ -34,6 +35,7 @@ fn rigel_schema_prints_the_checked_in_file() {
 }
 
 #[test]
+#[serial_test::parallel]
 fn every_shipped_spec_validates() {
     let v = validator();
     let mut checked = 0;
@@ -56,6 +58,7 @@ fn every_shipped_spec_validates() {
 }
 
 #[test]
+#[serial_test::parallel]
 fn a_spec_with_a_schema_line_validates_and_a_key_typo_does_not() {
     let v = validator();
     let good = "#:schema ../schema/rigel-spec.schema.json\n[[target]]\npath = \"/dev/sdb\"\n\n[run]\nduration = \"10s\"\n\n[class.small]\nsize = \"8KiB\"\naccess = \"random\"\n\n[matrix]\nshape = \"basic\"\nsmall = \"1..=8 x2\"\n";

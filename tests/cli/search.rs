@@ -1,8 +1,8 @@
 //! `[search]` on a target of known capacity (tests/support/faultfs.rs, read with O_DIRECT: one read
 //! served at a time, 2 ms each, so at most 500 IOPS, less the FUSE round trip): an open-loop rate
 //! search with a response-median target finds the capacity within the asked precision, and a
-//! closed-loop load search finds the load at which I/Os start to queue. Skipped, saying why, when
-//! not root or without /dev/fuse.
+//! closed-loop load search finds the load at which I/Os start to queue. They need root and /dev/fuse
+//! (`.ci/run` has both) and fail, saying why, without them.
 
 use super::builder::rigel;
 use super::faults::faultfs::{self, FaultFs, Faults};
@@ -28,26 +28,19 @@ fn run(dir: &Path, name: &str, target: &Path, class: &str, rest: &str) -> Value 
     serde_json::from_str(&text).expect("results.json parses")
 }
 
-/// The two searches measure timing on FUSE targets served by threads: one at a time, or each
-/// slows the other's target down.
-static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn mount() -> Option<FaultFs> {
+/// Panics, saying why, where a FUSE file cannot be mounted (not root, no /dev/fuse).
+fn mount() -> FaultFs {
     if let Some(why) = faultfs::unavailable() {
-        eprintln!("skipped: {why}");
-        return None;
+        panic!("{why}");
     }
-    let fs = FaultFs::mount(Faults::new(16 << 20).service_time(Duration::from_millis(2), Some(1)))
-        .expect("mount");
-    Some(fs)
+    FaultFs::mount(Faults::new(16 << 20).service_time(Duration::from_millis(2), Some(1)))
+        .expect("mount")
 }
 
 #[test]
+#[serial_test::serial]
 fn a_rate_search_finds_the_capacity_within_its_precision() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let Some(fs) = mount() else {
-        return;
-    };
+    let fs = mount();
     let tmp = tempfile::tempdir().expect("tmp");
     // The capacity as this machine delivers it (FUSE round trip included): a closed loop well
     // above the 2 places.
@@ -131,11 +124,9 @@ fn a_rate_search_finds_the_capacity_within_its_precision() {
 }
 
 #[test]
+#[serial_test::serial]
 fn a_load_search_finds_where_the_queue_starts() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let Some(fs) = mount() else {
-        return;
-    };
+    let fs = mount();
     let tmp = tempfile::tempdir().expect("tmp");
     // A closed loop of L I/Os on one place of 2 ms: one in flight waits only its service time and
     // the round trip (the median of one I/O at a time, measured); at 2 or more, each waits a

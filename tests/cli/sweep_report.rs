@@ -37,6 +37,7 @@ fn percentiles_within_max(d: &Value) {
 }
 
 #[test]
+#[serial_test::parallel]
 fn a_sweep_over_size_and_mix_is_reported_right_everywhere() {
     let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
     let spec = tmp.path().join("sweep.toml");

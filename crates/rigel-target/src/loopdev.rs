@@ -1,6 +1,6 @@
 //! Tests that need root: real block devices (loop devices over tmpfs files that the test creates,
 //! detached by a guard even when the test fails) and mounts (ext4 on those, and a ramfs, which has
-//! no user xattrs). Skipped with a printed reason where they cannot run.
+//! no user xattrs). They run as root (as `.ci/run` does) and fail, saying what is missing, elsewhere.
 
 use super::open::test_plan;
 use super::*;
@@ -33,34 +33,29 @@ struct LoopDevice {
 }
 
 impl LoopDevice {
-    /// A loop device over a new `size`-byte tmpfs file, or None (with the reason printed) where the
-    /// test cannot make one.
-    fn new(size: u64, extra: &[&str]) -> Option<LoopDevice> {
-        if !is_root() {
-            eprintln!("skipped: loop devices need root");
-            return None;
-        }
+    /// A loop device over a new `size`-byte tmpfs file; panics, saying why, where the test cannot
+    /// make one (not root, no losetup).
+    fn new(size: u64, extra: &[&str]) -> LoopDevice {
+        assert!(is_root(), "loop devices need root (.ci/run runs as root)");
         let base = if Path::new("/dev/shm").is_dir() {
             "/dev/shm"
         } else {
             "/tmp"
         };
-        let dir = tempfile::tempdir_in(base).ok()?;
+        let dir = tempfile::tempdir_in(base).expect("a temp dir for the backing file");
         let backing = dir.path().join("backing.img");
-        fs::File::create(&backing).ok()?.set_len(size).ok()?;
+        fs::File::create(&backing)
+            .and_then(|f| f.set_len(size))
+            .expect("the backing file");
         let backing = backing.to_string_lossy().into_owned();
         let mut args = vec!["-f", "--show", "--direct-io=on"];
         args.extend_from_slice(extra);
         args.push(&backing);
-        match run("losetup", &args) {
-            Ok(dev) => Some(LoopDevice {
-                path: dev.into(),
-                _backing_dir: dir,
-            }),
-            Err(e) => {
-                eprintln!("skipped: cannot attach a loop device: {e}");
-                None
-            }
+        let dev = run("losetup", &args)
+            .unwrap_or_else(|e| panic!("cannot attach a loop device (util-linux): {e}"));
+        LoopDevice {
+            path: dev.into(),
+            _backing_dir: dir,
         }
     }
 
@@ -87,26 +82,21 @@ fn is_root() -> bool {
 }
 
 impl Mount {
-    fn new(device: &str) -> Option<Mount> {
+    fn new(device: &str) -> Mount {
         Mount::with(&[device])
     }
 
-    fn with(args: &[&str]) -> Option<Mount> {
-        if !is_root() {
-            eprintln!("skipped: mounting needs root");
-            return None;
-        }
-        let dir = tempfile::tempdir().ok()?;
+    /// Panics, saying why, where mounting fails (not root, no mount).
+    fn with(args: &[&str]) -> Mount {
+        assert!(is_root(), "mounting needs root (.ci/run runs as root)");
+        let dir = tempfile::tempdir().expect("a mount point");
         let target = dir.path().to_string_lossy().into_owned();
         let mut args = args.to_vec();
         args.push(&target);
-        match run("mount", &args) {
-            Ok(_) => Some(Mount { dir }),
-            Err(e) => {
-                eprintln!("skipped: cannot mount: {e}");
-                None
-            }
+        if let Err(e) = run("mount", &args) {
+            panic!("cannot mount: {e}");
         }
+        Mount { dir }
     }
 }
 
@@ -121,13 +111,9 @@ impl Drop for Mount {
     }
 }
 
-fn mkfs_ext4(device: &str) -> Option<()> {
-    match run("mkfs.ext4", &["-q", "-F", device]) {
-        Ok(_) => Some(()),
-        Err(e) => {
-            eprintln!("skipped: mkfs.ext4 unavailable (apt-get install e2fsprogs): {e}");
-            None
-        }
+fn mkfs_ext4(device: &str) {
+    if let Err(e) = run("mkfs.ext4", &["-q", "-F", device]) {
+        panic!("mkfs.ext4 failed (apt-get install e2fsprogs): {e}");
     }
 }
 
@@ -163,9 +149,7 @@ fn refusal(result: Result<OpenVolume, TargetError>) -> Reason {
 
 #[test]
 fn probing_a_loop_device_gives_its_size_and_block_sizes() {
-    let Some(dev) = LoopDevice::new(64 << 20, &["--sector-size", "4096"]) else {
-        return;
-    };
+    let dev = LoopDevice::new(64 << 20, &["--sector-size", "4096"]);
     let vol = open(
         &plan_for(&dev.path_str(), false, false, 4096),
         Consent::default(),
@@ -199,9 +183,7 @@ fn probing_a_loop_device_gives_its_size_and_block_sizes() {
 
 #[test]
 fn a_clean_loop_device_is_written_only_with_both_consents() {
-    let Some(dev) = LoopDevice::new(16 << 20, &[]) else {
-        return;
-    };
+    let dev = LoopDevice::new(16 << 20, &[]);
     let path = dev.path_str();
     let reason = refusal(open(&plan_for(&path, true, true, 4096), Consent::default()));
     assert!(matches!(
@@ -222,13 +204,9 @@ fn a_clean_loop_device_is_written_only_with_both_consents() {
 
 #[test]
 fn an_ext4_signature_needs_force_and_a_mount_is_always_refused() {
-    let Some(dev) = LoopDevice::new(32 << 20, &[]) else {
-        return;
-    };
+    let dev = LoopDevice::new(32 << 20, &[]);
     let path = dev.path_str();
-    if mkfs_ext4(&path).is_none() {
-        return;
-    }
+    mkfs_ext4(&path);
     let plan = plan_for(&path, true, true, 4096);
     let reason = refusal(open(&plan, ALLOW));
     // rigel's table says "ext2/ext3/ext4", blkid says "TYPE=ext4".
@@ -240,9 +218,7 @@ fn an_ext4_signature_needs_force_and_a_mount_is_always_refused() {
     open(&plan_for(&path, false, false, 4096), Consent::default()).unwrap();
 
     {
-        let Some(_mount) = Mount::new(&path) else {
-            return;
-        };
+        let _mount = Mount::new(&path);
         let reason = refusal(open(&plan, FORCE));
         assert!(matches!(reason, Reason::Mounted { .. }), "{reason:?}");
         let text = Refusal {
@@ -277,17 +253,14 @@ fn write_mbr(device: &str, size: u64) {
 #[test]
 fn a_disk_whose_partition_is_mounted_is_refused() {
     let size = 48 << 20;
-    let Some(dev) = LoopDevice::new(size, &["--partscan"]) else {
-        return;
-    };
+    let dev = LoopDevice::new(size, &["--partscan"]);
     let path = dev.path_str();
     write_mbr(&path, size);
     let part = format!("{path}p1");
     // Kernels without the MBR parser (CONFIG_MSDOS_PARTITION) learn the partition from partx.
     let scanned = run("blockdev", &["--rereadpt", &path]).is_ok() && Path::new(&part).exists();
     if !scanned && let Err(e) = run("partx", &["-a", &path]) {
-        eprintln!("skipped: cannot add the partition: {e}");
-        return;
+        panic!("cannot add the partition (util-linux): {e}");
     }
     for _ in 0..50 {
         if Path::new(&part).exists() {
@@ -295,10 +268,8 @@ fn a_disk_whose_partition_is_mounted_is_refused() {
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
-    if !Path::new(&part).exists() || mkfs_ext4(&part).is_none() {
-        eprintln!("skipped: no partition device {part}");
-        return;
-    }
+    assert!(Path::new(&part).exists(), "no partition device {part}");
+    mkfs_ext4(&part);
     let plan = plan_for(&path, true, true, 4096);
     // rigel's table names the MBR; blkid says PTTYPE=dos.
     let reason = refusal(open(&plan, ALLOW));
@@ -307,9 +278,7 @@ fn a_disk_whose_partition_is_mounted_is_refused() {
             if found.contains("MBR") || found.contains("PTTYPE=dos")),
         "{reason:?}"
     );
-    let Some(_mount) = Mount::new(&part) else {
-        return;
-    };
+    let _mount = Mount::new(&part);
     let part_name = Path::new(&part)
         .file_name()
         .unwrap()
@@ -323,9 +292,7 @@ fn a_disk_whose_partition_is_mounted_is_refused() {
 
 #[test]
 fn a_file_backing_a_loop_device_is_refused() {
-    let Some(dev) = LoopDevice::new(8 << 20, &[]) else {
-        return;
-    };
+    let dev = LoopDevice::new(8 << 20, &[]);
     let backing = run(
         "losetup",
         &["--noheadings", "-O", "BACK-FILE", &dev.path_str()],
@@ -342,9 +309,7 @@ fn a_file_backing_a_loop_device_is_refused() {
 
 #[test]
 fn without_user_xattrs_the_mark_is_a_sidecar() {
-    let Some(mount) = Mount::with(&["-t", "ramfs", "ramfs"]) else {
-        return;
-    };
+    let mount = Mount::with(&["-t", "ramfs", "ramfs"]);
     let path = mount.dir.path().join("data.bin");
     let size = FILL_CHUNK as u64 + 4096;
     let mut quiet = |_: &FillProgress| ControlFlow::Continue(());

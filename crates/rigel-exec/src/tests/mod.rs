@@ -1,5 +1,8 @@
 //! Real-I/O tests of the executor: O_DIRECT files on tmpfs (/dev/shm) and ext4 (/tmp), and loop
-//! devices over tmpfs files when running as root. Each point runs for about half a second.
+//! devices over tmpfs files (as root, as `.ci/run` runs). Each point runs for about half a second; the
+//! tests that measure time or Little's law are `#[serial]`: one at a time, and never beside the
+//! module's other real-I/O tests (`#[parallel]`: they run side by side only with each other), so
+//! that no other test's I/O threads compete with a measured one's for the CPU.
 
 use super::*;
 use rigel_expr::{Access, Mix};
@@ -70,13 +73,11 @@ struct LoopDevice {
 }
 
 impl LoopDevice {
-    /// `None` (with the reason printed) when not root or losetup is unavailable.
-    fn new(name: &str, size: u64, read_only: bool) -> Option<LoopDevice> {
+    /// Panics, saying why, when not root or losetup is unavailable (`.ci/run` runs as root).
+    fn new(name: &str, size: u64, read_only: bool) -> LoopDevice {
         // SAFETY: geteuid has no preconditions.
-        if unsafe { libc::geteuid() } != 0 {
-            eprintln!("skipped: loop devices need root");
-            return None;
-        }
+        let root = unsafe { libc::geteuid() } == 0;
+        assert!(root, "loop devices need root (.ci/run runs as root)");
         let backing = TempTarget::new("/dev/shm", name, size);
         let mut cmd = Command::new("losetup");
         cmd.args(["-f", "--show", "--direct-io=on"]);
@@ -85,14 +86,11 @@ impl LoopDevice {
         }
         let out = match cmd.arg(&backing.path).output() {
             Ok(o) if o.status.success() => o,
-            other => {
-                eprintln!("skipped: losetup failed: {other:?}");
-                return None;
-            }
+            other => panic!("losetup failed (util-linux): {other:?}"),
         };
         let dev = String::from_utf8_lossy(&out.stdout).trim().to_string();
         let file = open_direct(Path::new(&dev), true);
-        Some(LoopDevice { dev, backing, file })
+        LoopDevice { dev, backing, file }
     }
 }
 
@@ -234,6 +232,7 @@ fn assert_in_kernel(result: &PointResult, probe: &PointProbe, floor: f64) -> Vec
 }
 
 #[test]
+#[serial_test::serial]
 fn tmpfs_random_and_sequential_classes_keep_their_load() {
     let t = TempTarget::new("/dev/shm", "load", 64 * MIB);
     let classes = vec![
@@ -263,6 +262,7 @@ fn tmpfs_random_and_sequential_classes_keep_their_load() {
 }
 
 #[test]
+#[serial_test::serial]
 fn huge_page_buffers_carry_reads_and_writes() {
     let t = TempTarget::new("/dev/shm", "huge", 64 * MIB);
     let mut s = settings(400, 50, 1);
@@ -278,6 +278,7 @@ fn huge_page_buffers_carry_reads_and_writes() {
 }
 
 #[test]
+#[serial_test::serial]
 fn without_registration_plain_reads_and_writes_do_the_same_work() {
     let t = TempTarget::new("/dev/shm", "plain", 16 * MIB);
     let volume = Volume::new(Layout::Concat, MIB, &[16 * MIB]);
@@ -313,6 +314,7 @@ fn without_registration_plain_reads_and_writes_do_the_same_work() {
 }
 
 #[test]
+#[serial_test::serial]
 fn a_deep_queue_is_kept_full() {
     let t = TempTarget::new("/dev/shm", "deep", 64 * MIB);
     let classes = vec![class("small", 4 * KIB, Access::Random, 100, 1000, 1)];
@@ -326,6 +328,7 @@ fn a_deep_queue_is_kept_full() {
 }
 
 #[test]
+#[serial_test::serial]
 fn ext4_mixed_class_honours_the_read_ratio() {
     let t = TempTarget::new("/tmp", "mix", 32 * MIB);
     let classes = vec![class("small", 8 * KIB, Access::Random, 70, 4, 1)];
@@ -355,6 +358,7 @@ fn ext4_mixed_class_honours_the_read_ratio() {
 }
 
 #[test]
+#[serial_test::serial]
 fn raid0_and_concat_over_several_files_keep_the_load() {
     let a = TempTarget::new("/dev/shm", "vol-a", 16 * MIB);
     let b = TempTarget::new("/dev/shm", "vol-b", 24 * MIB);
@@ -367,6 +371,7 @@ fn raid0_and_concat_over_several_files_keep_the_load() {
 }
 
 #[test]
+#[serial_test::parallel]
 fn written_data_is_random_not_zeros() {
     let t = TempTarget::new("/dev/shm", "wdata", 4 * MIB);
     // Zero the file first so anything non-zero afterwards came from the executor.
@@ -389,6 +394,7 @@ fn written_data_is_random_not_zeros() {
 }
 
 #[test]
+#[serial_test::serial]
 fn stop_flag_ends_the_point_within_a_second() {
     let t = TempTarget::new("/dev/shm", "stop", 8 * MIB);
     let ctl = assert_stop_ends_the_point(&t.file, t.path(), 2, true);
@@ -424,6 +430,7 @@ fn assert_stop_ends_the_point(file: &File, path: &str, load: u32, direct: bool) 
 }
 
 #[test]
+#[serial_test::parallel]
 fn a_class_too_large_for_the_volume_is_refused() {
     let t = TempTarget::new("/dev/shm", "small", MIB);
     let volume = Volume::new(Layout::Concat, MIB, &[MIB]);
@@ -449,6 +456,7 @@ fn a_class_too_large_for_the_volume_is_refused() {
 /// The executor reads the compiler's table of limits: a point `rigel check` would refuse never
 /// starts (a sub-resolution window, too many I/Os for one worker's ring).
 #[test]
+#[serial_test::parallel]
 fn points_outside_the_limits_are_refused_before_any_io() {
     let t = TempTarget::new("/dev/shm", "limits", MIB);
     let volume = Volume::new(Layout::Concat, MIB, &[MIB]);
@@ -474,10 +482,9 @@ fn points_outside_the_limits_are_refused_before_any_io() {
 }
 
 #[test]
+#[serial_test::serial]
 fn loop_device_over_tmpfs_keeps_the_load() {
-    let Some(dev) = LoopDevice::new("loop", 64 * MIB, false) else {
-        return;
-    };
+    let dev = LoopDevice::new("loop", 64 * MIB, false);
     let classes = vec![class("small", 4 * KIB, Access::Random, 100, 16, 1)];
     let (r, p) = run(
         &[(&dev.file, &dev.dev)],
@@ -499,10 +506,9 @@ fn loop_device_over_tmpfs_keeps_the_load() {
 }
 
 #[test]
+#[serial_test::serial]
 fn writing_a_read_only_loop_device_fails_the_point_clearly() {
-    let Some(dev) = LoopDevice::new("ro", 16 * MIB, true) else {
-        return;
-    };
+    let dev = LoopDevice::new("ro", 16 * MIB, true);
     let classes = vec![class("small", 4 * KIB, Access::Random, 0, 4, 1)];
     let (r, _) = run(
         &[(&dev.file, &dev.dev)],
@@ -541,6 +547,7 @@ fn one_pipe_read() -> (Volume, DataPoint) {
 }
 
 #[test]
+#[serial_test::serial]
 fn stop_is_honoured_while_an_io_never_completes() {
     // A pipe whose write end stays open but silent: a read from it never completes.
     let (rd, wr) = pipe();
@@ -564,6 +571,7 @@ fn stop_is_honoured_while_an_io_never_completes() {
 }
 
 #[test]
+#[serial_test::parallel]
 fn a_window_without_any_completion_is_a_failed_point() {
     // A silent pipe again: nothing ever completes, so the point measured nothing and must not
     // pass as "ok" with 0 IOPS.
@@ -590,6 +598,7 @@ fn a_window_without_any_completion_is_a_failed_point() {
 }
 
 #[test]
+#[serial_test::parallel]
 fn short_reads_are_completed_not_counted_short() {
     // A pipe fed in 1000-byte pieces: a 4 KiB read usually gets less and must be resubmitted for
     // the rest (io_uring ignores the offset on a pipe).
@@ -634,6 +643,7 @@ fn short_reads_are_completed_not_counted_short() {
 }
 
 #[test]
+#[serial_test::serial]
 fn a_window_agreed_ahead_starts_then_after_a_longer_warmup() {
     let t = TempTarget::new("/dev/shm", "window-at", 8 * MIB);
     // Far enough ahead that even a loaded host has set the point up by then.
