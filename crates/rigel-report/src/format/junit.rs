@@ -1,7 +1,7 @@
 //! `junit.xml`: the `[expect]` verdicts for CI test reporters (`--format junit`, `rigel run
 //! --junit FILE`); the XML itself is `expect::junit`'s.
 
-use super::ReportError;
+use crate::ReportError;
 use rigel_results::stats::ResultsDoc;
 use std::path::Path;
 
