@@ -247,11 +247,7 @@ impl<'a> Prepared<'a> {
 /// ORION's files: one set per `[sweep]` combination.
 fn orion_files(i: &Inputs) -> Result<Files, ReportError> {
     let prep = i.prepared()?;
-    let mut kinds = vec!["summary.txt", "iops.csv", "mbps.csv", "lat.csv"];
-    if i.opts.dialect == Dialect::V12 {
-        kinds.push("hist.txt");
-    }
-    kinds.push("trace.txt");
+    let kinds = orion::kinds(i.opts.dialect);
     let mut out = Vec::new();
     for view in &prep.orion {
         let ctx = prep.context("orion", view);

@@ -6,6 +6,9 @@ pub(crate) mod printf;
 
 mod hist;
 mod map;
+mod templates;
+
+pub use templates::{TEMPLATES, kinds};
 
 use crate::rows::PointView;
 use crate::{Dialect, ReportError};

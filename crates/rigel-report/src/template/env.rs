@@ -7,32 +7,8 @@ use minijinja::value::{Rest, Value, ValueKind};
 use minijinja::{AutoEscape, Environment, Error, ErrorKind, UndefinedBehavior};
 use rigel_expr::units;
 
-/// The built-in templates, by the name they are rendered under.
-pub const BUILTIN: &[(&str, &str)] = &[
-    (
-        "orion/summary.txt",
-        include_str!("../../../../templates/orion/summary.txt"),
-    ),
-    (
-        "orion/iops.csv",
-        include_str!("../../../../templates/orion/iops.csv"),
-    ),
-    (
-        "orion/mbps.csv",
-        include_str!("../../../../templates/orion/mbps.csv"),
-    ),
-    (
-        "orion/lat.csv",
-        include_str!("../../../../templates/orion/lat.csv"),
-    ),
-    (
-        "orion/hist.txt",
-        include_str!("../../../../templates/orion/hist.txt"),
-    ),
-    (
-        "orion/trace.txt",
-        include_str!("../../../../templates/orion/trace.txt"),
-    ),
+/// The built-in templates besides ORION's (`orion::TEMPLATES`), by the name they render under.
+const BUILTIN: &[(&str, &str)] = &[
     (
         "markdown/report.md",
         include_str!("../../../../templates/markdown/report.md"),
@@ -98,7 +74,7 @@ pub fn base_environment() -> Environment<'static> {
 /// The environment holding the built-in templates.
 pub fn builtin_environment() -> Result<Environment<'static>, crate::ReportError> {
     let mut env = base_environment();
-    for (name, source) in BUILTIN {
+    for (name, source) in crate::orion::TEMPLATES.iter().chain(BUILTIN) {
         env.add_template(name, source)
             .map_err(|e| crate::ReportError::template(&e, name))?;
     }
