@@ -52,7 +52,7 @@ const TMPFS_MAGIC: i64 = 0x0102_1994;
 
 #[test]
 fn device_reads_wait_in_the_kernel() {
-    let Some(dev) = LoopDevice::new("wait", 8 * MIB, true) else {
+    let Some(dev) = LoopTarget::new(8 * MIB, true) else {
         return;
     };
     let probe = probe_qd1(&dev.file, &dev.dev, true);

@@ -6,12 +6,12 @@ use rigel_expr::{Access, Mix};
 use rigel_plan::{ClassLoad, DataPoint, Layout, RunSettings};
 use rigel_results::{PointResult, PointStatus};
 use rigel_target::Volume;
+use rigel_testkit::LoopDevice;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::os::fd::{AsFd, FromRawFd};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 mod entering;
 
@@ -62,44 +62,24 @@ fn open_direct(path: &Path, write: bool) -> File {
         .expect("open O_DIRECT")
 }
 
-/// A loop device over a tmpfs file, detached (and its file removed) on drop.
-struct LoopDevice {
-    dev: String,
-    backing: TempTarget,
+/// A loop device (`rigel_testkit`'s, detached on drop) and an O_DIRECT handle on it.
+struct LoopTarget {
+    // Declared first, so closed before the device is detached.
     file: File,
+    dev: String,
+    _device: LoopDevice,
 }
 
-impl LoopDevice {
+impl LoopTarget {
     /// `None` (with the reason printed) when not root or losetup is unavailable.
-    fn new(name: &str, size: u64, read_only: bool) -> Option<LoopDevice> {
-        // SAFETY: geteuid has no preconditions.
-        if unsafe { libc::geteuid() } != 0 {
-            eprintln!("skipped: loop devices need root");
-            return None;
-        }
-        let backing = TempTarget::new("/dev/shm", name, size);
-        let mut cmd = Command::new("losetup");
-        cmd.args(["-f", "--show", "--direct-io=on"]);
-        if read_only {
-            cmd.arg("-r");
-        }
-        let out = match cmd.arg(&backing.path).output() {
-            Ok(o) if o.status.success() => o,
-            other => {
-                eprintln!("skipped: losetup failed: {other:?}");
-                return None;
-            }
-        };
-        let dev = String::from_utf8_lossy(&out.stdout).trim().to_string();
-        let file = open_direct(Path::new(&dev), true);
-        Some(LoopDevice { dev, backing, file })
-    }
-}
-
-impl Drop for LoopDevice {
-    fn drop(&mut self) {
-        let _ = Command::new("losetup").args(["-d", &self.dev]).status();
-        let _ = &self.backing;
+    fn new(size: u64, read_only: bool) -> Option<LoopTarget> {
+        let device = LoopDevice::with(size, if read_only { &["-r"] } else { &[] })?;
+        let file = open_direct(device.path(), true);
+        Some(LoopTarget {
+            file,
+            dev: device.dev().to_owned(),
+            _device: device,
+        })
     }
 }
 
@@ -475,7 +455,7 @@ fn points_outside_the_limits_are_refused_before_any_io() {
 
 #[test]
 fn loop_device_over_tmpfs_keeps_the_load() {
-    let Some(dev) = LoopDevice::new("loop", 64 * MIB, false) else {
+    let Some(dev) = LoopTarget::new(64 * MIB, false) else {
         return;
     };
     let classes = vec![class("small", 4 * KIB, Access::Random, 100, 16, 1)];
@@ -500,7 +480,7 @@ fn loop_device_over_tmpfs_keeps_the_load() {
 
 #[test]
 fn writing_a_read_only_loop_device_fails_the_point_clearly() {
-    let Some(dev) = LoopDevice::new("ro", 16 * MIB, true) else {
+    let Some(dev) = LoopTarget::new(16 * MIB, true) else {
         return;
     };
     let classes = vec![class("small", 4 * KIB, Access::Random, 0, 4, 1)];

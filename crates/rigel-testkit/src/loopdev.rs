@@ -1,0 +1,185 @@
+//! Loop devices over sparse tmpfs files that the test creates, detached by a guard even when the
+//! test fails, and a read-IOPS throttle on one (cgroup v1 blkio), to slow a run down on purpose.
+//! Where a test cannot make one (not root, no losetup), it gets None and the reason is printed.
+
+use std::cell::Cell;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const READ_IOPS_LIMITS: &str = "/sys/fs/cgroup/blkio/blkio.throttle.read_iops_device";
+
+/// Whether this process runs as root (loop devices and mounts need it).
+pub fn is_root() -> bool {
+    std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0)
+}
+
+/// A loop device this test attached; detached on drop (with its throttle lifted).
+pub struct LoopDevice {
+    dev: String,
+    throttled: Cell<bool>,
+    // Dropped after the device is detached: the backing file lives in this folder.
+    _backing_dir: tempfile::TempDir,
+}
+
+impl LoopDevice {
+    /// A loop device over a new `size`-byte tmpfs file, with direct I/O on.
+    pub fn new(size: u64) -> Option<LoopDevice> {
+        LoopDevice::with(size, &[])
+    }
+
+    /// [`LoopDevice::new`] with more `losetup` options (`-r`, `--sector-size 4096`, `--partscan`).
+    pub fn with(size: u64, losetup_args: &[&str]) -> Option<LoopDevice> {
+        if !is_root() {
+            eprintln!("skipped: loop devices need root");
+            return None;
+        }
+        let base = if Path::new("/dev/shm").is_dir() {
+            "/dev/shm"
+        } else {
+            "/tmp"
+        };
+        let dir = tempfile::tempdir_in(base).ok()?;
+        let backing = dir.path().join("backing.img");
+        std::fs::File::create(&backing).ok()?.set_len(size).ok()?;
+        let out = Command::new("losetup")
+            .args(["-f", "--show", "--direct-io=on"])
+            .args(losetup_args)
+            .arg(&backing)
+            .output();
+        match out {
+            Ok(o) if o.status.success() => Some(LoopDevice {
+                dev: String::from_utf8_lossy(&o.stdout).trim().to_owned(),
+                throttled: Cell::new(false),
+                _backing_dir: dir,
+            }),
+            Ok(o) => {
+                let why = String::from_utf8_lossy(&o.stderr);
+                eprintln!("skipped: cannot attach a loop device: {}", why.trim());
+                None
+            }
+            Err(e) => {
+                eprintln!("skipped: cannot run losetup: {e}");
+                None
+            }
+        }
+    }
+
+    /// `/dev/loopN`.
+    pub fn dev(&self) -> &str {
+        &self.dev
+    }
+
+    pub fn path(&self) -> &Path {
+        Path::new(&self.dev)
+    }
+
+    /// `loopN`, the name under /sys/block.
+    pub fn name(&self) -> &str {
+        self.dev.rsplit('/').next().unwrap_or_default()
+    }
+
+    /// `7:0`, from sysfs.
+    fn numbers(&self) -> Option<String> {
+        let path = PathBuf::from("/sys/block").join(self.name()).join("dev");
+        std::fs::read_to_string(path)
+            .ok()
+            .map(|s| s.trim().to_owned())
+    }
+
+    /// Reads completed, from /sys/block/loopN/stat.
+    pub fn reads(&self) -> u64 {
+        self.stat(0)
+    }
+
+    /// Sectors read: bytes, which request merging cannot skew.
+    pub fn sectors_read(&self) -> u64 {
+        self.stat(2)
+    }
+
+    /// Sectors written (512 bytes each).
+    pub fn sectors_written(&self) -> u64 {
+        self.stat(6)
+    }
+
+    fn stat(&self, field: usize) -> u64 {
+        let path = PathBuf::from("/sys/block").join(self.name()).join("stat");
+        let stat = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("the loop device's stat {}: {e}", path.display()));
+        stat.split_whitespace()
+            .nth(field)
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no counter {field} in {}: {stat:?}", path.display()))
+    }
+
+    /// Limits reads on this device to `iops` per second for every process (0 lifts the limit).
+    /// False, with the reason printed, where the cgroup v1 blkio throttle is not available.
+    pub fn throttle_reads(&self, iops: u32) -> bool {
+        let Some(numbers) = self.numbers() else {
+            eprintln!("skipped: no device numbers for {}", self.dev);
+            return false;
+        };
+        match std::fs::write(READ_IOPS_LIMITS, format!("{numbers} {iops}")) {
+            Ok(()) => {
+                self.throttled.set(iops > 0);
+                true
+            }
+            Err(e) => {
+                eprintln!(
+                    "skipped: cannot throttle {} ({READ_IOPS_LIMITS}: {e})",
+                    self.dev
+                );
+                false
+            }
+        }
+    }
+}
+
+impl Drop for LoopDevice {
+    fn drop(&mut self) {
+        if self.throttled.get() {
+            if let Some(numbers) = self.numbers() {
+                let _ = std::fs::write(READ_IOPS_LIMITS, format!("{numbers} 0"));
+            }
+        }
+        match Command::new("losetup").args(["-d", &self.dev]).output() {
+            Ok(o) if o.status.success() => {}
+            Ok(o) => eprintln!(
+                "warning: could not detach {}: {}",
+                self.dev,
+                String::from_utf8_lossy(&o.stderr).trim()
+            ),
+            Err(e) => eprintln!("warning: could not detach {}: {e}", self.dev),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Real I/O through a real loop device: written sectors show in its counters.
+    #[test]
+    fn a_loop_device_counts_its_io_and_detaches() {
+        let Some(dev) = LoopDevice::new(1 << 20) else {
+            return;
+        };
+        let name = dev.name().to_owned();
+        let backing_file = format!("/sys/block/{name}/loop/backing_file");
+        let backing = std::fs::read_to_string(&backing_file).expect("an attached loop device");
+        let before = dev.sectors_written();
+        std::fs::write(dev.path(), vec![7u8; 64 << 10]).expect("write the loop device");
+        let sync = std::fs::File::open(dev.path()).and_then(|f| f.sync_all());
+        sync.expect("flush the loop device");
+        assert!(dev.sectors_written() >= before + 128);
+        assert_eq!(std::fs::read(dev.path()).expect("read back")[..4], [7u8; 4]);
+        drop(dev);
+        // Another test may attach the same loopN at once: only our backing file must be gone.
+        let after = std::fs::read_to_string(&backing_file).ok();
+        assert_ne!(
+            after.as_deref(),
+            Some(backing.as_str()),
+            "{name} still attached"
+        );
+    }
+}
