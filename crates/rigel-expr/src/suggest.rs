@@ -30,7 +30,7 @@ pub fn did_you_mean<'a>(
     did_you_mean_spelt("", word, candidates)
 }
 
-/// [`did_you_mean`] for words written after `prefix` (an option's dashes: ``did you mean `-size`?``).
+/// [`did_you_mean`] for a word written after `prefix`, as an option after its dashes (`-size`).
 pub fn did_you_mean_spelt<'a>(
     prefix: &str,
     word: &str,

@@ -1,5 +1,6 @@
 //! Test helpers shared by the crates' tests and the CLI tests; a dev-dependency only, outside the
-//! stage order (it depends on no rigel crate). `loopdev`: real block devices for tests that need one.
+//! stage order (it depends on no rigel crate). `loopdev`: real block devices for the tests that
+//! need one.
 
 #![forbid(unsafe_code)]
 
