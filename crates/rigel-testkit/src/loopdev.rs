@@ -48,11 +48,17 @@ impl LoopDevice {
             .arg(&backing)
             .output();
         match out {
-            Ok(o) if o.status.success() => Some(LoopDevice {
-                dev: String::from_utf8_lossy(&o.stdout).trim().to_owned(),
-                throttled: Cell::new(false),
-                _backing_dir: dir,
-            }),
+            Ok(o) if o.status.success() => {
+                let dev = LoopDevice {
+                    dev: String::from_utf8_lossy(&o.stdout).trim().to_owned(),
+                    throttled: Cell::new(false),
+                    _backing_dir: dir,
+                };
+                // A throttle outlives its device (a test killed before its guard ran): this new
+                // device under the same numbers starts unthrottled.
+                dev.lift_stale_throttle();
+                Some(dev)
+            }
             Ok(o) => {
                 let why = String::from_utf8_lossy(&o.stderr);
                 eprintln!("skipped: cannot attach a loop device: {}", why.trim());
@@ -85,6 +91,18 @@ impl LoopDevice {
         std::fs::read_to_string(path)
             .ok()
             .map(|s| s.trim().to_owned())
+    }
+
+    /// Lifts a read throttle left on this device's numbers, where one is listed.
+    fn lift_stale_throttle(&self) {
+        let (Some(numbers), Ok(rules)) =
+            (self.numbers(), std::fs::read_to_string(READ_IOPS_LIMITS))
+        else {
+            return;
+        };
+        if rules.lines().any(|l| l.starts_with(&format!("{numbers} "))) {
+            let _ = std::fs::write(READ_IOPS_LIMITS, format!("{numbers} 0"));
+        }
     }
 
     /// Reads completed, from /sys/block/loopN/stat.
