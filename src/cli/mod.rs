@@ -77,10 +77,5 @@ fn subcommand_hint(e: &clap::Error) -> Option<String> {
         return None;
     };
     let cmd = <Cli as clap::CommandFactory>::command();
-    // Transposed letters (`rnu`) defeat jaro-winkler's window on short words: count edits.
-    let best = cmd
-        .get_subcommands()
-        .map(|c| (strsim::osa_distance(typed, c.get_name()), c.get_name()))
-        .min()?;
-    (best.0 <= (typed.len() / 3).max(1)).then(|| format!("did you mean `{}`?", best.1))
+    rigel_expr::suggest::did_you_mean(typed, cmd.get_subcommands().map(|c| c.get_name()))
 }

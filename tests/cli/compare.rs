@@ -2,7 +2,7 @@
 //! copy of its results edited to lower one figure, and against a run of a different spec.
 
 use super::builder::rigel;
-use super::loopdev::LoopDevice;
+use rigel_testkit::LoopDevice;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -221,7 +221,7 @@ fn a_run_throttled_on_purpose() {
         "[[target]]\npath = \"{}\"\ndestructive = true\n\n[run]\nduration = \"1s\"\n\n\
          [class.rd]\nsize = \"4KiB\"\n\n[class.wr]\nsize = \"4KiB\"\nmix = \"write\"\n\n\
          [matrix]\nrd = \"1\"\nwr = \"1\"\n",
-        lo.dev
+        lo.dev()
     );
     std::fs::write(&spec, text).expect("spec written");
     let run = |name: &str| {
@@ -297,7 +297,7 @@ fn back_to_back_runs_flag_nothing_and_a_fifth_fewer_iops_is_flagged() {
     let text = format!(
         "[[target]]\npath = \"{}\"\n\n[run]\nduration = \"3s\"\nwarmup = \"300ms\"\n\n\
          [class.rd]\nsize = \"4KiB\"\n\n[matrix]\nrd = \"4\"\n",
-        lo.dev
+        lo.dev()
     );
     std::fs::write(&spec, text).expect("spec written");
     let run = |name: &str| {

@@ -2,7 +2,7 @@
 //! counters over each point's window (results.json `devices`), and the reports show them.
 
 use super::builder::{results, rigel};
-use super::loopdev::LoopDevice;
+use rigel_testkit::LoopDevice;
 use serde_json::Value;
 use std::path::Path;
 
@@ -31,13 +31,13 @@ fn a_loop_device_reports_what_it_served_in_each_window() {
     let out_dir = tmp.path().join("run");
     rigel()
         .arg("run")
-        .arg(spec(tmp.path(), &lo.dev, ""))
+        .arg(spec(tmp.path(), lo.dev(), ""))
         .arg("--out")
         .arg(&out_dir)
         .run()
         .code(0);
     let doc = results(&out_dir);
-    let name = lo.dev.rsplit('/').next().expect("a device name");
+    let name = lo.dev().rsplit('/').next().expect("a device name");
     let mut depths = Vec::new();
     for p in doc["points"].as_array().expect("points") {
         let load = num(&p["point"]["classes"][0]["load"]);

@@ -3,7 +3,7 @@
 //! verdicts in the terminal table and the reports.
 
 use super::builder::{results, rigel};
-use super::loopdev::LoopDevice;
+use rigel_testkit::LoopDevice;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -208,7 +208,7 @@ fn requirements_on_a_loop_device() {
         let text = format!(
             "[[target]]\npath = \"{}\"\n\n[run]\nduration = \"1s\"\n\n\
              [class.small]\nsize = \"4KiB\"\n\n[matrix]\nsmall = \"2\"\n\n[expect]\n{expect}",
-            lo.dev
+            lo.dev()
         );
         let path = tmp.path().join(format!("{name}.toml"));
         std::fs::write(&path, text).expect("spec written");

@@ -5,7 +5,7 @@
 //! both hidden (`RIGEL_WIPEFS=off` too: rigel's table alone).
 
 use super::builder::rigel;
-use super::loopdev::LoopDevice;
+use rigel_testkit::LoopDevice;
 use std::path::Path;
 use std::process::Command;
 
@@ -78,7 +78,7 @@ fn destructive_run(dir: &Path, dev: &str, force: bool, probe: Probe) -> super::O
 /// The signature stops the run (blkid present and hidden), and `--force` lets it through.
 fn refused_until_forced(dev: &LoopDevice, says: &str, blkid_says: Option<&str>) {
     let tmp = tempfile::tempdir_in("/dev/shm").expect("a temp dir");
-    let out = destructive_run(tmp.path(), &dev.dev, false, Probe::Table);
+    let out = destructive_run(tmp.path(), dev.dev(), false, Probe::Table);
     assert_eq!(out.code, 1, "blkid hidden, {says}: {}", out.stderr);
     assert!(
         out.stderr.contains("refusing to write") && out.stderr.contains(says),
@@ -90,7 +90,7 @@ fn refused_until_forced(dev: &LoopDevice, says: &str, blkid_says: Option<&str>) 
     for (probe, program) in [(Probe::Blkid, "blkid"), (Probe::Wipefs, "wipefs")] {
         let installed = Command::new(program).arg("-V").output().is_ok();
         assert!(installed, "{program} is not installed (util-linux)");
-        let out = destructive_run(tmp.path(), &dev.dev, false, probe);
+        let out = destructive_run(tmp.path(), dev.dev(), false, probe);
         assert_eq!(out.code, 1, "{program} asked, {says}: {}", out.stderr);
         let expected = blkid_says.unwrap_or(says);
         assert!(
@@ -99,14 +99,14 @@ fn refused_until_forced(dev: &LoopDevice, says: &str, blkid_says: Option<&str>) 
             out.stderr
         );
     }
-    destructive_run(tmp.path(), &dev.dev, true, Probe::Blkid).code(0);
+    destructive_run(tmp.path(), dev.dev(), true, Probe::Blkid).code(0);
 }
 
 #[test]
 #[serial_test::parallel]
 fn oracle_asm_label() {
     let dev = LoopDevice::new(SIZE);
-    poke(&dev.dev, 32, b"ORCLDISKDATA0001");
+    poke(dev.dev(), 32, b"ORCLDISKDATA0001");
     refused_until_forced(&dev, "an Oracle ASM disk", Some("TYPE=oracleasm"));
 }
 
@@ -117,7 +117,7 @@ fn ocfs2_from_mkfs_ocfs2() {
     tool(
         "mkfs.ocfs2",
         &["-q", "-F", "-M", "local", "-N", "1"],
-        &dev.dev,
+        dev.dev(),
     );
     refused_until_forced(&dev, "an OCFS2 filesystem", Some("TYPE=ocfs2"));
 }
@@ -142,7 +142,7 @@ fn luks1_and_luks2_from_cryptsetup() {
             "--key-file",
             &key,
         ];
-        tool("cryptsetup", &args, &dev.dev);
+        tool("cryptsetup", &args, dev.dev());
         refused_until_forced(&dev, "a LUKS encrypted volume", Some("TYPE=crypto_LUKS"));
     }
 }
@@ -151,7 +151,7 @@ fn luks1_and_luks2_from_cryptsetup() {
 #[serial_test::parallel]
 fn bcache_from_make_bcache() {
     let dev = LoopDevice::new(SIZE);
-    tool("make-bcache", &["-B"], &dev.dev);
+    tool("make-bcache", &["-B"], dev.dev());
     refused_until_forced(&dev, "a bcache device", Some("TYPE=bcache"));
 }
 
@@ -200,7 +200,7 @@ fn byte_layouts_of_storage_signatures() {
     for (says, pokes, blkid_says) in cases {
         let dev = LoopDevice::new(SIZE);
         for (offset, bytes) in *pokes {
-            poke(&dev.dev, *offset, bytes);
+            poke(dev.dev(), *offset, bytes);
         }
         refused_until_forced(&dev, says, *blkid_says);
     }
@@ -211,17 +211,17 @@ fn byte_layouts_of_storage_signatures() {
 #[serial_test::parallel]
 fn blkid_reports_what_the_table_does_not_know() {
     let dev = LoopDevice::new(SIZE);
-    tool("mkfs.minix", &[], &dev.dev);
+    tool("mkfs.minix", &[], dev.dev());
     let tmp = tempfile::tempdir_in("/dev/shm").expect("a temp dir");
-    let out = destructive_run(tmp.path(), &dev.dev, false, Probe::Blkid);
+    let out = destructive_run(tmp.path(), dev.dev(), false, Probe::Blkid);
     assert_eq!(out.code, 1, "{}", out.stderr);
     out.stderr_has("TYPE=minix");
     // Without blkid, wipefs is asked: it knows minix too.
     if Command::new("wipefs").arg("-V").output().is_ok() {
-        let out = destructive_run(tmp.path(), &dev.dev, false, Probe::Wipefs);
+        let out = destructive_run(tmp.path(), dev.dev(), false, Probe::Wipefs);
         assert_eq!(out.code, 1, "{}", out.stderr);
         out.stderr_has("wipefs -n reports (TYPE=minix at ");
     }
     // Without either, the built-in table alone decides.
-    destructive_run(tmp.path(), &dev.dev, false, Probe::Table).code(0);
+    destructive_run(tmp.path(), dev.dev(), false, Probe::Table).code(0);
 }

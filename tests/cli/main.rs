@@ -20,7 +20,6 @@ mod hlog;
 mod hostile;
 mod junit;
 mod library;
-mod loopdev;
 mod openloop;
 mod orion;
 mod orion_run;

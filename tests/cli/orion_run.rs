@@ -1,8 +1,8 @@
 //! `rigel orion` doing real I/O through the shared run loop: the write guard on a tmpfs file, and
 //! ORION's files and the raid0 layout on two loop devices over tmpfs (as root, as `.ci/run` runs).
 
-use super::loopdev::LoopDevice;
 use super::orion::LunDir;
+use rigel_testkit::LoopDevice;
 
 #[test]
 #[serial_test::parallel]
@@ -68,7 +68,7 @@ const LOOP_SIZE: u64 = 1 << 40;
 #[serial_test::parallel]
 fn a_raid0_run_on_two_loop_devices_writes_orions_files_and_uses_both() {
     let (a, b) = (LoopDevice::new(LOOP_SIZE), LoopDevice::new(LOOP_SIZE));
-    let d = LunDir::new().with("lp", &[&a.dev, &b.dev]);
+    let d = LunDir::new().with("lp", &[a.dev(), b.dev()]);
     let before = (a.reads(), b.reads());
     let out = d
         .orion(&[
@@ -137,7 +137,7 @@ fn a_raid0_run_on_two_loop_devices_writes_orions_files_and_uses_both() {
         "\nSmall IO size: 8 KB\nLarge IO size: 64 KB\n",
         "\nSimulated Array Type: RAID 0\nStripe Depth: 64 KB\n",
         "\nSmall Columns:,      0\nLarge Columns:,      0,      1,      2\nTotal Data Points: 8\n",
-        &format!("\nName: {}\tSize: {LOOP_SIZE}\n", a.dev),
+        &format!("\nName: {}\tSize: {LOOP_SIZE}\n", a.dev()),
         "\n2 FILEs found.\n",
     ] {
         assert!(summary.contains(line), "{line:?} in\n{summary}");

@@ -5,7 +5,7 @@
 //! values are diagnosed with their place.
 
 use super::builder::rigel;
-use super::loopdev::LoopDevice;
+use rigel_testkit::LoopDevice;
 use serde_json::Value;
 use std::path::Path;
 
@@ -59,7 +59,7 @@ fn the_fill_writes_exactly_passes_times_the_device() {
         let out = run(
             tmp.path(),
             name,
-            &fill_spec(&dev.dev, fill),
+            &fill_spec(dev.dev(), fill),
             &["--allow-destructive"],
         )
         .code(0);

@@ -1,7 +1,7 @@
 //! A run throttled on purpose halfway through its one point (the blkio read-IOPS limit on a loop
 //! device): the run warns that the point was not steady, and the report draws the step.
 
-use super::loopdev::LoopDevice;
+use rigel_testkit::LoopDevice;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
@@ -14,7 +14,7 @@ fn a_point_throttled_halfway_is_not_steady() {
     let text = format!(
         "[[target]]\npath = \"{}\"\n\n[run]\nduration = \"6s\"\nwarmup = \"0s\"\n\n\
          [class.rd]\nsize = \"4KiB\"\n\n[matrix]\nrd = \"4\"\n",
-        lo.dev
+        lo.dev()
     );
     std::fs::write(&spec, text).expect("spec written");
     let out = tmp.path().join("run");

@@ -1,17 +1,32 @@
 //! The crates' manifests: which stage each crate is, and which stages it depends on.
 
-/// The stage order from the root manifest's `[workspace.metadata.rigel] stages`.
-pub fn stages(root_manifest: &str) -> Vec<String> {
+/// The stage order from the root manifest's `[workspace.metadata.rigel] stages`, and the test
+/// support crates from its `support`.
+pub fn stages(root_manifest: &str) -> Layers {
     let doc: toml::Table = root_manifest.parse().expect("the root Cargo.toml");
-    doc.get("workspace")
-        .and_then(|w| w.get("metadata"))
-        .and_then(|m| m.get("rigel"))
-        .and_then(|r| r.get("stages"))
-        .and_then(|s| s.as_array())
-        .expect("[workspace.metadata.rigel] stages = [...] in the root Cargo.toml")
-        .iter()
-        .map(|s| s.as_str().expect("a crate name").to_owned())
-        .collect()
+    let list = |key: &str| -> Vec<String> {
+        doc.get("workspace")
+            .and_then(|w| w.get("metadata"))
+            .and_then(|m| m.get("rigel"))
+            .and_then(|r| r.get(key))
+            .and_then(|s| s.as_array())
+            .unwrap_or_else(|| {
+                panic!("[workspace.metadata.rigel] {key} = [...] in the root Cargo.toml")
+            })
+            .iter()
+            .map(|s| s.as_str().expect("a crate name").to_owned())
+            .collect()
+    };
+    Layers {
+        stages: list("stages"),
+        support: list("support"),
+    }
+}
+
+pub struct Layers {
+    pub stages: Vec<String>,
+    /// Test helpers: no stage may take them but as a dev-dependency, and they take no stage.
+    pub support: Vec<String>,
 }
 
 /// The lint names set in `[workspace.lints.*]`.
@@ -68,8 +83,31 @@ impl Manifest {
     /// What breaks the walls: a crate in no stage, a dependency on its own or a later stage (a
     /// dev-dependency too: a test that imports a later stage builds a second copy of this crate),
     /// clap outside the binary, lints not inherited from the workspace.
-    pub fn problems(&self, stages: &[String]) -> Vec<String> {
+    pub fn problems(&self, layers: &Layers) -> Vec<String> {
+        let stages = &layers.stages;
         let mut out = Vec::new();
+        for (section, dep) in &self.deps {
+            if layers.support.contains(dep) && section != "dev-dependencies" {
+                out.push(format!(
+                    "{}: [{section}] {dep} is a test helper: a dev-dependency only",
+                    self.name
+                ));
+            }
+        }
+        if layers.support.contains(&self.name) {
+            out.extend(
+                self.deps
+                    .iter()
+                    .filter(|(_, d)| stages.contains(d))
+                    .map(|(s, d)| {
+                        format!(
+                            "{}: [{s}] {d}: a test helper depends on no stage",
+                            self.name
+                        )
+                    }),
+            );
+            return out;
+        }
         let Some(own) = stages.iter().position(|s| *s == self.name) else {
             return vec![format!(
                 "{}: a crate in no stage; add it to [workspace.metadata.rigel] stages",
@@ -108,10 +146,13 @@ impl Manifest {
 mod planted {
     use super::*;
 
-    fn stages() -> Vec<String> {
-        ["rigel-expr", "rigel-plan", "rigel-report", "rigel"]
-            .map(String::from)
-            .to_vec()
+    fn stages() -> Layers {
+        Layers {
+            stages: ["rigel-expr", "rigel-plan", "rigel-report", "rigel"]
+                .map(String::from)
+                .to_vec(),
+            support: vec!["rigel-testkit".into()],
+        }
     }
 
     #[test]
@@ -144,5 +185,19 @@ mod planted {
         assert!(m.problems(&stages()).is_empty());
         let unknown = Manifest::parse("rigel-new", "");
         assert!(unknown.problems(&stages())[0].contains("in no stage"));
+    }
+
+    #[test]
+    fn a_test_helper_is_a_dev_dependency_only_and_takes_no_stage() {
+        let m = Manifest::parse(
+            "rigel-plan",
+            "[dependencies]\nrigel-testkit.workspace = true\n[lints]\nworkspace = true\n",
+        );
+        assert!(m.problems(&stages())[0].contains("a dev-dependency only"));
+        let kit = Manifest::parse(
+            "rigel-testkit",
+            "[dependencies]\nrigel-plan.workspace = true\n[lints]\nworkspace = true\n",
+        );
+        assert!(kit.problems(&stages())[0].contains("depends on no stage"));
     }
 }

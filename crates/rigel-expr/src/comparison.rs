@@ -4,8 +4,9 @@
 
 use super::duration::{format_duration, time_unit};
 use super::grammar::{Expected, Node, Rule, parse_entry};
-use super::number::{Decimal, Scaled};
+use super::number::Scaled;
 use super::quantity::{QuantityParts, quantity_parts};
+use super::rate::byte_rate_unit;
 use super::size::{size_unit, trimmed_span};
 use super::{CmpOp, Comparison, ExprError, Quantity, Size};
 use std::fmt;
@@ -57,8 +58,9 @@ fn quantity_from(node: Node<'_>) -> Result<Quantity, ExprError> {
     if unit.eq_ignore_ascii_case("iops") {
         return Ok(Quantity::Number(value.to_f64()));
     }
-    if let Some((bytes, per)) = unit.split_once('/') {
-        return rate(value, text, bytes, per, unit_span);
+    if let Some(multiplier) = byte_rate_unit(unit, unit_span.clone(), text)? {
+        // A rate as an `f64`: it is compared with measured rates, not scheduled.
+        return Ok(Quantity::BytesPerSec(value.to_f64() * multiplier as f64));
     }
     if unit.len() == 1 && "kKmMgGtTpP".contains(unit) {
         return Err(
@@ -105,33 +107,6 @@ fn single_letter_hint(number: &str, unit: &str) -> String {
         "k" | "K" => format!("write {number}{iec} for a size, or {number}000 for a number of IOPS"),
         _ => format!("write {number}{iec} for a size"),
     }
-}
-
-/// A rate such as `200MiB/s`: bytes per second, as an `f64` (compared with measured rates).
-fn rate(
-    value: Decimal,
-    number: &str,
-    bytes: &str,
-    per: &str,
-    span: Range<usize>,
-) -> Result<Quantity, ExprError> {
-    if per != "s" {
-        return Err(
-            ExprError::new(span, format!("unknown rate unit `{bytes}/{per}`"))
-                .with_hint(format!("rates are per second: write {number}{bytes}/s")),
-        );
-    }
-    let bytes_span = span.start..span.start + bytes.len();
-    let multiplier = size_unit(bytes, bytes_span, number).map_err(|e| {
-        if e.message.contains("ambiguous") {
-            ExprError::new(span.clone(), format!("`{bytes}/s` is ambiguous")).with_hint(format!(
-                "rigel's MB/s are MiB/s (2^20 bytes, as ORION's): write {number}MiB/s"
-            ))
-        } else {
-            unknown(e, bytes)
-        }
-    })?;
-    Ok(Quantity::BytesPerSec(value.to_f64() * multiplier as f64))
 }
 
 fn unknown(e: ExprError, unit: &str) -> ExprError {

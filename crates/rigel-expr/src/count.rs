@@ -211,18 +211,8 @@ fn name(text: &str, span: Range<usize>) -> Result<Expr, ExprError> {
 
 fn unknown_name(text: &str, span: Range<usize>) -> ExprError {
     let lower = text.to_ascii_lowercase();
-    let best = NAMES
-        .iter()
-        .map(|known| {
-            (
-                strsim::normalized_damerau_levenshtein(&lower, known),
-                *known,
-            )
-        })
-        .filter(|(score, _)| *score >= 0.5)
-        .max_by(|a, b| a.0.total_cmp(&b.0));
-    let hint = match best {
-        Some((_, known)) => format!("did you mean `{known}`?"),
+    let hint = match crate::suggest::did_you_mean(text, NAMES) {
+        Some(hint) => hint,
         None if lower.contains("disk") || lower.contains("lun") => {
             "the number of disks is `targets` (one per [[target]])".to_string()
         }

@@ -23,6 +23,7 @@
 #![forbid(unsafe_code)]
 
 /// The one module that formats units (sizes, rates, latencies) for every later stage.
+pub mod suggest;
 pub mod units;
 
 mod comparison;

@@ -9,6 +9,7 @@ use super::quantity::{QuantityParts, quantity_parts};
 use super::size::size_unit;
 use serde::{Deserialize, Serialize};
 use std::fmt;
+use std::ops::Range;
 
 const RATE: Expected = Expected {
     noun: "a rate",
@@ -93,23 +94,12 @@ fn rate_from(node: Node<'_>) -> Result<Rate, ExprError> {
     if unit.eq_ignore_ascii_case("iops") {
         return whole_iops(value, whole.clone()).and_then(|n| check(n, too_large));
     }
-    let Some((bytes, "s")) = unit.split_once('/') else {
+    let Some(multiplier) = byte_rate_unit(unit, unit_span.clone(), text)? else {
         return Err(
             ExprError::new(unit_span, format!("`{unit}` is not a rate unit"))
                 .with_hint(format!("write {text} iops or {text}MiB/s")),
         );
     };
-    let bytes_span = unit_span.start..unit_span.start + bytes.len();
-    let multiplier = size_unit(bytes, bytes_span, text).map_err(|e| {
-        if e.message.contains("ambiguous") {
-            ExprError::new(unit_span.clone(), format!("`{bytes}/s` is ambiguous")).with_hint(
-                format!("rigel's MB/s are MiB/s (2^20 bytes, as ORION's): write {text}MiB/s"),
-            )
-        } else {
-            ExprError::new(e.span, format!("unknown unit `{unit}`"))
-                .with_hint("rates are iops, KiB/s, MiB/s or GiB/s")
-        }
-    })?;
     match value.times(u128::from(multiplier)) {
         Scaled::Exact(n) if n > 0 => u64::try_from(n)
             .map(Rate::BytesPerSec)
@@ -121,6 +111,34 @@ fn rate_from(node: Node<'_>) -> Result<Rate, ExprError> {
             "not a whole number of bytes per second",
         )),
     }
+}
+
+/// The bytes per second of one byte-rate unit (`MiB/s` is 2^20), or None when `unit` is not a
+/// size per time. `number` is the figure written before the unit, for the hints. `MB/s` is refused
+/// as ambiguous: rigel's MB/s, as ORION's, are MiB/s. Rates and requirements both read units here.
+pub(crate) fn byte_rate_unit(
+    unit: &str,
+    span: Range<usize>,
+    number: &str,
+) -> Result<Option<u64>, ExprError> {
+    let Some((bytes, per)) = unit.split_once('/') else {
+        return Ok(None);
+    };
+    if per != "s" {
+        return Err(ExprError::new(span, format!("unknown rate unit `{unit}`"))
+            .with_hint(format!("rates are per second: write {number}{bytes}/s")));
+    }
+    let bytes_span = span.start..span.start + bytes.len();
+    size_unit(bytes, bytes_span, number).map(Some).map_err(|e| {
+        if e.message.contains("ambiguous") {
+            ExprError::new(span, format!("`{bytes}/s` is ambiguous")).with_hint(format!(
+                "rigel's MB/s are MiB/s (2^20 bytes, as ORION's): write {number}MiB/s"
+            ))
+        } else {
+            ExprError::new(e.span, format!("unknown unit `{unit}`"))
+                .with_hint("a rate is a size per second: KiB/s, MiB/s or GiB/s")
+        }
+    })
 }
 
 fn whole_iops(value: Decimal, span: std::ops::Range<usize>) -> Result<u64, ExprError> {

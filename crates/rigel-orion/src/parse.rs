@@ -3,8 +3,8 @@
 
 use super::OrionError;
 use super::options::{LargeType, Matrix, OrionOptions, RunLevel, Simulate};
+use rigel_expr::suggest::{did_you_mean, did_you_mean_spelt};
 use rigel_plan::limits;
-use rigel_spec::did_you_mean;
 
 /// What the command line asks for.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -122,23 +122,8 @@ pub fn orion_args<S: AsRef<str>>(args: &[S]) -> Vec<String> {
     out
 }
 
-/// The candidate nearest to a misspelt word, when one is near enough (as `spec::did_you_mean`).
-fn closest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
-    candidates
-        .iter()
-        .map(|c| {
-            (
-                strsim::jaro_winkler(&word.to_ascii_lowercase(), &c.to_ascii_lowercase()),
-                *c,
-            )
-        })
-        .filter(|(score, _)| *score > 0.8)
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, c)| c)
-}
-
 fn unknown(arg: &str, name: &str) -> OrionError {
-    let mut hint = closest(name, &ORION_OPTIONS).map(|c| format!("did you mean `-{c}`?"));
+    let mut hint = did_you_mean_spelt("-", name, ORION_OPTIONS);
     if hint.is_none() && EXTENSIONS.contains(&name) {
         hint = Some(format!("rigel's own options take two dashes: --{name}"));
     }
@@ -174,8 +159,7 @@ fn extension<S: AsRef<str>>(
             let single = ORION_OPTIONS.iter().find(|n| n.eq_ignore_ascii_case(name));
             let hint = match single {
                 Some(n) => Some(format!("ORION's options take one dash: -{n}")),
-                None => closest(name, &EXTENSIONS)
-                    .map(|c| format!("did you mean `--{c}`?"))
+                None => did_you_mean_spelt("--", name, EXTENSIONS)
                     .or_else(|| Some("`rigel orion -help` lists the options".into())),
             };
             return Err(OrionError::UnknownOption {

@@ -3,15 +3,12 @@
 //! only when an exporter asks for them, once. `--format json` asks for none of them: it writes the
 //! document itself.
 
-use super::charts::{Chart, charts};
+use super::chart::{Chart, charts, more_charts};
 use super::context::{self, RigelInfo, RunView};
-use super::env::builtin_environment;
-use super::isolate::render_user;
 use super::lazy_doc::LazyDoc;
-use super::more_charts::more_charts;
 use super::orion::{self, OrionSettings, OrionView};
-use super::render::render_one;
 use super::rows::{self, ClassView, Headline, PointView};
+use super::template::{builtin_environment, render_one, render_user};
 use super::{Dialect, Format, ReportError, ReportOptions};
 use minijinja::{Environment, Value};
 use rigel_plan::RunPlan;
@@ -250,11 +247,7 @@ impl<'a> Prepared<'a> {
 /// ORION's files: one set per `[sweep]` combination.
 fn orion_files(i: &Inputs) -> Result<Files, ReportError> {
     let prep = i.prepared()?;
-    let mut kinds = vec!["summary.txt", "iops.csv", "mbps.csv", "lat.csv"];
-    if i.opts.dialect == Dialect::V12 {
-        kinds.push("hist.txt");
-    }
-    kinds.push("trace.txt");
+    let kinds = orion::kinds(i.opts.dialect);
     let mut out = Vec::new();
     for view in &prep.orion {
         let ctx = prep.context("orion", view);
@@ -279,19 +272,16 @@ fn html(i: &Inputs) -> Result<Files, ReportError> {
 
 /// The results document itself: no view, no chart, no template.
 fn json(i: &Inputs) -> Result<Files, ReportError> {
-    let file = rigel_record::ResultsFile::new(i.doc);
-    let mut text = serde_json::to_string_pretty(&file)?;
-    text.push('\n');
-    Ok(vec![("report.json".into(), text)])
+    Ok(vec![super::format::json(i.doc)?])
 }
 
 fn hlog(i: &Inputs) -> Result<Files, ReportError> {
-    super::hlog::render(i.doc)
+    super::format::hlog::render(i.doc)
 }
 
 fn junit(i: &Inputs) -> Result<Files, ReportError> {
-    let file = super::junit::JUNIT_FILE;
-    let xml = super::junit::junit_text(i.doc, std::path::Path::new(file))?;
+    let file = super::format::JUNIT_FILE;
+    let xml = super::format::junit_text(i.doc, std::path::Path::new(file))?;
     Ok(vec![(file.into(), xml)])
 }
 

@@ -1,48 +1,36 @@
 //! Reports: the results document rendered through minijinja templates, as ORION's files, a Markdown
 //! handover with SVG charts, a self-contained HTML page, JSON, or a user's own templates. The built-in
 //! templates are embedded from `templates/`; docs/report-context.md documents what templates see.
+//!
+//! Four rooms: `chart/` (every SVG chart, on one plot primitive), `orion/` (ORION's files),
+//! `template/` (the minijinja environment, user templates and their isolation) and `format/` (JSON,
+//! JUnit, hlog). Here: the formats and options, the exporters (`export`), the context's rows.
 
 #![forbid(unsafe_code)]
 
-mod axis;
-mod charts;
+mod chart;
 mod context;
-mod env;
 mod error;
 mod export;
 mod fleet;
-mod heatmap;
-mod hist;
-mod hlog;
-mod hockey;
-mod isolate;
-mod junit;
+mod format;
 mod lazy_doc;
 mod load;
-mod more_charts;
 mod orion;
-mod orion_map;
-mod overlay;
-mod percentiles;
-mod plot;
-mod printf;
 mod render;
 mod rows;
-mod svg;
+mod template;
 #[cfg(test)]
 mod tests;
-mod timeseries;
-mod undefined;
-mod user_loader;
 
+pub use chart::compare_overlay;
 pub use error::ReportError;
 pub use export::render_to_strings;
-pub use isolate::{isolate_user_templates, serve_template_child};
-pub use junit::{JUNIT_FILE, write_junit};
+pub use format::{JUNIT_FILE, write_junit};
 pub use load::{RunFolder, load_run_folder, load_run_folder_status};
-pub use overlay::compare_overlay;
-pub use printf::{Arg as PrintfArg, PrintfError, sprintf};
+pub use orion::printf::{Arg as PrintfArg, PrintfError, sprintf};
 pub use render::{render, render_shared};
+pub use template::{isolate_user_templates, serve_template_child};
 
 use std::path::PathBuf;
 

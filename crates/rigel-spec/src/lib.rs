@@ -17,7 +17,6 @@ mod read;
 mod schema;
 mod search;
 mod source;
-mod suggest;
 mod tree;
 mod vars;
 mod workload;
@@ -28,7 +27,6 @@ pub use load::Override;
 pub use model::*;
 pub use read::Reader;
 pub use source::{Loc, SourceId, Sources};
-pub use suggest::did_you_mean;
 
 use std::path::Path;
 

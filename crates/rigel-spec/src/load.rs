@@ -4,8 +4,8 @@
 use super::diag::SpecError;
 use super::library::{self, Library, Origin};
 use super::source::{Loc, Sources, read_spec_file};
-use super::suggest::did_you_mean;
 use super::tree::{self, Node, Table, Value};
+use rigel_expr::suggest::did_you_mean;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 

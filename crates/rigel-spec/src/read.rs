@@ -4,9 +4,9 @@
 use super::diag::SpecError;
 use super::model::Sp;
 use super::source::{Loc, Sources};
-use super::suggest::did_you_mean;
 use super::tree::{Node, Table, Value};
 use super::vars::value_loc;
+use rigel_expr::suggest::did_you_mean;
 use rigel_expr::{self as expr, ExprError};
 
 /// Collects errors while reading, so one pass reports every mistake it can.

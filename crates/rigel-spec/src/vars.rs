@@ -3,8 +3,8 @@
 
 use super::diag::SpecError;
 use super::source::{Loc, Sources};
-use super::suggest::did_you_mean;
 use super::tree::{Node, Piece, Table, Value};
+use rigel_expr::suggest::did_you_mean;
 use std::ops::Range;
 
 /// Longest text a variable, or a string using variables, may expand to: far more than any path,

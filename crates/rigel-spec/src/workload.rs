@@ -148,8 +148,8 @@ pub(super) fn read_matrix(
         if !known.contains(key.as_str()) {
             let mut allowed = vec!["shape"];
             allowed.extend(class_names.iter().copied());
-            let hint =
-                super::suggest::did_you_mean(key, allowed.iter().copied()).unwrap_or_else(|| {
+            let hint = rigel_expr::suggest::did_you_mean(key, allowed.iter().copied())
+                .unwrap_or_else(|| {
                     format!(
                         "[matrix] takes `shape` and one load sweep per class ({})",
                         class_names.join(", ")
@@ -207,7 +207,8 @@ pub(super) fn read_sweep(
             continue;
         };
         if !declared.iter().any(|c| c == class) {
-            let hint = super::suggest::did_you_mean(class, declared.iter().map(String::as_str));
+            let hint =
+                rigel_expr::suggest::did_you_mean(class, declared.iter().map(String::as_str));
             r.push(
                 super::diag::SpecError::at(
                     key_loc,
@@ -290,7 +291,7 @@ fn one_of_key(key_loc: &Loc, param: &str) -> SpecError {
         format!("expected one of {}", params.join(", ")),
     )
     .hint_opt(
-        super::suggest::did_you_mean(param, params.iter().copied())
+        rigel_expr::suggest::did_you_mean(param, params.iter().copied())
             .or_else(|| Some(format!("sweepable parameters: {}", params.join(", ")))),
     )
 }

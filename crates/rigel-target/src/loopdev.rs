@@ -1,14 +1,14 @@
-//! Tests that need root: real block devices (loop devices over tmpfs files that the test creates,
-//! detached by a guard even when the test fails) and mounts (ext4 on those, and a ramfs, which has
-//! no user xattrs). They run as root (as `.ci/run` does) and fail, saying what is missing, elsewhere.
+//! Tests that need root: real block devices (`rigel_testkit`'s loop devices, detached by a guard
+//! even when the test fails) and mounts (ext4 on those, and a ramfs, which has no user xattrs).
+//! They run as root (as `.ci/run` does) and fail, saying what is missing, elsewhere.
 
 use super::open::test_plan;
 use super::*;
 use rigel_plan::{Layout, PlannedTarget, RunPlan};
+use rigel_testkit::{LoopDevice, is_root};
 use std::fs;
 use std::ops::ControlFlow;
-use std::os::unix::fs::MetadataExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 fn run(cmd: &str, args: &[&str]) -> Result<String, String> {
@@ -26,59 +26,9 @@ fn run(cmd: &str, args: &[&str]) -> Result<String, String> {
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
-/// A loop device this test attached; detached on drop.
-struct LoopDevice {
-    path: PathBuf,
-    _backing_dir: tempfile::TempDir,
-}
-
-impl LoopDevice {
-    /// A loop device over a new `size`-byte tmpfs file; panics, saying why, where the test cannot
-    /// make one (not root, no losetup).
-    fn new(size: u64, extra: &[&str]) -> LoopDevice {
-        assert!(is_root(), "loop devices need root (.ci/run runs as root)");
-        let base = if Path::new("/dev/shm").is_dir() {
-            "/dev/shm"
-        } else {
-            "/tmp"
-        };
-        let dir = tempfile::tempdir_in(base).expect("a temp dir for the backing file");
-        let backing = dir.path().join("backing.img");
-        fs::File::create(&backing)
-            .and_then(|f| f.set_len(size))
-            .expect("the backing file");
-        let backing = backing.to_string_lossy().into_owned();
-        let mut args = vec!["-f", "--show", "--direct-io=on"];
-        args.extend_from_slice(extra);
-        args.push(&backing);
-        let dev = run("losetup", &args)
-            .unwrap_or_else(|e| panic!("cannot attach a loop device (util-linux): {e}"));
-        LoopDevice {
-            path: dev.into(),
-            _backing_dir: dir,
-        }
-    }
-
-    fn path_str(&self) -> String {
-        self.path.display().to_string()
-    }
-}
-
-impl Drop for LoopDevice {
-    fn drop(&mut self) {
-        if let Err(e) = run("losetup", &["-d", &self.path_str()]) {
-            eprintln!("warning: could not detach {}: {e}", self.path.display());
-        }
-    }
-}
-
 /// A filesystem this test mounted on a temp dir; unmounted on drop (before its device goes).
 struct Mount {
     dir: tempfile::TempDir,
-}
-
-fn is_root() -> bool {
-    fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0)
 }
 
 impl Mount {
@@ -149,12 +99,8 @@ fn refusal(result: Result<OpenVolume, TargetError>) -> Reason {
 
 #[test]
 fn probing_a_loop_device_gives_its_size_and_block_sizes() {
-    let dev = LoopDevice::new(64 << 20, &["--sector-size", "4096"]);
-    let vol = open(
-        &plan_for(&dev.path_str(), false, false, 4096),
-        Consent::default(),
-    )
-    .unwrap();
+    let dev = LoopDevice::with(64 << 20, &["--sector-size", "4096"]);
+    let vol = open(&plan_for(dev.dev(), false, false, 4096), Consent::default()).unwrap();
     let t = &vol.targets[0];
     assert_eq!(t.probe.kind, TargetKind::Block);
     assert_eq!(t.probe.size, 64 << 20);
@@ -170,11 +116,7 @@ fn probing_a_loop_device_gives_its_size_and_block_sizes() {
     assert!(t.info.model.starts_with("loop over "), "{}", t.info.model);
 
     // 512-byte I/Os cannot go O_DIRECT to a 4 KiB-sector device.
-    let err = open(
-        &plan_for(&dev.path_str(), false, false, 512),
-        Consent::default(),
-    )
-    .unwrap_err();
+    let err = open(&plan_for(dev.dev(), false, false, 512), Consent::default()).unwrap_err();
     assert!(
         matches!(err, TargetError::Misaligned { align: 4096, .. }),
         "{err}"
@@ -183,8 +125,8 @@ fn probing_a_loop_device_gives_its_size_and_block_sizes() {
 
 #[test]
 fn a_clean_loop_device_is_written_only_with_both_consents() {
-    let dev = LoopDevice::new(16 << 20, &[]);
-    let path = dev.path_str();
+    let dev = LoopDevice::with(16 << 20, &[]);
+    let path = dev.dev().to_owned();
     let reason = refusal(open(&plan_for(&path, true, true, 4096), Consent::default()));
     assert!(matches!(
         reason,
@@ -204,8 +146,8 @@ fn a_clean_loop_device_is_written_only_with_both_consents() {
 
 #[test]
 fn an_ext4_signature_needs_force_and_a_mount_is_always_refused() {
-    let dev = LoopDevice::new(32 << 20, &[]);
-    let path = dev.path_str();
+    let dev = LoopDevice::with(32 << 20, &[]);
+    let path = dev.dev().to_owned();
     mkfs_ext4(&path);
     let plan = plan_for(&path, true, true, 4096);
     let reason = refusal(open(&plan, ALLOW));
@@ -253,8 +195,8 @@ fn write_mbr(device: &str, size: u64) {
 #[test]
 fn a_disk_whose_partition_is_mounted_is_refused() {
     let size = 48 << 20;
-    let dev = LoopDevice::new(size, &["--partscan"]);
-    let path = dev.path_str();
+    let dev = LoopDevice::with(size, &["--partscan"]);
+    let path = dev.dev().to_owned();
     write_mbr(&path, size);
     let part = format!("{path}p1");
     // Kernels without the MBR parser (CONFIG_MSDOS_PARTITION) learn the partition from partx.
@@ -292,17 +234,13 @@ fn a_disk_whose_partition_is_mounted_is_refused() {
 
 #[test]
 fn a_file_backing_a_loop_device_is_refused() {
-    let dev = LoopDevice::new(8 << 20, &[]);
-    let backing = run(
-        "losetup",
-        &["--noheadings", "-O", "BACK-FILE", &dev.path_str()],
-    )
-    .unwrap();
+    let dev = LoopDevice::with(8 << 20, &[]);
+    let backing = run("losetup", &["--noheadings", "-O", "BACK-FILE", dev.dev()]).unwrap();
     let reason = refusal(open(&plan_for(&backing, true, true, 4096), FORCE));
     assert_eq!(
         reason,
         Reason::BacksLoop {
-            loop_device: dev.path.file_name().unwrap().to_string_lossy().into_owned()
+            loop_device: dev.name().to_owned()
         }
     );
 }

@@ -50,7 +50,7 @@ const TMPFS_MAGIC: i64 = 0x0102_1994;
 #[test]
 #[serial_test::serial]
 fn device_reads_wait_in_the_kernel() {
-    let dev = LoopDevice::new("wait", 8 * MIB, true);
+    let dev = LoopTarget::new(8 * MIB, true);
     let probe = probe_qd1(&dev.file, &dev.dev, true);
     // One submit-only try per 257 turns, and none of them finds a completion: a loop device
     // completes from its own worker thread, and DEFER_TASKRUN delivers it to a waiting entry.

@@ -9,12 +9,12 @@ use rigel_expr::{Access, Mix};
 use rigel_plan::{ClassLoad, DataPoint, Layout, RunSettings};
 use rigel_results::{PointResult, PointStatus};
 use rigel_target::Volume;
+use rigel_testkit::LoopDevice;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::os::fd::{AsFd, FromRawFd};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 mod entering;
 
@@ -65,39 +65,24 @@ fn open_direct(path: &Path, write: bool) -> File {
         .expect("open O_DIRECT")
 }
 
-/// A loop device over a tmpfs file, detached (and its file removed) on drop.
-struct LoopDevice {
-    dev: String,
-    backing: TempTarget,
+/// A loop device (`rigel_testkit`'s, detached on drop) and an O_DIRECT handle on it.
+struct LoopTarget {
+    // Declared first, so closed before the device is detached.
     file: File,
+    dev: String,
+    _device: LoopDevice,
 }
 
-impl LoopDevice {
+impl LoopTarget {
     /// Panics, saying why, when not root or losetup is unavailable (`.ci/run` runs as root).
-    fn new(name: &str, size: u64, read_only: bool) -> LoopDevice {
-        // SAFETY: geteuid has no preconditions.
-        let root = unsafe { libc::geteuid() } == 0;
-        assert!(root, "loop devices need root (.ci/run runs as root)");
-        let backing = TempTarget::new("/dev/shm", name, size);
-        let mut cmd = Command::new("losetup");
-        cmd.args(["-f", "--show", "--direct-io=on"]);
-        if read_only {
-            cmd.arg("-r");
+    fn new(size: u64, read_only: bool) -> LoopTarget {
+        let device = LoopDevice::with(size, if read_only { &["-r"] } else { &[] });
+        let file = open_direct(device.path(), true);
+        LoopTarget {
+            file,
+            dev: device.dev().to_owned(),
+            _device: device,
         }
-        let out = match cmd.arg(&backing.path).output() {
-            Ok(o) if o.status.success() => o,
-            other => panic!("losetup failed (util-linux): {other:?}"),
-        };
-        let dev = String::from_utf8_lossy(&out.stdout).trim().to_string();
-        let file = open_direct(Path::new(&dev), true);
-        LoopDevice { dev, backing, file }
-    }
-}
-
-impl Drop for LoopDevice {
-    fn drop(&mut self) {
-        let _ = Command::new("losetup").args(["-d", &self.dev]).status();
-        let _ = &self.backing;
     }
 }
 
@@ -484,7 +469,7 @@ fn points_outside_the_limits_are_refused_before_any_io() {
 #[test]
 #[serial_test::serial]
 fn loop_device_over_tmpfs_keeps_the_load() {
-    let dev = LoopDevice::new("loop", 64 * MIB, false);
+    let dev = LoopTarget::new(64 * MIB, false);
     let classes = vec![class("small", 4 * KIB, Access::Random, 100, 16, 1)];
     let (r, p) = run(
         &[(&dev.file, &dev.dev)],
@@ -508,7 +493,7 @@ fn loop_device_over_tmpfs_keeps_the_load() {
 #[test]
 #[serial_test::serial]
 fn writing_a_read_only_loop_device_fails_the_point_clearly() {
-    let dev = LoopDevice::new("ro", 16 * MIB, true);
+    let dev = LoopTarget::new(16 * MIB, true);
     let classes = vec![class("small", 4 * KIB, Access::Random, 0, 4, 1)];
     let (r, _) = run(
         &[(&dev.file, &dev.dev)],

@@ -1,8 +1,8 @@
 //! Checks that need the spec: the key's class names against its classes, and the comparison's
 //! unit against the metric.
 
-use super::parse::closest;
 use super::*;
+use crate::suggest::did_you_mean;
 use crate::{Comparison, ExprError, Quantity};
 
 /// What the spec says about a class, for [`check_key`].
@@ -19,8 +19,7 @@ pub struct ClassFacts<'a> {
 pub fn check_key(key: &RequirementKey, classes: &[ClassFacts<'_>]) -> Vec<ExprError> {
     let names: Vec<&str> = classes.iter().map(|c| c.name).collect();
     let unknown = |n: &Named| {
-        let hint = closest(&n.name, &names)
-            .map(|c| format!("did you mean `{c}`?"))
+        let hint = did_you_mean(&n.name, names.iter().copied())
             .unwrap_or_else(|| format!("the classes are: {}", names.join(", ")));
         ExprError::new(
             n.span.clone(),

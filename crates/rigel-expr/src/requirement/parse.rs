@@ -4,6 +4,7 @@
 use super::*;
 use crate::grammar::{Expected, Node, Rule, parse_entry};
 use crate::size::span_of;
+use crate::suggest::did_you_mean;
 use crate::{Access, ExprError, parse_mix, parse_size};
 
 const EXPECT_KEY: Expected = Expected {
@@ -98,9 +99,7 @@ fn stat_from(metric: &Named, rest: &[Named]) -> Result<Stat, ExprError> {
         other => {
             let mut options = METRICS.to_vec();
             options.extend(DIRECTIONS);
-            let hint = closest(other, &options)
-                .map(|c| format!("did you mean `{c}`?"))
-                .unwrap_or_else(|| {
+            let hint = did_you_mean(other, options.iter().copied()).unwrap_or_else(|| {
                     "metrics are iops, mbps, latency.STAT and service.STAT, after an optional read or write"
                         .into()
                 });
@@ -139,8 +138,7 @@ fn stat_from(metric: &Named, rest: &[Named]) -> Result<Stat, ExprError> {
         Some(l) => Ok(Stat::Latency(l)),
         None => Err(
             ExprError::new(span, format!("unknown latency statistic `{text}`")).with_hint(
-                closest(&text, &stats)
-                    .map(|c| format!("did you mean `{c}`?"))
+                did_you_mean(&text, stats.iter().copied())
                     .unwrap_or_else(|| format!("latency statistics: {}", stats.join(", "))),
             ),
         ),
@@ -232,8 +230,7 @@ fn filter_from(node: Node<'_>) -> Result<Filter, ExprError> {
                 .map_or(value_span.clone(), |p| p.span.clone());
             return Err(
                 ExprError::new(span, format!("`{other}` is not a point parameter")).with_hint(
-                    closest(other, PARAMS)
-                        .map(|c| format!("did you mean `{c}`?"))
+                    did_you_mean(other, PARAMS.iter().copied())
                         .unwrap_or_else(|| format!("a point is selected by {}", PARAMS.join(", "))),
                 ),
             );
@@ -250,14 +247,4 @@ fn whole(value: &str, span: Range<usize>, what: &str) -> Result<u32, ExprError> 
         )
         .with_hint("write the load as in [matrix], e.g. small=4")
     })
-}
-
-/// The closest candidate, when close enough to be a likely typo.
-pub(super) fn closest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
-    candidates
-        .iter()
-        .map(|c| (strsim::jaro_winkler(word, c), *c))
-        .filter(|(score, _)| *score > 0.8)
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, c)| c)
 }

@@ -1,8 +1,7 @@
 //! Requirements: the `[expect]` entries a run carries in its plan, judged against its results.
 //! Pure: `rigel run` prints the verdicts and picks the exit code, reports show them as a table,
-//! `results.json` keeps them, and `junit` writes them for CI test reporters.
+//! `results.json` keeps them, and the report's JUnit format writes them for CI test reporters.
 
-mod junit;
 mod measure;
 mod plan_check;
 mod search;
@@ -11,7 +10,6 @@ mod table;
 #[cfg(test)]
 mod tests;
 
-pub use junit::junit;
 pub use measure::*;
 pub use plan_check::check_plan;
 pub use search::{search_record, trials};

@@ -1,10 +1,10 @@
 //! Snapshots of the hockey stick, time series and percentile charts over the real-run fixture, plus
 //! a throttled series; each SVG must parse as XML.
 
-use super::super::hockey::{Group, LoadPoint, hockey_stick};
-use super::super::percentiles::{Direction, percentile_plot};
-use super::super::timeseries::{SecondSeries, time_series};
 use super::{assert_well_formed, fixtures_dir, load_fixture};
+use crate::chart::hockey::{Group, LoadPoint, hockey_stick};
+use crate::chart::percentiles::{Direction, percentile_plot};
+use crate::chart::timeseries::{SecondSeries, time_series};
 use rigel_expr::Direction as Dir;
 use rigel_results::stats::view::ResultsView;
 use rigel_results::stats::{Interval, ResultsDoc, decode_histogram, warnings};

@@ -33,7 +33,7 @@ pub(crate) fn explain(env: &Environment, err: &Error, ctx: &Value) -> Option<Str
             Some(v) => at = v,
             None => {
                 let keys = keys_of(&at);
-                let near = rigel_spec::did_you_mean(part, keys.iter().map(String::as_str));
+                let near = rigel_expr::suggest::did_you_mean(part, keys.iter().map(String::as_str));
                 let within = if i == 0 {
                     String::new()
                 } else {

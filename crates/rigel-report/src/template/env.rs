@@ -2,64 +2,40 @@
 //! templates embedded from `templates/`, and rigel's filters (printf-style `fmt`, sizes, latencies,
 //! aligned Markdown tables).
 
-use super::printf::{Arg, sprintf};
+use crate::orion::printf::{Arg, PrintfError, sprintf};
 use minijinja::value::{Rest, Value, ValueKind};
 use minijinja::{AutoEscape, Environment, Error, ErrorKind, UndefinedBehavior};
 use rigel_expr::units;
 
-/// The built-in templates, by the name they are rendered under.
-pub const BUILTIN: &[(&str, &str)] = &[
-    (
-        "orion/summary.txt",
-        include_str!("../../../templates/orion/summary.txt"),
-    ),
-    (
-        "orion/iops.csv",
-        include_str!("../../../templates/orion/iops.csv"),
-    ),
-    (
-        "orion/mbps.csv",
-        include_str!("../../../templates/orion/mbps.csv"),
-    ),
-    (
-        "orion/lat.csv",
-        include_str!("../../../templates/orion/lat.csv"),
-    ),
-    (
-        "orion/hist.txt",
-        include_str!("../../../templates/orion/hist.txt"),
-    ),
-    (
-        "orion/trace.txt",
-        include_str!("../../../templates/orion/trace.txt"),
-    ),
+/// The built-in templates besides ORION's (`orion::TEMPLATES`), by the name they render under.
+const BUILTIN: &[(&str, &str)] = &[
     (
         "markdown/report.md",
-        include_str!("../../../templates/markdown/report.md"),
+        include_str!("../../../../templates/markdown/report.md"),
     ),
     (
         "markdown/requirements.md",
-        include_str!("../../../templates/markdown/requirements.md"),
+        include_str!("../../../../templates/markdown/requirements.md"),
     ),
     (
         "markdown/fleet.md",
-        include_str!("../../../templates/markdown/fleet.md"),
+        include_str!("../../../../templates/markdown/fleet.md"),
     ),
     (
         "html/fleet.html",
-        include_str!("../../../templates/html/fleet.html"),
+        include_str!("../../../../templates/html/fleet.html"),
     ),
     (
         "html/report.html",
-        include_str!("../../../templates/html/report.html"),
+        include_str!("../../../../templates/html/report.html"),
     ),
     (
         "html/style.css",
-        include_str!("../../../templates/html/style.css"),
+        include_str!("../../../../templates/html/style.css"),
     ),
     (
         "html/requirements.html",
-        include_str!("../../../templates/html/requirements.html"),
+        include_str!("../../../../templates/html/requirements.html"),
     ),
 ];
 
@@ -96,11 +72,11 @@ pub fn base_environment() -> Environment<'static> {
 }
 
 /// The environment holding the built-in templates.
-pub fn builtin_environment() -> Result<Environment<'static>, super::ReportError> {
+pub fn builtin_environment() -> Result<Environment<'static>, crate::ReportError> {
     let mut env = base_environment();
-    for (name, source) in BUILTIN {
+    for (name, source) in crate::orion::TEMPLATES.iter().chain(BUILTIN) {
         env.add_template(name, source)
-            .map_err(|e| super::ReportError::template(&e, name))?;
+            .map_err(|e| crate::ReportError::template(&e, name))?;
     }
     Ok(env)
 }
@@ -117,7 +93,7 @@ fn to_arg(v: &Value) -> Arg {
     }
 }
 
-fn printf_error(e: super::printf::PrintfError) -> Error {
+fn printf_error(e: PrintfError) -> Error {
     Error::new(ErrorKind::InvalidOperation, e.to_string())
 }
 

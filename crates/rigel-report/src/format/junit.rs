@@ -1,16 +1,39 @@
 //! The verdicts as JUnit XML, the file GitLab, Jenkins and GitHub test reporters read: one test
 //! suite for the run, one test case per requirement. A failed requirement, and one without data
 //! (it cannot be met, and the run exits 3 for it too), is a `<failure>` whose message carries the
-//! measured value and the margin. quick-xml writes the document and escapes every value.
+//! measured value and the margin. quick-xml writes the document and escapes every value. The
+//! verdicts themselves are judged by `rigel_judge::expect`; this only writes them.
 
-use super::{Status, Verdict};
+use crate::ReportError;
 use quick_xml::Writer;
 use quick_xml::events::{BytesDecl, BytesText, Event};
+use rigel_judge::expect::{Status, Verdict, evaluate};
 use rigel_results::stats::ResultsDoc;
 use std::io;
+use std::path::Path;
+
+/// The file `--format junit` writes into the output folder (`rigel run --junit FILE` picks its own).
+pub const JUNIT_FILE: &str = "junit.xml";
+
+/// The JUnit XML of the verdicts judged on `doc`; `name` is the file it goes to (for errors).
+pub fn junit_text(doc: &ResultsDoc, name: &Path) -> Result<String, ReportError> {
+    junit(doc, &evaluate(doc)).map_err(|source| ReportError::Write {
+        path: name.to_path_buf(),
+        source,
+    })
+}
+
+/// Writes the JUnit XML of `doc`'s verdicts to `path` (any folder, e.g. where CI collects it).
+pub fn write_junit(doc: &ResultsDoc, path: &Path) -> Result<(), ReportError> {
+    let xml = junit_text(doc, path)?;
+    std::fs::write(path, xml).map_err(|source| ReportError::Write {
+        path: path.to_path_buf(),
+        source,
+    })
+}
 
 /// The JUnit XML document of `verdicts`, judged on `doc`.
-pub fn junit(doc: &ResultsDoc, verdicts: &[Verdict]) -> io::Result<String> {
+fn junit(doc: &ResultsDoc, verdicts: &[Verdict]) -> io::Result<String> {
     let failures = verdicts.iter().filter(|v| !v.passed).count().to_string();
     let tests = verdicts.len().to_string();
     let suite = clean(&doc.plan.name);

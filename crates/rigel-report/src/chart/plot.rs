@@ -1,11 +1,67 @@
-//! A small plotting primitive for the newer charts: one SVG holding one or more panels stacked
-//! vertically, each with its own axes (linear, log₂, log₁₀ or nines), lines with markers, optional
-//! marker labels (kept apart so they never overlap), and one legend for the figure. White background,
-//! colour-blind-safe palette, dashes as a second cue: it prints in black and white.
+//! The plotting primitive every chart is drawn with: the SVG frame (`open`, escaping, palette,
+//! legend layout) and figures of one or more panels stacked vertically, each with its own axes
+//! (linear, log₂, log₁₀ or nines), lines with markers, optional marker labels (kept apart so they
+//! never overlap), and one legend for the figure. White background, colour-blind-safe palette,
+//! dashes as a second cue: it prints in black and white.
 
 use super::axis::{Axis, Kind};
-use super::svg::{PALETTE, esc, legend_rows, open};
 use std::fmt::Write as _;
+
+/// Colour-blind-safe palette (Okabe–Ito, with black last), one per series.
+pub const PALETTE: [&str; 8] = [
+    "#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#8C6D00", "#000000",
+];
+
+/// Text and attribute values escaped for SVG.
+pub fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Opening `<svg>` element with a white background; `width`/`height` make the file stand alone,
+/// while the `viewBox` lets HTML scale it.
+pub fn open(out: &mut String, w: u32, h: u32, title: &str) {
+    let _ = writeln!(
+        out,
+        r##"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" role="img" aria-label="{t}" font-family="system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif" font-size="15"><title>{t}</title><rect width="{w}" height="{h}" fill="#ffffff"/>"##,
+        t = esc(title)
+    );
+}
+
+/// Lays legend entries out in rows across a chart `width` px wide with `left`/`right` margins:
+/// each entry is a swatch plus its label (`char_px` a character), and a row that would overflow
+/// starts a new one. Returns the rows, each entry with its x; empty rows are dropped.
+pub fn legend_rows<T>(
+    entries: impl IntoIterator<Item = (T, usize)>,
+    char_px: f64,
+    (width, left, right): (f64, f64, f64),
+) -> Vec<Vec<(T, f64)>> {
+    let mut rows: Vec<Vec<(T, f64)>> = vec![Vec::new()];
+    let mut x = left;
+    for (e, chars) in entries {
+        let w = 34.0 + char_px * chars as f64;
+        if x + w > width - right && x > left {
+            rows.push(Vec::new());
+            x = left;
+        }
+        if let Some(row) = rows.last_mut() {
+            row.push((e, x));
+        }
+        x += w + 14.0;
+    }
+    rows.retain(|r| !r.is_empty());
+    rows
+}
 
 /// One marker: position, an optional label drawn beside it, and hover text.
 #[derive(Clone, Debug, PartialEq)]
@@ -293,5 +349,10 @@ mod tests {
         };
         let svg = fig.to_svg();
         assert_eq!(svg.matches(r#"font-size="12""#).count(), 2, "{svg}");
+    }
+
+    #[test]
+    fn escaping() {
+        assert_eq!(esc(r#"a<b & "c""#), "a&lt;b &amp; &quot;c&quot;");
     }
 }

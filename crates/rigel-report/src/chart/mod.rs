@@ -1,10 +1,22 @@
 //! Which charts a report gets, built from the context's views: IOPS and MB/s against load, latency
 //! percentiles against load per class, and a heat map of small IOPS when the matrix is detailed.
 
-use super::axis::Kind;
-use super::heatmap::HeatMap;
-use super::plot::{Figure, Line, Mark, Panel};
-use super::rows::{ClassRow, ClassView, PointView};
+mod axis;
+mod heatmap;
+pub(crate) mod hockey;
+mod more;
+mod overlay;
+pub(crate) mod percentiles;
+mod plot;
+pub(crate) mod timeseries;
+
+pub use more::more_charts;
+pub use overlay::compare_overlay;
+
+use crate::rows::{ClassRow, ClassView, PointView};
+use axis::Kind;
+use heatmap::HeatMap;
+use plot::{Figure, Line, Mark, Panel};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -108,7 +120,7 @@ fn line(i: usize, name: String, marks: Vec<Mark>) -> Line {
     Line {
         name,
         colour: i,
-        dashed: (i / super::svg::PALETTE.len()) % 2 == 1,
+        dashed: (i / plot::PALETTE.len()) % 2 == 1,
         marks,
     }
 }

@@ -1,7 +1,7 @@
-//! A heat map as hand-written SVG: one measure (small IOPS) over the grid of two loads (small, large),
-//! for detailed matrices where every combination ran.
+//! A heat map in the plot primitive's frame (`plot::open`, its escaping): one measure (small IOPS)
+//! over the grid of two loads (small, large), for detailed matrices where every combination ran.
 
-use super::svg::{esc, open, ramp, short_number};
+use super::plot::{esc, open};
 use std::fmt::Write as _;
 
 pub struct HeatMap {
@@ -94,5 +94,66 @@ impl HeatMap {
         );
         out.push_str("</svg>\n");
         out
+    }
+}
+
+/// `1.5k`, `58.8k`, `1.2M`, `0.25`, `12`: a short label for an axis or a cell.
+fn short_number(v: f64) -> String {
+    let a = v.abs();
+    let (scaled, suffix) = if a >= 1e9 {
+        (v / 1e9, "G")
+    } else if a >= 1e6 {
+        (v / 1e6, "M")
+    } else if a >= 1e4 {
+        (v / 1e3, "k")
+    } else {
+        (v, "")
+    };
+    let s = if scaled.fract().abs() < 1e-9 || scaled.abs() >= 100.0 {
+        format!("{scaled:.0}")
+    } else if scaled.abs() >= 10.0 {
+        format!("{scaled:.1}")
+    } else {
+        format!("{scaled:.2}")
+    };
+    let s = if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    };
+    format!("{s}{suffix}")
+}
+
+/// A colour on a light-to-dark blue ramp for `t` in 0..=1 (heat maps).
+fn ramp(t: f64) -> String {
+    let t = t.clamp(0.0, 1.0);
+    let lerp = |a: f64, b: f64| (a + (b - a) * t).round() as u8;
+    // From #eef4fb (pale) to #08306b (deep blue).
+    format!(
+        "#{:02x}{:02x}{:02x}",
+        lerp(238.0, 8.0),
+        lerp(244.0, 48.0),
+        lerp(251.0, 107.0)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_numbers() {
+        assert_eq!(short_number(58778.0), "58.8k");
+        assert_eq!(short_number(6000.0), "6000");
+        assert_eq!(short_number(20000.0), "20k");
+        assert_eq!(short_number(2_500_000.0), "2.5M");
+        assert_eq!(short_number(0.25), "0.25");
+        assert_eq!(short_number(271.58), "272");
+    }
+
+    #[test]
+    fn the_ramp_runs_pale_to_deep_blue() {
+        assert_eq!(ramp(0.0), "#eef4fb");
+        assert_eq!(ramp(1.0), "#08306b");
     }
 }

@@ -2,11 +2,11 @@
 //! "hockey stick" per class, per-second time series for the headline points and for every point that
 //! was not steady, and a latency percentile plot per headline point (one line per direction).
 
-use super::charts::{Chart, groups, slug};
 use super::hockey::{Group, LoadPoint, hockey_stick};
 use super::percentiles::{Direction, percentile_plot};
-use super::rows::{ClassRow, ClassView, Headline, PointView};
 use super::timeseries::{SecondSeries, time_series};
+use super::{Chart, groups, slug};
+use crate::rows::{ClassRow, ClassView, Headline, PointView};
 use rigel_results::stats::view::ResultsView;
 use rigel_results::stats::{decode_histogram, iops_spread};
 

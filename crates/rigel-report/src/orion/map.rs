@@ -2,7 +2,7 @@
 //! combination) and ORION's command line. Which classes play ORION's roles is the results model's
 //! (`stats::view::roles`).
 
-use super::context::shell_join;
+use crate::context::shell_join;
 use rigel_plan::SweepBinding;
 use rigel_results::stats::ResultsDoc;
 

@@ -2,8 +2,6 @@
 //! how to label them so that every label on one axis uses the same unit ("5k", "10k", never "5000"
 //! beside "10k").
 
-use super::svg::ticks as linear_ticks;
-
 /// How values map onto an axis. Bounds are in the scale's own space (exponents for logs).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Scale {
@@ -141,6 +139,47 @@ impl Kind {
     }
 }
 
+/// A "nice" step (1, 2, 2.5 or 5 × 10^k) giving about `target` intervals over `span`.
+fn nice_step(span: f64, target: f64) -> f64 {
+    if span <= 0.0 || !span.is_finite() {
+        return 1.0;
+    }
+    let raw = span / target;
+    let mag = 10f64.powf(raw.log10().floor());
+    let frac = raw / mag;
+    let nice = if frac <= 1.0 {
+        1.0
+    } else if frac <= 2.0 {
+        2.0
+    } else if frac <= 2.5 {
+        2.5
+    } else if frac <= 5.0 {
+        5.0
+    } else {
+        10.0
+    };
+    nice * mag
+}
+
+/// Ticks from 0 to at least `max`, and the axis end (the last tick).
+fn linear_ticks(max: f64, target: f64, integer: bool) -> (Vec<f64>, f64) {
+    let mut step = nice_step(max, target);
+    if integer {
+        step = step.max(1.0).round();
+    }
+    let mut ticks = vec![0.0];
+    let mut t = 0.0;
+    while t < max - step * 1e-9 {
+        t += step;
+        ticks.push(t);
+    }
+    if ticks.len() < 2 {
+        ticks.push(step);
+    }
+    let end = *ticks.last().unwrap_or(&1.0);
+    (ticks, end)
+}
+
 fn axis(scale: Scale, ticks: Vec<f64>) -> Axis {
     let labels = match scale {
         // Each tick of a log axis is its own power: 10, 100, 1k, 10k.
@@ -209,6 +248,17 @@ fn trim(v: f64, digits: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ticks_cover_the_maximum_with_nice_steps() {
+        let (t, end) = linear_ticks(6210.0, 5.0, false);
+        assert_eq!(t, vec![0.0, 2000.0, 4000.0, 6000.0, 8000.0]);
+        assert_eq!(end, 8000.0);
+        let (t, _) = linear_ticks(5.0, 5.0, true);
+        assert_eq!(t, vec![0.0, 1.0, 2.0, 3.0, 4.0, 5.0]);
+        let (t, _) = linear_ticks(0.0, 5.0, true);
+        assert_eq!(t, vec![0.0, 1.0]);
+    }
 
     #[test]
     fn labels_share_one_unit() {

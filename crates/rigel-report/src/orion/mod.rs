@@ -2,9 +2,17 @@
 //! (rows = large load, columns = small load), the summary's facts and the per-point histograms.
 //! The byte layout itself lives in `templates/orion/`.
 
-use super::orion_map::{orion_commandline, prefix};
-use super::rows::PointView;
-use super::{Dialect, ReportError, hist};
+pub(crate) mod printf;
+
+mod hist;
+mod map;
+mod templates;
+
+pub use templates::{TEMPLATES, kinds};
+
+use crate::rows::PointView;
+use crate::{Dialect, ReportError};
+use map::{orion_commandline, prefix};
 use rigel_expr::{Access, Direction, LatencyStat, Stat};
 use rigel_plan::{Layout, MatrixShape, SweepBinding};
 use rigel_results::stats::view::{self, ClassRead, Figures, Group, PointRead, ResultsView};

@@ -3,7 +3,7 @@
 //! string with a handful of instructions and no output until the allocator fails, and Rust aborts
 //! the whole process on a failed allocation. In a child, that abort is an error the report names.
 
-use super::ReportError;
+use crate::ReportError;
 use minijinja::Value;
 use serde::{Deserialize, Serialize};
 use std::io::{Read, Write};
@@ -43,9 +43,9 @@ enum Answer {
 }
 
 /// A user's template file or folder rendered, in a child process when isolation is on.
-pub(super) fn render_user(path: &Path, ctx: &Value) -> Result<Vec<(PathBuf, String)>, ReportError> {
+pub(crate) fn render_user(path: &Path, ctx: &Value) -> Result<Vec<(PathBuf, String)>, ReportError> {
     if !ISOLATE.load(Ordering::Relaxed) {
-        return super::render::render_user(path, ctx);
+        return super::user::render_user(path, ctx);
     }
     let failed = |message: String| ReportError::Template {
         name: path.display().to_string(),
@@ -135,7 +135,7 @@ fn answer() -> Answer {
         Err(e) => return Answer::Other(format!("a malformed template request: {e}")),
     };
     let ctx = Value::from_serialize(&request.ctx);
-    match super::render::render_user(&request.path, &ctx) {
+    match super::user::render_user(&request.path, &ctx) {
         Ok(files) => Answer::Rendered(files),
         Err(ReportError::Template {
             name,

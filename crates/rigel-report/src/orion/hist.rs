@@ -1,7 +1,7 @@
 //! Latency histograms for ORION's `_hist.txt`: decodes a result's HDR histogram (V2, deflate, base64)
 //! and counts its I/Os in ORION's power-of-two microsecond buckets.
 
-use super::ReportError;
+use crate::ReportError;
 use base64::Engine as _;
 use hdrhistogram::Histogram;
 use hdrhistogram::serialization::Deserializer;

@@ -2,7 +2,7 @@
 //! could bring /etc/passwd into a report), run on a budget of fuel (a loop without end stops), and
 //! write at most `MAX_OUTPUT` bytes each.
 
-use super::ReportError;
+use crate::ReportError;
 use minijinja::{Environment, Error, ErrorKind, Value};
 use std::io;
 use std::path::{Component, Path};

@@ -1,0 +1,21 @@
+//! The formats written without a template: the results document as JSON, the `[expect]` verdicts
+//! as JUnit XML, and HdrHistogram interval logs (`hlog`). ORION's CSVs are templates (`orion/`).
+
+pub(crate) mod hlog;
+mod junit;
+
+pub use junit::{JUNIT_FILE, junit_text, write_junit};
+
+// `hlog` names the crate's error as its parent's.
+use crate::ReportError;
+
+use rigel_results::stats::ResultsDoc;
+use std::path::PathBuf;
+
+/// `report.json`: the results document itself, as `results.json` holds it.
+pub fn json(doc: &ResultsDoc) -> Result<(PathBuf, String), ReportError> {
+    let file = rigel_record::ResultsFile::new(doc);
+    let mut text = serde_json::to_string_pretty(&file)?;
+    text.push('\n');
+    Ok(("report.json".into(), text))
+}

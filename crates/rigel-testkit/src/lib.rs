@@ -1,0 +1,9 @@
+//! Test helpers shared by the crates' tests and the CLI tests; a dev-dependency only, outside the
+//! stage order (it depends on no rigel crate). `loopdev`: real block devices for the tests that
+//! need one.
+
+#![forbid(unsafe_code)]
+
+pub mod loopdev;
+
+pub use loopdev::{LoopDevice, is_root};
