@@ -2,7 +2,7 @@
 //! --junit FILE`); the XML itself is `expect::junit`'s.
 
 use super::ReportError;
-use rigel_results::stats::ResultsDoc;
+use rigel_results::ResultsDoc;
 use std::path::Path;
 
 /// The file `--format junit` writes into the output folder.

@@ -6,7 +6,7 @@ use super::export::{render_shared_to_strings, render_to_strings};
 use super::user_loader;
 use super::{ReportError, ReportOptions};
 use minijinja::{Environment, Value};
-use rigel_results::stats::ResultsDoc;
+use rigel_results::ResultsDoc;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 

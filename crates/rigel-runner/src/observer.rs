@@ -2,7 +2,7 @@
 
 use rigel_exec::LiveCounters;
 use rigel_plan::{DataPoint, RunPlan};
-use rigel_results::stats::PointResult;
+use rigel_results::PointResult;
 use std::path::{Path, PathBuf};
 
 /// A line worth telling a person, by kind; the watcher decides how to show it.

@@ -258,7 +258,7 @@ fn be_u64(bytes: &[u8], at: usize) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{decode_histogram, encode};
+    use crate::codec::{decode_histogram, encode};
 
     fn recorded(seed: u64, n: u64) -> Histogram<u64> {
         let mut rng = fastrand::Rng::with_seed(seed);
