@@ -4,6 +4,7 @@
 //! bucket to add it, per host and direction. Here the buffers and the inflater are kept, each
 //! recorded bucket's count is added to the sum's array, and the histogram is built once, at the
 //! end. Histograms of other bounds or forms take the crate's own path.
+//! `hdr_add_tests.rs` pins this decoder to the crate's on random histograms.
 
 use base64::Engine;
 use flate2::{Decompress, FlushDecompress, Status};
@@ -324,3 +325,7 @@ mod tests {
         assert_eq!(sum.histogram().map(|s| s.len()), Some(1_001));
     }
 }
+
+#[cfg(test)]
+#[path = "hdr_add_tests.rs"]
+mod proptests;
