@@ -1,6 +1,6 @@
 //! How the other stages build and read a [`ResultsDoc`]: one constructor from the run's parts,
-//! read-only accessors for every field, and setters for what a writer fills in later (the end
-//! time, a fleet's hosts, a search's record). Figures are read through `read::view`.
+//! read-only accessors for every field, and setters for what a writer fills in later (a fleet's
+//! hosts, a search's record). Figures are read through `read::view`.
 
 use super::doc::{FleetInfo, HostInfo, ResultsDoc, RunHeader, SearchRecord, TargetInfo};
 use super::point::PointResult;
@@ -102,10 +102,6 @@ impl ResultsDoc {
     /// `[search]`: every trial and the answer (none for runs without a search).
     pub fn search(&self) -> Option<&SearchRecord> {
         self.search.as_ref()
-    }
-
-    pub fn set_finished(&mut self, finished: String) {
-        self.finished = finished;
     }
 
     pub fn set_fleet(&mut self, fleet: Option<FleetInfo>) {
