@@ -5,7 +5,7 @@
 //! `cargo bench --bench fleet_merge -- DIR RANKS POINTS`
 
 use rigel_record::{RunFolder, RunHeader};
-use rigel_results::stats::{ClassRecorder, CpuTime, PointResult, PointStatus, WallWindow};
+use rigel_results::{ClassRecorder, CpuTime, PointResult, PointStatus, WallWindow};
 use std::path::{Path, PathBuf};
 
 /// Distinct rank folders generated; the others are copies of them with their own host name.

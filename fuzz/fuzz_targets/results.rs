@@ -4,7 +4,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use rigel_record as record;
-use rigel_results::stats::ResultsDoc;
+use rigel_results::ResultsDoc;
 
 fuzz_target!(|bytes: &[u8]| {
     if let Ok(lines) = record::parse_lines(bytes) {

@@ -4,7 +4,7 @@ use super::args::{CompareArgs, CompareFormat};
 use super::exit;
 use rigel_expr::{LatencyStat, Stat};
 use rigel_judge::compare::{self, CompareOptions};
-use rigel_results::stats::ResultsDoc;
+use rigel_results::ResultsDoc;
 use std::path::Path;
 
 pub fn run(a: &CompareArgs) -> i32 {

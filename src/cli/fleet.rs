@@ -145,7 +145,7 @@ fn merged(dir: &Path, code: i32, junit: Option<&Path>) -> i32 {
     };
     let partial = say_partial(&doc);
     let code = run::judge(&doc, dir, false, code, junit);
-    if code == exit::OK && (partial > 0 || doc.finished.is_empty()) {
+    if code == exit::OK && (partial > 0 || doc.finished().is_empty()) {
         return exit::RUNTIME;
     }
     code
@@ -154,7 +154,7 @@ fn merged(dir: &Path, code: i32, junit: Option<&Path>) -> i32 {
 /// Prints each partial point; how many there are.
 fn say_partial(doc: &ResultsDoc) -> usize {
     let partial: Vec<_> = doc
-        .points
+        .points()
         .iter()
         .filter_map(|p| Some((p.point.id, p.partial.as_deref()?)))
         .collect();

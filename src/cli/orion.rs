@@ -9,7 +9,7 @@ use super::{exit, plan_table, specs};
 use rigel_orion::{self as orion, OrionError, OrionJob, OrionOptions, Parsed};
 use rigel_plan::RunPlan;
 use rigel_report::{self as report, Dialect, Format, ReportOptions};
-use rigel_results::stats::ResultsDoc;
+use rigel_results::ResultsDoc;
 use rigel_runner::{self as runner, Job};
 use rigel_spec::SpecInput;
 use rigel_target::Consent;
@@ -167,7 +167,7 @@ fn calibrate(job: &OrionJob, spec_toml: String, plan: RunPlan, cwd: &Path) -> i3
     if o.verbose {
         print_points(&doc);
     }
-    let (done, all) = (doc.points.len(), doc.plan.points.len());
+    let (done, all) = (doc.points().len(), doc.plan().points.len());
     if done < all {
         eprintln!(
             "{}: {} of {all} points ran; ORION's files hold those, and the run folder is {}",
@@ -213,7 +213,7 @@ fn write_reports(doc: &ResultsDoc, o: &OrionOptions, cwd: &Path) -> Result<(), i
 /// `-verbose`: each point's figures, after the run.
 fn print_points(doc: &ResultsDoc) {
     outln!();
-    for p in &doc.points {
+    for p in doc.points() {
         let figures: Vec<String> = p
             .classes
             .iter()

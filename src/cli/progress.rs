@@ -8,7 +8,7 @@ use rigel_exec::LiveCounters;
 use rigel_expr::Size;
 use rigel_expr::units;
 use rigel_plan::{DataPoint, RunPlan};
-use rigel_results::stats::{PointResult, PointStatus};
+use rigel_results::{PointResult, PointStatus};
 use rigel_runner::{Message, Observer};
 use std::path::{Path, PathBuf};
 use std::time::Instant;

@@ -2,8 +2,8 @@
 
 use super::style::outln;
 use rigel_expr::units;
-use rigel_results::stats::ResultsDoc;
-use rigel_results::stats::view::{Best, ResultsView};
+use rigel_results::ResultsDoc;
+use rigel_results::view::{Best, ResultsView};
 use std::path::Path;
 
 pub fn print(doc: &ResultsDoc, dir: &Path, interrupted: bool) {
@@ -20,12 +20,12 @@ pub fn print(doc: &ResultsDoc, dir: &Path, interrupted: bool) {
     for w in rigel_results::stats::warnings(&view, &rigel_record::past_runs(dir), &cfg) {
         eprintln!("warning: {}", w.message);
     }
-    for p in &doc.points {
+    for p in doc.points() {
         if let Some(st) = &p.steady {
             outln!("point {}: {}", p.point.id, st.summary);
         }
     }
-    if let Some(s) = &doc.search {
+    if let Some(s) = &doc.search() {
         outln!("search: {}", s.summary);
         if !s.finished {
             eprintln!(
@@ -34,12 +34,12 @@ pub fn print(doc: &ResultsDoc, dir: &Path, interrupted: bool) {
             );
         }
     }
-    let done = doc.points.len();
+    let done = doc.points().len();
     // A search plans no points: its trials are all it runs.
-    let all = if doc.search.is_some() {
+    let all = if doc.search().is_some() {
         done
     } else {
-        doc.plan.points.len()
+        doc.plan().points.len()
     };
     outln!("results: {} ({done} of {all} points)", dir.display());
     if done < all {

@@ -81,9 +81,8 @@ fn check_sums(doc: &Value, ranks: usize) {
             "{iops} vs {sum_iops}"
         );
         assert_eq!(merged["ios"].as_u64(), Some(sum_ios));
-        let hist =
-            rigel_results::stats::decode_histogram(merged["histogram"].as_str().expect("hist"))
-                .expect("the merged histogram decodes");
+        let hist = rigel_results::decode_histogram(merged["histogram"].as_str().expect("hist"))
+            .expect("the merged histogram decodes");
         assert_eq!(hist.len(), sum_ios, "merged histogram count = summed I/Os");
         assert!(merged["latency"]["p99_ns"].as_u64() <= merged["latency"]["max_ns"].as_u64());
     }
@@ -301,9 +300,8 @@ fn mpirun_open_loop_rates_and_service_latencies_merge_exactly() {
     );
     for dir in ["total", "read"] {
         let service = &merged[dir]["service"];
-        let hist =
-            rigel_results::stats::decode_histogram(service["histogram"].as_str().expect("hist"))
-                .expect("the merged service histogram decodes");
+        let hist = rigel_results::decode_histogram(service["histogram"].as_str().expect("hist"))
+            .expect("the merged service histogram decodes");
         assert_eq!(
             hist.len(),
             ios,

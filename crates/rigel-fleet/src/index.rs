@@ -1,45 +1,22 @@
-//! Where each point's result lies in a rank's `results.jsonl`: one pass over the file keeps, per
-//! point, the offset and length of its last complete line with its status and window, and nothing
-//! of its figures. The merge then reads one point's line from every rank at a time.
+//! Where each point's result lies in a rank's `results.jsonl`: one pass of the results' streaming
+//! reader keeps, per point, the offset and length of its last complete line with its status and
+//! window, and nothing of its figures. The merge then reads one point's line from every rank at a
+//! time.
 
 use super::FleetError;
 use rigel_record::POINTS_FILE;
-use rigel_results::stats::{PointResult, PointStatus, WallWindow};
+use rigel_results::PointResult;
+use rigel_results::stream::{self, LineHead as Entry};
 use std::fs::File;
-use std::io::{BufRead, BufReader};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
-/// One point's last complete line.
-#[derive(Clone, Copy, Debug)]
-pub struct Entry {
-    pub id: u32,
-    pub ok: bool,
-    pub window: Option<WallWindow>,
-    offset: u64,
-    len: usize,
-}
-
-/// A rank's `results.jsonl`, indexed.
+/// A rank's `results.jsonl`, indexed: per point, the place of its last complete line.
 #[derive(Debug, Default)]
 pub struct RankIndex {
     path: PathBuf,
     /// Sorted by point id.
     entries: Vec<Entry>,
-}
-
-/// What the index reads of a line: everything else is skipped unparsed into figures.
-#[derive(serde::Deserialize)]
-struct Light {
-    point: LightPoint,
-    status: PointStatus,
-    #[serde(default)]
-    window: Option<WallWindow>,
-}
-
-#[derive(serde::Deserialize)]
-struct LightPoint {
-    id: u32,
 }
 
 impl RankIndex {
@@ -55,33 +32,12 @@ impl RankIndex {
             }
             Err(source) => return Err(read_error(&path, source)),
         };
-        let mut reader = BufReader::with_capacity(256 * 1024, file);
-        let mut line = Vec::new();
-        let mut offset = 0u64;
-        loop {
-            line.clear();
-            let n = reader
-                .read_until(b'\n', &mut line)
-                .map_err(|e| read_error(&path, e))?;
-            if n == 0 {
-                break;
+        for entry in stream::heads(file) {
+            let entry = entry.map_err(|e| read_error(&path, e))?;
+            match entries.binary_search_by_key(&entry.id, |e| e.id) {
+                Ok(i) => entries[i] = entry,
+                Err(i) => entries.insert(i, entry),
             }
-            if line.ends_with(b"\n")
-                && let Ok(p) = serde_json::from_slice::<Light>(&line)
-            {
-                let entry = Entry {
-                    id: p.point.id,
-                    ok: matches!(p.status, PointStatus::Ok),
-                    window: p.window,
-                    offset,
-                    len: n,
-                };
-                match entries.binary_search_by_key(&entry.id, |e| e.id) {
-                    Ok(i) => entries[i] = entry,
-                    Err(i) => entries.insert(i, entry),
-                }
-            }
-            offset += n as u64;
         }
         Ok(RankIndex { path, entries })
     }

@@ -12,9 +12,12 @@ use super::spill::{SPILL_FILE, Spill};
 use super::{FleetError, meta_dir, rank_dir, rank_of, read_ranks};
 use rigel_record::{self as record, RecordError, RunHeader};
 use rigel_report::{self as report, ReportError, ReportOptions};
-use rigel_results::stats::{
-    ClassSum, CpuTime, FleetHost, FleetInfo, FleetPoint, HdrAdder, LightPoint, PointResult,
-    PointStatus, RankClass, RankPoint, RankRows, ResultsDoc, TargetInfo,
+use rigel_results::codec::HdrAdder;
+use rigel_results::stats::ClassSum;
+use rigel_results::stream::LightPoint;
+use rigel_results::{
+    CpuTime, FleetHost, FleetInfo, FleetPoint, PointResult, PointStatus, RankClass, RankPoint,
+    RankRows, ResultsDoc, TargetInfo,
 };
 use std::path::{Path, PathBuf};
 
@@ -117,14 +120,14 @@ pub fn merge(fleet: &Path) -> Result<ResultsDoc, MergeError> {
     } else {
         String::new()
     };
-    let mut doc = record::assemble(
+    let mut doc = ResultsDoc::new(
         fleet_header(header, &hosts, targets),
         spec_toml,
         plan,
         points,
         finished,
     );
-    doc.fleet = Some(FleetInfo { ranks, hosts });
+    doc.set_fleet(Some(FleetInfo { ranks, hosts }));
     record::write_results(fleet, &doc)?;
     Ok(doc)
 }

@@ -5,7 +5,7 @@
 use super::index::RankIndex;
 use super::{FleetError, rank_dir};
 use rigel_plan::RunPlan;
-use rigel_results::stats::WallWindow;
+use rigel_results::WallWindow;
 use std::collections::BTreeMap;
 use std::path::Path;
 

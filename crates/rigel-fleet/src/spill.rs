@@ -3,7 +3,7 @@
 //! at a time when it is written or a report asks.
 
 use super::{FleetError, io_err};
-use rigel_results::stats::{RankPoint, RankRows};
+use rigel_results::{RankPoint, RankRows};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 

@@ -4,7 +4,7 @@
 use super::{merge, rank_dir, write_ranks};
 use rigel_plan::RunPlan;
 use rigel_record::{RunFolder, RunHeader};
-use rigel_results::stats::{ClassRecorder, CpuTime, PointResult, PointStatus, WallWindow};
+use rigel_results::{ClassRecorder, CpuTime, PointResult, PointStatus, WallWindow};
 use std::path::Path;
 
 fn plan() -> RunPlan {
@@ -23,7 +23,7 @@ fn rank(fleet: &Path, rank: u32, plan: &RunPlan, ids: &[u32], lag_ms: u64, slow:
         rigel_version: "test".into(),
         command: vec![],
         started: String::new(),
-        host: rigel_results::stats::HostInfo {
+        host: rigel_results::HostInfo {
             hostname: format!("node{rank}"),
             ..Default::default()
         },
@@ -69,22 +69,21 @@ fn merge_sums_and_marks_partial_points() {
     // Rank 2 lacks point 2 and starts point 1 190 ms late: overlap 810/1190 = 68%.
     rank(tmp.path(), 2, &plan, &[1], 190, 1);
     let doc = merge(tmp.path()).expect("merges");
-    assert_eq!(doc.points.len(), 2);
-    let p1 = &doc.points[0];
+    assert_eq!(doc.points().len(), 2);
+    let p1 = &doc.points()[0];
     assert_eq!(p1.classes[0].total.ios, 3000);
     assert_eq!(p1.classes[0].total.iops, 3000.0);
-    let hist =
-        rigel_results::stats::decode_histogram(&p1.classes[0].total.histogram).expect("hist");
+    let hist = rigel_results::decode_histogram(&p1.classes[0].total.histogram).expect("hist");
     assert_eq!(hist.len(), 3000);
     // Two thirds of the I/Os at 10-20 µs, one third at 30-60 µs: the p50 is a fast one.
     assert!(p1.classes[0].total.latency.p50_ns < 20_100);
     assert_eq!(p1.partial.as_deref(), Some("windows overlap 68%"));
-    assert_eq!(doc.points[1].partial.as_deref(), Some("2 of 3 hosts"));
-    assert!(!p1.counts() && !doc.points[1].counts());
-    let fleet = doc.fleet.as_ref().expect("fleet");
+    assert_eq!(doc.points()[1].partial.as_deref(), Some("2 of 3 hosts"));
+    assert!(!p1.counts() && !doc.points()[1].counts());
+    let fleet = doc.fleet().expect("fleet");
     assert_eq!(fleet.hosts[2].points, 1);
     assert_eq!(
-        doc.points[1]
+        doc.points()[1]
             .fleet
             .as_ref()
             .map(|f| f.per_rank.load().expect("rows")[2].ok),
@@ -102,13 +101,13 @@ fn a_rank_with_another_plan_is_left_out() {
     rank(tmp.path(), 0, &plan, &[1, 2], 0, 1);
     rank(tmp.path(), 1, &other, &[1, 2], 0, 1);
     let doc = merge(tmp.path()).expect("merges");
-    let left_out = doc.fleet.as_ref().and_then(|f| f.hosts[1].excluded.clone());
+    let left_out = doc.fleet().and_then(|f| f.hosts[1].excluded.clone());
     assert!(
         left_out.is_some_and(|why| why.contains("run.duration_ms")),
         "{:?}",
-        doc.fleet
+        doc.fleet()
     );
-    assert_eq!(doc.points[0].partial.as_deref(), Some("1 of 2 hosts"));
+    assert_eq!(doc.points()[0].partial.as_deref(), Some("1 of 2 hosts"));
 }
 
 #[test]

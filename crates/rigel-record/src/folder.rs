@@ -5,22 +5,12 @@ use super::lock::FolderLock;
 use super::points::{self, Torn};
 use rigel_judge::expect::Verdict;
 use rigel_plan::{RunPlan, SCHEMA_VERSION};
-use rigel_results::stats::{HostInfo, PointResult, ResultsDoc, TargetInfo};
-use serde::{Deserialize, Serialize};
+pub use rigel_results::RunHeader;
+use rigel_results::{PointResult, ResultsDoc};
+use serde::Serialize;
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-
-/// What a run knows when it starts: everything in `results.json` except the points.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RunHeader {
-    pub schema_version: u32,
-    pub rigel_version: String,
-    pub command: Vec<String>,
-    pub started: String,
-    pub host: HostInfo,
-    pub targets: Vec<TargetInfo>,
-}
 
 /// An open run folder, appending finished points; it holds the folder's lock.
 pub struct RunFolder {
@@ -167,7 +157,7 @@ pub fn load(dir: &Path) -> Result<ResultsDoc, RecordError> {
     let results = dir.join(RESULTS_FILE);
     if results.exists() {
         let doc: ResultsDoc = read_json(&results)?;
-        return check_schema(&results, doc.schema_version).map(|_| doc);
+        return check_schema(&results, doc.schema_version()).map(|_| doc);
     }
     if !dir.join(PLAN_FILE).exists() || !dir.join(RUN_FILE).exists() {
         return Err(RecordError::NotARun {
@@ -179,37 +169,13 @@ pub fn load(dir: &Path) -> Result<ResultsDoc, RecordError> {
     let plan: RunPlan = read_json(&dir.join(PLAN_FILE))?;
     let spec_path = dir.join(SPEC_FILE);
     let spec_toml = fs::read_to_string(&spec_path).map_err(io("read", &spec_path))?;
-    Ok(assemble(
+    Ok(ResultsDoc::new(
         header,
         spec_toml,
         plan,
         finished_points(dir)?,
         String::new(),
     ))
-}
-
-/// Builds the whole document from its parts.
-pub fn assemble(
-    header: RunHeader,
-    spec_toml: String,
-    plan: RunPlan,
-    points: Vec<PointResult>,
-    finished: String,
-) -> ResultsDoc {
-    ResultsDoc {
-        schema_version: header.schema_version,
-        rigel_version: header.rigel_version,
-        command: header.command,
-        started: header.started,
-        finished,
-        host: header.host,
-        targets: header.targets,
-        spec_toml,
-        plan,
-        points,
-        fleet: None,
-        search: None,
-    }
 }
 
 /// The latest record of each point in `results.jsonl`, in the order they finished; a torn

@@ -3,7 +3,7 @@
 //! damage in the middle of the file, which is an error. A point retried by `--resume` appears once
 //! per attempt; the latest line of a point is the one that counts.
 
-use rigel_results::stats::PointResult;
+use rigel_results::PointResult;
 use std::collections::HashMap;
 
 /// The lines of a `results.jsonl` text.

@@ -3,7 +3,7 @@
 //! (docs/report-context.md documents it).
 
 use rigel_expr::{Access, Mix};
-use rigel_results::stats::view::ResultsView;
+use rigel_results::view::ResultsView;
 use serde::Serialize;
 
 /// The renderer's own facts.
@@ -71,21 +71,21 @@ pub fn shell_join(args: &[String]) -> String {
 
 pub fn run_view(view: &ResultsView) -> RunView {
     let doc = view.doc;
-    let plan = &doc.plan;
+    let plan = &doc.plan();
     let failed = view.points.iter().filter(|p| !p.ok).count();
-    let date = chrono::DateTime::parse_from_rfc3339(&doc.started)
+    let date = chrono::DateTime::parse_from_rfc3339(doc.started())
         .map(|t| t.format("%Y-%m-%d %H:%M UTC%:z").to_string())
-        .unwrap_or_else(|_| doc.started.clone());
+        .unwrap_or_else(|_| doc.started().to_owned());
     RunView {
         name: plan.name.clone(),
         description: plan.description.clone(),
-        command: shell_join(&doc.command),
-        started: doc.started.clone(),
-        finished: doc.finished.clone(),
+        command: shell_join(doc.command()),
+        started: doc.started().to_owned(),
+        finished: doc.finished().to_owned(),
         date,
-        complete: !doc.finished.is_empty() && doc.points.len() >= plan.points.len(),
+        complete: !doc.finished().is_empty() && doc.points().len() >= plan.points.len(),
         planned_points: plan.points.len(),
-        finished_points: doc.points.len(),
+        finished_points: doc.points().len(),
         failed_points: failed,
         duration_s: plan.run.duration_ms as f64 / 1000.0,
         warmup_s: plan.run.warmup_ms as f64 / 1000.0,

@@ -12,8 +12,9 @@ use super::template::{builtin_environment, render_one, render_user};
 use super::{Dialect, Format, ReportError, ReportOptions};
 use minijinja::{Environment, Value};
 use rigel_plan::RunPlan;
-use rigel_results::stats::view::ResultsView;
-use rigel_results::stats::{HostInfo, ResultsDoc, TargetInfo, ValidityConfig, Warning, warnings};
+use rigel_results::stats::{ValidityConfig, Warning, warnings};
+use rigel_results::view::ResultsView;
+use rigel_results::{HostInfo, ResultsDoc, TargetInfo};
 use serde::Serialize;
 use std::cell::OnceCell;
 use std::collections::BTreeMap;
@@ -219,10 +220,10 @@ impl<'a> Prepared<'a> {
             },
             format,
             doc: self.doc_value.clone(),
-            plan: &self.doc.plan,
+            plan: self.doc.plan(),
             run: &self.run,
-            host: &self.doc.host,
-            targets: &self.doc.targets,
+            host: self.doc.host(),
+            targets: self.doc.targets(),
             classes: &self.classes,
             points: &self.points,
             headline: &self.headline,
@@ -338,12 +339,12 @@ fn render_inputs(inputs: Inputs) -> Result<Files, ReportError> {
 /// name made safe for a file name.
 fn default_testname(doc: &ResultsDoc) -> String {
     if let Some(i) = doc
-        .command
+        .command()
         .iter()
         .position(|a| a == "orion")
         .filter(|&i| i <= 1)
     {
-        let args = &doc.command[i + 1..];
+        let args = &doc.command()[i + 1..];
         return match args.iter().position(|a| a == "-testname") {
             Some(j) => args
                 .get(j + 1)
@@ -353,7 +354,7 @@ fn default_testname(doc: &ResultsDoc) -> String {
         };
     }
     let name: String = doc
-        .plan
+        .plan()
         .name
         .chars()
         .map(|c| {

@@ -2,7 +2,7 @@
 //! host stands out), a bar chart of them, and the points left partial.
 
 use super::rows::Headline;
-use rigel_results::stats::{PointResult, ResultsDoc};
+use rigel_results::{PointResult, ResultsDoc};
 use serde::Serialize;
 
 #[derive(Clone, Debug, Serialize)]
@@ -48,7 +48,7 @@ pub struct HostRow {
 }
 
 pub fn fleet_view(doc: &ResultsDoc, headline: &Headline) -> Option<FleetView> {
-    let fleet = doc.fleet.as_ref()?;
+    let fleet = doc.fleet()?;
     let picks = [
         ("Max IOPS", headline.max_iops.as_ref()),
         ("Max MB/s", headline.max_mbps.as_ref()),
@@ -61,7 +61,7 @@ pub fn fleet_view(doc: &ResultsDoc, headline: &Headline) -> Option<FleetView> {
             t.title = format!("{}, {title}", t.title);
             continue;
         }
-        if let Some(p) = doc.points.iter().find(|p| p.point.id == best.point) {
+        if let Some(p) = doc.points().iter().find(|p| p.point.id == best.point) {
             tables.extend(host_table(title, p, &best.class));
         }
     }
@@ -82,7 +82,7 @@ pub fn fleet_view(doc: &ResultsDoc, headline: &Headline) -> Option<FleetView> {
             .collect(),
         tables,
         partial: doc
-            .points
+            .points()
             .iter()
             .filter_map(|p| {
                 let why = p.partial.as_ref()?;

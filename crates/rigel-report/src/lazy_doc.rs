@@ -5,7 +5,7 @@
 
 use minijinja::Value;
 use minijinja::value::{Enumerator, Object};
-use rigel_results::stats::ResultsDoc;
+use rigel_results::ResultsDoc;
 use std::sync::{Arc, OnceLock};
 
 /// The document's fields in `results.json` order.
@@ -42,26 +42,26 @@ impl LazyDoc {
     fn convert(&self, i: usize) -> Option<Value> {
         let d = &*self.doc;
         Some(match FIELDS[i] {
-            "schema_version" => Value::from(d.schema_version),
-            "rigel_version" => Value::from(d.rigel_version.as_str()),
-            "command" => Value::from_serialize(&d.command),
-            "started" => Value::from(d.started.as_str()),
-            "finished" => Value::from(d.finished.as_str()),
-            "host" => Value::from_serialize(&d.host),
-            "targets" => Value::from_serialize(&d.targets),
-            "spec_toml" => Value::from(d.spec_toml.as_str()),
-            "plan" => Value::from_serialize(&d.plan),
-            "points" => Value::from_serialize(&d.points),
-            "fleet" => Value::from_serialize(d.fleet.as_ref()?),
-            "search" => Value::from_serialize(d.search.as_ref()?),
+            "schema_version" => Value::from(d.schema_version()),
+            "rigel_version" => Value::from(d.rigel_version()),
+            "command" => Value::from_serialize(d.command()),
+            "started" => Value::from(d.started()),
+            "finished" => Value::from(d.finished()),
+            "host" => Value::from_serialize(d.host()),
+            "targets" => Value::from_serialize(d.targets()),
+            "spec_toml" => Value::from(d.spec_toml()),
+            "plan" => Value::from_serialize(d.plan()),
+            "points" => Value::from_serialize(d.points()),
+            "fleet" => Value::from_serialize(d.fleet()?),
+            "search" => Value::from_serialize(d.search()?),
             _ => return None,
         })
     }
 
     fn present(&self, i: usize) -> bool {
         match FIELDS[i] {
-            "fleet" => self.doc.fleet.is_some(),
-            "search" => self.doc.search.is_some(),
+            "fleet" => self.doc.fleet().is_some(),
+            "search" => self.doc.search().is_some(),
             _ => true,
         }
     }
@@ -104,10 +104,10 @@ mod tests {
         );
         let text = std::fs::read_to_string(path).expect("fixture");
         let mut doc: ResultsDoc = serde_json::from_str(&text).expect("a results document");
-        doc.fleet = Some(rigel_results::stats::FleetInfo {
+        doc.set_fleet(Some(rigel_results::FleetInfo {
             ranks: 2,
             hosts: Vec::new(),
-        });
+        }));
         let lazy = LazyDoc::value(Arc::new(doc.clone()));
         let eager = Value::from_serialize(&doc);
         let json = |v: &Value| serde_json::to_value(v).expect("serializes");

@@ -5,7 +5,7 @@
 use super::ReportError;
 use rigel_plan::SCHEMA_VERSION;
 use rigel_record::{self as record, RESULTS_FILE, RUN_FILE};
-use rigel_results::stats::ResultsDoc;
+use rigel_results::ResultsDoc;
 use std::path::Path;
 
 /// A loaded run folder and what the caller should tell the user about it.
@@ -72,14 +72,14 @@ pub fn load_run_folder_status(dir: &Path) -> Result<RunFolder, ReportError> {
         ));
         doc
     };
-    if doc.points.len() < doc.plan.points.len() {
+    if doc.points().len() < doc.plan().points.len() {
         notes.push(format!(
             "{} of {} planned points finished; the reports show those",
-            doc.points.len(),
-            doc.plan.points.len()
+            doc.points().len(),
+            doc.plan().points.len()
         ));
     }
-    let complete = notes.is_empty() && !doc.finished.is_empty();
+    let complete = notes.is_empty() && !doc.finished().is_empty();
     Ok(RunFolder {
         doc,
         complete,

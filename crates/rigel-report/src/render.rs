@@ -3,7 +3,7 @@
 
 use super::export::{render_shared_to_strings, render_to_strings};
 use super::{ReportError, ReportOptions};
-use rigel_results::stats::ResultsDoc;
+use rigel_results::ResultsDoc;
 use std::path::PathBuf;
 use std::sync::Arc;
 

@@ -1,13 +1,13 @@
-//! The context's points, rows and classes, built from the results model (`stats::view`): every row
-//! carries its class's effective parameters (after `[sweep]`), every direction's figures, and the
-//! best points and headline follow the model's one rule.
+//! The context's points, rows and classes, built from the results model (`rigel_results::view`):
+//! every row carries its class's effective parameters (after `[sweep]`), every direction's figures,
+//! and the best points and headline follow the model's one rule.
 
 use super::context::{access_text, mix_text};
 use rigel_expr::units;
 use rigel_expr::{Direction, LatencyStat, Stat};
 use rigel_plan::ClassLoad;
-use rigel_results::stats::view::{self, ClassRead, Figures, PointRead, ResultsView};
-use rigel_results::stats::{CpuTime, Interval, LatencyStats};
+use rigel_results::view::{self, ClassRead, Figures, PointRead, ResultsView};
+use rigel_results::{CpuTime, Interval, LatencyStats};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -63,7 +63,7 @@ pub struct ClassRow {
     /// scheduled send time), for a closed-loop class both are the same.
     pub service: LatencyStats,
     /// Open loop only: requested against achieved rate.
-    pub pace: Option<rigel_results::stats::PaceResult>,
+    pub pace: Option<rigel_results::PaceResult>,
     pub read: Option<DirView>,
     pub write: Option<DirView>,
     /// The lines a report shows: `total`, `read` and `write` for a mix, else the one direction.
@@ -109,7 +109,7 @@ pub struct DeviceView {
     pub busy_pct: f64,
 }
 
-fn device_view(d: &rigel_results::stats::DeviceWindow) -> DeviceView {
+fn device_view(d: &rigel_results::DeviceWindow) -> DeviceView {
     DeviceView {
         name: d.name.clone(),
         requests_per_s: d.requests_per_s(),
@@ -391,7 +391,7 @@ fn class_groups(view: &ResultsView, points: &[PointView], class: &str) -> Vec<Cl
                 .filter(|p| p.sweep == sweep)
                 .filter_map(|p| p.c.get(class).cloned())
                 .collect();
-            let rows = same_load_columns(rows, &view.doc.plan.classes);
+            let rows = same_load_columns(rows, &view.doc.plan().classes);
             let (best_iops, best_mbps, min_latency) = bests(&g.points, class);
             Some(ClassGroup {
                 heading: heading(class, prm, &sweep),
@@ -412,7 +412,7 @@ fn class_groups(view: &ResultsView, points: &[PointView], class: &str) -> Vec<Cl
 }
 
 pub fn class_views(view: &ResultsView, points: &[PointView]) -> Vec<ClassView> {
-    let plan = &view.doc.plan;
+    let plan = &view.doc.plan();
     let all = view.all();
     plan.classes
         .iter()

@@ -1,27 +1,22 @@
-//! The results model: the plain types a point's measurement is written into (by `target`'s probes
-//! and `exec`'s recorders) and the versioned document the run folder holds. A stage of its own,
-//! before `target` and `exec`, so that they write results without importing `stats`, which reads
-//! them (`stats` re-exports these types for every later stage).
+//! The results stage: the model a point's measurement is written into (by `target`'s probes and
+//! `exec`'s recorders), the versioned document the run folder holds, its codec, and the two ways
+//! every later stage reads it: the full [`view`] and the [`stream`]ing reader of `results.jsonl`.
+//! `stats` holds what is computed from results: summed hosts, validity warnings, steady state.
+//!
+//! The document's fields are the crate's own: other stages build it with [`ResultsDoc::new`] and
+//! read it through its accessors and [`view`].
 
 #![forbid(unsafe_code)]
 
+pub mod codec;
+mod model;
+mod read;
+mod recorder;
 pub mod stats;
 
-mod device;
-mod hdr_codec;
-mod model;
-mod rank_rows;
-mod recorder;
-mod steady_record;
-mod wall_window;
-
-pub use device::DeviceWindow;
-pub use hdr_codec::decode_histogram;
+pub use codec::decode_histogram;
 pub use model::*;
-pub use rank_rows::{RankRows, SpillError};
+pub use read::{stream, view};
 pub use recorder::ClassRecorder;
-pub use steady_record::SteadyRecord;
 
-/// For `stats`, which sums recorded points the same way.
-pub(crate) use hdr_codec::{encode, latency_of};
 pub(crate) use recorder::rate_achieved;

@@ -2,8 +2,8 @@
 //! A worker owns one `ClassRecorder` per class (no sharing on the hot path); the executor merges
 //! the workers' recorders when the point ends.
 
-use super::hdr_codec::{encode, latency_of};
-use super::model::{
+use crate::codec::{encode, latency_of};
+use crate::model::{
     ClassResult, DirStats, Interval, LatencyStats, PaceResult, ServiceStats, within,
 };
 use hdrhistogram::Histogram;

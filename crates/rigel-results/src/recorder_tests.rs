@@ -1,7 +1,7 @@
 //! Tests of the recorder: figures, merges and intervals as if every I/O were recorded in full.
 
 use super::*;
-use crate::decode_histogram;
+use crate::codec::decode_histogram;
 
 #[test]
 fn figures_follow_the_recorded_latencies() {

@@ -6,7 +6,7 @@ use super::{Message, Observer};
 use rigel_exec::{self as exec, ExecError, ExecOptions, ExecTarget, PointControl, SlotSpace};
 use rigel_plan::{DataPoint, PreconditionPlan, RunSettings, SteadyPlan};
 use rigel_results::stats::steady::judge_last;
-use rigel_results::stats::{PointResult, PointStatus, SteadyRecord};
+use rigel_results::{PointResult, PointStatus, SteadyRecord};
 use rigel_target::Volume;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::RecvTimeoutError;

@@ -5,7 +5,7 @@
 use rigel_exec::{self as exec, ExecOptions, ExecTarget, PointControl};
 use rigel_expr::{Access, Mix};
 use rigel_plan::{ClassLoad, DataPoint, Layout, PreconditionPlan, RunSettings};
-use rigel_results::stats::PointStatus;
+use rigel_results::PointStatus;
 use rigel_target::Volume;
 use std::os::fd::AsFd;
 use std::os::unix::fs::OpenOptionsExt;

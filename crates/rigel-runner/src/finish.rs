@@ -5,7 +5,7 @@ use super::outcome::{Ended, Ran, RunError, is_failed};
 use super::{Message, Observer, RunPlan, now, search};
 use rigel_record::{self as record, RunFolder, RunHeader};
 use rigel_report::{self as report, ReportOptions};
-use rigel_results::stats::PointResult;
+use rigel_results::{PointResult, ResultsDoc};
 
 pub(super) fn finish(
     folder: &RunFolder,
@@ -24,7 +24,7 @@ pub(super) fn finish(
     let finished = if complete { now() } else { String::new() };
     let mut points = done;
     points.sort_by_key(|p| p.point.id);
-    let mut doc = record::assemble(header, spec_toml, plan, points, finished);
+    let mut doc = ResultsDoc::new(header, spec_toml, plan, points, finished);
     search::record(&mut doc);
     let dir = folder.dir().to_path_buf();
     folder.finish(&doc)?;

@@ -2,7 +2,7 @@
 
 use rigel_plan::{DataPoint, RunPlan};
 use rigel_record::{self as record, RecordError, RunHeader};
-use rigel_results::stats::{PointResult, PointStatus};
+use rigel_results::{PointResult, PointStatus};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 

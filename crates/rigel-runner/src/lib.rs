@@ -28,7 +28,7 @@ use schedule::wait_until;
 
 use rigel_exec::{self as exec, ExecError, ExecTarget, LiveCounters, PointControl, Reuse};
 use rigel_record::{self as record, FolderLock, RunFolder, RunHeader};
-use rigel_results::stats::PointResult;
+use rigel_results::PointResult;
 use rigel_target::{self as target, Consent, OpenVolume, TargetError};
 use std::ops::ControlFlow;
 use std::path::Path;
@@ -38,7 +38,7 @@ use std::sync::mpsc::RecvTimeoutError;
 use std::time::Duration;
 
 pub use rigel_plan::RunPlan;
-pub use rigel_results::stats::ResultsDoc;
+pub use rigel_results::ResultsDoc;
 
 /// Exit status of a process ended by a second SIGINT/SIGTERM (128 + SIGINT, as shells report it).
 pub const SECOND_SIGNAL_EXIT: i32 = 130;

@@ -2,7 +2,7 @@
 
 use rigel_exec::LiveCounters;
 use rigel_plan::{DataPoint, RunPlan};
-use rigel_results::stats::PointResult;
+use rigel_results::PointResult;
 use std::path::{Path, PathBuf};
 
 /// How often the observer sees the live counters while a point runs.

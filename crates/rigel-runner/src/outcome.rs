@@ -1,7 +1,7 @@
 //! How a run ended, what it leaves, and why it could not start or finish.
 
 use rigel_record::RecordError;
-use rigel_results::stats::{PointResult, PointStatus, ResultsDoc};
+use rigel_results::{PointResult, PointStatus, ResultsDoc};
 use rigel_target::TargetError;
 use std::path::PathBuf;
 

@@ -2,7 +2,7 @@
 //! interrupted search resumes where it stopped (a trial cut short runs again under its id).
 
 use rigel_plan::{DataPoint, SearchPlan, Tried};
-use rigel_results::stats::{PointResult, ResultsDoc};
+use rigel_results::{PointResult, ResultsDoc};
 
 /// The next trial to run after `done`, or None when the search is over.
 pub(super) fn next_point(plan: &SearchPlan, done: &[PointResult]) -> Option<DataPoint> {
@@ -22,7 +22,12 @@ pub(super) fn finished(plan: &SearchPlan, done: &[PointResult]) -> bool {
 
 /// Records the search's trials and answer in the results.
 pub(super) fn record(doc: &mut ResultsDoc) {
-    if let Some(plan) = &doc.plan.search {
-        doc.search = Some(rigel_judge::expect::search_record(plan, &doc.points));
+    let record = doc
+        .plan()
+        .search
+        .as_ref()
+        .map(|plan| rigel_judge::expect::search_record(plan, doc.points()));
+    if record.is_some() {
+        doc.set_search(record);
     }
 }

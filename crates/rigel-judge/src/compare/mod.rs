@@ -12,8 +12,8 @@ pub use render::{html, markdown, text};
 
 use rigel_expr::units;
 use rigel_expr::{Direction, LatencyStat, Stat};
-use rigel_results::stats::view::PointRead;
-use rigel_results::stats::{PointResult, PointStatus, ResultsDoc};
+use rigel_results::view::PointRead;
+use rigel_results::{PointResult, PointStatus, ResultsDoc};
 use serde::Serialize;
 
 /// What to compare and how strictly.
@@ -115,26 +115,26 @@ pub enum Change {
 
 /// Compares `new` against `base`.
 pub fn compare(base: &ResultsDoc, new: &ResultsDoc, opts: &CompareOptions) -> RunComparison {
-    let mut taken = vec![false; new.points.len()];
+    let mut taken = vec![false; new.points().len()];
     let mut points = Vec::new();
     let mut only_in_base = Vec::new();
-    for b in &base.points {
+    for b in base.points() {
         let key = workload(b);
         let found = new
-            .points
+            .points()
             .iter()
             .enumerate()
             .position(|(i, n)| !taken[i] && workload(n) == key);
         match found {
             Some(i) => {
                 taken[i] = true;
-                points.push(compare_point(b, &new.points[i], opts));
+                points.push(compare_point(b, &new.points()[i], opts));
             }
             None => only_in_base.push(b.point.label()),
         }
     }
     let only_in_new = new
-        .points
+        .points()
         .iter()
         .zip(&taken)
         .filter(|(_, t)| !**t)
@@ -152,7 +152,7 @@ pub fn compare(base: &ResultsDoc, new: &ResultsDoc, opts: &CompareOptions) -> Ru
         .filter(|p| p.regressed && p.metrics.is_empty())
         .count();
     let mut warnings = warnings(base, new);
-    if points.is_empty() && !base.points.is_empty() && !new.points.is_empty() {
+    if points.is_empty() && !base.points().is_empty() && !new.points().is_empty() {
         warnings.push(
             "no point of NEW runs the workload of a point of BASE: nothing was compared".into(),
         );
@@ -312,30 +312,30 @@ fn metric_change(
 fn summary(doc: &ResultsDoc) -> RunSummary {
     RunSummary {
         path: String::new(),
-        name: doc.plan.name.clone(),
-        started: doc.started.clone(),
-        host: doc.host.hostname.clone(),
-        rigel_version: doc.rigel_version.clone(),
-        points: doc.points.len(),
+        name: doc.plan().name.clone(),
+        started: doc.started().to_owned(),
+        host: doc.host().hostname.clone(),
+        rigel_version: doc.rigel_version().to_owned(),
+        points: doc.points().len(),
     }
 }
 
 /// What differs between the runs beyond the figures.
 fn warnings(base: &ResultsDoc, new: &ResultsDoc) -> Vec<String> {
     let mut w = Vec::new();
-    let diff = spec_diff::spec_diff(&base.spec_toml, &new.spec_toml);
+    let diff = spec_diff::spec_diff(base.spec_toml(), new.spec_toml());
     if !diff.is_empty() {
-        let names = if base.plan.name == new.plan.name {
+        let names = if base.plan().name == new.plan().name {
             String::new()
         } else {
-            format!(" (BASE `{}`, NEW `{}`)", base.plan.name, new.plan.name)
+            format!(" (BASE `{}`, NEW `{}`)", base.plan().name, new.plan().name)
         };
         w.push(format!(
             "the runs come from different specs{names}: points are compared where their workloads match; differing keys ([expect] left out): {}",
             diff.join("; ")
         ));
     }
-    let (b, n) = (&base.plan.run, &new.plan.run);
+    let (b, n) = (&base.plan().run, &new.plan().run);
     let mut differ = |what: &str, x: String, y: String| {
         if x != y {
             w.push(format!("{what} differs: BASE {x}, NEW {y}"));
@@ -354,21 +354,21 @@ fn warnings(base: &ResultsDoc, new: &ResultsDoc) -> Vec<String> {
         n.workers.to_string(),
     );
     let paths = |d: &ResultsDoc| {
-        let p: Vec<&str> = d.plan.targets.iter().map(|t| t.path.as_str()).collect();
+        let p: Vec<&str> = d.plan().targets.iter().map(|t| t.path.as_str()).collect();
         p.join(", ")
     };
     differ("the targets", paths(base), paths(new));
     differ(
         "the host",
-        base.host.hostname.clone(),
-        new.host.hostname.clone(),
+        base.host().hostname.clone(),
+        new.host().hostname.clone(),
     );
     for (which, d) in [("BASE", base), ("NEW", new)] {
-        if d.points.len() < d.plan.points.len() {
+        if d.points().len() < d.plan().points.len() {
             w.push(format!(
                 "{which} is incomplete: {} of {} points ran",
-                d.points.len(),
-                d.plan.points.len()
+                d.points().len(),
+                d.plan().points.len()
             ));
         }
     }

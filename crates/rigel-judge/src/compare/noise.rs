@@ -14,7 +14,8 @@
 //! runs (the change being judged) does not widen the band.
 
 use rigel_expr::{LatencyStat, Stat};
-use rigel_results::stats::{ClassResult, Interval, full_seconds};
+use rigel_results::stats::full_seconds;
+use rigel_results::{ClassResult, Interval};
 
 /// The per-second series that stands for `stat` (p99 for every tail statistic).
 fn per_second(stat: Stat) -> fn(&Interval) -> f64 {

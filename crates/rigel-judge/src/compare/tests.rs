@@ -1,7 +1,7 @@
 //! Comparisons of the report fixtures with edited copies of themselves.
 
 use super::*;
-use rigel_results::stats::IoFailure;
+use rigel_results::IoFailure;
 
 fn fixture(name: &str) -> ResultsDoc {
     let text = match name {
@@ -61,10 +61,10 @@ fn a_run_against_itself_changes_nothing() {
 fn exactly_the_edited_figures_are_flagged() {
     let base = fixture("basic");
     let mut new = base.clone();
-    new.points[2].classes[0].total.iops *= 0.90; // point 3: 10% fewer IOPS
-    new.points[3].classes[0].total.iops *= 0.97; // point 4: within 5%
-    new.points[5].classes[0].total.latency.p99_ns *= 2; // point 6: twice the p99
-    new.points[6].classes[0].total.latency.mean_ns *= 0.5; // point 7: half the mean latency
+    new.points_mut()[2].classes[0].total.iops *= 0.90; // point 3: 10% fewer IOPS
+    new.points_mut()[3].classes[0].total.iops *= 0.97; // point 4: within 5%
+    new.points_mut()[5].classes[0].total.latency.p99_ns *= 2; // point 6: twice the p99
+    new.points_mut()[6].classes[0].total.latency.mean_ns *= 0.5; // point 7: half the mean latency
     let c = compare(&base, &new, &CompareOptions::default());
     assert_eq!(
         flagged(&c, Change::Regressed),
@@ -102,7 +102,7 @@ fn exactly_the_edited_figures_are_flagged() {
 fn mixed_classes_compare_reads_and_writes_too() {
     let base = fixture("detailed");
     let mut new = base.clone();
-    if let Some(w) = new.points[0].classes[0].write.as_mut() {
+    if let Some(w) = new.points_mut()[0].classes[0].write.as_mut() {
         w.iops *= 0.5;
     }
     let c = compare(&base, &new, &CompareOptions::default());
@@ -115,12 +115,12 @@ fn mixed_classes_compare_reads_and_writes_too() {
 fn points_are_matched_by_workload_not_by_id() {
     let base = fixture("basic");
     let mut new = base.clone();
-    new.points.reverse();
-    new.points.remove(0); // large=2 ran only in BASE
-    let mut extra = new.points[0].clone();
+    new.points_mut().reverse();
+    new.points_mut().remove(0); // large=2 ran only in BASE
+    let mut extra = new.points()[0].clone();
     extra.point.classes[1].load = 3;
     extra.point.id = 99;
-    new.points.push(extra);
+    new.points_mut().push(extra);
     let c = compare(&base, &new, &CompareOptions::default());
     assert_eq!(c.regressions, 0);
     assert_eq!(c.points.len(), 6);
@@ -134,7 +134,7 @@ fn points_are_matched_by_workload_not_by_id() {
 fn a_point_failing_only_in_new_is_a_regression() {
     let base = fixture("basic");
     let mut new = base.clone();
-    new.points[1].status = PointStatus::Failed {
+    new.points_mut()[1].status = PointStatus::Failed {
         error: IoFailure {
             target: "/dev/x".into(),
             offset: 4096,
@@ -156,11 +156,18 @@ fn a_point_failing_only_in_new_is_a_regression() {
 #[test]
 fn differing_specs_are_warned_about() {
     let base = fixture("basic");
-    let mut new = base.clone();
     // A comment changes nothing measured; a new key does, and is named.
-    new.spec_toml.push_str("\n# edited\n[zz_edit]\nkey = 1\n");
-    new.plan.run.duration_ms = 1000;
-    new.plan.points.push(new.plan.points[0].clone());
+    let spec = format!("{}\n# edited\n[zz_edit]\nkey = 1\n", base.spec_toml());
+    let mut plan = base.plan().clone();
+    plan.run.duration_ms = 1000;
+    plan.points.push(plan.points[0].clone());
+    let new = ResultsDoc::new(
+        base.header(),
+        spec,
+        plan,
+        base.points().to_vec(),
+        base.finished().to_owned(),
+    );
     let c = compare(&base, &new, &CompareOptions::default());
     assert_eq!(c.warnings.len(), 3, "{:?}", c.warnings);
     assert!(c.warnings[0].contains("different specs"));
@@ -177,7 +184,7 @@ fn differing_specs_are_warned_about() {
 fn renderings() {
     let base = fixture("basic");
     let mut new = base.clone();
-    new.points[2].classes[0].total.iops *= 0.90;
+    new.points_mut()[2].classes[0].total.iops *= 0.90;
     let mut c = compare(&base, &new, &CompareOptions::default());
     c.base.path = "runs/a".into();
     c.new.path = "runs/b".into();
@@ -213,7 +220,7 @@ fn renderings() {
 fn nothing_in_common_is_said() {
     let base = fixture("basic");
     let mut new = base.clone();
-    for p in &mut new.points {
+    for p in new.points_mut() {
         for c in &mut p.point.classes {
             c.size *= 2;
         }
@@ -232,7 +239,7 @@ fn nothing_in_common_is_said() {
 fn html_marks_regressions_and_escapes_what_it_quotes() {
     let base = fixture("basic");
     let mut new = base.clone();
-    new.points[2].classes[0].total.iops *= 0.5;
+    new.points_mut()[2].classes[0].total.iops *= 0.5;
     let mut c = compare(&base, &new, &CompareOptions::default());
     c.base.path = "runs/<a&b>".into();
     let page = html(&c, Some("<svg id=\"overlay\"></svg>"));

@@ -1,5 +1,5 @@
 //! Writing a requirement's figure for people, in its unit. Reading figures is the results model's
-//! (`stats::view`).
+//! (`rigel_results::view`).
 
 use rigel_expr::Stat;
 use rigel_expr::units;

@@ -21,8 +21,8 @@ use rigel_expr::{
     parse_requirement_key,
 };
 use rigel_plan::{DataPoint, Requirement};
-use rigel_results::stats::view::{self, PointRead};
-use rigel_results::stats::{PointResult, PointStatus, ResultsDoc};
+use rigel_results::view::{self, PointRead};
+use rigel_results::{PointResult, PointStatus, ResultsDoc};
 use serde::Serialize;
 
 /// The judgement of one requirement.
@@ -80,7 +80,7 @@ impl Status {
 
 /// Judges every requirement of the run's plan, in the order written.
 pub fn evaluate(doc: &ResultsDoc) -> Vec<Verdict> {
-    doc.plan.expect.iter().map(|r| judge(doc, r)).collect()
+    doc.plan().expect.iter().map(|r| judge(doc, r)).collect()
 }
 
 /// Whether every verdict passed (true when there are none).
@@ -89,8 +89,8 @@ pub fn all_passed(verdicts: &[Verdict]) -> bool {
 }
 
 fn judge(doc: &ResultsDoc, r: &Requirement) -> Verdict {
-    let missing = doc.plan.points.len().saturating_sub(doc.points.len());
-    judge_points(&doc.points, missing, r)
+    let missing = doc.plan().points.len().saturating_sub(doc.points().len());
+    judge_points(doc.points(), missing, r)
 }
 
 /// Judges `r` at one point alone (a search's trial).

@@ -3,7 +3,7 @@
 
 use super::{Verdict, judge_point};
 use rigel_plan::{Knob, SearchPlan, Tried, bracket};
-use rigel_results::stats::{PointResult, PointStatus, SearchRecord, SearchTrial};
+use rigel_results::{PointResult, PointStatus, SearchRecord, SearchTrial};
 
 /// The trials among `points` (those that finished without an I/O error), in id order, each with
 /// the searched value and its verdict.

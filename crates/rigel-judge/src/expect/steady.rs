@@ -2,8 +2,8 @@
 //! round's result through the results model, as `[expect]` reads it.
 
 use rigel_expr::{Metric, parse_requirement_key};
-use rigel_results::stats::view::PointRead;
-use rigel_results::stats::{PointResult, PointStatus};
+use rigel_results::view::PointRead;
+use rigel_results::{PointResult, PointStatus};
 
 /// `41,200 IOPS`, `420 µs`: a round's figure in the metric's unit (`-` when it has none).
 pub fn round_text(metric: &str, value: Option<f64>) -> String {

@@ -7,8 +7,9 @@ use super::percentiles::{Direction, percentile_plot};
 use super::timeseries::{SecondSeries, time_series};
 use super::{Chart, groups, slug};
 use crate::rows::{ClassRow, ClassView, Headline, PointView};
-use rigel_results::stats::view::ResultsView;
-use rigel_results::stats::{decode_histogram, iops_spread};
+use rigel_results::decode_histogram;
+use rigel_results::stats::iops_spread;
+use rigel_results::view::ResultsView;
 
 /// Per-second IOPS max/min above which a point gets a time series of its own.
 const UNSTEADY: f64 = 1.5;

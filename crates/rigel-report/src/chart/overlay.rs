@@ -5,8 +5,8 @@ use super::axis::Kind;
 use super::plot::{Figure, Line, Mark, Panel};
 use rigel_expr::Direction;
 use rigel_expr::units;
-use rigel_results::stats::ResultsDoc;
-use rigel_results::stats::view::ResultsView;
+use rigel_results::ResultsDoc;
+use rigel_results::view::ResultsView;
 
 /// (load, IOPS, mean latency µs, p99 latency µs)
 type Row = (f64, f64, f64, f64);
@@ -52,7 +52,7 @@ pub fn compare_overlay(base: &ResultsDoc, new: &ResultsDoc) -> String {
     let mut by_iops = Vec::new();
     let mut p99_by_iops = Vec::new();
     let mut colour = 0;
-    for class in &base.plan.classes {
+    for class in &base.plan().classes {
         let base_series = series(base, &class.name);
         for (key, _) in &base_series {
             for (run, doc, dashed) in [("BASE", base, false), ("NEW", new, true)] {

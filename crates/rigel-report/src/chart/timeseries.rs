@@ -5,7 +5,7 @@ use super::axis::Kind;
 use super::hockey::latency_unit;
 use super::plot::{Figure, Line, Mark, Panel};
 use rigel_expr::units;
-use rigel_results::stats::Interval;
+use rigel_results::Interval;
 
 /// One line: a class at the point (`small`), or a point's label.
 pub struct SecondSeries<'a> {

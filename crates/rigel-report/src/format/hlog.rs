@@ -6,7 +6,7 @@
 use super::ReportError;
 use hdrhistogram::serialization::V2DeflateSerializer;
 use hdrhistogram::serialization::interval_log::{IntervalLogWriterBuilder, Tag};
-use rigel_results::stats::{PointResult, ResultsDoc, decode_histogram};
+use rigel_results::{PointResult, ResultsDoc, decode_histogram};
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
@@ -16,9 +16,10 @@ const LEGEND: &str =
 
 /// The logs, as (file name, text). An error when the results hold no per-interval histograms.
 pub fn render(doc: &ResultsDoc) -> Result<Vec<(PathBuf, String)>, ReportError> {
-    let start = epoch_seconds(&doc.started).ok_or_else(|| bad("the run", "no valid start time"))?;
+    let start =
+        epoch_seconds(doc.started()).ok_or_else(|| bad("the run", "no valid start time"))?;
     let mut classes: Vec<&str> = Vec::new();
-    for p in &doc.points {
+    for p in doc.points() {
         for c in &p.classes {
             if !classes.contains(&c.class.as_str()) {
                 classes.push(&c.class);
@@ -57,7 +58,7 @@ fn log(
     IntervalLogWriterBuilder::new()
         .add_comment(&format!(
             "rigel {}: {what}, one interval per second of each point (tag pID), latencies in ns",
-            doc.rigel_version
+            doc.rigel_version()
         ))
         .add_comment("[Histogram log format version 1.3]")
         .with_start_time(SystemTime::UNIX_EPOCH + Duration::from_secs_f64(start))
@@ -72,7 +73,7 @@ fn log(
         .begin_log_with(&mut body, &mut serializer)
         .map_err(|e| bad(&what, &e.to_string()))?;
     let mut any = false;
-    for p in &doc.points {
+    for p in doc.points() {
         let Some(c) = p.classes.iter().find(|c| c.class == class) else {
             continue;
         };

@@ -8,7 +8,7 @@ use crate::ReportError;
 use quick_xml::Writer;
 use quick_xml::events::{BytesDecl, BytesText, Event};
 use rigel_judge::expect::{Status, Verdict, evaluate};
-use rigel_results::stats::ResultsDoc;
+use rigel_results::ResultsDoc;
 use std::io;
 use std::path::Path;
 
@@ -36,7 +36,7 @@ pub fn write_junit(doc: &ResultsDoc, path: &Path) -> Result<(), ReportError> {
 fn junit(doc: &ResultsDoc, verdicts: &[Verdict]) -> io::Result<String> {
     let failures = verdicts.iter().filter(|v| !v.passed).count().to_string();
     let tests = verdicts.len().to_string();
-    let suite = clean(&doc.plan.name);
+    let suite = clean(&doc.plan().name);
     let class = format!("rigel.{suite}");
     let mut w = Writer::new_with_indent(Vec::new(), b' ', 2);
     w.write_event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)))?;
@@ -55,13 +55,13 @@ fn junit(doc: &ResultsDoc, verdicts: &[Verdict]) -> io::Result<String> {
                 ("errors", "0"),
                 ("skipped", "0"),
             ]);
-            if !doc.started.is_empty() {
-                s = s.with_attribute(("timestamp", clean(&doc.started).as_str()));
+            if !doc.started().is_empty() {
+                s = s.with_attribute(("timestamp", clean(doc.started()).as_str()));
             }
             s.write_inner_content(|w| {
                 w.create_element("properties").write_inner_content(|w| {
-                    let version = clean(&doc.rigel_version);
-                    let command = clean(&doc.command.join(" "));
+                    let version = clean(doc.rigel_version());
+                    let command = clean(&doc.command().join(" "));
                     for (name, value) in [("rigel_version", version), ("command", command)] {
                         w.create_element("property")
                             .with_attributes([("name", name), ("value", value.as_str())])

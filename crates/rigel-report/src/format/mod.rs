@@ -9,7 +9,7 @@ pub use junit::{JUNIT_FILE, junit_text, write_junit};
 // `hlog` names the crate's error as its parent's.
 use crate::ReportError;
 
-use rigel_results::stats::ResultsDoc;
+use rigel_results::ResultsDoc;
 use std::path::PathBuf;
 
 /// `report.json`: the results document itself, as `results.json` holds it.

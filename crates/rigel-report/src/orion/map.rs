@@ -1,10 +1,10 @@
 //! How a rigel run maps onto ORION's file names: the files' prefix (one set per `[sweep]`
 //! combination) and ORION's command line. Which classes play ORION's roles is the results model's
-//! (`stats::view::roles`).
+//! (`rigel_results::view::roles`).
 
 use crate::context::shell_join;
 use rigel_plan::SweepBinding;
-use rigel_results::stats::ResultsDoc;
+use rigel_results::ResultsDoc;
 
 /// ORION's command line: what followed `orion` when rigel ran as ORION, else rigel's whole command.
 pub fn orion_commandline(command: &[String]) -> String {
@@ -17,7 +17,7 @@ pub fn orion_commandline(command: &[String]) -> String {
 /// `<testname>_<yyyymmdd>_<hhmm>` from the run's start (in its own offset); a sweep adds its values
 /// to the test name (`t-small.size-4KiB_20250101_1200`) so each matrix gets its own files.
 pub fn prefix(doc: &ResultsDoc, testname: &str, sweep: &[SweepBinding]) -> String {
-    let stamp = chrono::DateTime::parse_from_rfc3339(&doc.started)
+    let stamp = chrono::DateTime::parse_from_rfc3339(doc.started())
         .map(|t| t.format("%Y%m%d_%H%M").to_string())
         .unwrap_or_else(|_| chrono::Local::now().format("%Y%m%d_%H%M").to_string());
     let mut name = testname.to_string();

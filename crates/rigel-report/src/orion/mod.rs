@@ -15,7 +15,7 @@ use crate::{Dialect, ReportError};
 use map::{orion_commandline, prefix};
 use rigel_expr::{Access, Direction, LatencyStat, Stat};
 use rigel_plan::{Layout, MatrixShape, SweepBinding};
-use rigel_results::stats::view::{self, ClassRead, Figures, Group, PointRead, ResultsView};
+use rigel_results::view::{self, ClassRead, Figures, Group, PointRead, ResultsView};
 use serde::Serialize;
 
 #[derive(Clone, Debug, Serialize)]
@@ -129,7 +129,7 @@ fn levels(view: &ResultsView, class: Option<&str>, pts: &[&PointRead]) -> Vec<u3
     };
     let mut v: Vec<u32> = view
         .doc
-        .plan
+        .plan()
         .matrix
         .levels
         .iter()
@@ -334,7 +334,7 @@ pub fn orion_view(
     let (iops, lat, mbps) = m.grids(&small_levels, &large_levels);
     let [max_mbps, max_iops, min_latency] = m.peaks();
     let (small_columns, large_columns) =
-        summary_columns(doc.plan.matrix.shape, &small_levels, &large_levels);
+        summary_columns(doc.plan().matrix.shape, &small_levels, &large_levels);
     let large_sequential = large_class.is_some_and(|c| c.access == Access::Sequential);
     let write_percent = [small_class, large_class]
         .into_iter()
@@ -352,25 +352,25 @@ pub fn orion_view(
         version: settings.version.to_string(),
         testname: settings.testname.to_string(),
         prefix: prefix(doc, settings.testname, group.sweep),
-        commandline: orion_commandline(&doc.command),
+        commandline: orion_commandline(doc.command()),
         small_kb: small_class.map_or(8, |c| c.size / 1024),
         large_kb: large_class.map_or(1024, |c| c.size / 1024),
         io_types: format!("Small Random IOs, {large_io}"),
         large_sequential,
         per_stream: large_class.map_or(1, |c| c.per_stream),
-        array_type: match doc.plan.volume.layout {
+        array_type: match doc.plan().volume.layout {
             Layout::Concat => "CONCAT".to_string(),
             Layout::Raid0 => "RAID 0".to_string(),
         },
-        stripe_kb: doc.plan.volume.stripe / 1024,
+        stripe_kb: doc.plan().volume.stripe / 1024,
         write_percent,
         cache_size: "Not Entered".to_string(),
-        duration_s: (doc.plan.run.duration_ms + 500) / 1000,
+        duration_s: (doc.plan().run.duration_ms + 500) / 1000,
         small_columns,
         large_columns,
-        total_points: doc.plan.orion_total_points,
+        total_points: doc.plan().orion_total_points,
         luns: doc
-            .targets
+            .targets()
             .iter()
             .map(|t| Lun {
                 path: t.path.clone(),

@@ -7,7 +7,7 @@ use hdrhistogram::Histogram;
 use hdrhistogram::serialization::{Serializer as _, V2DeflateSerializer};
 use rigel_expr::{Access, CmpOp, Comparison, Mix, Quantity};
 use rigel_plan::*;
-use rigel_results::stats::*;
+use rigel_results::*;
 
 /// A point's `[sweep]` bindings and each class's load.
 pub type PlannedLoads = (Vec<(&'static str, &'static str)>, Vec<u32>);
@@ -289,12 +289,11 @@ pub fn build(s: &Scenario) -> ResultsDoc {
     } else {
         String::new()
     };
-    ResultsDoc {
+    let header = RunHeader {
         schema_version: SCHEMA_VERSION,
         rigel_version: "0.1.0".into(),
         command: s.command.iter().map(|a| a.to_string()).collect(),
         started: s.started.into(),
-        finished,
         host: HostInfo {
             hostname: "db-test-01".into(),
             kernel: "6.12.48-1-amd64".into(),
@@ -319,15 +318,12 @@ pub fn build(s: &Scenario) -> ResultsDoc {
                 env: Default::default(),
             })
             .collect(),
-        spec_toml: format!(
-            "[spec]\nname = \"{}\"\ndescription = \"{}\"\n",
-            s.name, s.description
-        ),
-        plan,
-        points,
-        fleet: None,
-        search: None,
-    }
+    };
+    let spec_toml = format!(
+        "[spec]\nname = \"{}\"\ndescription = \"{}\"\n",
+        s.name, s.description
+    );
+    ResultsDoc::new(header, spec_toml, plan, points, finished)
 }
 
 fn class_result(

@@ -8,7 +8,7 @@ mod run_folder;
 mod user_templates;
 
 use super::{Dialect, Format, ReportOptions, render_to_strings};
-use rigel_results::stats::ResultsDoc;
+use rigel_results::ResultsDoc;
 use std::path::{Path, PathBuf};
 
 fn fixtures_dir() -> PathBuf {
@@ -120,12 +120,12 @@ fn orion_csvs_parse_back_to_the_measured_values() {
     let iops = parse_orion_csv(get("_iops.csv"));
     let mbps = parse_orion_csv(get("_mbps.csv"));
     let lat = parse_orion_csv(get("_lat.csv"));
-    let at = |p: &rigel_results::stats::PointResult, c: &str| p.point.load_of(c);
+    let at = |p: &rigel_results::PointResult, c: &str| p.point.load_of(c);
     let mut checked = 0;
     for p in doc
-        .points
+        .points()
         .iter()
-        .filter(|p| matches!(p.status, rigel_results::stats::PointStatus::Ok))
+        .filter(|p| matches!(p.status, rigel_results::PointStatus::Ok))
     {
         let (s, l) = (at(p, "small"), at(p, "large"));
         if let Some(c) = p.class("small").filter(|c| c.outstanding > 0) {
@@ -143,18 +143,17 @@ fn orion_csvs_parse_back_to_the_measured_values() {
     }
     assert!(checked >= 20, "checked {checked} cells");
     // The failed point (id 9) has no cell, and nothing else is invented.
-    let failed = doc.points.iter().find(|p| p.point.id == 9).unwrap();
+    let failed = doc.points().iter().find(|p| p.point.id == 9).unwrap();
     assert!(
         !iops
             .iter()
             .any(|x| (x.0, x.1) == (at(failed, "small"), at(failed, "large")))
     );
     let ok_small = doc
-        .points
+        .points()
         .iter()
         .filter(|p| {
-            matches!(p.status, rigel_results::stats::PointStatus::Ok)
-                && p.point.load_of("small") > 0
+            matches!(p.status, rigel_results::PointStatus::Ok) && p.point.load_of("small") > 0
         })
         .count();
     assert_eq!(iops.len(), ok_small);
@@ -237,8 +236,8 @@ fn html_screenshots_in_chromium() {
 #[test]
 fn json_alone_builds_no_view() {
     let mut doc = load_fixture(&fixtures_dir().join("results-basic.json"));
-    doc.points[0].classes[0].total.histogram = "not base64!".into();
-    if let Some(r) = doc.points[0].classes[0].read.as_mut() {
+    doc.points_mut()[0].classes[0].total.histogram = "not base64!".into();
+    if let Some(r) = doc.points_mut()[0].classes[0].read.as_mut() {
         r.histogram = "not base64!".into();
     }
     let only = |f: Format| ReportOptions {

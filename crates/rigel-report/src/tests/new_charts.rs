@@ -6,8 +6,9 @@ use crate::chart::hockey::{Group, LoadPoint, hockey_stick};
 use crate::chart::percentiles::{Direction, percentile_plot};
 use crate::chart::timeseries::{SecondSeries, time_series};
 use rigel_expr::Direction as Dir;
-use rigel_results::stats::view::ResultsView;
-use rigel_results::stats::{Interval, ResultsDoc, decode_histogram, warnings};
+use rigel_results::stats::warnings;
+use rigel_results::view::ResultsView;
+use rigel_results::{Interval, ResultsDoc, decode_histogram};
 
 fn real_run() -> ResultsDoc {
     load_fixture(&fixtures_dir().join("results-quick-real-run.json"))
@@ -67,7 +68,7 @@ fn hockey_sticks_of_a_real_run() {
 #[test]
 fn time_series_of_a_real_point() {
     let doc = real_run();
-    let p = &doc.points[1];
+    let p = &doc.points()[1];
     let c = p.class("small").unwrap();
     let svg = time_series(
         &format!("point {} per second", p.point.label()),
@@ -111,7 +112,7 @@ fn a_throttled_series_shows_its_step() {
 #[test]
 fn percentile_plot_of_a_real_point() {
     let doc = real_run();
-    let c = doc.points[2].class("small").unwrap();
+    let c = doc.points()[2].class("small").unwrap();
     let h = decode_histogram(&c.total.histogram).unwrap();
     let svg = percentile_plot(
         "small latency percentiles",
@@ -137,7 +138,7 @@ fn warnings_of_a_real_run() {
 fn compare_overlay_of_a_real_run_and_a_lowered_copy() {
     let base = real_run();
     let mut new = base.clone();
-    for p in &mut new.points {
+    for p in new.points_mut() {
         for c in &mut p.classes {
             c.total.iops *= 0.8;
         }
@@ -157,7 +158,7 @@ fn the_default_seed_on_a_target_that_ran_it_before_is_warned_about() {
         folder: "runs/earlier".into(),
         started: started.into(),
         seed,
-        targets: vec![doc.targets[0].path.clone()],
+        targets: vec![doc.targets()[0].path.clone()],
     };
     let seed_warnings = |p: &[rigel_results::stats::PastRun]| {
         warnings(&ResultsView::new(&doc), p, &Default::default())

@@ -4,12 +4,12 @@ use super::super::{Dialect, Format, ReportOptions, render_to_strings};
 use super::fixture::{self, Scenario};
 use rigel_expr::Access;
 use rigel_plan::{Layout, MatrixShape};
-use rigel_results::stats::{DirStats, ResultsDoc};
+use rigel_results::{DirStats, ResultsDoc};
 
 /// Sets a class's figures at the point with these loads to exact values.
 fn set(doc: &mut ResultsDoc, loads: (u32, u32), class: &str, f: impl Fn(&mut DirStats)) {
     let p = doc
-        .points
+        .points_mut()
         .iter_mut()
         .find(|p| (p.point.load_of("small"), p.point.load_of("large")) == loads)
         .unwrap();

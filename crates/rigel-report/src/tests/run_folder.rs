@@ -6,7 +6,7 @@ use super::super::{
 use super::fixture;
 use rigel_plan::SCHEMA_VERSION;
 use rigel_record::{self as record, RunHeader};
-use rigel_results::stats::ResultsDoc;
+use rigel_results::ResultsDoc;
 use std::path::Path;
 
 fn doc() -> ResultsDoc {
@@ -16,15 +16,15 @@ fn doc() -> ResultsDoc {
 /// A run folder as `rigel run` leaves it after `points` finished (closed when `close`).
 fn write_folder(dir: &Path, d: &ResultsDoc, points: usize, close: bool) {
     let header = RunHeader {
-        schema_version: d.schema_version,
-        rigel_version: d.rigel_version.clone(),
-        command: d.command.clone(),
-        started: d.started.clone(),
-        host: d.host.clone(),
-        targets: d.targets.clone(),
+        schema_version: d.schema_version(),
+        rigel_version: d.rigel_version().to_owned(),
+        command: d.command().to_vec(),
+        started: d.started().to_owned(),
+        host: d.host().clone(),
+        targets: d.targets().to_vec(),
     };
-    let mut folder = record::RunFolder::create(dir, &d.spec_toml, &d.plan, &header).unwrap();
-    for p in &d.points[..points] {
+    let mut folder = record::RunFolder::create(dir, d.spec_toml(), d.plan(), &header).unwrap();
+    for p in &d.points()[..points] {
         folder.append(p).unwrap();
     }
     if close {
@@ -36,13 +36,13 @@ fn write_folder(dir: &Path, d: &ResultsDoc, points: usize, close: bool) {
 fn a_closed_run_loads_from_results_json() {
     let dir = tempfile::tempdir().unwrap();
     let d = doc();
-    write_folder(dir.path(), &d, d.points.len(), true);
+    write_folder(dir.path(), &d, d.points().len(), true);
     let f = load_run_folder_status(dir.path()).unwrap();
     assert!(f.complete, "{:?}", f.notes);
     assert!(f.notes.is_empty());
     assert_eq!(
-        (&f.doc.plan, &f.doc.command, f.doc.points.len()),
-        (&d.plan, &d.command, d.points.len())
+        (&f.doc.plan(), &f.doc.command(), f.doc.points().len()),
+        (&d.plan(), &d.command(), d.points().len())
     );
 }
 
@@ -53,11 +53,11 @@ fn an_interrupted_run_is_rebuilt_and_said_to_be_incomplete() {
     write_folder(dir.path(), &d, 3, false);
     let f = load_run_folder_status(dir.path()).unwrap();
     assert!(!f.complete);
-    let ids: Vec<u32> = f.doc.points.iter().map(|p| p.point.id).collect();
+    let ids: Vec<u32> = f.doc.points().iter().map(|p| p.point.id).collect();
     assert_eq!(ids, [1, 2, 3]);
     assert_eq!(
-        (&f.doc.plan, &f.doc.spec_toml, &f.doc.host),
-        (&d.plan, &d.spec_toml, &d.host)
+        (&f.doc.plan(), &f.doc.spec_toml(), &f.doc.host()),
+        (&d.plan(), &d.spec_toml(), &d.host())
     );
     let notes = f.notes.join("\n");
     assert!(

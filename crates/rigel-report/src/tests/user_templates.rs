@@ -29,7 +29,7 @@ fn a_user_template_file_renders_with_the_documented_context() {
     assert!(written.contains(&out), "{written:?}");
     let text = std::fs::read_to_string(out).unwrap();
     let best = doc
-        .points
+        .points()
         .iter()
         .flat_map(|p| &p.classes)
         .map(|c| c.total.iops)

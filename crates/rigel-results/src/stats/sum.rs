@@ -4,10 +4,10 @@
 //! latencies add the same way, and its schedule's figures (requested and achieved rates, send
 //! times, backlog) sum.
 
-use super::hdr_add::{HdrAdder, HdrSum};
-use super::light::{LightClass, LightDir};
+use crate::codec::{HdrAdder, HdrSum, encode, latency_of};
+use crate::rate_achieved;
+use crate::stream::{LightClass, LightDir};
 use crate::{ClassResult, DirStats, Interval, LatencyStats, PaceResult, ServiceStats};
-use crate::{encode, latency_of, rate_achieved};
 
 /// One class's figures summed over hosts.
 #[derive(Debug)]

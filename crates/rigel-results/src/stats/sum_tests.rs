@@ -1,7 +1,7 @@
 //! Summing hosts gives the figures of one recorder that saw every host's I/Os.
 
 use super::*;
-use crate::stats::{ClassRecorder, decode_histogram};
+use crate::{ClassRecorder, decode_histogram};
 use rigel_expr::Arrival;
 
 /// The class's result as the merge reads it from a line.

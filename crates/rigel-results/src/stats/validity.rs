@@ -2,9 +2,9 @@
 //! warning carries the figure that triggered it. Computed from the results document (and, for seed
 //! reuse, the earlier runs the caller found); reports show them at the top, the terminal prints them.
 
-use super::view::ResultsView;
 pub use super::warning::Warning;
-use super::{Interval, ResultsDoc};
+use crate::view::ResultsView;
+use crate::{Interval, ResultsDoc};
 use rigel_expr::units;
 
 /// The seed a spec gets when it names none.

@@ -1,128 +1,12 @@
-//! The results document's types. `mbps` everywhere is MiB/s (2^20 bytes per second), as ORION's MBPS.
-//! Latencies are nanoseconds.
+//! A point's measurement: per class and direction, counts, rates, latencies and their histograms.
+//! `mbps` everywhere is MiB/s (2^20 bytes per second), as ORION's MBPS. Latencies are nanoseconds.
 
+use super::device::DeviceWindow;
 use super::rank_rows::RankRows;
-pub use super::rank_rows::{RankClass, RankPoint};
-pub use super::wall_window::WallWindow;
-use rigel_plan::{DataPoint, RunPlan};
+use super::steady_record::SteadyRecord;
+use super::wall_window::WallWindow;
+use rigel_plan::DataPoint;
 use serde::{Deserialize, Serialize};
-
-/// The whole run: written as `results.json` at the end of a run, rebuilt from `results.jsonl` on resume.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ResultsDoc {
-    pub schema_version: u32,
-    pub rigel_version: String,
-    /// The command line that made the run, as typed.
-    pub command: Vec<String>,
-    /// RFC 3339 start and end (end is empty while the run is incomplete).
-    pub started: String,
-    pub finished: String,
-    pub host: HostInfo,
-    pub targets: Vec<TargetInfo>,
-    /// The resolved spec (extends, vars and --set applied), as TOML text.
-    pub spec_toml: String,
-    pub plan: RunPlan,
-    /// Finished points in run order.
-    pub points: Vec<PointResult>,
-    /// A fleet's merged run: the ranks it merges (absent for one host's run).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fleet: Option<FleetInfo>,
-    /// `[search]`: every trial and the answer (absent for runs without a search).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub search: Option<SearchRecord>,
-}
-
-/// A search's outcome: each trial judged against the target, and the highest value that held.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SearchRecord {
-    /// The requirement as written: `small.read.latency.p99 <= 2ms`.
-    pub target: String,
-    pub class: String,
-    /// `rate` (I/Os per second) or `load`.
-    pub knob: String,
-    pub trials: Vec<SearchTrial>,
-    /// The highest value at which the target held (none: it failed at `low`, or nothing ran).
-    pub answer: Option<f64>,
-    /// The lowest value at which it failed (none: it held at `high`).
-    pub failed_at: Option<f64>,
-    /// The search ended (bracket within the precision, a bound reached, or the trial cap).
-    pub finished: bool,
-    /// One line: `max 41,200 IOPS with small.read.latency.p99 <= 2ms`.
-    pub summary: String,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SearchTrial {
-    pub point_id: u32,
-    pub value: f64,
-    pub passed: bool,
-    /// The target's figure at this trial, with its unit (`1.9 ms`), or `-`.
-    pub measured: String,
-}
-
-/// The hosts of a fleet run (`rigel run --fleet`, `rigel merge`), one per rank.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct FleetInfo {
-    /// Ranks the launcher started (hosts expected at every point).
-    pub ranks: u32,
-    pub hosts: Vec<FleetHost>,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct FleetHost {
-    pub rank: u32,
-    pub hostname: String,
-    /// The rank's own run folder, relative to the fleet folder (`rank-0007`).
-    pub dir: String,
-    /// Points this rank finished without error.
-    pub points: usize,
-    /// Why the merge left this rank out, when it did (a plan differing from rank 0's, an unreadable
-    /// folder).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub excluded: Option<String>,
-}
-
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct HostInfo {
-    pub hostname: String,
-    pub kernel: String,
-    pub cpu_model: String,
-    pub cores: u32,
-    pub memory_bytes: u64,
-}
-
-/// What rigel learnt about a target when it opened it (sysfs facts are empty where absent).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct TargetInfo {
-    pub path: String,
-    /// `block` or `file`.
-    pub kind: String,
-    pub size: u64,
-    pub model: String,
-    pub rotational: Option<bool>,
-    pub scheduler: String,
-    pub queue_depth: Option<u32>,
-    pub logical_block_size: u32,
-    pub physical_block_size: u32,
-    /// rigel created this file (and may write it without consent).
-    pub created_by_rigel: bool,
-    /// Filesystem, mount options and device queue facts (absent in older results).
-    #[serde(default)]
-    pub env: TargetEnv,
-}
-
-/// What else the report's environment section says about a target; empty where unknown.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct TargetEnv {
-    /// A file's filesystem type (`ext4`, `xfs`, `tmpfs`) and mount options.
-    pub filesystem: String,
-    pub mount_options: String,
-    /// The device's `queue/write_cache`: `write back` or `write through`.
-    pub write_cache: String,
-    pub nr_requests: Option<u32>,
-    pub numa_node: Option<i32>,
-    pub firmware: String,
-}
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PointResult {
@@ -148,11 +32,11 @@ pub struct PointResult {
     pub fleet: Option<FleetPoint>,
     /// `run.steady`: the rounds before the measured run, and whether they reached steady state.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub steady: Option<super::steady_record::SteadyRecord>,
+    pub steady: Option<SteadyRecord>,
     /// The block devices under the targets, their kernel counters over the window (none for
     /// targets on tmpfs or FUSE, and in a fleet's merged point, whose hosts' devices differ).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub devices: Vec<super::DeviceWindow>,
+    pub devices: Vec<DeviceWindow>,
 }
 
 /// One merged point across the fleet's hosts.

@@ -2,7 +2,7 @@
 //! directions of a mix.
 
 use super::*;
-use crate::stats::{ClassRecorder, CpuTime, IoFailure};
+use crate::{ClassRecorder, CpuTime, IoFailure};
 use rigel_expr::{Mix, Stat};
 use rigel_plan::DataPoint;
 

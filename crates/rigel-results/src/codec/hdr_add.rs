@@ -4,6 +4,7 @@
 //! bucket to add it, per host and direction. Here the buffers and the inflater are kept, each
 //! recorded bucket's count is added to the sum's array, and the histogram is built once, at the
 //! end. Histograms of other bounds or forms take the crate's own path.
+//! `hdr_add_tests.rs` pins this decoder to the crate's on random histograms.
 
 use base64::Engine;
 use flate2::{Decompress, FlushDecompress, Status};
@@ -258,7 +259,7 @@ fn be_u64(bytes: &[u8], at: usize) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{decode_histogram, encode};
+    use crate::codec::{decode_histogram, encode};
 
     fn recorded(seed: u64, n: u64) -> Histogram<u64> {
         let mut rng = fastrand::Rng::with_seed(seed);
@@ -324,3 +325,7 @@ mod tests {
         assert_eq!(sum.histogram().map(|s| s.len()), Some(1_001));
     }
 }
+
+#[cfg(test)]
+#[path = "hdr_add_tests.rs"]
+mod proptests;

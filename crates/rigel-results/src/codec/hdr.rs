@@ -1,7 +1,7 @@
 //! How the results document keeps a histogram (V2 deflate, base64) and reads latency figures
 //! from one.
 
-use super::model::LatencyStats;
+use crate::model::LatencyStats;
 use base64::Engine;
 use hdrhistogram::Histogram;
 use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};

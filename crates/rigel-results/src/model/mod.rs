@@ -1,0 +1,20 @@
+//! The results model: the plain types a point's measurement is written into (by `target`'s probes
+//! and `exec`'s recorders) and the versioned document the run folder holds.
+
+mod device;
+mod doc;
+mod doc_access;
+mod point;
+mod rank_rows;
+mod steady_record;
+mod wall_window;
+
+pub use device::DeviceWindow;
+pub use doc::{
+    FleetHost, FleetInfo, HostInfo, ResultsDoc, RunHeader, SearchRecord, SearchTrial, TargetEnv,
+    TargetInfo,
+};
+pub use point::*;
+pub use rank_rows::{RankClass, RankPoint, RankRows, SpillError};
+pub use steady_record::SteadyRecord;
+pub use wall_window::WallWindow;
