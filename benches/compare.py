@@ -29,7 +29,7 @@ from ratios import per_core, ratios, show
 def read_stat():
     """(busy, steal) jiffies over all CPUs. Steal is time the host gave this VM's virtual CPUs to
     something else: not CPU either tool used, so not busy, but reported beside the figures because
-    it slows whatever the tool does per system call (benches/README.md, "Eighth pass")."""
+    it slows whatever the tool does per system call (docs/executor.md, "fio under the host's steal")."""
     with open("/proc/stat") as f:
         # user nice system idle iowait irq softirq steal
         user, nice, system, _idle, _iowait, irq, softirq, steal = (
@@ -235,7 +235,7 @@ def workloads(args):
     if args.huge:
         # The same two, both tools' buffers in huge pages: on a virtio disk without indirect
         # descriptors the physical layout of 4 KiB-page buffers decides how many 1 MiB requests
-        # the device holds at once (benches/README.md, "Causes found"); t/io_uring has no such
+        # the device holds at once (docs/executor.md, "The buffer's pages"); t/io_uring has no such
         # option and is left out of these rows.
         for seq in (False, True):
             ws.append(dict(name=f"1M {'seq' if seq else 'rand'}read QD4 root-disk file, huge pages",

@@ -4,7 +4,7 @@ seconds on a shared host whose disk and CPUs drift).
 
 Why: a rigel / fio ratio of 1.07 says nothing until one knows what fio / fio gives in the same
 rounds. When the second fio run is itself 7% off the first, the protocol cannot resolve a 5% bar,
-whatever the tools do (benches/README.md, "Ninth pass").
+whatever the tools do (docs/executor.md, "fio against itself").
 
 In these rows rigel runs between the two fio runs (fio, rigel, fio again), so rigel against the
 geometric mean of both cancels a drift that is linear over the three windows, and fio again / fio

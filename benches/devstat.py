@@ -2,7 +2,7 @@
 device's `stat` file, so it is the same rule for every tool.
 
 Why: two tools asked for the same queue depth can keep different numbers of I/Os at the device
-(fio reaps only when its queue is full, benches/README.md "Fourth pass"), and a device serves a
+(fio reaps only when its queue is full, docs/executor.md, "fio holds completed I/Os"), and a device serves a
 deeper queue faster. The disk rows' IOPS ratio only compares the tools' timing when both kept the
 depth they were asked for; this shows whether they did.
 """
@@ -14,7 +14,7 @@ import statistics
 from ratios import ratios, show
 
 # Steal (cores) below which a run counts as quiet: fio's one system call per I/O is slowed by the
-# host's steal far more than a batching tool (benches/README.md, "Eighth pass").
+# host's steal far more than a batching tool (docs/executor.md, "fio under the host's steal").
 QUIET = 0.15
 
 
@@ -67,7 +67,7 @@ def print_table(rows):
             cells.append(f"{statistics.median(got):.1f}" if got else "—")
         depth = [p["rigel"]["depth"] / p["fio"]["depth"] for p in pairs if p["fio"]["depth"]]
         iops = ratios(pairs, "iops")
-        # Steal slows a tool in proportion to its system calls per I/O (README, "Eighth pass"):
+        # Steal slows a tool in proportion to its system calls per I/O (docs/executor.md, "fio under the host's steal"):
         # a depth gap that comes with steal is the host's doing, not the device's.
         steal = " / ".join(
             f"{statistics.median(p[t]['steal'] for p in pairs if t in p):.2f}"

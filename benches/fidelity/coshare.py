@@ -21,7 +21,7 @@ cover the same time. The depth column is each tool's own count (IOPS x mean late
 
 Not a fidelity test for two sequential streams: the disk's I/O scheduler (mq-deadline here)
 dispatches in sector order and can starve one of two sequential readers for the length of a
-batch, whichever it is (benches/README.md, "Sixth pass").
+batch, whichever it is (docs/executor.md, "Two sequential readers").
 """
 import argparse
 import glob

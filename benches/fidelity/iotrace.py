@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Where each large I/O's time goes, from a `perf script` of block and io_uring tracepoints
-(benches/README.md, "Causes found"):
+(docs/executor.md, "Causes found"):
 
     perf record -a -o perf.data -e block:block_bio_queue -e block:block_rq_complete \\
         -e io_uring:io_uring_complete -e io_uring:io_uring_submit_req -- sleep 3   # while a tool runs

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Physical contiguity of a running tool's I/O buffers (benches/README.md, "Causes found").
+"""Physical contiguity of a running tool's I/O buffers (docs/executor.md, "The buffer's pages").
 
     python3 benches/fidelity/pagemap.py PID BYTES
 

@@ -13,7 +13,7 @@ after round, and every half second samples the device's reads, the time they spe
 block layer (Little's law: the mean depth at the device) and the steal over all CPUs. It prints
 each tool's half-seconds split by steal: if fio's depth falls with steal while rigel's and
 t/io_uring's do not, the QD 16/32 gap in benches/run.sh's table is the host's, through fio's
-submission habit, not the device serving rigel differently (benches/README.md, "Eighth pass").
+submission habit, not the device serving rigel differently (docs/executor.md, "fio under the host's steal").
 """
 import argparse
 import os

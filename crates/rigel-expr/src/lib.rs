@@ -11,7 +11,7 @@
 //! | sweep | `1, 2, 4..=64 x2, 100`, `1..32 step 4`, `orion(5 * targets)` | items of any kind; `..=` inclusive, `..` exclusive; `step N` (N ≥ 1) or `xN` (N ≥ 2); levels sorted, distinct; at most [`MAX_LEVELS`] |
 //! | size list | `4KiB, 8KiB`, `4KiB..=1MiB x2`, `4KiB..=64KiB step 4KiB` | in the order written; a size range needs a step |
 //! | mix | `read`, `write`, `70% read`, `30% write`, `70/30` | `70/30` = 70% reads, 30% writes; percentages are whole, 0 to 100 |
-//! | requirement key | `small.iops`, `large.mbps @ all`, `small.read.latency.p99 @ small=1`, `errors` | `CLASS[.read\|.write].METRIC [@ SELECTOR]`; see [`parse_requirement_key`] and the README's Requirements section |
+//! | requirement key | `small.iops`, `large.mbps @ all`, `small.read.latency.p99 @ small=1`, `errors` | `CLASS[.read\|.write].METRIC [@ SELECTOR]`; see [`parse_requirement_key`] and docs/spec.md's Requirements section |
 //! | comparison | `>= 40000`, `> 1_000`, `<= 500us`, `< 2ms`, `<= 1MiB`, `>= 200MiB/s`, `>= 1.5GiB/s`, `== 0` | `>= > <= < ==`; no unit or `IOPS` = a number, a time unit = latency, a size unit = bytes, `…/s` = a rate; `MB/s` is an error (rigel's MB/s are MiB/s); single letters (`2m`, `40k`) are errors here |
 //! | rate | `20000 iops`, `20000`, `400MiB/s`, `1.5GiB/s`; a list `5000 iops, 10000 iops` | a class's open-loop rate; exact; `MB/s` is an error |
 //!

@@ -2,7 +2,7 @@
 //! text (a spanned error with a hint: `rigel check` exits 2); the executor and the target code read
 //! the same constants and rules instead of their own, so what `rigel check` passes can run.
 //!
-//! The README's "Limits" table lists these; keep the two together.
+//! docs/spec.md's "Limits" table lists these; keep the two together.
 
 use super::model::{DataPoint, Layout, RunSettings, VolumeLayout};
 use rigel_expr::{Access, Size, format_duration as fd};

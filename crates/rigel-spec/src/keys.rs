@@ -31,7 +31,7 @@ pub enum Kind {
 pub struct Key {
     pub name: &'static str,
     pub kind: Kind,
-    /// As the README states it (None: required or no default).
+    /// As docs/spec.md states it (None: required or no default).
     pub default: Option<&'static str>,
     pub description: &'static str,
 }
