@@ -2,7 +2,7 @@
 //! `unsafe` lives here.
 //!
 //! `run_point` spreads the point's load over worker threads (`share`), each with its own ring and
-//! registered buffer arena (`ring`) running a closed loop (`worker`) over offsets drawn from the
+//! registered buffer arena (`ring`) running a closed loop (`worker`, `turn`) over offsets drawn from the
 //! volume's slots (`offsets`); it then merges the workers' recordings into a `PointResult`.
 
 mod clock;
@@ -23,6 +23,7 @@ mod slots;
 #[cfg(test)]
 mod tests;
 mod tick;
+mod turn;
 mod window;
 mod worker;
 

@@ -84,6 +84,9 @@ pub struct ExecOptions {
     /// End the point once this many I/Os (over all workers) were issued and completed, instead
     /// of at the window's end (a precondition pass of exact bytes; closed-loop classes only).
     pub ios: Option<u64>,
+    /// Test-only fault: each worker panics at the end of this many turns of its loop.
+    #[cfg(test)]
+    pub(crate) panic_after_turns: Option<u64>,
 }
 
 impl Default for ExecOptions {
@@ -92,6 +95,8 @@ impl Default for ExecOptions {
             register_buffers: true,
             register_files: true,
             ios: None,
+            #[cfg(test)]
+            panic_after_turns: None,
         }
     }
 }

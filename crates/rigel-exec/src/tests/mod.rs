@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 mod entering;
+mod unwind;
 
 const KIB: u64 = 1024;
 const MIB: u64 = 1024 * 1024;
@@ -294,7 +295,7 @@ fn without_registration_plain_reads_and_writes_do_the_same_work() {
     let options = ExecOptions {
         register_buffers: false,
         register_files: false,
-        ios: None,
+        ..ExecOptions::default()
     };
     let (r, p) = run_point_with(
         &targets,
