@@ -6,8 +6,8 @@
 //! Replacements go to the kernel one by one when completions trickle in, or all in the system
 //! call that waits when many complete at once (`submit_each`).
 
-use super::clock::Clock;
-use super::entering::{Entering, since};
+use super::clock::Elapsed;
+use super::entering::Entering;
 use super::failure::{Failure, failure, stalled, transient};
 use super::slots::{PARKED, State};
 use super::tick::{TICK_TAG, arm_tick};
@@ -75,8 +75,7 @@ struct Turns<'r, 'a, 's> {
     cq: cqueue::CompletionQueue<'r>,
     st: &'r mut State<'a>,
     shared: &'r Shared<'s>,
-    clock: Clock,
-    start: u64,
+    clock: Elapsed,
     /// Some class is open loop (its slots wait for their send times, `pace.rs`).
     paced: bool,
     window: Window,
@@ -109,13 +108,13 @@ pub(super) fn run_loop(
     start: u64,
     #[cfg(test)] panic_after_turns: Option<u64>,
 ) -> LoopEnd {
-    let clock = super::clock::clock().clone();
+    let clock = Elapsed::new(start);
     let (mut submitter, mut sq, cq) = ring.split();
     // Enter through the ring's registered index: saves a file lookup per system call (5.18+;
     // without it the plain descriptor is used).
     let _ = submitter.register_ring_fd();
     arm_tick(&mut sq, &submitter);
-    let now = since(&clock, start);
+    let now = clock.ns();
     let paced = st.start_pacing(now);
     for i in 0..st.slots.len() {
         if st.slots[i].submitted_ns != PARKED && st.take_budget(i) {
@@ -123,8 +122,7 @@ pub(super) fn run_loop(
         }
     }
     if shared.running.fetch_add(1, Ordering::AcqRel) + 1 == shared.workers {
-        let from = (since(&clock, start) + shared.warmup_ns)
-            .max(shared.not_before.load(Ordering::Acquire));
+        let from = (clock.ns() + shared.warmup_ns).max(shared.not_before.load(Ordering::Acquire));
         shared.measure_from.store(from, Ordering::Release);
         shared.wake();
     }
@@ -136,7 +134,6 @@ pub(super) fn run_loop(
         st,
         shared,
         clock,
-        start,
         paced,
         window: Window {
             from: NOT_YET,
@@ -206,7 +203,6 @@ impl Turns<'_, '_, '_> {
             &self.submitter,
             &mut self.cq,
             &self.clock,
-            self.start,
             self.window.prev,
             self.in_flight,
             until,
@@ -216,7 +212,7 @@ impl Turns<'_, '_, '_> {
             self.shared.abort.store(true, Ordering::Relaxed);
             return Err(End::Failed);
         }
-        let now = since(&self.clock, self.start);
+        let now = self.clock.ns();
         self.batches += 1;
         self.window.advance(now, self.shared, self.st);
         if now >= self.window.end {
@@ -326,11 +322,7 @@ impl Turns<'_, '_, '_> {
             // each on this VM's disk): its latency starts when it is chosen, not
             // at the turn's clock reading, or the batch's last replacements would
             // count their predecessors' submissions (up to 0.4 ms at QD 32).
-            let issued = if batch.each {
-                since(&self.clock, self.start)
-            } else {
-                now
-            };
+            let issued = if batch.each { self.clock.ns() } else { now };
             st.next_io(i, issued, &mut self.sq, &self.submitter);
         } else {
             self.in_flight -= 1;
