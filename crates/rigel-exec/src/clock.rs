@@ -51,6 +51,28 @@ impl Clock {
     }
 }
 
+/// A worker's copy of the clock, read as nanoseconds since its point's start.
+pub(super) struct Elapsed {
+    clock: Clock,
+    /// The point's start, monotonic ns.
+    start: u64,
+}
+
+impl Elapsed {
+    pub(super) fn new(start: u64) -> Elapsed {
+        Elapsed {
+            clock: clock().clone(),
+            start,
+        }
+    }
+
+    /// Nanoseconds since the point's start.
+    #[inline(always)]
+    pub(super) fn ns(&self) -> u64 {
+        self.clock.now_ns().saturating_sub(self.start)
+    }
+}
+
 /// CLOCK_MONOTONIC from the kernel (through the vDSO).
 fn os_monotonic_ns() -> u64 {
     let mut ts = libc::timespec {

@@ -11,7 +11,7 @@
 //! Otherwise the worker waits at once, and keeps waiting for `BACKOFF` turns before trying
 //! again.
 
-use super::clock::Clock;
+use super::clock::Elapsed;
 use super::failure::{Failure, transient};
 use super::pace;
 use io_uring::cqueue;
@@ -49,14 +49,12 @@ impl Entering {
     /// the send time `until` comes first. `now` is the clock read at the last turn, `in_flight`
     /// the I/Os in flight once the queue is submitted. An error that is not transient fails the
     /// point.
-    #[allow(clippy::too_many_arguments)]
     #[inline]
     pub(super) fn enter(
         &mut self,
         submitter: &io_uring::Submitter<'_>,
         cq: &mut cqueue::CompletionQueue<'_>,
-        clock: &Clock,
-        start: u64,
+        clock: &Elapsed,
         now: u64,
         in_flight: usize,
         until: Option<u64>,
@@ -64,7 +62,7 @@ impl Entering {
         if until.is_none() && self.backoff == 0 {
             if now < self.wait_due {
                 self.submit_only += 1;
-                checked(submitter.submit(), clock, start)?;
+                checked(submitter.submit(), clock)?;
                 cq.sync();
                 if cq.len() >= in_flight.max(1) {
                     self.inline_turns += 1;
@@ -80,29 +78,23 @@ impl Entering {
             self.backoff -= 1;
         }
         let entered = match until {
-            Some(t) => pace::submit_and_wait_until(submitter, since(clock, start), t),
+            Some(t) => pace::submit_and_wait_until(submitter, clock.ns(), t),
             None => submitter.submit_and_wait(1),
         };
-        checked(entered, clock, start)
+        checked(entered, clock)
     }
-}
-
-/// Nanoseconds since `start` (monotonic ns).
-#[inline]
-pub(super) fn since(clock: &Clock, start: u64) -> u64 {
-    clock.now_ns().saturating_sub(start)
 }
 
 /// An entry's error fails the point unless it is transient (the loop simply enters again).
 #[inline]
-fn checked(entered: std::io::Result<usize>, clock: &Clock, start: u64) -> Result<(), Failure> {
+fn checked(entered: std::io::Result<usize>, clock: &Elapsed) -> Result<(), Failure> {
     match entered {
         Err(e) if !transient(e.raw_os_error().unwrap_or(0)) => Err(Failure {
             target: 0,
             offset: 0,
             errno: e.raw_os_error().unwrap_or(0),
             message: format!("io_uring_enter: {e}"),
-            at_ns: since(clock, start),
+            at_ns: clock.ns(),
             stalled: false,
         }),
         _ => Ok(()),

@@ -2,7 +2,7 @@
 //! `unsafe` lives here.
 //!
 //! `run_point` spreads the point's load over worker threads (`share`), each with its own ring and
-//! registered buffer arena (`ring`) running a closed loop (`worker`) over offsets drawn from the
+//! registered buffer arena (`ring`) running a closed loop (`worker`, `turn`) over offsets drawn from the
 //! volume's slots (`offsets`); it then merges the workers' recordings into a `PointResult`.
 
 mod clock;
@@ -13,6 +13,7 @@ mod drain;
 mod entering;
 mod failure;
 mod offsets;
+mod options;
 mod pace;
 mod paced_slots;
 mod point;
@@ -23,12 +24,14 @@ mod slots;
 #[cfg(test)]
 mod tests;
 mod tick;
+mod turn;
 mod window;
 mod worker;
 
 pub use clock::init as calibrate_clock;
 pub use offsets::{SlotSpace, Stream};
-pub use point::{ClassProbe, ExecOptions, PointProbe, run_point, run_point_probed, run_point_with};
+pub use options::ExecOptions;
+pub use point::{ClassProbe, PointProbe, run_point, run_point_probed, run_point_with};
 pub use reuse::Reuse;
 pub use ring::RingMode;
 pub use share::{ClassShare, split};

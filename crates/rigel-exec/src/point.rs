@@ -6,9 +6,11 @@ use super::cpu::{delta, process_cpu};
 use super::descriptions::per_worker;
 use super::diskstat::Devices;
 use super::offsets::SlotSpace;
+use super::options::ExecOptions;
 use super::share::split;
 use super::slots::{ClassSetup, WorkerSpec};
-use super::worker::{self, End, WorkerOutcome};
+use super::turn::End;
+use super::worker::{self, WorkerOutcome};
 use super::{
     ExecError, ExecTarget, FALLBACK_BUFFERS, FALLBACK_FILES, NOT_YET, PointControl, RingMode,
     Shared,
@@ -72,28 +74,6 @@ pub fn run_point_probed(
     ctl: &PointControl,
 ) -> Result<(PointResult, PointProbe), ExecError> {
     run_point_with(targets, volume, point, run, ctl, ExecOptions::default())
-}
-
-/// Executor choices that are not part of a plan (diagnostics, tests, benchmarks).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ExecOptions {
-    /// Register the buffer arena with the ring (fixed-buffer reads and writes) when allowed.
-    pub register_buffers: bool,
-    /// Register the targets' descriptors with the ring when allowed.
-    pub register_files: bool,
-    /// End the point once this many I/Os (over all workers) were issued and completed, instead
-    /// of at the window's end (a precondition pass of exact bytes; closed-loop classes only).
-    pub ios: Option<u64>,
-}
-
-impl Default for ExecOptions {
-    fn default() -> Self {
-        ExecOptions {
-            register_buffers: true,
-            register_files: true,
-            ios: None,
-        }
-    }
 }
 
 /// `run_point_probed` with explicit executor options.

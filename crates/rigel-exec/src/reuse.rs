@@ -73,14 +73,14 @@ mod tests {
         let a = reuse
             .arena(1 << 20, Buffers::Pages, false, &mut rng)
             .expect("arena");
-        let first = a.at(0);
+        let first = a.range(0, 0);
         assert!(!a.random);
         reuse.give(a);
         // A smaller point takes the kept arena; a writing one gets it filled with random data.
         let mut b = reuse
             .arena(64 << 10, Buffers::Pages, true, &mut rng)
             .expect("arena");
-        assert_eq!(b.at(0), first);
+        assert_eq!(b.range(0, 0), first);
         assert!(b.random);
         assert!(b.bytes_mut().iter().filter(|&&x| x == 0).count() < 1 << 14);
         reuse.give(b);
@@ -88,7 +88,7 @@ mod tests {
         let c = reuse
             .arena(2 << 20, Buffers::Pages, false, &mut rng)
             .expect("arena");
-        assert_ne!(c.at(0), first);
+        assert_ne!(c.range(0, 0), first);
     }
 
     /// KiB of the mapping holding `addr` backed by transparent huge pages (/proc/self/smaps).
@@ -116,7 +116,7 @@ mod tests {
         let h = reuse
             .arena(3 << 20, Buffers::Huge, false, &mut rng)
             .expect("arena");
-        assert_eq!(h.at(0) as usize % (2 << 20), 0);
+        assert_eq!(h.range(0, 0) as usize % (2 << 20), 0);
         assert_eq!(h.len(), 4 << 20);
         let thp = std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled")
             .unwrap_or_default();
@@ -125,23 +125,23 @@ mod tests {
         } else {
             // The kernel may lack a free huge page at the moment; it then falls back to small
             // ones, so at least one of the two must be huge on any machine with memory to spare.
-            let kib = anon_huge_kib(h.at(0) as usize).expect("the arena's mapping in smaps");
+            let kib = anon_huge_kib(h.range(0, 0) as usize).expect("the arena's mapping in smaps");
             assert!(
                 kib >= 2048,
                 "{kib} KiB of huge pages in a 4 MiB huge-page arena"
             );
         }
-        let first = h.at(0);
+        let first = h.range(0, 0);
         reuse.give(h);
         // A point asking for 4 KiB pages does not get the kept huge-page arena, one asking for
         // huge pages does.
         let p = reuse
             .arena(1 << 20, Buffers::Pages, false, &mut rng)
             .expect("arena");
-        assert_ne!(p.at(0), first);
+        assert_ne!(p.range(0, 0), first);
         let h2 = reuse
             .arena(1 << 20, Buffers::Huge, false, &mut rng)
             .expect("arena");
-        assert_eq!(h2.at(0), first);
+        assert_eq!(h2.range(0, 0), first);
     }
 }

@@ -103,7 +103,7 @@ impl Arena {
         // Not touched here: the pages are faulted in by the buffers' registration (or the first
         // I/O), as fio's malloc'd buffers are, so both tools take them from the allocator the same
         // way (an aligned allocation zeroed them first). Where they land decides a large direct
-        // I/O's segment count: benches/README.md, "Causes found".
+        // I/O's segment count: docs/executor.md, "Causes found".
         Ok(Arena {
             ptr,
             len: size,
@@ -140,11 +140,34 @@ impl Arena {
     pub fn len(&self) -> usize {
         self.len
     }
-    /// Pointer to byte `offset` of the arena (`offset < len()`).
-    pub fn at(&self, offset: usize) -> *mut u8 {
-        debug_assert!(offset < self.len());
-        // SAFETY: `offset` is inside the allocation, so the result stays in bounds.
+
+    /// Pointer to bytes `[offset, offset + len)` of the arena, for the kernel to read or write.
+    /// The range is checked in every build (two comparisons per I/O): a range outside the arena
+    /// panics here rather than sending the kernel beyond the mapping.
+    #[inline]
+    pub fn range(&self, offset: usize, len: usize) -> *mut u8 {
+        assert!(
+            len <= self.len && offset <= self.len - len,
+            "arena range {offset}+{len} outside its {} bytes",
+            self.len
+        );
+        // SAFETY: offset <= self.len, so the result is inside the allocation or one past its end.
         unsafe { self.ptr.add(offset) }
+    }
+
+    /// Bytes `[offset, offset + len)` of the arena as a slice, to write a slot's data before
+    /// its I/O. The range is checked as by [`Arena::range`].
+    ///
+    /// # Safety
+    /// No I/O in flight may use any of these bytes while the slice lives (the kernel may use
+    /// other ranges meanwhile; the exclusive borrow keeps the arena's other users out).
+    #[inline]
+    pub unsafe fn slot_mut(&mut self, offset: usize, len: usize) -> &mut [u8] {
+        let ptr = self.range(offset, len);
+        // SAFETY: `range` checked that [ptr, ptr + len) lies inside the live mapping (read-write,
+        // initialised: zeroed or filled); the caller guarantees no I/O uses it meanwhile, and
+        // the slice borrows the arena exclusively, so no other slice or pointer is taken from it.
+        unsafe { std::slice::from_raw_parts_mut(ptr, len) }
     }
 
     /// The arena as bytes, to fill it before any I/O is in flight.
@@ -205,7 +228,7 @@ pub fn register_buffers(
     let iovecs: Vec<libc::iovec> = chunks
         .iter()
         .map(|&(off, len)| libc::iovec {
-            iov_base: arena.at(off).cast(),
+            iov_base: arena.range(off, len).cast(),
             iov_len: len,
         })
         .collect();

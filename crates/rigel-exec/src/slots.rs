@@ -28,7 +28,7 @@ pub struct WorkerSpec<'a> {
     pub fds: &'a [RawFd],
     pub seed: u64,
     pub intervals: usize,
-    pub options: super::ExecOptions,
+    pub options: super::options::ExecOptions,
     /// What backs the buffer arena (`run.buffers`).
     pub buffers: rigel_plan::Buffers,
 }
@@ -217,6 +217,12 @@ impl State<'_> {
         }
     }
 
+    /// I/Os in flight (queued or at the kernel), over all classes. Never fewer than the kernel
+    /// holds: a slot counts from before its I/O is queued until after its completion is taken.
+    pub(super) fn in_flight(&self) -> usize {
+        self.classes.iter().map(|c| c.in_flight as usize).sum()
+    }
+
     /// Takes one I/O from the budget: false once it is spent (the slot is then parked).
     #[inline]
     pub(super) fn take_budget(&mut self, i: usize) -> bool {
@@ -256,11 +262,14 @@ impl State<'_> {
         slot.scheduled_ns = now_ns;
         class.in_flight += 1;
         if slot.write {
-            let base = self.arena.at(slot.buf);
-            for k in (0..(slot.len as usize).saturating_sub(7)).step_by(SCRAMBLE_STRIDE) {
-                // SAFETY: k + 8 <= len and the slot's buffer spans len bytes of the arena; no I/O
-                // uses this buffer now (its previous one completed).
-                unsafe { base.add(k).cast::<u64>().write_unaligned(self.rng.u64(..)) };
+            // SAFETY: the slot's buffer is its own range of the arena (setup lays the slots out
+            // one after another), and no I/O uses it now: its previous one completed, the next
+            // is queued below, after the slice's last use.
+            let buf = unsafe { self.arena.slot_mut(slot.buf, slot.len as usize) };
+            for chunk in buf.chunks_mut(SCRAMBLE_STRIDE) {
+                if let Some(word) = chunk.first_chunk_mut::<8>() {
+                    *word = self.rng.u64(..).to_ne_bytes();
+                }
             }
         }
         self.queue(i, sq, submitter);
@@ -275,8 +284,10 @@ impl State<'_> {
         submitter: &io_uring::Submitter<'_>,
     ) {
         let slot = &self.slots[i];
-        let buf = self.arena.at(slot.buf + slot.done as usize);
         let len = slot.len - slot.done;
+        let buf = self
+            .arena
+            .range(slot.buf + slot.done as usize, len as usize);
         let off = slot.offset + slot.done as u64;
         let (fixed, write, index) = (self.fixed_buffers, slot.write, slot.buf_index);
         macro_rules! rw {

@@ -17,6 +17,7 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 mod entering;
+mod unwind;
 
 const KIB: u64 = 1024;
 const MIB: u64 = 1024 * 1024;
@@ -280,7 +281,7 @@ fn without_registration_plain_reads_and_writes_do_the_same_work() {
     let options = ExecOptions {
         register_buffers: false,
         register_files: false,
-        ios: None,
+        ..ExecOptions::default()
     };
     let (r, p) = run_point_with(
         &targets,

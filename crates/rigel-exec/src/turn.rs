@@ -1,0 +1,386 @@
+//! The hot path of a worker: its closed loop, one turn at a time. A turn enters the kernel, reaps
+//! every completion already queued (replacing each finished closed-loop I/O at once), refills the
+//! open-loop slots whose send time came, and publishes the consumed completions and the live
+//! counters. It reads the clock once per turn, allocates nothing and takes no lock.
+//!
+//! Replacements go to the kernel one by one when completions trickle in, or all in the system
+//! call that waits when many complete at once (`submit_each`).
+
+use super::clock::Elapsed;
+use super::entering::Entering;
+use super::failure::{Failure, failure, stalled, transient};
+use super::slots::{PARKED, State};
+use super::tick::{TICK_TAG, arm_tick};
+use super::window::Window;
+use super::{NOT_YET, Shared};
+use io_uring::{IoUring, Submitter, cqueue, squeue};
+use std::sync::atomic::Ordering;
+
+/// The live counters are updated this often (ns): shared atomics on every batch would cost.
+const LIVE_EVERY_NS: u64 = 50_000_000;
+
+/// Why a worker's loop ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum End {
+    /// The measured window elapsed.
+    Window,
+    /// The stop flag (SIGINT/SIGTERM) was raised.
+    Stop,
+    /// Another worker failed or could not start.
+    Abort,
+    /// One of this worker's I/Os failed.
+    Failed,
+}
+
+/// What the loop leaves for the worker's outcome.
+pub(super) struct LoopEnd {
+    pub(super) end: End,
+    pub(super) failure: Option<Failure>,
+    pub(super) batches: u64,
+    pub(super) requeued: u64,
+    pub(super) submit_only: u64,
+    pub(super) inline_turns: u64,
+}
+
+/// Whether the replacements of a batch of `batch` completions go to the kernel one by one (each as
+/// soon as it is chosen) rather than together with the next wait. Completions from a device
+/// (a part of what is in flight, whenever it finishes) are replaced one by one, as fio does: a
+/// batch held back while the rest are chosen, then issued under one block plug, reaches the device
+/// as a burst and changes how it serves them (8 KiB random reads at QD 32 on a virtio disk: fio
+/// 1.00 block plug per request, rigel 0.09 before this). When everything in flight completed at
+/// once (page-cache reads completing inline during the submission, queue depth 1), one system call
+/// for all is faster and no device sees the difference.
+#[inline]
+fn submit_each(batch: usize, in_flight: usize) -> bool {
+    batch > 1 && batch < in_flight
+}
+
+/// What became of one completion.
+enum Reaped {
+    /// The slot's I/O finished: the slot is free for its next I/O.
+    Done,
+    /// The rest of the I/O (short transfer, EINTR/EAGAIN) was queued again.
+    Requeued,
+    /// The I/O failed (or the point already failed): the slot is retired.
+    Retired,
+    /// Not an I/O (the timer).
+    Tick,
+}
+
+/// The clock reading of a turn and what follows from it for the completions it reaps.
+struct Batch {
+    now: u64,
+    /// Inside the measured window: the completions are recorded.
+    measuring: bool,
+    /// The window's second `now` falls in.
+    interval: usize,
+    /// Replacements are submitted one by one (`submit_each`).
+    each: bool,
+}
+
+/// The loop's state: the ring's three parts, the worker's state, and what carries over from one
+/// turn to the next. A local of `run_loop`, so its fields live in registers as separate locals
+/// would.
+struct Turns<'r, 'a, 's> {
+    submitter: Submitter<'r>,
+    sq: squeue::SubmissionQueue<'r>,
+    cq: cqueue::CompletionQueue<'r>,
+    st: &'r mut State<'a>,
+    shared: &'r Shared<'s>,
+    clock: Elapsed,
+    /// Some class is open loop (its slots wait for their send times, `pace.rs`).
+    paced: bool,
+    window: Window,
+    entering: Entering,
+    /// When the live counters were last updated.
+    published: u64,
+    /// Whether the timer completed since the stop and abort flags were last read.
+    ticked: bool,
+    /// I/Os in flight, as `State::in_flight` counts them (kept here: summed once, not per turn).
+    in_flight: usize,
+    batches: u64,
+    requeued: u64,
+    failure: Option<Failure>,
+    /// Test-only fault: panic at the end of this turn (`ExecOptions::panic_after_turns`).
+    #[cfg(test)]
+    panic_after_turns: Option<u64>,
+}
+
+/// The closed loop on `ring` until the point ends for this worker (the drain is the caller's).
+///
+/// Each turn: enter the kernel (submit, wait for one completion; or only submit while I/Os
+/// complete during their submission, `entering.rs`), read the clock once, update the window, then
+/// reap every completion already queued. A closed-loop slot gets its next I/O the moment its last
+/// one is reaped; a class issuing at scheduled times would instead keep its free
+/// slots and issue from them when their time comes (and bound the wait by the next one).
+pub(super) fn run_loop(
+    ring: &mut IoUring,
+    st: &mut State<'_>,
+    shared: &Shared<'_>,
+    start: u64,
+    #[cfg(test)] panic_after_turns: Option<u64>,
+) -> LoopEnd {
+    let clock = Elapsed::new(start);
+    let (mut submitter, mut sq, cq) = ring.split();
+    // Enter through the ring's registered index: saves a file lookup per system call (5.18+;
+    // without it the plain descriptor is used).
+    let _ = submitter.register_ring_fd();
+    arm_tick(&mut sq, &submitter);
+    let now = clock.ns();
+    let paced = st.start_pacing(now);
+    for i in 0..st.slots.len() {
+        if st.slots[i].submitted_ns != PARKED && st.take_budget(i) {
+            st.next_io(i, now, &mut sq, &submitter);
+        }
+    }
+    if shared.running.fetch_add(1, Ordering::AcqRel) + 1 == shared.workers {
+        let from = (clock.ns() + shared.warmup_ns).max(shared.not_before.load(Ordering::Acquire));
+        shared.measure_from.store(from, Ordering::Release);
+        shared.wake();
+    }
+    let in_flight = st.in_flight();
+    let mut t = Turns {
+        submitter,
+        sq,
+        cq,
+        st,
+        shared,
+        clock,
+        paced,
+        window: Window {
+            from: NOT_YET,
+            end: NOT_YET,
+            prev: now,
+            second: 0,
+            next_second: NOT_YET,
+        },
+        entering: Entering::new(),
+        published: now,
+        // Read the flags at the first turn.
+        ticked: true,
+        in_flight,
+        batches: 0,
+        requeued: 0,
+        failure: None,
+        #[cfg(test)]
+        panic_after_turns,
+    };
+    let end = loop {
+        if let Some(end) = t.turn() {
+            break end;
+        }
+    };
+    debug_assert_eq!(t.in_flight, t.st.in_flight());
+    t.st.publish(shared.live);
+    t.st.end_pacing((t.window.from, t.window.end));
+    LoopEnd {
+        end,
+        failure: t.failure,
+        batches: t.batches,
+        requeued: t.requeued,
+        submit_only: t.entering.submit_only,
+        inline_turns: t.entering.inline_turns,
+    }
+}
+
+impl Turns<'_, '_, '_> {
+    /// One turn; `Some` when the loop ends, and why.
+    #[inline(always)]
+    fn turn(&mut self) -> Option<End> {
+        let now = match self.enter() {
+            Ok(now) => now,
+            Err(end) => return Some(end),
+        };
+        let failed = self.reap(now);
+        self.refill(now);
+        #[cfg(test)]
+        if self.panic_after_turns.is_some_and(|n| self.batches >= n) {
+            panic!("test fault: the worker panics after {} turns", self.batches);
+        }
+        self.publish(now, failed)
+    }
+
+    /// Submits what is queued and waits for a completion (or the next send time), then reads
+    /// the clock and, after the timer completed, the stop and abort flags. Returns the clock, or
+    /// why the loop ends.
+    #[inline(always)]
+    fn enter(&mut self) -> Result<u64, End> {
+        self.sq.sync();
+        let until = if self.paced {
+            self.st.next_send()
+        } else {
+            None
+        };
+        let entered = self.entering.enter(
+            &self.submitter,
+            &mut self.cq,
+            &self.clock,
+            self.window.prev,
+            self.in_flight,
+            until,
+        );
+        if let Err(f) = entered {
+            self.failure = Some(f);
+            self.shared.abort.store(true, Ordering::Relaxed);
+            return Err(End::Failed);
+        }
+        let now = self.clock.ns();
+        self.batches += 1;
+        self.window.advance(now, self.shared, self.st);
+        if now >= self.window.end {
+            return Err(End::Window);
+        }
+        if self.ticked {
+            // Looked at when the timer completes (every 100 ms at most), not at every batch:
+            // the shared flags' cache lines are then not read once per I/O at queue depth 1.
+            self.ticked = false;
+            if self.shared.stop.load(Ordering::Relaxed) {
+                return Err(End::Stop);
+            }
+            if self.shared.abort.load(Ordering::Relaxed) {
+                return Err(End::Abort);
+            }
+        }
+        Ok(now)
+    }
+
+    /// Reaps every completion already queued, replacing each finished closed-loop I/O at once.
+    /// Returns whether the point failed (an I/O error or a stall).
+    #[inline(always)]
+    fn reap(&mut self, now: u64) -> bool {
+        self.cq.sync();
+        let mut left = self.cq.len();
+        let batch = Batch {
+            now,
+            measuring: now >= self.window.from,
+            interval: self.window.second,
+            each: submit_each(left, self.in_flight),
+        };
+        let mut failed = false;
+        while let Some(cqe) = self.cq.next() {
+            left -= 1;
+            let i = cqe.user_data() as usize;
+            let reaped = if cqe.user_data() == TICK_TAG {
+                self.tick(now, &mut failed)
+            } else {
+                self.take(i, cqe.result(), now, &mut failed)
+            };
+            match reaped {
+                Reaped::Done => self.replace(i, &batch, left > 0),
+                Reaped::Retired => self.in_flight -= 1,
+                Reaped::Requeued | Reaped::Tick => {}
+            }
+        }
+        failed
+    }
+
+    /// The timer completed: arm it again and look for a stalled I/O.
+    #[inline(always)]
+    fn tick(&mut self, now: u64, failed: &mut bool) -> Reaped {
+        self.ticked = true;
+        arm_tick(&mut self.sq, &self.submitter);
+        // The timer bounds every wait, so a stalled I/O is seen within 100 ms of its
+        // timeout; checking here costs nothing per I/O.
+        if !*failed && let Some(f) = stalled(self.st, now, self.shared.io_timeout_ns) {
+            *failed = true;
+            self.failure = Some(f);
+        }
+        Reaped::Tick
+    }
+
+    /// Takes slot `i`'s completion `res`: a finished I/O frees the slot; the rest of a short or
+    /// interrupted one is queued again; an error (the first one fails the point) retires the slot.
+    #[inline(always)]
+    fn take(&mut self, i: usize, res: i32, now: u64, failed: &mut bool) -> Reaped {
+        let st = &mut *self.st;
+        if res < 0 && transient(-res) && !*failed {
+            st.queue(i, &mut self.sq, &self.submitter);
+            self.requeued += 1;
+            return Reaped::Requeued;
+        }
+        if res <= 0 || *failed {
+            st.classes[st.slots[i].class].in_flight -= 1;
+            if !*failed {
+                *failed = true;
+                self.failure = Some(failure(&st.slots[i], res, now));
+            }
+            return Reaped::Retired;
+        }
+        let slot = &mut st.slots[i];
+        slot.done += res as u32;
+        if slot.done < slot.len {
+            st.queue(i, &mut self.sq, &self.submitter);
+            self.requeued += 1;
+            return Reaped::Requeued;
+        }
+        st.classes[slot.class].in_flight -= 1;
+        Reaped::Done
+    }
+
+    /// Slot `i`'s I/O finished: records it and gives the slot its next I/O (a closed-loop slot;
+    /// an open-loop one parks until its next send time). `more`: completions of the batch remain.
+    #[inline(always)]
+    fn replace(&mut self, i: usize, batch: &Batch, more: bool) {
+        let (now, st) = (batch.now, &mut *self.st);
+        if self.paced && st.complete_paced(i, now, batch.measuring, batch.interval) {
+            self.in_flight -= 1;
+            return;
+        }
+        let slot = &st.slots[i];
+        let (len, write, latency) = (slot.len as u64, slot.write, now - slot.submitted_ns);
+        if st.take_budget(i) {
+            // One by one, a replacement reaches the kernel only after those chosen
+            // before it were submitted (a system call each, a virtio notification
+            // each on this VM's disk): its latency starts when it is chosen, not
+            // at the turn's clock reading, or the batch's last replacements would
+            // count their predecessors' submissions (up to 0.4 ms at QD 32).
+            let issued = if batch.each { self.clock.ns() } else { now };
+            st.next_io(i, issued, &mut self.sq, &self.submitter);
+        } else {
+            self.in_flight -= 1;
+        }
+        if batch.each && more {
+            // The last replacement goes with the next wait.
+            self.sq.sync();
+            let _ = self.submitter.submit();
+        }
+        let class = &mut st.classes[st.slots[i].class];
+        class.ios_delta += 1;
+        class.bytes_delta += len;
+        if batch.measuring {
+            class.recorder.record(write, latency, len, batch.interval);
+        }
+    }
+
+    /// Issues the open-loop I/Os whose send time came.
+    #[inline(always)]
+    fn refill(&mut self, now: u64) {
+        if self.paced {
+            let window = (self.window.from, self.window.end);
+            self.in_flight += self
+                .st
+                .issue_due(now, window, &mut self.sq, &self.submitter);
+        }
+    }
+
+    /// Hands the consumed completions back to the kernel, updates the live counters now and
+    /// then, and says whether the loop ends (a failure, or the I/O budget spent and drained).
+    #[inline(always)]
+    fn publish(&mut self, now: u64, failed: bool) -> Option<End> {
+        // Publish the consumed head before entering again, or the kernel would see the old
+        // entries and return at once.
+        self.cq.sync();
+        if now - self.published >= LIVE_EVERY_NS {
+            self.st.publish(self.shared.live);
+            self.published = now;
+        }
+        if failed {
+            self.shared.abort.store(true, Ordering::Relaxed);
+            return Some(End::Failed);
+        }
+        if self.in_flight == 0 && self.st.budget == 0 {
+            return Some(End::Window);
+        }
+        None
+    }
+}
