@@ -81,7 +81,8 @@ selected() {
 # writes nothing to the root disk).
 needs_disk=0
 if selected "8K randread QD1 root-disk file" "8K randread QD16 root-disk file" \
-    "8K randread QD32 root-disk file" "1M randread QD4 root-disk file" "1M seqread QD4 root-disk file"; then
+    "8K randread QD32 root-disk file" "1M randread QD4 root-disk file" "1M seqread QD4 root-disk file" \
+    "4K randread QD32 loop/root-disk file"; then
     needs_disk=1
 fi
 fill "$shm/tmpfs.img" 1024
@@ -104,9 +105,13 @@ loop_args=()
 if [ "$(id -u)" -eq 0 ]; then
     fill "$shm/loop-backing.img" 1024
     loopdev="$(losetup -f --show --direct-io=on "$shm/loop-backing.img")"
-    # Read-only: the benchmark only reads, and the root disk's file must stay as it is.
-    loopdisk="$(losetup -f --show --read-only --direct-io=on "$work/disk.img")"
-    loop_args=(--loop "$loopdev" --loop-disk "$loopdisk")
+    loop_args=(--loop "$loopdev")
+    # Read-only: the benchmark only reads, and the root disk's file must stay as it is. Only when
+    # a selected row reads it: `--only "page cache"` has no disk.img to attach.
+    if [ "$needs_disk" -eq 1 ]; then
+        loopdisk="$(losetup -f --show --read-only --direct-io=on "$work/disk.img")"
+        loop_args+=(--loop-disk "$loopdisk")
+    fi
     # fio's iomem=mmaphuge takes hugetlb pages: 8 more (16 MiB) for the 1 MiB huge-page rows,
     # given back at the end.
     hugepages_before="$(cat /proc/sys/vm/nr_hugepages)"
