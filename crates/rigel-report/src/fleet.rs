@@ -2,6 +2,8 @@
 //! host stands out), a bar chart of them, and the points left partial.
 
 use super::rows::Headline;
+use crate::chart::bars::{Bar, hbars};
+use rigel_expr::units;
 use rigel_results::{PointResult, ResultsDoc};
 use serde::Serialize;
 
@@ -145,36 +147,20 @@ fn host_table(title: &str, p: &PointResult, class: &str) -> Option<HostTable> {
     })
 }
 
-/// Horizontal bars of the hosts' IOPS, longest = full width.
+/// Horizontal bars of the hosts' IOPS, longest = full width, failed hosts in the second colour.
 fn bars(rows: &[HostRow]) -> String {
-    let max = rows.iter().map(|r| r.iops).fold(0.0, f64::max);
-    let (row_h, label_w, bar_w) = (18.0, 160.0, 420.0);
-    let height = row_h * rows.len() as f64 + 8.0;
-    let mut svg = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"hosts\" width=\"{}\" height=\"{height}\" role=\"img\" aria-label=\"IOPS per host\">",
-        label_w + bar_w + 90.0
-    );
-    for (i, r) in rows.iter().enumerate() {
-        let y = 4.0 + row_h * i as f64;
-        let w = if max > 0.0 { r.iops / max * bar_w } else { 0.0 };
-        svg.push_str(&format!(
-            "<text x=\"0\" y=\"{:.0}\" font-size=\"12\">{} {}</text><rect x=\"{label_w}\" y=\"{y:.0}\" width=\"{w:.1}\" height=\"{:.0}\" fill=\"{}\"/><text x=\"{:.1}\" y=\"{:.0}\" font-size=\"12\">{:.0}</text>",
-            y + 13.0,
-            r.rank,
-            escape(&r.host),
-            row_h - 4.0,
-            if r.ok { "#4477aa" } else { "#cc6677" },
-            label_w + w + 4.0,
-            y + 13.0,
-            r.iops
-        ));
-    }
-    svg.push_str("</svg>");
-    svg
-}
-
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
+    let labels: Vec<String> = rows
+        .iter()
+        .map(|r| format!("{} {}", r.rank, r.host))
+        .collect();
+    let bars: Vec<Bar> = rows
+        .iter()
+        .zip(&labels)
+        .map(|(r, label)| Bar {
+            label,
+            value: r.iops,
+            failed: !r.ok,
+        })
+        .collect();
+    hbars("IOPS per host", &bars, units::iops)
 }

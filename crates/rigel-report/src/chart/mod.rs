@@ -2,6 +2,7 @@
 //! percentiles against load per class, and a heat map of small IOPS when the matrix is detailed.
 
 mod axis;
+pub(crate) mod bars;
 mod heatmap;
 pub(crate) mod hockey;
 mod more;
