@@ -9,6 +9,7 @@
 //!   them (grouped imports, `super::` chains, strings and comments included).
 
 mod manifests;
+mod marks;
 mod modules;
 
 use std::path::{Path, PathBuf};

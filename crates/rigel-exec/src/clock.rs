@@ -89,6 +89,7 @@ mod tests {
     use super::{monotonic_ns, os_monotonic_ns};
 
     #[test]
+    #[serial_test::parallel]
     fn advances_with_real_time() {
         let a = monotonic_ns();
         std::thread::sleep(std::time::Duration::from_millis(20));
@@ -97,6 +98,7 @@ mod tests {
     }
 
     #[test]
+    #[serial_test::parallel]
     fn keeps_to_the_kernels_monotonic_clock() {
         // Calibrated against CLOCK_MONOTONIC: over 200 ms the two agree within 1 ms (0.5%; the
         // calibration's error is far smaller). Each of our readings is taken between two of the

@@ -60,6 +60,7 @@ mod tests {
     use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 
     #[test]
+    #[serial_test::parallel]
     fn each_worker_after_the_first_gets_a_description_of_the_same_file_and_flags() {
         let dir = tempfile::tempdir_in("/dev/shm").expect("tempdir on tmpfs");
         let path = dir.path().join("t");

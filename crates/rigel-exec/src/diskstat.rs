@@ -120,6 +120,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[serial_test::parallel]
     fn a_stat_line_parses_into_its_fields() {
         // Linux 6.x: 17 fields (reads … time_in_queue, discards, flushes).
         let line = "56229050    58938 2990968618 34260629   386884   435628 164374680   746869        0  2762860 35076978   336331       31 122341304    66830    31860     2648\n";
@@ -132,6 +133,7 @@ mod tests {
     }
 
     #[test]
+    #[serial_test::parallel]
     fn a_window_is_the_difference_in_bytes_of_512_byte_sectors() {
         let b = parse("10 0 80 0 0 0 0 0 0 100 1000").expect("11 fields");
         let a = parse("30 0 240 0 4 0 64 0 0 600 6000").expect("11 fields");

@@ -195,6 +195,7 @@ mod tests {
     }
 
     #[test]
+    #[serial_test::parallel]
     fn concat_random_hits_every_stripe_uniformly() {
         // Unequal targets, sizes not multiples of the I/O size: the tails are never touched.
         let sizes = [64 * MIB + 3 * KIB, 32 * MIB, 96 * MIB + 512];
@@ -208,6 +209,7 @@ mod tests {
     }
 
     #[test]
+    #[serial_test::parallel]
     fn raid0_random_hits_every_stripe_uniformly() {
         let sizes = [48 * MIB, 50 * MIB, 48 * MIB];
         let stripe = 256 * KIB;
@@ -221,6 +223,7 @@ mod tests {
     }
 
     #[test]
+    #[serial_test::parallel]
     fn raid0_with_io_larger_than_stripe_keeps_each_io_on_one_target() {
         let sizes = [16 * MIB, 16 * MIB];
         let (v, s) = space(Layout::Raid0, 64 * KIB, &sizes, MIB);
@@ -236,6 +239,7 @@ mod tests {
     }
 
     #[test]
+    #[serial_test::parallel]
     fn chi_square_rejects_a_skewed_generator() {
         // The test above could pass vacuously if the criterion accepted anything.
         // Half the cells 5% over, half 5% under: a generator that favours half the volume.
@@ -246,6 +250,7 @@ mod tests {
     }
 
     #[test]
+    #[serial_test::parallel]
     fn streams_start_spread_and_walk_consecutively_across_targets() {
         let sizes = [10 * MIB + 100, 6 * MIB];
         let (v, s) = space(Layout::Concat, MIB, &sizes, MIB);
@@ -273,6 +278,7 @@ mod tests {
     }
 
     #[test]
+    #[serial_test::parallel]
     fn too_small_a_volume_has_no_slots() {
         let v = Volume::new(Layout::Concat, MIB, &[4 * KIB]);
         assert!(SlotSpace::new(&v, 8 * KIB).is_none());

@@ -164,6 +164,7 @@ mod tests {
     }
 
     #[test]
+    #[serial_test::parallel]
     fn uniform_send_times_do_not_drift() {
         // 3 per second: each gap is 333,333,333.3 ns; rounding each would lose 0.3 ns a send.
         let mut s = Schedule::new(3.0, Arrival::Uniform, 1, 1_000);
@@ -178,6 +179,7 @@ mod tests {
     /// same mean. D·√n stays below 1.63 (the 1% critical value) for the right distribution, and a
     /// uniform schedule of the same rate fails it by far.
     #[test]
+    #[serial_test::parallel]
     fn poisson_gaps_pass_a_ks_test_against_the_exponential() {
         let ks = |mut g: Vec<f64>, mean: f64| {
             g.sort_by(f64::total_cmp);
@@ -204,6 +206,7 @@ mod tests {
     }
 
     #[test]
+    #[serial_test::parallel]
     fn the_same_seed_gives_the_same_schedule() {
         assert_eq!(
             gaps(Arrival::Poisson, 1000.0, 100, 5),
@@ -216,6 +219,7 @@ mod tests {
     }
 
     #[test]
+    #[serial_test::parallel]
     fn a_busy_class_builds_a_backlog_and_counts_only_the_window() {
         let mut p = Pacer::new(Schedule::new(1000.0, Arrival::Uniform, 1, 0), 1);
         p.free.push(7);

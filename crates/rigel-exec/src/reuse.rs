@@ -67,6 +67,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[serial_test::parallel]
     fn a_kept_arena_serves_a_later_point_and_is_filled_before_writes() {
         let reuse = Reuse::default();
         let mut rng = fastrand::Rng::with_seed(7);
@@ -110,6 +111,7 @@ mod tests {
     }
 
     #[test]
+    #[serial_test::parallel]
     fn a_huge_page_arena_is_aligned_backed_by_huge_pages_and_kept_apart() {
         let reuse = Reuse::default();
         let mut rng = fastrand::Rng::with_seed(7);

@@ -293,12 +293,14 @@ mod tests {
     use super::chunk_slots;
 
     #[test]
+    #[serial_test::parallel]
     fn slots_make_one_chunk_up_to_the_limit() {
         let slots: Vec<(usize, usize)> = (0..64).map(|i| (i * 4096, 4096)).collect();
         assert_eq!(chunk_slots(&slots, 1 << 30), vec![(0, 64 * 4096)]);
     }
 
     #[test]
+    #[serial_test::parallel]
     fn chunks_are_cut_at_slot_boundaries() {
         // Slots of 3 KiB padded to 4 KiB strides: a chunk ends with its last slot's bytes.
         let slots: Vec<(usize, usize)> = (0..5).map(|i| (i * 4096, 3072)).collect();

@@ -109,6 +109,7 @@ mod tests {
     }
 
     #[test]
+    #[serial_test::parallel]
     fn random_load_is_dealt_evenly() {
         let p = point(vec![class("small", Access::Random, 5, 1)]);
         let s = split(&p, 2);
@@ -118,6 +119,7 @@ mod tests {
     }
 
     #[test]
+    #[serial_test::parallel]
     fn streams_stay_whole_and_classes_continue_the_deal() {
         let p = point(vec![
             class("small", Access::Random, 1, 1),
@@ -133,6 +135,7 @@ mod tests {
     }
 
     #[test]
+    #[serial_test::parallel]
     fn never_more_workers_than_units_and_idle_classes_skipped() {
         let p = point(vec![
             class("small", Access::Random, 0, 1),

@@ -7,6 +7,7 @@ use std::os::fd::AsRawFd;
 use std::time::{Duration, Instant};
 
 #[test]
+#[serial_test::parallel]
 fn a_worker_panicking_with_io_in_flight_drains_it_before_freeing_the_arena() {
     // A silent pipe: the read in flight never completes by itself; only the drain's cancel ends
     // it.
