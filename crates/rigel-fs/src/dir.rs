@@ -97,7 +97,8 @@ impl Dir {
     }
 
     fn check_owned(&self) -> Result<(), FsError> {
-        let st = rustix::fs::fstat(&self.fd).map_err(FsError::io("read the owner of", &self.path))?;
+        let st =
+            rustix::fs::fstat(&self.fd).map_err(FsError::io("read the owner of", &self.path))?;
         let uid = rustix::process::geteuid().as_raw();
         if st.st_uid != uid {
             return Err(FsError::NotOwned {
@@ -208,12 +209,11 @@ impl Dir {
     pub fn write_new(&self, rel: impl AsRef<Path>, bytes: &[u8]) -> Result<(), FsError> {
         let rel = rel.as_ref();
         let mut file = self.create_new(rel)?;
-        file.write_all(bytes)
-            .map_err(|source| FsError::Io {
-                action: "write",
-                path: self.join(rel),
-                source,
-            })
+        file.write_all(bytes).map_err(|source| FsError::Io {
+            action: "write",
+            path: self.join(rel),
+            source,
+        })
     }
 
     /// Replaces `rel` with `bytes` atomically and durably.

@@ -13,7 +13,11 @@ fn atomic_writes_replace_a_planted_link_and_never_follow_it() {
     dir.write_atomic("report.md", b"new").unwrap();
     assert_eq!(std::fs::read(&victim).unwrap(), b"keep");
     assert_eq!(std::fs::read(dir.join("report.md")).unwrap(), b"new");
-    assert!(!std::fs::symlink_metadata(dir.join("report.md")).unwrap().is_symlink());
+    assert!(
+        !std::fs::symlink_metadata(dir.join("report.md"))
+            .unwrap()
+            .is_symlink()
+    );
     // No temporary name is left behind.
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
 }
@@ -49,7 +53,10 @@ fn a_folder_to_fill_must_be_new_or_empty_and_not_a_link() {
     assert_eq!(Dir::create_fresh(&out).unwrap().1, Fresh::Empty);
     std::fs::write(out.join("planted"), b"").unwrap();
     let err = Dir::create_fresh(&out).unwrap_err();
-    assert!(matches!(err, FsError::NotEmpty { ref first, .. } if first == "planted"), "{err}");
+    assert!(
+        matches!(err, FsError::NotEmpty { ref first, .. } if first == "planted"),
+        "{err}"
+    );
     symlink(tmp.path(), tmp.path().join("link")).unwrap();
     let err = Dir::create_fresh(&tmp.path().join("link")).unwrap_err();
     assert!(matches!(err, FsError::Symlink { .. }), "{err}");
@@ -76,10 +83,16 @@ fn reading_refuses_links() {
     symlink(tmp.path().join("secret"), tmp.path().join("t/bad.md")).unwrap();
     symlink(tmp.path().join("secret"), tmp.path().join("link")).unwrap();
     let t = tmp.path().join("t");
-    assert_eq!(read_beneath(&t, Path::new("ok.md"), 100).unwrap(), "{{ x }}");
+    assert_eq!(
+        read_beneath(&t, Path::new("ok.md"), 100).unwrap(),
+        "{{ x }}"
+    );
     assert!(read_beneath(&t, Path::new("bad.md"), 100).is_err());
     assert!(read_beneath(&t, Path::new("../secret"), 100).is_err());
     assert!(read_no_follow(&tmp.path().join("link"), 100).is_err());
-    assert_eq!(read_no_follow(&tmp.path().join("secret"), 100).unwrap(), "token");
+    assert_eq!(
+        read_no_follow(&tmp.path().join("secret"), 100).unwrap(),
+        "token"
+    );
     assert!(read_no_follow(&tmp.path().join("secret"), 3).is_err());
 }
