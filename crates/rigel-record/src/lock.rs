@@ -10,6 +10,7 @@ use rigel_target::lock::{LockKind, try_lock};
 use rustix::fs::OFlags;
 use std::fs::File;
 use std::io::{Read, Seek, Write};
+use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
 pub const LOCK_FILE: &str = "rigel.lock";
@@ -31,7 +32,9 @@ impl FolderLock {
         match Dir::create_fresh(dir) {
             Ok((folder, fresh)) => Self::lock(folder, fresh == Fresh::Created),
             // Another rigel's run folder: name that rigel rather than the lock file in it.
-            Err(rigel_fs::FsError::NotEmpty { .. }) if Self::held(dir) => {
+            // Another rigel's run folder (name that rigel), or one left holding nothing but the
+            // lock file of a run that ended before it began.
+            Err(rigel_fs::FsError::NotEmpty { .. }) if Self::held(dir) || only_a_lock(dir) => {
                 Self::lock(Dir::open_owned(dir)?, false)
             }
             Err(rigel_fs::FsError::NotEmpty { .. }) if dir.join(super::PLAN_FILE).exists() => {
@@ -67,6 +70,14 @@ impl FolderLock {
         let path = folder.join(LOCK_FILE);
         // O_NOFOLLOW: a link planted as `rigel.lock` is refused, never truncated through.
         let mut file = folder.open_file(LOCK_FILE, OFlags::RDWR | OFlags::CREATE)?;
+        // A hard link planted under the name (to a file of root's) is refused too: the pid is
+        // written over the file's content.
+        let links = file.metadata().map_err(super::io("stat", &path))?.nlink();
+        if links != 1 {
+            return Err(super::io("use as the lock file", &path)(std::io::Error::other(
+                format!("it has {links} hard links; rigel's lock file has one"),
+            )));
+        }
         let dir = folder.path().to_path_buf();
         match try_lock(&file, &path, LockKind::Exclusive).map_err(super::io("lock", &path))? {
             Ok(()) => {}
@@ -107,6 +118,14 @@ impl FolderLock {
     pub fn folder(&self) -> &Dir {
         &self.dir
     }
+}
+
+/// Whether `dir` holds exactly one name, `rigel.lock`.
+fn only_a_lock(dir: &Path) -> bool {
+    std::fs::read_dir(dir).is_ok_and(|entries| {
+        let names: Vec<_> = entries.flatten().map(|e| e.file_name()).take(2).collect();
+        names.len() == 1 && names[0] == LOCK_FILE
+    })
 }
 
 fn written_pid(file: &mut File) -> Option<u32> {
