@@ -46,6 +46,18 @@ impl Dir {
         })
     }
 
+    /// Opens the folder `path` names, a link or not: a folder the operator chose (a test file's
+    /// folder); what rigel does inside it never follows a link.
+    pub fn open_following(path: &Path) -> Result<Dir, FsError> {
+        let flags = DIR_FLAGS - OFlags::NOFOLLOW;
+        let fd = rustix::fs::open(non_empty(path), flags, Mode::empty())
+            .map_err(dir_error("open the folder", path))?;
+        Ok(Dir {
+            fd,
+            path: path.to_path_buf(),
+        })
+    }
+
     /// [`Dir::open`], refused unless the folder belongs to the user running rigel (a folder
     /// another user made may hold their links and files).
     pub fn open_owned(path: &Path) -> Result<Dir, FsError> {

@@ -74,9 +74,11 @@ impl FolderLock {
         // written over the file's content.
         let links = file.metadata().map_err(super::io("stat", &path))?.nlink();
         if links != 1 {
-            return Err(super::io("use as the lock file", &path)(std::io::Error::other(
-                format!("it has {links} hard links; rigel's lock file has one"),
-            )));
+            return Err(super::io("use as the lock file", &path)(
+                std::io::Error::other(format!(
+                    "it has {links} hard links; rigel's lock file has one"
+                )),
+            ));
         }
         let dir = folder.path().to_path_buf();
         match try_lock(&file, &path, LockKind::Exclusive).map_err(super::io("lock", &path))? {

@@ -85,6 +85,10 @@ pub fn run_job(job: Job, opts: Options, obs: &mut dyn Observer) -> Result<Ran, R
         opts.starts,
         obs,
     );
+    // Before --clean looks at them: a mark vouches only for the file as it was marked.
+    if let Err(e) = target::remark_written(&volume.targets) {
+        obs.message(Message::Error(format!("marking the test files again: {e}")));
+    }
     if opts.clean {
         let paths: Vec<&Path> = volume.targets.iter().map(|t| t.path.as_path()).collect();
         match target::clean(paths) {
