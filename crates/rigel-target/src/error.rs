@@ -27,11 +27,6 @@ pub enum TargetError {
         source: io::Error,
     },
 
-    /// rigel's mark could not be kept (the state folder of marks is missing, or others may
-    /// write it).
-    #[error("{path}: {message}")]
-    Mark { path: PathBuf, message: String },
-
     #[error(
         "{path}: no such file; declare its size on the target (size = \"1GiB\") to let rigel create it"
     )]

@@ -165,10 +165,7 @@ pub fn write_marker(file: &File, path: &Path, marker: Marker) -> Result<(), Targ
         Err(_) => {
             let dir = state_dir(true)?;
             dir.write_atomic(record_name(record.dev, record.ino), text.as_bytes())
-                .map_err(|e| TargetError::Mark {
-                    path: path.into(),
-                    message: e.to_string(),
-                })
+                .map_err(|e| mark_error(path, e.to_string()))
         }
     }
 }
@@ -233,10 +230,7 @@ fn record_name(dev: u64, ino: u64) -> String {
 /// It is trusted only while it belongs to that user and no one else may write it.
 fn state_dir(create: bool) -> Result<Dir, TargetError> {
     let path = state_dir_path();
-    let refuse = |message: String| TargetError::Mark {
-        path: path.clone(),
-        message,
-    };
+    let refuse = |message: String| mark_error(&path, message);
     if create {
         use std::os::unix::fs::DirBuilderExt;
         std::fs::DirBuilder::new()
@@ -257,6 +251,11 @@ fn state_dir(create: bool) -> Result<Dir, TargetError> {
         )));
     }
     Ok(dir)
+}
+
+/// The mark could not be kept (the state folder of marks is missing, or others may write it).
+fn mark_error(path: &Path, message: String) -> TargetError {
+    TargetError::io(path, "keep rigel's mark on it")(std::io::Error::other(message))
 }
 
 fn state_dir_path() -> PathBuf {
