@@ -190,6 +190,8 @@ fn write_reports(doc: &ResultsDoc, o: &OrionOptions, cwd: &Path) -> Result<(), i
     opts.formats = vec![Format::Orion];
     opts.dialect = dialect(o);
     opts.testname = Some(o.testname().to_owned());
+    // The working directory holds other runs' files: none is ever replaced.
+    opts.exclusive = true;
     let written = report::render(doc, &opts).map_err(|e| {
         eprintln!("rigel orion: cannot write ORION's files: {e}");
         exit::RUNTIME

@@ -30,6 +30,7 @@ pub fn run(a: &ReportArgs) -> i32 {
         out_dir: a.out.clone().unwrap_or_else(|| a.dir.clone()),
         past_runs: rigel_record::past_runs(&a.dir),
         si_units: a.units == "si",
+        exclusive: false,
     };
     match report::render(&doc, &opts) {
         Ok(files) => {

@@ -14,6 +14,7 @@ mod ecosystem;
 mod errors;
 mod expect;
 mod faults;
+mod files;
 mod fleet;
 mod guard;
 mod hlog;

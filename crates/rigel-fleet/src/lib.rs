@@ -52,6 +52,8 @@ pub enum FleetError {
         waited.as_secs()
     )]
     NoSchedule { path: PathBuf, waited: Duration },
+    #[error(transparent)]
+    Fs(#[from] rigel_fs::FsError),
 }
 
 /// The run folder of `rank` inside the fleet folder.
@@ -76,9 +78,14 @@ pub fn is_fleet(dir: &Path) -> bool {
 
 /// Records how many ranks the fleet has (the merge counts a rank that never started as missing).
 pub fn write_ranks(fleet: &Path, ranks: u32) -> Result<(), FleetError> {
-    let meta = meta_dir(fleet);
-    std::fs::create_dir_all(&meta).map_err(io_err("create", &meta))?;
-    write_json(&meta.join("ranks.json"), &ranks)
+    write_json(&meta_dir(fleet).join("ranks.json"), &ranks)
+}
+
+/// The fleet's `fleet/` folder, made where missing: the fleet folder's own name and `fleet/`
+/// are opened through no link (a shared filesystem is writable by many users).
+pub(crate) fn open_meta(fleet: &Path) -> Result<rigel_fs::Dir, FleetError> {
+    std::fs::create_dir_all(fleet).map_err(io_err("create", fleet))?;
+    Ok(rigel_fs::Dir::open(fleet)?.sub("fleet", true)?)
 }
 
 fn read_ranks(fleet: &Path) -> Option<u32> {
@@ -123,9 +130,15 @@ fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), FleetError> {
         path: path.to_path_buf(),
         message: e.to_string(),
     })?;
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-    std::fs::write(&tmp, text).map_err(io_err("write", &tmp))?;
-    std::fs::rename(&tmp, path).map_err(io_err("rename into place", path))
+    // Every rendezvous file lives in `fleet/`: written beneath its descriptor, through a unique
+    // O_EXCL temporary name renamed over the file (a planted link is replaced, never followed).
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+        return Err(io_err("write", path)(
+            std::io::ErrorKind::InvalidInput.into(),
+        ));
+    };
+    let fleet = dir.parent().unwrap_or(Path::new(""));
+    Ok(open_meta(fleet)?.write_atomic(name, text.as_bytes())?)
 }
 
 #[cfg(test)]

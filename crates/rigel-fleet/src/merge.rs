@@ -9,7 +9,7 @@ use super::index::RankIndex;
 use super::overlap::{MIN_OVERLAP_PCT, Span};
 use super::plan_diff::comparable;
 use super::spill::{SPILL_FILE, Spill};
-use super::{FleetError, meta_dir, rank_dir, rank_of, read_ranks};
+use super::{FleetError, rank_dir, rank_of, read_ranks};
 use rigel_record::{self as record, RecordError, RunHeader};
 use rigel_report::{self as report, ReportError, ReportOptions};
 use rigel_results::codec::HdrAdder;
@@ -88,7 +88,7 @@ pub fn merge(fleet: &Path) -> Result<ResultsDoc, MergeError> {
     .collect();
     let mut ok_points = vec![0usize; runs.len()];
     let mut points = Vec::new();
-    let mut spill = Spill::create(&meta_dir(fleet).join(SPILL_FILE))?;
+    let mut spill = Spill::create(fleet, SPILL_FILE)?;
     for planned in &plan.points {
         if let Some(mut p) = merge_point(planned.id, &runs, ranks)? {
             if let Some(f) = &mut p.fleet

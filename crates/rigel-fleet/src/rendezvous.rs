@@ -3,7 +3,7 @@
 //! every rank is given the same `--start-at` time. No daemon, no ports.
 
 use super::plan_diff::{comparable, first_difference};
-use super::{FleetError, Rank, io_err, meta_dir, read_json, write_json};
+use super::{FleetError, Rank, meta_dir, read_json, write_json};
 use rigel_plan::RunPlan;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -105,8 +105,7 @@ pub fn agree(
             ready: (0..rank.ranks).collect(),
         });
     }
-    let meta = meta_dir(fleet);
-    std::fs::create_dir_all(&meta).map_err(io_err("create", &meta))?;
+    super::open_meta(fleet)?;
     let stale_before = if rank.rank == 0 {
         // Ready files older than the last schedule belong to an earlier launch of this fleet.
         let old = read_json::<Schedule>(&schedule_path(fleet)).ok();

@@ -19,13 +19,16 @@ pub struct Spill {
 }
 
 impl Spill {
-    pub fn create(path: &Path) -> Result<Spill, FleetError> {
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(io_err("create", dir))?;
-        }
-        let file = std::fs::File::create(path).map_err(io_err("create", path))?;
+    /// Creates the spill file `fleet/NAME` of the fleet folder `fleet`: the last merge's is
+    /// removed and a new one made with O_EXCL beneath `fleet/`'s descriptor (a link or a hard
+    /// link planted under its name is never written through).
+    pub fn create(fleet: &Path, name: &str) -> Result<Spill, FleetError> {
+        let meta = super::open_meta(fleet)?;
+        meta.remove_file(name)?;
+        let file = meta.create_new(name)?;
+        let path = meta.join(name);
         Ok(Spill {
-            path: path.to_path_buf(),
+            path,
             out: std::io::BufWriter::new(file),
             offset: 0,
         })

@@ -30,6 +30,8 @@ pub enum RecordError {
     AlreadyARun { dir: PathBuf },
     #[error("`{dir}` is in use by another rigel{holder}; wait for it to end, or stop it")]
     Busy { dir: PathBuf, holder: String },
+    #[error(transparent)]
+    Fs(#[from] rigel_fs::FsError),
 }
 
 pub(crate) fn io<'a>(

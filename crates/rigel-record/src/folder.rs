@@ -3,13 +3,15 @@
 use super::error::{PLAN_FILE, POINTS_FILE, RESULTS_FILE, RUN_FILE, RecordError, SPEC_FILE, io};
 use super::lock::FolderLock;
 use super::points::{self, Torn};
+use rigel_fs::Dir;
 use rigel_judge::expect::Verdict;
 use rigel_plan::{RunPlan, SCHEMA_VERSION};
 pub use rigel_results::RunHeader;
 use rigel_results::{PointResult, ResultsDoc};
+use rustix::fs::OFlags;
 use serde::Serialize;
-use std::fs::{self, File, OpenOptions};
-use std::io::Write;
+use std::fs::{self, File};
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 /// An open run folder, appending finished points; it holds the folder's lock.
@@ -47,20 +49,21 @@ impl RunFolder {
         plan: &RunPlan,
         header: &RunHeader,
     ) -> Result<RunFolder, RecordError> {
-        let dir = lock.dir().to_path_buf();
-        if dir.join(PLAN_FILE).exists() {
-            return Err(RecordError::AlreadyARun { dir });
+        let folder = lock.folder();
+        if folder.exists(PLAN_FILE) {
+            return Err(RecordError::AlreadyARun {
+                dir: folder.path().to_path_buf(),
+            });
         }
-        write_atomic(&dir.join(SPEC_FILE), spec_toml.as_bytes())?;
-        write_json(&dir.join(PLAN_FILE), plan)?;
-        write_json(&dir.join(RUN_FILE), header)?;
-        let path = dir.join(POINTS_FILE);
-        let points = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&path)
-            .map_err(io("open", &path))?;
-        sync_dir(&dir)?;
+        folder.write_atomic(SPEC_FILE, spec_toml.as_bytes())?;
+        write_json(folder, PLAN_FILE, plan)?;
+        write_json(folder, RUN_FILE, header)?;
+        // O_EXCL | O_NOFOLLOW: a name planted in the folder is refused, never appended through.
+        let points = folder.open_file(
+            POINTS_FILE,
+            OFlags::WRONLY | OFlags::APPEND | OFlags::CREATE | OFlags::EXCL,
+        )?;
+        folder.sync()?;
         Ok(RunFolder {
             lock,
             points,
@@ -72,13 +75,11 @@ impl RunFolder {
     /// `results.jsonl` is cut off first (and returned, for the caller to report).
     pub fn reopen(lock: FolderLock) -> Result<Reopened, RecordError> {
         let path = lock.dir().join(POINTS_FILE);
-        let points = OpenOptions::new()
-            .create(true)
-            .read(true)
-            .append(true)
-            .open(&path)
-            .map_err(io("open", &path))?;
-        let bytes = fs::read(&path).map_err(io("read", &path))?;
+        let mut points = lock
+            .folder()
+            .open_file(POINTS_FILE, OFlags::RDWR | OFlags::APPEND | OFlags::CREATE)?;
+        let mut bytes = Vec::new();
+        points.read_to_end(&mut bytes).map_err(io("read", &path))?;
         let lines = points::parse_lines(&bytes).map_err(|e| RecordError::Invalid {
             path: path.clone(),
             message: e.to_string(),
@@ -127,9 +128,8 @@ impl RunFolder {
 
     /// Writes `results.json` (atomically: a temporary file renamed over it).
     pub fn finish(&self, doc: &ResultsDoc) -> Result<PathBuf, RecordError> {
-        let path = self.dir().join(RESULTS_FILE);
-        write_json(&path, &ResultsFile::new(doc))?;
-        Ok(path)
+        write_json(self.lock.folder(), RESULTS_FILE, &ResultsFile::new(doc))?;
+        Ok(self.dir().join(RESULTS_FILE))
     }
 }
 
@@ -226,57 +226,24 @@ fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, RecordErr
     })
 }
 
-fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), RecordError> {
+fn write_json<T: Serialize>(folder: &Dir, name: &str, value: &T) -> Result<(), RecordError> {
     let mut text = serde_json::to_string_pretty(value).map_err(|e| RecordError::Invalid {
-        path: path.to_path_buf(),
+        path: folder.join(name),
         message: e.to_string(),
     })?;
     text.push('\n');
-    write_atomic(path, text.as_bytes())
-}
-
-/// Writes through a temporary file, fsyncs it, renames it over `path` and fsyncs the directory (the
-/// rename itself is durable only then).
-fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), RecordError> {
-    let tmp = path.with_extension("tmp");
-    let mut f = File::create(&tmp).map_err(io("create", &tmp))?;
-    let written = f.write_all(bytes).and_then(|()| f.sync_all());
-    if let Err(e) = written {
-        let _ = fs::remove_file(&tmp);
-        return Err(io("write", &tmp)(e));
-    }
-    fs::rename(&tmp, path).map_err(io("rename into place", path))?;
-    sync_dir(path.parent().unwrap_or(Path::new(".")))
-}
-
-/// fsync of a directory: makes the names created or renamed in it durable.
-fn sync_dir(dir: &Path) -> Result<(), RecordError> {
-    let dir = if dir.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        dir
-    };
-    File::open(dir)
-        .and_then(|d| d.sync_all())
-        .map_err(io("fsync the directory", dir))
+    Ok(folder.write_atomic(name, text.as_bytes())?)
 }
 
 /// Writes `doc` as `dir/results.json` (atomically, streamed: a fleet's document is large): a
-/// folder made by a fleet's merge.
+/// fleet's folder, by its merge. Written beneath the folder's descriptor through no link; its
+/// owner is not checked (on NFS with root squash a root rank's folder belongs to `nobody`).
 pub fn write_results(dir: &Path, doc: &ResultsDoc) -> Result<PathBuf, RecordError> {
-    let path = dir.join(RESULTS_FILE);
-    let tmp = path.with_extension("tmp");
-    let file = File::create(&tmp).map_err(io("create", &tmp))?;
-    let mut out = std::io::BufWriter::new(file);
-    serde_json::to_writer_pretty(&mut out, doc).map_err(|e| RecordError::Invalid {
-        path: path.clone(),
-        message: e.to_string(),
+    let folder = Dir::open(dir)?;
+    let path = folder.join(RESULTS_FILE);
+    folder.write_atomic_with(RESULTS_FILE, |out| {
+        serde_json::to_writer_pretty(&mut *out, doc).map_err(std::io::Error::other)?;
+        out.write_all(b"\n")
     })?;
-    out.write_all(b"\n").map_err(io("write", &tmp))?;
-    let file = out
-        .into_inner()
-        .map_err(|e| io("write", &tmp)(e.into_error()))?;
-    file.sync_all().map_err(io("fsync", &tmp))?;
-    fs::rename(&tmp, &path).map_err(io("rename into place", &path))?;
     Ok(path)
 }

@@ -1,37 +1,86 @@
 //! The run folder's lock: one rigel at a time writes a folder. `flock` on `rigel.lock` in the
 //! folder, held while the run lasts (the kernel drops it when the process ends, however it ends);
-//! the holder's pid is written into the file so that a refusal can name it.
+//! the holder's pid is written into the file so that a refusal can name it. The folder is opened
+//! once (a fresh run's must be new, or empty and the running user's) and everything in it is
+//! reached through that descriptor, never through a link (see `rigel_fs`).
 
 use super::RecordError;
+use rigel_fs::{Dir, Fresh};
 use rigel_target::lock::{LockKind, try_lock};
-use std::fs::{File, OpenOptions};
+use rustix::fs::OFlags;
+use std::fs::File;
 use std::io::{Read, Seek, Write};
-use std::path::{Path, PathBuf};
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
 
 pub const LOCK_FILE: &str = "rigel.lock";
 
 /// The lock on a run folder, held until dropped.
 #[derive(Debug)]
 pub struct FolderLock {
-    dir: PathBuf,
+    dir: Dir,
     _file: File,
     /// The folder did not exist before: a run that never starts removes it again.
     created: bool,
 }
 
 impl FolderLock {
-    /// Creates `dir` if needed and locks it, or says which rigel holds it.
+    /// Locks the folder of a fresh run: made now, or one that exists empty and belongs to the
+    /// user running rigel (a folder with someone's links planted in it is refused). Says which
+    /// rigel holds it, if one does.
     pub fn take(dir: &Path) -> Result<FolderLock, RecordError> {
-        let created = !dir.exists();
-        std::fs::create_dir_all(dir).map_err(super::io("create the run folder", dir))?;
-        let path = dir.join(LOCK_FILE);
-        let mut file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)
-            .map_err(super::io("open the lock file", &path))?;
+        match Dir::create_fresh(dir) {
+            Ok((folder, fresh)) => Self::lock(folder, fresh == Fresh::Created),
+            // Another rigel's run folder: name that rigel rather than the lock file in it.
+            // Another rigel's run folder (name that rigel), or one left holding nothing but the
+            // lock file of a run that ended before it began.
+            Err(rigel_fs::FsError::NotEmpty { .. }) if Self::held(dir) || only_a_lock(dir) => {
+                Self::lock(Dir::open_owned(dir)?, false)
+            }
+            Err(rigel_fs::FsError::NotEmpty { .. }) if dir.join(super::PLAN_FILE).exists() => {
+                Err(RecordError::AlreadyARun {
+                    dir: dir.to_path_buf(),
+                })
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Locks the folder of a run to resume: it must belong to the user running rigel.
+    pub fn take_existing(dir: &Path) -> Result<FolderLock, RecordError> {
+        Self::lock(Dir::open_owned(dir)?, false)
+    }
+
+    /// Whether `dir` holds a lock file another rigel holds now (so that refusing it names that
+    /// rigel).
+    fn held(dir: &Path) -> bool {
+        let Ok(folder) = Dir::open_owned(dir) else {
+            return false;
+        };
+        let Ok(file) = folder.open_file(LOCK_FILE, OFlags::RDONLY) else {
+            return false;
+        };
+        matches!(
+            try_lock(&file, &folder.join(LOCK_FILE), LockKind::Shared),
+            Ok(Err(_))
+        )
+    }
+
+    fn lock(folder: Dir, created: bool) -> Result<FolderLock, RecordError> {
+        let path = folder.join(LOCK_FILE);
+        // O_NOFOLLOW: a link planted as `rigel.lock` is refused, never truncated through.
+        let mut file = folder.open_file(LOCK_FILE, OFlags::RDWR | OFlags::CREATE)?;
+        // A hard link planted under the name (to a file of root's) is refused too: the pid is
+        // written over the file's content.
+        let links = file.metadata().map_err(super::io("stat", &path))?.nlink();
+        if links != 1 {
+            return Err(super::io("use as the lock file", &path)(
+                std::io::Error::other(format!(
+                    "it has {links} hard links; rigel's lock file has one"
+                )),
+            ));
+        }
+        let dir = folder.path().to_path_buf();
         match try_lock(&file, &path, LockKind::Exclusive).map_err(super::io("lock", &path))? {
             Ok(()) => {}
             Err(held) => {
@@ -48,7 +97,7 @@ impl FolderLock {
             .and_then(|()| file.write_all(pid.as_bytes()))
             .map_err(super::io("write the pid into", &path))?;
         Ok(FolderLock {
-            dir: dir.to_path_buf(),
+            dir: folder,
             _file: file,
             created,
         })
@@ -58,14 +107,27 @@ impl FolderLock {
     /// removed again (only while it holds nothing but the lock file).
     pub fn abandon(self) {
         if self.created {
-            let _ = std::fs::remove_file(self.dir.join(LOCK_FILE));
-            let _ = std::fs::remove_dir(&self.dir);
+            let _ = self.dir.remove_file(LOCK_FILE);
+            let _ = std::fs::remove_dir(self.dir.path());
         }
     }
 
     pub fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// The folder's descriptor, for writing beneath it.
+    pub fn folder(&self) -> &Dir {
         &self.dir
     }
+}
+
+/// Whether `dir` holds exactly one name, `rigel.lock`.
+fn only_a_lock(dir: &Path) -> bool {
+    std::fs::read_dir(dir).is_ok_and(|entries| {
+        let names: Vec<_> = entries.flatten().map(|e| e.file_name()).take(2).collect();
+        names.len() == 1 && names[0] == LOCK_FILE
+    })
 }
 
 fn written_pid(file: &mut File) -> Option<u32> {

@@ -14,6 +14,8 @@ pub enum ReportError {
         path: PathBuf,
         source: std::io::Error,
     },
+    #[error(transparent)]
+    Fs(#[from] rigel_fs::FsError),
     /// The run folder could not be read (not a run, unreadable, newer schema in `run.json`).
     #[error(transparent)]
     Record(#[from] rigel_record::RecordError),

@@ -167,6 +167,9 @@ pub struct ReportOptions {
     pub past_runs: Vec<rigel_results::stats::PastRun>,
     /// Decimal MB/s (10^6 B/s) beside MiB/s in the per-class tables (`--units si`).
     pub si_units: bool,
+    /// Never replace a file (ORION's working directory, which other runs share): every file is
+    /// made new, numbered `.2`, `.3`, … where a name is taken.
+    pub exclusive: bool,
 }
 
 impl ReportOptions {
@@ -181,6 +184,7 @@ impl ReportOptions {
             out_dir: out_dir.into(),
             past_runs: Vec::new(),
             si_units: false,
+            exclusive: false,
         }
     }
 }

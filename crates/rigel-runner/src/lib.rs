@@ -62,7 +62,10 @@ pub fn run_job(job: Job, opts: Options, obs: &mut dyn Observer) -> Result<Ran, R
     let stop = Arc::new(AtomicBool::new(false));
     register_signals(&stop).map_err(RunError::Signals)?;
     // Before the targets: a second rigel on this folder must not fill or load them either.
-    let lock = FolderLock::take(&job.dir)?;
+    let lock = match job.header {
+        Some(_) => FolderLock::take_existing(&job.dir)?,
+        None => FolderLock::take(&job.dir)?,
+    };
     let volume = match open(&job.plan, opts.consent, &stop, obs) {
         Ok(v) => v,
         Err(e) => {
@@ -82,6 +85,10 @@ pub fn run_job(job: Job, opts: Options, obs: &mut dyn Observer) -> Result<Ran, R
         opts.starts,
         obs,
     );
+    // Before --clean looks at them: a mark vouches only for the file as it was marked.
+    if let Err(e) = target::remark_written(&volume.targets) {
+        obs.message(Message::Error(format!("marking the test files again: {e}")));
+    }
     if opts.clean {
         let paths: Vec<&Path> = volume.targets.iter().map(|t| t.path.as_path()).collect();
         match target::clean(paths) {

@@ -6,11 +6,14 @@ use super::TargetError;
 use super::error::lock_target;
 use super::lock::LockKind;
 use super::marker::{self, FillState, Marker};
-use rustix::fs::FallocateFlags;
-use std::fs::{self, File, OpenOptions};
+use super::open::OpenTarget;
+use super::probe::{OpenMode, reopen_target};
+use rigel_fs::Dir;
+use rustix::fs::{AtFlags, FallocateFlags, OFlags};
+use std::fs::{self, File};
 use std::io;
 use std::ops::ControlFlow;
-use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
@@ -54,42 +57,45 @@ impl Preparation {
     }
 }
 
-/// Makes sure a declared test file of `size` bytes exists and holds random data.
+/// Makes sure a declared test file of `size` bytes exists and holds random data. Everything is
+/// done through one descriptor, opened `O_NOFOLLOW` beneath the parent folder's descriptor (and
+/// `O_EXCL` when created), never by the path again: a link swapped in at any moment is neither
+/// followed nor taken for rigel's file. The descriptor of rigel's file is returned for the run.
 pub fn ensure_file(
     path: &Path,
     size: u64,
     on_progress: &mut OnProgress,
-) -> Result<Preparation, TargetError> {
-    let meta = match fs::metadata(path) {
-        Ok(m) => m,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+) -> Result<(Preparation, Option<File>), TargetError> {
+    let (parent, name) = parent_of(path)?;
+    let file = match parent.open_file(name, OFlags::RDONLY) {
+        Ok(file) => file,
+        Err(e) if e.raw_os_error() == Some(libc::ENOENT) => {
             refuse_device_directory(path)?;
             // Locked from its creation to the end of its fill: a second rigel creating the same
             // file finds it and is refused (see below) instead of filling it too.
-            let Some(_lock) = create(path, size, on_progress)? else {
+            let Some(file) = create(&parent, name, path, size, on_progress)? else {
                 // Another rigel created it since it was looked for: judge it as found.
                 return ensure_file(path, size, on_progress);
             };
-            fill(path, 0, size, on_progress)?;
-            return Ok(Preparation::Created);
+            fill(&file, path, 0, size, on_progress)?;
+            return Ok((Preparation::Created, Some(file)));
         }
-        Err(e) => return Err(TargetError::io(path, "read the metadata")(e)),
+        // A link (or a FIFO, a device, a folder) is never rigel's: judged as the user's.
+        Err(rigel_fs::FsError::Symlink { .. }) => return Ok((Preparation::Foreign, None)),
+        Err(e) if e.raw_os_error().is_none() => return Ok((Preparation::Foreign, None)),
+        Err(e) => return Err(fs_error(path, e)),
     };
-    if !meta.is_file() {
-        return Ok(Preparation::Foreign);
-    }
-    let Some(mark) = marker::read_marker(path)? else {
+    let Some(mark) = marker::read_marker(&file, path)? else {
         // No marker: a foreign file, or one another rigel has just created and not yet marked
         // (it holds the exclusive lock from its creation to the end of its fill): a shared lock
         // is refused then, naming that rigel, instead of taking its file for a foreign one.
-        let probe = File::open(path).map_err(TargetError::io(path, "open to lock"))?;
-        lock_target(&probe, path, LockKind::Shared)?;
-        if marker::read_marker(path)?.is_some() {
+        lock_target(&file, path, LockKind::Shared)?;
+        if marker::read_marker(&file, path)?.is_some() {
             // Marked (and filled) between the two looks: judge it again.
-            drop(probe);
+            drop(file);
             return ensure_file(path, size, on_progress);
         }
-        let meta = probe
+        let meta = file
             .metadata()
             .map_err(TargetError::io(path, "read the metadata"))?;
         if meta.len() < size {
@@ -99,20 +105,21 @@ pub fn ensure_file(
                 declared: size,
             });
         }
-        return Ok(Preparation::Foreign);
+        return Ok((Preparation::Foreign, None));
     };
     let filled_to = match mark.state {
-        FillState::Filled if meta.len() >= mark.size => mark.size,
-        _ => 0,
+        FillState::Filled => mark.size,
+        FillState::Filling => 0,
     };
     if filled_to >= size {
-        return Ok(Preparation::Reused);
+        return Ok((Preparation::Reused, Some(file)));
     }
     // Unfinished: another rigel may be filling it right now. Refuse rather than fill it twice.
-    let _lock = File::open(path).map_err(TargetError::io(path, "open to lock"))?;
-    lock_target(&_lock, path, LockKind::Exclusive)?;
+    lock_target(&file, path, LockKind::Exclusive)?;
+    let file = reopen_target(&file, path, READ_WRITE)?;
     let start = filled_to / FILL_ALIGN as u64 * FILL_ALIGN as u64;
     grow(
+        &file,
         path,
         size,
         Marker {
@@ -121,8 +128,38 @@ pub fn ensure_file(
         },
         on_progress,
     )?;
-    fill(path, start, size, on_progress)?;
-    Ok(Preparation::Completed)
+    fill(&file, path, start, size, on_progress)?;
+    Ok((Preparation::Completed, Some(file)))
+}
+
+/// The parent folder (opened by its path: the folders above are the user's to choose) and the
+/// file's name in it.
+fn parent_of(path: &Path) -> Result<(Dir, &std::ffi::OsStr), TargetError> {
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let name = path.file_name().ok_or_else(|| TargetError::Unsupported {
+        path: path.into(),
+        kind: "path without a file name",
+    })?;
+    let dir = Dir::open_following(parent).map_err(|e| fs_error(parent, e))?;
+    Ok((dir, name))
+}
+
+fn fs_error(path: &Path, e: rigel_fs::FsError) -> TargetError {
+    match e {
+        rigel_fs::FsError::Io {
+            action,
+            path,
+            source,
+        } => TargetError::io(path, action)(source),
+        other => TargetError::Io {
+            path: path.into(),
+            what: "open",
+            source: io::Error::other(other.to_string()),
+        },
+    }
 }
 
 /// A missing `/dev/sdX` is a typo or an unplugged disk, not a place for a test file.
@@ -138,49 +175,73 @@ fn refuse_device_directory(path: &Path) -> Result<(), TargetError> {
     Ok(())
 }
 
-/// Creates the file (never over an existing one), marks it unfinished, and preallocates it; None
-/// when the file exists (another rigel created it first). When preallocating fails (no space,
-/// say) the empty file is removed again.
+/// Creates the file `O_CREAT | O_EXCL | O_NOFOLLOW` beneath its folder's descriptor (never over
+/// an existing file or link), marks it unfinished, and preallocates it; None when the name exists
+/// (another rigel created it first). When preallocating fails (no space, say) the file is removed
+/// again, by name only while the name still is this file.
 fn create(
+    parent: &Dir,
+    name: &std::ffi::OsStr,
     path: &Path,
     size: u64,
     on_progress: &mut OnProgress,
 ) -> Result<Option<File>, TargetError> {
-    let file = match OpenOptions::new().write(true).create_new(true).open(path) {
+    let file = match parent.open_file(name, OFlags::RDWR | OFlags::CREATE | OFlags::EXCL) {
         Ok(file) => file,
-        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => return Ok(None),
-        Err(e) => return Err(TargetError::io(path, "create the test file")(e)),
+        Err(e) if e.raw_os_error() == Some(libc::EEXIST) => return Ok(None),
+        Err(e) => return Err(fs_error(path, e)),
     };
     lock_target(&file, path, LockKind::Exclusive)?;
     let mark = Marker {
         state: FillState::Filling,
         size,
     };
-    grow(path, size, mark, on_progress).inspect_err(|_| {
-        let _ = fs::remove_file(path);
-        let _ = marker::remove_sidecar(path);
+    grow(&file, path, size, mark, on_progress).inspect_err(|_| {
+        let _ = unlink_if_same(parent, name, &file);
     })?;
     Ok(Some(file))
 }
+
+/// Unlinks `name` in `parent` only while it still is `file` (an `fstat` of the descriptor against
+/// an `fstatat` of the name, right before `unlinkat` on the folder's descriptor).
+fn unlink_if_same(parent: &Dir, name: &std::ffi::OsStr, file: &File) -> Result<bool, TargetError> {
+    let meta = file
+        .metadata()
+        .map_err(TargetError::io(parent.join(name), "read the metadata"))?;
+    let named = rustix::fs::statat(parent, name, AtFlags::SYMLINK_NOFOLLOW);
+    match named {
+        Ok(st) if (st.st_dev, st.st_ino) == (meta.dev(), meta.ino()) => {
+            rustix::fs::unlinkat(parent, name, AtFlags::empty()).map_err(|e| {
+                TargetError::io(parent.join(name), "remove the test file")(e.into())
+            })?;
+            marker::remove_record(meta.dev(), meta.ino());
+            Ok(true)
+        }
+        _ => Ok(false),
+    }
+}
+
+const READ_WRITE: OpenMode = OpenMode {
+    write: true,
+    direct: false,
+    exclusive: false,
+};
 
 /// Bytes preallocated per call: tmpfs allocates page by page (a 4 GiB call took seconds and kept
 /// SIGTERM waiting), so the caller's stop request is looked at between pieces of this size.
 const PREALLOCATE_STEP: u64 = 64 << 20;
 
 fn grow(
+    file: &File,
     path: &Path,
     size: u64,
     mark: Marker,
     on_progress: &mut OnProgress,
 ) -> Result<(), TargetError> {
-    marker::write_marker(path, mark)?;
-    let file = OpenOptions::new()
-        .write(true)
-        .open(path)
-        .map_err(TargetError::io(path, "open read-write"))?;
+    marker::write_marker(file, path, mark)?;
     // One call used to fail at once when the space was not there; pieces would first fill the
     // filesystem, so ask it first.
-    let free = rustix::fs::fstatvfs(&file)
+    let free = rustix::fs::fstatvfs(file)
         // ramfs reports no size at all: no limit to check against.
         .map(|v| match v.f_blocks {
             0 => u64::MAX,
@@ -195,7 +256,7 @@ fn grow(
     let mut at = 0;
     while at < size {
         let len = PREALLOCATE_STEP.min(size - at);
-        match rustix::fs::fallocate(&file, FallocateFlags::empty(), at, len) {
+        match rustix::fs::fallocate(file, FallocateFlags::empty(), at, len) {
             Ok(()) => at += len,
             Err(rustix::io::Errno::OPNOTSUPP) => {
                 return file
@@ -226,12 +287,13 @@ fn grow(
 /// writes in flight), O_DIRECT where the filesystem allows (the data must reach the device, not sit
 /// in the page cache), then marks the file filled. Progress is reported from the calling thread.
 fn fill(
+    file: &File,
     path: &Path,
     start: u64,
     end: u64,
     on_progress: &mut OnProgress,
 ) -> Result<(), TargetError> {
-    let out = FillOutput::open(path)?;
+    let out = FillOutput::open(file, path)?;
     let chunks = (end - start).div_ceil(FILL_CHUNK as u64);
     let stop = AtomicBool::new(false);
     let (tx, rx) = mpsc::channel::<Result<u64, TargetError>>();
@@ -287,6 +349,7 @@ fn fill(
         .sync_all()
         .map_err(TargetError::io(path, "flush the data to the device"))?;
     marker::write_marker(
+        file,
         path,
         Marker {
             state: FillState::Filled,
@@ -304,16 +367,20 @@ struct FillOutput<'a> {
 }
 
 impl<'a> FillOutput<'a> {
-    fn open(path: &'a Path) -> Result<Self, TargetError> {
-        let buffered = OpenOptions::new()
-            .write(true)
-            .open(path)
-            .map_err(TargetError::io(path, "open read-write"))?;
-        let direct = OpenOptions::new()
-            .write(true)
-            .custom_flags(libc::O_DIRECT)
-            .open(path)
-            .ok();
+    /// Both are the creating descriptor's own file, opened again through it (never by name).
+    fn open(file: &File, path: &'a Path) -> Result<Self, TargetError> {
+        let buffered = file
+            .try_clone()
+            .map_err(TargetError::io(path, "duplicate the descriptor"))?;
+        let direct = reopen_target(
+            file,
+            path,
+            OpenMode {
+                direct: true,
+                ..READ_WRITE
+            },
+        )
+        .ok();
         Ok(FillOutput {
             path,
             buffered,
@@ -334,30 +401,56 @@ impl<'a> FillOutput<'a> {
     }
 }
 
-/// Deletes the files among `paths` that rigel created (and their markers); others are kept.
-/// Returns the paths removed.
+/// Deletes the files among `paths` that rigel created and whose mark still vouches for them;
+/// others are kept. Each is opened `O_NOFOLLOW` beneath its folder's descriptor, its mark checked
+/// on that descriptor, and its name unlinked on the folder's descriptor only while it still names
+/// that file. Returns the paths removed.
 pub fn clean<'a>(paths: impl IntoIterator<Item = &'a Path>) -> Result<Vec<PathBuf>, TargetError> {
     let mut removed = Vec::new();
     for path in paths {
-        let is_file = fs::symlink_metadata(path).is_ok_and(|m| m.is_file());
-        if !is_file || marker::read_marker(path)?.is_none() {
+        let Ok((parent, name)) = parent_of(path) else {
+            continue;
+        };
+        let Ok(file) = parent.open_file(name, OFlags::RDONLY) else {
+            continue;
+        };
+        if marker::read_marker(&file, path)?.is_none() {
             continue;
         }
-        fs::remove_file(path).map_err(TargetError::io(path, "remove the test file"))?;
-        marker::remove_sidecar(path)?;
-        removed.push(path.to_path_buf());
+        if unlink_if_same(&parent, name, &file)? {
+            removed.push(path.to_path_buf());
+        }
     }
     Ok(removed)
 }
 
-/// Whether rigel created `path`, finished filling it or not.
-pub(crate) fn marked_by_rigel(path: &Path) -> Result<bool, TargetError> {
-    Ok(marker::read_marker(path)?.is_some())
+/// Marks rigel's test files that the run wrote again (their mtime and blocks changed, and a mark
+/// vouches only for the file as it was marked). A run killed before this leaves its files
+/// unmarked: the next run takes them for foreign ones, which is the safe side.
+pub fn remark_written(targets: &[OpenTarget]) -> Result<(), TargetError> {
+    for t in targets
+        .iter()
+        .filter(|t| t.writable && t.info.created_by_rigel)
+    {
+        let file =
+            t.fd.try_clone()
+                .map(File::from)
+                .map_err(TargetError::io(&t.path, "duplicate the descriptor"))?;
+        file.sync_all()
+            .map_err(TargetError::io(&t.path, "flush the data to the device"))?;
+        marker::refresh_marker(&file, &t.path)?;
+    }
+    Ok(())
 }
 
-/// Whether rigel created `path` and finished filling it.
-pub fn created_by_rigel(path: &Path) -> Result<bool, TargetError> {
-    Ok(marker::read_marker(path)?.is_some_and(|m| m.state == FillState::Filled))
+/// Whether rigel created the open `file`, finished filling it or not.
+pub(crate) fn marked_by_rigel(file: &File, path: &Path) -> Result<bool, TargetError> {
+    Ok(marker::read_marker(file, path)?.is_some())
+}
+
+/// Whether rigel created the open `file` and finished filling it.
+pub fn created_by_rigel(file: &File, path: &Path) -> Result<bool, TargetError> {
+    Ok(marker::read_marker(file, path)?.is_some_and(|m| m.state == FillState::Filled))
 }
 
 #[cfg(test)]

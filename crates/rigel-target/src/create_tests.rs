@@ -1,6 +1,17 @@
 //! Tests of creating, growing, filling and cleaning rigel's own target files.
 
 use super::*;
+use std::fs::OpenOptions;
+
+/// What `ensure_file` did, its descriptor dropped.
+fn ensure(path: &Path, size: u64, cb: &mut OnProgress) -> Result<Preparation, TargetError> {
+    ensure_file(path, size, cb).map(|(p, _)| p)
+}
+
+/// Whether the file at `path` carries rigel's mark, finished.
+fn ours(path: &Path) -> bool {
+    created_by_rigel(&File::open(path).unwrap(), path).unwrap()
+}
 
 fn no_progress() -> impl FnMut(&FillProgress) -> ControlFlow<()> {
     |_| ControlFlow::Continue(())
@@ -22,15 +33,12 @@ fn create_and_fill_in(base: &str) {
         calls.push((p.done, p.total));
         ControlFlow::Continue(())
     };
-    assert_eq!(
-        ensure_file(&path, size, &mut cb).unwrap(),
-        Preparation::Created
-    );
+    assert_eq!(ensure(&path, size, &mut cb).unwrap(), Preparation::Created);
     assert_eq!(fs::metadata(&path).unwrap().len(), size);
     assert_eq!(nonzero_blocks(&path), (2051, 2051));
     assert_eq!(calls.last(), Some(&(size, size)));
     assert_eq!(calls.len(), 3);
-    assert!(created_by_rigel(&path).unwrap());
+    assert!(ours(&path));
     // Random, not a repeated pattern: the two chunks differ.
     let data = fs::read(&path).unwrap();
     assert_ne!(data[..FILL_CHUNK], data[FILL_CHUNK..2 * FILL_CHUNK]);
@@ -42,20 +50,17 @@ fn create_and_fill_in(base: &str) {
         count += 1;
         ControlFlow::Continue(())
     };
-    assert_eq!(
-        ensure_file(&path, size, &mut cb).unwrap(),
-        Preparation::Reused
-    );
+    assert_eq!(ensure(&path, size, &mut cb).unwrap(), Preparation::Reused);
     assert_eq!(count, 0);
     assert_eq!(fs::read(&path).unwrap(), before);
 
     // A smaller declaration reuses too; a larger one grows rigel's own file, keeping its head.
     assert_eq!(
-        ensure_file(&path, 4096, &mut no_progress()).unwrap(),
+        ensure(&path, 4096, &mut no_progress()).unwrap(),
         Preparation::Reused
     );
     let bigger = size + FILL_CHUNK as u64;
-    let prep = ensure_file(&path, bigger, &mut no_progress()).unwrap();
+    let prep = ensure(&path, bigger, &mut no_progress()).unwrap();
     assert_eq!(prep, Preparation::Completed);
     let after = fs::read(&path).unwrap();
     assert_eq!(after.len() as u64, bigger);
@@ -65,7 +70,6 @@ fn create_and_fill_in(base: &str) {
 
     assert_eq!(clean([path.as_path()]).unwrap(), vec![path.clone()]);
     assert!(!path.exists());
-    assert!(!marker::sidecar_path(&path).exists());
 }
 
 #[test]
@@ -94,19 +98,19 @@ fn an_interrupted_fill_is_redone_next_time() {
             ControlFlow::Continue(())
         }
     };
-    let err = ensure_file(&path, size, &mut stop).unwrap_err();
+    let err = ensure(&path, size, &mut stop).unwrap_err();
     assert!(matches!(err, TargetError::Interrupted { .. }), "{err}");
-    assert!(!created_by_rigel(&path).unwrap());
-    let prep = ensure_file(&path, size, &mut no_progress()).unwrap();
+    assert!(!ours(&path));
+    let prep = ensure(&path, size, &mut no_progress()).unwrap();
     assert_eq!(prep, Preparation::Completed);
     let (nz, total) = nonzero_blocks(&path);
     assert_eq!(nz, total);
-    assert!(created_by_rigel(&path).unwrap());
+    assert!(ours(&path));
 }
 
 #[test]
 fn no_test_file_is_created_among_devices() {
-    let err = ensure_file(
+    let err = ensure(
         Path::new("/dev/rigel-no-such-disk"),
         4096,
         &mut no_progress(),
@@ -121,10 +125,9 @@ fn a_file_that_cannot_be_preallocated_is_not_left_behind() {
         .or_else(|_| tempfile::tempdir())
         .unwrap();
     let path = dir.path().join("huge.bin");
-    let err = ensure_file(&path, 1 << 60, &mut no_progress()).unwrap_err();
+    let err = ensure(&path, 1 << 60, &mut no_progress()).unwrap_err();
     assert!(err.to_string().contains("huge.bin"), "{err}");
     assert!(!path.exists());
-    assert!(!marker::sidecar_path(&path).exists());
 }
 
 /// Another rigel has just created the file (and holds its lock) but not yet marked it, at
@@ -144,13 +147,13 @@ fn a_file_being_created_by_another_rigel_is_refused_as_locked() {
             .unwrap();
         creator.set_len(len).unwrap();
         lock_target(&creator, &path, LockKind::Exclusive).unwrap();
-        let err = ensure_file(&path, 16384, &mut no_progress()).unwrap_err();
+        let err = ensure(&path, 16384, &mut no_progress()).unwrap_err();
         assert!(matches!(err, TargetError::Locked(_)), "size {len}: {err}");
         assert!(err.to_string().contains("in use by another rigel"), "{err}");
         drop(creator);
     }
     // Once the creator is gone, an unmarked file is a foreign one again.
-    let prep = ensure_file(&path, 16384, &mut no_progress()).unwrap();
+    let prep = ensure(&path, 16384, &mut no_progress()).unwrap();
     assert_eq!(prep, Preparation::Foreign);
 }
 
@@ -159,13 +162,13 @@ fn foreign_files_are_left_alone() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("users.db");
     fs::write(&path, vec![0u8; 8192]).unwrap();
-    let err = ensure_file(&path, 16384, &mut no_progress()).unwrap_err();
+    let err = ensure(&path, 16384, &mut no_progress()).unwrap_err();
     assert!(
         matches!(err, TargetError::TooSmall { actual: 8192, .. }),
         "{err}"
     );
     assert!(err.to_string().contains("users.db"));
-    let prep = ensure_file(&path, 8192, &mut no_progress()).unwrap();
+    let prep = ensure(&path, 8192, &mut no_progress()).unwrap();
     assert_eq!(prep, Preparation::Foreign);
     assert_eq!(fs::read(&path).unwrap(), vec![0u8; 8192]);
     assert!(clean([path.as_path()]).unwrap().is_empty());

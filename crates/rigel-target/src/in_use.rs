@@ -1,5 +1,6 @@
 //! Whether a target is in use by the system: mounted (itself or a partition), held by stacked
-//! devices, an active swap area, or backing a loop device. Such a target is never written.
+//! devices, an active swap area, or backing a loop device (a file, or a block device: loop over
+//! loop, loop over a disk). Such a target is never written, `--force` or not.
 
 use super::kind::TargetKind;
 use super::probe::Probe;
@@ -59,8 +60,27 @@ impl System {
                     device: name.clone(),
                 });
             }
+            // A loop device over a block device is no holder of it (the loop driver links no
+            // holder), yet a filesystem mounted on the loop device lives on this one.
+            if let Some(loop_device) = self.loop_over_device(*d) {
+                return Some(Reason::BacksLoop { loop_device });
+            }
         }
         None
+    }
+
+    /// The loop device whose backing file is the block device `dev`, if any.
+    fn loop_over_device(&self, dev: (u32, u32)) -> Option<String> {
+        self.sysfs
+            .loop_backings()
+            .into_iter()
+            .find(|(_, backing)| {
+                fs::metadata(backing).is_ok_and(|m| {
+                    m.file_type().is_block_device()
+                        && (rustix::fs::major(m.rdev()), rustix::fs::minor(m.rdev())) == dev
+                })
+            })
+            .map(|(name, _)| name)
     }
 
     fn file_in_use(&self, path: &Path, probe: &Probe) -> Option<Reason> {

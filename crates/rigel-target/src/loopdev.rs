@@ -8,6 +8,7 @@ use rigel_plan::{Layout, PlannedTarget, RunPlan};
 use rigel_testkit::{LoopDevice, is_root};
 use std::fs;
 use std::ops::ControlFlow;
+use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 use std::process::Command;
 
@@ -245,29 +246,34 @@ fn a_file_backing_a_loop_device_is_refused() {
     );
 }
 
+/// ramfs has no xattrs at all: the mark is a record in the state folder of marks, bound to the
+/// file's inode, length, mtime and sampled blocks.
 #[test]
-fn without_user_xattrs_the_mark_is_a_sidecar() {
+fn without_xattrs_the_mark_is_a_record_in_the_state_folder() {
     let mount = Mount::with(&["-t", "ramfs", "ramfs"]);
     let path = mount.dir.path().join("data.bin");
     let size = FILL_CHUNK as u64 + 4096;
     let mut quiet = |_: &FillProgress| ControlFlow::Continue(());
-    assert_eq!(
-        ensure_file(&path, size, &mut quiet).unwrap(),
-        Preparation::Created
-    );
-    let side = mount.dir.path().join(".data.bin.rigel");
-    let text = fs::read_to_string(&side).unwrap();
+    let (prep, _) = ensure_file(&path, size, &mut quiet).unwrap();
+    assert_eq!(prep, Preparation::Created);
+    let meta = fs::metadata(&path).unwrap();
+    let record = std::path::Path::new(super::marker::ROOT_STATE_DIR).join(format!(
+        "{:x}-{:x}",
+        meta.dev(),
+        meta.ino()
+    ));
+    let text = fs::read_to_string(&record).unwrap();
     assert!(
-        text.starts_with(&format!("rigel 1 filled {size} ")),
+        text.starts_with(&format!("rigel 2 filled {size} ")),
         "{text}"
     );
-    assert!(created_by_rigel(&path).unwrap());
+    assert!(!mount.dir.path().join(".data.bin.rigel").exists());
+    let file = fs::File::open(&path).unwrap();
+    assert!(created_by_rigel(&file, &path).unwrap());
     let data = fs::read(&path).unwrap();
     assert!(data.chunks(4096).all(|b| b.iter().any(|&x| x != 0)));
-    assert_eq!(
-        ensure_file(&path, size, &mut quiet).unwrap(),
-        Preparation::Reused
-    );
+    let (prep, _) = ensure_file(&path, size, &mut quiet).unwrap();
+    assert_eq!(prep, Preparation::Reused);
     assert_eq!(clean([path.as_path()]).unwrap(), vec![path.clone()]);
-    assert!(!path.exists() && !side.exists());
+    assert!(!path.exists() && !record.exists());
 }

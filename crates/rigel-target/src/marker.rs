@@ -1,17 +1,30 @@
 //! The mark rigel leaves on test files it created: later runs reuse them and may write them without
-//! consent. Kept as the user xattr `user.rigel.created`, or, where the filesystem has no user
-//! xattrs, a sidecar file `.NAME.rigel` bound to the file's device and inode (so a different file
-//! later put under the same name is not taken for rigel's).
+//! consent, and `--clean` deletes them. So the mark must be one a user without root cannot make,
+//! and must stop vouching for a file whose content changed under it:
+//!
+//! - where the filesystem has them, the `trusted.rigel.created` xattr (only CAP_SYS_ADMIN may
+//!   set or even see `trusted.*`; a user can set `user.*` on their own files, so that is never
+//!   read);
+//! - elsewhere (ramfs, NFS, FUSE, or rigel not running as root), a record in a state folder of
+//!   the user running rigel (`/var/lib/rigel/marks`, mode 0700, for root), named by the file's
+//!   device and inode.
+//!
+//! Both hold the same words: the fill state and size, the device, inode, length and mtime at the
+//! time of marking, and a fingerprint of sampled blocks. A filled file whose inode, length, mtime
+//! or fingerprint no longer match (`cp backup.img scratch.bin` keeps the inode and its xattrs) is
+//! not rigel's. A run that writes rigel's file marks it again when it ends.
 
 use super::TargetError;
+use rigel_fs::Dir;
 use rustix::fs::XattrFlags;
 use std::fmt;
-use std::fs;
-use std::io;
-use std::os::unix::fs::MetadataExt;
+use std::fs::File;
+use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
-pub const XATTR_NAME: &str = "user.rigel.created";
+pub const XATTR_NAME: &str = "trusted.rigel.created";
+/// The state folder when rigel runs as root; `RIGEL_STATE_DIR` overrides it.
+pub const ROOT_STATE_DIR: &str = "/var/lib/rigel/marks";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FillState {
@@ -28,153 +41,237 @@ pub struct Marker {
     pub size: u64,
 }
 
-impl fmt::Display for Marker {
+/// A mark as stored: the marker and the file as it was when marked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Record {
+    marker: Marker,
+    dev: u64,
+    ino: u64,
+    len: u64,
+    mtime: (i64, i64),
+    fingerprint: u64,
+}
+
+impl fmt::Display for Record {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let state = match self.state {
+        let state = match self.marker.state {
             FillState::Filling => "filling",
             FillState::Filled => "filled",
         };
-        write!(f, "rigel 1 {state} {}", self.size)
+        write!(
+            f,
+            "rigel 2 {state} {} {} {} {} {}.{} {:016x}",
+            self.marker.size,
+            self.dev,
+            self.ino,
+            self.len,
+            self.mtime.0,
+            self.mtime.1,
+            self.fingerprint
+        )
     }
 }
 
-impl Marker {
-    fn parse(text: &str) -> Option<Marker> {
-        let mut words = text.split_whitespace();
-        if (words.next()?, words.next()?) != ("rigel", "1") {
+impl Record {
+    fn parse(text: &str) -> Option<Record> {
+        let w: Vec<&str> = text.split_whitespace().collect();
+        if w.len() != 9 || (w[0], w[1]) != ("rigel", "2") {
             return None;
         }
-        let state = match words.next()? {
+        let state = match w[2] {
             "filling" => FillState::Filling,
             "filled" => FillState::Filled,
             _ => return None,
         };
-        let size = words.next()?.parse().ok()?;
-        Some(Marker { state, size })
+        let (secs, nanos) = w[7].split_once('.')?;
+        Some(Record {
+            marker: Marker {
+                state,
+                size: w[3].parse().ok()?,
+            },
+            dev: w[4].parse().ok()?,
+            ino: w[5].parse().ok()?,
+            len: w[6].parse().ok()?,
+            mtime: (secs.parse().ok()?, nanos.parse().ok()?),
+            fingerprint: u64::from_str_radix(w[8], 16).ok()?,
+        })
+    }
+
+    /// The record of `file` as it is now.
+    fn of(file: &File, path: &Path, marker: Marker) -> Result<Record, TargetError> {
+        let meta = file
+            .metadata()
+            .map_err(TargetError::io(path, "read the metadata"))?;
+        Ok(Record {
+            marker,
+            dev: meta.dev(),
+            ino: meta.ino(),
+            len: meta.len(),
+            mtime: (meta.mtime(), meta.mtime_nsec()),
+            fingerprint: fingerprint(file, path, meta.len())?,
+        })
+    }
+
+    /// Whether this record still vouches for `now` (the same file's record taken now). A filled
+    /// file must be unchanged; one being filled changes as it fills, so only its inode binds it,
+    /// and a length beyond what rigel preallocates says someone else's data is there.
+    fn vouches_for(&self, now: &Record) -> bool {
+        let same_inode = (self.dev, self.ino) == (now.dev, now.ino);
+        match self.marker.state {
+            FillState::Filled => {
+                same_inode
+                    && (self.len, self.mtime, self.fingerprint)
+                        == (now.len, now.mtime, now.fingerprint)
+            }
+            FillState::Filling => same_inode && now.len <= self.marker.size,
+        }
     }
 }
 
-/// `dir/.NAME.rigel`.
-pub fn sidecar_path(path: &Path) -> PathBuf {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    path.with_file_name(format!(".{name}.rigel"))
+/// Blocks of 4 KiB sampled for the fingerprint: the first, the last and evenly between.
+const SAMPLES: u64 = 16;
+const SAMPLE_LEN: u64 = 4096;
+
+/// FNV-1a over the length and `SAMPLES` blocks spread over the file: another file copied over
+/// this one (same length and, with `cp --preserve`, even the same mtime) differs in them.
+fn fingerprint(file: &File, path: &Path, len: u64) -> Result<u64, TargetError> {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut mix = |bytes: &[u8]| {
+        for &b in bytes {
+            hash ^= u64::from(b);
+            hash = hash.wrapping_mul(0x0100_0000_01b3);
+        }
+    };
+    mix(&len.to_le_bytes());
+    let mut buf = vec![0u8; SAMPLE_LEN as usize];
+    let last = len.saturating_sub(SAMPLE_LEN) / SAMPLE_LEN * SAMPLE_LEN;
+    for i in 0..SAMPLES {
+        let at = (last / (SAMPLES - 1) * i) / SAMPLE_LEN * SAMPLE_LEN;
+        let want = SAMPLE_LEN.min(len.saturating_sub(at)) as usize;
+        file.read_exact_at(&mut buf[..want], at)
+            .map_err(TargetError::io_at(path, "read a block for the mark", at))?;
+        mix(&buf[..want]);
+    }
+    Ok(hash)
 }
 
-/// Marks `path` (which must exist) as rigel's: the xattr where it works, the sidecar otherwise.
-pub fn write_marker(path: &Path, marker: Marker) -> Result<(), TargetError> {
-    let text = marker.to_string();
-    match rustix::fs::setxattr(path, XATTR_NAME, text.as_bytes(), XattrFlags::empty()) {
+/// Marks `file` (rigel's own, just created or filled through this descriptor) as rigel's: the
+/// trusted xattr where the filesystem and the privileges allow, the state folder otherwise.
+pub fn write_marker(file: &File, path: &Path, marker: Marker) -> Result<(), TargetError> {
+    let record = Record::of(file, path, marker)?;
+    let text = record.to_string();
+    match rustix::fs::fsetxattr(file, XATTR_NAME, text.as_bytes(), XattrFlags::empty()) {
         Ok(()) => Ok(()),
         Err(_) => {
-            let meta = fs::metadata(path).map_err(TargetError::io(path, "read the metadata"))?;
-            let bound = format!("{text} {} {}\n", meta.dev(), meta.ino());
-            let side = sidecar_path(path);
-            fs::write(&side, bound).map_err(TargetError::io(side, "write the rigel marker"))
+            let dir = state_dir(true)?;
+            dir.write_atomic(record_name(record.dev, record.ino), text.as_bytes())
+                .map_err(|e| mark_error(path, e.to_string()))
         }
     }
 }
 
-/// The mark on `path`, if rigel created it.
-pub fn read_marker(path: &Path) -> Result<Option<Marker>, TargetError> {
-    let mut buf = [0u8; 128];
-    if let Ok(n) = rustix::fs::getxattr(path, XATTR_NAME, &mut buf[..]) {
-        return Ok(Marker::parse(&String::from_utf8_lossy(&buf[..n])));
-    }
-    let side = sidecar_path(path);
-    let text = match fs::read_to_string(&side) {
-        Ok(t) => t,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(TargetError::io(side, "read the rigel marker")(e)),
+/// The mark on `file`, if rigel created it and it still vouches for the file as it is now.
+pub fn read_marker(file: &File, path: &Path) -> Result<Option<Marker>, TargetError> {
+    let Some(record) = stored(file, path)? else {
+        return Ok(None);
     };
-    let meta = fs::metadata(path).map_err(TargetError::io(path, "read the metadata"))?;
-    let words: Vec<&str> = text.split_whitespace().collect();
-    let binds_this_file = words.len() == 6
-        && words[4] == meta.dev().to_string()
-        && words[5] == meta.ino().to_string();
-    Ok(binds_this_file
-        .then(|| Marker::parse(&words[..4].join(" ")))
-        .flatten())
+    let now = Record::of(file, path, record.marker)?;
+    Ok(record.vouches_for(&now).then_some(record.marker))
 }
 
-/// Removes the sidecar, if any (the xattr goes with the file).
-pub fn remove_sidecar(path: &Path) -> Result<(), TargetError> {
-    let side = sidecar_path(path);
-    match fs::remove_file(&side) {
-        Err(e) if e.kind() != io::ErrorKind::NotFound => {
-            Err(TargetError::io(side, "remove the rigel marker")(e))
-        }
-        _ => Ok(()),
+/// Marks a filled file of rigel's again after a run wrote it (its mtime and blocks changed);
+/// a file whose mark no longer binds its inode is left alone.
+pub fn refresh_marker(file: &File, path: &Path) -> Result<(), TargetError> {
+    let Some(record) = stored(file, path)? else {
+        return Ok(());
+    };
+    let meta = file
+        .metadata()
+        .map_err(TargetError::io(path, "read the metadata"))?;
+    if record.marker.state != FillState::Filled
+        || (record.dev, record.ino) != (meta.dev(), meta.ino())
+    {
+        return Ok(());
     }
+    write_marker(file, path, record.marker)
+}
+
+/// Removes the state-folder record of a file being deleted (an xattr goes with the file).
+pub fn remove_record(dev: u64, ino: u64) {
+    if let Ok(dir) = state_dir(false) {
+        let _ = dir.remove_file(record_name(dev, ino));
+    }
+}
+
+/// The record kept for `file`: its xattr, else its state-folder record.
+fn stored(file: &File, path: &Path) -> Result<Option<Record>, TargetError> {
+    let mut buf = [0u8; 256];
+    if let Ok(n) = rustix::fs::fgetxattr(file, XATTR_NAME, &mut buf[..]) {
+        return Ok(Record::parse(&String::from_utf8_lossy(&buf[..n])));
+    }
+    let meta = file
+        .metadata()
+        .map_err(TargetError::io(path, "read the metadata"))?;
+    let Ok(dir) = state_dir(false) else {
+        return Ok(None);
+    };
+    match dir.read(record_name(meta.dev(), meta.ino())) {
+        Ok(bytes) if bytes.len() <= 256 => Ok(Record::parse(&String::from_utf8_lossy(&bytes))),
+        _ => Ok(None),
+    }
+}
+
+fn record_name(dev: u64, ino: u64) -> String {
+    format!("{dev:x}-{ino:x}")
+}
+
+/// The folder of marks of the user running rigel: root's `/var/lib/rigel/marks`, another user's
+/// `$XDG_STATE_HOME/rigel/marks` (or `~/.local/state/rigel/marks`); `RIGEL_STATE_DIR` overrides.
+/// It is trusted only while it belongs to that user and no one else may write it.
+fn state_dir(create: bool) -> Result<Dir, TargetError> {
+    let path = state_dir_path();
+    let refuse = |message: String| mark_error(&path, message);
+    if create {
+        use std::os::unix::fs::DirBuilderExt;
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&path)
+            .map_err(|e| refuse(format!("cannot create the folder of rigel's marks: {e}")))?;
+    }
+    let dir = Dir::open_owned(&path).map_err(|e| refuse(e.to_string()))?;
+    let mode = rustix::fs::fstat(&dir)
+        .map_err(|e| refuse(e.to_string()))?
+        .st_mode;
+    if mode & 0o022 != 0 {
+        return Err(refuse(format!(
+            "others may write it (mode {:o}); rigel trusts marks only in a folder only it writes \
+             (chmod go-w)",
+            mode & 0o777
+        )));
+    }
+    Ok(dir)
+}
+
+/// The mark could not be kept (the state folder of marks is missing, or others may write it).
+fn mark_error(path: &Path, message: String) -> TargetError {
+    TargetError::io(path, "keep rigel's mark on it")(std::io::Error::other(message))
+}
+
+fn state_dir_path() -> PathBuf {
+    if let Some(dir) = std::env::var_os("RIGEL_STATE_DIR") {
+        return PathBuf::from(dir);
+    }
+    if rustix::process::geteuid().is_root() {
+        return PathBuf::from(ROOT_STATE_DIR);
+    }
+    let base = std::env::var_os("XDG_STATE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/state")))
+        .unwrap_or_else(|| PathBuf::from("/nonexistent"));
+    base.join("rigel/marks")
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    const FILLED: Marker = Marker {
-        state: FillState::Filled,
-        size: 1 << 20,
-    };
-
-    #[test]
-    fn marker_round_trips_through_the_xattr_on_tmp_and_shm() {
-        for base in ["/tmp", "/dev/shm"] {
-            if !Path::new(base).is_dir() {
-                continue;
-            }
-            let dir = tempfile::tempdir_in(base).unwrap();
-            let path = dir.path().join("f");
-            fs::write(&path, b"x").unwrap();
-            assert_eq!(read_marker(&path).unwrap(), None);
-            write_marker(&path, FILLED).unwrap();
-            assert_eq!(read_marker(&path).unwrap(), Some(FILLED));
-            let mut buf = [0u8; 64];
-            let n = rustix::fs::getxattr(&path, XATTR_NAME, &mut buf[..]);
-            match n {
-                Ok(n) => assert_eq!(&buf[..n], b"rigel 1 filled 1048576"),
-                Err(_) => assert!(sidecar_path(&path).exists(), "{base}: no mark at all"),
-            }
-        }
-    }
-
-    #[test]
-    fn sidecar_binds_to_its_inode() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("data.bin");
-        fs::write(&path, b"x").unwrap();
-        let meta = fs::metadata(&path).unwrap();
-        let side = sidecar_path(&path);
-        assert_eq!(side, dir.path().join(".data.bin.rigel"));
-        fs::write(&side, format!("{FILLED} {} {}\n", meta.dev(), meta.ino())).unwrap();
-        assert_eq!(read_marker(&path).unwrap(), Some(FILLED));
-
-        // Another file put under the same name is not rigel's.
-        fs::remove_file(&path).unwrap();
-        fs::write(dir.path().join("keep-inode-busy"), b"y").unwrap();
-        fs::write(&path, b"user data").unwrap();
-        if fs::metadata(&path).unwrap().ino() != meta.ino() {
-            assert_eq!(read_marker(&path).unwrap(), None);
-        }
-        fs::write(&side, "rigel 1 filled 5 1 2\n").unwrap();
-        assert_eq!(read_marker(&path).unwrap(), None);
-        remove_sidecar(&path).unwrap();
-        assert!(!side.exists());
-    }
-
-    #[test]
-    fn foreign_xattr_values_are_not_marks() {
-        assert_eq!(Marker::parse("rigel 2 filled 5"), None);
-        assert_eq!(Marker::parse("rigel 1 done 5"), None);
-        assert_eq!(Marker::parse("rigel 1 filling x"), None);
-        assert_eq!(
-            Marker::parse("rigel 1 filling 7"),
-            Some(Marker {
-                state: FillState::Filling,
-                size: 7
-            })
-        );
-    }
-}
+#[path = "marker_tests.rs"]
+mod tests;

@@ -7,7 +7,7 @@ use super::filetype;
 use super::guard::{Consent, check_writable};
 use super::kind::TargetKind;
 use super::lock::LockKind;
-use super::probe::{OpenMode, Probe, open_target, probe};
+use super::probe::{OpenMode, Probe, open_target, probe, reopen_target};
 use super::sysfs::Sysfs;
 use super::{TargetError, Volume};
 use rigel_plan::{Layout, PlannedTarget, RunPlan, limits};
@@ -129,7 +129,7 @@ fn preflight(target: &PlannedTarget, consent: Consent) -> Result<(), TargetError
     }
     let file = open_target(path, OpenMode::default())?;
     let probed = probe(path, &file)?;
-    let ours = probed.kind == TargetKind::File && create::marked_by_rigel(path)?;
+    let ours = probed.kind == TargetKind::File && create::marked_by_rigel(&file, path)?;
     check_writable(target, &probed, ours, consent)?;
     Ok(())
 }
@@ -141,19 +141,34 @@ fn open_one(
     on_progress: &mut OnProgress,
 ) -> Result<OpenTarget, TargetError> {
     let path = PathBuf::from(&target.path);
-    let preparation = match target.size {
-        Some(size) => Some(create::ensure_file(&path, size, on_progress)?),
-        None => None,
+    let (preparation, own) = match target.size {
+        Some(size) => {
+            let (p, own) = create::ensure_file(&path, size, on_progress)?;
+            (Some(p), own)
+        }
+        None => (None, None),
     };
     let read_only = OpenMode {
         direct,
         ..OpenMode::default()
     };
-    let mut file = open_target(&path, read_only)?;
+    // rigel's own file is used through the descriptor that created or checked it, never by its
+    // name again (a link swapped in meanwhile would be written as rigel's).
+    let mut file = match own {
+        Some(own) => {
+            let again = reopen_target(&own, &path, read_only)?;
+            // Its fill lock goes (flock belongs to the open file description): this run's own
+            // lock is taken below on the descriptor it keeps.
+            drop(own);
+            again
+        }
+        None => open_target(&path, read_only)?,
+    };
     let probed = probe(&path, &file)?;
+    // The mark is checked on the descriptor every later open goes through.
     let created_by_rigel = match preparation {
         Some(p) => p.created_by_rigel(),
-        None => probed.kind == TargetKind::File && create::created_by_rigel(&path)?,
+        None => probed.kind == TargetKind::File && create::created_by_rigel(&file, &path)?,
     };
     let base = match target.size {
         Some(declared) if declared > probed.size => {
@@ -173,7 +188,7 @@ fn open_one(
             direct,
             exclusive: probed.kind == TargetKind::Block,
         };
-        file = open_target(&path, mode).map_err(|e| busy_as_refusal(e, &path))?;
+        file = reopen_target(&file, &path, mode).map_err(|e| busy_as_refusal(e, &path))?;
     }
     if probed.kind == TargetKind::File {
         // Held on the run's own descriptor while the run lasts: readers share a file, a writer

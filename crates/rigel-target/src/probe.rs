@@ -44,6 +44,32 @@ pub struct Probe {
 /// O_NONBLOCK cleared (io_uring would otherwise answer EAGAIN instead of waiting for the device).
 pub fn open_target(path: &Path, mode: OpenMode) -> Result<File, TargetError> {
     filetype::refuse_special(path)?;
+    open_as(path, path, mode)
+}
+
+/// [`open_target`] of the file `file` already holds, opened again through `/proc/self/fd` (the
+/// very inode, whatever its name points at now): a check done on `file` holds for what is opened.
+pub fn reopen_target(file: &File, path: &Path, mode: OpenMode) -> Result<File, TargetError> {
+    use std::os::fd::AsRawFd;
+    let magic = std::path::PathBuf::from(format!("/proc/self/fd/{}", file.as_raw_fd()));
+    let again = open_as(path, &magic, mode)?;
+    let (a, b) = (
+        file.metadata()
+            .map_err(TargetError::io(path, "read the metadata"))?,
+        again
+            .metadata()
+            .map_err(TargetError::io(path, "read the metadata"))?,
+    );
+    if (a.dev(), a.ino()) != (b.dev(), b.ino()) {
+        return Err(TargetError::io(path, "open again through its descriptor")(
+            io::Error::other("another file answered"),
+        ));
+    }
+    Ok(again)
+}
+
+/// Opens `open_path`, naming `path` in errors.
+fn open_as(path: &Path, open_path: &Path, mode: OpenMode) -> Result<File, TargetError> {
     let mut flags = libc::O_NONBLOCK;
     if mode.direct {
         flags |= libc::O_DIRECT;
@@ -60,7 +86,7 @@ pub fn open_target(path: &Path, mode: OpenMode) -> Result<File, TargetError> {
         .read(true)
         .write(mode.write)
         .custom_flags(flags)
-        .open(path)
+        .open(open_path)
         .map_err(|e| match e.raw_os_error() {
             Some(libc::ENOENT) if path.starts_with("/dev") => {
                 TargetError::NoDevice { path: path.into() }

@@ -26,10 +26,15 @@ pub fn junit_text(doc: &ResultsDoc, name: &Path) -> Result<String, ReportError> 
 /// Writes the JUnit XML of `doc`'s verdicts to `path` (any folder, e.g. where CI collects it).
 pub fn write_junit(doc: &ResultsDoc, path: &Path) -> Result<(), ReportError> {
     let xml = junit_text(doc, path)?;
-    std::fs::write(path, xml).map_err(|source| ReportError::Write {
-        path: path.to_path_buf(),
-        source,
-    })
+    // Replaced atomically beneath its folder: a link planted under its name is not followed.
+    let parent = path.parent().unwrap_or(Path::new(""));
+    let Some(name) = path.file_name() else {
+        return Err(ReportError::Write {
+            path: path.to_path_buf(),
+            source: io::ErrorKind::InvalidInput.into(),
+        });
+    };
+    Ok(rigel_fs::Dir::open(parent)?.write_atomic(name, xml.as_bytes())?)
 }
 
 /// The JUnit XML document of `verdicts`, judged on `doc`.

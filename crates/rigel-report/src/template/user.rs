@@ -13,12 +13,20 @@ const TEMPLATE_SUFFIXES: [&str; 3] = [".j2", ".jinja2", ".jinja"];
 /// starting with `_` (partials and macros for `{% include %}` / `{% import %}`); the output keeps the
 /// relative path, drops a `.j2`/`.jinja` suffix, and may itself use `{{ }}` (`{{ orion.prefix }}.txt`).
 pub(crate) fn render_user(path: &Path, ctx: &Value) -> Result<Vec<(PathBuf, String)>, ReportError> {
-    let meta = std::fs::metadata(path).map_err(|source| ReportError::Read {
+    let meta = std::fs::symlink_metadata(path).map_err(|source| ReportError::Read {
         path: path.to_path_buf(),
         source,
     })?;
-    // The path given is the user's own choice, link or not; inside it, links are refused.
-    let path = &std::fs::canonicalize(path).map_err(|source| ReportError::Read {
+    // The folders above it are the user's choice; the template (or its folder) itself must be
+    // no link: one planted where a template is expected (to /etc/shadow) would be rendered into
+    // a readable report. Inside it, links are refused by the loader.
+    if meta.file_type().is_symlink() {
+        return Err(ReportError::TemplatePath {
+            path: path.to_path_buf(),
+            reason: user_loader::SYMLINK_REFUSED.into(),
+        });
+    }
+    let path = &std::path::absolute(path).map_err(|source| ReportError::Read {
         path: path.to_path_buf(),
         source,
     })?;

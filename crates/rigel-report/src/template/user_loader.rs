@@ -18,47 +18,29 @@ const MAX_SOURCE: u64 = 1 << 20;
 pub const SYMLINK_REFUSED: &str =
     "is a symbolic link; rigel renders and includes only regular files inside the template folder";
 
-/// The loader: `name` relative to `root`, through plain directories to a regular file.
+/// The loader: `name` relative to `root`, through plain directories to a regular file. Opened
+/// with `openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)`: no link anywhere below `root` is
+/// followed, even one swapped in after a look (see `rigel_fs::read_beneath`).
 pub fn load(root: &Path, name: &str) -> Result<Option<String>, Error> {
     let refuse = |what: String| Err(Error::new(ErrorKind::InvalidOperation, what));
-    let mut path = root.to_path_buf();
-    for part in Path::new(name).components() {
-        let Component::Normal(part) = part else {
-            return refuse(format!(
-                "{name}: a template name stays inside its folder (no `..`)"
-            ));
-        };
-        path.push(part);
-        match std::fs::symlink_metadata(&path) {
-            Ok(m) if m.file_type().is_symlink() => {
-                return refuse(format!("{} {SYMLINK_REFUSED}", path.display()));
-            }
-            Ok(_) => {}
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return refuse(format!("{}: {e}", path.display())),
-        }
-    }
-    let meta = std::fs::metadata(&path).map_err(|e| io_error(&path, e))?;
-    if !meta.is_file() {
-        return refuse(format!("{} is not a regular file", path.display()));
-    }
-    if meta.len() > MAX_SOURCE {
+    if Path::new(name)
+        .components()
+        .any(|part| !matches!(part, Component::Normal(_)))
+    {
         return refuse(format!(
-            "{} holds {} bytes, more than a template may ({MAX_SOURCE})",
-            path.display(),
-            meta.len()
+            "{name}: a template name stays inside its folder (no `..`)"
         ));
     }
-    std::fs::read_to_string(&path)
-        .map(Some)
-        .map_err(|e| io_error(&path, e))
-}
-
-fn io_error(path: &Path, e: io::Error) -> Error {
-    Error::new(
-        ErrorKind::InvalidOperation,
-        format!("{}: {e}", path.display()),
-    )
+    match rigel_fs::read_beneath(root, Path::new(name), MAX_SOURCE) {
+        Ok(text) => Ok(Some(text)),
+        Err(rigel_fs::FsError::Symlink { .. }) => {
+            refuse(format!("{} {SYMLINK_REFUSED}", root.join(name).display()))
+        }
+        Err(rigel_fs::FsError::Io { source, .. }) if source.kind() == io::ErrorKind::NotFound => {
+            Ok(None)
+        }
+        Err(e) => refuse(e.to_string()),
+    }
 }
 
 /// A writer that refuses the byte after `MAX_OUTPUT`.
