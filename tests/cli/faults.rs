@@ -34,7 +34,7 @@ fn spec(dir: &Path, target: &Path, loads: &str, run: &str) -> PathBuf {
 }
 
 /// Sends `sig` (`-INT`, `-TERM`) to the child.
-fn signal(child: &std::process::Child, sig: &str) {
+pub(super) fn signal(child: &std::process::Child, sig: &str) {
     let status = std::process::Command::new("kill")
         .args([sig, &child.id().to_string()])
         .status()

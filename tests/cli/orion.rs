@@ -305,6 +305,44 @@ fn bad_options_and_combinations_say_what_orion_expects() {
 
 #[test]
 #[serial_test::parallel]
+fn a_lun_file_is_read_as_orion_reads_it_bom_and_crlf() {
+    let d = LunDir::new();
+    let a = d.file("a.img", 1 << 20);
+    let b = d.file("b.img", 1 << 20);
+    let text = format!("\u{feff}{a}\r\n\r\n{b}\r\n");
+    std::fs::write(d.path().join("orion.lun"), text).expect("lun written");
+    let out = d.orion(&["-run", "simple", "--to-spec"]).code(0);
+    assert!(!out.stdout.contains('\u{feff}'), "{}", out.stdout);
+    assert!(!out.stdout.contains('\r'), "{}", out.stdout);
+    out.stdout_has(&format!("\"{a}\""));
+    out.stdout_has(&format!("\"{b}\""));
+}
+
+#[test]
+#[serial_test::parallel]
+fn one_lun_under_two_spellings_is_refused() {
+    let d = LunDir::new();
+    let a = d.file("a.img", 1 << 20);
+    let link = d.path().join("by-id-a");
+    std::os::unix::fs::symlink(&a, &link).expect("symlink");
+    let link = link.display().to_string();
+    let d = d.with("orion", &[&a, &link]);
+    fails_with(
+        d.orion(&["-run", "simple", "--plan"]),
+        &format!(
+            "orion.lun line 2: {link} is the same device or file as {a}, already listed on line 1"
+        ),
+    );
+    // A relative spelling of the same file, from the directory ORION reads the .lun in.
+    let d = d.with("rel", &[&a, "a.img"]);
+    fails_with(
+        d.orion(&["-run", "simple", "-testname", "rel", "--plan"]),
+        "rel.lun line 2: a.img is the same device or file as",
+    );
+}
+
+#[test]
+#[serial_test::parallel]
 fn bad_lun_files_name_the_file_and_line() {
     let none = LunDir::new();
     fails_with(

@@ -246,3 +246,71 @@ fn a_second_rigel_on_a_test_file_being_filled_or_written_is_refused() {
     let done = first.wait_with_output().expect("the first run ends");
     assert_eq!(done.status.code(), Some(0));
 }
+
+fn lines_in(dir: &Path) -> usize {
+    std::fs::read_to_string(dir.join("results.jsonl")).map_or(0, |t| t.lines().count())
+}
+
+fn wait_for_lines(dir: &Path, n: usize) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while lines_in(dir) < n && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(lines_in(dir) >= n, "{n} points finished in time");
+}
+
+#[test]
+#[serial_test::parallel]
+fn a_resume_killed_by_sigkill_leaves_a_folder_that_reads_its_newest_points() {
+    let tmp = tmpfs_dir();
+    let out = tmp.path().join("run");
+    let spec = spec(tmp.path(), 12);
+    // The first run is interrupted after 2 points: its results.json holds those.
+    let first = rigel().arg("run").arg(&spec).arg("--out").arg(&out).spawn();
+    wait_for_lines(&out, 2);
+    super::faults::signal(&first, "-INT");
+    let done = first.wait_with_output().expect("rigel exits");
+    assert_eq!(done.status.code(), Some(130));
+    let older = results(&out)["points"].as_array().expect("points").len();
+    // The resume is killed (no chance to write results.json) after it added 3 more.
+    let resume = rigel().arg("run").arg("--resume").arg(&out).spawn();
+    wait_for_lines(&out, older + 3);
+    super::faults::signal(&resume, "-KILL");
+    resume.wait_with_output().expect("rigel is gone");
+    let on_disk = jsonl(&out).len();
+    assert!(on_disk > older, "{on_disk} points on disk, {older} before");
+    let report = rigel()
+        .arg("report")
+        .arg(&out)
+        .arg("--format")
+        .arg("markdown")
+        .run()
+        .code(0);
+    report.stderr_has(&format!("{on_disk} of 12 planned points finished"));
+}
+
+#[test]
+#[serial_test::parallel]
+fn a_whole_last_line_that_does_not_parse_is_an_error_not_a_torn_tail() {
+    let tmp = tmpfs_dir();
+    let out = full_run(tmp.path(), 2);
+    let text = std::fs::read_to_string(out.join("results.jsonl")).expect("jsonl");
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    // The last point's figures damaged inside a whole, newline-terminated line.
+    lines[1] = lines[1].replacen("\"ios\":", "\"ios\":x", 1);
+    std::fs::write(out.join("results.jsonl"), lines.join("\n") + "\n").expect("damaged");
+    std::fs::remove_file(out.join("results.json")).expect("no results.json");
+    let resumed = rigel().arg("run").arg("--resume").arg(&out).run().code(1);
+    resumed.stderr_has("results.jsonl");
+    resumed.stderr_has("line 2");
+    assert!(!resumed.stderr.contains("torn"), "{}", resumed.stderr);
+    // The damaged point is still there: nothing was cut.
+    let after = std::fs::read_to_string(out.join("results.jsonl")).expect("jsonl");
+    assert_eq!(after.lines().count(), 2);
+    rigel()
+        .arg("report")
+        .arg(&out)
+        .run()
+        .code(1)
+        .stderr_has("line 2");
+}

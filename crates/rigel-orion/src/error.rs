@@ -77,6 +77,17 @@ pub enum OrionError {
     },
 
     #[error(
+        "{path} line {line}: {lun} is the same device or file as {other}, already listed on line {first}; list each LUN once, under one name"
+    )]
+    LunAlias {
+        path: PathBuf,
+        line: usize,
+        lun: String,
+        first: usize,
+        other: String,
+    },
+
+    #[error(
         "-write {percent} would destroy the data on every LUN in {lun_file} ({luns}), and rigel does not write without consent: add --allow-destructive if that is intended (rigel still refuses a mounted LUN, or one holding a filesystem or partition table, unless --force is also given)"
     )]
     WriteNotAllowed {

@@ -23,7 +23,9 @@ pub struct LunFile {
 
 impl LunFile {
     /// Reads `<testname>.lun` in `dir`. Blank lines are skipped and each line is trimmed; ORION has
-    /// no comment syntax, so every other line is a path.
+    /// no comment syntax, so every other line is a path. Two lines naming one device or file under
+    /// different spellings (a symlink, `/dev/disk/by-id/...`) are refused: run as two LUNs they
+    /// would double the load on one device while the report claims two.
     pub fn read(dir: &Path, testname: &str) -> Result<LunFile, OrionError> {
         let name = format!("{testname}.lun");
         let path = dir.join(&name);
@@ -47,11 +49,44 @@ impl LunFile {
                 });
             }
         };
-        LunFile::parse(&name, &text)
+        let file = LunFile::parse(&name, &text)?;
+        file.refuse_aliases(dir)?;
+        Ok(file)
     }
 
-    /// Parses the text of a `.lun` file named `name`.
+    /// Refuses two LUNs that resolve to one block device (same device number) or one file (same
+    /// filesystem and inode). A LUN that cannot be looked up is left to the target layer, which
+    /// says why with the line.
+    fn refuse_aliases(&self, dir: &Path) -> Result<(), OrionError> {
+        use std::os::unix::fs::{FileTypeExt, MetadataExt};
+        let mut seen: Vec<((u64, u64), &Lun)> = Vec::new();
+        for lun in &self.luns {
+            let Ok(meta) = std::fs::metadata(dir.join(&lun.path)) else {
+                continue;
+            };
+            let identity = if meta.file_type().is_block_device() {
+                (u64::MAX, meta.rdev())
+            } else {
+                (meta.dev(), meta.ino())
+            };
+            if let Some((_, first)) = seen.iter().find(|(id, _)| *id == identity) {
+                return Err(OrionError::LunAlias {
+                    path: self.name.clone().into(),
+                    line: lun.line,
+                    lun: lun.path.clone(),
+                    first: first.line,
+                    other: first.path.clone(),
+                });
+            }
+            seen.push((identity, lun));
+        }
+        Ok(())
+    }
+
+    /// Parses the text of a `.lun` file named `name`, as ORION reads it: a UTF-8 byte-order mark
+    /// (Windows editors write one) is not part of the first path, and CRLF ends a line like LF.
     pub fn parse(name: &str, text: &str) -> Result<LunFile, OrionError> {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let mut luns: Vec<Lun> = Vec::new();
         for (i, line) in text.lines().enumerate() {
             let path = line.trim();
@@ -151,6 +186,13 @@ mod tests {
                 }
             ]
         );
+    }
+
+    #[test]
+    fn a_byte_order_mark_and_crlf_are_not_part_of_a_path() {
+        let f = LunFile::parse("t.lun", "\u{feff}/dev/a\r\n/dev/b\r\n").expect("parses");
+        let paths: Vec<&str> = f.luns.iter().map(|l| l.path.as_str()).collect();
+        assert_eq!(paths, ["/dev/a", "/dev/b"]);
     }
 
     #[test]

@@ -72,7 +72,10 @@ impl RunFolder {
     }
 
     /// Reopens a locked folder to append the points a resumed run adds. A torn last line of
-    /// `results.jsonl` is cut off first (and returned, for the caller to report).
+    /// `results.jsonl` is cut off first (and returned, for the caller to report). An earlier
+    /// `results.json` is removed before the first append: from then on it is older than the points
+    /// on disk, and a resume killed before it writes a new one must leave a folder that reads from
+    /// `results.jsonl` (the newest points), not one that still shows the older document.
     pub fn reopen(lock: FolderLock) -> Result<Reopened, RecordError> {
         let path = lock.dir().join(POINTS_FILE);
         let mut points = lock
@@ -89,6 +92,12 @@ impl RunFolder {
                 .set_len(lines.valid_len)
                 .and_then(|()| points.sync_all())
                 .map_err(io("cut the torn last line of", &path))?;
+        }
+        let stale = lock.dir().join(RESULTS_FILE);
+        match fs::remove_file(&stale) {
+            Ok(()) => sync_dir(lock.dir())?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(io("remove the stale", &stale)(e)),
         }
         Ok(Reopened {
             folder: RunFolder {

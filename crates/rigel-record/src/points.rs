@@ -1,6 +1,7 @@
 //! Reading `results.jsonl`: one finished point per line, in the order they finished. A crash or a
-//! full disk can leave a torn last line (no newline, or half a JSON object); it is told apart from
-//! damage in the middle of the file, which is an error. A point retried by `--resume` appears once
+//! full disk can leave a torn last line: one without its newline, since each point is appended by
+//! one write that ends with it. A whole, newline-terminated line that does not parse is damage,
+//! wherever it is (last or not), and an error: cutting it would drop a point rigel finished. A point retried by `--resume` appears once
 //! per attempt; the latest line of a point is the one that counts.
 
 use rigel_results::PointResult;
@@ -35,7 +36,7 @@ pub struct BadLine {
 }
 
 /// Parses the bytes of `results.jsonl`. Blank lines are skipped. The last line is torn when it has
-/// no newline or does not parse; any other line that does not parse is an error.
+/// no newline; any whole line that does not parse is an error.
 pub fn parse_lines(bytes: &[u8]) -> Result<PointLines, BadLine> {
     let mut out = PointLines::default();
     let mut offset = 0usize;
@@ -57,7 +58,7 @@ pub fn parse_lines(bytes: &[u8]) -> Result<PointLines, BadLine> {
         match parsed {
             Ok(Some(point)) => out.points.push(point),
             Ok(None) => {}
-            Err(_) if last => {
+            Err(_) if last && !terminated => {
                 out.torn = Some(Torn {
                     line: line_no,
                     offset: offset as u64,
@@ -131,9 +132,9 @@ mod tests {
                 bytes: 40
             })
         );
-        // A whole line that does not parse, at the end, is torn too (half a line then a newline).
+        // A whole line that does not parse, even the last, is damage, not a torn tail.
         let text = format!("{whole}{fragment}\n");
-        assert_eq!(parse_lines(text.as_bytes()).unwrap().torn.unwrap().line, 3);
+        assert_eq!(parse_lines(text.as_bytes()).unwrap_err().line, 3);
         // The same damage before a good line is an error naming the line.
         let text = format!("{}{fragment}\n{}", line(1), line(2));
         assert_eq!(parse_lines(text.as_bytes()).unwrap_err().line, 2);
