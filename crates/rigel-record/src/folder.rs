@@ -93,11 +93,11 @@ impl RunFolder {
                 .and_then(|()| points.sync_all())
                 .map_err(io("cut the torn last line of", &path))?;
         }
-        let stale = lock.dir().join(RESULTS_FILE);
-        match fs::remove_file(&stale) {
-            Ok(()) => sync_dir(lock.dir())?,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(io("remove the stale", &stale)(e)),
+        // A results.json older than the points: a resume cut off before it writes a new one must
+        // not leave a report reading the older one.
+        if lock.folder().exists(RESULTS_FILE) {
+            lock.folder().remove_file(RESULTS_FILE)?;
+            lock.folder().sync()?;
         }
         Ok(Reopened {
             folder: RunFolder {
