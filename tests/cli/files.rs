@@ -389,3 +389,43 @@ fn reports_replace_planted_links_and_templates_are_read_through_none() {
     assert!(!o.stderr.contains("TOKEN-1234") && !o.stdout.contains("TOKEN-1234"));
     assert!(!rendered.join("t.md").exists());
 }
+
+/// ORION's working directory holds other runs' files: links planted under this minute's (and the
+/// next minute's) names are neither followed nor replaced; the run's files take `.2` names.
+#[test]
+#[serial_test::parallel]
+fn orion_never_replaces_a_file_in_its_working_directory() {
+    let secret_dir = tempfile::tempdir_in("/dev/shm").unwrap();
+    let victim = secret_dir.path().join("shadow");
+    roots_file(&victim, b"root:secret\n");
+    let d = super::orion::LunDir::new();
+    let lun = d.file("data.img", 8 << 20);
+    let d = d.with("o", &[&lun]);
+    let stamp = |when: &str| {
+        let out = Command::new("date").args(["-d", when, "+%Y%m%d_%H%M"]).output();
+        String::from_utf8_lossy(&out.expect("date (coreutils)").stdout)
+            .trim()
+            .to_owned()
+    };
+    let planted: Vec<PathBuf> = [stamp("now"), stamp("+1 min")]
+        .iter()
+        .map(|s| d.path().join(format!("o_{s}_summary.txt")))
+        .collect();
+    for p in &planted {
+        symlink(&victim, p).unwrap();
+    }
+    let args = [
+        "-run", "advanced", "-testname", "o", "-matrix", "point", "-num_small", "1",
+        "-num_large", "0", "-duration", "1", "-cache_size", "0",
+    ];
+    d.orion(&args).code(0);
+    assert_eq!(std::fs::read(&victim).unwrap(), b"root:secret\n");
+    for p in &planted {
+        assert!(std::fs::symlink_metadata(p).unwrap().is_symlink(), "{} replaced", p.display());
+    }
+    let outputs = d.outputs();
+    assert!(
+        outputs.iter().any(|n| n.ends_with(".2_summary.txt")),
+        "{outputs:?}"
+    );
+}
