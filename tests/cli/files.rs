@@ -19,7 +19,10 @@ fn shared_dir() -> tempfile::TempDir {
 
 /// Runs `sh -c script` as `nobody`; panics, saying why, where that cannot be done.
 fn as_nobody(script: &str) {
-    assert!(is_root(), "switching to nobody needs root (.ci/run runs as root)");
+    assert!(
+        is_root(),
+        "switching to nobody needs root (.ci/run runs as root)"
+    );
     let out = Command::new("setpriv")
         .args(["--reuid", "nobody", "--regid", "nogroup", "--clear-groups"])
         .args(["sh", "-c", script])
@@ -94,7 +97,10 @@ fn a_forged_sidecar_or_user_xattr_is_no_mark() {
         .arg(out_dir(work.path()))
         .run()
         .code(0);
-    assert_eq!(std::fs::read(&victim).expect("alice.db is still there"), data);
+    assert_eq!(
+        std::fs::read(&victim).expect("alice.db is still there"),
+        data
+    );
 }
 
 #[test]
@@ -214,7 +220,12 @@ fn a_symlink_swapped_in_during_creation_is_never_written() {
             .run();
         *outcomes.entry(out.code).or_insert(0) += 1;
         let now = std::fs::read(&victim).expect("root's file is there");
-        assert_eq!(now.len(), secret.len(), "root's file was grown: {}", out.stderr);
+        assert_eq!(
+            now.len(),
+            secret.len(),
+            "root's file was grown: {}",
+            out.stderr
+        );
         assert!(now == secret, "root's file was overwritten: {}", out.stderr);
     }
     stop.store(true, Ordering::Relaxed);
@@ -233,7 +244,11 @@ fn a_device_behind_a_loop_device_is_refused_even_forced() {
         .args(["-f", "--show", a.dev()])
         .output()
         .expect("losetup");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let b = String::from_utf8_lossy(&out.stdout).trim().to_owned();
     struct Detach(String);
     impl Drop for Detach {
@@ -258,7 +273,12 @@ fn a_device_behind_a_loop_device_is_refused_even_forced() {
             "backs the loop device /dev/{}",
             b.trim_start_matches("/dev/")
         ));
-    assert_eq!(a.sectors_written(), before, "nothing was written to {}", a.dev());
+    assert_eq!(
+        a.sectors_written(),
+        before,
+        "nothing was written to {}",
+        a.dev()
+    );
 }
 
 #[test]
@@ -269,7 +289,12 @@ fn a_run_folder_with_planted_links_or_of_another_user_is_refused() {
     let victim = secret_dir.path().join("shadow");
     roots_file(&victim, b"root:secret\n");
     let data = tempfile::tempdir_in("/dev/shm").unwrap();
-    let r = spec(data.path(), &data.path().join("t.bin"), "size = \"1MiB\"", "read");
+    let r = spec(
+        data.path(),
+        &data.path().join("t.bin"),
+        "size = \"1MiB\"",
+        "read",
+    );
     // A pre-existing --out with links planted where rigel writes.
     let out = shared.path().join("planted");
     std::fs::create_dir(&out).unwrap();
@@ -316,9 +341,20 @@ fn reports_replace_planted_links_and_templates_are_read_through_none() {
     let victim = secret_dir.path().join("shadow");
     roots_file(&victim, b"root:TOKEN-1234\n");
     let data = tempfile::tempdir_in("/dev/shm").unwrap();
-    let r = spec(data.path(), &data.path().join("t.bin"), "size = \"1MiB\"", "read");
+    let r = spec(
+        data.path(),
+        &data.path().join("t.bin"),
+        "size = \"1MiB\"",
+        "read",
+    );
     let run = data.path().join("run");
-    rigel().arg("run").arg(&r).arg("--out").arg(&run).run().code(0);
+    rigel()
+        .arg("run")
+        .arg(&r)
+        .arg("--out")
+        .arg(&run)
+        .run()
+        .code(0);
     // Links where `rigel report` writes, and in hlog/.
     let out = data.path().join("again");
     std::fs::create_dir(&out).unwrap();
@@ -330,7 +366,11 @@ fn reports_replace_planted_links_and_templates_are_read_through_none() {
         .arg(&out)
         .run()
         .code(0);
-    assert!(!std::fs::symlink_metadata(out.join("report.md")).unwrap().is_symlink());
+    assert!(
+        !std::fs::symlink_metadata(out.join("report.md"))
+            .unwrap()
+            .is_symlink()
+    );
     assert_eq!(std::fs::read(&victim).unwrap(), b"root:TOKEN-1234\n");
     // --template FILE that is a link to the secret.
     let link = data.path().join("t.md.j2");
@@ -348,4 +388,44 @@ fn reports_replace_planted_links_and_templates_are_read_through_none() {
     o.stderr_has("symbolic link");
     assert!(!o.stderr.contains("TOKEN-1234") && !o.stdout.contains("TOKEN-1234"));
     assert!(!rendered.join("t.md").exists());
+}
+
+/// ORION's working directory holds other runs' files: links planted under this minute's (and the
+/// next minute's) names are neither followed nor replaced; the run's files take `.2` names.
+#[test]
+#[serial_test::parallel]
+fn orion_never_replaces_a_file_in_its_working_directory() {
+    let secret_dir = tempfile::tempdir_in("/dev/shm").unwrap();
+    let victim = secret_dir.path().join("shadow");
+    roots_file(&victim, b"root:secret\n");
+    let d = super::orion::LunDir::new();
+    let lun = d.file("data.img", 8 << 20);
+    let d = d.with("o", &[&lun]);
+    let stamp = |when: &str| {
+        let out = Command::new("date").args(["-d", when, "+%Y%m%d_%H%M"]).output();
+        String::from_utf8_lossy(&out.expect("date (coreutils)").stdout)
+            .trim()
+            .to_owned()
+    };
+    let planted: Vec<PathBuf> = [stamp("now"), stamp("+1 min")]
+        .iter()
+        .map(|s| d.path().join(format!("o_{s}_summary.txt")))
+        .collect();
+    for p in &planted {
+        symlink(&victim, p).unwrap();
+    }
+    let args = [
+        "-run", "advanced", "-testname", "o", "-matrix", "point", "-num_small", "1",
+        "-num_large", "0", "-duration", "1", "-cache_size", "0",
+    ];
+    d.orion(&args).code(0);
+    assert_eq!(std::fs::read(&victim).unwrap(), b"root:secret\n");
+    for p in &planted {
+        assert!(std::fs::symlink_metadata(p).unwrap().is_symlink(), "{} replaced", p.display());
+    }
+    let outputs = d.outputs();
+    assert!(
+        outputs.iter().any(|n| n.ends_with(".2_summary.txt")),
+        "{outputs:?}"
+    );
 }

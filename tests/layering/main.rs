@@ -8,6 +8,7 @@
 //! - no two modules of one crate import each other in a cycle, read with `syn` as the compiler reads
 //!   them (grouped imports, `super::` chains, strings and comments included).
 
+mod fs_rules;
 mod manifests;
 mod marks;
 mod modules;
@@ -120,4 +121,36 @@ fn the_allowed_cycles_still_exist() {
             "{name} `{module}` ({why}) has no cycle any more: remove it from ALLOWED"
         );
     }
+}
+
+#[test]
+fn nothing_is_written_by_a_path_outside_rigel_fs() {
+    let mut problems = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for (name, dir) in crates() {
+        if name == "rigel-fs" || name == "rigel-testkit" {
+            continue;
+        }
+        let src = dir.join("src");
+        for (file, pattern, line) in fs_rules::uses(&modules::source_files(&src), &src) {
+            let allowed = fs_rules::ALLOWED
+                .iter()
+                .any(|(c, f, p, _)| *c == name && *f == file && *p == pattern);
+            if allowed {
+                seen.insert((name.clone(), file, pattern));
+            } else {
+                problems.push(format!(
+                    "{name}/src/{file}:{line}: `{pattern}` follows links and writes by path; \
+                     use rigel_fs::Dir (or list it in tests/layering/fs_rules.rs with why)"
+                ));
+            }
+        }
+    }
+    // An allowance whose use is gone would hide the next one: remove it.
+    for (c, f, p, _) in fs_rules::ALLOWED {
+        if !seen.contains(&(c.to_string(), f.to_string(), *p)) {
+            problems.push(format!("{c}/src/{f}: `{p}` is allowed but no longer used"));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

@@ -6,7 +6,6 @@ use super::TargetError;
 use super::error::lock_target;
 use super::lock::LockKind;
 use super::marker::{self, FillState, Marker};
-use super::open::OpenTarget;
 use super::probe::{OpenMode, reopen_target};
 use rigel_fs::Dir;
 use rustix::fs::{AtFlags, FallocateFlags, OFlags};
@@ -422,25 +421,6 @@ pub fn clean<'a>(paths: impl IntoIterator<Item = &'a Path>) -> Result<Vec<PathBu
         }
     }
     Ok(removed)
-}
-
-/// Marks rigel's test files that the run wrote again (their mtime and blocks changed, and a mark
-/// vouches only for the file as it was marked). A run killed before this leaves its files
-/// unmarked: the next run takes them for foreign ones, which is the safe side.
-pub fn remark_written(targets: &[OpenTarget]) -> Result<(), TargetError> {
-    for t in targets
-        .iter()
-        .filter(|t| t.writable && t.info.created_by_rigel)
-    {
-        let file =
-            t.fd.try_clone()
-                .map(File::from)
-                .map_err(TargetError::io(&t.path, "duplicate the descriptor"))?;
-        file.sync_all()
-            .map_err(TargetError::io(&t.path, "flush the data to the device"))?;
-        marker::refresh_marker(&file, &t.path)?;
-    }
-    Ok(())
 }
 
 /// Whether rigel created the open `file`, finished filling it or not.

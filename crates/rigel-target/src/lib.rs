@@ -24,13 +24,12 @@ mod volume;
 
 pub use create::{
     FILL_CHUNK, FillProgress, OnProgress, Preparation, clean, created_by_rigel, ensure_file,
-    remark_written,
 };
 pub use error::TargetError;
 pub use guard::{Consent, check_writable};
 pub use kind::TargetKind;
 pub use marker::XATTR_NAME;
-pub use open::{OpenTarget, OpenVolume, open_volume};
+pub use open::{OpenTarget, OpenVolume, open_volume, remark_written};
 pub use probe::{OpenMode, Probe, holding_device, open_target, probe, reopen_target};
 pub use refusal::{Reason, Refusal};
 pub use sysfs::{DeviceFacts, Sysfs, host_info};

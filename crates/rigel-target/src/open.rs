@@ -121,6 +121,25 @@ fn fits(path: &Path, size: u64, unit: u64) -> Result<u64, TargetError> {
     })
 }
 
+/// Marks rigel's test files that the run wrote again (their mtime and blocks changed, and a mark
+/// vouches only for the file as it was marked). A run killed before this leaves its files
+/// unmarked: the next run takes them for foreign ones, which is the safe side.
+pub fn remark_written(targets: &[OpenTarget]) -> Result<(), TargetError> {
+    for t in targets
+        .iter()
+        .filter(|t| t.writable && t.info.created_by_rigel)
+    {
+        let file =
+            t.fd.try_clone()
+                .map(std::fs::File::from)
+                .map_err(TargetError::io(&t.path, "duplicate the descriptor"))?;
+        file.sync_all()
+            .map_err(TargetError::io(&t.path, "flush the data to the device"))?;
+        super::marker::refresh_marker(&file, &t.path)?;
+    }
+    Ok(())
+}
+
 /// The write guard on a target that already exists (one rigel is about to create is its own).
 fn preflight(target: &PlannedTarget, consent: Consent) -> Result<(), TargetError> {
     let path = Path::new(&target.path);

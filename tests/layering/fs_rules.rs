@@ -1,0 +1,95 @@
+//! Issue 33's rule, kept by a scan of the sources: no file is written or opened for writing by a
+//! path (`fs::write`, `File::create`, `OpenOptions`, `fs::rename`, `create_dir_all`, removals)
+//! outside `rigel-fs`, the one place that writes beneath a folder's descriptor through no link.
+//! Each remaining use is listed here with why it is safe.
+
+use super::modules::SourceFile;
+
+/// Calls that open, write, rename or remove by path, following links.
+pub const PATTERNS: [&str; 7] = [
+    "fs::write(",
+    "File::create(",
+    "OpenOptions::new(",
+    "fs::rename(",
+    "create_dir_all(",
+    "fs::remove_file(",
+    "fs::remove_dir(",
+];
+
+/// (crate, file under src/, pattern, why it is allowed).
+pub const ALLOWED: &[(&str, &str, &str, &str)] = &[
+    (
+        "rigel-target",
+        "probe.rs",
+        "OpenOptions::new(",
+        "opens the target the user named (a device or a file) for the executor; the write guard \
+         judges the descriptor, and rigel's own files are opened again through their descriptor",
+    ),
+    (
+        "rigel-target",
+        "loopdev.rs",
+        "OpenOptions::new(",
+        "a test-only module (#[cfg(test)] in lib.rs) writing a loop device it attached",
+    ),
+    (
+        "rigel-spec",
+        "source.rs",
+        "OpenOptions::new(",
+        "reads a spec file (read-only, O_NONBLOCK, its type checked on the descriptor)",
+    ),
+    (
+        "rigel-fleet",
+        "lib.rs",
+        "create_dir_all(",
+        "makes the fleet folder the operator named; everything in it goes through rigel_fs",
+    ),
+    (
+        "rigel-record",
+        "lock.rs",
+        "fs::remove_dir(",
+        "rmdir of the run folder a run that never started made: fails unless empty, and on a \
+         link (ENOTDIR)",
+    ),
+    (
+        "rigel",
+        "cli/generate.rs",
+        "create_dir_all(",
+        "`rigel generate man DIR`: the folder the user names for man pages, outside any run folder",
+    ),
+    (
+        "rigel",
+        "cli/compare.rs",
+        "fs::write(",
+        "`rigel compare --overlay FILE`: the file the user names, outside any run folder",
+    ),
+];
+
+/// Uses of the patterns in non-test code, as (file under src/, pattern, line).
+pub fn uses(files: &[SourceFile], src: &std::path::Path) -> Vec<(String, &'static str, usize)> {
+    let mut out = Vec::new();
+    for file in files {
+        let rel = file
+            .path
+            .strip_prefix(src)
+            .unwrap_or(&file.path)
+            .to_string_lossy()
+            .into_owned();
+        // Inline test modules sit at the end of a file.
+        let code = file
+            .text
+            .split("#[cfg(test)]\nmod tests")
+            .next()
+            .unwrap_or("");
+        for (n, line) in code.lines().enumerate() {
+            if line.trim_start().starts_with("//") {
+                continue;
+            }
+            for p in PATTERNS {
+                if line.contains(p) {
+                    out.push((rel.clone(), p, n + 1));
+                }
+            }
+        }
+    }
+    out
+}
