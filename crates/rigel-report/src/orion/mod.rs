@@ -17,6 +17,7 @@ use rigel_expr::{Access, Direction, LatencyStat, Stat};
 use rigel_plan::{Layout, MatrixShape, SweepBinding};
 use rigel_results::view::{self, ClassRead, Figures, Group, PointRead, ResultsView};
 use serde::Serialize;
+use std::collections::HashMap;
 
 #[derive(Clone, Debug, Serialize)]
 pub struct Grid {
@@ -153,11 +154,28 @@ fn without_zero(v: &[u32]) -> Vec<u32> {
     v.iter().copied().filter(|&l| l > 0).collect()
 }
 
-fn grid(columns: Vec<u32>, rows: Vec<u32>, cell: impl Fn(u32, u32) -> Option<f64>) -> Grid {
+/// A grid over `columns` × `rows`, each row filled up to its last tested cell (`at` holds the
+/// cells that have a point). The cost is the points' and the rows', not columns × rows: a
+/// 5,000-level matrix has 25 million cells of which 10,000 were measured.
+fn grid(
+    columns: Vec<u32>,
+    rows: Vec<u32>,
+    at: &HashMap<(u32, u32), usize>,
+    cell: impl Fn(u32, u32) -> Option<f64>,
+) -> Grid {
+    let column_of: HashMap<u32, usize> = columns.iter().enumerate().map(|(i, &s)| (s, i)).collect();
+    let mut last: HashMap<u32, usize> = HashMap::new();
+    for &(s, l) in at.keys() {
+        if let Some(&i) = column_of.get(&s) {
+            let end = last.entry(l).or_insert(i);
+            *end = (*end).max(i);
+        }
+    }
     let rows = rows
         .into_iter()
         .map(|l| {
-            let mut cells: Vec<Option<f64>> = columns.iter().map(|&s| cell(s, l)).collect();
+            let end = last.get(&l).map_or(0, |&i| i + 1);
+            let mut cells: Vec<Option<f64>> = columns[..end].iter().map(|&s| cell(s, l)).collect();
             while cells.last() == Some(&None) {
                 cells.pop();
             }
@@ -236,6 +254,8 @@ struct Matrix<'v, 'a> {
     large: Option<&'v str>,
     /// 11.1: latency in milliseconds (else microseconds).
     ms: bool,
+    /// The first point at each (small, large) cell, by its place in `pts`.
+    cells: HashMap<(u32, u32), usize>,
 }
 
 impl Matrix<'_, '_> {
@@ -250,23 +270,24 @@ impl Matrix<'_, '_> {
 
     /// A total figure of a role's class at the (small, large) cell, when that point counts for it.
     fn cell(&self, role: Option<&str>, (s, l): (u32, u32), stat: Stat) -> Option<f64> {
-        let p = self.pts.iter().find(|p| self.at(p) == (s, l))?;
+        let p = self.pts[*self.cells.get(&(s, l))?];
         p.class(role?)?.value(Direction::Total, stat)
     }
 
     /// `_iops.csv`, `_lat.csv` and `_mbps.csv`.
     fn grids(&self, small_levels: &[u32], large_levels: &[u32]) -> (Grid, Grid, Grid) {
         let (cols, rows) = (without_zero(small_levels), with_zero(large_levels.to_vec()));
-        let iops = grid(cols.clone(), rows.clone(), |s, l| {
+        let iops = grid(cols.clone(), rows.clone(), &self.cells, |s, l| {
             self.cell(self.small, (s, l), Stat::Iops)
         });
-        let lat = grid(cols, rows, |s, l| {
+        let lat = grid(cols, rows, &self.cells, |s, l| {
             self.cell(self.small, (s, l), Stat::Latency(LatencyStat::Mean))
                 .map(|ns| self.lat_of(ns))
         });
         let mbps = grid(
             with_zero(small_levels.to_vec()),
             without_zero(large_levels),
+            &self.cells,
             |s, l| self.cell(self.large, (s, l), Stat::Mbps),
         );
         (iops, lat, mbps)
@@ -320,13 +341,18 @@ pub fn orion_view(
     points: Vec<PointView>,
 ) -> Result<OrionView, ReportError> {
     let doc = view.doc;
-    let m = Matrix {
+    let mut m = Matrix {
         view,
         pts: &group.points,
         small: view.role("small"),
         large: view.role("large"),
         ms: settings.dialect == Dialect::V11,
+        cells: HashMap::new(),
     };
+    for (i, p) in m.pts.iter().enumerate() {
+        let at = m.at(p);
+        m.cells.entry(at).or_insert(i);
+    }
     let params = |n: Option<&str>| n.and_then(|n| view.params_in(group.sweep, n));
     let (small_class, large_class) = (params(m.small), params(m.large));
     let small_levels = levels(view, m.small, m.pts);

@@ -9,7 +9,6 @@
 use base64::Engine;
 use flate2::{Decompress, FlushDecompress, Status};
 use hdrhistogram::Histogram;
-use hdrhistogram::serialization::Deserializer;
 
 /// The V2 cookies, with the word size bits (0x10) the crate writes.
 const V2_COOKIE: u32 = 0x1c84_9313;
@@ -121,7 +120,7 @@ impl HdrAdder {
         if self.fast(sum).is_some() {
             return true;
         }
-        match Deserializer::new().deserialize::<u64, _>(&mut &self.raw[..]) {
+        match super::hdr::deserialize(&self.raw) {
             Ok(h) => add_other(&mut sum.other, &h),
             Err(_) => false,
         }
@@ -155,6 +154,8 @@ impl HdrAdder {
                     let out = self.inflater.total_out() as usize;
                     match status {
                         Status::StreamEnd => break out,
+                        // Past what a histogram can hold: a bomb, refused by the checked path.
+                        _ if out >= super::hdr::MAX_PAYLOAD + HEADER + 4 => return None,
                         _ if out == self.inflated.len() => {
                             self.inflated.resize(out * 2, 0);
                         }
@@ -171,6 +172,9 @@ impl HdrAdder {
             _ => return None,
         };
         let len = be_u32(payload, 0)? as usize;
+        if len > super::hdr::MAX_PAYLOAD {
+            return None;
+        }
         let offset = be_u32(payload, 4)?;
         let sigfig = u8::try_from(be_u32(payload, 8)?).ok()?;
         let low = be_u64(payload, 12)?;

@@ -5,7 +5,7 @@
 
 use super::*;
 use base64::Engine;
-use hdrhistogram::serialization::{Serializer, V2DeflateSerializer, V2Serializer};
+use hdrhistogram::serialization::{Deserializer, Serializer, V2DeflateSerializer, V2Serializer};
 use proptest::prelude::*;
 
 /// rigel's two layouts: the point's histograms and the per-second ones.

@@ -5,5 +5,7 @@
 mod hdr;
 mod hdr_add;
 
-pub use hdr::{decode_histogram, encode, latency_of};
+pub use hdr::{
+    HistogramError, MAX_PAYLOAD, checked_v2, decode_checked, decode_histogram, encode, latency_of,
+};
 pub use hdr_add::{HdrAdder, HdrSum};
