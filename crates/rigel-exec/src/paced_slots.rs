@@ -14,7 +14,7 @@ impl State<'_> {
         for (i, slot) in self.slots.iter_mut().enumerate() {
             if let Some(p) = &mut self.classes[slot.class].pacer {
                 slot.submitted_ns = PARKED;
-                p.free.push(i);
+                p.release(i, now);
             }
         }
         for c in &mut self.classes {
@@ -47,6 +47,7 @@ impl State<'_> {
         class.ios_delta += 1;
         class.bytes_delta += slot.len as u64;
         if measuring {
+            // Response = queued + lag + service, exactly: scheduled ≤ ready ≤ submitted ≤ now.
             class.recorder.record_paced(
                 slot.write,
                 now.saturating_sub(slot.scheduled_ns),
@@ -54,9 +55,13 @@ impl State<'_> {
                 slot.len as u64,
                 interval,
             );
+            class.recorder.record_delays(
+                slot.ready_ns.saturating_sub(slot.scheduled_ns),
+                slot.submitted_ns.saturating_sub(slot.ready_ns),
+            );
         }
         slot.submitted_ns = PARKED;
-        p.free.push(i);
+        p.release(i, now);
         true
     }
 
@@ -72,13 +77,17 @@ impl State<'_> {
     ) -> usize {
         let mut issued = 0;
         for c in 0..self.classes.len() {
-            while let Some((i, t)) = self.classes[c]
+            while let Some(send) = self.classes[c]
                 .pacer
                 .as_mut()
                 .and_then(|p| p.due(now, window))
             {
-                self.next_io(i, now, sq, submitter);
-                self.slots[i].scheduled_ns = t;
+                // Stamped with this turn's clock reading: the ring is entered with it right
+                // after the turn (nothing waits in between), so the reading stands for the send.
+                self.next_io(send.slot, now, sq, submitter);
+                let slot = &mut self.slots[send.slot];
+                slot.scheduled_ns = send.scheduled;
+                slot.ready_ns = send.ready;
                 issued += 1;
             }
         }
@@ -102,6 +111,7 @@ impl State<'_> {
             if let Some(p) = &mut c.pacer {
                 let backlog = p.backlog(window);
                 c.recorder.add_schedule(p.scheduled, backlog);
+                c.recorder.add_send_gaps(&p.gaps);
             }
         }
     }
