@@ -20,6 +20,7 @@ mod hlog;
 mod hostile;
 mod junit;
 mod library;
+mod littles_law;
 mod openloop;
 mod orion;
 mod orion_run;
