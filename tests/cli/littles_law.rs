@@ -56,9 +56,11 @@ fn iops_times_mean_latency_is_the_depth_held_at_every_queue_depth() {
             (little / held - 1.0).abs() <= 0.02,
             "QD {load}: {iops:.0} IOPS × {mean_ns:.0} ns = {little:.3}, held {held:.3}"
         );
-        // Never more in flight than the load (the slots bound it); most of the window at it.
+        // Never more in flight than the load (the slots bound it), but the spans between clock
+        // readings are counted whole (`window.rs`): the first may begin a little before the
+        // window. Most of the window at the load.
         assert!(
-            held <= f64::from(load) + 1e-9 && held >= 0.5 * f64::from(load),
+            held <= f64::from(load) * 1.01 && held >= 0.5 * f64::from(load),
             "QD {load}: held {held}"
         );
         let d = &p["devices"][0];
