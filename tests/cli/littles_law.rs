@@ -49,9 +49,14 @@ fn iops_times_mean_latency_is_the_depth_held_at_every_queue_depth() {
     for (p, load) in points.iter().zip(DEPTHS) {
         let c = &p["classes"][0];
         let held = num(&c["depth_held"]);
-        let (iops, mean_ns) = (num(&c["total"]["iops"]), num(&c["total"]["latency"]["mean_ns"]));
+        let (iops, mean_ns) = (
+            num(&c["total"]["iops"]),
+            num(&c["total"]["latency"]["mean_ns"]),
+        );
         let little = iops * mean_ns / 1e9;
-        seen.push(format!("QD {load}: held {held:.3}, IOPS × mean {little:.3}"));
+        seen.push(format!(
+            "QD {load}: held {held:.3}, IOPS × mean {little:.3}"
+        ));
         assert!(
             (little / held - 1.0).abs() <= 0.02,
             "QD {load}: {iops:.0} IOPS × {mean_ns:.0} ns = {little:.3}, held {held:.3}"

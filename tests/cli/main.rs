@@ -19,6 +19,7 @@ mod guard;
 mod hlog;
 mod hostile;
 mod junit;
+mod lateness;
 mod library;
 mod littles_law;
 mod openloop;

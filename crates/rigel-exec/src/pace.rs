@@ -4,6 +4,7 @@
 //! the backlog, and the I/O's response latency (scheduled time → completion) keeps the wait, so a
 //! stalled device shows in the percentiles instead of vanishing (coordinated omission).
 
+use super::punctual::Punctual;
 use io_uring::types;
 use rigel_expr::Arrival;
 use rigel_results::SendGaps;
@@ -76,21 +77,11 @@ pub(super) struct Pacer {
     pub(super) free: Vec<usize>,
     /// Send times taken inside the measured window.
     pub(super) scheduled: u64,
-    /// Since when `free` has held a slot without a break (meaningful while it holds one): a send
-    /// time due earlier waited behind the cap until then.
-    pub(super) free_since: u64,
+    /// A punctual sender's slots: what of each I/O's wait was queueing behind the cap.
+    pub(super) punctual: Punctual,
     /// The clock reading of the last send, and the gaps between sends inside the window.
     last_send: Option<u64>,
     pub(super) gaps: SendGaps,
-}
-
-/// One send the pacer hands out: the slot, its send time, and when it could have gone (the later
-/// of the send time and the moment a slot was free).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct Send {
-    pub(super) slot: usize,
-    pub(super) scheduled: u64,
-    pub(super) ready: u64,
 }
 
 impl Pacer {
@@ -99,18 +90,15 @@ impl Pacer {
             schedule,
             free: Vec::with_capacity(cap),
             scheduled: 0,
-            free_since: 0,
+            punctual: Punctual::new(cap),
             last_send: None,
             gaps: SendGaps::default(),
         }
     }
 
-    /// Slot `i` is free again at the clock reading `now`.
+    /// Slot `i` is free again.
     #[inline]
-    pub(super) fn release(&mut self, i: usize, now: u64) {
-        if self.free.is_empty() {
-            self.free_since = now;
-        }
+    pub(super) fn release(&mut self, i: usize) {
         self.free.push(i);
     }
 
@@ -118,11 +106,10 @@ impl Pacer {
     /// free. `window` is the measured window [from, end) (ns), for counting the send times and
     /// the gaps between sends in it.
     #[inline]
-    pub(super) fn due(&mut self, now: u64, window: (u64, u64)) -> Option<Send> {
+    pub(super) fn due(&mut self, now: u64, window: (u64, u64)) -> Option<(usize, u64)> {
         if self.schedule.peek() > now {
             return None;
         }
-        let ready_from = self.free_since;
         let slot = self.free.pop()?;
         let t = self.schedule.take();
         self.count(t, window);
@@ -132,11 +119,7 @@ impl Pacer {
             self.gaps.add(now - last);
         }
         self.last_send = Some(now);
-        Some(Send {
-            slot,
-            scheduled: t,
-            ready: t.max(ready_from),
-        })
+        Some((slot, t))
     }
 
     fn count(&mut self, t: u64, (from, end): (u64, u64)) {
@@ -258,30 +241,26 @@ mod tests {
     #[test]
     fn a_busy_class_builds_a_backlog_and_counts_only_the_window() {
         let mut p = Pacer::new(Schedule::new(1000.0, Arrival::Uniform, 1, 0), 1);
-        p.release(7, 0);
+        p.release(7);
         let window = (2_000_000, 10_000_000);
-        let send = |slot, scheduled, ready| Some(Send {
-            slot,
-            scheduled,
-            ready,
-        });
-        // Due at 1 ms (before the window): issued, not counted; a slot was free since 0, so it
-        // could have gone at its send time: 0.5 ms of lag, no queueing.
-        assert_eq!(p.due(1_500_000, window), send(7, 1_000_000, 1_000_000));
+        // Due at 1 ms (before the window): issued, not counted.
+        assert_eq!(p.due(1_500_000, window), Some((7, 1_000_000)));
         // Due at 2 ms but no free slot: waits.
         assert_eq!(p.due(5_000_000, window), None);
-        // The slot frees at 4 ms: the 2 ms send queued 2 ms behind the cap, then went at 5 ms.
-        p.release(7, 4_000_000);
-        assert_eq!(p.due(5_000_000, window), send(7, 2_000_000, 4_000_000));
-        assert_eq!(p.gaps.n, 0, "the first send in the window has no gap inside it");
-        p.release(7, 5_500_000);
-        assert_eq!(p.due(6_000_000, window), send(7, 3_000_000, 5_500_000));
+        p.release(7);
+        assert_eq!(p.due(5_000_000, window), Some((7, 2_000_000)));
+        assert_eq!(
+            p.gaps.n, 0,
+            "the first send in the window has no gap inside it"
+        );
+        p.release(7);
+        assert_eq!(p.due(6_000_000, window), Some((7, 3_000_000)));
         assert_eq!((p.gaps.n, p.gaps.sum_ns), (1, 1_000_000.0));
         // 4..=9 ms still due by the end, no slot free: the backlog.
         assert_eq!(p.backlog(window), 6);
         let mut q = Pacer::new(Schedule::new(1000.0, Arrival::Uniform, 1, 0), 2);
-        q.release(1, 0);
-        q.release(2, 0);
+        q.release(1);
+        q.release(2);
         // Three due at the end with two slots free: one is backlog.
         assert_eq!(q.backlog((0, 3_500_000)), 1);
         assert_eq!(p.scheduled, 8);

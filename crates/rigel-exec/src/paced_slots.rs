@@ -14,7 +14,7 @@ impl State<'_> {
         for (i, slot) in self.slots.iter_mut().enumerate() {
             if let Some(p) = &mut self.classes[slot.class].pacer {
                 slot.submitted_ns = PARKED;
-                p.release(i, now);
+                p.release(i);
             }
         }
         for c in &mut self.classes {
@@ -46,22 +46,23 @@ impl State<'_> {
         };
         class.ios_delta += 1;
         class.bytes_delta += slot.len as u64;
+        let response = now.saturating_sub(slot.scheduled_ns);
+        let service = now.saturating_sub(slot.submitted_ns);
+        // Warmup I/Os too: the punctual sender's slots are then as busy as at the window's start.
+        let queued = p.punctual.queued(slot.scheduled_ns, service);
         if measuring {
-            // Response = queued + lag + service, exactly: scheduled ≤ ready ≤ submitted ≤ now.
-            class.recorder.record_paced(
-                slot.write,
-                now.saturating_sub(slot.scheduled_ns),
-                now.saturating_sub(slot.submitted_ns),
-                slot.len as u64,
-                interval,
-            );
-            class.recorder.record_delays(
-                slot.ready_ns.saturating_sub(slot.scheduled_ns),
-                slot.submitted_ns.saturating_sub(slot.ready_ns),
-            );
+            class
+                .recorder
+                .record_paced(slot.write, response, service, slot.len as u64, interval);
+            // Response = queued + lag + service for every I/O (a punctual sender never waits
+            // longer than rigel did: the clamp only catches completions taken out of order).
+            let waited = response.saturating_sub(service);
+            class
+                .recorder
+                .record_delays(queued.min(waited), waited.saturating_sub(queued));
         }
         slot.submitted_ns = PARKED;
-        p.release(i, now);
+        p.release(i);
         true
     }
 
@@ -77,17 +78,15 @@ impl State<'_> {
     ) -> usize {
         let mut issued = 0;
         for c in 0..self.classes.len() {
-            while let Some(send) = self.classes[c]
+            while let Some((i, t)) = self.classes[c]
                 .pacer
                 .as_mut()
                 .and_then(|p| p.due(now, window))
             {
                 // Stamped with this turn's clock reading: the ring is entered with it right
                 // after the turn (nothing waits in between), so the reading stands for the send.
-                self.next_io(send.slot, now, sq, submitter);
-                let slot = &mut self.slots[send.slot];
-                slot.scheduled_ns = send.scheduled;
-                slot.ready_ns = send.ready;
+                self.next_io(i, now, sq, submitter);
+                self.slots[i].scheduled_ns = t;
                 issued += 1;
             }
         }

@@ -62,10 +62,6 @@ pub(super) struct Slot {
     pub(super) submitted_ns: u64,
     /// When it was due: its send time (open loop), its submission (closed loop).
     pub(super) scheduled_ns: u64,
-    /// Open loop: when it could have been sent, the later of its send time and the moment a slot
-    /// of its class was free (`Pacer::free_since`): `scheduled_ns` to here is queueing behind the
-    /// cap, here to `submitted_ns` rigel's lag.
-    pub(super) ready_ns: u64,
 }
 
 /// `submitted_ns` of a slot with no I/O: never the oldest in flight.
@@ -130,7 +126,6 @@ pub(super) fn setup<'a>(spec: &WorkerSpec<'a>, reuse: &Reuse) -> io::Result<(Rin
                 done: 0,
                 submitted_ns: 0,
                 scheduled_ns: 0,
-                ready_ns: 0,
             });
             arena_bytes += stride;
         };
@@ -265,7 +260,6 @@ impl State<'_> {
         slot.done = 0;
         slot.submitted_ns = now_ns;
         slot.scheduled_ns = now_ns;
-        slot.ready_ns = now_ns;
         class.in_flight += 1;
         if slot.write {
             // SAFETY: the slot's buffer is its own range of the arena (setup lays the slots out

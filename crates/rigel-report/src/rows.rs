@@ -124,7 +124,10 @@ fn depth_view(p: &PointRead) -> Option<DepthView> {
     let devices = &p.result.devices;
     let device = (!devices.is_empty()).then(|| devices.iter().map(|d| d.mean_depth()).sum());
     let mut text = if capped {
-        format!("held {} with at most {asked} outstanding", units::depth(held))
+        format!(
+            "held {} with at most {asked} outstanding",
+            units::depth(held)
+        )
     } else {
         format!("held {} of {asked}", units::depth(held))
     };

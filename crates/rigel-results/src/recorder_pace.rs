@@ -108,7 +108,11 @@ mod tests {
             let u = (i as f64 + 0.5) / n as f64;
             exp.add((-(1.0 - u).ln() * 20_000.0) as u64);
         });
-        assert!((exp.cv().expect("gaps") - 1.0).abs() < 0.01, "{:?}", exp.cv());
+        assert!(
+            (exp.cv().expect("gaps") - 1.0).abs() < 0.01,
+            "{:?}",
+            exp.cv()
+        );
         assert_eq!(SendGaps::default().cv(), None);
     }
 }

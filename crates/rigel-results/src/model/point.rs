@@ -108,10 +108,11 @@ pub struct PaceResult {
     /// window, or a backlog remained). The point is still valid; the rate was not achieved.
     pub achieved: bool,
     /// How each I/O's response time splits (response = queued + lag + service, exactly, per
-    /// I/O): `queued` is the wait for a free slot behind the outstanding cap (from the send time
-    /// to the completion that freed one), `lag` rigel's own lateness (from then to its
-    /// submission: a timed wait that woke late, a busy CPU), `service` is in `total.service`.
-    /// None in results written before rigel kept them and in a fleet's merged point.
+    /// I/O; `service` is in `total.service`): `queued` is the wait behind the outstanding cap a
+    /// punctual sender would have had with the same service times (the storage's doing), `lag`
+    /// the rest of the wait before submission, rigel's own lateness (a timed wait that woke late,
+    /// a busy CPU, completions reaped late). None in results written before rigel kept them and
+    /// in a fleet's merged point.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub queued: Option<ServiceStats>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
