@@ -284,6 +284,14 @@ fn a_one_second_stall_shows_in_response_latency_not_in_service_latency() {
     assert!(service < 100.0, "service p99 {service} ms");
     // The held read itself completed inside the window.
     assert!(ms(&total["service"]["latency"]["max_ns"]) >= 900.0);
+    // The wait is the storage's: a punctual sender with the same service times would have kept
+    // the send times behind the held read just as long (queued), and rigel was not late (lag).
+    let (queued, lag) = (
+        ms(&c["pace"]["queued"]["latency"]["p99_ns"]),
+        ms(&c["pace"]["lag"]["latency"]["p99_ns"]),
+    );
+    assert!(queued >= 500.0, "queued p99 {queued} ms");
+    assert!(lag < 50.0, "lag p99 {lag} ms");
     // The schedule does not bend to the stall: the window holds exactly 5 s of send times.
     assert_eq!(c["pace"]["scheduled"], 5000, "{}", c["pace"]);
 }

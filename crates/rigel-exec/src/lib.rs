@@ -17,6 +17,7 @@ mod options;
 mod pace;
 mod paced_slots;
 mod point;
+mod punctual;
 mod reuse;
 mod ring;
 mod share;

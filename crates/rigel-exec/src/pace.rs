@@ -4,8 +4,10 @@
 //! the backlog, and the I/O's response latency (scheduled time → completion) keeps the wait, so a
 //! stalled device shows in the percentiles instead of vanishing (coordinated omission).
 
+use super::punctual::Punctual;
 use io_uring::types;
 use rigel_expr::Arrival;
+use rigel_results::SendGaps;
 use std::io;
 
 /// A schedule of send times, ns since the point's start.
@@ -75,6 +77,11 @@ pub(super) struct Pacer {
     pub(super) free: Vec<usize>,
     /// Send times taken inside the measured window.
     pub(super) scheduled: u64,
+    /// A punctual sender's slots: what of each I/O's wait was queueing behind the cap.
+    pub(super) punctual: Punctual,
+    /// The clock reading of the last send, and the gaps between sends inside the window.
+    last_send: Option<u64>,
+    pub(super) gaps: SendGaps,
 }
 
 impl Pacer {
@@ -83,11 +90,21 @@ impl Pacer {
             schedule,
             free: Vec::with_capacity(cap),
             scheduled: 0,
+            punctual: Punctual::new(cap),
+            last_send: None,
+            gaps: SendGaps::default(),
         }
     }
 
-    /// The next slot to issue and its send time, when one is due by `now` and a slot is free.
-    /// `window` is the measured window [from, end) (ns), for counting the send times in it.
+    /// Slot `i` is free again.
+    #[inline]
+    pub(super) fn release(&mut self, i: usize) {
+        self.free.push(i);
+    }
+
+    /// The next send, when one is due by `now` (the clock reading it goes out at) and a slot is
+    /// free. `window` is the measured window [from, end) (ns), for counting the send times and
+    /// the gaps between sends in it.
     #[inline]
     pub(super) fn due(&mut self, now: u64, window: (u64, u64)) -> Option<(usize, u64)> {
         if self.schedule.peek() > now {
@@ -96,6 +113,12 @@ impl Pacer {
         let slot = self.free.pop()?;
         let t = self.schedule.take();
         self.count(t, window);
+        if let Some(last) = self.last_send
+            && last >= window.0
+        {
+            self.gaps.add(now - last);
+        }
+        self.last_send = Some(now);
         Some((slot, t))
     }
 
@@ -222,18 +245,26 @@ mod tests {
     #[serial_test::parallel]
     fn a_busy_class_builds_a_backlog_and_counts_only_the_window() {
         let mut p = Pacer::new(Schedule::new(1000.0, Arrival::Uniform, 1, 0), 1);
-        p.free.push(7);
+        p.release(7);
         let window = (2_000_000, 10_000_000);
         // Due at 1 ms (before the window): issued, not counted.
         assert_eq!(p.due(1_500_000, window), Some((7, 1_000_000)));
         // Due at 2 ms but no free slot: waits.
         assert_eq!(p.due(5_000_000, window), None);
-        p.free.push(7);
+        p.release(7);
         assert_eq!(p.due(5_000_000, window), Some((7, 2_000_000)));
-        // 3..=9 ms still due by the end, no slot free: the backlog.
-        assert_eq!(p.backlog(window), 7);
+        assert_eq!(
+            p.gaps.n, 0,
+            "the first send in the window has no gap inside it"
+        );
+        p.release(7);
+        assert_eq!(p.due(6_000_000, window), Some((7, 3_000_000)));
+        assert_eq!((p.gaps.n, p.gaps.sum_ns), (1, 1_000_000.0));
+        // 4..=9 ms still due by the end, no slot free: the backlog.
+        assert_eq!(p.backlog(window), 6);
         let mut q = Pacer::new(Schedule::new(1000.0, Arrival::Uniform, 1, 0), 2);
-        q.free.extend([1, 2]);
+        q.release(1);
+        q.release(2);
         // Three due at the end with two slots free: one is backlog.
         assert_eq!(q.backlog((0, 3_500_000)), 1);
         assert_eq!(p.scheduled, 8);

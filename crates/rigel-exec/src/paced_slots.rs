@@ -14,7 +14,7 @@ impl State<'_> {
         for (i, slot) in self.slots.iter_mut().enumerate() {
             if let Some(p) = &mut self.classes[slot.class].pacer {
                 slot.submitted_ns = PARKED;
-                p.free.push(i);
+                p.release(i);
             }
         }
         for c in &mut self.classes {
@@ -46,17 +46,23 @@ impl State<'_> {
         };
         class.ios_delta += 1;
         class.bytes_delta += slot.len as u64;
+        let response = now.saturating_sub(slot.scheduled_ns);
+        let service = now.saturating_sub(slot.submitted_ns);
+        // Warmup I/Os too: the punctual sender's slots are then as busy as at the window's start.
+        let queued = p.punctual.queued(slot.scheduled_ns, service);
         if measuring {
-            class.recorder.record_paced(
-                slot.write,
-                now.saturating_sub(slot.scheduled_ns),
-                now.saturating_sub(slot.submitted_ns),
-                slot.len as u64,
-                interval,
-            );
+            class
+                .recorder
+                .record_paced(slot.write, response, service, slot.len as u64, interval);
+            // Response = queued + lag + service for every I/O (a punctual sender never waits
+            // longer than rigel did: the clamp only catches completions taken out of order).
+            let waited = response.saturating_sub(service);
+            class
+                .recorder
+                .record_delays(queued.min(waited), waited.saturating_sub(queued));
         }
         slot.submitted_ns = PARKED;
-        p.free.push(i);
+        p.release(i);
         true
     }
 
@@ -77,6 +83,8 @@ impl State<'_> {
                 .as_mut()
                 .and_then(|p| p.due(now, window))
             {
+                // Stamped with this turn's clock reading: the ring is entered with it right
+                // after the turn (nothing waits in between), so the reading stands for the send.
                 self.next_io(i, now, sq, submitter);
                 self.slots[i].scheduled_ns = t;
                 issued += 1;
@@ -102,6 +110,7 @@ impl State<'_> {
             if let Some(p) = &mut c.pacer {
                 let backlog = p.backlog(window);
                 c.recorder.add_schedule(p.scheduled, backlog);
+                c.recorder.add_send_gaps(&p.gaps);
             }
         }
     }

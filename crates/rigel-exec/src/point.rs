@@ -289,15 +289,17 @@ fn assemble(
         if let Some(iops) = load.rate_iops() {
             result.pace = rec.pace(iops, load.arrival, window_s);
         }
+        let held = if window_ns > 0 {
+            area[c] / window_ns as f64
+        } else {
+            0.0
+        };
+        result.depth_held = Some(held);
         classes.push(result);
         probes.push(super::point::ClassProbe {
             class: load.class.clone(),
             outstanding: load.outstanding,
-            mean_in_flight: if window_ns > 0 {
-                area[c] / window_ns as f64
-            } else {
-                0.0
-            },
+            mean_in_flight: held,
         });
     }
     // A class that completed nothing in its window measured nothing: the storage stalled (or the

@@ -1,5 +1,12 @@
 //! The measured window as a worker sees it: learnt once every worker runs, the second each batch
 //! falls in, and the time-weighted count of I/Os in flight (Little's law's L) integrated over it.
+//!
+//! The in-flight count is integrated over the spans between clock readings, each span counted
+//! whole when the reading that ends it falls in the window: the same readings decide which
+//! completions are recorded. A worker that lost its CPU across the window's start or end (a
+//! loaded host) then neither counts time in flight it records no I/O for, nor the reverse, and
+//! the depth held equals IOPS × mean latency up to the I/Os in flight at the first and last
+//! readings (clipped to the window's edges instead: 0.92 of it in a 300 ms point under load).
 
 use super::slots::State;
 use super::{NOT_YET, Shared};
@@ -23,7 +30,7 @@ pub(super) struct Window {
 
 impl Window {
     /// Learns the window once the last worker has set it, and adds the time-weighted in-flight
-    /// count since the previous batch, clipped to the window.
+    /// count since the previous batch when `now` falls in the window.
     #[inline]
     pub(super) fn advance(&mut self, now: u64, shared: &Shared<'_>, st: &mut State<'_>) {
         if self.from == NOT_YET {
@@ -50,9 +57,8 @@ impl Window {
             self.second = second as usize;
             self.next_second = self.from + (second + 1) * 1_000_000_000;
         }
-        let (a, b) = (self.prev.max(self.from), now.min(self.end));
-        if b > a {
-            let dt = b - a;
+        if now >= self.from && now < self.end {
+            let dt = now - self.prev;
             for c in &mut st.classes {
                 c.area += u128::from(c.in_flight) * u128::from(dt);
             }

@@ -52,6 +52,11 @@ pub fn number(v: f64) -> String {
     }
 }
 
+/// A queue depth (a time-average of I/Os in flight): one decimal, `31.8`.
+pub fn depth(v: f64) -> String {
+    format!("{v:.1}")
+}
+
 /// `41,235 IOPS`.
 pub fn iops(v: f64) -> String {
     format!("{} IOPS", number(v))

@@ -90,10 +90,62 @@ pub struct PointView {
     pub cpu: CpuTime,
     /// The block devices under the targets over the window (none on tmpfs or FUSE).
     pub devices: Vec<DeviceView>,
+    /// The depth rigel held against the load asked and the devices' own (none in results
+    /// written before rigel kept it, and in a fleet's merged point).
+    pub depth: Option<DepthView>,
     /// The classes that ran at this point, in class order.
     pub classes: Vec<ClassRow>,
     /// The same rows keyed by class name.
     pub c: BTreeMap<String, ClassRow>,
+}
+
+/// The depth a point held: rigel's time-average in flight over its classes, the load asked (the
+/// outstanding I/Os, or an open-loop class's cap), and the devices' mean depth summed.
+#[derive(Clone, Debug, Serialize)]
+pub struct DepthView {
+    pub held: f64,
+    pub asked: u32,
+    /// Some class is open loop: `asked` is then a cap, not a depth kept.
+    pub capped: bool,
+    pub device: Option<f64>,
+    /// `held 31.8 of 32; the device saw 30.9`.
+    pub text: String,
+}
+
+fn depth_view(p: &PointRead) -> Option<DepthView> {
+    let classes: Vec<&rigel_results::ClassResult> = p.running().filter_map(|c| c.result).collect();
+    let held = classes
+        .iter()
+        .map(|c| c.depth_held)
+        .sum::<Option<f64>>()
+        .filter(|_| !classes.is_empty())?;
+    let asked = classes.iter().map(|c| c.outstanding).sum();
+    let capped = classes.iter().any(|c| c.pace.is_some());
+    let devices = &p.result.devices;
+    let device = (!devices.is_empty()).then(|| devices.iter().map(|d| d.mean_depth()).sum());
+    let mut text = if capped {
+        format!(
+            "held {} with at most {asked} outstanding",
+            units::depth(held)
+        )
+    } else {
+        format!("held {} of {asked}", units::depth(held))
+    };
+    if let Some(d) = device {
+        let who = if devices.len() == 1 {
+            "the device"
+        } else {
+            "the devices together"
+        };
+        text.push_str(&format!("; {who} saw {}", units::depth(d)));
+    }
+    Some(DepthView {
+        held,
+        asked,
+        capped,
+        device,
+        text,
+    })
 }
 
 /// What one block device served in a point's window, as the results model derives it.
@@ -284,6 +336,7 @@ pub fn point_views(view: &ResultsView) -> Vec<PointView> {
                 elapsed_s: p.result.elapsed_s,
                 cpu: p.result.cpu,
                 devices: p.result.devices.iter().map(device_view).collect(),
+                depth: depth_view(p),
                 c: classes
                     .iter()
                     .map(|r| (r.class.clone(), r.clone()))

@@ -17,6 +17,6 @@ pub mod stats;
 pub use codec::decode_histogram;
 pub use model::*;
 pub use read::{stream, view};
-pub use recorder::ClassRecorder;
+pub use recorder::{ClassRecorder, SendGaps};
 
 pub(crate) use recorder::rate_achieved;

@@ -7,6 +7,11 @@ use crate::model::{
     ClassResult, DirStats, Interval, LatencyStats, PaceResult, ServiceStats, within,
 };
 use hdrhistogram::Histogram;
+use pace::Delays;
+pub use pace::SendGaps;
+
+#[path = "recorder_pace.rs"]
+mod pace;
 
 /// Highest latency the histograms hold without clamping: one hour, in ns (the exact max is kept
 /// apart, so a clamped outlier still shows as the max).
@@ -63,6 +68,8 @@ pub struct ClassRecorder {
     /// Open loop only: service latencies (reads, writes), apart from the response latencies
     /// `read` and `write` then hold.
     service: Option<Box<(DirRecorder, DirRecorder)>>,
+    /// Open loop only: each I/O's wait behind the cap and send lag, and the gaps between sends.
+    delays: Option<Box<Delays>>,
     /// Open loop only: send times in the measured window, and those still unissued at its end.
     scheduled: u64,
     backlog: u64,
@@ -191,6 +198,7 @@ impl ClassRecorder {
                 })
                 .collect(),
             service: None,
+            delays: None,
             scheduled: 0,
             backlog: 0,
         }
@@ -200,6 +208,7 @@ impl ClassRecorder {
     pub fn paced(seconds: usize) -> ClassRecorder {
         ClassRecorder {
             service: Some(Box::new((DirRecorder::new(), DirRecorder::new()))),
+            delays: Some(Box::new(Delays::new())),
             ..ClassRecorder::new(seconds)
         }
     }
@@ -219,6 +228,22 @@ impl ClassRecorder {
         if let Some(s) = &mut self.service {
             let dir = if write { &mut s.1 } else { &mut s.0 };
             dir.record(service_ns, bytes);
+        }
+    }
+
+    /// Records one open-loop I/O's delays before its submission (with `record_paced`, for the
+    /// same I/Os): `queued_ns` waiting for a free slot, `lag_ns` rigel's own lateness after.
+    #[inline]
+    pub fn record_delays(&mut self, queued_ns: u64, lag_ns: u64) {
+        if let Some(d) = &mut self.delays {
+            d.record(queued_ns, lag_ns);
+        }
+    }
+
+    /// Adds the gaps between one worker's sends of the class in the window.
+    pub fn add_send_gaps(&mut self, gaps: &SendGaps) {
+        if let Some(d) = &mut self.delays {
+            d.add_gaps(gaps);
         }
     }
 
@@ -243,6 +268,10 @@ impl ClassRecorder {
         } else {
             0.0
         };
+        let (queued, lag, send_gap_cv) = self
+            .delays
+            .as_ref()
+            .map_or((None, None, None), |d| d.figures());
         Some(PaceResult {
             requested_iops,
             arrival,
@@ -250,6 +279,9 @@ impl ClassRecorder {
             achieved_iops,
             backlog: self.backlog,
             achieved: rate_achieved(ios, self.scheduled, self.backlog),
+            queued,
+            lag,
+            send_gap_cv,
         })
     }
 
@@ -338,6 +370,9 @@ impl ClassRecorder {
             mine.0.merge(&theirs.0);
             mine.1.merge(&theirs.1);
         }
+        if let (Some(mine), Some(theirs)) = (&mut self.delays, &other.delays) {
+            mine.merge(theirs);
+        }
         self.scheduled += other.scheduled;
         self.backlog += other.backlog;
         for (mine, theirs) in self.intervals.iter_mut().zip(&other.intervals) {
@@ -393,6 +428,7 @@ impl ClassRecorder {
             write: writes.then(|| with_service(this.write.stats(window_s), s.map(|s| &s.1))),
             intervals: this.interval_series(window_s, reads, writes),
             pace: None,
+            depth_held: None,
         }
     }
 

@@ -176,22 +176,25 @@ fn block_size(f: &File) -> u64 {
     size
 }
 
-/// The loop kept every class at its outstanding count, and the latencies are those of I/Os the
-/// kernel had: IOPS × mean latency (Little's law) is at most the outstanding count. It is less by
-/// what a replacement spends waiting for those chosen before it to be submitted one by one
-/// (`submit_each`): that wait is rigel's, not the storage's, so no latency counts it.
+/// The loop kept every class at its outstanding count, and the latencies obey Little's law:
+/// IOPS × mean latency is the depth held (the recorded time-average in flight) within 2% — each
+/// I/O's latency starts at the clock reading it is counted in flight from, even when a batch's
+/// earlier replacements delay its submission (`submit_each`).
 fn assert_load_kept(result: &PointResult, probe: &PointProbe) {
-    assert_in_kernel(result, probe, 0.5);
+    assert_littles_law(result, probe);
 }
 
-/// As `assert_load_kept`, with IOPS × mean latency at least `floor` of the outstanding count.
-fn assert_in_kernel(result: &PointResult, probe: &PointProbe, floor: f64) -> Vec<f64> {
+/// As `assert_load_kept`; returns each class's IOPS × mean latency over its outstanding count.
+fn assert_littles_law(result: &PointResult, probe: &PointProbe) -> Vec<f64> {
     let mut littles = Vec::new();
     assert_eq!(result.status, PointStatus::Ok);
     for (c, p) in result.classes.iter().zip(&probe.classes) {
         let want = c.outstanding as f64;
+        // The depth held counts the spans between the worker's clock readings that end in the
+        // window (`window.rs`): a worker that lost its CPU for a few ms across an edge of these
+        // short windows moves it by that share, on a loaded host.
         assert!(
-            (p.mean_in_flight - want).abs() <= 0.01 * want,
+            (p.mean_in_flight - want).abs() <= 0.05 * want,
             "{}: mean in flight {} for {} outstanding",
             c.class,
             p.mean_in_flight,
@@ -202,14 +205,15 @@ fn assert_in_kernel(result: &PointResult, probe: &PointProbe, floor: f64) -> Vec
             "{}: outstanding {want}, in flight {:.4}, Little {little:.4}, {:.0} IOPS, {} batches",
             c.class, p.mean_in_flight, c.total.iops, probe.batches
         );
+        assert_eq!(c.depth_held, Some(p.mean_in_flight), "{}", c.class);
         assert!(
-            little <= 1.05 * want && little >= floor * want,
-            "{}: IOPS {} × mean {} ns = {} for {} outstanding",
+            (little / p.mean_in_flight - 1.0).abs() <= 0.02,
+            "{}: IOPS {} × mean {} ns = {} for a depth held of {}",
             c.class,
             c.total.iops,
             c.total.latency.mean_ns,
             little,
-            want
+            p.mean_in_flight
         );
         assert!(c.total.ios > 100, "{}: only {} I/Os", c.class, c.total.ios);
         littles.push(little / want);
@@ -479,14 +483,13 @@ fn loop_device_over_tmpfs_keeps_the_load() {
         &settings(500, 0, 2),
     );
     // Completions arrive a few at a time here, and each replacement is submitted on its own
-    // (`submit_each`): a replacement's latency starts when it is chosen, so the system calls
-    // submitting those before it are not in it (0.76 of the load in Little's law on the
-    // development VM; timed from the turn's clock reading instead, 1.00).
-    let little = assert_in_kernel(&r, &p, 0.5);
+    // (`submit_each`): timed from when it was chosen, the system calls submitting those before
+    // it were counted nowhere (0.76 of the load in Little's law on the development VM). Timed
+    // from the batch's clock reading, IOPS × mean latency is the load.
+    let little = assert_littles_law(&r, &p);
     assert!(
-        little[0] < 0.98,
-        "IOPS × mean latency is {:.3} of the load: the replacements' own submission wait is \
-         counted in their latency",
+        (little[0] - 1.0).abs() <= 0.02,
+        "IOPS × mean latency is {:.3} of the load",
         little[0]
     );
 }

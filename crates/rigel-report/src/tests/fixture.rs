@@ -370,6 +370,7 @@ fn class_result(
         write,
         intervals,
         pace: None,
+        depth_held: None,
     }
 }
 

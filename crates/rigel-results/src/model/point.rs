@@ -83,6 +83,13 @@ pub struct ClassResult {
     /// response times (from each I/O's scheduled send time), `service` the submit-to-complete ones.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pace: Option<PaceResult>,
+    /// The depth held: the time-average of the class's I/Os in flight over the measured window,
+    /// each counted from the moment it could be submitted (the clock reading its latency starts
+    /// at) to the reaping of its completion. Little's law's L: `total.iops` × the mean latency
+    /// (the service latency, open loop) equals it within the window's edges. None in results
+    /// written before rigel kept it and in a fleet's merged point.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depth_held: Option<f64>,
 }
 
 /// What an open-loop class was asked for and what it did over the measured window.
@@ -100,6 +107,23 @@ pub struct PaceResult {
     /// False: the device could not keep up (fewer than 99% of the scheduled I/Os completed in the
     /// window, or a backlog remained). The point is still valid; the rate was not achieved.
     pub achieved: bool,
+    /// How each I/O's response time splits (response = queued + lag + service, exactly, per
+    /// I/O; `service` is in `total.service`): `queued` is the wait behind the outstanding cap a
+    /// punctual sender would have had with the same service times (the storage's doing), `lag`
+    /// the rest of the wait before submission, rigel's own lateness (a timed wait that woke late,
+    /// a busy CPU, completions reaped late). None in results written before rigel kept them and
+    /// in a fleet's merged point.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queued: Option<ServiceStats>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lag: Option<ServiceStats>,
+    /// The coefficient of variation (stdev / mean) of the gaps between consecutive submissions
+    /// of the class in the window, per worker, pooled over workers: ≈ 0 for a uniform schedule
+    /// that was held, ≈ 1 for Poisson; far above what the arrival claims, the sends went out in
+    /// bursts. Submissions of one turn share its clock reading (a gap of 0: one burst). None with
+    /// fewer than 2 gaps.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub send_gap_cv: Option<f64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -118,7 +142,8 @@ pub struct DirStats {
     pub service: Option<ServiceStats>,
 }
 
-/// Service latencies of an open-loop class: figures and their histogram.
+/// Latencies of one kind (an open-loop class's service times, its queueing, its send lag):
+/// figures and their histogram.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ServiceStats {
     pub latency: LatencyStats,

@@ -214,6 +214,8 @@ impl ClassSum {
                 sum.scheduled += p.scheduled;
                 sum.achieved_iops += p.achieved_iops;
                 sum.backlog += p.backlog;
+                // One host's delays and send gaps are its own: not summed across hosts.
+                (sum.queued, sum.lag, sum.send_gap_cv) = (None, None, None);
             }
             None => self.pace = Some(p.clone()),
         }
@@ -269,6 +271,7 @@ impl ClassSum {
             read: self.read.as_ref().map(DirSum::stats),
             write: self.write.as_ref().map(DirSum::stats),
             pace,
+            depth_held: None,
             intervals: self
                 .intervals
                 .iter()

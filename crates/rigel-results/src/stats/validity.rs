@@ -113,6 +113,7 @@ pub fn warnings(view: &ResultsView, past: &[PastRun], cfg: &ValidityConfig) -> V
             }
         }
     }
+    out.extend(super::lateness::warnings(view));
     out.extend(cache_warning(doc, cfg));
     out.extend(seed_warning(doc, past));
     super::warning::condense(out, workers)

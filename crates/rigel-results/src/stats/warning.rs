@@ -5,7 +5,8 @@ use serde::Serialize;
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Warning {
-    /// `cpu`, `cache`, `unsteady` or `seed`.
+    /// `cpu`, `cache`, `unsteady`, `seed`, `late` (rigel behind its open-loop schedule) or
+    /// `arrival` (the sends did not hold the arrival process asked).
     pub kind: &'static str,
     /// The point it concerns, when one.
     pub point: Option<u32>,
@@ -57,6 +58,14 @@ fn folded(group: &[&Warning], workers: f64) -> Warning {
     let message = match (first.kind, &first.class) {
         ("cpu", _) => format!(
             "{points}: rigel used {lo:.2} to {hi:.2} cores with {workers} worker(s); the tool, not the storage, may be the limit"
+        ),
+        ("late", Some(class)) => format!(
+            "{points}, {class}: rigel fell behind its schedule: its send lag p99 was {:.0}% to {:.0}% of the response p99",
+            lo * 100.0,
+            hi * 100.0
+        ),
+        ("arrival", Some(class)) => format!(
+            "{points}, {class}: the sends did not hold the arrival asked: send-gap CV {lo:.2} to {hi:.2}"
         ),
         (_, Some(class)) => format!(
             "{points}, {class}: not steady, per-second IOPS max/min {} to {}",

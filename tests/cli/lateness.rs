@@ -1,0 +1,169 @@
+//! The open loop's own lateness, kept apart from the storage's time: on a loop device over tmpfs
+//! at 1,000 IOPS (nothing queues behind the cap), the response time's excess over the service
+//! time is the send lag rigel records for itself, and the split adds up; with rigel pinned to a
+//! CPU that a real-time busy loop keeps, it falls behind its schedule and says so.
+
+use super::builder::results;
+use rigel_testkit::LoopDevice;
+use serde_json::Value;
+use std::path::Path;
+use std::process::Command;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+fn num(v: &Value) -> f64 {
+    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
+}
+
+/// One 1,000 IOPS uniform point of 4 KiB reads of `dev`, at most 8 outstanding, run by `cmd`
+/// (the rigel binary, or it under `taskset`); the run folder and the output.
+fn paced_run(dir: &Path, dev: &str, mut cmd: Command, duration: &str) -> (Value, String) {
+    let spec = dir.join("p.toml");
+    std::fs::write(
+        &spec,
+        format!(
+            "[[target]]\npath = \"{dev}\"\n[run]\nduration = \"{duration}\"\nwarmup = \"300ms\"\n\n\
+             [class.io]\nsize = \"4KiB\"\nmix = \"read\"\nrate = \"1000 iops\"\n\n\
+             [matrix]\nshape = \"point\"\nio = \"8\"\n"
+        ),
+    )
+    .expect("spec written");
+    let out = dir.join("run");
+    let o = cmd
+        .arg("run")
+        .arg(&spec)
+        .arg("--out")
+        .arg(&out)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("rigel runs");
+    let text = format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(o.status.code(), Some(0), "{text}");
+    let md = std::fs::read_to_string(out.join("report.md")).expect("report.md");
+    (results(&out), format!("{text}\n{md}"))
+}
+
+fn rigel_bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_rigel"))
+}
+
+#[test]
+#[serial_test::serial]
+fn at_1000_iops_response_minus_service_is_the_lag_rigel_records() {
+    let lo = LoopDevice::new(64 << 20);
+    let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
+    let (doc, text) = paced_run(tmp.path(), lo.dev(), rigel_bin(), "2s");
+    let c = &doc["points"][0]["classes"][0];
+    let (total, pace) = (&c["total"], &c["pace"]);
+    let lat = |v: &Value, k: &str| num(&v["latency"][k]);
+    let (resp, serv) = (&total, &total["service"]);
+    let (queued, lag) = (&pace["queued"], &pace["lag"]);
+    eprintln!(
+        "response p50 {} mean {}, service p50 {} mean {}, lag p50 {} p99 {} mean {}, queued p99 {}, gap CV {}",
+        lat(resp, "p50_ns"),
+        lat(resp, "mean_ns"),
+        lat(serv, "p50_ns"),
+        lat(serv, "mean_ns"),
+        lat(lag, "p50_ns"),
+        lat(lag, "p99_ns"),
+        lat(lag, "mean_ns"),
+        lat(queued, "p99_ns"),
+        pace["send_gap_cv"]
+    );
+    // Per I/O response = queued + lag + service: the means add up (to the ns rounding of the
+    // recorded values; the histogram floor of 1 ns is not in the means).
+    let parts = lat(serv, "mean_ns") + lat(queued, "mean_ns") + lat(lag, "mean_ns");
+    assert!(
+        (lat(resp, "mean_ns") - parts).abs() <= 2.0,
+        "response mean {} against service + queued + lag {parts}",
+        lat(resp, "mean_ns")
+    );
+    // Nothing waits behind a cap of 8 at a thousandth of the device's capacity.
+    assert!(lat(queued, "p99_ns") < 10_000.0, "queued {queued}");
+    // Where response and service differ, it is the lag: their medians differ by the lag's
+    // median (within 30% or 5 µs: medians of sums are not sums of medians).
+    let excess = lat(resp, "p50_ns") - lat(serv, "p50_ns");
+    let lag50 = lat(lag, "p50_ns");
+    assert!(lag50 > 0.0, "a timed wait never wakes early: {lag}");
+    assert!(
+        (excess - lag50).abs() <= (0.3 * lag50).max(5_000.0),
+        "response p50 − service p50 = {excess} ns, lag p50 {lag50} ns"
+    );
+    // A uniform schedule at 1,000 IOPS is held: 1 ms gaps, a wake-up's jitter apart.
+    let cv = num(&pace["send_gap_cv"]);
+    assert!(cv < 0.5, "send-gap CV {cv}");
+    assert!(text.contains("| Lag p99 |"), "no lag column in:\n{text}");
+}
+
+/// A real-time busy loop on CPU `cpu` until `stop` (or a minute at most): nothing of a normal
+/// priority runs there but in the kernel's reserve for it (5%: `sched_rt_runtime_us`).
+fn hog(cpu: usize, stop: &AtomicBool) -> Result<(), String> {
+    // SAFETY: a zeroed cpu_set_t is valid; CPU_SET writes inside it; sched_setaffinity and
+    // sched_setscheduler read the live values passed, for this thread (0).
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(cpu, &mut set);
+        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+            return Err(format!(
+                "sched_setaffinity: {}",
+                std::io::Error::last_os_error()
+            ));
+        }
+        let param = libc::sched_param { sched_priority: 1 };
+        if libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) != 0 {
+            return Err(format!("SCHED_FIFO: {}", std::io::Error::last_os_error()));
+        }
+    }
+    let end = Instant::now() + Duration::from_secs(60);
+    while !stop.load(Ordering::Relaxed) && Instant::now() < end {
+        std::hint::spin_loop();
+    }
+    Ok(())
+}
+
+#[test]
+#[serial_test::serial]
+fn pinned_to_a_cpu_a_busy_loop_holds_rigel_says_it_fell_behind() {
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cpu = cpus - 1;
+    let lo = LoopDevice::new(64 << 20);
+    let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
+    let stop = AtomicBool::new(false);
+    let (doc, text) = std::thread::scope(|s| {
+        let spinning = s.spawn(|| hog(cpu, &stop));
+        // The hog holds its CPU before rigel starts there.
+        std::thread::sleep(Duration::from_millis(100));
+        if spinning.is_finished() {
+            panic!("the busy loop did not start: {:?}", spinning.join());
+        }
+        let mut cmd = Command::new("taskset");
+        cmd.arg("-c")
+            .arg(cpu.to_string())
+            .arg(env!("CARGO_BIN_EXE_rigel"));
+        let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            paced_run(tmp.path(), lo.dev(), cmd, "1s")
+        }));
+        stop.store(true, Ordering::Relaxed);
+        match run {
+            Ok(r) => r,
+            Err(e) => std::panic::resume_unwind(e),
+        }
+    });
+    let c = &doc["points"][0]["classes"][0];
+    let lag99 = num(&c["pace"]["lag"]["latency"]["p99_ns"]);
+    let resp99 = num(&c["total"]["latency"]["p99_ns"]);
+    eprintln!(
+        "lag p99 {lag99} ns, response p99 {resp99} ns, pace {}",
+        c["pace"]
+    );
+    // rigel runs in the scheduler's 5% reserve: sends wait for it by tens of ms at least.
+    assert!(lag99 >= 10_000_000.0, "lag p99 {lag99} ns");
+    assert!(
+        text.contains("rigel fell behind its schedule: response times include up to"),
+        "no lateness warning in:\n{text}"
+    );
+}
