@@ -37,7 +37,7 @@ impl State<'_> {
         i: usize,
         now: u64,
         measuring: bool,
-        interval: usize,
+        tick: usize,
     ) -> bool {
         let slot = &mut self.slots[i];
         let class = &mut self.classes[slot.class];
@@ -52,7 +52,7 @@ impl State<'_> {
                 now.saturating_sub(slot.scheduled_ns),
                 now.saturating_sub(slot.submitted_ns),
                 slot.len as u64,
-                interval,
+                tick,
             );
         }
         slot.submitted_ns = PARKED;

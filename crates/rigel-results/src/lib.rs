@@ -12,11 +12,13 @@ pub mod codec;
 mod model;
 mod read;
 mod recorder;
+mod ticks;
 pub mod stats;
 
 pub use codec::decode_histogram;
 pub use model::*;
 pub use read::{stream, view};
 pub use recorder::ClassRecorder;
+pub use ticks::TICKS_PER_SECOND;
 
 pub(crate) use recorder::rate_achieved;

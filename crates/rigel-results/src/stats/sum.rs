@@ -269,6 +269,8 @@ impl ClassSum {
             read: self.read.as_ref().map(DirSum::stats),
             write: self.write.as_ref().map(DirSum::stats),
             pace,
+            // Ticks are not summed across hosts (their clocks' ticks do not line up).
+            ticks: None,
             intervals: self
                 .intervals
                 .iter()
