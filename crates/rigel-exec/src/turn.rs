@@ -6,13 +6,13 @@
 //! Replacements go to the kernel one by one when completions trickle in, or all in the system
 //! call that waits when many complete at once (`submit_each`).
 
+use super::Shared;
 use super::clock::Elapsed;
 use super::entering::Entering;
 use super::failure::{Failure, failure, stalled, transient};
 use super::slots::{PARKED, State};
 use super::tick::{TICK_TAG, arm_tick};
 use super::window::Window;
-use super::Shared;
 use io_uring::{IoUring, Submitter, cqueue, squeue};
 use std::sync::atomic::Ordering;
 

@@ -12,8 +12,8 @@ pub mod codec;
 mod model;
 mod read;
 mod recorder;
-mod ticks;
 pub mod stats;
+mod ticks;
 
 pub use codec::decode_histogram;
 pub use model::*;

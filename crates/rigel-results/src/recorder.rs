@@ -3,10 +3,10 @@
 //! the workers' recorders when the point ends.
 
 use crate::codec::{encode, latency_of};
-use crate::ticks::{Count, TICKS_PER_SECOND, TickRecorder};
 use crate::model::{
     ClassResult, DirStats, Interval, LatencyStats, PaceResult, ServiceStats, within,
 };
+use crate::ticks::{Count, TICKS_PER_SECOND, TickRecorder};
 use hdrhistogram::Histogram;
 
 /// Highest latency the histograms hold without clamping: one hour, in ns (the exact max is kept

@@ -206,7 +206,9 @@ fn ticks_count_each_direction_per_100_ms_and_add_up_to_the_point() {
     assert_eq!(t.write_ios[4], 0);
     // Everything recorded in the window's ticks: the ticks hold the intervals' counts.
     let ticked: u64 = t.read_ios.iter().chain(&t.write_ios).sum();
-    let late: u64 = (15..20u64).map(|t| t + 1 + if t % 3 == 0 { t + 1 } else { 0 }).sum();
+    let late: u64 = (15..20u64)
+        .map(|t| t + 1 + if t % 3 == 0 { t + 1 } else { 0 })
+        .sum();
     assert_eq!(ticked + late, c.total.ios);
     let seconds: u64 = c.intervals.iter().map(|i| i.ios).sum();
     assert_eq!(seconds, c.total.ios);
@@ -222,5 +224,8 @@ fn long_windows_keep_at_most_600_coarser_ticks() {
     let t = c.ticks.expect("ticks");
     assert_eq!((t.ms, t.read_ios.len()), (200, 600));
     assert!(t.read_ios.iter().all(|&n| n == 2));
-    assert!(t.write_ios.is_empty(), "a class that never writes has no write ticks");
+    assert!(
+        t.write_ios.is_empty(),
+        "a class that never writes has no write ticks"
+    );
 }

@@ -53,7 +53,10 @@ impl TickRecorder {
     }
 
     pub(crate) fn merge(&mut self, other: &TickRecorder) {
-        for (mine, theirs) in [(&mut self.read, &other.read), (&mut self.write, &other.write)] {
+        for (mine, theirs) in [
+            (&mut self.read, &other.read),
+            (&mut self.write, &other.write),
+        ] {
             for (m, t) in mine.iter_mut().zip(theirs) {
                 m.add(*t);
             }

@@ -1,7 +1,10 @@
-//! Comparing two runs: points matched by their workload (each running class's load, size, access,
-//! mix and streams), each figure's change, and regressions beyond a threshold in the direction that
-//! hurts (fewer IOPS or MB/s, more latency). Pure; `rigel compare` prints and picks the exit code.
+//! Comparing two runs (or two sets of repeated runs): points matched by their workload (each
+//! running class's load, size, access, mix and streams), each figure's change and its noise band,
+//! and regressions beyond both the threshold and the band in the direction that hurts (fewer IOPS
+//! or MB/s, more latency); a change beyond the threshold but inside the band is inconclusive.
+//! Pure; `rigel compare` prints and picks the exit code.
 
+mod band;
 mod noise;
 mod render;
 mod spec_diff;
@@ -25,7 +28,14 @@ pub struct CompareOptions {
     pub thresholds: Vec<(String, f64)>,
     /// The figures compared for each class and direction.
     pub stats: Vec<Stat>,
+    /// The drift between back-to-back runs that one run's own spread cannot show, ± percent
+    /// (see `band`); used when a side has a single run.
+    pub drift_floor_percent: f64,
 }
+
+/// The default drift floor, ± percent: the largest change of an unchanged spec's lines between
+/// back-to-back runs on a loop device over tmpfs on a loaded host (benches/noise.sh), rounded up.
+pub const DRIFT_FLOOR_PERCENT: f64 = 10.0;
 
 impl Default for CompareOptions {
     fn default() -> Self {
@@ -38,6 +48,7 @@ impl Default for CompareOptions {
                 Stat::Latency(LatencyStat::Mean),
                 Stat::Latency(LatencyStat::P99),
             ],
+            drift_floor_percent: DRIFT_FLOOR_PERCENT,
         }
     }
 }
@@ -55,9 +66,14 @@ pub struct RunComparison {
     /// Labels of points that ran in only one of the runs.
     pub only_in_base: Vec<String>,
     pub only_in_new: Vec<String>,
-    /// Figures worse than the threshold, plus points that failed only in the new run.
+    /// Figures worse than the threshold and the noise, plus points that failed only in the new run.
     pub regressions: usize,
     pub improvements: usize,
+    /// Lines (figures) compared, and those judged: regressed, improved or within the threshold.
+    /// The rest are inconclusive: beyond the threshold but inside the noise, or without a band.
+    pub lines: usize,
+    pub judged: usize,
+    pub inconclusive: usize,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -69,6 +85,8 @@ pub struct RunSummary {
     pub host: String,
     pub rigel_version: String,
     pub points: usize,
+    /// Runs on this side (more than one: repeats; figures are the runs' means).
+    pub runs: usize,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -96,8 +114,11 @@ pub struct MetricChange {
     pub new_text: String,
     /// (new - base) / base in percent; none when the base is 0.
     pub change_percent: Option<f64>,
-    /// ± percent the figure moves by itself (from both runs' per-second intervals); none without them.
+    /// ± percent the figure moves by itself (see `band`); none when it cannot be told.
     pub noise_percent: Option<f64>,
+    /// What the band comes from (`ticks`: each run's 100 ms spread and the drift floor; `runs`:
+    /// the between-run variance of repeats), or why there is none.
+    pub noise_basis: String,
     /// The threshold this figure was judged by, percent.
     pub threshold_percent: f64,
     pub change_text: String,
@@ -111,16 +132,34 @@ pub enum Change {
     Within,
     Improved,
     Regressed,
+    /// Beyond the threshold but inside the noise band (or without a band): neither regressed nor
+    /// ok.
+    Inconclusive,
 }
 
 /// Compares `new` against `base`.
 pub fn compare(base: &ResultsDoc, new: &ResultsDoc, opts: &CompareOptions) -> RunComparison {
-    let mut taken = vec![false; new.points().len()];
+    compare_runs(std::slice::from_ref(base), std::slice::from_ref(new), opts)
+}
+
+/// Compares the runs of `new` against those of `base` (repeats of one spec on each side; the
+/// first run of each side gives the points' order, labels and ids). Both sides have at least one
+/// run.
+pub fn compare_runs(
+    base: &[ResultsDoc],
+    new: &[ResultsDoc],
+    opts: &CompareOptions,
+) -> RunComparison {
+    let (b0, n0) = (&base[0], &new[0]);
+    let mut taken = vec![false; n0.points().len()];
+    // Every further run's points, taken as they are matched.
+    let mut taken_b: Vec<Vec<bool>> = base.iter().map(|d| vec![false; d.points().len()]).collect();
+    let mut taken_n: Vec<Vec<bool>> = new.iter().map(|d| vec![false; d.points().len()]).collect();
     let mut points = Vec::new();
     let mut only_in_base = Vec::new();
-    for b in base.points() {
+    for b in b0.points() {
         let key = workload(b);
-        let found = new
+        let found = n0
             .points()
             .iter()
             .enumerate()
@@ -128,12 +167,14 @@ pub fn compare(base: &ResultsDoc, new: &ResultsDoc, opts: &CompareOptions) -> Ru
         match found {
             Some(i) => {
                 taken[i] = true;
-                points.push(compare_point(b, &new.points()[i], opts));
+                let bs = matching(base, &mut taken_b, &key);
+                let ns = matching(new, &mut taken_n, &key);
+                points.push(compare_point(&bs, &ns, opts));
             }
             None => only_in_base.push(b.point.label()),
         }
     }
-    let only_in_new = new
+    let only_in_new = n0
         .points()
         .iter()
         .zip(&taken)
@@ -151,28 +192,68 @@ pub fn compare(base: &ResultsDoc, new: &ResultsDoc, opts: &CompareOptions) -> Ru
         .iter()
         .filter(|p| p.regressed && p.metrics.is_empty())
         .count();
-    let mut warnings = warnings(base, new);
-    if points.is_empty() && !base.points().is_empty() && !new.points().is_empty() {
+    let mut warnings = warnings(b0, n0);
+    for (which, side) in [("BASE", base), ("NEW", new)] {
+        for d in &side[1..] {
+            let diff = spec_diff::spec_diff(side[0].spec_toml(), d.spec_toml());
+            if !diff.is_empty() {
+                warnings.push(format!(
+                    "the runs of {which} come from different specs ({}): their figures are averaged where workloads match",
+                    diff.join("; ")
+                ));
+            }
+        }
+    }
+    if points.is_empty() && !b0.points().is_empty() && !n0.points().is_empty() {
         warnings.push(
             "no point of NEW runs the workload of a point of BASE: nothing was compared".into(),
         );
     }
+    let lines = points.iter().map(|p| p.metrics.len()).sum();
+    let inconclusive = count(Change::Inconclusive);
     RunComparison {
-        base: summary(base),
-        new: summary(new),
+        base: summary(b0, base.len()),
+        new: summary(n0, new.len()),
         threshold_percent: opts.threshold_percent,
         warnings,
         regressions: count(Change::Regressed) + failed_only_in_new,
         improvements: count(Change::Improved),
+        lines,
+        judged: lines - inconclusive,
+        inconclusive,
         points,
         only_in_base,
         only_in_new,
     }
 }
 
+/// The point of each run of a side that runs `key`'s workload (the first not yet taken), in the
+/// side's run order.
+fn matching<'a>(
+    side: &'a [ResultsDoc],
+    taken: &mut [Vec<bool>],
+    key: &Workload,
+) -> Vec<&'a PointResult> {
+    let mut out = Vec::new();
+    for (d, taken) in side.iter().zip(taken.iter_mut()) {
+        let found = d
+            .points()
+            .iter()
+            .enumerate()
+            .position(|(i, p)| !taken[i] && workload(p) == *key);
+        if let Some(i) = found {
+            taken[i] = true;
+            out.push(&d.points()[i]);
+        }
+    }
+    out
+}
+
+type Workload = Vec<(String, u32, u64, bool, u8, u32)>;
+
 /// What identifies a point's workload across runs: each running class with its load and
 /// parameters, by class name (idle classes and the order of classes do not matter).
-fn workload(p: &PointResult) -> Vec<(String, u32, u64, bool, u8, u32)> {
+fn workload(p: &PointResult) -> Workload {
     let mut key: Vec<_> = PointRead::new(p)
         .running()
         .map(|c| c.params)
@@ -191,7 +272,12 @@ fn workload(p: &PointResult) -> Vec<(String, u32, u64, bool, u8, u32)> {
     key
 }
 
-fn compare_point(b: &PointResult, n: &PointResult, opts: &CompareOptions) -> PointComparison {
+fn compare_point<'a>(
+    bs: &[&'a PointResult],
+    ns: &[&'a PointResult],
+    opts: &CompareOptions,
+) -> PointComparison {
+    let (b, n) = (bs[0], ns[0]);
     let mut out = PointComparison {
         label: b.point.label(),
         base_id: b.point.id,
@@ -222,11 +308,18 @@ fn compare_point(b: &PointResult, n: &PointResult, opts: &CompareOptions) -> Poi
             return out;
         }
     }
-    let (b, n) = (PointRead::new(b), PointRead::new(n));
-    for bc in b.running() {
-        let Some(nc) = n.class(bc.name()) else {
+    // Repeats that failed at this point are left out of their side.
+    let ok = |ps: &[&'a PointResult]| -> Vec<PointRead<'a>> {
+        ps.iter()
+            .filter(|p| failed(p).is_none())
+            .map(|p| PointRead::new(p))
+            .collect()
+    };
+    let (bv, nv) = (ok(bs), ok(ns));
+    for bc in bv[0].running() {
+        if nv[0].class(bc.name()).is_none() {
             continue;
-        };
+        }
         // A class that only reads (or writes) has the same figures in total and that direction.
         let directions = if bc.mixed() {
             bc.directions()
@@ -234,18 +327,19 @@ fn compare_point(b: &PointResult, n: &PointResult, opts: &CompareOptions) -> Poi
             &[Direction::Total]
         };
         for &direction in directions {
-            let (Some(bd), Some(nd)) = (bc.counted(direction), nc.counted(direction)) else {
-                continue;
-            };
             for &stat in &opts.stats {
-                // Intervals count reads and writes together: they speak for the total only.
-                let noise = (direction == Direction::Total)
-                    .then(|| noise::noise_percent(bc.result?, nc.result?, stat))
-                    .flatten();
+                let (bl, nl) = (
+                    lines(&bv, bc.name(), direction, stat),
+                    lines(&nv, bc.name(), direction, stat),
+                );
+                if bl.is_empty() || nl.is_empty() {
+                    continue;
+                }
+                let noise = band::band(stat, direction, &bl, &nl, opts.drift_floor_percent);
                 let change = metric_change(
                     (bc.name(), direction, stat),
-                    bd.value(stat),
-                    nd.value(stat),
+                    mean(&bl),
+                    mean(&nl),
                     opts.threshold_for(stat),
                     noise,
                 );
@@ -255,6 +349,33 @@ fn compare_point(b: &PointResult, n: &PointResult, opts: &CompareOptions) -> Poi
         }
     }
     out
+}
+
+/// Each run's line of `class` in `direction` for `stat` (runs where it counts).
+fn lines<'a>(
+    side: &[PointRead<'a>],
+    class: &str,
+    direction: Direction,
+    stat: Stat,
+) -> Vec<band::RunLine<'a>> {
+    side.iter()
+        .filter_map(|p| {
+            let c = p.class(class)?;
+            let f = c.counted(direction)?;
+            Some(band::RunLine {
+                class: c.result?,
+                dir: c.stats(direction)?,
+                window_s: p.result.elapsed_s,
+                value: f.value(stat),
+            })
+        })
+        .collect()
+}
+
+/// A side's figure: its runs' mean (what a run of the spec gives on average; the band is about
+/// run-level figures).
+fn mean(lines: &[band::RunLine<'_>]) -> f64 {
+    lines.iter().map(|l| l.value).sum::<f64>() / lines.len() as f64
 }
 
 impl CompareOptions {
@@ -272,18 +393,21 @@ fn metric_change(
     base: f64,
     new: f64,
     threshold: f64,
-    noise: Option<f64>,
+    noise: Result<band::Band, &'static str>,
 ) -> MetricChange {
     let change = (base != 0.0).then(|| (new - base) / base * 100.0);
     let worse = |c: f64| {
         if stat.higher_is_better() { -c } else { c }
     };
-    // Flagged only beyond both the threshold and the noise band.
-    let bar = threshold.max(noise.unwrap_or(0.0));
-    let verdict = match change.map(worse) {
-        Some(w) if w > bar => Change::Regressed,
-        Some(w) if w < -bar => Change::Improved,
-        _ => Change::Within,
+    let band = noise.as_ref().ok().map(|b| b.percent);
+    // Within the threshold: ok, whatever the noise. Beyond it, flagged only beyond the band too;
+    // inside the band (or with none) it is too noisy to judge.
+    let verdict = match (change.map(worse), band) {
+        (Some(w), _) if w.abs() <= threshold => Change::Within,
+        (Some(w), Some(b)) if w > b => Change::Regressed,
+        (Some(w), Some(b)) if w < -b => Change::Improved,
+        (Some(_), _) => Change::Inconclusive,
+        (None, _) => Change::Within,
     };
     let text = |v: f64| match stat {
         Stat::Latency(_) | Stat::Service(_) => units::latency(v),
@@ -298,18 +422,22 @@ fn metric_change(
         base_text: text(base),
         new_text: text(new),
         change_percent: change,
-        change_text: match (change, noise) {
+        change_text: match (change, band) {
             (Some(c), Some(n)) => format!("{} (noise ±{n:.1}%)", units::change(c)),
-            (Some(c), None) => units::change(c),
+            (Some(c), None) => format!("{} (noise unknown)", units::change(c)),
             (None, _) => "-".to_owned(),
         },
-        noise_percent: noise,
+        noise_percent: band,
+        noise_basis: match &noise {
+            Ok(b) => b.basis.to_owned(),
+            Err(why) => (*why).to_owned(),
+        },
         threshold_percent: threshold,
         verdict,
     }
 }
 
-fn summary(doc: &ResultsDoc) -> RunSummary {
+fn summary(doc: &ResultsDoc, runs: usize) -> RunSummary {
     RunSummary {
         path: String::new(),
         name: doc.plan().name.clone(),
@@ -317,6 +445,7 @@ fn summary(doc: &ResultsDoc) -> RunSummary {
         host: doc.host().hostname.clone(),
         rigel_version: doc.rigel_version().to_owned(),
         points: doc.points().len(),
+        runs,
     }
 }
 
