@@ -24,9 +24,10 @@ use rigel_results::{ClassResult, DirStats, decode_histogram};
 pub const MIN_SAMPLES: usize = 5;
 /// The two-sided 99% normal quantile.
 pub const Z99: f64 = 2.576;
-/// The largest lag-1 autocorrelation believed: near 1 the effective sample count collapses and a
-/// short series cannot tell persistence from a trend.
-const MAX_RHO: f64 = 0.9;
+/// The largest lag-1 autocorrelation believed (the effective sample count is then a third of the
+/// ticks): ten ticks of a 1 s point estimate ρ too poorly to let it collapse the count further,
+/// and the drift floor covers what persists longer than a run.
+const MAX_RHO: f64 = 0.5;
 
 /// One run's figure's standard error, relative to the figure, and its degrees of freedom.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -109,10 +110,11 @@ fn ratio(y: &[f64], x: &[f64]) -> Option<(Estimate, f64)> {
     let var = ss / (n as f64 - 1.0);
     let x_mean = sx / n as f64;
     let se = (var / n_eff).sqrt() / x_mean;
+    // The variance is still estimated from n samples: n − 1 degrees of freedom for its t.
     Some((
         Estimate {
             rel_se: se / r,
-            df: (n_eff - 1.0).max(1.0),
+            df: n as f64 - 1.0,
         },
         independent,
     ))

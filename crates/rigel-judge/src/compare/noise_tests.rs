@@ -28,6 +28,7 @@ fn ticks_that_move_together_count_as_fewer_samples() {
     let var = y.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0);
     let textbook = (var / n).sqrt() / mean;
     assert!(independent < 0.5, "{independent}");
+    assert_eq!(e.df, 19.0);
     assert!(e.rel_se > 1.4 * textbook, "{} vs {textbook}", e.rel_se);
 }
 
