@@ -59,10 +59,9 @@ pub fn run(a: &CompareArgs) -> i32 {
             ),
             None => compare::markdown(&c),
         },
-        CompareFormat::Html => compare::html(
-            &c,
-            Some(&rigel_report::compare_overlay(&base[0], &new[0])),
-        ),
+        CompareFormat::Html => {
+            compare::html(&c, Some(&rigel_report::compare_overlay(&base[0], &new[0])))
+        }
         CompareFormat::Json => match serde_json::to_string_pretty(&c) {
             Ok(s) => s + "\n",
             Err(e) => {

@@ -5,7 +5,9 @@
 //! Pure; `rigel compare` prints and picks the exit code.
 
 mod band;
+mod differences;
 mod noise;
+mod point_lines;
 mod render;
 mod spec_diff;
 #[cfg(test)]
@@ -13,10 +15,11 @@ mod tests;
 
 pub use render::{html, markdown, text};
 
-use rigel_expr::units;
+use differences::{summary, warnings};
+use point_lines::compare_point;
 use rigel_expr::{Direction, LatencyStat, Stat};
 use rigel_results::view::PointRead;
-use rigel_results::{PointResult, PointStatus, ResultsDoc};
+use rigel_results::{PointResult, ResultsDoc};
 use serde::Serialize;
 
 /// What to compare and how strictly.
@@ -272,112 +275,6 @@ fn workload(p: &PointResult) -> Workload {
     key
 }
 
-fn compare_point<'a>(
-    bs: &[&'a PointResult],
-    ns: &[&'a PointResult],
-    opts: &CompareOptions,
-) -> PointComparison {
-    let (b, n) = (bs[0], ns[0]);
-    let mut out = PointComparison {
-        label: b.point.label(),
-        base_id: b.point.id,
-        new_id: n.point.id,
-        status: None,
-        regressed: false,
-        metrics: Vec::new(),
-    };
-    let failed = |p: &PointResult| match &p.status {
-        PointStatus::Ok => None,
-        PointStatus::Failed { error } => {
-            Some(format!("{} at offset {}", error.message, error.offset))
-        }
-    };
-    match (failed(b), failed(n)) {
-        (None, None) => {}
-        (Some(e), None) => {
-            out.status = Some(format!("failed in BASE ({e}), ran in NEW"));
-            return out;
-        }
-        (None, Some(e)) => {
-            out.status = Some(format!("failed in NEW: {e}"));
-            out.regressed = true;
-            return out;
-        }
-        (Some(_), Some(e)) => {
-            out.status = Some(format!("failed in both runs (NEW: {e})"));
-            return out;
-        }
-    }
-    // Repeats that failed at this point are left out of their side.
-    let ok = |ps: &[&'a PointResult]| -> Vec<PointRead<'a>> {
-        ps.iter()
-            .filter(|p| failed(p).is_none())
-            .map(|p| PointRead::new(p))
-            .collect()
-    };
-    let (bv, nv) = (ok(bs), ok(ns));
-    for bc in bv[0].running() {
-        if nv[0].class(bc.name()).is_none() {
-            continue;
-        }
-        // A class that only reads (or writes) has the same figures in total and that direction.
-        let directions = if bc.mixed() {
-            bc.directions()
-        } else {
-            &[Direction::Total]
-        };
-        for &direction in directions {
-            for &stat in &opts.stats {
-                let (bl, nl) = (
-                    lines(&bv, bc.name(), direction, stat),
-                    lines(&nv, bc.name(), direction, stat),
-                );
-                if bl.is_empty() || nl.is_empty() {
-                    continue;
-                }
-                let noise = band::band(stat, direction, &bl, &nl, opts.drift_floor_percent);
-                let change = metric_change(
-                    (bc.name(), direction, stat),
-                    mean(&bl),
-                    mean(&nl),
-                    opts.threshold_for(stat),
-                    noise,
-                );
-                out.regressed |= change.verdict == Change::Regressed;
-                out.metrics.push(change);
-            }
-        }
-    }
-    out
-}
-
-/// Each run's line of `class` in `direction` for `stat` (runs where it counts).
-fn lines<'a>(
-    side: &[PointRead<'a>],
-    class: &str,
-    direction: Direction,
-    stat: Stat,
-) -> Vec<band::RunLine<'a>> {
-    side.iter()
-        .filter_map(|p| {
-            let c = p.class(class)?;
-            let f = c.counted(direction)?;
-            Some(band::RunLine {
-                class: c.result?,
-                dir: c.stats(direction)?,
-                window_s: p.result.elapsed_s,
-                value: f.value(stat),
-            })
-        })
-        .collect()
-}
-
-/// A side's figure: its runs' mean (what a run of the spec gives on average; the band is about
-/// run-level figures).
-fn mean(lines: &[band::RunLine<'_>]) -> f64 {
-    lines.iter().map(|l| l.value).sum::<f64>() / lines.len() as f64
-}
-
 impl CompareOptions {
     /// The threshold for `stat`: its own when given (`--threshold p99=10%`), else the default.
     pub fn threshold_for(&self, stat: Stat) -> f64 {
@@ -386,124 +283,4 @@ impl CompareOptions {
             .find(|(name, _)| *name == stat.name())
             .map_or(self.threshold_percent, |(_, t)| *t)
     }
-}
-
-fn metric_change(
-    (class, direction, stat): (&str, Direction, Stat),
-    base: f64,
-    new: f64,
-    threshold: f64,
-    noise: Result<band::Band, &'static str>,
-) -> MetricChange {
-    let change = (base != 0.0).then(|| (new - base) / base * 100.0);
-    let worse = |c: f64| {
-        if stat.higher_is_better() { -c } else { c }
-    };
-    let band = noise.as_ref().ok().map(|b| b.percent);
-    // Within the threshold: ok, whatever the noise. Beyond it, flagged only beyond the band too;
-    // inside the band (or with none) it is too noisy to judge.
-    let verdict = match (change.map(worse), band) {
-        (Some(w), _) if w.abs() <= threshold => Change::Within,
-        (Some(w), Some(b)) if w > b => Change::Regressed,
-        (Some(w), Some(b)) if w < -b => Change::Improved,
-        (Some(_), _) => Change::Inconclusive,
-        (None, _) => Change::Within,
-    };
-    let text = |v: f64| match stat {
-        Stat::Latency(_) | Stat::Service(_) => units::latency(v),
-        _ => units::number(v),
-    };
-    MetricChange {
-        class: class.to_owned(),
-        direction,
-        stat: stat.name(),
-        base,
-        new,
-        base_text: text(base),
-        new_text: text(new),
-        change_percent: change,
-        change_text: match (change, band) {
-            (Some(c), Some(n)) => format!("{} (noise ±{n:.1}%)", units::change(c)),
-            (Some(c), None) => format!("{} (noise unknown)", units::change(c)),
-            (None, _) => "-".to_owned(),
-        },
-        noise_percent: band,
-        noise_basis: match &noise {
-            Ok(b) => b.basis.to_owned(),
-            Err(why) => (*why).to_owned(),
-        },
-        threshold_percent: threshold,
-        verdict,
-    }
-}
-
-fn summary(doc: &ResultsDoc, runs: usize) -> RunSummary {
-    RunSummary {
-        path: String::new(),
-        name: doc.plan().name.clone(),
-        started: doc.started().to_owned(),
-        host: doc.host().hostname.clone(),
-        rigel_version: doc.rigel_version().to_owned(),
-        points: doc.points().len(),
-        runs,
-    }
-}
-
-/// What differs between the runs beyond the figures.
-fn warnings(base: &ResultsDoc, new: &ResultsDoc) -> Vec<String> {
-    let mut w = Vec::new();
-    let diff = spec_diff::spec_diff(base.spec_toml(), new.spec_toml());
-    if !diff.is_empty() {
-        let names = if base.plan().name == new.plan().name {
-            String::new()
-        } else {
-            format!(" (BASE `{}`, NEW `{}`)", base.plan().name, new.plan().name)
-        };
-        w.push(format!(
-            "the runs come from different specs{names}: points are compared where their workloads match; differing keys ([expect] left out): {}",
-            diff.join("; ")
-        ));
-    }
-    let (b, n) = (&base.plan().run, &new.plan().run);
-    let mut differ = |what: &str, x: String, y: String| {
-        if x != y {
-            w.push(format!("{what} differs: BASE {x}, NEW {y}"));
-        }
-    };
-    differ(
-        "the duration per point",
-        ms(b.duration_ms),
-        ms(n.duration_ms),
-    );
-    differ("the warmup", ms(b.warmup_ms), ms(n.warmup_ms));
-    differ("direct I/O", b.direct.to_string(), n.direct.to_string());
-    differ(
-        "the worker count",
-        b.workers.to_string(),
-        n.workers.to_string(),
-    );
-    let paths = |d: &ResultsDoc| {
-        let p: Vec<&str> = d.plan().targets.iter().map(|t| t.path.as_str()).collect();
-        p.join(", ")
-    };
-    differ("the targets", paths(base), paths(new));
-    differ(
-        "the host",
-        base.host().hostname.clone(),
-        new.host().hostname.clone(),
-    );
-    for (which, d) in [("BASE", base), ("NEW", new)] {
-        if d.points().len() < d.plan().points.len() {
-            w.push(format!(
-                "{which} is incomplete: {} of {} points ran",
-                d.points().len(),
-                d.plan().points.len()
-            ));
-        }
-    }
-    w
-}
-
-fn ms(v: u64) -> String {
-    units::duration(std::time::Duration::from_millis(v))
 }

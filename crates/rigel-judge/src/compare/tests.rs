@@ -1,7 +1,7 @@
 //! Comparisons of the report fixtures with edited copies of themselves.
 
 use super::*;
-use rigel_results::IoFailure;
+use rigel_results::{IoFailure, PointStatus};
 
 fn fixture(name: &str) -> ResultsDoc {
     let text = match name {
