@@ -14,6 +14,9 @@
 #   PAIRS=3 DURATIONS="1s" benches/noise.sh
 #   FLOOR=5% benches/noise.sh              # another --drift-floor
 #   KEEP=/tmp/noise benches/noise.sh       # keep each comparison's JSON there
+#   HOLD=2000 benches/noise.sh             # hold the device at 2000 read and 2000 write IOPS
+#                                          # (blkio throttle) in every run: a device with a fixed
+#                                          # service rate, whose runs a loaded host cannot move
 #
 # Target: at most 1% of the unchanged lines flagged regressed at both durations, and the drop
 # flagged in every pair. Needs root (losetup, the blkio throttle).
@@ -24,7 +27,9 @@ PAIRS=${PAIRS:-5}
 DURATIONS=${DURATIONS:-"1s 5s"}
 FLOOR=${FLOOR:-}
 KEEP=${KEEP:-}
+HOLD=${HOLD:-0}
 LIMITS=/sys/fs/cgroup/blkio/blkio.throttle.read_iops_device
+WLIMITS=/sys/fs/cgroup/blkio/blkio.throttle.write_iops_device
 [ -x "$BIN" ] || cargo build --release
 dir=$(mktemp -d /dev/shm/rigel-noise.XXXXXX)
 truncate -s 256M "$dir/backing"
@@ -32,8 +37,12 @@ dev=$(losetup -f --show --direct-io=on "$dir/backing")
 numbers=$(cat "/sys/block/${dev#/dev/}/dev")
 # udev probes a new device for a moment: rigel rightly refuses a device held open.
 udevadm settle 2>/dev/null || sleep 1
+hold() { # read IOPS, write IOPS (0: no limit)
+    echo "$numbers $1" > "$LIMITS"
+    echo "$numbers $2" > "$WLIMITS"
+}
 cleanup() {
-    echo "$numbers 0" > "$LIMITS" 2>/dev/null || true
+    hold 0 0 2>/dev/null || true
     if [ -n "$KEEP" ]; then mkdir -p "$KEEP" && cp "$dir"/*.json "$KEEP"/ 2>/dev/null || true; fi
     losetup -d "$dev"
     rm -rf "$dir"
@@ -41,7 +50,7 @@ cleanup() {
 trap cleanup EXIT
 floor=()
 [ -n "$FLOOR" ] && floor=(--drift-floor "$FLOOR")
-echo "# $(date -u +%FT%TZ) $(uptime | sed 's/.*load/load/') device $dev floor ${FLOOR:-default}"
+echo "# $(date -u +%FT%TZ) $(uptime | sed 's/.*load/load/') device $dev floor ${FLOOR:-default} hold $HOLD"
 
 spec() { # file, duration, classes and matrix
     printf '[spec]\nname = "noise"\n[[target]]\npath = "%s"\ndestructive = true\n[run]\nduration = "%s"\nwarmup = "300ms"\n%s\n' \
@@ -96,6 +105,7 @@ small = "1, 8"
 large = "0, 1"'
     codes=()
     files=()
+    hold "$HOLD" "$HOLD"
     for i in $(seq 1 "$PAIRS"); do
         run "$dir/same-$d.toml" "$dir/same-$d-$i-a"
         run "$dir/same-$d.toml" "$dir/same-$d-$i-b"
@@ -112,12 +122,12 @@ rd = "4"'
     flagged=0
     report=""
     for i in $(seq 1 "$PAIRS"); do
-        echo "$numbers 0" > "$LIMITS"
+        hold "$HOLD" "$HOLD"
         run "$dir/drop-$d.toml" "$dir/drop-$d-$i-a"
         iops=$(python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["points"][0]["classes"][0]["total"]["iops"]))' "$dir/drop-$d-$i-a/results.json")
-        echo "$numbers $((iops * 8 / 10))" > "$LIMITS"
+        hold $((iops * 8 / 10)) "$HOLD"
         run "$dir/drop-$d.toml" "$dir/drop-$d-$i-b"
-        echo "$numbers 0" > "$LIMITS"
+        hold 0 0
         compare "$dir/drop-$d-$i-a" "$dir/drop-$d-$i-b" > "$dir/drop-$d-$i.json"
         line=$(python3 -c '
 import json, sys

@@ -95,6 +95,16 @@ fn against_itself_and_against_lowered_iops() {
     {
         iv["iops"] = Value::from(mean * if k % 2 == 0 { 1.02 } else { 0.98 });
     }
+    // Its 100 ms ticks the same (what the band is read from).
+    let per_tick = mean / 10.0;
+    for (k, t) in class["ticks"]["read_ios"]
+        .as_array_mut()
+        .expect("ticks")
+        .iter_mut()
+        .enumerate()
+    {
+        *t = Value::from((per_tick * if k % 2 == 0 { 1.02 } else { 0.98 }).round() as u64);
+    }
     let base = tmp.path().join("steady.json");
     std::fs::write(&base, doc.to_string()).expect("steady results written");
     // The same, 20% fewer IOPS, every second of it.
@@ -103,6 +113,9 @@ fn against_itself_and_against_lowered_iops() {
     for iv in class["intervals"].as_array_mut().expect("intervals") {
         let iops = &mut iv["iops"];
         *iops = Value::from(iops.as_f64().expect("iops") * 0.8);
+    }
+    for t in class["ticks"]["read_ios"].as_array_mut().expect("ticks") {
+        *t = Value::from((t.as_f64().expect("count") * 0.8).round() as u64);
     }
     let lowered = tmp.path().join("lowered.json");
     std::fs::write(&lowered, doc.to_string()).expect("edited results written");
