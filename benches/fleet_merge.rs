@@ -69,7 +69,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                             rng.u8(0..100) >= c.mix.read_percent,
                             lat,
                             c.size,
-                            (i / 500) as usize,
+                            (i / 500) as usize * rigel_results::TICKS_PER_SECOND,
                         );
                     }
                     rec.finish(

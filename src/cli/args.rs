@@ -203,6 +203,11 @@ pub struct RunArgs {
     /// Also write the `[expect]` verdicts as JUnit XML to FILE, for CI test reporters
     #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,
+    /// Run the spec N times back to back, run i into DIR/run-i (DIR from --out or the default):
+    /// `rigel compare` then reads DIR as one side and bands each figure by the runs' spread
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1000),
+          conflicts_with_all = ["resume", "fleet"])]
+    pub repeat: Option<u32>,
     /// Fleet mode: this process is one rank of a many-host run (rank from srun, mpirun, a
     /// Kubernetes Indexed Job, or --rank); its run folder is DIR/rank-NNNN, rank 0 merges into DIR
     #[arg(long, value_name = "DIR", conflicts_with = "out")]
@@ -223,15 +228,23 @@ pub struct RunArgs {
 
 #[derive(Args, Debug)]
 pub struct CompareArgs {
-    /// The reference run: a run folder, or a results.json file
+    /// The reference run: a run folder, a results.json file, or a folder of repeated runs (what
+    /// `rigel run --repeat N` writes)
     #[arg(value_name = "BASE")]
     pub base: PathBuf,
-    /// The run judged against it
+    /// The run judged against it (the same kinds)
     #[arg(value_name = "NEW")]
     pub new: PathBuf,
-    /// A change worse than this, and beyond the noise of the per-second figures, is a regression
-    /// (fewer IOPS or MB/s, more latency): `5%` for every metric, or per metric, repeated:
-    /// `--threshold iops=5% --threshold p99=10%`
+    /// Another run of BASE's side, repeated: several runs per side give the between-run variance
+    /// the noise band then uses
+    #[arg(long = "base", value_name = "DIR")]
+    pub more_base: Vec<PathBuf>,
+    /// Another run of NEW's side, repeated
+    #[arg(long = "new", value_name = "DIR")]
+    pub more_new: Vec<PathBuf>,
+    /// A change worse than this, and beyond the noise band, is a regression (fewer IOPS or MB/s,
+    /// more latency); beyond this but inside the band it is inconclusive: `5%` for every metric,
+    /// or per metric, repeated: `--threshold iops=5% --threshold p99=10%`
     #[arg(long, value_name = "[METRIC=]PERCENT", default_value = "5%", value_parser = parse_threshold)]
     pub threshold: Vec<(Option<String>, f64)>,
     /// Output: an aligned table, Markdown for a ticket or a pull request, one HTML page with the
@@ -251,6 +264,14 @@ pub struct CompareArgs {
         default_value = "iops,mbps,mean,p99"
     )]
     pub metrics: Vec<String>,
+    /// The drift between back-to-back runs that one run's own spread cannot show, ± percent: it
+    /// widens the band of a side with a single run (repeated runs measure the drift instead)
+    #[arg(long, value_name = "PERCENT", default_value_t = rigel_judge::compare::DRIFT_FLOOR_PERCENT, value_parser = parse_percent)]
+    pub drift_floor: f64,
+    /// Exit 4 when no line regressed but some are inconclusive (too noisy to judge); without it
+    /// they are reported and the exit is 0
+    #[arg(long)]
+    pub fail_inconclusive: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]

@@ -1,4 +1,5 @@
-//! `rigel compare BASE NEW`: two runs side by side, regressions flagged; exit 3 when any.
+//! `rigel compare BASE NEW`: two runs (or two sets of repeated runs) side by side, regressions
+//! flagged; exit 3 when any, 4 with `--fail-inconclusive` when some line is too noisy to judge.
 
 use super::args::{CompareArgs, CompareFormat};
 use super::exit;
@@ -15,7 +16,7 @@ pub fn run(a: &CompareArgs) -> i32 {
             return exit::BAD_SPEC;
         }
     };
-    let (base, new) = match (load(&a.base), load(&a.new)) {
+    let (base, new) = match (side(&a.base, &a.more_base), side(&a.new, &a.more_new)) {
         (Ok(b), Ok(n)) => (b, n),
         (Err(e), _) | (_, Err(e)) => {
             eprintln!("rigel compare: {e}");
@@ -24,6 +25,7 @@ pub fn run(a: &CompareArgs) -> i32 {
     };
     let mut opts = CompareOptions {
         stats,
+        drift_floor_percent: a.drift_floor,
         ..CompareOptions::default()
     };
     for (metric, percent) in &a.threshold {
@@ -38,11 +40,11 @@ pub fn run(a: &CompareArgs) -> i32 {
             },
         }
     }
-    let mut c = compare::compare(&base, &new, &opts);
+    let mut c = compare::compare_runs(&base, &new, &opts);
     c.base.path = a.base.display().to_string();
     c.new.path = a.new.display().to_string();
     if let Some(path) = &a.chart {
-        if let Err(e) = std::fs::write(path, rigel_report::compare_overlay(&base, &new)) {
+        if let Err(e) = std::fs::write(path, rigel_report::compare_overlay(&base[0], &new[0])) {
             eprintln!("rigel compare: cannot write `{}`: {e}", path.display());
             return exit::RUNTIME;
         }
@@ -57,7 +59,9 @@ pub fn run(a: &CompareArgs) -> i32 {
             ),
             None => compare::markdown(&c),
         },
-        CompareFormat::Html => compare::html(&c, Some(&rigel_report::compare_overlay(&base, &new))),
+        CompareFormat::Html => {
+            compare::html(&c, Some(&rigel_report::compare_overlay(&base[0], &new[0])))
+        }
         CompareFormat::Json => match serde_json::to_string_pretty(&c) {
             Ok(s) => s + "\n",
             Err(e) => {
@@ -73,9 +77,27 @@ pub fn run(a: &CompareArgs) -> i32 {
     }
     if c.regressions > 0 {
         exit::REQUIREMENTS
+    } else if a.fail_inconclusive && c.inconclusive > 0 {
+        exit::INCONCLUSIVE
     } else {
         exit::OK
     }
+}
+
+/// One side's runs: `first` (a run, a results.json, or a folder of repeats) and `more`.
+fn side(first: &Path, more: &[std::path::PathBuf]) -> Result<Vec<ResultsDoc>, String> {
+    let mut docs = Vec::new();
+    for path in std::iter::once(first).chain(more.iter().map(|p| p.as_path())) {
+        let repeats = rigel_runner::repeats(path);
+        if repeats.is_empty() || path.join(rigel_record::RUN_FILE).exists() {
+            docs.push(load(path)?);
+        } else {
+            for r in &repeats {
+                docs.push(load(r)?);
+            }
+        }
+    }
+    Ok(docs)
 }
 
 /// A run folder (finished or not), or a `results.json` file.

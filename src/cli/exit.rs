@@ -4,3 +4,5 @@ pub const OK: i32 = 0;
 pub const RUNTIME: i32 = 1;
 pub const BAD_SPEC: i32 = 2;
 pub const REQUIREMENTS: i32 = 3;
+/// `rigel compare --fail-inconclusive`: no regression, but some line too noisy to judge.
+pub const INCONCLUSIVE: i32 = 4;

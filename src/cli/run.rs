@@ -13,6 +13,9 @@ pub(super) const INTERRUPTED: i32 = runner::SECOND_SIGNAL_EXIT;
 
 /// `rigel run` of one host (a fleet's rank is dispatched to `fleet` before this).
 pub fn run(a: &RunArgs) -> i32 {
+    if let Some(n) = a.repeat.filter(|_| a.resume.is_none()) {
+        return repeat(a, n as usize);
+    }
     let job = match prepare(a) {
         Ok(job) => job,
         Err(code) => return code,
@@ -116,6 +119,12 @@ fn prepare(a: &RunArgs) -> Result<Job, i32> {
             exit::RUNTIME
         });
     }
+    let (dir, toml, plan) = compiled(a)?;
+    Ok(Job::fresh(dir, toml, plan, runner::now()))
+}
+
+/// The run folder, the resolved spec and its plan.
+fn compiled(a: &RunArgs) -> Result<(PathBuf, String, runner::RunPlan), i32> {
     let (loaded, plan) = specs::compile(specs::input(a.spec_file.as_deref()), &a.spec.set)
         .map_err(|d| {
             specs::report(&d);
@@ -125,5 +134,46 @@ fn prepare(a: &RunArgs) -> Result<Job, i32> {
         let stamp = chrono::Local::now().format("%Y%m%d-%H%M%S");
         PathBuf::from("runs").join(format!("{}-{stamp}", plan.name))
     });
-    Ok(Job::fresh(dir, loaded.resolved_toml, plan, runner::now()))
+    Ok((dir, loaded.resolved_toml, plan))
+}
+
+/// `rigel run --repeat N`: the same plan N times back to back, run i into DIR/run-i, each judged
+/// as a run of its own. Stops at the first run that is interrupted or cannot start; the exit
+/// code is the worst of the runs' (a failure before a requirement).
+fn repeat(a: &RunArgs, n: usize) -> i32 {
+    let (dir, toml, plan) = match compiled(a) {
+        Ok(parts) => parts,
+        Err(code) => return code,
+    };
+    let mut worst = exit::OK;
+    for i in 1..=n {
+        let out = runner::repeat_dir(&dir, i);
+        println!("rigel: run {i} of {n} into {}", out.display());
+        let job = Job::fresh(out, toml.clone(), plan.clone(), runner::now());
+        let (code, ran) = run_job(job, options(a), &|e| e.to_string());
+        let code = match ran.as_ref().and_then(|r| r.doc.as_ref().map(|d| (r, d))) {
+            Some((ran, doc)) => judge(
+                doc,
+                &ran.dir,
+                ran.ended == Ended::Interrupted,
+                code,
+                a.junit.as_deref(),
+            ),
+            None => code,
+        };
+        if code == INTERRUPTED || ran.is_none() {
+            return code;
+        }
+        worst = match (worst, code) {
+            (exit::OK, c) | (c, exit::OK) => c,
+            (exit::RUNTIME, _) | (_, exit::RUNTIME) => exit::RUNTIME,
+            (w, _) => w,
+        };
+    }
+    println!(
+        "rigel: {n} runs in {}: compare them with `rigel compare {} OTHER`",
+        dir.display(),
+        dir.display()
+    );
+    worst
 }

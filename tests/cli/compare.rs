@@ -95,6 +95,16 @@ fn against_itself_and_against_lowered_iops() {
     {
         iv["iops"] = Value::from(mean * if k % 2 == 0 { 1.02 } else { 0.98 });
     }
+    // Its 100 ms ticks the same (what the band is read from).
+    let per_tick = mean / 10.0;
+    for (k, t) in class["ticks"]["read_ios"]
+        .as_array_mut()
+        .expect("ticks")
+        .iter_mut()
+        .enumerate()
+    {
+        *t = Value::from((per_tick * if k % 2 == 0 { 1.02 } else { 0.98 }).round() as u64);
+    }
     let base = tmp.path().join("steady.json");
     std::fs::write(&base, doc.to_string()).expect("steady results written");
     // The same, 20% fewer IOPS, every second of it.
@@ -103,6 +113,9 @@ fn against_itself_and_against_lowered_iops() {
     for iv in class["intervals"].as_array_mut().expect("intervals") {
         let iops = &mut iv["iops"];
         *iops = Value::from(iops.as_f64().expect("iops") * 0.8);
+    }
+    for t in class["ticks"]["read_ios"].as_array_mut().expect("ticks") {
+        *t = Value::from((t.as_f64().expect("count") * 0.8).round() as u64);
     }
     let lowered = tmp.path().join("lowered.json");
     std::fs::write(&lowered, doc.to_string()).expect("edited results written");
@@ -381,4 +394,142 @@ fn back_to_back_runs_flag_nothing_and_a_fifth_fewer_iops_is_flagged() {
         "{page}"
     );
     assert!(page.contains("(noise ±"), "{page}");
+}
+
+/// 1 s points, the length that had no noise band at all before (one per-second interval): on a
+/// loop device held at 1000 read IOPS, two back-to-back runs compare with exit 0 and no regression
+/// (inconclusive allowed), every line banded from the runs' 100 ms ticks; the second run held at
+/// 800 (a real 20% drop, by the cgroup's blkio throttle) is flagged. Two repeats of the first
+/// rate (`rigel run --repeat 2`) as BASE band the lines by the runs' spread instead.
+#[test]
+#[serial_test::serial]
+fn one_second_points_get_a_band_and_a_throttled_fifth_is_flagged() {
+    let lo = LoopDevice::new(64 << 20);
+    let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
+    let spec = tmp.path().join("rd.toml");
+    let text = format!(
+        "[[target]]\npath = \"{}\"\n\n[run]\nduration = \"1s\"\nwarmup = \"300ms\"\n\n\
+         [class.rd]\nsize = \"4KiB\"\n\n[matrix]\nrd = \"4\"\n",
+        lo.dev()
+    );
+    std::fs::write(&spec, text).expect("spec written");
+    let run = |name: &str, more: &[&str]| {
+        let out = tmp.path().join(name);
+        rigel()
+            .arg("run")
+            .arg(&spec)
+            .arg("--out")
+            .arg(&out)
+            .args(more)
+            .run()
+            .code(0);
+        out
+    };
+    lo.throttle_reads(1000);
+    let base = run("base", &[]);
+    let again = run("again", &[]);
+    let reps = run("reps", &["--repeat", "2"]);
+    lo.throttle_reads(800);
+    let slow = run("slow", &[]);
+    lo.throttle_reads(0);
+    let compare = |b: &Path, n: &Path, code: i32| {
+        let out = rigel()
+            .arg("compare")
+            .arg(b)
+            .arg(n)
+            .args(["--format", "json"])
+            .run()
+            .code(code);
+        json(&out)
+    };
+
+    let c = compare(&base, &again, 0);
+    assert_eq!(c["regressions"], 0, "{c}");
+    let lines = c["points"][0]["metrics"].as_array().expect("lines");
+    assert_eq!(lines.len(), 4);
+    for m in lines {
+        assert!(m["noise_percent"].as_f64().is_some(), "no band: {m}");
+        assert_eq!(m["noise_basis"], "ticks", "{m}");
+    }
+    assert_eq!(
+        c["lines"].as_u64(),
+        Some(c["judged"].as_u64().unwrap_or(0) + c["inconclusive"].as_u64().unwrap_or(0))
+    );
+
+    let c = compare(&base, &slow, 3);
+    assert!(
+        flagged(&c, "regressed")
+            .iter()
+            .any(|f| f == "1 rd total iops"),
+        "{c}"
+    );
+    let iops = &c["points"][0]["metrics"][0];
+    let change = iops["change_percent"].as_f64().expect("a change");
+    assert!((-25.0..=-15.0).contains(&change), "{change}");
+
+    // The repeats: one side of two runs, banded by their spread (with the first runs' own).
+    assert!(reps.join("run-1/results.json").is_file() && reps.join("run-2").is_dir());
+    let c = compare(&reps, &again, 0);
+    assert_eq!(
+        (c["base"]["runs"].as_u64(), c["regressions"].as_u64()),
+        (Some(2), Some(0))
+    );
+    assert_eq!(c["points"][0]["metrics"][0]["noise_basis"], "runs", "{c}");
+    // The same side named folder by folder.
+    let out = rigel()
+        .arg("compare")
+        .arg(reps.join("run-1"))
+        .arg(&again)
+        .arg("--base")
+        .arg(reps.join("run-2"))
+        .run()
+        .code(0);
+    out.stdout_has("2 runs from");
+}
+
+/// A 70/30 point's ticks hold every I/O of its 1 s window per direction (counted by the real
+/// executor, checked against the class's own read and write counts), ten of 100 ms each.
+#[test]
+#[serial_test::parallel]
+fn ticks_hold_each_direction_s_ios() {
+    let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
+    let spec = tmp.path().join("mix.toml");
+    let text = format!(
+        "[[target]]\npath = \"{}/data.bin\"\nsize = \"16MiB\"\n\n[run]\nduration = \"1s\"\n\n\
+         [class.mx]\nsize = \"4KiB\"\nmix = \"70/30\"\n\n[matrix]\nmx = \"2\"\n",
+        tmp.path().display()
+    );
+    std::fs::write(&spec, text).expect("spec written");
+    let out = tmp.path().join("run");
+    rigel()
+        .arg("run")
+        .arg(&spec)
+        .arg("--out")
+        .arg(&out)
+        .run()
+        .code(0);
+    let doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).expect("results"))
+            .expect("JSON");
+    let c = &doc["points"][0]["classes"][0];
+    let t = &c["ticks"];
+    assert_eq!(t["ms"], 100);
+    let sum = |k: &str| -> u64 {
+        t[k].as_array()
+            .expect("ticks")
+            .iter()
+            .map(|v| v.as_u64().expect("count"))
+            .sum()
+    };
+    assert_eq!(t["read_ios"].as_array().map(Vec::len), Some(10));
+    assert_eq!(sum("read_ios"), c["read"]["ios"].as_u64().expect("reads"));
+    assert_eq!(
+        sum("write_ios"),
+        c["write"]["ios"].as_u64().expect("writes")
+    );
+    assert!(sum("read_ios") > 0 && sum("write_ios") > 0);
+    // Latency sums: their mean is the class's exact mean latency.
+    let mean = sum("read_latency_ns") as f64 / sum("read_ios") as f64;
+    let want = c["read"]["latency"]["mean_ns"].as_f64().expect("mean");
+    assert!((mean - want).abs() <= want * 1e-9, "{mean} vs {want}");
 }

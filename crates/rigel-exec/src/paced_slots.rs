@@ -37,7 +37,7 @@ impl State<'_> {
         i: usize,
         now: u64,
         measuring: bool,
-        interval: usize,
+        tick: usize,
     ) -> bool {
         let slot = &mut self.slots[i];
         let class = &mut self.classes[slot.class];
@@ -53,7 +53,7 @@ impl State<'_> {
         if measuring {
             class
                 .recorder
-                .record_paced(slot.write, response, service, slot.len as u64, interval);
+                .record_paced(slot.write, response, service, slot.len as u64, tick);
             // Response = queued + lag + service for every I/O (a punctual sender never waits
             // longer than rigel did: the clamp only catches completions taken out of order).
             let waited = response.saturating_sub(service);

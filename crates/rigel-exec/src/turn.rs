@@ -6,13 +6,13 @@
 //! Replacements go to the kernel one by one when completions trickle in, or all in the system
 //! call that waits when many complete at once (`submit_each`).
 
+use super::Shared;
 use super::clock::Elapsed;
 use super::entering::Entering;
 use super::failure::{Failure, failure, stalled, transient};
 use super::slots::{PARKED, State};
 use super::tick::{TICK_TAG, arm_tick};
 use super::window::Window;
-use super::{NOT_YET, Shared};
 use io_uring::{IoUring, Submitter, cqueue, squeue};
 use std::sync::atomic::Ordering;
 
@@ -72,8 +72,8 @@ struct Batch {
     now: u64,
     /// Inside the measured window: the completions are recorded.
     measuring: bool,
-    /// The window's second `now` falls in.
-    interval: usize,
+    /// The window's tick `now` falls in.
+    tick: usize,
     /// Replacements are submitted one by one (`submit_each`).
     each: bool,
 }
@@ -147,13 +147,7 @@ pub(super) fn run_loop(
         shared,
         clock,
         paced,
-        window: Window {
-            from: NOT_YET,
-            end: NOT_YET,
-            prev: now,
-            second: 0,
-            next_second: NOT_YET,
-        },
+        window: Window::new(now),
         entering: Entering::new(),
         published: now,
         // Read the flags at the first turn.
@@ -253,7 +247,7 @@ impl Turns<'_, '_, '_> {
         let batch = Batch {
             now,
             measuring: now >= self.window.from,
-            interval: self.window.second,
+            tick: self.window.tick,
             each: submit_each(left, self.in_flight),
         };
         let mut failed = false;
@@ -322,7 +316,7 @@ impl Turns<'_, '_, '_> {
     #[inline(always)]
     fn replace(&mut self, i: usize, batch: &Batch, more: bool) {
         let (now, st) = (batch.now, &mut *self.st);
-        if self.paced && st.complete_paced(i, now, batch.measuring, batch.interval) {
+        if self.paced && st.complete_paced(i, now, batch.measuring, batch.tick) {
             self.in_flight -= 1;
             return;
         }
@@ -348,7 +342,7 @@ impl Turns<'_, '_, '_> {
         class.ios_delta += 1;
         class.bytes_delta += len;
         if batch.measuring {
-            class.recorder.record(write, latency, len, batch.interval);
+            class.recorder.record(write, latency, len, batch.tick);
         }
     }
 

@@ -1,5 +1,5 @@
-//! The measured window as a worker sees it: learnt once every worker runs, the second each batch
-//! falls in, and the time-weighted count of I/Os in flight (Little's law's L) integrated over it.
+//! The measured window as a worker sees it: learnt once every worker runs, the 100 ms tick each
+//! batch falls in, and the time-weighted count of I/Os in flight (Little's law's L) integrated over it.
 //!
 //! The in-flight count is integrated over the spans between clock readings, each span counted
 //! whole when the reading that ends it falls in the window: the same readings decide which
@@ -22,13 +22,28 @@ pub(super) struct Window {
     pub(super) end: u64,
     /// The clock at the previous batch: the in-flight area is integrated between batches.
     pub(super) prev: u64,
-    /// The window's second `now` falls in (0 before the window), and when the next one starts:
-    /// found by a comparison per batch, not a division.
-    pub(super) second: usize,
-    pub(super) next_second: u64,
+    /// The window's tick `now` falls in (0 before the window; `TICKS_PER_SECOND` a second, so
+    /// the recorder finds the second too), and when the next one starts: found by a comparison per
+    /// batch, not a division.
+    pub(super) tick: usize,
+    pub(super) next_tick: u64,
 }
 
+/// A tick's length, ns.
+const TICK_NS: u64 = 1_000_000_000 / rigel_results::TICKS_PER_SECOND as u64;
+
 impl Window {
+    /// Before the window is known, at the clock reading `now`.
+    pub(super) fn new(now: u64) -> Window {
+        Window {
+            from: NOT_YET,
+            end: NOT_YET,
+            prev: now,
+            tick: 0,
+            next_tick: NOT_YET,
+        }
+    }
+
     /// Learns the window once the last worker has set it, and adds the time-weighted in-flight
     /// count since the previous batch when `now` falls in the window.
     #[inline]
@@ -50,12 +65,12 @@ impl Window {
                 };
             }
             self.end = self.from.saturating_add(shared.window_ns);
-            self.next_second = self.from;
+            self.next_tick = self.from;
         }
-        if now >= self.next_second {
-            let second = (now - self.from) / 1_000_000_000;
-            self.second = second as usize;
-            self.next_second = self.from + (second + 1) * 1_000_000_000;
+        if now >= self.next_tick {
+            let tick = (now - self.from) / TICK_NS;
+            self.tick = tick as usize;
+            self.next_tick = self.from + (tick + 1) * TICK_NS;
         }
         if now >= self.from && now < self.end {
             let dt = now - self.prev;

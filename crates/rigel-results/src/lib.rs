@@ -13,10 +13,12 @@ mod model;
 mod read;
 mod recorder;
 pub mod stats;
+mod ticks;
 
 pub use codec::decode_histogram;
 pub use model::*;
 pub use read::{stream, view};
 pub use recorder::{ClassRecorder, SendGaps};
+pub use ticks::TICKS_PER_SECOND;
 
 pub(crate) use recorder::rate_achieved;

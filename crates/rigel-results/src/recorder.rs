@@ -6,6 +6,7 @@ use crate::codec::{encode, latency_of};
 use crate::model::{
     ClassResult, DirStats, Interval, LatencyStats, PaceResult, ServiceStats, within,
 };
+use crate::ticks::{Count, TICKS_PER_SECOND, TickRecorder};
 use hdrhistogram::Histogram;
 use pace::Delays;
 pub use pace::SendGaps;
@@ -65,6 +66,10 @@ pub struct ClassRecorder {
     /// The open second (index into `intervals`) and what it recorded so far.
     open: Box<OpenSecond>,
     intervals: Vec<IntervalRecorder>,
+    /// Per 100 ms tick: counts and latency sums (the open tick's are in `open`).
+    ticks: TickRecorder,
+    /// The last tick index: later completions count in it.
+    last_tick: usize,
     /// Open loop only: service latencies (reads, writes), apart from the response latencies
     /// `read` and `write` then hold.
     service: Option<Box<(DirRecorder, DirRecorder)>>,
@@ -81,6 +86,9 @@ struct OpenSecond {
     interval: usize,
     read: DirRecorder,
     write: DirRecorder,
+    /// The open tick, and the second's counts when it opened (the tick's are the difference).
+    tick: usize,
+    tick_from: [Count; 2],
 }
 
 impl OpenSecond {
@@ -124,6 +132,13 @@ impl DirRecorder {
         self.sum_ns += latency_ns;
         self.min_ns = self.min_ns.min(latency_ns);
         self.max_ns = self.max_ns.max(latency_ns);
+    }
+
+    fn count(&self) -> Count {
+        Count {
+            ios: self.ios,
+            ns: self.sum_ns,
+        }
     }
 
     fn clear(&mut self) {
@@ -176,8 +191,10 @@ impl DirRecorder {
 }
 
 impl ClassRecorder {
-    /// A recorder for a measured window of `seconds` 1-second intervals (the last may be partial).
+    /// A recorder for a measured window of `seconds` 1-second intervals (the last may be partial),
+    /// each of [`TICKS_PER_SECOND`] ticks.
     pub fn new(seconds: usize) -> ClassRecorder {
+        let ticks = TickRecorder::new(seconds);
         ClassRecorder {
             read: DirRecorder::new(),
             write: DirRecorder::new(),
@@ -185,7 +202,11 @@ impl ClassRecorder {
                 interval: 0,
                 read: DirRecorder::new(),
                 write: DirRecorder::new(),
+                tick: 0,
+                tick_from: [Count::default(); 2],
             }),
+            last_tick: ticks.last(),
+            ticks,
             intervals: (0..seconds.max(1))
                 .map(|_| IntervalRecorder {
                     read: histogram(INTERVAL_SIGFIG),
@@ -222,9 +243,9 @@ impl ClassRecorder {
         response_ns: u64,
         service_ns: u64,
         bytes: u64,
-        interval: usize,
+        tick: usize,
     ) {
-        self.record(write, response_ns, bytes, interval);
+        self.record(write, response_ns, bytes, tick);
         if let Some(s) = &mut self.service {
             let dir = if write { &mut s.1 } else { &mut s.0 };
             dir.record(service_ns, bytes);
@@ -285,14 +306,13 @@ impl ClassRecorder {
         })
     }
 
-    /// Records one I/O completed in second `interval` of the window: one histogram record, into
-    /// the open second's (see the type's comment).
+    /// Records one I/O completed in tick `tick` of the window ([`TICKS_PER_SECOND`] a second):
+    /// one histogram record, into the open second's (see the type's comment).
     #[inline]
-    pub fn record(&mut self, write: bool, latency_ns: u64, bytes: u64, interval: usize) {
-        let interval = interval.min(self.intervals.len() - 1);
-        if interval != self.open.interval {
-            self.close_second();
-            self.open.interval = interval;
+    pub fn record(&mut self, write: bool, latency_ns: u64, bytes: u64, tick: usize) {
+        let tick = tick.min(self.last_tick);
+        if tick != self.open.tick {
+            self.change_tick(tick);
         }
         let dir = if write {
             &mut self.open.write
@@ -308,11 +328,38 @@ impl ClassRecorder {
         self.close_second();
     }
 
+    /// Counts the open tick and opens `tick` (ten times a second), closing the second when it
+    /// changes too.
+    #[cold]
+    fn change_tick(&mut self, tick: usize) {
+        self.flush_tick();
+        let second = (tick / TICKS_PER_SECOND).min(self.intervals.len() - 1);
+        if second != self.open.interval {
+            self.close_second();
+            self.open.interval = second;
+        }
+        self.open.tick = tick;
+    }
+
+    /// Adds what the open second recorded since the open tick began to that tick.
+    fn flush_tick(&mut self) {
+        let o = &mut *self.open;
+        let now = [o.read.count(), o.write.count()];
+        let delta = |i: usize| Count {
+            ios: now[i].ios - o.tick_from[i].ios,
+            ns: now[i].ns - o.tick_from[i].ns,
+        };
+        self.ticks.add(o.tick, delta(0), delta(1));
+        o.tick_from = now;
+    }
+
     /// Folds the open second into the point's figures and into its interval, and clears it (once
     /// a second, and before the figures are read).
     #[cold]
     fn close_second(&mut self) {
+        self.flush_tick();
         let open = &mut *self.open;
+        open.tick_from = [Count::default(); 2];
         if open.is_empty() {
             return;
         }
@@ -375,6 +422,7 @@ impl ClassRecorder {
         }
         self.scheduled += other.scheduled;
         self.backlog += other.backlog;
+        self.ticks.merge(&other.ticks);
         for (mine, theirs) in self.intervals.iter_mut().zip(&other.intervals) {
             mine.read
                 .add(&theirs.read)
@@ -427,6 +475,7 @@ impl ClassRecorder {
             read: reads.then(|| with_service(this.read.stats(window_s), s.map(|s| &s.0))),
             write: writes.then(|| with_service(this.write.stats(window_s), s.map(|s| &s.1))),
             intervals: this.interval_series(window_s, reads, writes),
+            ticks: Some(this.ticks.finish(window_s, reads, writes)),
             pace: None,
             depth_held: None,
         }

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::codec::decode_histogram;
+use crate::ticks::TICKS_PER_SECOND;
 
 #[test]
 fn figures_follow_the_recorded_latencies() {
@@ -10,7 +11,7 @@ fn figures_follow_the_recorded_latencies() {
     for i in 1..=1000u64 {
         a.record(false, i * 1000, 8192, 0);
     }
-    b.record(true, 5_000_000_123, 8192, 1);
+    b.record(true, 5_000_000_123, 8192, TICKS_PER_SECOND);
     a.merge(&b);
     let r = a.finish("small", 8192, 4, true, true, 2.0);
     let read = r.read.as_ref().expect("reads");
@@ -51,7 +52,7 @@ fn histogram_round_trips_through_base64() {
 fn partial_last_interval_is_rated_over_its_own_length() {
     let mut a = ClassRecorder::new(3);
     for _ in 0..100 {
-        a.record(false, 1000, 4096, 2);
+        a.record(false, 1000, 4096, 2 * TICKS_PER_SECOND);
     }
     let r = a.finish("small", 4096, 1, true, false, 2.5);
     assert_eq!(r.intervals.len(), 3);
@@ -103,7 +104,7 @@ proptest::proptest! {
         let mut sorted = lat.clone();
         sorted.sort_by_key(|&(_, s, _)| s);
         for &(ns, s, w) in &sorted {
-            r.record(w, ns, 4096, s);
+            r.record(w, ns, 4096, s * TICKS_PER_SECOND);
             point[usize::from(w)].record(ns).expect("in range");
             seconds[s.min(2)][usize::from(w)].record(ns).expect("in range");
         }
@@ -176,4 +177,55 @@ fn an_idle_class_reports_zeros() {
     let r = ClassRecorder::new(1).finish("large", 1 << 20, 0, true, false, 1.0);
     assert_eq!(r.total.ios, 0);
     assert_eq!(r.total.latency, LatencyStats::default());
+}
+
+#[test]
+fn ticks_count_each_direction_per_100_ms_and_add_up_to_the_point() {
+    let (mut a, mut b) = (ClassRecorder::new(2), ClassRecorder::new(2));
+    // Ticks 0..20 of a 1.5 s window, in order as the executor's clock runs; reads in even ticks,
+    // writes in every third, on two workers.
+    for tick in 0..20usize {
+        for k in 0..(tick as u64 + 1) {
+            let r = if tick % 2 == 0 { &mut a } else { &mut b };
+            r.record(false, 1000 + k, 4096, tick);
+            if tick % 3 == 0 {
+                r.record(true, 500, 4096, tick);
+            }
+        }
+    }
+    a.merge(&b);
+    let c = a.finish("c", 4096, 1, true, true, 1.5);
+    let t = c.ticks.expect("ticks");
+    assert_eq!(t.ms, 100);
+    // 15 ticks in the window; what came later (none here past tick 19) would count in the last.
+    assert_eq!(t.read_ios.len(), 15);
+    let want: Vec<u64> = (0..15u64).map(|t| t + 1).collect();
+    assert_eq!(t.read_ios, want);
+    assert_eq!(t.read_latency_ns[3], 1000 + 1001 + 1002 + 1003);
+    assert_eq!(t.write_ios[3], 4);
+    assert_eq!(t.write_ios[4], 0);
+    // Everything recorded in the window's ticks: the ticks hold the intervals' counts.
+    let ticked: u64 = t.read_ios.iter().chain(&t.write_ios).sum();
+    let late: u64 = (15..20u64)
+        .map(|t| t + 1 + if t % 3 == 0 { t + 1 } else { 0 })
+        .sum();
+    assert_eq!(ticked + late, c.total.ios);
+    let seconds: u64 = c.intervals.iter().map(|i| i.ios).sum();
+    assert_eq!(seconds, c.total.ios);
+}
+
+#[test]
+fn long_windows_keep_at_most_600_coarser_ticks() {
+    let mut r = ClassRecorder::new(120);
+    for tick in 0..1200usize {
+        r.record(false, 1000, 4096, tick);
+    }
+    let c = r.finish("c", 4096, 1, true, false, 120.0);
+    let t = c.ticks.expect("ticks");
+    assert_eq!((t.ms, t.read_ios.len()), (200, 600));
+    assert!(t.read_ios.iter().all(|&n| n == 2));
+    assert!(
+        t.write_ios.is_empty(),
+        "a class that never writes has no write ticks"
+    );
 }

@@ -13,6 +13,7 @@ mod finish;
 mod job;
 mod observer;
 mod outcome;
+mod repeat;
 mod schedule;
 mod search;
 
@@ -21,6 +22,7 @@ use observer::TICK;
 pub use observer::{Message, Observer};
 use outcome::is_failed;
 pub use outcome::{Ended, Ran, RunError};
+pub use repeat::{repeat_dir, repeats};
 pub use schedule::{Starts, WINDOW_LEAD};
 
 use finish::finish;

@@ -1,8 +1,13 @@
-//! Comparing two runs: points matched by their workload (each running class's load, size, access,
-//! mix and streams), each figure's change, and regressions beyond a threshold in the direction that
-//! hurts (fewer IOPS or MB/s, more latency). Pure; `rigel compare` prints and picks the exit code.
+//! Comparing two runs (or two sets of repeated runs): points matched by their workload (each
+//! running class's load, size, access, mix and streams), each figure's change and its noise band,
+//! and regressions beyond both the threshold and the band in the direction that hurts (fewer IOPS
+//! or MB/s, more latency); a change beyond the threshold but inside the band is inconclusive.
+//! Pure; `rigel compare` prints and picks the exit code.
 
+mod band;
+mod differences;
 mod noise;
+mod point_lines;
 mod render;
 mod spec_diff;
 #[cfg(test)]
@@ -10,10 +15,11 @@ mod tests;
 
 pub use render::{html, markdown, text};
 
-use rigel_expr::units;
+use differences::{summary, warnings};
+use point_lines::compare_point;
 use rigel_expr::{Direction, LatencyStat, Stat};
 use rigel_results::view::PointRead;
-use rigel_results::{PointResult, PointStatus, ResultsDoc};
+use rigel_results::{PointResult, ResultsDoc};
 use serde::Serialize;
 
 /// What to compare and how strictly.
@@ -25,7 +31,14 @@ pub struct CompareOptions {
     pub thresholds: Vec<(String, f64)>,
     /// The figures compared for each class and direction.
     pub stats: Vec<Stat>,
+    /// The drift between back-to-back runs that one run's own spread cannot show, ± percent
+    /// (see `band`); used when a side has a single run.
+    pub drift_floor_percent: f64,
 }
+
+/// The default drift floor, ± percent: the largest change of an unchanged spec's lines between
+/// back-to-back runs on a loop device over tmpfs on a loaded host (benches/noise.sh), rounded up.
+pub const DRIFT_FLOOR_PERCENT: f64 = 10.0;
 
 impl Default for CompareOptions {
     fn default() -> Self {
@@ -38,6 +51,7 @@ impl Default for CompareOptions {
                 Stat::Latency(LatencyStat::Mean),
                 Stat::Latency(LatencyStat::P99),
             ],
+            drift_floor_percent: DRIFT_FLOOR_PERCENT,
         }
     }
 }
@@ -55,9 +69,14 @@ pub struct RunComparison {
     /// Labels of points that ran in only one of the runs.
     pub only_in_base: Vec<String>,
     pub only_in_new: Vec<String>,
-    /// Figures worse than the threshold, plus points that failed only in the new run.
+    /// Figures worse than the threshold and the noise, plus points that failed only in the new run.
     pub regressions: usize,
     pub improvements: usize,
+    /// Lines (figures) compared, and those judged: regressed, improved or within the threshold.
+    /// The rest are inconclusive: beyond the threshold but inside the noise, or without a band.
+    pub lines: usize,
+    pub judged: usize,
+    pub inconclusive: usize,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -69,6 +88,8 @@ pub struct RunSummary {
     pub host: String,
     pub rigel_version: String,
     pub points: usize,
+    /// Runs on this side (more than one: repeats; figures are the runs' means).
+    pub runs: usize,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -96,8 +117,11 @@ pub struct MetricChange {
     pub new_text: String,
     /// (new - base) / base in percent; none when the base is 0.
     pub change_percent: Option<f64>,
-    /// ± percent the figure moves by itself (from both runs' per-second intervals); none without them.
+    /// ± percent the figure moves by itself (see `band`); none when it cannot be told.
     pub noise_percent: Option<f64>,
+    /// What the band comes from (`ticks`: each run's 100 ms spread and the drift floor; `runs`:
+    /// the between-run variance of repeats), or why there is none.
+    pub noise_basis: String,
     /// The threshold this figure was judged by, percent.
     pub threshold_percent: f64,
     pub change_text: String,
@@ -111,16 +135,34 @@ pub enum Change {
     Within,
     Improved,
     Regressed,
+    /// Beyond the threshold but inside the noise band (or without a band): neither regressed nor
+    /// ok.
+    Inconclusive,
 }
 
 /// Compares `new` against `base`.
 pub fn compare(base: &ResultsDoc, new: &ResultsDoc, opts: &CompareOptions) -> RunComparison {
-    let mut taken = vec![false; new.points().len()];
+    compare_runs(std::slice::from_ref(base), std::slice::from_ref(new), opts)
+}
+
+/// Compares the runs of `new` against those of `base` (repeats of one spec on each side; the
+/// first run of each side gives the points' order, labels and ids). Both sides have at least one
+/// run.
+pub fn compare_runs(
+    base: &[ResultsDoc],
+    new: &[ResultsDoc],
+    opts: &CompareOptions,
+) -> RunComparison {
+    let (b0, n0) = (&base[0], &new[0]);
+    let mut taken = vec![false; n0.points().len()];
+    // Every further run's points, taken as they are matched.
+    let mut taken_b: Vec<Vec<bool>> = base.iter().map(|d| vec![false; d.points().len()]).collect();
+    let mut taken_n: Vec<Vec<bool>> = new.iter().map(|d| vec![false; d.points().len()]).collect();
     let mut points = Vec::new();
     let mut only_in_base = Vec::new();
-    for b in base.points() {
+    for b in b0.points() {
         let key = workload(b);
-        let found = new
+        let found = n0
             .points()
             .iter()
             .enumerate()
@@ -128,12 +170,14 @@ pub fn compare(base: &ResultsDoc, new: &ResultsDoc, opts: &CompareOptions) -> Ru
         match found {
             Some(i) => {
                 taken[i] = true;
-                points.push(compare_point(b, &new.points()[i], opts));
+                let bs = matching(base, &mut taken_b, &key);
+                let ns = matching(new, &mut taken_n, &key);
+                points.push(compare_point(&bs, &ns, opts));
             }
             None => only_in_base.push(b.point.label()),
         }
     }
-    let only_in_new = new
+    let only_in_new = n0
         .points()
         .iter()
         .zip(&taken)
@@ -151,28 +195,68 @@ pub fn compare(base: &ResultsDoc, new: &ResultsDoc, opts: &CompareOptions) -> Ru
         .iter()
         .filter(|p| p.regressed && p.metrics.is_empty())
         .count();
-    let mut warnings = warnings(base, new);
-    if points.is_empty() && !base.points().is_empty() && !new.points().is_empty() {
+    let mut warnings = warnings(b0, n0);
+    for (which, side) in [("BASE", base), ("NEW", new)] {
+        for d in &side[1..] {
+            let diff = spec_diff::spec_diff(side[0].spec_toml(), d.spec_toml());
+            if !diff.is_empty() {
+                warnings.push(format!(
+                    "the runs of {which} come from different specs ({}): their figures are averaged where workloads match",
+                    diff.join("; ")
+                ));
+            }
+        }
+    }
+    if points.is_empty() && !b0.points().is_empty() && !n0.points().is_empty() {
         warnings.push(
             "no point of NEW runs the workload of a point of BASE: nothing was compared".into(),
         );
     }
+    let lines = points.iter().map(|p| p.metrics.len()).sum();
+    let inconclusive = count(Change::Inconclusive);
     RunComparison {
-        base: summary(base),
-        new: summary(new),
+        base: summary(b0, base.len()),
+        new: summary(n0, new.len()),
         threshold_percent: opts.threshold_percent,
         warnings,
         regressions: count(Change::Regressed) + failed_only_in_new,
         improvements: count(Change::Improved),
+        lines,
+        judged: lines - inconclusive,
+        inconclusive,
         points,
         only_in_base,
         only_in_new,
     }
 }
 
+/// The point of each run of a side that runs `key`'s workload (the first not yet taken), in the
+/// side's run order.
+fn matching<'a>(
+    side: &'a [ResultsDoc],
+    taken: &mut [Vec<bool>],
+    key: &Workload,
+) -> Vec<&'a PointResult> {
+    let mut out = Vec::new();
+    for (d, taken) in side.iter().zip(taken.iter_mut()) {
+        let found = d
+            .points()
+            .iter()
+            .enumerate()
+            .position(|(i, p)| !taken[i] && workload(p) == *key);
+        if let Some(i) = found {
+            taken[i] = true;
+            out.push(&d.points()[i]);
+        }
+    }
+    out
+}
+
+type Workload = Vec<(String, u32, u64, bool, u8, u32)>;
+
 /// What identifies a point's workload across runs: each running class with its load and
 /// parameters, by class name (idle classes and the order of classes do not matter).
-fn workload(p: &PointResult) -> Vec<(String, u32, u64, bool, u8, u32)> {
+fn workload(p: &PointResult) -> Workload {
     let mut key: Vec<_> = PointRead::new(p)
         .running()
         .map(|c| c.params)
@@ -191,72 +275,6 @@ fn workload(p: &PointResult) -> Vec<(String, u32, u64, bool, u8, u32)> {
     key
 }
 
-fn compare_point(b: &PointResult, n: &PointResult, opts: &CompareOptions) -> PointComparison {
-    let mut out = PointComparison {
-        label: b.point.label(),
-        base_id: b.point.id,
-        new_id: n.point.id,
-        status: None,
-        regressed: false,
-        metrics: Vec::new(),
-    };
-    let failed = |p: &PointResult| match &p.status {
-        PointStatus::Ok => None,
-        PointStatus::Failed { error } => {
-            Some(format!("{} at offset {}", error.message, error.offset))
-        }
-    };
-    match (failed(b), failed(n)) {
-        (None, None) => {}
-        (Some(e), None) => {
-            out.status = Some(format!("failed in BASE ({e}), ran in NEW"));
-            return out;
-        }
-        (None, Some(e)) => {
-            out.status = Some(format!("failed in NEW: {e}"));
-            out.regressed = true;
-            return out;
-        }
-        (Some(_), Some(e)) => {
-            out.status = Some(format!("failed in both runs (NEW: {e})"));
-            return out;
-        }
-    }
-    let (b, n) = (PointRead::new(b), PointRead::new(n));
-    for bc in b.running() {
-        let Some(nc) = n.class(bc.name()) else {
-            continue;
-        };
-        // A class that only reads (or writes) has the same figures in total and that direction.
-        let directions = if bc.mixed() {
-            bc.directions()
-        } else {
-            &[Direction::Total]
-        };
-        for &direction in directions {
-            let (Some(bd), Some(nd)) = (bc.counted(direction), nc.counted(direction)) else {
-                continue;
-            };
-            for &stat in &opts.stats {
-                // Intervals count reads and writes together: they speak for the total only.
-                let noise = (direction == Direction::Total)
-                    .then(|| noise::noise_percent(bc.result?, nc.result?, stat))
-                    .flatten();
-                let change = metric_change(
-                    (bc.name(), direction, stat),
-                    bd.value(stat),
-                    nd.value(stat),
-                    opts.threshold_for(stat),
-                    noise,
-                );
-                out.regressed |= change.verdict == Change::Regressed;
-                out.metrics.push(change);
-            }
-        }
-    }
-    out
-}
-
 impl CompareOptions {
     /// The threshold for `stat`: its own when given (`--threshold p99=10%`), else the default.
     pub fn threshold_for(&self, stat: Stat) -> f64 {
@@ -265,116 +283,4 @@ impl CompareOptions {
             .find(|(name, _)| *name == stat.name())
             .map_or(self.threshold_percent, |(_, t)| *t)
     }
-}
-
-fn metric_change(
-    (class, direction, stat): (&str, Direction, Stat),
-    base: f64,
-    new: f64,
-    threshold: f64,
-    noise: Option<f64>,
-) -> MetricChange {
-    let change = (base != 0.0).then(|| (new - base) / base * 100.0);
-    let worse = |c: f64| {
-        if stat.higher_is_better() { -c } else { c }
-    };
-    // Flagged only beyond both the threshold and the noise band.
-    let bar = threshold.max(noise.unwrap_or(0.0));
-    let verdict = match change.map(worse) {
-        Some(w) if w > bar => Change::Regressed,
-        Some(w) if w < -bar => Change::Improved,
-        _ => Change::Within,
-    };
-    let text = |v: f64| match stat {
-        Stat::Latency(_) | Stat::Service(_) => units::latency(v),
-        _ => units::number(v),
-    };
-    MetricChange {
-        class: class.to_owned(),
-        direction,
-        stat: stat.name(),
-        base,
-        new,
-        base_text: text(base),
-        new_text: text(new),
-        change_percent: change,
-        change_text: match (change, noise) {
-            (Some(c), Some(n)) => format!("{} (noise ±{n:.1}%)", units::change(c)),
-            (Some(c), None) => units::change(c),
-            (None, _) => "-".to_owned(),
-        },
-        noise_percent: noise,
-        threshold_percent: threshold,
-        verdict,
-    }
-}
-
-fn summary(doc: &ResultsDoc) -> RunSummary {
-    RunSummary {
-        path: String::new(),
-        name: doc.plan().name.clone(),
-        started: doc.started().to_owned(),
-        host: doc.host().hostname.clone(),
-        rigel_version: doc.rigel_version().to_owned(),
-        points: doc.points().len(),
-    }
-}
-
-/// What differs between the runs beyond the figures.
-fn warnings(base: &ResultsDoc, new: &ResultsDoc) -> Vec<String> {
-    let mut w = Vec::new();
-    let diff = spec_diff::spec_diff(base.spec_toml(), new.spec_toml());
-    if !diff.is_empty() {
-        let names = if base.plan().name == new.plan().name {
-            String::new()
-        } else {
-            format!(" (BASE `{}`, NEW `{}`)", base.plan().name, new.plan().name)
-        };
-        w.push(format!(
-            "the runs come from different specs{names}: points are compared where their workloads match; differing keys ([expect] left out): {}",
-            diff.join("; ")
-        ));
-    }
-    let (b, n) = (&base.plan().run, &new.plan().run);
-    let mut differ = |what: &str, x: String, y: String| {
-        if x != y {
-            w.push(format!("{what} differs: BASE {x}, NEW {y}"));
-        }
-    };
-    differ(
-        "the duration per point",
-        ms(b.duration_ms),
-        ms(n.duration_ms),
-    );
-    differ("the warmup", ms(b.warmup_ms), ms(n.warmup_ms));
-    differ("direct I/O", b.direct.to_string(), n.direct.to_string());
-    differ(
-        "the worker count",
-        b.workers.to_string(),
-        n.workers.to_string(),
-    );
-    let paths = |d: &ResultsDoc| {
-        let p: Vec<&str> = d.plan().targets.iter().map(|t| t.path.as_str()).collect();
-        p.join(", ")
-    };
-    differ("the targets", paths(base), paths(new));
-    differ(
-        "the host",
-        base.host().hostname.clone(),
-        new.host().hostname.clone(),
-    );
-    for (which, d) in [("BASE", base), ("NEW", new)] {
-        if d.points().len() < d.plan().points.len() {
-            w.push(format!(
-                "{which} is incomplete: {} of {} points ran",
-                d.points().len(),
-                d.plan().points.len()
-            ));
-        }
-    }
-    w
-}
-
-fn ms(v: u64) -> String {
-    units::duration(std::time::Duration::from_millis(v))
 }

@@ -1,117 +1,219 @@
-//! How much a figure moves by itself between two runs of the same spec, from the per-second
-//! intervals of both, as a ± band in percent of BASE. A change inside the band is noise, whatever the
-//! threshold.
+//! How far one run's figure could have landed by chance, from what the run itself recorded: a
+//! relative standard error with its degrees of freedom, per class, direction and statistic.
 //!
-//! Why not the standard error of the mean alone: seconds of one run are not independent draws. A
-//! loaded host, a device's background work or a cache warming up move many consecutive seconds
-//! together, so two unchanged back-to-back runs differ by far more than `2·σ/√n` (measured on a
-//! loop device: the same spec twice, p99 4.02 ms then 3.38 ms (-16%), while `2·SE` gave ±14.5%).
-//! What a run's seconds do show is how far the figure wanders over the run: each run's mean could
-//! have landed anywhere its own seconds went. So each run contributes half its per-second min–max
-//! range, the two combined as independent errors (`√(h_b² + h_n²)`), and the band is never narrower
-//! than twice the standard error of the difference of the means (which matters with two or three
-//! seconds, where a range says little). Each run's range is taken on its own: a step between the
-//! runs (the change being judged) does not widen the band.
+//! - IOPS, MiB/s and mean latency: the run's 100 ms ticks (per direction) as a ratio estimator
+//!   (I/Os per tick; latency sum over I/Os), its variance corrected for the ticks' lag-1
+//!   autocorrelation (`n_eff = n·(1−ρ)/(1+ρ)`): a loaded host or a device's background work moves
+//!   neighbouring ticks together, and treating them as independent draws makes the error far too
+//!   small. Results without ticks fall back on their per-second intervals (total only).
+//! - Percentiles (p50 … p99.99, of response or service latency): the distribution-free interval of
+//!   an order statistic (the rank `q·N ± z·√(q(1−q)·N_eff)` read back from the direction's
+//!   histogram), `N_eff` shrunk by the same autocorrelation the ticks show.
+//! - Service mean: the histogram's standard deviation over `√N_eff`.
+//! - min, max, stdev: one I/O (or a figure of them all) with no sample spread to speak of: no
+//!   estimate. Only repeated runs give those a band.
+//!
+//! A run needs at least [`MIN_SAMPLES`] full ticks (or seconds) for any of these.
 
-use rigel_expr::{LatencyStat, Stat};
+use rigel_expr::{Direction, LatencyStat, Stat};
 use rigel_results::stats::full_seconds;
-use rigel_results::{ClassResult, Interval};
+use rigel_results::{ClassResult, DirStats, decode_histogram};
 
-/// The per-second series that stands for `stat` (p99 for every tail statistic).
-fn per_second(stat: Stat) -> fn(&Interval) -> f64 {
+/// The fewest ticks (or seconds) a run's spread is read from: below it, a sample variance and an
+/// autocorrelation say too little.
+pub const MIN_SAMPLES: usize = 5;
+/// The two-sided 99% normal quantile.
+pub const Z99: f64 = 2.576;
+/// The largest lag-1 autocorrelation believed (the effective sample count is then a third of the
+/// ticks): ten ticks of a 1 s point estimate ρ too poorly to let it collapse the count further,
+/// and the drift floor covers what persists longer than a run.
+const MAX_RHO: f64 = 0.5;
+
+/// One run's figure's standard error, relative to the figure, and its degrees of freedom.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Estimate {
+    pub rel_se: f64,
+    pub df: f64,
+}
+
+/// Why a run gives no estimate for a figure.
+pub fn why_none(stat: Stat) -> &'static str {
     match stat {
-        Stat::Iops => |i| i.iops,
-        Stat::Mbps => |i| i.mbps,
-        Stat::Latency(LatencyStat::Mean) => |i| i.mean_ns,
-        _ => |i| i.p99_ns as f64,
+        Stat::Latency(LatencyStat::Min | LatencyStat::Max | LatencyStat::Stdev)
+        | Stat::Service(LatencyStat::Min | LatencyStat::Max | LatencyStat::Stdev) => {
+            "one run has no spread for this figure (repeat the runs)"
+        }
+        _ => "too few sub-second samples (results without ticks, or a point under 0.5 s)",
     }
 }
 
-/// What one run's seconds say about its mean.
-struct Spread {
-    mean: f64,
-    /// Sample variance.
-    var: f64,
-    n: f64,
-    /// Half the min–max range.
-    half_range: f64,
-}
-
-fn spread(xs: &[f64]) -> Option<Spread> {
-    if xs.len() < 2 {
+/// The per-tick series (I/Os, latency sum ns) of a direction over the window's full ticks; the
+/// per-second intervals when the results have no ticks (total only).
+fn series(c: &ClassResult, window_s: f64, dir: Direction) -> Option<(Vec<f64>, Vec<f64>)> {
+    let Some(t) = &c.ticks else {
+        if dir != Direction::Total {
+            return None;
+        }
+        let (ios, ns): (Vec<f64>, Vec<f64>) = full_seconds(&c.intervals)
+            .map(|i| (i.ios as f64, i.mean_ns * i.ios as f64))
+            .unzip();
+        return (ios.len() >= MIN_SAMPLES).then_some((ios, ns));
+    };
+    if t.ms == 0 {
         return None;
     }
-    let n = xs.len() as f64;
-    let mean = xs.iter().sum::<f64>() / n;
-    let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
-    let max = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let min = xs.iter().copied().fold(f64::INFINITY, f64::min);
-    Some(Spread {
-        mean,
-        var,
-        n,
-        half_range: (max - min) / 2.0,
+    let full = ((window_s * 1000.0 + 1e-6) / f64::from(t.ms)).floor() as usize;
+    let pick = |v: &[u64]| -> Vec<f64> { v.iter().take(full).map(|&x| x as f64).collect() };
+    let (r, rn, w, wn) = (
+        pick(&t.read_ios),
+        pick(&t.read_latency_ns),
+        pick(&t.write_ios),
+        pick(&t.write_latency_ns),
+    );
+    let add = |a: &[f64], b: &[f64]| -> Vec<f64> {
+        (0..a.len().max(b.len()))
+            .map(|i| a.get(i).unwrap_or(&0.0) + b.get(i).unwrap_or(&0.0))
+            .collect()
+    };
+    let (ios, ns) = match dir {
+        Direction::Total => (add(&r, &w), add(&rn, &wn)),
+        // A class that only reads has its total as its reads, and the other way round.
+        Direction::Read if r.is_empty() => (w, wn),
+        Direction::Read => (r, rn),
+        Direction::Write if w.is_empty() => (r, rn),
+        Direction::Write => (w, wn),
+    };
+    (ios.len() >= MIN_SAMPLES).then_some((ios, ns))
+}
+
+/// The ratio `Σy/Σx`'s relative standard error, with the residuals' autocorrelation, and the
+/// share of the samples that count as independent.
+fn ratio(y: &[f64], x: &[f64]) -> Option<(Estimate, f64)> {
+    let n = y.len();
+    if n < MIN_SAMPLES || x.len() != n {
+        return None;
+    }
+    let (sy, sx) = (y.iter().sum::<f64>(), x.iter().sum::<f64>());
+    if sy <= 0.0 || sx <= 0.0 {
+        return None;
+    }
+    let r = sy / sx;
+    let e: Vec<f64> = y.iter().zip(x).map(|(y, x)| y - r * x).collect();
+    let ss: f64 = e.iter().map(|v| v * v).sum();
+    let rho = if ss > 0.0 {
+        (e.windows(2).map(|w| w[0] * w[1]).sum::<f64>() / ss).clamp(0.0, MAX_RHO)
+    } else {
+        0.0
+    };
+    let independent = (1.0 - rho) / (1.0 + rho);
+    let n_eff = (n as f64 * independent).max(1.0);
+    let var = ss / (n as f64 - 1.0);
+    let x_mean = sx / n as f64;
+    let se = (var / n_eff).sqrt() / x_mean;
+    // The variance is still estimated from n samples: n − 1 degrees of freedom for its t.
+    Some((
+        Estimate {
+            rel_se: se / r,
+            df: n as f64 - 1.0,
+        },
+        independent,
+    ))
+}
+
+/// The quantile a percentile statistic reads.
+fn quantile(s: LatencyStat) -> Option<f64> {
+    match s {
+        LatencyStat::P50 => Some(0.5),
+        LatencyStat::P90 => Some(0.9),
+        LatencyStat::P99 => Some(0.99),
+        LatencyStat::P99_9 => Some(0.999),
+        LatencyStat::P99_99 => Some(0.9999),
+        _ => None,
+    }
+}
+
+/// A percentile's relative standard error from the order statistic's interval in `histogram`,
+/// over `n_eff` independent I/Os.
+fn percentile(histogram: &str, q: f64, n_eff: f64, df: f64) -> Option<Estimate> {
+    let h = decode_histogram(histogram)?;
+    if h.is_empty() || n_eff < 1.0 {
+        return None;
+    }
+    let half = Z99 * (q * (1.0 - q) / n_eff).sqrt();
+    let at = |p: f64| h.value_at_quantile(p.clamp(0.0, 1.0)) as f64;
+    let (lo, mid, hi) = (at(q - half), at(q), at(q + half));
+    if mid <= 0.0 {
+        return None;
+    }
+    Some(Estimate {
+        rel_se: (hi - lo) / 2.0 / Z99 / mid,
+        df,
     })
 }
 
-/// ± percent of BASE's per-second mean (see the module's note). None when either run has fewer
-/// than two full seconds (no spread to speak of).
-pub fn noise_percent(base: &ClassResult, new: &ClassResult, stat: Stat) -> Option<f64> {
-    let f = per_second(stat);
-    let series = |c: &ClassResult| full_seconds(&c.intervals).map(f).collect::<Vec<f64>>();
-    let (b, n) = (spread(&series(base))?, spread(&series(new))?);
-    noise_of(&b, &n)
+/// What one run's records say about its figure `stat` of `dir` (`d` that direction's figures,
+/// over a window of `window_s`); none where they cannot (see the module's note).
+pub fn within(
+    c: &ClassResult,
+    d: &DirStats,
+    window_s: f64,
+    dir: Direction,
+    stat: Stat,
+) -> Option<Estimate> {
+    let (ios, ns) = series(c, window_s, dir)?;
+    let ones = vec![1.0; ios.len()];
+    let (rate, independent) = ratio(&ios, &ones)?;
+    let n_eff = d.ios as f64 * independent;
+    match stat {
+        Stat::Iops | Stat::Mbps => Some(rate),
+        Stat::Latency(LatencyStat::Mean) => ratio(&ns, &ios).map(|(e, _)| e),
+        Stat::Latency(s) => percentile(&d.histogram, quantile(s)?, n_eff, rate.df),
+        Stat::Service(LatencyStat::Mean) => {
+            let l = &d.service.as_ref()?.latency;
+            (l.mean_ns > 0.0 && n_eff >= 1.0).then(|| Estimate {
+                rel_se: l.stdev_ns / l.mean_ns / n_eff.sqrt(),
+                df: rate.df,
+            })
+        }
+        Stat::Service(s) => {
+            percentile(&d.service.as_ref()?.histogram, quantile(s)?, n_eff, rate.df)
+        }
+    }
 }
 
-fn noise_of(b: &Spread, n: &Spread) -> Option<f64> {
-    if b.mean <= 0.0 {
-        return None;
+/// Student's t two-sided 99% quantile for `df` degrees of freedom (interpolated in 1/df between
+/// tabled values; the normal's beyond 120).
+pub fn t99(df: f64) -> f64 {
+    const TABLE: [(f64, f64); 17] = [
+        (1.0, 63.657),
+        (2.0, 9.925),
+        (3.0, 5.841),
+        (4.0, 4.604),
+        (5.0, 4.032),
+        (6.0, 3.707),
+        (7.0, 3.499),
+        (8.0, 3.355),
+        (9.0, 3.250),
+        (10.0, 3.169),
+        (12.0, 3.055),
+        (15.0, 2.947),
+        (20.0, 2.845),
+        (30.0, 2.750),
+        (60.0, 2.660),
+        (120.0, 2.617),
+        (f64::INFINITY, Z99),
+    ];
+    let df = df.max(1.0);
+    for w in TABLE.windows(2) {
+        let ((d0, t0), (d1, t1)) = (w[0], w[1]);
+        if df <= d1 {
+            let (a, b, x) = (1.0 / d0, 1.0 / d1, 1.0 / df);
+            return t0 + (t1 - t0) * (a - x) / (a - b);
+        }
     }
-    let standard_error = 2.0 * (b.var / b.n + n.var / n.n).sqrt();
-    let wander = b.half_range.hypot(n.half_range);
-    Some(100.0 * standard_error.max(wander) / b.mean)
+    Z99
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn band(base: &[f64], new: &[f64]) -> f64 {
-        noise_of(&spread(base).unwrap(), &spread(new).unwrap()).unwrap()
-    }
-
-    #[test]
-    fn steady_runs_have_a_narrow_band_and_a_step_between_runs_does_not_widen_it() {
-        let steady: Vec<f64> = (0..10)
-            .map(|t| if t % 2 == 0 { 1020.0 } else { 980.0 })
-            .collect();
-        // Half-ranges of 20 each: √(20² + 20²) ≈ 28.3, 2.83% of 1000.
-        let b = band(&steady, &steady);
-        assert!((b - 2.83).abs() < 0.01, "{b}");
-        let lowered: Vec<f64> = steady.iter().map(|x| x * 0.8).collect();
-        let b = band(&steady, &lowered);
-        assert!(b < 3.0, "a 20% step stays far outside the band: ±{b:.1}%");
-    }
-
-    #[test]
-    fn runs_that_wander_have_a_band_as_wide_as_their_seconds() {
-        // Two unchanged back-to-back runs of one spec on a loop device of a loaded host: the
-        // per-second p99 (ns) of `rd=1`; the whole runs' p99 went from 4,018,175 to 3,377,151 ns.
-        let a = [4014079.0, 4030463.0, 4030463.0, 4014079.0, 4014079.0];
-        let b = [4014079.0, 3997695.0, 3276799.0, 2801663.0, 2555903.0];
-        let change: f64 = 100.0 * (3377151.0 - 4018175.0) / 4018175.0;
-        let noise = band(&a, &b);
-        assert!(change.abs() < noise, "{change:.1}% inside ±{noise:.1}%");
-        // Twice the standard error alone would have flagged it (-16.0% beyond ±14.5%).
-        let (sa, sb) = (spread(&a).unwrap(), spread(&b).unwrap());
-        let se = 200.0 * (sa.var / sa.n + sb.var / sb.n).sqrt() / sa.mean;
-        assert!(change.abs() > se, "{change:.1}% vs 2·SE ±{se:.1}%");
-    }
-
-    #[test]
-    fn two_seconds_fall_back_on_the_standard_error() {
-        let b = band(&[1000.0, 1100.0], &[1000.0, 1100.0]);
-        // 2·√(5000/2 + 5000/2) = 141.4 beats √(50² + 50²) = 70.7; of the mean 1050.
-        assert!((b - 13.47).abs() < 0.01, "{b}");
-    }
-}
+#[path = "noise_tests.rs"]
+mod tests;

@@ -8,9 +8,15 @@ fn describe(r: &RunSummary) -> String {
     format!("{} {}", r.path, facts(r))
 }
 
-/// `(oltp, 12 points, 2026-11-30 01:02)`.
+/// `(oltp, 12 points, 2026-11-30 01:02)`; `(oltp, 12 points, 3 runs from 2026-11-30 01:02)`.
 fn facts(r: &RunSummary) -> String {
     let at = r.started.get(..16).unwrap_or(&r.started).replace('T', " ");
+    if r.runs > 1 {
+        return format!(
+            "({}, {} points, {} runs from {at})",
+            r.name, r.points, r.runs
+        );
+    }
     format!("({}, {} points, {at})", r.name, r.points)
 }
 
@@ -19,6 +25,16 @@ fn verdict_word(c: Change) -> &'static str {
         Change::Within => "",
         Change::Improved => "improved",
         Change::Regressed => "REGRESSED",
+        Change::Inconclusive => "inconclusive",
+    }
+}
+
+/// The verdict as a table shows it: an inconclusive line says why.
+fn verdict_cell(m: &MetricChange) -> String {
+    match (m.verdict, m.noise_percent) {
+        (Change::Inconclusive, Some(_)) => "inconclusive: too noisy to judge".into(),
+        (Change::Inconclusive, None) => format!("inconclusive: {}", m.noise_basis),
+        (v, _) => verdict_word(v).into(),
     }
 }
 
@@ -29,8 +45,23 @@ fn class_cell(m: &MetricChange) -> String {
     }
 }
 
-/// The outcome in one line: `2 regressions in 1 point (threshold 5%), 0 improvements`.
+/// The outcome in one line: `2 regressions in 1 point (threshold 5%); 0 improvements; 26 of 28
+/// lines judged, 2 inconclusive (too noisy to judge)`.
 fn outcome(c: &RunComparison) -> String {
+    let mut out = verdicts(c);
+    if c.lines > 0 {
+        out.push_str(&format!("; {} of {} lines judged", c.judged, c.lines));
+        if c.inconclusive > 0 {
+            out.push_str(&format!(
+                ", {} inconclusive (too noisy to judge)",
+                c.inconclusive
+            ));
+        }
+    }
+    out
+}
+
+fn verdicts(c: &RunComparison) -> String {
     let points = c.points.iter().filter(|p| p.regressed).count();
     let plural = |n: usize, one: &str, many: &str| {
         if n == 1 {
@@ -94,7 +125,7 @@ pub fn text(c: &RunComparison) -> String {
                 m.base_text.clone(),
                 m.new_text.clone(),
                 m.change_text.clone(),
-                verdict_word(m.verdict).into(),
+                verdict_cell(m),
             ]);
         }
     }
@@ -212,7 +243,13 @@ fn md_table(rows: &[(&str, &MetricChange)]) -> String {
         let word = match m.verdict {
             Change::Regressed => "**regressed**",
             Change::Improved => "improved",
+            Change::Inconclusive => "inconclusive",
             Change::Within => "",
+        };
+        let word = if m.verdict == Change::Inconclusive {
+            verdict_cell(m)
+        } else {
+            word.to_owned()
         };
         out.push_str(&format!(
             "| `{label}` | {} | {} | {} | {} | {} | {word} |\n",
@@ -289,7 +326,7 @@ pub fn html(c: &RunComparison, overlay_svg: Option<&str>) -> String {
                 E(&m.base_text),
                 E(&m.new_text),
                 E(&m.change_text),
-                verdict_word(m.verdict)
+                E(&verdict_cell(m))
             ));
         }
     }

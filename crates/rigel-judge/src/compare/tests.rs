@@ -1,7 +1,7 @@
 //! Comparisons of the report fixtures with edited copies of themselves.
 
 use super::*;
-use rigel_results::IoFailure;
+use rigel_results::{IoFailure, PointStatus};
 
 fn fixture(name: &str) -> ResultsDoc {
     let text = match name {
@@ -61,8 +61,9 @@ fn a_run_against_itself_changes_nothing() {
 fn exactly_the_edited_figures_are_flagged() {
     let base = fixture("basic");
     let mut new = base.clone();
-    new.points_mut()[2].classes[0].total.iops *= 0.90; // point 3: 10% fewer IOPS
+    new.points_mut()[2].classes[0].total.iops *= 0.70; // point 3: 30% fewer IOPS
     new.points_mut()[3].classes[0].total.iops *= 0.97; // point 4: within 5%
+    new.points_mut()[4].classes[0].total.iops *= 0.92; // point 5: 8%, inside the noise
     new.points_mut()[5].classes[0].total.latency.p99_ns *= 2; // point 6: twice the p99
     new.points_mut()[6].classes[0].total.latency.mean_ns *= 0.5; // point 7: half the mean latency
     let c = compare(&base, &new, &CompareOptions::default());
@@ -74,25 +75,38 @@ fn exactly_the_edited_figures_are_flagged() {
         flagged(&c, Change::Improved),
         ["7 large total latency.mean"]
     );
+    assert_eq!(flagged(&c, Change::Inconclusive), ["5 small total iops"]);
     assert_eq!((c.regressions, c.improvements), (2, 1));
+    assert_eq!((c.lines, c.judged, c.inconclusive), (28, 27, 1));
     let m = &c.points[2].metrics[0];
-    assert_eq!(m.change_text, "-10.0% (noise ±2.2%)");
+    // 5 seconds a run (no ticks in this older fixture): the floor of 10% and the seconds' spread.
+    assert_eq!(m.change_text, "-30.0% (noise ±10.4%)");
+    assert_eq!(m.noise_basis, "ticks");
     assert!(c.points[2].regressed && !c.points[3].regressed);
-    // A stricter threshold catches the 3% too, unless the point's own noise band is wider.
+    // A stricter threshold makes the 3% inconclusive (inside the noise), not a regression.
     let strict = CompareOptions {
         threshold_percent: 2.0,
         ..CompareOptions::default()
     };
-    let noise = c.points[3].metrics[0].noise_percent.unwrap_or(0.0);
-    let expected = if noise < 3.0 { 3 } else { 2 };
-    assert_eq!(
-        compare(&base, &new, &strict).regressions,
-        expected,
-        "noise ±{noise:.1}%"
-    );
+    let s = compare(&base, &new, &strict);
+    assert_eq!(s.regressions, 2);
+    assert_eq!(s.points[3].metrics[0].verdict, Change::Inconclusive);
+    // Without the floor (a quiet device whose runs agree), the seconds alone judge the 8%.
+    let no_floor = CompareOptions {
+        drift_floor_percent: 0.0,
+        ..CompareOptions::default()
+    };
+    let f = compare(&base, &new, &no_floor);
+    let band = f.points[4].metrics[0].noise_percent.expect("a band");
+    let want = if band < 8.0 {
+        Change::Regressed
+    } else {
+        Change::Inconclusive
+    };
+    assert_eq!(f.points[4].metrics[0].verdict, want, "±{band:.1}%");
     // A per-metric threshold looser than the change lets that metric pass.
     let loose = CompareOptions {
-        thresholds: vec![(m.stat.clone(), 20.0)],
+        thresholds: vec![(m.stat.clone(), 35.0)],
         ..CompareOptions::default()
     };
     assert!(!compare(&base, &new, &loose).points[2].regressed);
@@ -106,9 +120,52 @@ fn mixed_classes_compare_reads_and_writes_too() {
         w.iops *= 0.5;
     }
     let c = compare(&base, &new, &CompareOptions::default());
-    assert_eq!(flagged(&c, Change::Regressed), ["1 small write iops"]);
+    // Results without ticks: the seconds count both directions together, so the write line has
+    // no band and the halving cannot be judged.
+    assert_eq!(flagged(&c, Change::Inconclusive), ["1 small write iops"]);
+    let m = &c.points[0].metrics[8];
+    assert_eq!(m.noise_percent, None);
+    assert!(
+        m.noise_basis.starts_with("too few sub-second samples"),
+        "{m:?}"
+    );
     // small mixes reads and writes: total, read and write, four figures each.
     assert_eq!(c.points[0].metrics.len(), 12);
+    // With ticks per direction, it is judged.
+    let (mut base, mut new) = (base, new);
+    for doc in [&mut base, &mut new] {
+        let p = &mut doc.points_mut()[0];
+        let secs = p.elapsed_s;
+        let c = &mut p.classes[0];
+        c.ticks = Some(ticks(
+            secs,
+            c.read.as_ref().map_or(0, |d| d.ios),
+            c.write.as_ref().map_or(0, |d| d.ios),
+        ));
+    }
+    let c = compare(&base, &new, &CompareOptions::default());
+    assert_eq!(flagged(&c, Change::Regressed), ["1 small write iops"]);
+    assert!(c.points[0].metrics.iter().all(|m| m.noise_basis == "ticks"));
+}
+
+/// 100 ms ticks holding `reads` and `writes` over `secs`, each within ±2% of the mean.
+fn ticks(secs: f64, reads: u64, writes: u64) -> rigel_results::Ticks {
+    let n = (secs * 10.0).round() as usize;
+    let spread = |total: u64| -> Vec<u64> {
+        let each = total as f64 / n as f64;
+        (0..n)
+            .map(|i| (each * (1.0 + 0.02 * ((i * 7 % 5) as f64 - 2.0) / 2.0)).round() as u64)
+            .collect()
+    };
+    let lat = |ios: &[u64]| ios.iter().map(|n| n * 100_000).collect();
+    let (r, w) = (spread(reads), spread(writes));
+    rigel_results::Ticks {
+        ms: 100,
+        read_latency_ns: lat(&r),
+        write_latency_ns: lat(&w),
+        read_ios: r,
+        write_ios: w,
+    }
 }
 
 #[test]
@@ -184,7 +241,8 @@ fn differing_specs_are_warned_about() {
 fn renderings() {
     let base = fixture("basic");
     let mut new = base.clone();
-    new.points_mut()[2].classes[0].total.iops *= 0.90;
+    new.points_mut()[2].classes[0].total.iops *= 0.70;
+    new.points_mut()[3].classes[0].total.iops *= 0.92;
     let mut c = compare(&base, &new, &CompareOptions::default());
     c.base.path = "runs/a".into();
     c.new.path = "runs/b".into();
@@ -196,7 +254,7 @@ fn renderings() {
     assert!(t.contains("REGRESSED"), "{t}");
     assert!(
         t.trim_end()
-            .ends_with("1 regression in 1 point (threshold 5%); 0 improvements"),
+            .ends_with("1 regression in 1 point (threshold 5%); 0 improvements; 27 of 28 lines judged, 1 inconclusive (too noisy to judge)"),
         "{t}"
     );
     let regressed_line = t.lines().find(|l| l.contains("REGRESSED")).expect("a line");
@@ -204,7 +262,17 @@ fn renderings() {
         regressed_line.starts_with("small=3 large=0"),
         "{regressed_line}"
     );
-    assert!(regressed_line.contains("-10.0%"));
+    assert!(regressed_line.contains("-30.0%"));
+    let unsure = t
+        .lines()
+        .find(|l| l.contains("inconclusive"))
+        .expect("a line");
+    assert!(
+        unsure.starts_with("small=4 large=0")
+            && unsure.contains("-8.0% (noise ±")
+            && unsure.ends_with("inconclusive: too noisy to judge"),
+        "{unsure}"
+    );
     let md = markdown(&c);
     assert!(md.starts_with("### rigel compare: 1 regression\n"), "{md}");
     assert!(md.contains("#### Regressions"));

@@ -369,6 +369,7 @@ fn class_result(
         read,
         write,
         intervals,
+        ticks: None,
         pace: None,
         depth_held: None,
     }

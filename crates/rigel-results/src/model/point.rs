@@ -79,6 +79,11 @@ pub struct ClassResult {
     pub write: Option<DirStats>,
     /// One entry per second of the measured window (reads and writes together).
     pub intervals: Vec<Interval>,
+    /// Sub-second counts per direction (100 ms ticks; coarser past 600 ticks), so even a 1 s
+    /// point has a spread for `rigel compare`'s noise band. Absent in results written before
+    /// rigel kept them, and in a fleet's merged points.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ticks: Option<Ticks>,
     /// Open loop only: requested against achieved rate. The class's `latency` figures are then
     /// response times (from each I/O's scheduled send time), `service` the submit-to-complete ones.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -182,6 +187,26 @@ pub struct Interval {
     /// The same for writes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub write_histogram: Option<String>,
+}
+
+/// A class's completions per tick of the measured window, per direction: counts and latency sums
+/// only (no histogram per tick, which would weigh more than the rest of the point).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Ticks {
+    /// Length of a tick, ms (100, or a multiple of 100 that keeps a point at 600 ticks at most).
+    /// The last tick may be cut short by the window's end.
+    pub ms: u32,
+    /// Reads completed in each tick, and the sum of their latencies (ns); empty for a class that
+    /// does not read.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub read_ios: Vec<u64>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub read_latency_ns: Vec<u64>,
+    /// The same for writes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub write_ios: Vec<u64>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub write_latency_ns: Vec<u64>,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -272,6 +272,8 @@ impl ClassSum {
             write: self.write.as_ref().map(DirSum::stats),
             pace,
             depth_held: None,
+            // Ticks are not summed across hosts (their clocks' ticks do not line up).
+            ticks: None,
             intervals: self
                 .intervals
                 .iter()

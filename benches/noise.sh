@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# rigel compare's false-flag rate and its power, on a loop device over tmpfs (O_DIRECT, the
+# non-drifting reference), with the machine as loaded as it is:
+#
+# 1. Unchanged: PAIRS back-to-back pairs of the same spec (a 70/30 4 KiB random class at QD 1
+#    and 8, with and without a 128 KiB sequential reader beside it: total, read and write lines,
+#    two sizes), compared pair by pair. Prints, per point duration, the lines compared, those
+#    flagged regressed (the false-flag rate), improved, inconclusive, and each pair's exit code.
+# 2. A real 20% drop: PAIRS pairs of a 4 KiB random-read spec at QD 4; before each NEW run the
+#    device's reads are throttled (cgroup v1 blkio.throttle.read_iops_device) to 80% of what its
+#    BASE run measured. Prints whether the IOPS line was flagged regressed in each pair.
+#
+#   benches/noise.sh                       # 5 pairs at 1 s and at 5 s points
+#   PAIRS=3 DURATIONS="1s" benches/noise.sh
+#   FLOOR=5% benches/noise.sh              # another --drift-floor
+#   KEEP=/tmp/noise benches/noise.sh       # keep each comparison's JSON there
+#   HOLD=2000 benches/noise.sh             # hold the device at 2000 read and 2000 write IOPS
+#                                          # (blkio throttle) in every run: a device with a fixed
+#                                          # service rate, whose runs a loaded host cannot move
+#
+# Target: at most 1% of the unchanged lines flagged regressed at both durations, and the drop
+# flagged in every pair. Needs root (losetup, the blkio throttle).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN=${RIGEL:-target/release/rigel}
+PAIRS=${PAIRS:-5}
+DURATIONS=${DURATIONS:-"1s 5s"}
+FLOOR=${FLOOR:-}
+KEEP=${KEEP:-}
+HOLD=${HOLD:-0}
+LIMITS=/sys/fs/cgroup/blkio/blkio.throttle.read_iops_device
+WLIMITS=/sys/fs/cgroup/blkio/blkio.throttle.write_iops_device
+[ -x "$BIN" ] || cargo build --release
+dir=$(mktemp -d /dev/shm/rigel-noise.XXXXXX)
+truncate -s 256M "$dir/backing"
+dev=$(losetup -f --show --direct-io=on "$dir/backing")
+numbers=$(cat "/sys/block/${dev#/dev/}/dev")
+# udev probes a new device for a moment: rigel rightly refuses a device held open.
+udevadm settle 2>/dev/null || sleep 1
+hold() { # read IOPS, write IOPS (0: no limit)
+    echo "$numbers $1" > "$LIMITS"
+    echo "$numbers $2" > "$WLIMITS"
+}
+cleanup() {
+    hold 0 0 2>/dev/null || true
+    if [ -n "$KEEP" ]; then mkdir -p "$KEEP" && cp "$dir"/*.json "$KEEP"/ 2>/dev/null || true; fi
+    losetup -d "$dev"
+    rm -rf "$dir"
+}
+trap cleanup EXIT
+floor=()
+[ -n "$FLOOR" ] && floor=(--drift-floor "$FLOOR")
+echo "# $(date -u +%FT%TZ) $(uptime | sed 's/.*load/load/') device $dev floor ${FLOOR:-default} hold $HOLD"
+
+spec() { # file, duration, classes and matrix
+    printf '[spec]\nname = "noise"\n[[target]]\npath = "%s"\ndestructive = true\n[run]\nduration = "%s"\nwarmup = "300ms"\n%s\n' \
+        "$dev" "$2" "$3" > "$1"
+}
+run() { # spec, out (a device another prober holds for a moment is tried again)
+    for _ in 1 2 3 4 5; do
+        "$BIN" run "$1" --allow-destructive --out "$2" > "$2.log" 2>&1 && return
+        grep -q "in use" "$2.log" || break
+        rm -rf "$2"
+        sleep 1
+    done
+    cat "$2.log"
+    exit 1
+}
+compare() { # base, new -> json on stdout, exit code to $dir/code
+    set +e
+    "$BIN" compare "$1" "$2" --format json "${floor[@]}" 2>/dev/null
+    echo $? > "$dir/code"
+    set -e
+}
+tally() { # label, json files...
+    python3 - "$@" <<'PY'
+import json, sys
+label, files = sys.argv[1], sys.argv[2:]
+n = {"regressed": 0, "improved": 0, "inconclusive": 0, "within": 0}
+worst = []
+for f in files:
+    c = json.load(open(f))
+    for p in c["points"]:
+        for m in p["metrics"]:
+            n[m["verdict"]] += 1
+            if m["verdict"] == "regressed":
+                worst.append(f'{p["label"]} {m["class"]} {m["direction"]} {m["stat"]} {m["change_text"]}')
+lines = sum(n.values())
+print(f"{label}: {lines} lines, regressed {n['regressed']} ({100 * n['regressed'] / max(lines, 1):.2f}%), "
+      f"improved {n['improved']}, inconclusive {n['inconclusive']}, within {n['within']}")
+for w in worst:
+    print(f"    regressed: {w}")
+PY
+}
+
+for d in $DURATIONS; do
+    spec "$dir/same-$d.toml" "$d" '[class.small]
+size = "4KiB"
+mix = "70/30"
+[class.large]
+size = "128KiB"
+access = "sequential"
+[matrix]
+small = "1, 8"
+large = "0, 1"'
+    codes=()
+    files=()
+    hold "$HOLD" "$HOLD"
+    for i in $(seq 1 "$PAIRS"); do
+        run "$dir/same-$d.toml" "$dir/same-$d-$i-a"
+        run "$dir/same-$d.toml" "$dir/same-$d-$i-b"
+        compare "$dir/same-$d-$i-a" "$dir/same-$d-$i-b" > "$dir/same-$d-$i.json"
+        codes+=("$(cat "$dir/code")")
+        files+=("$dir/same-$d-$i.json")
+    done
+    tally "unchanged, $d points, $PAIRS pairs (exit codes ${codes[*]})" "${files[@]}"
+
+    spec "$dir/drop-$d.toml" "$d" '[class.rd]
+size = "4KiB"
+[matrix]
+rd = "4"'
+    flagged=0
+    report=""
+    for i in $(seq 1 "$PAIRS"); do
+        hold "$HOLD" "$HOLD"
+        run "$dir/drop-$d.toml" "$dir/drop-$d-$i-a"
+        iops=$(python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["points"][0]["classes"][0]["total"]["iops"]))' "$dir/drop-$d-$i-a/results.json")
+        hold $((iops * 8 / 10)) "$HOLD"
+        run "$dir/drop-$d.toml" "$dir/drop-$d-$i-b"
+        hold 0 0
+        compare "$dir/drop-$d-$i-a" "$dir/drop-$d-$i-b" > "$dir/drop-$d-$i.json"
+        line=$(python3 -c '
+import json, sys
+c = json.load(open(sys.argv[1]))
+m = next(m for m in c["points"][0]["metrics"] if m["stat"] == "iops")
+print(m["verdict"], m["change_text"])' "$dir/drop-$d-$i.json")
+        [[ $line == regressed* ]] && flagged=$((flagged + 1))
+        report+=" [$iops IOPS -> $line; exit $(cat "$dir/code")]"
+    done
+    echo "20% drop, $d points: flagged in $flagged of $PAIRS pairs:$report"
+done
+echo "# $(date -u +%FT%TZ) $(uptime | sed 's/.*load/load/')"
