@@ -1,6 +1,8 @@
 //! What is computed from results: one class summed over a fleet's hosts, the validity warnings
 //! every report shows, and the steady-state judgement of a point's rounds.
 
+mod device_share;
+mod settle;
 pub mod steady;
 mod sum;
 mod validity;
@@ -8,5 +10,6 @@ mod warning;
 
 pub use sum::ClassSum;
 pub use validity::{
-    DEFAULT_SEED, PastRun, ValidityConfig, Warning, full_seconds, iops_spread, warnings,
+    DEFAULT_SEED, MIN_SECONDS, PastRun, ValidityConfig, Warning, full_seconds, iops_spread,
+    warnings,
 };
