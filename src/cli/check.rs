@@ -29,7 +29,7 @@ pub fn run(a: &CheckArgs) -> i32 {
             Ok((_, Some(plan))) => {
                 if !json {
                     outln!("{}: ok ({} points)", path.display(), plan.points.len());
-                    specs::warn_missing_targets(&plan);
+                    specs::warn_targets(&plan);
                 }
             }
             Err(d) => {

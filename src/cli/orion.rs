@@ -5,7 +5,7 @@
 
 use super::run;
 use super::style::outln;
-use super::{exit, plan_table, specs};
+use super::{exit, plan_table, specs, summary};
 use rigel_orion::{self as orion, OrionError, OrionJob, OrionOptions, Parsed};
 use rigel_plan::RunPlan;
 use rigel_report::{self as report, Dialect, Format, ReportOptions};
@@ -164,6 +164,7 @@ fn calibrate(job: &OrionJob, spec_toml: String, plan: RunPlan, cwd: &Path) -> i3
     if let Err(code) = write_reports(&doc, o, cwd) {
         return code;
     }
+    summary::warn(&doc, &ran.dir);
     if o.verbose {
         print_points(&doc);
     }

@@ -14,7 +14,7 @@ pub fn run(a: &PlanArgs) -> i32 {
             return exit::BAD_SPEC;
         }
     };
-    specs::warn_missing_targets(&plan);
+    specs::warn_targets(&plan);
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let written = if a.json {

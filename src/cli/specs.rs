@@ -99,10 +99,19 @@ pub fn report(d: &Diagnostics) {
     eprintln!("{n} error{} in spec", if n == 1 { "" } else { "s" });
 }
 
-/// Warns (for `check` and `plan`) about targets that do not exist and that the spec declares no
+/// Warns (for `check` and `plan`) of what can be known about the targets without I/O: missing
+/// ones (below), a file's holes, a target with no block device below it.
+pub fn warn_targets(plan: &RunPlan) {
+    warn_missing_targets(plan);
+    for w in rigel_target::foresee(plan) {
+        eprintln!("warning: {w}");
+    }
+}
+
+/// Warns about targets that do not exist and that the spec declares no
 /// size for: `rigel run` could neither open nor create them. A warning, not an error: the device
 /// may exist on the machine that runs the spec.
-pub fn warn_missing_targets(plan: &RunPlan) {
+fn warn_missing_targets(plan: &RunPlan) {
     for t in &plan.targets {
         if t.size.is_none() && !std::path::Path::new(&t.path).exists() {
             eprintln!(

@@ -14,12 +14,7 @@ pub fn print(doc: &ResultsDoc, dir: &Path, interrupted: bool) {
         }
         outln!();
     }
-    // Validity warnings: each names the figure that triggered it.
-    let cfg = rigel_results::stats::ValidityConfig::default();
-    let view = ResultsView::new(doc);
-    for w in rigel_results::stats::warnings(&view, &rigel_record::past_runs(dir), &cfg) {
-        eprintln!("warning: {}", w.message);
-    }
+    warn(doc, dir);
     for p in doc.points() {
         if let Some(st) = &p.steady {
             outln!("point {}: {}", p.point.id, st.summary);
@@ -53,6 +48,16 @@ pub fn print(doc: &ResultsDoc, dir: &Path, interrupted: bool) {
             all - done,
             dir.display()
         );
+    }
+}
+
+/// The validity warnings, each naming the figure that triggered it (`rigel run` and `rigel orion`
+/// alike).
+pub fn warn(doc: &ResultsDoc, dir: &Path) {
+    let cfg = rigel_results::stats::ValidityConfig::default();
+    let view = ResultsView::new(doc);
+    for w in rigel_results::stats::warnings(&view, &rigel_record::past_runs(dir), &cfg) {
+        eprintln!("warning: {}", w.message);
     }
 }
 

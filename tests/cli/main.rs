@@ -35,6 +35,7 @@ mod resume;
 mod run;
 mod schema;
 mod search;
+mod sparse;
 mod sweep_report;
 mod unsteady;
 

@@ -146,6 +146,19 @@ pub fn change(percent: f64) -> String {
     }
 }
 
+/// A share (1.0 = all) as a percentage: `0%`, `<0.1%`, `4.2%`, `97%`, `131%` (one decimal
+/// below 10%; a share that is not nothing never reads as nothing).
+pub fn share(share: f64) -> String {
+    let pct = share * 100.0;
+    if pct > 0.0 && pct < 0.05 {
+        "<0.1%".to_owned()
+    } else if pct != 0.0 && pct.abs() < 9.95 {
+        format!("{pct:.1}%")
+    } else {
+        format!("{pct:.0}%")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -185,5 +198,10 @@ mod tests {
         assert_eq!(change(3.12), "+3.1%");
         assert_eq!(change(-22.44), "-22.4%");
         assert_eq!(change(0.01), "0.0%");
+        assert_eq!(share(0.0), "0%");
+        assert_eq!(share(0.0421), "4.2%");
+        assert_eq!(share(0.00002), "<0.1%");
+        assert_eq!(share(0.974), "97%");
+        assert_eq!(share(1.31), "131%");
     }
 }

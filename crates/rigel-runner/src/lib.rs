@@ -75,7 +75,8 @@ pub fn run_job(job: Job, opts: Options, obs: &mut dyn Observer) -> Result<Ran, R
             return Err(e.into());
         }
     };
-    for w in volume.warnings() {
+    let cold = target::cold_buffered(&job.plan, &volume);
+    for w in volume.warnings().into_iter().chain(cold) {
         obs.message(Message::Warning(w.to_string()));
     }
     let ran = execute(

@@ -8,7 +8,9 @@ mod create;
 mod env_facts;
 mod error;
 mod filetype;
+mod foresee;
 mod guard;
+mod holes;
 mod in_use;
 mod kind;
 pub mod lock;
@@ -26,7 +28,9 @@ pub use create::{
     FILL_CHUNK, FillProgress, OnProgress, Preparation, clean, created_by_rigel, ensure_file,
 };
 pub use error::TargetError;
+pub use foresee::{cold_buffered, foresee};
 pub use guard::{Consent, check_writable};
+pub use holes::{Holes, holes};
 pub use kind::TargetKind;
 pub use marker::XATTR_NAME;
 pub use open::{OpenTarget, OpenVolume, open_volume, remark_written};

@@ -46,23 +46,15 @@ impl OpenVolume {
         self.targets.iter().map(|t| t.info.clone()).collect()
     }
 
-    /// What the user should know before trusting the figures: files rigel did not fill whose
-    /// holes read as zeros from memory, never touching the device.
+    /// What the user should know before trusting the figures: files whose holes (or unwritten
+    /// extents) read as zeros from memory, never touching the device.
     pub fn warnings(&self) -> Vec<String> {
         self.targets
             .iter()
+            .filter(|t| t.probe.kind == TargetKind::File)
             .filter_map(|t| {
-                let allocated = t.allocated?;
-                let sparse = !t.info.created_by_rigel && allocated < t.usable - t.usable / 100;
-                sparse.then(|| {
-                    format!(
-                        "{}: only {allocated} of its {} bytes are allocated; reads of its holes \
-                         never reach the device (declare the target's size on a new path to let \
-                         rigel create and fill one)",
-                        t.path.display(),
-                        t.usable
-                    )
-                })
+                let h = super::holes::holes(&t.fd, t.usable).ok()?;
+                (h.bytes > 0).then(|| super::foresee::hole_warning(&t.path, t.usable, &h))
             })
             .collect()
     }

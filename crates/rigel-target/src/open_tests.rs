@@ -124,7 +124,15 @@ fn a_sparse_foreign_file_is_warned_about() {
     let vol = open_quietly(&plan, Consent::default()).unwrap();
     let warnings = vol.warnings();
     assert_eq!(warnings.len(), 1);
-    assert!(warnings[0].contains("sparse.img") && warnings[0].contains("holes"));
+    assert!(
+        warnings[0].contains("sparse.img")
+            && warnings[0].contains("64 MiB in 1 hole (0 B – 64 MiB) of its 64 MiB")
+            && warnings[0].contains("--fill"),
+        "{warnings:?}"
+    );
+    // `check` and `plan` know the same before any I/O.
+    let foreseen = crate::foresee(&plan);
+    assert!(foreseen.iter().any(|w| w == &warnings[0]), "{foreseen:?}");
 }
 
 #[test]

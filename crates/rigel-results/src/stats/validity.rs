@@ -50,11 +50,15 @@ pub fn full_seconds(intervals: &[Interval]) -> impl Iterator<Item = &Interval> {
     })
 }
 
-/// Per-second IOPS max/min over the full seconds; none with fewer than two. A second with no I/O
-/// at all gives infinity: the storage stalled.
+/// The fewest full seconds any per-second statistic (steadiness, a spread) is judged from: two
+/// or three seconds' max/min says more about chance than about the storage.
+pub const MIN_SECONDS: usize = 5;
+
+/// Per-second IOPS max/min over the full seconds; none with fewer than [`MIN_SECONDS`]. A second
+/// with no I/O at all gives infinity: the storage stalled.
 pub fn iops_spread(intervals: &[Interval]) -> Option<f64> {
     let iops: Vec<f64> = full_seconds(intervals).map(|i| i.iops).collect();
-    if iops.len() < 2 {
+    if iops.len() < MIN_SECONDS {
         return None;
     }
     let max = iops.iter().copied().fold(0.0, f64::max);
@@ -114,6 +118,9 @@ pub fn warnings(view: &ResultsView, past: &[PastRun], cfg: &ValidityConfig) -> V
         }
     }
     out.extend(super::lateness::warnings(view));
+    let counted = view.points.iter().filter(|p| p.ok).map(|p| p.result);
+    out.extend(super::device_share::device_warnings(counted));
+    out.extend(super::settle::settle_warning(doc));
     out.extend(cache_warning(doc, cfg));
     out.extend(seed_warning(doc, past));
     super::warning::condense(out, workers)
@@ -195,14 +202,20 @@ mod tests {
 
     #[test]
     fn spread_ignores_the_last_sliver_and_sees_stalls() {
-        let steady = [iv(1.0, 1000.0), iv(2.0, 1100.0), iv(2.1, 10.0)];
+        let secs = |iops: &[f64]| -> Vec<Interval> {
+            (1..).zip(iops).map(|(t, v)| iv(f64::from(t), *v)).collect()
+        };
+        let mut steady = secs(&[1000.0, 1100.0, 1050.0, 1000.0, 1020.0]);
+        steady.push(iv(5.1, 10.0));
         assert!((iops_spread(&steady).unwrap() - 1.1).abs() < 1e-9);
-        let stepped = [iv(1.0, 1000.0), iv(2.0, 400.0)];
+        let stepped = secs(&[1000.0, 1000.0, 400.0, 400.0, 400.0]);
         assert!((iops_spread(&stepped).unwrap() - 2.5).abs() < 1e-9);
         assert_eq!(
-            iops_spread(&[iv(1.0, 9.0), iv(2.0, 0.0)]),
+            iops_spread(&secs(&[9.0, 9.0, 9.0, 9.0, 0.0])),
             Some(f64::INFINITY)
         );
+        // Fewer than five full seconds are not judged: 2 samples say nothing of steadiness.
+        assert_eq!(iops_spread(&secs(&[1000.0, 400.0, 1000.0, 400.0])), None);
         assert_eq!(iops_spread(&[iv(1.0, 9.0)]), None);
     }
 }

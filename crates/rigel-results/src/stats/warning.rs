@@ -5,20 +5,22 @@ use serde::Serialize;
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Warning {
-    /// `cpu`, `cache`, `unsteady`, `seed`, `late` (rigel behind its open-loop schedule) or
-    /// `arrival` (the sends did not hold the arrival process asked).
+    /// `cpu`, `cache`, `unsteady`, `seed`, `late` (rigel behind its open-loop schedule),
+    /// `arrival` (the sends did not hold the arrival process asked), `device` (the device read
+    /// less or more than rigel; its own fold, with the counts summed) or `settle` (the first
+    /// point's first seconds ran apart from the rest).
     pub kind: &'static str,
     /// The point it concerns, when one.
     pub point: Option<u32>,
     pub class: Option<String>,
-    /// The figure that triggered it (cores, bytes, max/min ratio, or the seed).
+    /// The figure that triggered it (cores, bytes, max/min ratio, the seed, or the device's share).
     pub figure: f64,
     /// One sentence with the figure in it.
     pub message: String,
 }
 
 /// Above this many points of one kind (and class), they are told as one warning.
-const LISTED: usize = 3;
+pub(super) const LISTED: usize = 3;
 
 /// The warnings with each large group of per-point ones (same kind and class) folded into one, in
 /// the place of the group's first; warnings about the run as a whole stay as they are.
@@ -92,7 +94,7 @@ fn ratio(x: f64) -> String {
 }
 
 /// `1–4, 7, 9–12` for sorted ids.
-fn ranges(ids: &[u32]) -> String {
+pub(super) fn ranges(ids: &[u32]) -> String {
     let mut parts: Vec<String> = Vec::new();
     let mut i = 0;
     while i < ids.len() {
