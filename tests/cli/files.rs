@@ -402,7 +402,9 @@ fn orion_never_replaces_a_file_in_its_working_directory() {
     let lun = d.file("data.img", 8 << 20);
     let d = d.with("o", &[&lun]);
     let stamp = |when: &str| {
-        let out = Command::new("date").args(["-d", when, "+%Y%m%d_%H%M"]).output();
+        let out = Command::new("date")
+            .args(["-d", when, "+%Y%m%d_%H%M"])
+            .output();
         String::from_utf8_lossy(&out.expect("date (coreutils)").stdout)
             .trim()
             .to_owned()
@@ -415,13 +417,29 @@ fn orion_never_replaces_a_file_in_its_working_directory() {
         symlink(&victim, p).unwrap();
     }
     let args = [
-        "-run", "advanced", "-testname", "o", "-matrix", "point", "-num_small", "1",
-        "-num_large", "0", "-duration", "1", "-cache_size", "0",
+        "-run",
+        "advanced",
+        "-testname",
+        "o",
+        "-matrix",
+        "point",
+        "-num_small",
+        "1",
+        "-num_large",
+        "0",
+        "-duration",
+        "1",
+        "-cache_size",
+        "0",
     ];
     d.orion(&args).code(0);
     assert_eq!(std::fs::read(&victim).unwrap(), b"root:secret\n");
     for p in &planted {
-        assert!(std::fs::symlink_metadata(p).unwrap().is_symlink(), "{} replaced", p.display());
+        assert!(
+            std::fs::symlink_metadata(p).unwrap().is_symlink(),
+            "{} replaced",
+            p.display()
+        );
     }
     let outputs = d.outputs();
     assert!(

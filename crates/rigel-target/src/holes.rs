@@ -85,10 +85,7 @@ pub fn holes<Fd: AsFd>(fd: Fd, size: u64) -> std::io::Result<Holes> {
         if data >= size {
             break;
         }
-        pos = match seek(fd, SeekFrom::Hole(data)) {
-            Ok(h) => h,
-            Err(e) => return Err(e.into()),
-        };
+        pos = seek(fd, SeekFrom::Hole(data))?;
     }
     let _ = seek(fd, SeekFrom::Start(0));
     Ok(found)

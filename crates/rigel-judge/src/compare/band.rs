@@ -130,6 +130,7 @@ mod tests {
             write: None,
             intervals: Vec::new(),
             ticks: None,
+            depth_held: None,
             pace: None,
         };
         c.total.ios = 1;
