@@ -48,6 +48,7 @@ mod tests {
     use super::Punctual;
 
     #[test]
+    #[serial_test::parallel]
     fn only_a_full_cap_makes_an_io_wait() {
         // Two slots, 10 µs service, sends every 20 µs: nothing waits.
         let mut p = Punctual::new(2);

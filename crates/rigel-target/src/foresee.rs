@@ -2,7 +2,7 @@
 //! (and told again when a run opens them): a file target's holes, and a target with no block
 //! device below it, whose figures no device counter can confirm.
 
-use super::holes::{Holes, holes};
+use super::holes::{hole_warning, holes};
 use super::probe::holding_device;
 use super::sysfs::Sysfs;
 use rigel_plan::RunPlan;
@@ -45,18 +45,6 @@ pub fn foresee(plan: &RunPlan) -> Vec<String> {
         }
     }
     out
-}
-
-/// `PATH: 2 GiB in 1 hole (0 B – 2 GiB) of its 2 GiB …`: the holes named, and the remedies.
-pub fn hole_warning(path: &Path, size: u64, h: &Holes) -> String {
-    format!(
-        "{}: {} of its {} hold no data (holes or unwritten extents): reads there are zeros from \
-         memory and never reach the device; fill it with `--fill` (writes only the holes, keeps \
-         the data), or declare the target's size on a new path to let rigel create and fill one",
-        path.display(),
-        h.describe(),
-        rigel_expr::units::size(size as f64)
-    )
 }
 
 /// Buffered I/O on a test file rigel has just filled: the fill wrote with O_DIRECT, so the page

@@ -10,6 +10,7 @@
 use rustix::fs::{SeekFrom, seek};
 use rustix::io::Errno;
 use std::os::fd::AsFd;
+use std::path::Path;
 
 /// More holes than this are counted as "at least": a pathological file should not cost the run
 /// seconds of seeks before it starts.
@@ -89,6 +90,18 @@ pub fn holes<Fd: AsFd>(fd: Fd, size: u64) -> std::io::Result<Holes> {
     }
     let _ = seek(fd, SeekFrom::Start(0));
     Ok(found)
+}
+
+/// `PATH: 2 GiB in 1 hole (0 B – 2 GiB) of its 2 GiB …`: the holes named, and the remedies.
+pub fn hole_warning(path: &Path, size: u64, h: &Holes) -> String {
+    format!(
+        "{}: {} of its {} hold no data (holes or unwritten extents): reads there are zeros from \
+         memory and never reach the device; fill it with `--fill` (writes only the holes, keeps \
+         the data), or declare the target's size on a new path to let rigel create and fill one",
+        path.display(),
+        h.describe(),
+        rigel_expr::units::size(size as f64)
+    )
 }
 
 #[cfg(test)]

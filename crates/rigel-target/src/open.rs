@@ -54,7 +54,7 @@ impl OpenVolume {
             .filter(|t| t.probe.kind == TargetKind::File)
             .filter_map(|t| {
                 let h = super::holes::holes(&t.fd, t.usable).ok()?;
-                (h.bytes > 0).then(|| super::foresee::hole_warning(&t.path, t.usable, &h))
+                (h.bytes > 0).then(|| super::holes::hole_warning(&t.path, t.usable, &h))
             })
             .collect()
     }

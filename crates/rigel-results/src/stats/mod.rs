@@ -3,6 +3,7 @@
 
 mod device_share;
 mod lateness;
+mod seconds;
 mod settle;
 pub mod steady;
 mod sum;
@@ -10,8 +11,6 @@ mod validity;
 mod warning;
 
 pub use lateness::{GAP_CV_SLACK, LAG_FLOOR_NS, LAG_SHARE};
+pub use seconds::{MIN_SECONDS, full_seconds};
 pub use sum::ClassSum;
-pub use validity::{
-    DEFAULT_SEED, MIN_SECONDS, PastRun, ValidityConfig, Warning, full_seconds, iops_spread,
-    warnings,
-};
+pub use validity::{DEFAULT_SEED, PastRun, ValidityConfig, Warning, iops_spread, warnings};

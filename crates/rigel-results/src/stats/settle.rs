@@ -2,7 +2,7 @@
 //! cache, a device waking from idle or an array's cache filling makes the first seconds of the
 //! first point differ from the rest; a warm-up shorter than that leaves them in the figures.
 
-use super::validity::{MIN_SECONDS, full_seconds};
+use super::seconds::{MIN_SECONDS, full_seconds};
 use super::warning::Warning;
 use crate::ResultsDoc;
 use rigel_expr::units;

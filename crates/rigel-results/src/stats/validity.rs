@@ -2,6 +2,7 @@
 //! warning carries the figure that triggered it. Computed from the results document (and, for seed
 //! reuse, the earlier runs the caller found); reports show them at the top, the terminal prints them.
 
+use super::seconds::{MIN_SECONDS, full_seconds};
 pub use super::warning::Warning;
 use crate::view::ResultsView;
 use crate::{Interval, ResultsDoc};
@@ -39,20 +40,6 @@ pub struct PastRun {
     pub seed: u64,
     pub targets: Vec<String>,
 }
-
-/// Intervals long enough to speak for a second (the window's last may be a sliver).
-pub fn full_seconds(intervals: &[Interval]) -> impl Iterator<Item = &Interval> {
-    let mut prev = 0.0;
-    intervals.iter().filter(move |iv| {
-        let len = iv.t_s - prev;
-        prev = iv.t_s;
-        len >= 0.5
-    })
-}
-
-/// The fewest full seconds any per-second statistic (steadiness, a spread) is judged from: two
-/// or three seconds' max/min says more about chance than about the storage.
-pub const MIN_SECONDS: usize = 5;
 
 /// Per-second IOPS max/min over the full seconds; none with fewer than [`MIN_SECONDS`]. A second
 /// with no I/O at all gives infinity: the storage stalled.
