@@ -177,6 +177,12 @@ impl Drop for Worker<'_, '_> {
             // kernel write into reused memory. Both stay leaked.
             return;
         }
+        // The ring's references to the targets go now, not whenever the kernel's asynchronous
+        // teardown of a closed ring gets to them: until the last reference goes, a test file's
+        // flock and a block device's O_EXCL claim stay held, and the next rigel is refused.
+        if self.st.fixed_files {
+            let _ = self.ring.submitter().unregister_files();
+        }
         // SAFETY: every I/O completed (drained), so the kernel no longer uses the ring's
         // requests; the ring is dropped once, here, and never used after.
         unsafe { ManuallyDrop::drop(&mut self.ring) };

@@ -34,6 +34,16 @@ pub struct OpenTarget {
     pub info: TargetInfo,
 }
 
+impl Drop for OpenTarget {
+    fn drop(&mut self) {
+        // The run's flock goes with this descriptor, whoever else still holds a reference to the
+        // open file (a ring the kernel closes asynchronously): the next rigel may start at once.
+        if self.probe.kind == TargetKind::File {
+            let _ = rustix::fs::flock(&self.fd, rustix::fs::FlockOperation::Unlock);
+        }
+    }
+}
+
 #[derive(Debug)]
 pub struct OpenVolume {
     pub targets: Vec<OpenTarget>,
