@@ -452,3 +452,34 @@ fn orion_never_replaces_a_file_in_its_working_directory() {
         "{outputs:?}"
     );
 }
+
+/// A file that is not a spec, given as one (a JSON file holding a token): the error names the
+/// place and what is wrong, and quotes none of it. A `.toml` spec's line is still shown.
+#[test]
+#[serial_test::parallel]
+fn a_parse_error_quotes_only_rigels_own_formats() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("creds.json");
+    std::fs::write(&json, "{\"token\": \"SECRET-TOKEN-abcdef\"}\n").unwrap();
+    for cmd in ["check", "run", "plan"] {
+        let out = rigel().arg(cmd).arg(&json).run().code(2);
+        out.stderr_has("creds.json:1:1");
+        assert!(
+            !out.stderr.contains("SECRET") && !out.stdout.contains("SECRET"),
+            "{cmd}: {}",
+            out.stderr
+        );
+    }
+    let toml = dir.path().join("typo.toml");
+    std::fs::write(
+        &toml,
+        "[[target]]\npath = \"/dev/null\"\nsizee = \"1GiB\"\n",
+    )
+    .unwrap();
+    rigel()
+        .arg("check")
+        .arg(&toml)
+        .run()
+        .code(2)
+        .stderr_has("sizee");
+}

@@ -137,6 +137,14 @@ impl Diagnostics {
     }
 }
 
+/// Whether a diagnostic may quote lines of `src`: rigel's own formats only (a `.toml` spec, or
+/// text from the command line or the built-in library), never another file given as a spec.
+fn shows_excerpt(src: &super::source::Source) -> bool {
+    src.path
+        .as_ref()
+        .is_none_or(|p| p.extension().is_some_and(|e| e == "toml"))
+}
+
 /// Adapter from a [`SpecError`] to miette's diagnostic trait.
 #[derive(Debug)]
 struct Rendered {
@@ -154,13 +162,17 @@ impl Rendered {
             Some(loc) => {
                 let src = sources.get(loc.source);
                 let (line, col) = sources.line_col(loc);
-                let named = NamedSource::new(src.name.clone(), src.text.as_str().to_owned());
-                let label = LabeledSpan::new(Some(e.label.clone()), loc.span.start, loc.span.len());
-                (
-                    Some(named),
-                    Some(label),
-                    Some(format!("{}:{line}:{col}", src.name)),
-                )
+                let code = Some(format!("{}:{line}:{col}", src.name));
+                if !shows_excerpt(src) {
+                    // Not a spec file (a JSON file holding a token, /etc/shadow given by mistake):
+                    // the place and the message, never its content.
+                    (None, None, code)
+                } else {
+                    let named = NamedSource::new(src.name.clone(), src.text.as_str().to_owned());
+                    let label =
+                        LabeledSpan::new(Some(e.label.clone()), loc.span.start, loc.span.len());
+                    (Some(named), Some(label), code)
+                }
             }
             None => (None, None, None),
         };
