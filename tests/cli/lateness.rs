@@ -82,8 +82,12 @@ fn at_1000_iops_response_minus_service_is_the_lag_rigel_records() {
         "response mean {} against service + queued + lag {parts}",
         lat(resp, "mean_ns")
     );
-    // Nothing waits behind a cap of 8 at a thousandth of the device's capacity.
-    assert!(lat(queued, "p99_ns") < 10_000.0, "queued {queued}");
+    // Behind a cap of 8 at one send per ms, an I/O waits only when the 8 before it are all still
+    // out, which takes a service time of about 8 ms (a loop device whose worker a loaded machine
+    // starves can take that long): below it, nothing waits.
+    if lat(serv, "max_ns") < 7_000_000.0 {
+        assert!(lat(queued, "p99_ns") < 10_000.0, "queued {queued}");
+    }
     // Where response and service differ, it is the lag: their medians differ by the lag's
     // median (within 30% or 5 µs: medians of sums are not sums of medians).
     let excess = lat(resp, "p50_ns") - lat(serv, "p50_ns");
