@@ -140,7 +140,11 @@ fn merged(dir: &Path, code: i32, junit: Option<&Path>) -> i32 {
         }
         Err(e) => {
             eprintln!("rigel: cannot merge `{}`: {e}", dir.display());
-            return exit::RUNTIME;
+            return if e.is_bad_input() {
+                exit::BAD_SPEC
+            } else {
+                exit::RUNTIME
+            };
         }
     };
     let partial = say_partial(&doc);

@@ -20,6 +20,7 @@ mod fleet;
 mod guard;
 mod hlog;
 mod hostile;
+mod impossible;
 mod junit;
 mod lateness;
 mod library;

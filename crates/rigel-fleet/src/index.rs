@@ -75,6 +75,14 @@ impl RankIndex {
         Ok(true)
     }
 
+    /// A point whose figures cannot be (a negative rate, min > max).
+    pub fn impossible(&self, e: rigel_results::check::Impossible) -> FleetError {
+        FleetError::Invalid {
+            path: self.path.clone(),
+            message: e.to_string(),
+        }
+    }
+
     /// A line that does not read as a point's result.
     pub fn invalid(&self, id: u32, e: serde_json::Error) -> FleetError {
         FleetError::Invalid {

@@ -78,6 +78,14 @@ pub fn detect(
             message: format!("rank {rank} (from {source}) is not below the {ranks} ranks"),
         });
     }
+    if ranks > super::MAX_RANKS {
+        return Err(FleetError::Launcher {
+            message: format!(
+                "{ranks} ranks (from {source}): a fleet has at most {} ranks",
+                super::MAX_RANKS
+            ),
+        });
+    }
     Ok(Rank {
         rank,
         ranks,

@@ -13,6 +13,7 @@ mod launcher;
 mod merge;
 mod overlap;
 mod plan_diff;
+mod ranks;
 mod rendezvous;
 mod spill;
 
@@ -21,6 +22,7 @@ pub use launcher::{Rank, detect};
 pub use merge::{MergeError, merge, merge_and_render};
 pub use overlap::MIN_OVERLAP_PCT;
 pub use plan_diff::{comparable, first_difference};
+pub use ranks::MAX_RANKS;
 pub use rendezvous::{
     Agreed, MARGIN, READY_WAIT, SETUP_GAP, StartRule, agree, mark_done, slot, unix_ns, wait_done,
 };
@@ -52,8 +54,28 @@ pub enum FleetError {
         waited.as_secs()
     )]
     NoSchedule { path: PathBuf, waited: Duration },
+    #[error(
+        "`{}` is rank {rank}, outside the fleet: {why} (a stray folder? move it out of the fleet folder)",
+        dir.display()
+    )]
+    StrayRank {
+        dir: PathBuf,
+        rank: u32,
+        why: String,
+    },
     #[error(transparent)]
     Fs(#[from] rigel_fs::FsError),
+}
+
+impl FleetError {
+    /// The fleet folder's files say what cannot be (a corrupted count, a stray rank folder, a
+    /// rank's results that do not read): bad input, not a failure of the run.
+    pub fn is_bad_input(&self) -> bool {
+        matches!(
+            self,
+            FleetError::Invalid { .. } | FleetError::StrayRank { .. }
+        )
+    }
 }
 
 /// The run folder of `rank` inside the fleet folder.
@@ -86,10 +108,6 @@ pub fn write_ranks(fleet: &Path, ranks: u32) -> Result<(), FleetError> {
 pub(crate) fn open_meta(fleet: &Path) -> Result<rigel_fs::Dir, FleetError> {
     std::fs::create_dir_all(fleet).map_err(io_err("create", fleet))?;
     Ok(rigel_fs::Dir::open(fleet)?.sub("fleet", true)?)
-}
-
-fn read_ranks(fleet: &Path) -> Option<u32> {
-    read_json(&meta_dir(fleet).join("ranks.json")).ok()
 }
 
 /// `--start-at`: RFC 3339 (`2026-12-01T02:00:00Z`) or seconds since the Unix epoch.

@@ -8,8 +8,9 @@
 use super::index::RankIndex;
 use super::overlap::{MIN_OVERLAP_PCT, Span};
 use super::plan_diff::comparable;
+use super::ranks::fleet_size;
 use super::spill::{SPILL_FILE, Spill};
-use super::{FleetError, rank_dir, rank_of, read_ranks};
+use super::{FleetError, rank_dir, rank_of};
 use rigel_record::{self as record, RecordError, RunHeader};
 use rigel_report::{self as report, ReportError, ReportOptions};
 use rigel_results::codec::HdrAdder;
@@ -29,6 +30,17 @@ pub enum MergeError {
     Record(#[from] RecordError),
     #[error("`{dir}` holds no rank folders (rank-0000/, rank-0001/, …): is it a fleet folder?")]
     NoRanks { dir: PathBuf },
+}
+
+impl MergeError {
+    /// A fleet folder whose files say what cannot be: exit 2, as other bad input.
+    pub fn is_bad_input(&self) -> bool {
+        match self {
+            MergeError::Fleet(e) => e.is_bad_input(),
+            MergeError::Record(e) => matches!(e, RecordError::Invalid { .. }),
+            MergeError::NoRanks { .. } => false,
+        }
+    }
 }
 
 /// One rank's folder as the merge reads it.
@@ -60,9 +72,7 @@ pub fn merge(fleet: &Path) -> Result<ResultsDoc, MergeError> {
             dir: fleet.to_path_buf(),
         });
     };
-    let ranks = read_ranks(fleet)
-        .unwrap_or(0)
-        .max(found.last().map_or(0, |r| r + 1));
+    let ranks = fleet_size(fleet, &found)?;
     let (header, spec_toml, plan) = record::load_parts(&rank_dir(fleet, first))?;
     let reference = comparable(&plan);
     let all: Vec<u32> = (0..ranks).collect();
@@ -259,6 +269,7 @@ impl Part {
             }
             let p: LightPoint =
                 serde_json::from_slice(&line).map_err(|e| run.index.invalid(id, e))?;
+            rigel_results::check::light(&p).map_err(|e| run.index.impossible(e))?;
             part.per_rank.push(rank_point(run, &p));
             let ok = matches!(p.status, PointStatus::Ok);
             if ok {

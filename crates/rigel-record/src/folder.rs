@@ -166,7 +166,8 @@ pub fn load(dir: &Path) -> Result<ResultsDoc, RecordError> {
     let results = dir.join(RESULTS_FILE);
     if results.exists() {
         let doc: ResultsDoc = read_json(&results)?;
-        return check_schema(&results, doc.schema_version()).map(|_| doc);
+        check_schema(&results, doc.schema_version())?;
+        return possible(&results, rigel_results::check::doc(&doc)).map(|()| doc);
     }
     if !dir.join(PLAN_FILE).exists() || !dir.join(RUN_FILE).exists() {
         return Err(RecordError::NotARun {
@@ -178,13 +179,35 @@ pub fn load(dir: &Path) -> Result<ResultsDoc, RecordError> {
     let plan: RunPlan = read_json(&dir.join(PLAN_FILE))?;
     let spec_path = dir.join(SPEC_FILE);
     let spec_toml = fs::read_to_string(&spec_path).map_err(io("read", &spec_path))?;
+    let points = finished_points(dir)?;
+    plan_holds(dir, &plan, &points)?;
     Ok(ResultsDoc::new(
         header,
         spec_toml,
         plan,
-        finished_points(dir)?,
+        points,
         String::new(),
     ))
+}
+
+/// The points of `results.jsonl` are the plan's (`plan.json`): a point the plan does not hold, or
+/// holds otherwise, is refused naming both files.
+pub fn plan_holds(dir: &Path, plan: &RunPlan, points: &[PointResult]) -> Result<(), RecordError> {
+    rigel_results::check::against_plan(plan, points).map_err(|e| RecordError::Invalid {
+        path: dir.join(POINTS_FILE),
+        message: format!("{e} (against `{}`)", dir.join(PLAN_FILE).display()),
+    })
+}
+
+/// A document's impossible figure as an error naming its file.
+fn possible(
+    path: &Path,
+    checked: Result<(), rigel_results::check::Impossible>,
+) -> Result<(), RecordError> {
+    checked.map_err(|e| RecordError::Invalid {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })
 }
 
 /// The latest record of each point in `results.jsonl`, in the order they finished; a torn

@@ -83,9 +83,10 @@ fn parse_line(line: &[u8]) -> Result<Option<PointResult>, String> {
     if line.iter().all(u8::is_ascii_whitespace) {
         return Ok(None);
     }
-    serde_json::from_slice(line)
-        .map(Some)
-        .map_err(|e| e.to_string())
+    let point: PointResult = serde_json::from_slice(line).map_err(|e| e.to_string())?;
+    // A line that parses but holds figures that cannot be is damage too.
+    rigel_results::check::point(&point).map_err(|e| e.to_string())?;
+    Ok(Some(point))
 }
 
 /// The latest record of each point, in the order those records were written.

@@ -54,11 +54,18 @@ pub fn load_run_folder_status(dir: &Path) -> Result<RunFolder, ReportError> {
     let mut notes = Vec::new();
     let doc: ResultsDoc = if results.is_file() {
         let value = read_value(&results)?;
-        serde_json::from_value(value).map_err(|e| ReportError::BadJson {
+        let doc: ResultsDoc = serde_json::from_value(value).map_err(|e| ReportError::BadJson {
             path: results.clone(),
             line: 1,
             message: e.to_string(),
-        })?
+        })?;
+        // Figures that cannot be (negative rates, min > max, a point twice or not the plan's).
+        rigel_results::check::doc(&doc).map_err(|e| ReportError::BadJson {
+            path: results.clone(),
+            line: 1,
+            message: e.to_string(),
+        })?;
+        doc
     } else {
         let header = dir.join(RUN_FILE);
         if header.is_file() {

@@ -17,7 +17,7 @@ mod ticks;
 
 pub use codec::decode_histogram;
 pub use model::*;
-pub use read::{stream, view};
+pub use read::{check, stream, view};
 pub use recorder::{ClassRecorder, SendGaps};
 pub use ticks::TICKS_PER_SECOND;
 

@@ -38,6 +38,7 @@ impl Job {
     pub fn resume(dir: &Path) -> Result<Job, RecordError> {
         let (header, spec_toml, plan) = record::load_parts(dir)?;
         let done = record::finished_points(dir)?;
+        record::plan_holds(dir, &plan, &done)?;
         Ok(Job {
             dir: dir.to_path_buf(),
             spec_toml,

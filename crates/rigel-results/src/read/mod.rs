@@ -2,5 +2,6 @@
 //! read through, and [`stream`], the light reader of `results.jsonl` lines that a fleet's index
 //! and merge use on runs too large to hold whole.
 
+pub mod check;
 pub mod stream;
 pub mod view;
