@@ -171,11 +171,17 @@ fn describe_load(c: &ClassLoad) -> String {
 
 fn write_row(out: &mut impl Write, cells: &[String], widths: &[usize]) -> io::Result<()> {
     let mut line = String::new();
+    // Padded by hand: `format!`'s width is a u16 and panics past 65,535 (a point of thousands of
+    // classes makes a cell that wide).
     for (i, (cell, w)) in cells.iter().zip(widths).enumerate() {
+        let pad = " ".repeat(w.saturating_sub(cell.chars().count()));
         if i == 0 {
-            line.push_str(&format!("{cell:>w$}"));
+            line.push_str(&pad);
+            line.push_str(cell);
         } else {
-            line.push_str(&format!("  {cell:<w$}"));
+            line.push_str("  ");
+            line.push_str(cell);
+            line.push_str(&pad);
         }
     }
     writeln!(out, "{}", line.trim_end())

@@ -77,3 +77,65 @@ fn ctrl_c_on_a_5000_level_grid_ends_the_run_at_once() {
     let text = std::fs::read_to_string(iops.path()).expect("iops.csv");
     assert!(text.lines().count() > 5_000, "a row per large level");
 }
+
+/// A spec of `classes` classes of 8 KiB random reads all running at one point (`shape = "point"`),
+/// each named with `pad` more characters.
+fn one_point_of(dir: &Path, classes: usize, pad: usize, duration: &str) -> PathBuf {
+    let name = |i: usize| format!("c{i}_{}", "x".repeat(pad));
+    let mut text = format!(
+        "[spec]\nname = \"many\"\n\n[[target]]\npath = \"{}/m.bin\"\nsize = \"16MiB\"\n\n\
+         [run]\nduration = \"{duration}\"\n\n",
+        dir.display()
+    );
+    for i in 0..classes {
+        text.push_str(&format!("[class.{}]\nsize = \"8KiB\"\n\n", name(i)));
+    }
+    text.push_str("[matrix]\nshape = \"point\"\n");
+    for i in 0..classes {
+        text.push_str(&format!("{} = \"1\"\n", name(i)));
+    }
+    let path = dir.join(format!("one-point-{classes}.toml"));
+    std::fs::write(&path, text).expect("spec written");
+    path
+}
+
+/// 10,000 classes at one point would hold 23 GB of latency histograms (the run was OOM-killed at
+/// 21.5 GB): `check` refuses it at the matrix, naming the memory and the limit, in seconds; 1,000
+/// classes (2.3 GB) pass.
+#[test]
+#[serial_test::parallel]
+fn ten_thousand_classes_at_one_point_are_refused_by_check() {
+    let tmp = tmpfs_dir();
+    let start = Instant::now();
+    let out = rigel()
+        .arg("check")
+        .arg(one_point_of(tmp.path(), 10_000, 0, "1s"))
+        .run()
+        .code(2);
+    assert!(start.elapsed() < Duration::from_secs(60));
+    // Words apart: the diagnostic wraps its lines.
+    out.stderr_has("21.5 GiB of latency histograms")
+        .stderr_has("10000 classes running at once")
+        .stderr_has("(4 GiB)");
+    rigel()
+        .arg("check")
+        .arg(one_point_of(tmp.path(), 1_000, 0, "1s"))
+        .run()
+        .code(0);
+}
+
+/// A point of 600 classes with long names makes a plan-table cell of 84,000 characters: `format!`'s
+/// width (a u16) panicked past 65,535; the table is padded by hand.
+#[test]
+#[serial_test::parallel]
+fn a_plan_table_column_wider_than_65535_characters_is_written() {
+    let tmp = tmpfs_dir();
+    let out = rigel()
+        .arg("plan")
+        .arg(one_point_of(tmp.path(), 600, 120, "10ms"))
+        .run()
+        .code(0);
+    let widest = out.stdout.lines().map(|l| l.chars().count()).max();
+    assert!(widest > Some(65_535), "{widest:?}");
+    out.stdout_has("c599_x");
+}

@@ -24,6 +24,19 @@ pub const BUFFER_ALIGN: u64 = 4096;
 /// Buffer memory of one point (in-flight I/Os × their size): beyond this the arenas would not
 /// fit in a test machine's memory.
 pub const MAX_BUFFER_BYTES: u64 = 16 << 30;
+/// Latency histograms one class holds on one worker for a whole window (read and write, and the
+/// open second's two): four HDR histograms of 3 digits over 1 ns to an hour, 33,792 u64 counts
+/// each. `rigel-results`' recorder tests check these sizes against its histograms.
+pub const HISTOGRAM_CLASS_BYTES: u64 = 4 * 270_336;
+/// An open-loop class's further four (service, queued and lag latencies).
+pub const HISTOGRAM_PACED_BYTES: u64 = 4 * 270_336;
+/// Per measured second of the window, per class and worker: a read and a write histogram of 2
+/// digits (4,608 counts each) and ten 100 ms ticks of counts and sums per direction.
+pub const HISTOGRAM_SECOND_BYTES: u64 = 2 * 36_864 + 2 * 10 * 16;
+/// Histogram memory of one point (classes × the workers that run them × (window + seconds)),
+/// with the copy each class's workers are merged into: 10,000 classes at one 1 s point would need
+/// 23 GB (the executor was OOM-killed at 21.5 GB).
+pub const MAX_HISTOGRAM_BYTES: u64 = 4 << 30;
 /// Data points in one plan: more is almost certainly a typo in a sweep.
 pub const MAX_POINTS: u64 = 1_000_000;
 /// Load levels one class's sweep may have (the value parser stops there, before allocating).
@@ -410,6 +423,7 @@ pub fn point(p: &DataPoint, run: &RunSettings) -> Result<(), Breach> {
         buffers = buffers.saturating_add(u64::from(c.outstanding).saturating_mul(unit(c.size)));
     }
     let workers = u64::from(run.workers).clamp(1, units.max(1));
+    histograms(p, run, workers)?;
     let per_worker: u64 = p
         .active()
         .map(|c| {
@@ -426,7 +440,7 @@ pub fn point(p: &DataPoint, run: &RunSettings) -> Result<(), Breach> {
             format!(
                 "point {} would put up to {per_worker} I/Os in flight on one worker, more than a ring \
                  carries ({MAX_WORKER_IN_FLIGHT})",
-                p.label()
+                short_label(p)
             ),
             "the loads here",
             format!(
@@ -440,7 +454,7 @@ pub fn point(p: &DataPoint, run: &RunSettings) -> Result<(), Breach> {
             format!(
                 "point {} would need {} of I/O buffers (in-flight I/Os × their size), more than rigel \
                  allocates ({})",
-                p.label(),
+                short_label(p),
                 Size(buffers),
                 Size(MAX_BUFFER_BYTES)
             ),
@@ -449,6 +463,50 @@ pub fn point(p: &DataPoint, run: &RunSettings) -> Result<(), Breach> {
         );
     }
     Ok(())
+}
+
+/// The latency histograms a point holds while it runs: each class on each worker it is dealt to,
+/// its window-wide histograms and one pair per measured second, and the merged copy.
+fn histograms(p: &DataPoint, run: &RunSettings, workers: u64) -> Result<(), Breach> {
+    let seconds = run.duration_ms.div_ceil(1000).max(1);
+    let mut bytes = 0u64;
+    let mut classes = 0u64;
+    for c in p.active() {
+        let on = u64::from(dealt(c.access, c.load, c.outstanding)).clamp(1, workers);
+        let paced = if c.rate_iops().is_some() {
+            HISTOGRAM_PACED_BYTES
+        } else {
+            0
+        };
+        let one = HISTOGRAM_CLASS_BYTES + paced + seconds.saturating_mul(HISTOGRAM_SECOND_BYTES);
+        bytes = bytes.saturating_add((on + 1).saturating_mul(one));
+        classes += 1;
+    }
+    if bytes > MAX_HISTOGRAM_BYTES {
+        return breach(
+            format!(
+                "point {} would hold {} of latency histograms ({classes} classes running at once \
+                 for {}), more than rigel allows ({})",
+                short_label(p),
+                rigel_expr::units::size(bytes as f64),
+                fd(Duration::from_millis(run.duration_ms)),
+                rigel_expr::units::size(MAX_HISTOGRAM_BYTES as f64)
+            ),
+            "the classes here",
+            "each class running at a point holds about 1 MiB of histograms per worker, and 72 KiB \
+             per measured second: run fewer classes at once, or shorter points",
+        );
+    }
+    Ok(())
+}
+
+/// A point's label, cut short: a point of thousands of classes would make a message of a megabyte.
+fn short_label(p: &DataPoint) -> String {
+    let label = p.label();
+    match label.char_indices().nth(80) {
+        Some((at, _)) => format!("{} (…)", &label[..at]),
+        None => label,
+    }
 }
 
 /// The units the executor deals out to workers: outstanding I/Os (random) or streams (sequential).

@@ -229,3 +229,18 @@ fn long_windows_keep_at_most_600_coarser_ticks() {
         "a class that never writes has no write ticks"
     );
 }
+
+/// The plan's limits table sizes a point's histograms from these figures: they must be what the
+/// recorder allocates.
+#[test]
+fn the_limits_table_knows_the_histograms_sizes() {
+    use rigel_plan::limits;
+    let bytes = |sigfig: u8| (histogram::<u64>(sigfig).distinct_values() * 8) as u64;
+    assert_eq!(limits::HISTOGRAM_CLASS_BYTES, 4 * bytes(SIGFIG));
+    assert_eq!(limits::HISTOGRAM_PACED_BYTES, 4 * bytes(SIGFIG));
+    let tick = std::mem::size_of::<crate::ticks::Count>() as u64;
+    assert_eq!(
+        limits::HISTOGRAM_SECOND_BYTES,
+        2 * bytes(INTERVAL_SIGFIG) + 2 * TICKS_PER_SECOND as u64 * tick
+    );
+}
