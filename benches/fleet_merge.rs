@@ -95,6 +95,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     end_ns: start_ns + 10_000_000_000,
                 }),
                 partial: None,
+                paused: None,
                 fleet: None,
                 steady: None,
                 devices: Vec::new(),

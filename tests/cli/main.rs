@@ -29,6 +29,7 @@ mod openloop;
 mod orion;
 mod orion_run;
 mod overhead;
+mod pause;
 mod plan;
 mod precondition;
 mod report;

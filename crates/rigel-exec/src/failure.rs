@@ -25,10 +25,18 @@ pub(super) fn transient(errno: i32) -> bool {
     errno == libc::EINTR || errno == libc::EAGAIN || errno == libc::EBUSY || errno == libc::ETIME
 }
 
-/// The oldest I/O in flight when it has been outstanding longer than `timeout_ns`.
-pub(super) fn stalled(st: &State<'_>, now: u64, timeout_ns: u64) -> Option<Failure> {
+/// The oldest I/O in flight when it has been outstanding longer than `timeout_ns` of the time
+/// rigel ran: a gap in which rigel itself did not run (`pause.rs`) is not the storage's silence.
+pub(super) fn stalled(
+    st: &State<'_>,
+    now: u64,
+    timeout_ns: u64,
+    pauses: &super::pause::Pauses,
+) -> Option<Failure> {
     let oldest = st.slots.iter().min_by_key(|s| s.submitted_ns)?;
-    let age = now.saturating_sub(oldest.submitted_ns);
+    let age = now
+        .saturating_sub(oldest.submitted_ns)
+        .saturating_sub(pauses.since(oldest.submitted_ns));
     (age > timeout_ns).then(|| Failure {
         target: oldest.target as usize,
         offset: oldest.offset + oldest.done as u64,

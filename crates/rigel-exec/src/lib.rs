@@ -16,6 +16,7 @@ mod offsets;
 mod options;
 mod pace;
 mod paced_slots;
+mod pause;
 mod point;
 mod punctual;
 mod reuse;

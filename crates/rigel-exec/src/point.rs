@@ -302,11 +302,32 @@ fn assemble(
             mean_in_flight: held,
         });
     }
-    // A class that completed nothing in its window measured nothing: the storage stalled (or the
-    // thread never ran). Saying "ok" with zero IOPS would hand over a false figure.
-    let stalled = classes
+    // Time in the window in which a worker did not run (stopped, paused, starved of the CPU):
+    // the point is marked, and a class that then completed nothing is not the storage's stall.
+    let (in_window, longest) = outcomes.iter().map(|o| o.paused).max().unwrap_or((0, 0));
+    let paused = (in_window > 0).then(|| rigel_results::Paused {
+        in_window_s: in_window as f64 / 1e9,
+        longest_gap_s: longest as f64 / 1e9,
+    });
+    // A class that completed nothing in its window measured nothing: the storage stalled.
+    // Saying "ok" with zero IOPS would hand over a false figure. In a window shorter than a
+    // pause (`pause.rs`) a starved rigel looks the same: the point is then marked, not failed
+    // (10 ms points on a saturated CPU ended the run as "storage stalled").
+    let idle = classes
         .iter()
-        .find(|c| c.outstanding > 0 && c.total.ios == 0);
+        .find(|c| paused.is_none() && c.outstanding > 0 && c.total.ios == 0);
+    let (stalled, unclear) = match idle {
+        Some(c) if window_ns < super::pause::PAUSE_NS => (
+            None,
+            Some(format!(
+                "class {} completed no I/O in the {} window: too short to tell a stall of the \
+                 storage from one of rigel's own (a starved CPU)",
+                c.class,
+                rigel_expr::format_duration(Duration::from_nanos(window_ns))
+            )),
+        ),
+        idle => (idle, None),
+    };
     let status = match (failure, stalled) {
         (None, None) => PointStatus::Ok,
         (None, Some(c)) => PointStatus::Failed {
@@ -349,7 +370,8 @@ fn assemble(
         classes,
         cpu,
         window: Some(wall_window(started, window_ns)),
-        partial: None,
+        partial: paused.map(|p| p.reason(window_s)).or(unclear),
+        paused,
         fleet: None,
         steady: None,
         devices: Vec::new(),

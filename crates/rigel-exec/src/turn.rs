@@ -40,6 +40,9 @@ pub(super) struct LoopEnd {
     pub(super) requeued: u64,
     pub(super) submit_only: u64,
     pub(super) inline_turns: u64,
+    /// The measured window's time this worker did not run, and the longest such gap, ns (the
+    /// window elapsed; zeros when the loop ended otherwise).
+    pub(super) paused: (u64, u64),
 }
 
 /// Whether the replacements of a batch of `batch` completions go to the kernel one by one (each as
@@ -174,6 +177,11 @@ pub(super) fn run_loop(
         requeued: t.requeued,
         submit_only: t.entering.submit_only,
         inline_turns: t.entering.inline_turns,
+        paused: if end == End::Window {
+            t.window.pauses.of_window(shared.window_ns)
+        } else {
+            (0, 0)
+        },
     }
 }
 
@@ -275,7 +283,9 @@ impl Turns<'_, '_, '_> {
         arm_tick(&mut self.sq, &self.submitter);
         // The timer bounds every wait, so a stalled I/O is seen within 100 ms of its
         // timeout; checking here costs nothing per I/O.
-        if !*failed && let Some(f) = stalled(self.st, now, self.shared.io_timeout_ns) {
+        if !*failed
+            && let Some(f) = stalled(self.st, now, self.shared.io_timeout_ns, &self.window.pauses)
+        {
             *failed = true;
             self.failure = Some(f);
         }

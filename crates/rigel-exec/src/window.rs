@@ -8,6 +8,7 @@
 //! the depth held equals IOPS × mean latency up to the I/Os in flight at the first and last
 //! readings (clipped to the window's edges instead: 0.92 of it in a 300 ms point under load).
 
+use super::pause::Pauses;
 use super::slots::State;
 use super::{NOT_YET, Shared};
 use std::sync::atomic::Ordering;
@@ -27,6 +28,8 @@ pub(super) struct Window {
     /// batch, not a division.
     pub(super) tick: usize,
     pub(super) next_tick: u64,
+    /// The gaps in which this worker did not run.
+    pub(super) pauses: Pauses,
 }
 
 /// A tick's length, ns.
@@ -41,6 +44,7 @@ impl Window {
             prev: now,
             tick: 0,
             next_tick: NOT_YET,
+            pauses: Pauses::default(),
         }
     }
 
@@ -72,6 +76,7 @@ impl Window {
             self.tick = tick as usize;
             self.next_tick = self.from + (tick + 1) * TICK_NS;
         }
+        self.pauses.span(self.prev, now, self.from, self.end);
         if now >= self.from && now < self.end {
             let dt = now - self.prev;
             for c in &mut st.classes {

@@ -41,6 +41,8 @@ pub struct WorkerOutcome {
     pub mode: Option<RingMode>,
     pub fixed_buffers: bool,
     pub fixed_files: bool,
+    /// The measured window's time this worker did not run, and the longest gap, ns (`pause.rs`).
+    pub paused: (u64, u64),
 }
 
 /// Runs one worker to the end of the point. Never panics on I/O or setup errors: they come back
@@ -79,6 +81,7 @@ fn run_inner(spec: WorkerSpec<'_>, shared: &Shared<'_>) -> WorkerOutcome {
         mode: None,
         fixed_buffers: false,
         fixed_files: false,
+        paused: (0, 0),
     };
     let setup = setup(&spec, shared.reuse);
     shared.ready.fetch_add(1, Ordering::AcqRel);
@@ -109,6 +112,7 @@ fn run_inner(spec: WorkerSpec<'_>, shared: &Shared<'_>) -> WorkerOutcome {
     outcome.failure = ended.failure;
     outcome.batches = ended.batches;
     outcome.requeued = ended.requeued;
+    outcome.paused = ended.paused;
     (outcome.submit_only, outcome.inline_turns) = (ended.submit_only, ended.inline_turns);
     let limit = match outcome.end {
         End::Window => Duration::from_nanos(shared.io_timeout_ns),

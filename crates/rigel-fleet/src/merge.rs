@@ -244,6 +244,8 @@ struct Part {
     first_ok: Option<u32>,
     first: Option<u32>,
     per_rank: Vec<RankPoint>,
+    /// Ranks whose rigel did not run for part of the window: their window is no common one.
+    paused: Vec<(u32, rigel_results::Paused)>,
 }
 
 impl Part {
@@ -284,6 +286,9 @@ impl Part {
                 part.cpu.system_s += p.cpu.system_s;
                 part.elapsed_s = part.elapsed_s.max(p.elapsed_s);
                 part.first_ok.get_or_insert(run.rank);
+                if let Some(paused) = p.paused {
+                    part.paused.push((run.rank, paused));
+                }
             }
             part.first.get_or_insert(run.rank);
         }
@@ -305,6 +310,7 @@ impl Part {
         self.first_ok = self.first_ok.or(later.first_ok);
         self.first = self.first.or(later.first);
         self.per_rank.extend(later.per_rank);
+        self.paused.extend(later.paused);
     }
 }
 
@@ -339,6 +345,11 @@ fn merge_point(id: u32, runs: &[RankRun], ranks: u32) -> Result<Option<PointResu
     if hosts > 1 && overlap_pct < MIN_OVERLAP_PCT {
         reasons.push(format!("windows overlap {overlap_pct:.0}%"));
     }
+    // A rank that did not run for part of its window was not loading the storage beside the
+    // others then, whatever the windows' clock times say.
+    if let Some((rank, paused)) = all.paused.first() {
+        reasons.push(format!("rank {rank}: {}", paused.reason(base.elapsed_s)));
+    }
     Ok(Some(PointResult {
         classes: all.sums.into_iter().map(ClassSum::finish).collect(),
         cpu: all.cpu,
@@ -349,6 +360,7 @@ fn merge_point(id: u32, runs: &[RankRun], ranks: u32) -> Result<Option<PointResu
         },
         window: all.span.union(),
         partial: (!reasons.is_empty()).then(|| reasons.join(", ")),
+        paused: all.paused.first().map(|(_, p)| *p),
         fleet: Some(FleetPoint {
             hosts,
             ranks,

@@ -51,6 +51,7 @@ fn rank(fleet: &Path, rank: u32, plan: &RunPlan, ids: &[u32], lag_ms: u64, slow:
                     end_ns: start_ns + 1_000_000_000,
                 }),
                 partial: None,
+                paused: None,
                 fleet: None,
                 steady: None,
                 devices: Vec::new(),

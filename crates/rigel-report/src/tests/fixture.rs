@@ -277,6 +277,7 @@ pub fn build(s: &Scenario) -> ResultsDoc {
                 },
                 window: None,
                 partial: None,
+                paused: None,
                 fleet: None,
                 steady: None,
                 devices: Vec::new(),

@@ -27,6 +27,11 @@ pub struct PointResult {
     /// figures or requirements.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub partial: Option<String>,
+    /// Time within the measured window in which rigel itself did not run (a stopped process, a
+    /// paused VM or container, a worker that never got the CPU): such a point is `partial`, its
+    /// figures not the storage's alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paused: Option<Paused>,
     /// A fleet point's per-host figures, beside the summed ones in `classes`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fleet: Option<FleetPoint>,
@@ -37,6 +42,27 @@ pub struct PointResult {
     /// targets on tmpfs or FUSE, and in a fleet's merged point, whose hosts' devices differ).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub devices: Vec<DeviceWindow>,
+}
+
+/// How long rigel did not run in a point's window: a gap between its own clock readings far
+/// beyond any wait it makes.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Paused {
+    /// The gaps' part of the measured window, seconds.
+    pub in_window_s: f64,
+    /// The longest gap, seconds (it may reach past the window: a 40 s stop in a 5 s point).
+    pub longest_gap_s: f64,
+}
+
+impl Paused {
+    /// `rigel did not run for 4.1 s of the 5.0 s window (a gap of 40.2 s in its own clock)`.
+    pub fn reason(&self, window_s: f64) -> String {
+        format!(
+            "rigel did not run for {:.1} s of the {window_s:.1} s window (a gap of {:.1} s in its \
+             own clock: a stopped process, a paused VM or a starved CPU)",
+            self.in_window_s, self.longest_gap_s
+        )
+    }
 }
 
 /// One merged point across the fleet's hosts.

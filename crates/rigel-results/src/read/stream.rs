@@ -75,6 +75,9 @@ pub struct LightPoint<'a> {
     pub cpu: CpuTime,
     #[serde(default)]
     pub window: Option<WallWindow>,
+    /// Time in the window this host's rigel did not run: its window is then no common one.
+    #[serde(default)]
+    pub paused: Option<crate::Paused>,
 }
 
 /// The planned point's id (the rest of it is the plan's, the same on every host).

@@ -171,6 +171,7 @@ mod tests {
             cpu: CpuTime::default(),
             window: None,
             partial: None,
+            paused: None,
             fleet: None,
             steady: None,
             devices: vec![DeviceWindow {

@@ -104,6 +104,7 @@ pub fn warnings(view: &ResultsView, past: &[PastRun], cfg: &ValidityConfig) -> V
             }
         }
     }
+    out.extend(paused_warnings(view));
     out.extend(super::lateness::warnings(view));
     let counted = view.points.iter().filter(|p| p.ok).map(|p| p.result);
     out.extend(super::device_share::device_warnings(counted));
@@ -111,6 +112,27 @@ pub fn warnings(view: &ResultsView, past: &[PastRun], cfg: &ValidityConfig) -> V
     out.extend(cache_warning(doc, cfg));
     out.extend(seed_warning(doc, past));
     super::warning::condense(out, workers)
+}
+
+/// Points in whose window rigel itself did not run (a stopped process, a paused VM, a starved
+/// CPU): told whatever else the point says, since its figures are not the storage's alone.
+fn paused_warnings<'v>(view: &'v ResultsView) -> impl Iterator<Item = Warning> + 'v {
+    view.points.iter().filter_map(|read| {
+        let p = read.result;
+        let paused = p.paused?;
+        Some(Warning {
+            kind: "paused",
+            point: Some(p.point.id),
+            class: None,
+            figure: paused.in_window_s,
+            message: format!(
+                "point {} ({}): {}; left out of the headline figures",
+                p.point.id,
+                p.point.label(),
+                paused.reason(p.elapsed_s)
+            ),
+        })
+    })
 }
 
 /// The volume against the host's RAM: the page cache (buffered) or an array's cache may hold it.

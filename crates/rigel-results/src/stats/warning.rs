@@ -5,7 +5,7 @@ use serde::Serialize;
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Warning {
-    /// `cpu`, `cache`, `unsteady`, `seed`, `late` (rigel behind its open-loop schedule),
+    /// `cpu`, `cache`, `unsteady`, `seed`, `paused` (rigel did not run in the window), `late` (rigel behind its open-loop schedule),
     /// `arrival` (the sends did not hold the arrival process asked), `device` (the device read
     /// less or more than rigel; its own fold, with the counts summed) or `settle` (the first
     /// point's first seconds ran apart from the rest).
@@ -60,6 +60,9 @@ fn folded(group: &[&Warning], workers: f64) -> Warning {
     let message = match (first.kind, &first.class) {
         ("cpu", _) => format!(
             "{points}: rigel used {lo:.2} to {hi:.2} cores with {workers} worker(s); the tool, not the storage, may be the limit"
+        ),
+        ("paused", _) => format!(
+            "{points}: rigel did not run for {lo:.1} to {hi:.1} s of their windows (a stopped process, a paused VM or a starved CPU); left out of the headline figures"
         ),
         ("late", Some(class)) => format!(
             "{points}, {class}: rigel fell behind its schedule: its send lag p99 was {:.0}% to {:.0}% of the response p99",

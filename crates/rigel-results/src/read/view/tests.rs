@@ -61,6 +61,7 @@ fn point(id: u32, params: ClassLoad, ios: u64, lat_ns: u64, ok: bool) -> PointRe
         elapsed_s: 1.0,
         window: None,
         partial: None,
+        paused: None,
         fleet: None,
         steady: None,
         devices: Vec::new(),

@@ -1,0 +1,166 @@
+//! Faults named as what they are (issue 33, item 7): a window in which rigel itself did not run (a
+//! SIGSTOP, as a paused VM or a frozen container) marks the point instead of a clean "ok", and in
+//! a fleet breaks the overlap claim; 10 ms points on a rigel that hardly gets the CPU are marked,
+//! not failed as "storage stalled (errno 110)" ending the run.
+
+use super::builder::rigel;
+use super::faults::signal;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+fn tmpfs_dir() -> tempfile::TempDir {
+    tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir")
+}
+
+/// Random 4 KiB reads at load 1 over a tmpfs test file, `levels` points of `duration`.
+fn spec(dir: &Path, levels: &str, duration: &str) -> PathBuf {
+    let text = format!(
+        "[spec]\nname = \"pause\"\n\n[[target]]\npath = \"{}/t-${{rank}}.bin\"\nsize = \"16MiB\"\n\n\
+         [run]\nduration = \"{duration}\"\nwarmup = \"0s\"\n\n[class.small]\nsize = \"4KiB\"\n\n\
+         [matrix]\nshape = \"row\"\nsmall = \"{levels}\"\n",
+        dir.display()
+    );
+    let path = dir.join("pause.toml");
+    std::fs::write(&path, text).expect("spec written");
+    path
+}
+
+fn results(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).expect("results.json")).expect("json")
+}
+
+/// Waits until `path` holds `lines` lines (the run is inside its first point), at most 60 s.
+fn wait_for(path: &Path, cond: impl Fn(&Path) -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !cond(path) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Stops `child` for `stop` once its run folder holds `run.json` and `delay` has passed.
+fn stop_once(child: &std::process::Child, folder: &Path, delay: Duration, stop: Duration) {
+    wait_for(folder, |f| f.join("run.json").exists());
+    std::thread::sleep(delay);
+    signal(child, "-STOP");
+    std::thread::sleep(stop);
+    signal(child, "-CONT");
+}
+
+/// A 3 s point stopped for 4 s: before, a clean "ok" point with a 3.0 s window and a
+/// microsecond max. Now it is partial, says how much of its window rigel did not run and the gap,
+/// and a validity warning names it.
+#[test]
+#[serial_test::serial]
+fn a_sigstop_inside_a_point_marks_it_instead_of_a_clean_ok() {
+    let tmp = tmpfs_dir();
+    let out = tmp.path().join("run");
+    let child = rigel()
+        .arg("run")
+        .arg(spec(tmp.path(), "1", "3s"))
+        .arg("--out")
+        .arg(&out)
+        .spawn();
+    stop_once(
+        &child,
+        &out,
+        Duration::from_millis(1500),
+        Duration::from_secs(4),
+    );
+    let done = child.wait_with_output().expect("rigel exits");
+    let stderr = String::from_utf8_lossy(&done.stderr);
+    assert_eq!(done.status.code(), Some(0), "{stderr}");
+    let doc = results(&out.join("results.json"));
+    let p = &doc["points"][0];
+    assert_eq!(p["status"]["state"], "ok", "{p}");
+    let paused = p["paused"]["in_window_s"].as_f64().expect("paused");
+    let gap = p["paused"]["longest_gap_s"].as_f64().expect("gap");
+    assert!((0.5..=3.0).contains(&paused), "{paused}");
+    assert!(gap >= 3.9, "{gap}");
+    let partial = p["partial"].as_str().expect("partial");
+    assert!(partial.contains("rigel did not run for"), "{partial}");
+    assert!(
+        stderr.contains("warning: point 1 (small=1): rigel did not run for"),
+        "{stderr}"
+    );
+}
+
+/// 10 ms points while rigel runs 5 ms in every 45 (stopped and continued in turn, as a saturated
+/// CPU starves it): before, the first window it never ran in failed as "class small completed no
+/// I/O … the storage stalled" (errno 110) and ended the run. Now every point is kept, the starved
+/// ones marked.
+#[test]
+#[serial_test::serial]
+fn short_points_of_a_starved_rigel_are_marked_not_failed_as_stalled() {
+    let tmp = tmpfs_dir();
+    let out = tmp.path().join("run");
+    let child = rigel()
+        .arg("run")
+        .arg(spec(tmp.path(), "1..60", "10ms"))
+        .arg("--out")
+        .arg(&out)
+        .spawn();
+    wait_for(&out, |f| f.join("results.jsonl").exists());
+    let pid = child.id().to_string();
+    let starve = std::thread::spawn(move || {
+        let deadline = Instant::now() + Duration::from_secs(120);
+        let kill = |sig: &str| {
+            std::process::Command::new("kill")
+                .args([sig, &pid])
+                .stderr(std::process::Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success())
+        };
+        while Instant::now() < deadline && kill("-STOP") {
+            std::thread::sleep(Duration::from_millis(40));
+            kill("-CONT");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        kill("-CONT");
+    });
+    let done = child.wait_with_output().expect("rigel exits");
+    starve.join().expect("the starving thread");
+    let stderr = String::from_utf8_lossy(&done.stderr);
+    assert!(!stderr.contains("storage stalled"), "{stderr}");
+    assert_eq!(done.status.code(), Some(0), "{stderr}");
+    let doc = results(&out.join("results.json"));
+    let points = doc["points"].as_array().expect("points");
+    let planned = doc["plan"]["points"].as_array().expect("plan").len();
+    assert_eq!(points.len(), planned, "every point kept");
+    assert!(points.iter().all(|p| p["status"]["state"] == "ok"));
+    let marked = points.iter().filter(|p| p.get("partial").is_some()).count();
+    assert!(marked > 0, "some starved window is marked: {stderr}");
+}
+
+/// A fleet whose rank was stopped inside a point: its window is no common one, so the merged point
+/// is partial naming the rank, and left out of the headline.
+#[test]
+#[serial_test::serial]
+fn a_rank_stopped_inside_a_point_breaks_the_fleets_overlap_claim() {
+    let tmp = tmpfs_dir();
+    let fleet = tmp.path().join("fleet");
+    let child = rigel()
+        .arg("run")
+        .arg(spec(tmp.path(), "1", "3s"))
+        .arg("--fleet")
+        .arg(&fleet)
+        .args(["--rank", "0", "--ranks", "1"])
+        .spawn();
+    // The rank starts its point on the agreed schedule (2 s margin) after writing its folder.
+    stop_once(
+        &child,
+        &fleet.join("rank-0000"),
+        Duration::from_millis(3500),
+        Duration::from_secs(3),
+    );
+    let done = child.wait_with_output().expect("rigel exits");
+    let stderr = String::from_utf8_lossy(&done.stderr);
+    let doc = results(&fleet.join("results.json"));
+    let partial = doc["points"][0]["partial"].as_str().unwrap_or_default();
+    assert!(
+        partial.contains("rank 0: rigel did not run for"),
+        "{partial}\n{stderr}"
+    );
+    assert!(stderr.contains("point 1 is partial (rank 0:"), "{stderr}");
+    assert_eq!(done.status.code(), Some(1), "{stderr}");
+}
