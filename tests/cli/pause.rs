@@ -164,3 +164,24 @@ fn a_rank_stopped_inside_a_point_breaks_the_fleets_overlap_claim() {
     assert!(stderr.contains("point 1 is partial (rank 0:"), "{stderr}");
     assert_eq!(done.status.code(), Some(1), "{stderr}");
 }
+
+/// Runs started the moment the one before exits, on the same test file (a script's loop): each is
+/// let in. Before, the closed ring's asynchronous teardown held the file's lock past rigel's exit
+/// and the next was refused "in use by another rigel (pid N)" for about 2 s.
+#[test]
+#[serial_test::parallel]
+fn runs_back_to_back_on_one_test_file_are_never_refused_in_use() {
+    let tmp = tmpfs_dir();
+    let spec = spec(tmp.path(), "1", "10ms");
+    for i in 0..5 {
+        let out = rigel()
+            .arg("run")
+            .arg(&spec)
+            .arg("--out")
+            .arg(tmp.path().join(format!("run-{i}")))
+            .arg("-q")
+            .run();
+        assert!(!out.stderr.contains("in use"), "run {i}: {}", out.stderr);
+        assert_eq!(out.code, 0, "run {i}: {}", out.stderr);
+    }
+}
