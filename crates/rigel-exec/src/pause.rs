@@ -22,6 +22,9 @@ pub(super) struct Pauses {
     pub(super) longest_ns: u64,
     /// Some reading fell inside the window.
     pub(super) ran_in_window: bool,
+    /// The timer completed inside the window: the worker ran and waited a whole timer period
+    /// there, so a class with nothing completed was the storage's silence, not rigel's.
+    pub(super) ticked_in_window: bool,
 }
 
 impl Pauses {

@@ -310,14 +310,15 @@ fn assemble(
         longest_gap_s: longest as f64 / 1e9,
     });
     // A class that completed nothing in its window measured nothing: the storage stalled.
-    // Saying "ok" with zero IOPS would hand over a false figure. In a window shorter than a
-    // pause (`pause.rs`) a starved rigel looks the same: the point is then marked, not failed
-    // (10 ms points on a saturated CPU ended the run as "storage stalled").
+    // Saying "ok" with zero IOPS would hand over a false figure. Unless its workers waited out a
+    // timer period inside the window, a starved rigel looks the same: the point is then marked,
+    // not failed (10 ms points on a saturated CPU ended the run as "storage stalled").
     let idle = classes
         .iter()
         .find(|c| paused.is_none() && c.outstanding > 0 && c.total.ios == 0);
+    let waited = outcomes.iter().all(|o| o.ticked_in_window);
     let (stalled, unclear) = match idle {
-        Some(c) if window_ns < super::pause::PAUSE_NS => (
+        Some(c) if !waited => (
             None,
             Some(format!(
                 "class {} completed no I/O in the {} window: too short to tell a stall of the \

@@ -43,6 +43,8 @@ pub(super) struct LoopEnd {
     /// The measured window's time this worker did not run, and the longest such gap, ns (the
     /// window elapsed; zeros when the loop ended otherwise).
     pub(super) paused: (u64, u64),
+    /// The timer completed inside the window (`Pauses::ticked_in_window`).
+    pub(super) ticked_in_window: bool,
 }
 
 /// Whether the replacements of a batch of `batch` completions go to the kernel one by one (each as
@@ -182,6 +184,7 @@ pub(super) fn run_loop(
         } else {
             (0, 0)
         },
+        ticked_in_window: t.window.pauses.ticked_in_window,
     }
 }
 
@@ -280,6 +283,9 @@ impl Turns<'_, '_, '_> {
     #[inline(always)]
     fn tick(&mut self, now: u64, failed: &mut bool) -> Reaped {
         self.ticked = true;
+        if now >= self.window.from && now < self.window.end {
+            self.window.pauses.ticked_in_window = true;
+        }
         arm_tick(&mut self.sq, &self.submitter);
         // The timer bounds every wait, so a stalled I/O is seen within 100 ms of its
         // timeout; checking here costs nothing per I/O.

@@ -43,6 +43,8 @@ pub struct WorkerOutcome {
     pub fixed_files: bool,
     /// The measured window's time this worker did not run, and the longest gap, ns (`pause.rs`).
     pub paused: (u64, u64),
+    /// The timer completed inside the window: this worker ran and waited there.
+    pub ticked_in_window: bool,
 }
 
 /// Runs one worker to the end of the point. Never panics on I/O or setup errors: they come back
@@ -82,6 +84,7 @@ fn run_inner(spec: WorkerSpec<'_>, shared: &Shared<'_>) -> WorkerOutcome {
         fixed_buffers: false,
         fixed_files: false,
         paused: (0, 0),
+        ticked_in_window: false,
     };
     let setup = setup(&spec, shared.reuse);
     shared.ready.fetch_add(1, Ordering::AcqRel);
@@ -113,6 +116,7 @@ fn run_inner(spec: WorkerSpec<'_>, shared: &Shared<'_>) -> WorkerOutcome {
     outcome.batches = ended.batches;
     outcome.requeued = ended.requeued;
     outcome.paused = ended.paused;
+    outcome.ticked_in_window = ended.ticked_in_window;
     (outcome.submit_only, outcome.inline_turns) = (ended.submit_only, ended.inline_turns);
     let limit = match outcome.end {
         End::Window => Duration::from_nanos(shared.io_timeout_ns),
