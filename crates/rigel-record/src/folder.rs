@@ -11,7 +11,7 @@ use rigel_results::{PointResult, ResultsDoc};
 use rustix::fs::OFlags;
 use serde::Serialize;
 use std::fs::{self, File};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// An open run folder, appending finished points; it holds the folder's lock.
@@ -78,15 +78,17 @@ impl RunFolder {
     /// `results.jsonl` (the newest points), not one that still shows the older document.
     pub fn reopen(lock: FolderLock) -> Result<Reopened, RecordError> {
         let path = lock.dir().join(POINTS_FILE);
-        let mut points = lock
+        let points = lock
             .folder()
             .open_file(POINTS_FILE, OFlags::RDWR | OFlags::APPEND | OFlags::CREATE)?;
-        let mut bytes = Vec::new();
-        points.read_to_end(&mut bytes).map_err(io("read", &path))?;
-        let lines = points::parse_lines(&bytes).map_err(|e| RecordError::Invalid {
-            path: path.clone(),
-            message: e.to_string(),
-        })?;
+        let lines = points::read_lines(std::io::BufReader::with_capacity(1 << 20, &points))
+            .map_err(|e| match e {
+                points::ReadError::Io(e) => io("read", &path)(e),
+                points::ReadError::Line(e) => RecordError::Invalid {
+                    path: path.clone(),
+                    message: e.to_string(),
+                },
+            })?;
         if lines.torn.is_some() {
             points
                 .set_len(lines.valid_len)
@@ -214,15 +216,20 @@ fn possible(
 /// (unterminated or unparsable) last line from a crash is skipped.
 pub fn finished_points(dir: &Path) -> Result<Vec<PointResult>, RecordError> {
     let path = dir.join(POINTS_FILE);
-    let bytes = match fs::read(&path) {
-        Ok(b) => b,
+    let file = match File::open(&path) {
+        Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => return Err(io("read", &path)(e)),
     };
-    let lines = points::parse_lines(&bytes).map_err(|e| RecordError::Invalid {
-        path,
-        message: e.to_string(),
-    })?;
+    let lines = points::read_lines(std::io::BufReader::with_capacity(1 << 20, file)).map_err(
+        |e| match e {
+            points::ReadError::Io(e) => io("read", &path)(e),
+            points::ReadError::Line(e) => RecordError::Invalid {
+                path: path.clone(),
+                message: e.to_string(),
+            },
+        },
+    )?;
     Ok(points::latest(lines.points))
 }
 

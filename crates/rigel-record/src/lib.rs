@@ -14,4 +14,4 @@ pub use error::*;
 pub use folder::*;
 pub use history::past_runs;
 pub use lock::{FolderLock, LOCK_FILE};
-pub use points::{BadLine, PointLines, Torn, latest, parse_lines};
+pub use points::{BadLine, PointLines, ReadError, Torn, latest, parse_lines, read_lines};

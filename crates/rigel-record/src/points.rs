@@ -6,6 +6,7 @@
 
 use rigel_results::PointResult;
 use std::collections::HashMap;
+use std::io::BufRead;
 
 /// The lines of a `results.jsonl` text.
 #[derive(Debug, Default)]
@@ -38,45 +39,60 @@ pub struct BadLine {
 /// Parses the bytes of `results.jsonl`. Blank lines are skipped. The last line is torn when it has
 /// no newline; any whole line that does not parse is an error.
 pub fn parse_lines(bytes: &[u8]) -> Result<PointLines, BadLine> {
+    read_lines(bytes).map_err(|e| match e {
+        ReadError::Line(b) => b,
+        // Reading a slice cannot fail.
+        ReadError::Io(e) => BadLine {
+            line: 0,
+            message: e.to_string(),
+        },
+    })
+}
+
+/// Why [`read_lines`] stopped.
+#[derive(Debug)]
+pub enum ReadError {
+    Io(std::io::Error),
+    Line(BadLine),
+}
+
+/// [`parse_lines`] over a reader, one line in memory at a time: a folder of 100,000 points is
+/// about 1 GB of lines, which need not be held beside the points parsed from them.
+pub fn read_lines(mut reader: impl BufRead) -> Result<PointLines, ReadError> {
     let mut out = PointLines::default();
-    let mut offset = 0usize;
+    let mut offset = 0u64;
     let mut line_no = 0;
-    while offset < bytes.len() {
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let n = reader.read_until(b'\n', &mut line).map_err(ReadError::Io)?;
+        if n == 0 {
+            return Ok(out);
+        }
         line_no += 1;
-        let rest = &bytes[offset..];
-        let (line, terminated) = match rest.iter().position(|&b| b == b'\n') {
-            Some(end) => (&rest[..end], true),
-            None => (rest, false),
-        };
-        let next = offset + line.len() + usize::from(terminated);
-        let last = next >= bytes.len();
-        let parsed = if terminated {
-            parse_line(line)
-        } else {
-            Err("no newline at its end".to_owned())
-        };
-        match parsed {
+        let terminated = line.ends_with(b"\n");
+        if !terminated {
+            // Only the last line can lack its newline: a torn tail, whatever it holds.
+            out.torn = Some(Torn {
+                line: line_no,
+                offset,
+                bytes: n as u64,
+            });
+            return Ok(out);
+        }
+        match parse_line(&line[..n - 1]) {
             Ok(Some(point)) => out.points.push(point),
             Ok(None) => {}
-            Err(_) if last && !terminated => {
-                out.torn = Some(Torn {
-                    line: line_no,
-                    offset: offset as u64,
-                    bytes: (bytes.len() - offset) as u64,
-                });
-                return Ok(out);
-            }
             Err(message) => {
-                return Err(BadLine {
+                return Err(ReadError::Line(BadLine {
                     line: line_no,
                     message,
-                });
+                }));
             }
         }
-        offset = next;
-        out.valid_len = offset as u64;
+        offset += n as u64;
+        out.valid_len = offset;
     }
-    Ok(out)
 }
 
 fn parse_line(line: &[u8]) -> Result<Option<PointResult>, String> {
