@@ -38,6 +38,7 @@ impl State<'_> {
         now: u64,
         measuring: bool,
         tick: usize,
+        from: u64,
     ) -> bool {
         let slot = &mut self.slots[i];
         let class = &mut self.classes[slot.class];
@@ -60,6 +61,9 @@ impl State<'_> {
             class
                 .recorder
                 .record_delays(queued.min(waited), waited.saturating_sub(queued));
+            if slot.scheduled_ns < from {
+                class.recorder.record_carried();
+            }
         }
         slot.submitted_ns = PARKED;
         p.release(i);
