@@ -61,6 +61,13 @@ pub(super) fn judge(
     if code == exit::OK && !rigel_judge::expect::all_passed(&verdicts) {
         return exit::REQUIREMENTS;
     }
+    let unanswered = doc
+        .search()
+        .as_ref()
+        .is_some_and(|s| s.finished && s.answer.is_none());
+    if code == exit::OK && unanswered {
+        return exit::NO_ANSWER;
+    }
     code
 }
 
