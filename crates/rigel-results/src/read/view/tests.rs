@@ -144,7 +144,7 @@ fn percentiles_read_from_an_older_document_stay_within_max() {
 fn a_rate_not_achieved_or_a_failed_search_trial_is_never_the_best() {
     // Point 2 went faster than asked while it fell behind (a backlog), point 3 failed its search
     // target: neither is the maximum, although each has more IOPS than point 1.
-    let mut pts = vec![
+    let mut pts = [
         point(1, load("small", 4096, 100, 1), 100, 50_000, true),
         point(2, load("small", 4096, 100, 4), 900, 40_000, true),
         point(3, load("small", 4096, 100, 8), 500, 45_000, true),
