@@ -127,7 +127,14 @@ fn prepare(a: &RunArgs) -> Result<Job, i32> {
         });
     }
     let (dir, toml, plan) = compiled(a)?;
-    Ok(Job::fresh(dir, toml, plan, runner::now()))
+    let job = Job::fresh(dir, toml, plan, runner::now());
+    // A folder rigel named (no --out) is never refused: another run's in the same second makes
+    // this one NAME-DATE.2.
+    Ok(if a.out.is_none() {
+        job.with_unique_dir()
+    } else {
+        job
+    })
 }
 
 /// The run folder, the resolved spec and its plan.

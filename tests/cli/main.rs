@@ -30,6 +30,7 @@ mod orion_run;
 mod overhead;
 mod plan;
 mod precondition;
+mod refused;
 mod report;
 mod resume;
 mod run;

@@ -18,6 +18,7 @@ mod pace;
 mod paced_slots;
 mod point;
 mod punctual;
+mod refused;
 mod reuse;
 mod ring;
 mod share;
@@ -33,6 +34,7 @@ pub use clock::init as calibrate_clock;
 pub use offsets::{SlotSpace, Stream};
 pub use options::ExecOptions;
 pub use point::{ClassProbe, PointProbe, run_point, run_point_probed, run_point_with};
+pub use refused::{RingRefused, probe_ring};
 pub use reuse::Reuse;
 pub use ring::RingMode;
 pub use share::{ClassShare, split};
@@ -160,7 +162,7 @@ pub enum ExecError {
     Setup {
         worker: usize,
         #[source]
-        source: std::io::Error,
+        source: RingRefused,
     },
     #[error("could not start a worker thread: {0}")]
     Spawn(#[source] std::io::Error),
