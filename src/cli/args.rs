@@ -180,7 +180,7 @@ pub struct RunArgs {
     /// directory (safe, no root, under a minute)
     #[arg(value_name = "SPEC")]
     pub spec_file: Option<PathBuf>,
-    /// The run folder (default: runs/<name>-<yyyymmdd-hhmmss>/)
+    /// The run folder (default: runs/<name>-<yyyymmdd-hhmmss>/, or .2, .3, … when taken)
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Finish an interrupted run with its own spec and plan: run the points missing from

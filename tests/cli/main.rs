@@ -24,6 +24,7 @@ mod junit;
 mod lateness;
 mod library;
 mod littles_law;
+mod names;
 mod openloop;
 mod orion;
 mod orion_run;
