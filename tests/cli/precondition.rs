@@ -199,8 +199,9 @@ fn a_point_that_never_settles_is_marked_and_still_measured() {
     let n = steady["rounds"].as_array().map_or(0, Vec::len);
     assert!(n >= 2, "rounds ran until max: {steady}");
     assert!(steady["seconds"].as_f64() >= Some(1.0), "{steady}");
-    let summary =
-        format!("not steady in 1s ({n} rounds); judged from a window of 2 rounds, fewer than 5: weak");
+    let summary = format!(
+        "not steady in 1s ({n} rounds); judged from a window of 2 rounds, fewer than 5: weak"
+    );
     assert!(out.stdout.contains(&summary), "{}", out.stdout);
     assert!(md.contains(&format!("**{summary}**")), "{md}");
 }
