@@ -9,6 +9,7 @@
 mod bounds;
 mod builder;
 mod check;
+mod cold;
 mod compare;
 mod devices;
 mod ecosystem;
