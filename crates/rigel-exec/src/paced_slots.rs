@@ -61,7 +61,10 @@ impl State<'_> {
             class
                 .recorder
                 .record_delays(queued.min(waited), waited.saturating_sub(queued));
-            if slot.scheduled_ns < from {
+            // Due before the window but sent only inside it: a backlog carried in. One sent
+            // before the window (in flight at its start) is not: it stands for those still in
+            // flight at the window's end, which the window does not count.
+            if slot.scheduled_ns < from && slot.submitted_ns >= from {
                 class.recorder.record_carried();
             }
         }
