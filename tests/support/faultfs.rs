@@ -284,10 +284,13 @@ impl Fs {
     /// Serves an I/O after its delay, on its own thread when it has to wait (so that other I/Os
     /// go on meanwhile), within the capacity limit.
     fn serve(&self, delay: Duration, work: impl FnOnce() + Send + 'static) {
-        let last = Arc::clone(&self.last_served);
+        // Only a file that wakes after idling keeps when it last served.
+        let last = self.faults.wake.map(|_| Arc::clone(&self.last_served));
         let work = move || {
             work();
-            *last.lock().unwrap_or_else(|e| e.into_inner()) = Some(std::time::Instant::now());
+            if let Some(last) = last {
+                *last.lock().unwrap_or_else(|e| e.into_inner()) = Some(std::time::Instant::now());
+            }
         };
         if delay.is_zero() && self.faults.max_parallel.is_none() {
             work();
