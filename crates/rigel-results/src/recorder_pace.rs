@@ -49,8 +49,8 @@ pub(super) struct Delays {
     queued: DirRecorder,
     lag: DirRecorder,
     gaps: SendGaps,
-    /// I/Os completed in the window whose send time fell before it (a backlog carried in from
-    /// the warmup or the point's start): completions, but not of the window's schedule.
+    /// I/Os completed in the window that were due before it but sent only inside it (a backlog
+    /// carried in from the warmup): completions, but not of the window's schedule.
     pub(super) carried: u64,
 }
 

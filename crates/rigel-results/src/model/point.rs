@@ -108,9 +108,9 @@ pub struct PaceResult {
     /// I/Os of the window's own send times completed in the window, per second: never above
     /// the schedule. The class's `total.iops` also counts `carried`.
     pub achieved_iops: f64,
-    /// I/Os completed in the window whose send time fell before it: a backlog carried in from
-    /// the warmup (a device that fell behind there catches up in the window, faster than the
-    /// rate asked).
+    /// I/Os due before the window but sent only inside it, completed in it: a backlog carried in
+    /// from the warmup (a device that fell behind there catches up in the window, faster than
+    /// the rate asked).
     #[serde(default)]
     pub carried: u64,
     /// Send times due by the window's end that were not yet issued (every slot was busy).
