@@ -6,3 +6,6 @@ pub const BAD_SPEC: i32 = 2;
 pub const REQUIREMENTS: i32 = 3;
 /// `rigel compare --fail-inconclusive`: no regression, but some line too noisy to judge.
 pub const INCONCLUSIVE: i32 = 4;
+/// `rigel run` with `[search]`: the search ended with no answer (the target failed already at
+/// `low`, or its trials contradict each other).
+pub const NO_ANSWER: i32 = 5;

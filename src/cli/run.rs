@@ -61,6 +61,13 @@ pub(super) fn judge(
     if code == exit::OK && !rigel_judge::expect::all_passed(&verdicts) {
         return exit::REQUIREMENTS;
     }
+    let unanswered = doc
+        .search()
+        .as_ref()
+        .is_some_and(|s| s.finished && s.answer.is_none());
+    if code == exit::OK && unanswered {
+        return exit::NO_ANSWER;
+    }
     code
 }
 
@@ -120,7 +127,14 @@ fn prepare(a: &RunArgs) -> Result<Job, i32> {
         });
     }
     let (dir, toml, plan) = compiled(a)?;
-    Ok(Job::fresh(dir, toml, plan, runner::now()))
+    let job = Job::fresh(dir, toml, plan, runner::now());
+    // A folder rigel named (no --out) is never refused: another run's in the same second makes
+    // this one NAME-DATE.2.
+    Ok(if a.out.is_none() {
+        job.with_unique_dir()
+    } else {
+        job
+    })
 }
 
 /// The run folder, the resolved spec and its plan.

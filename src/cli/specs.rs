@@ -102,6 +102,9 @@ pub fn report(d: &Diagnostics) {
 /// Warns (for `check` and `plan`) of what can be known about the targets without I/O: missing
 /// ones (below), a file's holes, a target with no block device below it.
 pub fn warn_targets(plan: &RunPlan) {
+    if let Err(refused) = rigel_exec::probe_ring() {
+        eprintln!("warning: `rigel run` cannot run here: {refused}");
+    }
     warn_missing_targets(plan);
     for w in rigel_target::foresee(plan) {
         eprintln!("warning: {w}");

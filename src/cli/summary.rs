@@ -98,5 +98,22 @@ pub fn headline(doc: &ResultsDoc) -> Vec<String> {
             units::latency(b.value)
         ));
     }
+    let left: Vec<String> = view
+        .points
+        .iter()
+        .filter(|p| {
+            ["small", "large"]
+                .iter()
+                .filter_map(|r| view.role(r))
+                .any(|c| p.load_of(c) > 0 && !p.eligible_for_best(c))
+        })
+        .map(|p| p.id().to_string())
+        .collect();
+    if !left.is_empty() {
+        lines.push(format!(
+            "(left out: point {}: the rate was not achieved or the search target failed)",
+            left.join(", ")
+        ));
+    }
     lines
 }

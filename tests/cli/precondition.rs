@@ -172,7 +172,11 @@ fn a_stable_point_is_steady_within_a_few_rounds_and_keeps_them() {
         "{}",
         plan.stdout
     );
-    let summary = format!("steady after {} rounds", rounds.len());
+    // A window of 3 rounds: fewer than the 5 samples per-second statistics need, said so.
+    let summary = format!(
+        "steady after {} rounds; judged from a window of 3 rounds, fewer than 5: weak",
+        rounds.len()
+    );
     assert!(out.stdout.contains(&summary), "{}", out.stdout);
     assert!(md.contains(&format!("point 1: {summary}")), "{md}");
     let html = std::fs::read_to_string(tmp.path().join("stable/report.html")).expect("html");
@@ -195,7 +199,9 @@ fn a_point_that_never_settles_is_marked_and_still_measured() {
     let n = steady["rounds"].as_array().map_or(0, Vec::len);
     assert!(n >= 2, "rounds ran until max: {steady}");
     assert!(steady["seconds"].as_f64() >= Some(1.0), "{steady}");
-    let summary = format!("not steady in 1s ({n} rounds)");
+    let summary = format!(
+        "not steady in 1s ({n} rounds); judged from a window of 2 rounds, fewer than 5: weak"
+    );
     assert!(out.stdout.contains(&summary), "{}", out.stdout);
     assert!(md.contains(&format!("**{summary}**")), "{md}");
 }

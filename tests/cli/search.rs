@@ -1,8 +1,9 @@
 //! `[search]` on a target of known capacity (tests/support/faultfs.rs, read with O_DIRECT: one read
 //! served at a time, 2 ms each, so at most 500 IOPS, less the FUSE round trip): an open-loop rate
 //! search with a response-median target finds the capacity within the asked precision, and a
-//! closed-loop load search finds the load at which I/Os start to queue. They need root and /dev/fuse
-//! (`.ci/run` has both) and fail, saying why, without them.
+//! closed-loop load search finds the load at which I/Os start to queue; on a target whose latency
+//! falls as the load grows (a wake-up cost after idling), the search reports the contradiction, gives no answer and
+//! exits 5. They need root and /dev/fuse (`.ci/run` has both) and fail, saying why, without them.
 
 use super::builder::rigel;
 use super::faults::faultfs::{self, FaultFs, Faults};
@@ -13,6 +14,17 @@ use std::time::Duration;
 /// Runs `spec` (the class `io` of 4 KiB random reads on `target`, then `rest`) and returns the
 /// results document.
 fn run(dir: &Path, name: &str, target: &Path, class: &str, rest: &str) -> Value {
+    run_coded(dir, name, target, class, rest).0
+}
+
+/// [`run`], with rigel's exit code and its terminal output.
+fn run_coded(
+    dir: &Path,
+    name: &str,
+    target: &Path,
+    class: &str,
+    rest: &str,
+) -> (Value, i32, String) {
     let text = format!(
         "[spec]\nname = \"{name}\"\n\n[[target]]\npath = \"{}\"\n\n\
          [class.io]\nsize = \"4KiB\"\n{class}\n\n{rest}\n",
@@ -25,7 +37,8 @@ fn run(dir: &Path, name: &str, target: &Path, class: &str, rest: &str) -> Value 
     let text = std::fs::read_to_string(out.join("results.json"))
         .unwrap_or_else(|e| panic!("results.json: {e}\n{}\n{}", r.stdout, r.stderr));
     eprintln!("{}", r.stdout);
-    serde_json::from_str(&text).expect("results.json parses")
+    let doc = serde_json::from_str(&text).expect("results.json parses");
+    (doc, r.code, format!("{}{}", r.stdout, r.stderr))
 }
 
 /// Panics, saying why, where a FUSE file cannot be mounted (not root, no /dev/fuse).
@@ -167,4 +180,60 @@ fn a_load_search_finds_where_the_queue_starts() {
     assert_eq!(s["knob"], "load");
     assert_eq!(s["answer"].as_f64(), Some(1.0), "{s}");
     assert_eq!(s["failed_at"].as_f64(), Some(2.0), "{s}");
+}
+
+#[test]
+#[serial_test::serial]
+fn a_search_over_a_latency_that_falls_with_the_load_reports_the_contradiction() {
+    if let Some(why) = faultfs::unavailable() {
+        panic!("{why}");
+    }
+    // Reads served in 1 ms, plus 10 ms for one that arrives more than 5 ms after the last was
+    // served (a device waking from a power state): at 40 IOPS (a read every 25 ms) every read pays
+    // the wake-up; at 250 IOPS (every 4 ms, 3 ms idle) none does. A median of 6 ms fails at `low`
+    // and holds at `high`, every time: the old bisection stopped at the fail at `low` ("fails
+    // already"), confident, with no trial above it.
+    let fs = FaultFs::mount(
+        Faults::new(16 << 20)
+            .service_time(Duration::from_millis(1), None)
+            .wake_after_idle(Duration::from_millis(5), Duration::from_millis(10)),
+    )
+    .expect("mount");
+    let tmp = tempfile::tempdir().expect("tmp");
+    let (doc, code, out) = run_coded(
+        tmp.path(),
+        "falls",
+        fs.file(),
+        "rate = \"40 iops\"",
+        "[run]\nduration = \"1s\"\nwarmup = \"200ms\"\n\n[matrix]\nshape = \"point\"\nio = \"16\"\n\n\
+         [search]\ntarget = \"io.read.latency.p50 <= 6ms\"\nlow = \"40 iops\"\n\
+         high = \"250 iops\"\nprecision = \"5%\"\nmax_trials = 8",
+    );
+    let s = &doc["search"];
+    eprintln!("search {s}");
+    let trials = s["trials"].as_array().expect("trials");
+    let verdicts: Vec<(f64, bool)> = trials
+        .iter()
+        .map(|t| (t["value"].as_f64().expect("value"), t["passed"] == true))
+        .collect();
+    // low failed and high held, and each ran again with the same verdict.
+    assert_eq!(
+        verdicts,
+        [(40.0, false), (250.0, true), (40.0, false), (250.0, true)],
+        "{s}"
+    );
+    assert!(s["answer"].is_null(), "no answer: {s}");
+    assert_eq!(s["finished"], true);
+    let why = s["contradiction"]
+        .as_str()
+        .expect("the contradiction named");
+    assert!(why.contains("held at 250 IOPS"), "{why}");
+    assert!(
+        s["summary"]
+            .as_str()
+            .expect("summary")
+            .starts_with("no answer")
+    );
+    assert!(out.contains("no answer"), "{out}");
+    assert_eq!(code, 5, "a search with no answer exits 5\n{out}");
 }

@@ -1,6 +1,7 @@
 //! A FUSE test filesystem serving one file whose faults a test chooses: errors at chosen offsets
 //! with chosen errnos, short reads, stalls (once, armed at any moment, or on every I/O), and a fixed
-//! service time with at most N I/Os served in parallel (a target of known latency and capacity).
+//! service time with at most N I/Os served in parallel (a target of known latency and capacity), and
+//! a wake-up cost after idling (a latency that falls as the load grows).
 //!
 //! Mounted in a temporary directory with `fuser` (its pure-Rust mount: root, `/dev/fuse`, no
 //! libfuse), unmounted on drop. The file is opened with FOPEN_DIRECT_IO, so every read and write
@@ -67,6 +68,9 @@ pub struct Faults {
     pub max_parallel: Option<usize>,
     /// Every open of the file waits this long before it is answered (a stalled server).
     pub open_stall: Duration,
+    /// A device that sleeps when idle, as power saving does: an I/O arriving more than `.0`
+    /// after the last one was served waits `.1` more (so the latency falls as the rate grows).
+    pub wake: Option<(Duration, Duration)>,
 }
 
 impl Faults {
@@ -103,6 +107,11 @@ impl Faults {
         self.max_parallel = max_parallel;
         self
     }
+    /// An I/O arriving more than `idle` after the last one was served waits `wake` more.
+    pub fn wake_after_idle(mut self, idle: Duration, wake: Duration) -> Faults {
+        self.wake = Some((idle, wake));
+        self
+    }
 }
 
 /// What the filesystem saw, for a test to check.
@@ -124,6 +133,8 @@ struct Fs {
     counters: Arc<Counters>,
     /// Free service places when `max_parallel` is set.
     gate: Arc<(Mutex<usize>, Condvar)>,
+    /// When the last I/O was served (for `wake`); None before the first.
+    last_served: Arc<Mutex<Option<std::time::Instant>>>,
 }
 
 /// A mounted fault filesystem. Unmounted (lazily) when dropped.
@@ -145,6 +156,7 @@ impl FaultFs {
             faults,
             counters: Arc::clone(&counters),
             gate: Arc::new((Mutex::new(places), Condvar::new())),
+            last_served: Arc::default(),
         };
         let mut config = fuser::Config::default();
         config.mount_options = vec![fuser::MountOption::FSName("rigel-faultfs".into())];
@@ -260,12 +272,26 @@ impl Fs {
             d += s.duration;
             c.stalled.fetch_add(1, Ordering::Relaxed);
         }
+        if let Some((idle, wake)) = self.faults.wake {
+            let last = *self.last_served.lock().unwrap_or_else(|e| e.into_inner());
+            if last.is_none_or(|t| t.elapsed() > idle) {
+                d += wake;
+            }
+        }
         d
     }
 
     /// Serves an I/O after its delay, on its own thread when it has to wait (so that other I/Os
     /// go on meanwhile), within the capacity limit.
     fn serve(&self, delay: Duration, work: impl FnOnce() + Send + 'static) {
+        // Only a file that wakes after idling keeps when it last served.
+        let last = self.faults.wake.map(|_| Arc::clone(&self.last_served));
+        let work = move || {
+            work();
+            if let Some(last) = last {
+                *last.lock().unwrap_or_else(|e| e.into_inner()) = Some(std::time::Instant::now());
+            }
+        };
         if delay.is_zero() && self.faults.max_parallel.is_none() {
             work();
             return;

@@ -19,6 +19,7 @@ mod paced_slots;
 mod pause;
 mod point;
 mod punctual;
+mod refused;
 mod reuse;
 mod ring;
 mod share;
@@ -34,6 +35,7 @@ pub use clock::init as calibrate_clock;
 pub use offsets::{SlotSpace, Stream};
 pub use options::ExecOptions;
 pub use point::{ClassProbe, PointProbe, run_point, run_point_probed, run_point_with};
+pub use refused::{RingRefused, probe_ring};
 pub use reuse::Reuse;
 pub use ring::RingMode;
 pub use share::{ClassShare, split};
@@ -161,7 +163,7 @@ pub enum ExecError {
     Setup {
         worker: usize,
         #[source]
-        source: std::io::Error,
+        source: RingRefused,
     },
     #[error("could not start a worker thread: {0}")]
     Spawn(#[source] std::io::Error),

@@ -38,6 +38,7 @@ impl State<'_> {
         now: u64,
         measuring: bool,
         tick: usize,
+        from: u64,
     ) -> bool {
         let slot = &mut self.slots[i];
         let class = &mut self.classes[slot.class];
@@ -60,6 +61,12 @@ impl State<'_> {
             class
                 .recorder
                 .record_delays(queued.min(waited), waited.saturating_sub(queued));
+            // Due before the window but sent only inside it: a backlog carried in. One sent
+            // before the window (in flight at its start) is not: it stands for those still in
+            // flight at the window's end, which the window does not count.
+            if slot.scheduled_ns < from && slot.submitted_ns >= from {
+                class.recorder.record_carried();
+            }
         }
         slot.submitted_ns = PARKED;
         p.release(i);

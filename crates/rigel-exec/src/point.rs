@@ -184,8 +184,14 @@ pub fn run_point_with(
         .collect::<Result<_, _>>()?;
     for (w, o) in outcomes.iter().enumerate() {
         if let Some(e) = &o.setup_error {
-            let source = std::io::Error::new(e.kind(), e.to_string());
-            return Err(ExecError::Setup { worker: w, source });
+            let source = e.raw_os_error().map_or_else(
+                || std::io::Error::new(e.kind(), e.to_string()),
+                std::io::Error::from_raw_os_error,
+            );
+            return Err(ExecError::Setup {
+                worker: w,
+                source: super::refused::refused(source),
+            });
         }
     }
     if outcomes.iter().any(|o| o.end == End::Stop) {

@@ -332,7 +332,7 @@ impl Turns<'_, '_, '_> {
     #[inline(always)]
     fn replace(&mut self, i: usize, batch: &Batch, more: bool) {
         let (now, st) = (batch.now, &mut *self.st);
-        if self.paced && st.complete_paced(i, now, batch.measuring, batch.tick) {
+        if self.paced && st.complete_paced(i, now, batch.measuring, batch.tick, self.window.from) {
             self.in_flight -= 1;
             return;
         }

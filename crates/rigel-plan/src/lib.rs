@@ -20,4 +20,4 @@ pub use conditioning::CLASS as PRECONDITION_CLASS;
 pub use limits::{MAX_OUTSTANDING, MAX_POINTS};
 pub use matrix::LISTED_IDLE_CLASSES;
 pub use model::*;
-pub use search::{Tried, bracket};
+pub use search::{Contradiction, FLAT_LOAD, FLAT_RISE, Tried, bracket};

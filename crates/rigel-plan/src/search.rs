@@ -14,41 +14,128 @@ use rigel_spec::{Precision, Sp, Spec, SpecError};
 pub struct Tried {
     pub value: f64,
     pub passed: bool,
+    /// The target's figure at this trial (None without data).
+    pub figure: Option<f64>,
 }
 
-/// The highest passing value and the lowest failing one among `trials`.
+/// A figure that rose by less than this share while the load at least doubled (by
+/// [`FLAT_LOAD`]) did not follow the load: pass and fail between such trials are the figure's
+/// noise, not the load's doing (a flat latency judged against a limit inside its own spread).
+pub const FLAT_RISE: f64 = 0.25;
+pub const FLAT_LOAD: f64 = 2.0;
+
+/// Why a search's trials cannot give an answer: they contradict the premise that the target's
+/// figure worsens as the load grows.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Contradiction {
+    /// The target held at `pass` but failed at the lower `fail` (each value's latest trial).
+    PassAboveFail { pass: Tried, fail: Tried },
+    /// From `low` to the failing `high` (at least [`FLAT_LOAD`] times the load) the figure
+    /// worsened by less than [`FLAT_RISE`]: it does not follow the load.
+    Flat { low: Tried, high: Tried },
+}
+
+/// Each tried value once, by value: its latest trial (a repeat decides) and how often it ran.
+fn verdicts(trials: &[Tried]) -> Vec<(Tried, usize)> {
+    let mut out: Vec<(Tried, usize)> = Vec::new();
+    for t in trials {
+        match out.iter_mut().find(|(v, _)| v.value == t.value) {
+            Some((v, n)) => {
+                *v = *t;
+                *n += 1;
+            }
+            None => out.push((*t, 1)),
+        }
+    }
+    out.sort_by(|a, b| a.0.value.total_cmp(&b.0.value));
+    out
+}
+
+/// The highest passing value and the lowest failing one among `trials` (each value judged by
+/// its latest trial).
 pub fn bracket(trials: &[Tried]) -> (Option<f64>, Option<f64>) {
-    let pass = trials.iter().filter(|t| t.passed).map(|t| t.value);
-    let fail = trials.iter().filter(|t| !t.passed).map(|t| t.value);
+    let v = verdicts(trials);
+    let pass = v.iter().filter(|(t, _)| t.passed).map(|(t, _)| t.value);
+    let fail = v.iter().filter(|(t, _)| !t.passed).map(|(t, _)| t.value);
     (pass.reduce(f64::max), fail.reduce(f64::min))
 }
 
+/// How many trials ran at `value`.
+fn runs_at(trials: &[Tried], value: f64) -> usize {
+    trials.iter().filter(|t| t.value == value).count()
+}
+
 impl SearchPlan {
-    /// The next value to try, or None when the search is over: `low` first (a fail there ends
-    /// it with no answer), then `high` (a pass there ends it), then the middle of the bracket
-    /// until it is within the tolerance or `max_trials` ran.
+    /// What in `trials` contradicts a figure that worsens with the load, if anything: a pass
+    /// above a fail, or (with a pass and a fail among them) a figure that stayed flat while the
+    /// load at least doubled.
+    pub fn contradiction(&self, trials: &[Tried]) -> Option<Contradiction> {
+        let v = verdicts(trials);
+        let highest_pass = v.iter().rev().find(|(t, _)| t.passed).map(|(t, _)| *t);
+        let lowest_fail = v.iter().find(|(t, _)| !t.passed).map(|(t, _)| *t);
+        let (pass, fail) = (highest_pass?, lowest_fail?);
+        if pass.value > fail.value {
+            return Some(Contradiction::PassAboveFail { pass, fail });
+        }
+        // Worse means higher for an upper bound (a latency), lower for a lower bound (IOPS).
+        let upper = matches!(
+            self.target.comparison.op,
+            rigel_expr::CmpOp::Le | rigel_expr::CmpOp::Lt
+        );
+        let worse = |a: f64, b: f64| if upper { a / b } else { b / a };
+        let (low, _) = v.first()?;
+        v.iter()
+            .map(|(t, _)| *t)
+            .filter(|t| !t.passed && t.value >= FLAT_LOAD * low.value)
+            .find(|t| match (low.figure, t.figure) {
+                (Some(a), Some(b)) if a > 0.0 && b > 0.0 => worse(b, a) < 1.0 + FLAT_RISE,
+                _ => false,
+            })
+            .map(|high| Contradiction::Flat { low: *low, high })
+    }
+
+    /// The next value to try, or None when the search is over: `low` first, then `high` (after
+    /// a fail at `low` too: a pass there would contradict it), then the middle of the bracket
+    /// until it is within the tolerance or `max_trials` ran; then the answer once more, to
+    /// confirm it (a confirmation that fails moves the bracket down and the search goes on). Trials
+    /// that contradict each other (a pass above a fail) run again once each; a contradiction
+    /// that stands, or a flat figure, ends the search with no answer.
     pub fn next(&self, trials: &[Tried]) -> Option<f64> {
         if trials.len() >= self.max_trials as usize {
             return None;
         }
         let tried = |v: f64| trials.iter().any(|t| t.value == v);
+        if !tried(self.low) {
+            return Some(self.low);
+        }
+        if !tried(self.high) {
+            return Some(self.high);
+        }
+        match self.contradiction(trials) {
+            Some(Contradiction::PassAboveFail { pass, fail }) => {
+                return [fail.value, pass.value]
+                    .into_iter()
+                    .find(|&v| runs_at(trials, v) < 2);
+            }
+            Some(Contradiction::Flat { .. }) => return None,
+            None => {}
+        }
         let (pass, fail) = bracket(trials);
-        let Some(lo) = pass else {
-            return (!tried(self.low)).then_some(self.low);
-        };
+        let lo = pass?;
+        let confirm = |v: f64| (runs_at(trials, v) < 2).then_some(v);
         let Some(hi) = fail else {
-            return (!tried(self.high)).then_some(self.high);
+            return confirm(lo);
         };
         let tol = match self.tolerance {
             Tolerance::Percent(p) => lo * p / 100.0,
             Tolerance::Absolute(a) => a,
         };
-        if hi - lo <= tol {
-            return None;
-        }
         // Whole I/Os per second or whole loads: a bracket one apart is as narrow as it gets.
         let mid = ((lo + hi) / 2.0).round();
-        (mid > lo && mid < hi).then_some(mid)
+        if hi - lo <= tol || mid <= lo || mid >= hi {
+            return confirm(lo);
+        }
+        Some(mid)
     }
 
     /// `small rate 1,000..50,000 IOPS for small.read.latency.p99 <= 2ms, precision 5%`.
@@ -106,13 +193,14 @@ fn set_knob(c: &mut ClassLoad, knob: Knob, value: f64) {
 }
 
 /// The most trials `plan` can take: every trial above `low` failing keeps the bracket's pass at
-/// `low`, where a share-of-the-pass tolerance is narrowest.
+/// `low`, where a share-of-the-pass tolerance is narrowest; the confirming trial included.
 pub fn worst_trials(plan: &SearchPlan) -> u32 {
     let mut trials = Vec::new();
     while let Some(v) = plan.next(&trials) {
         trials.push(Tried {
             value: v,
             passed: v <= plan.low,
+            figure: None,
         });
     }
     trials.len() as u32

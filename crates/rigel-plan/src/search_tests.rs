@@ -33,6 +33,7 @@ fn search(p: &SearchPlan, capacity: f64) -> (Option<f64>, Vec<Tried>) {
         trials.push(Tried {
             value: v,
             passed: v <= capacity,
+            figure: None,
         });
     }
     (bracket(&trials).0, trials)
@@ -54,11 +55,94 @@ fn absolute_tolerance_and_the_ends() {
     let p = plan(1.0, 64.0, Tolerance::Absolute(1.0), 30);
     let (a, _) = search(&p, 17.0);
     assert_eq!(a, Some(17.0));
-    // Passing at `high` ends after two trials; failing at `low` after one, with no answer.
+    // Passing at `high` ends after three trials (`high` confirmed); failing at `low` after two
+    // (a pass at `high` would have contradicted it), with no answer.
     let (a, t) = search(&p, 100.0);
-    assert_eq!((a, t.len()), (Some(64.0), 2));
+    assert_eq!((a, t.len()), (Some(64.0), 3));
     let (a, t) = search(&p, 0.5);
-    assert_eq!((a, t.len()), (None, 1));
+    assert_eq!((a, t.len()), (None, 2));
+}
+
+fn t(value: f64, passed: bool, figure: f64) -> Tried {
+    Tried {
+        value,
+        passed,
+        figure: Some(figure),
+    }
+}
+
+#[test]
+fn the_answer_is_confirmed_and_a_failed_confirmation_moves_the_bracket_down() {
+    let p = plan(1000.0, 2000.0, Tolerance::Percent(10.0), 50);
+    let mut trials = vec![
+        t(1000.0, true, 1.0),
+        t(2000.0, false, 9.0),
+        t(1500.0, true, 1.5),
+        t(1750.0, false, 5.0),
+        t(1625.0, false, 3.0),
+        t(1563.0, true, 1.8),
+    ];
+    // Bracket 1563..1625 within 10%: 1563 runs again.
+    assert_eq!(p.next(&trials), Some(1563.0));
+    trials.push(t(1563.0, false, 2.1));
+    // Its latest trial failed: the bracket is 1500..1563 and the search goes on below.
+    assert_eq!(bracket(&trials), (Some(1500.0), Some(1563.0)));
+    assert_eq!(p.next(&trials), Some(1500.0));
+    trials.push(t(1500.0, true, 1.6));
+    assert_eq!(p.next(&trials), None);
+    assert_eq!(p.contradiction(&trials), None);
+}
+
+#[test]
+fn a_pass_above_a_fail_runs_both_again_and_a_standing_one_ends_the_search() {
+    // A latency that falls with the load (interrupt coalescing): fails at low, holds at high.
+    let p = plan(100.0, 1000.0, Tolerance::Percent(5.0), 12);
+    let mut trials = vec![t(100.0, false, 10.0), t(1000.0, true, 1.2)];
+    assert!(matches!(
+        p.contradiction(&trials),
+        Some(Contradiction::PassAboveFail { .. })
+    ));
+    assert_eq!(p.next(&trials), Some(100.0));
+    trials.push(t(100.0, false, 10.1));
+    assert_eq!(p.next(&trials), Some(1000.0));
+    trials.push(t(1000.0, true, 1.3));
+    assert_eq!(p.next(&trials), None);
+    assert!(p.contradiction(&trials).is_some());
+    // A repeat that agrees with the load resolves it: the search goes on.
+    let mut trials = vec![t(100.0, false, 10.0), t(1000.0, true, 1.2)];
+    trials.push(t(100.0, true, 1.0));
+    assert_eq!(p.contradiction(&trials), None);
+    assert_eq!(p.next(&trials), Some(1000.0), "high confirmed");
+}
+
+#[test]
+fn a_flat_figure_on_both_sides_of_the_target_is_a_contradiction() {
+    // The search: 2.13 ms held, 2.14 ms failed, five times the load apart.
+    let p = plan(1000.0, 50_000.0, Tolerance::Percent(5.0), 12);
+    let trials = vec![
+        t(1000.0, true, 2.13e6),
+        t(50_000.0, false, 2.16e6),
+        t(25_500.0, false, 2.15e6),
+        t(13_250.0, false, 2.14e6),
+    ];
+    assert!(matches!(
+        p.contradiction(&trials),
+        Some(Contradiction::Flat { .. })
+    ));
+    assert_eq!(p.next(&trials), None);
+    // A figure that grows with the load is no contradiction, however close the bracket's ends.
+    let trials = vec![
+        t(1000.0, true, 0.5e6),
+        t(50_000.0, false, 40e6),
+        t(25_500.0, false, 9e6),
+        t(13_250.0, false, 2.01e6),
+        t(7125.0, true, 1.99e6),
+    ];
+    assert_eq!(p.contradiction(&trials), None);
+    // All failing (or all passing) contradicts nothing: the target fails (holds) everywhere.
+    let trials = vec![t(1000.0, false, 2.13e6), t(50_000.0, false, 2.14e6)];
+    assert_eq!(p.contradiction(&trials), None);
+    assert_eq!(p.next(&trials), None);
 }
 
 #[test]
@@ -68,8 +152,8 @@ fn the_trial_cap_holds_and_bounds_the_worst_case() {
     assert_eq!(t.len(), 6);
     assert_eq!(worst_trials(&p), 6);
     let p = plan(1000.0, 2000.0, Tolerance::Percent(10.0), 50);
-    // 1000 pass, 2000 fail, then 1500, 1250, 1125, 1063 (bracket 63 < 100).
-    assert_eq!(worst_trials(&p), 6);
+    // 1000 pass, 2000 fail, then 1500, 1250, 1125, 1063 (bracket 63 < 100), 1000 confirmed.
+    assert_eq!(worst_trials(&p), 7);
 }
 
 #[test]
@@ -131,10 +215,10 @@ fn a_search_compiles_to_its_worst_case() {
         (s.knob, s.low, s.high, s.max_trials),
         (Knob::Rate, 1000.0, 64000.0, 12)
     );
-    // low, high, then 63,000 halved to under 1,000: 6 more.
-    assert_eq!(s.worst_trials, 8);
+    // low, high, then 63,000 halved to under 1,000: 6 more, and the answer confirmed.
+    assert_eq!(s.worst_trials, 9);
     assert!(p.points.is_empty());
-    assert_eq!(p.estimated_seconds, (8 * (60_000 + 5) + 500) / 1000);
+    assert_eq!(p.estimated_seconds, (9 * (60_000 + 5) + 500) / 1000);
     let p = compiled(
         "target = \"big.iops >= 100\"\nlow = 1\nhigh = 32\nprecision = 1\nmax_trials = 4",
         POINT,

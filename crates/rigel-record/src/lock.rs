@@ -46,6 +46,29 @@ impl FolderLock {
         }
     }
 
+    /// Locks a fresh run folder under a name rigel picked (`runs/NAME-DATE`): `base` if this
+    /// rigel makes it now, else `base.2`, `base.3`, … (the first this rigel makes: making the
+    /// folder is the claim, so two runs started in the same second never pick one name).
+    pub fn take_unique(base: &Path) -> Result<FolderLock, RecordError> {
+        let name = base.file_name().unwrap_or_default().to_string_lossy();
+        for n in 1u32..10_000 {
+            let dir = match n {
+                1 => base.to_path_buf(),
+                n => base.with_file_name(format!("{name}.{n}")),
+            };
+            if dir.exists() {
+                continue;
+            }
+            match Dir::create_fresh(&dir) {
+                Ok((folder, Fresh::Created)) => return Self::lock(folder, true),
+                // Another rigel made it between the look and the making.
+                Ok((_, Fresh::Empty)) | Err(rigel_fs::FsError::NotEmpty { .. }) => continue,
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Self::take(base)
+    }
+
     /// Locks the folder of a run to resume: it must belong to the user running rigel.
     pub fn take_existing(dir: &Path) -> Result<FolderLock, RecordError> {
         Self::lock(Dir::open_owned(dir)?, false)

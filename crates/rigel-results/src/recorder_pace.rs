@@ -49,6 +49,9 @@ pub(super) struct Delays {
     queued: DirRecorder,
     lag: DirRecorder,
     gaps: SendGaps,
+    /// I/Os completed in the window that were due before it but sent only inside it (a backlog
+    /// carried in from the warmup): completions, but not of the window's schedule.
+    pub(super) carried: u64,
 }
 
 impl Delays {
@@ -57,6 +60,7 @@ impl Delays {
             queued: DirRecorder::new(),
             lag: DirRecorder::new(),
             gaps: SendGaps::default(),
+            carried: 0,
         }
     }
 
@@ -74,6 +78,7 @@ impl Delays {
         self.queued.merge(&other.queued);
         self.lag.merge(&other.lag);
         self.gaps.merge(&other.gaps);
+        self.carried += other.carried;
     }
 
     /// (queued, lag, send-gap CV) as the results give them; none for a histogram with no I/O.

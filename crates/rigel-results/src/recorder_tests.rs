@@ -244,3 +244,23 @@ fn the_limits_table_knows_the_histograms_sizes() {
         2 * bytes(INTERVAL_SIGFIG) + 2 * TICKS_PER_SECOND as u64 * tick
     );
 }
+
+#[test]
+fn a_backlog_carried_into_the_window_is_not_an_achieved_rate() {
+    // 100 send times in the window, all completed, plus 20 due before the window (a warmup the
+    // device fell behind in) completed in it as fast as the device went: the window saw 120
+    // completions, the schedule asked 100 a second. The achieved rate is the schedule's.
+    let mut a = ClassRecorder::paced(1);
+    for _ in 0..120 {
+        a.record_paced(false, 100_000, 100_000, 4096, 0);
+    }
+    (0..20).for_each(|_| a.record_carried());
+    a.add_schedule(100, 0);
+    let pace = a
+        .pace(100.0, rigel_expr::Arrival::Uniform, 1.0)
+        .expect("paced");
+    assert_eq!(pace.achieved_iops, 100.0);
+    assert_eq!(pace.carried, 20);
+    assert!(pace.achieved);
+    assert_eq!(a.ios(), 120, "the class's own count keeps every completion");
+}

@@ -170,7 +170,12 @@ pub(super) fn steady(
     let mut measured = run(point)?;
     let max_text = rigel_expr::format_duration(max);
     measured.steady = Some(SteadyRecord {
-        summary: rigel_results::stats::steady::summary(reached, rounds.len(), &max_text),
+        summary: rigel_results::stats::steady::summary(
+            reached,
+            rounds.len(),
+            plan.rounds as usize,
+            &max_text,
+        ),
         figures: rounds
             .iter()
             .map(|v| rigel_judge::expect::round_text(&plan.metric, *v))

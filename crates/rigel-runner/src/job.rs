@@ -18,6 +18,8 @@ pub struct Job {
     /// A fleet's schedule: exactly these points run, in this order (the `i`-th in the `i`-th slot
     /// of [`super::Starts`]), even where finished; none: every point not yet done.
     pub(super) schedule: Option<Vec<u32>>,
+    /// `dir` is a name rigel picked: a folder that exists makes it `dir.2`, `dir.3`, …
+    pub(super) unique: bool,
 }
 
 impl Job {
@@ -31,7 +33,15 @@ impl Job {
             done: Vec::new(),
             started,
             schedule: None,
+            unique: false,
         }
+    }
+
+    /// This run's folder is a name rigel picked (`runs/NAME-DATE`): where it exists already
+    /// (another run of the spec started in the same second), the run takes `NAME-DATE.2`, ….
+    pub fn with_unique_dir(mut self) -> Job {
+        self.unique = true;
+        self
     }
 
     /// The rest of the interrupted run in `dir`: its own spec and plan, only the missing points.
@@ -47,6 +57,7 @@ impl Job {
             done,
             started: String::new(),
             schedule: None,
+            unique: false,
         })
     }
 

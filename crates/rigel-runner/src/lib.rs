@@ -61,11 +61,14 @@ pub struct Options {
 /// Opens the volume, runs every point of `job` not yet done, records each durably and finishes the
 /// run folder (results.json and the built-in reports).
 pub fn run_job(job: Job, opts: Options, obs: &mut dyn Observer) -> Result<Ran, RunError> {
+    // Before a run folder or a test file is made: without io_uring nothing can run.
+    exec::probe_ring()?;
     let stop = Arc::new(AtomicBool::new(false));
     register_signals(&stop).map_err(RunError::Signals)?;
     // Before the targets: a second rigel on this folder must not fill or load them either.
     let lock = match job.header {
         Some(_) => FolderLock::take_existing(&job.dir)?,
+        None if job.unique => FolderLock::take_unique(&job.dir)?,
         None => FolderLock::take(&job.dir)?,
     };
     let volume = match open(&job.plan, opts.consent, &stop, obs) {
@@ -195,6 +198,7 @@ fn execute(
         mut done,
         started,
         schedule,
+        unique: _,
     } = job;
     let resumed = header.is_some();
     let header = header.unwrap_or_else(|| RunHeader {

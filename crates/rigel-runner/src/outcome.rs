@@ -33,6 +33,9 @@ pub enum RunError {
     Target(#[from] TargetError),
     #[error(transparent)]
     Folder(#[from] RecordError),
+    /// io_uring is refused to this process: no point could run, and a resume cannot help.
+    #[error(transparent)]
+    Ring(#[from] rigel_exec::RingRefused),
 }
 
 impl RunError {

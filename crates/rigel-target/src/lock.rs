@@ -1,6 +1,8 @@
-//! Advisory locks (`flock`) that keep two rigels apart: on a run folder's lock file, and on a test
-//! file while it is created, filled or written. A lock that is held is refused at once (never
-//! waited for), naming the holder's pid as `/proc/locks` reports it.
+//! Advisory locks (`flock`) that keep two rigels apart: on a run folder's lock file, and on a
+//! target (a test file or a block device) while it is created, filled, written or read: readers
+//! share it, a writer has it alone. A lock that is held is refused at once (never waited for),
+//! naming the holder's pid as `/proc/locks` reports it; a reader sharing a target with another
+//! is told so (see [`others_holding`]).
 
 use std::fs::File;
 use std::io;
@@ -11,7 +13,8 @@ use std::path::{Path, PathBuf};
 /// Another process holds the lock: who, when the kernel tells.
 #[derive(Debug, thiserror::Error)]
 #[error(
-    "{path}: in use by another rigel{} (creating, filling or writing it); wait for it to end, or stop it",
+    "{path}: in use by another rigel{} (creating, filling or writing it, or reading it while this \
+     run writes it); wait for it to end, or stop it",
     holder_text(*.holder)
 )]
 pub struct Held {
@@ -57,22 +60,45 @@ pub fn holder_of(file: &File) -> Option<u32> {
     find_holder(&locks, meta.dev(), meta.ino()).filter(|&pid| pid != me)
 }
 
+/// Other processes holding a flock on `file`'s inode (readers sharing a target), from
+/// `/proc/locks`; this process left out.
+pub fn others_holding(file: &File) -> Vec<u32> {
+    let Ok(meta) = file.metadata() else {
+        return Vec::new();
+    };
+    let locks = std::fs::read_to_string("/proc/locks").unwrap_or_default();
+    let me = std::process::id();
+    let mut pids = holders(&locks, meta.dev(), meta.ino());
+    pids.retain(|&p| p != me);
+    pids.sort_unstable();
+    pids.dedup();
+    pids
+}
+
 /// The first FLOCK holder of the inode `ino` on device `dev` in `/proc/locks` text, whose lines
 /// read `1: FLOCK  ADVISORY  WRITE 1234 fe:00:5342739 0 EOF` (major and minor in hex).
 fn find_holder(locks: &str, dev: u64, ino: u64) -> Option<u32> {
+    holders(locks, dev, ino).into_iter().next()
+}
+
+/// Every FLOCK holder of the inode, in `/proc/locks` order.
+fn holders(locks: &str, dev: u64, ino: u64) -> Vec<u32> {
     let want = format!(
         "{:02x}:{:02x}:{ino}",
         rustix::fs::major(dev),
         rustix::fs::minor(dev)
     );
-    locks.lines().find_map(|line| {
-        let fields: Vec<&str> = line.split_whitespace().collect();
-        // A blocked waiter's line starts with "->": skip it, it holds nothing.
-        if fields.get(1) != Some(&"FLOCK") || fields.get(5) != Some(&want.as_str()) {
-            return None;
-        }
-        fields.get(4)?.parse().ok()
-    })
+    locks
+        .lines()
+        .filter_map(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            // A blocked waiter's line starts with "->": skip it, it holds nothing.
+            if fields.get(1) != Some(&"FLOCK") || fields.get(5) != Some(&want.as_str()) {
+                return None;
+            }
+            fields.get(4)?.parse().ok()
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -87,6 +113,9 @@ mod tests {
         let dev = rustix::fs::makedev(0xfe, 0);
         assert_eq!(find_holder(locks, dev, 77), Some(4242));
         assert_eq!(find_holder(locks, dev, 78), None);
+        let shared = "1: FLOCK  ADVISORY  READ 11 fe:00:77 0 EOF\n\
+                      2: FLOCK  ADVISORY  READ 12 fe:00:77 0 EOF\n";
+        assert_eq!(holders(shared, dev, 77), vec![11, 12]);
     }
 
     #[test]

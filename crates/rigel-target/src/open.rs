@@ -38,9 +38,7 @@ impl Drop for OpenTarget {
     fn drop(&mut self) {
         // The run's flock goes with this descriptor, whoever else still holds a reference to the
         // open file (a ring the kernel closes asynchronously): the next rigel may start at once.
-        if self.probe.kind == TargetKind::File {
-            let _ = rustix::fs::flock(&self.fd, rustix::fs::FlockOperation::Unlock);
-        }
+        let _ = rustix::fs::flock(&self.fd, rustix::fs::FlockOperation::Unlock);
     }
 }
 
@@ -57,16 +55,31 @@ impl OpenVolume {
     }
 
     /// What the user should know before trusting the figures: files whose holes (or unwritten
-    /// extents) read as zeros from memory, never touching the device.
+    /// extents) read as zeros from memory, never touching the device; targets another rigel
+    /// reads at the same time (both runs' figures share the device).
     pub fn warnings(&self) -> Vec<String> {
-        self.targets
+        let holes = self
+            .targets
             .iter()
             .filter(|t| t.probe.kind == TargetKind::File)
             .filter_map(|t| {
                 let h = super::holes::holes(&t.fd, t.usable).ok()?;
                 (h.bytes > 0).then(|| super::holes::hole_warning(&t.path, t.usable, &h))
+            });
+        let shared = self.targets.iter().filter_map(|t| {
+            let file = std::fs::File::from(t.fd.try_clone().ok()?);
+            let pids = super::lock::others_holding(&file);
+            (!pids.is_empty()).then(|| {
+                let pids: Vec<String> = pids.iter().map(u32::to_string).collect();
+                format!(
+                    "{}: another rigel (pid {}) uses this target at the same time: both runs' \
+                     figures share its capacity; run one at a time",
+                    t.path.display(),
+                    pids.join(", ")
+                )
             })
-            .collect()
+        });
+        holes.chain(shared).collect()
     }
 }
 
@@ -211,16 +224,15 @@ fn open_one(
         };
         file = reopen_target(&file, &path, mode).map_err(|e| busy_as_refusal(e, &path))?;
     }
-    if probed.kind == TargetKind::File {
-        // Held on the run's own descriptor while the run lasts: readers share a file, a writer
-        // (or a filler, see `create`) has it alone.
-        let kind = if target.written {
-            LockKind::Exclusive
-        } else {
-            LockKind::Shared
-        };
-        lock_target(&file, &path, kind)?;
-    }
+    // Held on the run's own descriptor while the run lasts: readers share a target (a file or a
+    // block device), a writer (or a filler, see `create`) has it alone. A written device's O_EXCL
+    // keeps out other writers and mounts; the lock keeps another rigel's readers out too.
+    let kind = if target.written {
+        LockKind::Exclusive
+    } else {
+        LockKind::Shared
+    };
+    lock_target(&file, &path, kind)?;
     let info = target_info(&path, &probed, base, created_by_rigel);
     let allocated = match probed.kind {
         TargetKind::Block => None,

@@ -14,7 +14,7 @@
 //! floor is then not needed (the drift was measured), and the band is never narrower than the one
 //! the first runs' own spread gives.
 
-use super::noise::{Estimate, t99, why_none, within};
+use super::noise::{Estimate, interval, t99, why_none, within};
 use rigel_expr::{Direction, Stat};
 use rigel_results::{ClassResult, DirStats};
 use serde::Serialize;
@@ -65,6 +65,7 @@ pub fn band(
             basis: "runs",
         });
     }
+    let own = own.map(|w| w.max(apart(stat, direction, b0, n0).unwrap_or(0.0)));
     match own {
         Some(w) => Ok(Band {
             percent: w.hypot(floor_percent),
@@ -72,6 +73,27 @@ pub fn band(
         }),
         None => Err(why_none(stat)),
     }
+}
+
+/// For a percentile, the change (percent of BASE) beyond which the two runs' 99% intervals no
+/// longer overlap, in the direction the figure moved: a tail's interval is far from symmetric
+/// (99% of a throttled device's writes in 20 µs, 1% waiting up to a 100 ms slice), and a symmetric
+/// band around a p99 that sits at the step calls a move across the step a change.
+fn apart(stat: Stat, direction: Direction, b: &RunLine<'_>, n: &RunLine<'_>) -> Option<f64> {
+    // Each interval scaled to the figure compared (the histogram's percentile is that figure but
+    // for rounding).
+    let iv = |l: &RunLine<'_>| {
+        interval(l.class, l.dir, l.window_s, direction, stat)
+            .map(|(lo, mid, hi)| (l.value * lo / mid, l.value * hi / mid))
+    };
+    let ((blo, bhi), (nlo, nhi)) = (iv(b)?, iv(n)?);
+    let (bv, nv) = (b.value, n.value);
+    let gap = if nv >= bv {
+        (nv - nlo).max(0.0) + (bhi - bv).max(0.0)
+    } else {
+        (nhi - nv).max(0.0) + (bv - blo).max(0.0)
+    };
+    Some(100.0 * gap / bv)
 }
 
 /// Two runs' own standard errors as a 99% band in percent of BASE (`scale` = new / base).

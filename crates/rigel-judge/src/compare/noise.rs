@@ -8,7 +8,11 @@
 //!   small. Results without ticks fall back on their per-second intervals (total only).
 //! - Percentiles (p50 … p99.99, of response or service latency): the distribution-free interval of
 //!   an order statistic (the rank `q·N ± z·√(q(1−q)·N_eff)` read back from the direction's
-//!   histogram), `N_eff` shrunk by the same autocorrelation the ticks show.
+//!   histogram), `N_eff` shrunk by the same autocorrelation the ticks show and by the design
+//!   effect of slow I/Os that come in bursts (the per-tick mean latency's spread against what
+//!   independent I/Os would give). Two runs' percentiles are compared by their intervals (see
+//!   `band`): a tail that is bimodal (a throttle's slice, a stall) has an interval far from
+//!   symmetric.
 //! - Service mean: the histogram's standard deviation over `√N_eff`.
 //! - min, max, stdev: one I/O (or a figure of them all) with no sample spread to speak of: no
 //!   estimate. Only repeated runs give those a band.
@@ -132,9 +136,9 @@ fn quantile(s: LatencyStat) -> Option<f64> {
     }
 }
 
-/// A percentile's relative standard error from the order statistic's interval in `histogram`,
-/// over `n_eff` independent I/Os.
-fn percentile(histogram: &str, q: f64, n_eff: f64, df: f64) -> Option<Estimate> {
+/// The order statistic's 99% interval for quantile `q` in `histogram` over `n_eff` independent
+/// I/Os: (low, the percentile, high), in ns.
+fn order_interval(histogram: &str, q: f64, n_eff: f64) -> Option<(f64, f64, f64)> {
     let h = decode_histogram(histogram)?;
     if h.is_empty() || n_eff < 1.0 {
         return None;
@@ -142,13 +146,64 @@ fn percentile(histogram: &str, q: f64, n_eff: f64, df: f64) -> Option<Estimate> 
     let half = Z99 * (q * (1.0 - q) / n_eff).sqrt();
     let at = |p: f64| h.value_at_quantile(p.clamp(0.0, 1.0)) as f64;
     let (lo, mid, hi) = (at(q - half), at(q), at(q + half));
-    if mid <= 0.0 {
-        return None;
-    }
+    (mid > 0.0).then_some((lo, mid, hi))
+}
+
+/// A percentile's relative standard error from the order statistic's interval in `histogram`,
+/// over `n_eff` independent I/Os.
+fn percentile(histogram: &str, q: f64, n_eff: f64, df: f64) -> Option<Estimate> {
+    let (lo, mid, hi) = order_interval(histogram, q, n_eff)?;
     Some(Estimate {
         rel_se: (hi - lo) / 2.0 / Z99 / mid,
         df,
     })
+}
+
+/// How many of a direction's I/Os count as independent for a percentile, and the ticks' degrees
+/// of freedom: the count shrunk by the ticks' autocorrelation, and by the design effect of slow
+/// I/Os that come in bursts (a stall, a throttle's slice, the host's other load hold many
+/// consecutive I/Os at once): the per-tick mean latency then varies more than independent I/Os
+/// would make it, by the factor the count is divided by.
+fn tail_n_eff(c: &ClassResult, d: &DirStats, window_s: f64, dir: Direction) -> Option<(f64, f64)> {
+    let (ios, ns) = series(c, window_s, dir)?;
+    let ones = vec![1.0; ios.len()];
+    let (rate, independent) = ratio(&ios, &ones)?;
+    let n = d.ios as f64;
+    let mut n_eff = n * independent;
+    let l = &d.latency;
+    // From ticks only: a handful of whole seconds (results written before ticks) estimate a
+    // variance too poorly to divide the count by it.
+    if c.ticks.is_some()
+        && let Some((mean, _)) = ratio(&ns, &ios)
+        && l.mean_ns > 0.0
+        && l.stdev_ns > 0.0
+        && n > 0.0
+    {
+        let iid = l.stdev_ns / l.mean_ns / n.sqrt();
+        let deff = (mean.rel_se / iid).powi(2);
+        if deff > 1.0 {
+            n_eff = n_eff.min(n / deff);
+        }
+    }
+    Some((n_eff, rate.df))
+}
+
+/// A percentile's 99% interval (low, percentile, high; ns) from one run's records, for the
+/// percentile statistics (none for the others).
+pub fn interval(
+    c: &ClassResult,
+    d: &DirStats,
+    window_s: f64,
+    dir: Direction,
+    stat: Stat,
+) -> Option<(f64, f64, f64)> {
+    let (q, histogram) = match stat {
+        Stat::Latency(s) => (quantile(s)?, &d.histogram),
+        Stat::Service(s) => (quantile(s)?, &d.service.as_ref()?.histogram),
+        _ => return None,
+    };
+    let (n_eff, _) = tail_n_eff(c, d, window_s, dir)?;
+    order_interval(histogram, q, n_eff)
 }
 
 /// What one run's records say about its figure `stat` of `dir` (`d` that direction's figures,
@@ -164,10 +219,11 @@ pub fn within(
     let ones = vec![1.0; ios.len()];
     let (rate, independent) = ratio(&ios, &ones)?;
     let n_eff = d.ios as f64 * independent;
+    let tail = || tail_n_eff(c, d, window_s, dir).map_or(n_eff, |(n, _)| n);
     match stat {
         Stat::Iops | Stat::Mbps => Some(rate),
         Stat::Latency(LatencyStat::Mean) => ratio(&ns, &ios).map(|(e, _)| e),
-        Stat::Latency(s) => percentile(&d.histogram, quantile(s)?, n_eff, rate.df),
+        Stat::Latency(s) => percentile(&d.histogram, quantile(s)?, tail(), rate.df),
         Stat::Service(LatencyStat::Mean) => {
             let l = &d.service.as_ref()?.latency;
             (l.mean_ns > 0.0 && n_eff >= 1.0).then(|| Estimate {
@@ -175,9 +231,12 @@ pub fn within(
                 df: rate.df,
             })
         }
-        Stat::Service(s) => {
-            percentile(&d.service.as_ref()?.histogram, quantile(s)?, n_eff, rate.df)
-        }
+        Stat::Service(s) => percentile(
+            &d.service.as_ref()?.histogram,
+            quantile(s)?,
+            tail(),
+            rate.df,
+        ),
     }
 }
 

@@ -33,6 +33,25 @@ fn ticks_that_move_together_count_as_fewer_samples() {
 }
 
 #[test]
+fn slow_ios_in_a_burst_widen_a_percentile_s_interval() {
+    // The same 10,000 latencies, but the slowest tenth all in one tick (a stall): the per-tick
+    // mean varies far more than independent I/Os would make it, and the interval widens.
+    let run = |burst: bool| {
+        let mut r = rigel_results::ClassRecorder::new(1);
+        for i in 0..10_000u64 {
+            let v = if burst { i } else { i * 7919 % 10_000 };
+            r.record(false, 100_000 + v * 10, 4096, (i / 1000) as usize);
+        }
+        let c = r.finish("c", 4096, 1, true, false, 1.0);
+        let stat = Stat::Latency(LatencyStat::P90);
+        let (lo, _, hi) = interval(&c, &c.total, 1.0, Direction::Total, stat).unwrap();
+        hi - lo
+    };
+    let (spread, burst) = (run(false), run(true));
+    assert!(burst > 3.0 * spread, "{burst} vs {spread}");
+}
+
+#[test]
 fn too_few_ticks_give_no_estimate() {
     assert!(ratio(&[1.0, 2.0, 3.0, 4.0], &[1.0; 4]).is_none());
 }
@@ -40,10 +59,16 @@ fn too_few_ticks_give_no_estimate() {
 #[test]
 fn a_percentile_s_interval_is_read_from_the_histogram() {
     let mut r = rigel_results::ClassRecorder::new(1);
-    // 10,000 latencies spread evenly over 100..=200 µs: p99 ≈ 199 µs, and ranks 9,900 ± 2.576 ·
-    // √(99) ≈ ± 25.6 span about ± 0.26 µs.
+    // 10,000 latencies spread evenly over 100..=200 µs, each tick holding the whole spread (a
+    // stride through them): p99 ≈ 199 µs, and ranks 9,900 ± 2.576 · √(99) ≈ ± 25.6 span about
+    // ± 0.26 µs.
     for i in 0..10_000u64 {
-        r.record(false, 100_000 + i * 10, 4096, (i / 1000) as usize);
+        r.record(
+            false,
+            100_000 + (i * 7919 % 10_000) * 10,
+            4096,
+            (i / 1000) as usize,
+        );
     }
     let c = r.finish("c", 4096, 1, true, false, 1.0);
     let e = within(

@@ -179,11 +179,17 @@ fn judge_class(v: &mut Verdict, key: &RequirementKey, selected: &[&PointResult],
             format!("{failed} selected points failed and were not judged"),
         );
     }
+    // Points where the class's rate was not achieved are never the best; when they are all there
+    // is, the requirement fails on the worst of them, saying why.
+    let mut unachieved = false;
     let chosen = match key.selector.pick {
         // The best point is the results model's, as in every report's headline.
-        Pick::Best => {
-            view::best(&reads, &class.name, *direction, *stat).map(|b| (b.point, b.value))
-        }
+        Pick::Best => view::best(&reads, &class.name, *direction, *stat)
+            .map(|b| (b.point, b.value))
+            .or_else(|| {
+                unachieved = true;
+                worst(&values, c)
+            }),
         Pick::Every => worst(&values, c),
     };
     let Some((point, value)) = chosen else {
@@ -192,6 +198,14 @@ fn judge_class(v: &mut Verdict, key: &RequirementKey, selected: &[&PointResult],
         return;
     };
     settle(v, value, c, |x| format_stat(*stat, x));
+    if unachieved {
+        v.status = Status::Fail;
+        v.passed = false;
+        note_first(
+            v,
+            "the rate was not achieved at any point judged".to_owned(),
+        );
+    }
     v.point = Some(point.label());
     v.point_id = Some(point.id());
 }

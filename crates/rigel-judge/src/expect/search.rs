@@ -2,7 +2,7 @@
 //! the record results keep: every trial with pass or fail and its figure, and the answer.
 
 use super::{Verdict, judge_point};
-use rigel_plan::{Knob, SearchPlan, Tried, bracket};
+use rigel_plan::{Contradiction, Knob, SearchPlan, Tried, bracket};
 use rigel_results::{PointResult, PointStatus, SearchRecord, SearchTrial};
 
 /// The trials among `points` (those that finished without an I/O error), in id order, each with
@@ -26,6 +26,7 @@ pub fn trials<'p>(
                 Tried {
                     value,
                     passed: v.passed,
+                    figure: v.measured,
                 },
                 v,
             ))
@@ -39,24 +40,65 @@ pub fn trials<'p>(
 pub fn search_record(plan: &SearchPlan, points: &[PointResult]) -> SearchRecord {
     let judged = trials(plan, points);
     let tried: Vec<Tried> = judged.iter().map(|(_, t, _)| *t).collect();
-    let (answer, failed_at) = bracket(&tried);
     let target = format!("{} {}", plan.target.key, plan.target.comparison);
     let value_text = |v: f64| match plan.knob {
         Knob::Rate => rigel_expr::units::iops(v),
         Knob::Load => format!("load {v:.0}"),
     };
-    let summary = match answer {
-        Some(a) if failed_at.is_none() => {
+    let measured = |t: &Tried| {
+        judged
+            .iter()
+            .rev()
+            .find(|(_, j, _)| j == t)
+            .map_or_else(|| "-".to_owned(), |(_, _, v)| v.measured_text.clone())
+    };
+    let contradiction = plan.contradiction(&tried).map(|c| match c {
+        Contradiction::PassAboveFail { pass, fail } => format!(
+            "it held at {} ({}) but failed at the lower {} ({}), and again when both ran \
+             once more: the figure does not worsen with the load here, so no load is the limit",
+            value_text(pass.value),
+            measured(&pass),
+            value_text(fail.value),
+            measured(&fail)
+        ),
+        Contradiction::Flat { low, high } => format!(
+            "the figure did not follow the load: {} at {}, {} at {} ({:.1}x the load); pass and \
+             fail here are its noise, not the load's doing: give a target outside the figure's \
+             spread, or a range that reaches where it grows",
+            measured(&low),
+            value_text(low.value),
+            measured(&high),
+            value_text(high.value),
+            high.value / low.value
+        ),
+    });
+    let (answer, failed_at) = match contradiction {
+        Some(_) => (None, bracket(&tried).1),
+        None => bracket(&tried),
+    };
+    let confirmed = answer.is_some_and(|a| tried.iter().filter(|t| t.value == a).count() >= 2);
+    let summary = match (answer, &contradiction) {
+        (_, Some(why)) => format!("no answer for {target}: {why}"),
+        (Some(a), None) if failed_at.is_none() => {
             format!(
                 "max ≥ {} with {target} (it held at the high bound)",
                 value_text(a)
             )
         }
-        Some(a) => format!("max {} with {target}", value_text(a)),
-        None if tried.is_empty() => format!("no trial ran for {target}"),
-        None => format!("{target} fails already at {}", value_text(plan.low)),
+        (Some(a), None) => format!("max {} with {target}", value_text(a)),
+        (None, None) if tried.is_empty() => format!("no trial ran for {target}"),
+        (None, None) => format!(
+            "no answer: {target} fails already at {}",
+            value_text(plan.low)
+        ),
     };
     let finished = plan.next(&tried).is_none();
+    let summary = match answer {
+        Some(_) if finished && !confirmed => {
+            format!("{summary} (not confirmed: the trial cap came first)")
+        }
+        _ => summary,
+    };
     let summary = if finished {
         summary
     } else {
@@ -85,6 +127,8 @@ pub fn search_record(plan: &SearchPlan, points: &[PointResult]) -> SearchRecord 
         answer,
         failed_at,
         finished,
+        confirmed,
+        contradiction,
         summary,
     }
 }

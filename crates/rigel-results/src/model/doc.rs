@@ -56,8 +56,17 @@ pub struct SearchRecord {
     pub answer: Option<f64>,
     /// The lowest value at which it failed (none: it held at `high`).
     pub failed_at: Option<f64>,
-    /// The search ended (bracket within the precision, a bound reached, or the trial cap).
+    /// The search ended (bracket within the precision, a bound reached, a contradiction, or the
+    /// trial cap).
     pub finished: bool,
+    /// The answer's value passed again in a repeat trial (false: its one trial is all there is,
+    /// the trial cap came first).
+    #[serde(default)]
+    pub confirmed: bool,
+    /// Why the trials give no answer although some passed and some failed: a pass above a fail
+    /// that stood after both ran again, or a figure that did not follow the load.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contradiction: Option<String>,
     /// One line: `max 41,200 IOPS with small.read.latency.p99 <= 2ms`.
     pub summary: String,
 }

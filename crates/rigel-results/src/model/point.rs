@@ -131,8 +131,14 @@ pub struct PaceResult {
     pub arrival: rigel_expr::Arrival,
     /// Send times of the schedule that fell in the measured window.
     pub scheduled: u64,
-    /// I/Os completed in the window per second (the class's `total.iops`).
+    /// I/Os of the window's own send times completed in the window, per second: never above
+    /// the schedule. The class's `total.iops` also counts `carried`.
     pub achieved_iops: f64,
+    /// I/Os due before the window but sent only inside it, completed in it: a backlog carried in
+    /// from the warmup (a device that fell behind there catches up in the window, faster than
+    /// the rate asked).
+    #[serde(default)]
+    pub carried: u64,
     /// Send times due by the window's end that were not yet issued (every slot was busy).
     pub backlog: u64,
     /// False: the device could not keep up (fewer than 99% of the scheduled I/Os completed in the

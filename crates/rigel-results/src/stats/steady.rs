@@ -2,15 +2,27 @@
 //! measurement window of the last N rounds, the data excursion (max − min) is within a share of
 //! the window's mean, and so is the excursion of the least-squares line across the window.
 
+use super::seconds::MIN_SECONDS;
 pub use crate::SteadyRecord;
 
-/// `steady after 7 rounds` / `not steady in 30m (12 rounds)`.
-pub fn summary(reached: bool, n: usize, max: &str) -> String {
+/// `steady after 7 rounds` / `not steady in 30m (12 rounds)`; `not judged in 1m (2 rounds, fewer
+/// than the window's 5)` when no window filled; a window smaller than [`MIN_SECONDS`] rounds is
+/// named as the weak verdict it is (per-second statistics are never judged from fewer).
+pub fn summary(reached: bool, n: usize, window: usize, max: &str) -> String {
     let rounds = if n == 1 { "round" } else { "rounds" };
-    if reached {
+    let verdict = if reached {
         format!("steady after {n} {rounds}")
+    } else if n < window {
+        return format!("not judged in {max} ({n} {rounds}, fewer than the window's {window})");
     } else {
         format!("not steady in {max} ({n} {rounds})")
+    };
+    if window < MIN_SECONDS {
+        format!(
+            "{verdict}; judged from a window of {window} rounds, fewer than {MIN_SECONDS}: weak"
+        )
+    } else {
+        verdict
     }
 }
 
@@ -70,6 +82,20 @@ pub fn judge_last(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_window_below_the_minimum_is_named_and_an_unfilled_one_not_judged() {
+        assert_eq!(summary(true, 7, 5, "30m"), "steady after 7 rounds");
+        assert_eq!(
+            summary(false, 12, 5, "30m"),
+            "not steady in 30m (12 rounds)"
+        );
+        assert_eq!(
+            summary(false, 2, 5, "1m"),
+            "not judged in 1m (2 rounds, fewer than the window's 5)"
+        );
+        assert!(summary(false, 3, 2, "1s").ends_with("window of 2 rounds, fewer than 5: weak"));
+    }
 
     /// (series, window, steady after how many rounds: None = never).
     #[test]

@@ -213,6 +213,7 @@ impl ClassSum {
                 sum.requested_iops += p.requested_iops;
                 sum.scheduled += p.scheduled;
                 sum.achieved_iops += p.achieved_iops;
+                sum.carried += p.carried;
                 sum.backlog += p.backlog;
                 // One host's delays and send gaps are its own: not summed across hosts.
                 (sum.queued, sum.lag, sum.send_gap_cv) = (None, None, None);
@@ -260,7 +261,11 @@ impl ClassSum {
             }
         }
         let pace = self.pace.take().map(|p| PaceResult {
-            achieved: rate_achieved(self.total.ios, p.scheduled, p.backlog),
+            achieved: rate_achieved(
+                self.total.ios.saturating_sub(p.carried),
+                p.scheduled,
+                p.backlog,
+            ),
             ..p
         });
         ClassResult {

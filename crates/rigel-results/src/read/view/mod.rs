@@ -7,7 +7,9 @@
 //! - each direction (`total`, `read`, `write`) has every figure, percentiles within [min, max];
 //! - a point **counts** for a class and direction when it finished without error, the class ran
 //!   there and completed I/O in that direction ([`ClassRead::counted`]); `best` and the headline
-//!   pick among counted points only, the first one winning a tie ([`best`], [`Headline`]);
+//!   pick among counted points only, the first one winning a tie ([`best`], [`Headline`]), and
+//!   leave out an open-loop class that did not achieve its rate and a search trial that failed
+//!   its target (their figures are what a device did while falling behind, not what it holds);
 //! - ORION's roles (which class is "small", which "large") come from [`roles`];
 //! - `[sweep]` combinations are [`Group`]s, in run order.
 //!
@@ -36,6 +38,8 @@ pub struct PointRead<'a> {
     pub result: &'a PointResult,
     /// Finished without an I/O error.
     pub ok: bool,
+    /// A `[search]` trial that failed its target: never a best point.
+    pub failed_target: bool,
     /// Every planned class of the point (idle ones too), in class order.
     pub classes: Vec<ClassRead<'a>>,
 }
@@ -90,7 +94,19 @@ impl<'a> ResultsView<'a> {
     pub fn new(doc: &'a ResultsDoc) -> ResultsView<'a> {
         ResultsView {
             doc,
-            points: doc.points.iter().map(PointRead::new).collect(),
+            points: doc
+                .points
+                .iter()
+                .map(|p| {
+                    let mut read = PointRead::new(p);
+                    read.failed_target = doc.search.as_ref().is_some_and(|s| {
+                        s.trials
+                            .iter()
+                            .any(|t| t.point_id == p.point.id && !t.passed)
+                    });
+                    read
+                })
+                .collect(),
             roles: roles(&doc.plan.classes),
         }
     }
@@ -172,7 +188,7 @@ pub fn best<'v, 'a>(
         }
     };
     let mut found: Option<Best> = None;
-    for p in points {
+    for p in points.into_iter().filter(|p| p.eligible_for_best(class)) {
         let Some(c) = p.class(class) else { continue };
         let Some(value) = c.value(direction, stat) else {
             continue;
@@ -195,6 +211,7 @@ impl<'a> PointRead<'a> {
         PointRead {
             result,
             ok,
+            failed_target: false,
             classes: result
                 .point
                 .classes
@@ -210,6 +227,17 @@ impl<'a> PointRead<'a> {
 
     pub fn id(&self) -> u32 {
         self.result.point.id
+    }
+
+    /// Whether the point may be `class`'s best: not a search trial that failed its target, and
+    /// the class achieved its rate where it had one.
+    pub fn eligible_for_best(&self, class: &str) -> bool {
+        let missed = self
+            .class(class)
+            .and_then(|c| c.result)
+            .and_then(|r| r.pace.as_ref())
+            .is_some_and(|p| !p.achieved);
+        !self.failed_target && !missed
     }
 
     /// `small=4 large=0`, then the sweep values: how every output names a point.

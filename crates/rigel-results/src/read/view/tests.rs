@@ -140,3 +140,29 @@ fn percentiles_read_from_an_older_document_stay_within_max() {
     let f = r.class("small").unwrap().counted(Direction::Total).unwrap();
     assert_eq!(f.latency.p99_99_ns, 67_706);
 }
+
+#[test]
+fn a_rate_not_achieved_or_a_failed_search_trial_is_never_the_best() {
+    // Point 2 went faster than asked while it fell behind (a backlog), point 3 failed its search
+    // target: neither is the maximum, although each has more IOPS than point 1.
+    let mut pts = [
+        point(1, load("small", 4096, 100, 1), 100, 50_000, true),
+        point(2, load("small", 4096, 100, 4), 900, 40_000, true),
+        point(3, load("small", 4096, 100, 8), 500, 45_000, true),
+    ];
+    let mut r = ClassRecorder::paced(1);
+    r.add_schedule(800, 50);
+    pts[1].classes[0].pace = r.pace(800.0, Default::default(), 1.0);
+    assert!(!pts[1].classes[0].pace.as_ref().expect("paced").achieved);
+    let reads: Vec<PointRead> = pts.iter().map(PointRead::new).collect();
+    let b = best(&reads, "small", Direction::Total, Stat::Iops).expect("a best point");
+    assert_eq!(
+        b.point.id(),
+        3,
+        "the rate that was not achieved is left out"
+    );
+    let mut reads = reads;
+    reads[2].failed_target = true;
+    let b = best(&reads, "small", Direction::Total, Stat::Iops).expect("a best point");
+    assert_eq!(b.point.id(), 1, "the failed trial is left out");
+}
