@@ -48,6 +48,7 @@ pub fn time_series(title: &str, series: &[SecondSeries<'_>]) -> Figure {
         panels: vec![
             Panel {
                 subtitle: "IOPS per second".into(),
+                y_extent: Vec::new(),
                 x_label: time.into(),
                 y_label: "IOPS".into(),
                 x: Kind::Linear { integer: false },
@@ -56,6 +57,7 @@ pub fn time_series(title: &str, series: &[SecondSeries<'_>]) -> Figure {
             },
             Panel {
                 subtitle: "p99 latency per second".into(),
+                y_extent: Vec::new(),
                 x_label: time.into(),
                 y_label: format!("p99 ({unit})"),
                 x: Kind::Linear { integer: false },

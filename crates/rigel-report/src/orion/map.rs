@@ -29,6 +29,20 @@ pub fn orion_commandline(command: &[String]) -> String {
     shell_join(&kept)
 }
 
+/// A sweep binding as a file-name word: `%` spelt `pct`, every other run of characters a file name
+/// should not hold one `-` (`small.mix-70% read` → `small.mix-70pct-read`).
+fn file_word(text: &str) -> String {
+    let mut out = String::new();
+    for c in text.replace('%', "pct").chars() {
+        if c.is_ascii_alphanumeric() || c == '.' {
+            out.push(c);
+        } else if !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    out.trim_matches('-').to_string()
+}
+
 /// ORION's options as the run's recorded command gave them (what followed `orion`), or none when
 /// rigel did not run as ORION.
 fn orion_options(command: &[String]) -> Option<&[String]> {
@@ -60,18 +74,8 @@ pub fn prefix(doc: &ResultsDoc, testname: &str, sweep: &[SweepBinding]) -> Strin
         .unwrap_or_else(|_| chrono::Local::now().format("%Y%m%d_%H%M").to_string());
     let mut name = testname.to_string();
     for b in sweep {
-        let slug: String = format!("{}-{}", b.key, b.value)
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
-                    c
-                } else {
-                    '-'
-                }
-            })
-            .collect();
         name.push('-');
-        name.push_str(&slug);
+        name.push_str(&file_word(&format!("{}-{}", b.key, b.value)));
     }
     format!("{name}_{stamp}")
 }
@@ -102,6 +106,15 @@ mod tests {
         ]
         .map(String::from);
         assert_eq!(orion_commandline(&cmd), "-run simple -duration 5");
+    }
+
+    #[test]
+    fn sweep_values_make_plain_file_names() {
+        assert_eq!(file_word("seq.mix-read"), "seq.mix-read");
+        assert_eq!(file_word("small.mix-70% read"), "small.mix-70pct-read");
+        assert_eq!(file_word("seq.mix-100% read"), "seq.mix-100pct-read");
+        assert_eq!(file_word("small.size-4KiB"), "small.size-4KiB");
+        assert_eq!(file_word("io.rate-20000 iops"), "io.rate-20000-iops");
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! a throttled series; each SVG must parse as XML.
 
 use super::{assert_well_formed, fixtures_dir, load_fixture};
-use crate::chart::hockey::{Group, LoadPoint, hockey_stick};
+use crate::chart::hockey::{Group, Labels, LoadPoint, hockey_stick};
 use crate::chart::percentiles::{Direction, percentile_plot};
 use crate::chart::timeseries::{SecondSeries, time_series};
 use rigel_expr::Direction as Dir;
@@ -48,6 +48,10 @@ fn hockey_sticks_of_a_real_run() {
             points: &small,
         }],
         false,
+        &Labels {
+            what: "the load",
+            unit: ("µs", 1e3),
+        },
     )
     .to_svg();
     assert_eq!(svg.matches("<circle").count(), 2 * small.len());
@@ -60,6 +64,10 @@ fn hockey_sticks_of_a_real_run() {
             points: &large,
         }],
         true,
+        &Labels {
+            what: "the load",
+            unit: ("µs", 1e3),
+        },
     )
     .to_svg();
     check("hockey-large", &svg);
@@ -121,6 +129,7 @@ fn percentile_plot_of_a_real_point() {
             histogram: &h,
             max_ns: c.total.latency.max_ns,
         }],
+        crate::chart::hockey::latency_unit(c.total.latency.max_ns as f64),
     )
     .to_svg();
     assert!(svg.contains(">p99.9<"), "{svg}");
