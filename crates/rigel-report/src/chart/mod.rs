@@ -44,6 +44,10 @@ pub(super) struct LatencyScale {
     pub unit: &'static str,
     pub div: f64,
     pub log: bool,
+    /// The fastest median and the slowest p99.9 over every class, in ns: each latency chart's axis
+    /// reaches both, so sibling charts share one range.
+    pub low_ns: f64,
+    pub top_ns: f64,
 }
 
 pub(super) fn latency_scale(classes: &[ClassView]) -> LatencyScale {
@@ -60,6 +64,8 @@ pub(super) fn latency_scale(classes: &[ClassView]) -> LatencyScale {
         unit,
         div,
         log: top as f64 / low as f64 > 20.0,
+        low_ns: low as f64,
+        top_ns: top as f64,
     }
 }
 
@@ -297,7 +303,13 @@ fn latency_chart(
     if s.rows.len() < 2 {
         return None;
     }
-    let LatencyScale { unit, div, log } = scale;
+    let LatencyScale {
+        unit,
+        div,
+        log,
+        low_ns,
+        top_ns,
+    } = scale;
     type Measure = (&'static str, fn(&ClassRow) -> f64);
     let measures: [Measure; 4] = [
         ("mean", |r| r.latency.mean_ns),
@@ -340,9 +352,11 @@ fn latency_chart(
     } else {
         x_label_of(classes, &v.x_class)
     };
+    let mut panel = load_panel(&x_label, y_label, y, lines);
+    panel.y_extent = vec![low_ns / div, top_ns / div];
     Some(Figure {
         title: format!("{name}{} latency vs {}{beside}", v.held_text(), v.x_name()),
-        panels: vec![load_panel(&x_label, y_label, y, lines)],
+        panels: vec![panel],
     })
 }
 

@@ -4,7 +4,7 @@
 
 use super::hockey::{Group, Labels, LoadPoint, hockey_stick, latency_unit};
 use super::percentiles::{Direction, percentile_plot};
-use super::timeseries::{SecondSeries, time_series};
+use super::timeseries::{SecondSeries, slowest_p99, time_series};
 use super::varied::{chunks, varied};
 use super::{Chart, MOST_SERIES, latency_scale, slug};
 use crate::rows::{ClassRow, ClassView, Headline, PointView};
@@ -182,11 +182,11 @@ fn series_points<'p>(points: &'p [PointView], headline: &Headline) -> Vec<(&'p P
 }
 
 fn series_charts(points: &[PointView], headline: &Headline) -> Vec<Chart> {
-    series_points(points, headline)
+    let drawn: Vec<(&PointView, String, Vec<SecondSeries<'_>>)> = series_points(points, headline)
         .into_iter()
         .filter(|(p, _)| seconds_of(p) >= MIN_SECONDS)
         .map(|(p, why)| {
-            let series: Vec<SecondSeries<'_>> = p
+            let series = p
                 .classes
                 .iter()
                 .map(|c| SecondSeries {
@@ -194,9 +194,22 @@ fn series_charts(points: &[PointView], headline: &Headline) -> Vec<Chart> {
                     intervals: &c.intervals,
                 })
                 .collect();
+            (p, why, series)
+        })
+        .collect();
+    // One p99 unit for every per-second chart, from the slowest second any of them shows.
+    let top = drawn
+        .iter()
+        .map(|(_, _, s)| slowest_p99(s))
+        .fold(0.0, f64::max);
+    let unit = latency_unit(top);
+    drawn
+        .iter()
+        .map(|(p, why, series)| {
             let fig = time_series(
                 &format!("Per second at point {} ({}): {why}", p.id, p.label),
-                &series,
+                series,
+                unit,
             );
             chart(format!("seconds-{}", p.id), &fig.title, fig.to_svg())
         })

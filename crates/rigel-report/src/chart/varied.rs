@@ -64,8 +64,8 @@ fn distinct(rows: &[&ClassRow], class: &str) -> usize {
     seen.len()
 }
 
-/// The rows of `class` split along what varied; none when no load varied (one condition, or only
-/// `[sweep]` values: those are compared in tables and bars, not along a line).
+/// The rows of `class` split along what varied, series of two points or more; none when no load
+/// varied (one condition, or only `[sweep]` values: those are compared in tables, not along a line).
 pub(super) fn varied<'r>(class: &str, rows: &'r [ClassRow]) -> Option<Varied<'r>> {
     let ok: Vec<&ClassRow> = rows.iter().filter(|r| r.ok && r.load > 0).collect();
     let first: &'r ClassRow = ok.first()?;
@@ -101,6 +101,12 @@ pub(super) fn varied<'r>(class: &str, rows: &'r [ClassRow]) -> Option<Varied<'r>
     let x = |r: &ClassRow| load_of(r, &x_class);
     for s in &mut series {
         s.rows.sort_by_key(|r| x(r));
+    }
+    // A series of one point has no line to draw (a point that failed beside it, a level only one
+    // condition reached): it is a table row.
+    series.retain(|s| s.rows.len() > 1);
+    if series.is_empty() {
+        return None;
     }
     let held_at = (!own).then_some(first.load);
     Some(Varied {
