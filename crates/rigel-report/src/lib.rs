@@ -16,6 +16,7 @@ mod fleet;
 mod format;
 mod lazy_doc;
 mod load;
+mod names;
 mod orion;
 mod render;
 mod rows;

@@ -493,14 +493,7 @@ pub fn charts(classes: &[ClassView], points: &[PointView]) -> Vec<Chart> {
     out
 }
 
+/// A class name or `[sweep]` binding as a word of a chart's file name (`crate::names`).
 pub(super) fn slug(name: &str) -> String {
-    name.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '-'
-            }
-        })
-        .collect()
+    crate::names::file_word(name)
 }

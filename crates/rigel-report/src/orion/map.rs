@@ -3,6 +3,7 @@
 //! (`rigel_results::view::roles`).
 
 use crate::context::shell_join;
+use crate::names::file_word;
 use rigel_plan::SweepBinding;
 use rigel_results::ResultsDoc;
 
@@ -27,20 +28,6 @@ pub fn orion_commandline(command: &[String]) -> String {
         }
     }
     shell_join(&kept)
-}
-
-/// A sweep binding as a file-name word: `%` spelt `pct`, every other run of characters a file name
-/// should not hold one `-` (`small.mix-70% read` → `small.mix-70pct-read`).
-fn file_word(text: &str) -> String {
-    let mut out = String::new();
-    for c in text.replace('%', "pct").chars() {
-        if c.is_ascii_alphanumeric() || c == '.' {
-            out.push(c);
-        } else if !out.ends_with('-') {
-            out.push('-');
-        }
-    }
-    out.trim_matches('-').to_string()
 }
 
 /// ORION's options as the run's recorded command gave them (what followed `orion`), or none when
@@ -106,15 +93,6 @@ mod tests {
         ]
         .map(String::from);
         assert_eq!(orion_commandline(&cmd), "-run simple -duration 5");
-    }
-
-    #[test]
-    fn sweep_values_make_plain_file_names() {
-        assert_eq!(file_word("seq.mix-read"), "seq.mix-read");
-        assert_eq!(file_word("small.mix-70% read"), "small.mix-70pct-read");
-        assert_eq!(file_word("seq.mix-100% read"), "seq.mix-100pct-read");
-        assert_eq!(file_word("small.size-4KiB"), "small.size-4KiB");
-        assert_eq!(file_word("io.rate-20000 iops"), "io.rate-20000-iops");
     }
 
     #[test]
