@@ -173,7 +173,7 @@ fn a_sweep_over_size_and_mix_is_reported_right_everywhere() {
         .filter_map(Result::ok)
         .filter(|e| {
             let n = e.file_name().to_string_lossy().into_owned();
-            n.starts_with("chart-latency-small-small-size-") && n.ends_with(".svg")
+            n.starts_with("chart-latency-small-small.size-") && n.ends_with(".svg")
         })
         .count();
     assert_eq!(latency_charts, 4);
