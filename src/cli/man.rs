@@ -2,7 +2,7 @@
 //! EXIT STATUS, ENVIRONMENT and EXAMPLES on every page, and ORION's own options on `rigel-orion.1`.
 
 use clap_mangen::Man;
-use std::io::Write;
+use rigel_fs::Dir;
 use std::path::Path;
 
 /// `(code, meaning)`, as `exit.rs` and the README give them.
@@ -188,9 +188,10 @@ pub fn extra_sections(page: &str, orion_help: &str) -> String {
     out
 }
 
-/// Every page, as clap_mangen's `generate_to` names them, with rigel's sections appended.
+/// Every page, as clap_mangen's `generate_to` names them, with rigel's sections appended; each
+/// file replaced atomically inside the folder the operator named (no link followed there).
 pub fn generate(cmd: clap::Command, dir: &Path, orion_help: &str) -> std::io::Result<()> {
-    fn each(cmd: clap::Command, dir: &Path, orion_help: &str) -> std::io::Result<()> {
+    fn each(cmd: clap::Command, dir: &Dir, orion_help: &str) -> std::io::Result<()> {
         for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()).cloned() {
             each(sub, dir, orion_help)?;
         }
@@ -200,11 +201,11 @@ pub fn generate(cmd: clap::Command, dir: &Path, orion_help: &str) -> std::io::Re
         let mut text = Vec::new();
         man.render(&mut text)?;
         text.extend_from_slice(extra_sections(&page, orion_help).as_bytes());
-        let mut file = std::fs::File::create(dir.join(&name))?;
-        file.write_all(&text)?;
-        file.flush()
+        dir.write_atomic(&name, &text)
+            .map_err(|e| std::io::Error::other(e.to_string()))
     }
+    let folder = Dir::open_following(dir).map_err(|e| std::io::Error::other(e.to_string()))?;
     let mut cmd = cmd.disable_help_subcommand(true);
     cmd.build();
-    each(cmd, dir, orion_help)
+    each(cmd, &folder, orion_help)
 }
