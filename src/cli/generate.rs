@@ -1,5 +1,5 @@
 //! `rigel generate completions SHELL` and `rigel generate man DIR`, from the clap definition itself
-//! (so `orion` and every option are included).
+//! (so `orion` and every option are included), with rigel's own man sections (`man.rs`).
 
 use super::args::{Cli, GenerateArgs};
 use super::exit;
@@ -20,7 +20,7 @@ pub fn run(a: &GenerateArgs) -> i32 {
                 eprintln!("rigel generate man: cannot create {}: {e}", dir.display());
                 return exit::RUNTIME;
             }
-            match clap_mangen::generate_to(cmd, dir) {
+            match super::man::generate(cmd, dir, super::orion::HELP) {
                 Ok(()) => {
                     eprintln!("man pages written to {}", dir.display());
                     exit::OK

@@ -6,6 +6,7 @@ mod compare;
 pub mod exit;
 mod fleet;
 mod generate;
+mod man;
 mod orion;
 mod plan_cmd;
 mod plan_table;
@@ -27,10 +28,10 @@ pub fn main() -> i32 {
     // clap knows `orion` too, for `rigel --help`, completions and man pages.
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     if args.get(1).is_some_and(|a| a == "orion") {
-        return orion::main(&args[2..]);
+        return orion::main(&args[2..], false, args::ColorChoice::Auto);
     }
     if args.len() == 3 && args[1] == "help" && args[2] == "orion" {
-        return orion::main(&["-help".into()]);
+        return orion::main(&["-help".into()], false, args::ColorChoice::Auto);
     }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -62,7 +63,7 @@ pub fn main() -> i32 {
             exit::OK
         }
         Command::Generate(a) => generate::run(&a),
-        Command::Orion(a) => orion::main(&a.args),
+        Command::Orion(a) => orion::main(&a.args, cli.quiet, cli.color),
         Command::Merge(a) => fleet::merge(&a),
     }
 }

@@ -3,9 +3,11 @@
 //! current directory, with ORION's console lines. The run folder goes beside them, in
 //! `<prefix>.rigel/`, with rigel's own reports.
 
+use super::args::ColorChoice;
 use super::run;
 use super::style::outln;
 use super::{exit, plan_table, specs, summary};
+use clap::ValueEnum;
 use rigel_orion::{self as orion, OrionError, OrionJob, OrionOptions, Parsed};
 use rigel_plan::RunPlan;
 use rigel_report::{self as report, Dialect, Format, ReportOptions};
@@ -17,8 +19,48 @@ use std::ffi::OsString;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// The arguments after `rigel orion`.
-pub fn main(args: &[OsString]) -> i32 {
+/// rigel's global options, accepted anywhere among ORION's (`rigel orion -run simple -q`), as the
+/// man page's synopsis shows them; the rest are ORION's.
+struct Globals {
+    quiet: bool,
+    color: Option<ColorChoice>,
+    rest: Vec<String>,
+}
+
+fn globals(args: Vec<String>) -> Result<Globals, String> {
+    let mut g = Globals {
+        quiet: false,
+        color: None,
+        rest: Vec::new(),
+    };
+    let mut it = args.into_iter();
+    while let Some(a) = it.next() {
+        let when = match a.as_str() {
+            "-q" | "--quiet" => {
+                g.quiet = true;
+                continue;
+            }
+            "--color" => it
+                .next()
+                .ok_or("--color needs a value: auto, always or never")?,
+            _ => match a.strip_prefix("--color=") {
+                Some(w) => w.to_owned(),
+                None => {
+                    g.rest.push(a);
+                    continue;
+                }
+            },
+        };
+        g.color = Some(
+            ColorChoice::from_str(&when, true)
+                .map_err(|_| format!("--color {when}: expected auto, always or never"))?,
+        );
+    }
+    Ok(g)
+}
+
+/// The arguments after `rigel orion`; `quiet` and `color` are what `rigel -q --color … orion` said.
+pub fn main(args: &[OsString], quiet: bool, color: ColorChoice) -> i32 {
     let Some(args) = args
         .iter()
         .map(|a| a.to_str().map(str::to_owned))
@@ -26,6 +68,16 @@ pub fn main(args: &[OsString]) -> i32 {
     else {
         eprintln!("rigel orion: the arguments must be valid UTF-8");
         return exit::BAD_SPEC;
+    };
+    let args = match globals(args) {
+        Ok(g) => {
+            super::style::init(quiet || g.quiet, g.color.unwrap_or(color));
+            g.rest
+        }
+        Err(e) => {
+            eprintln!("rigel orion: {e}");
+            return exit::BAD_SPEC;
+        }
     };
     let options = match orion::parse(&args) {
         Ok(Parsed::Help) => {
@@ -126,11 +178,16 @@ fn calibrate(job: &OrionJob, spec_toml: String, plan: RunPlan, cwd: &Path) -> i3
     let o = &job.options;
     let started = runner::now();
     let prefix = prefix(o.testname(), &started);
+    // ORION's line exactly (scripts match it); rigel's own version goes to stderr.
     outln!(
-        "ORION: ORacle IO Numbers -- Version {} (rigel {})",
-        dialect(o).orion_release(),
-        env!("CARGO_PKG_VERSION")
+        "ORION: ORacle IO Numbers -- Version {}",
+        dialect(o).orion_release()
     );
+    super::style::note(format!(
+        "rigel {} writes ORION {}'s files",
+        env!("CARGO_PKG_VERSION"),
+        dialect(o).name()
+    ));
     outln!("{prefix}");
     outln!("{}", estimate_line(&plan, o));
     if plan.run.warmup_ms > 0 {
@@ -278,7 +335,7 @@ fn shell_join(args: &[String]) -> String {
         .join(" ")
 }
 
-const HELP: &str = "\
+pub(super) const HELP: &str = "\
 ORION: ORacle IO Numbers, as rigel runs it
 
   rigel orion -run LEVEL [ORION options] [rigel options]
@@ -328,6 +385,8 @@ rigel's options (two dashes):
   --allow-destructive   consent to the writes -write asks for
   --force               with --allow-destructive: write even over a filesystem signature
   --dialect 11.1|12c    ORION's file layout (default 12c: latency in microseconds)
+  -q, --quiet           only errors, warnings and results: no progress, no notes
+  --color WHEN          colors on stderr: auto, always or never
 
 Examples:
   rigel orion -run simple -testname mylun

@@ -153,8 +153,9 @@ fn describe_load(c: &ClassLoad) -> String {
     let base = match c.access {
         Access::Random => format!("{} × {} random {mix}", c.load, Size(c.size)),
         Access::Sequential => format!(
-            "{} streams × {} × {} sequential {mix}",
+            "{} stream{} × {} × {} sequential {mix}",
             c.load,
+            if c.load == 1 { "" } else { "s" },
             c.per_stream,
             Size(c.size)
         ),

@@ -1,7 +1,6 @@
 //! The end of a run on the terminal: ORION's headline lines and where the results are.
 
 use super::style::outln;
-use rigel_expr::units;
 use rigel_results::ResultsDoc;
 use rigel_results::view::{Best, ResultsView};
 use std::path::Path;
@@ -91,11 +90,11 @@ pub fn headline(doc: &ResultsDoc) -> Vec<String> {
         lines.push(format!("Maximum Small IOPS={:.0} @ {}", b.value, at(b)));
     }
     if let Some(b) = &h.min_latency {
+        // ORION's line as ORION prints it: scripts parse it, so no human-friendly unit is added.
         lines.push(format!(
-            "Minimum Small Latency={:.3} usecs @ {} ({})",
+            "Minimum Small Latency={:.3} usecs @ {}",
             b.value / 1e3,
-            at(b),
-            units::latency(b.value)
+            at(b)
         ));
     }
     let left: Vec<String> = view

@@ -5,11 +5,15 @@
 #  2. a real, shortened run of specs/bs-qd-sweep.toml on a tmpfs file: every chart kind must be
 #     there (IOPS/MB/s and latency vs load, hockey stick, per-second, percentiles), every SVG must
 #     parse as XML, and its report.html is screenshot at both widths and printed to PDF;
+#  2b. real runs of a `row` matrix with a class held at one load (on a loop device over tmpfs), a
+#     `detailed` grid and a `[sweep]` over size × mix, each screenshot at both widths;
 #  3. every page above laid out at both widths and measured in the page (layout-check.js): no
-#     sideways scrolling, nothing cut at the right edge, no chart labels over one another.
-# Not part of `cargo test` (it needs chromium, and the run takes about two minutes): `.ci/run` runs
-# it after the tests. It installs Debian's chromium and poppler-utils when missing, and exits 1 when
-# the layout check finds a problem.
+#     sideways scrolling, nothing cut at the right edge, no chart labels over one another or cut at
+#     a chart's edge, no legend of more than 8 entries, no series with every point at one x, and no
+#     table that needs a scrollbar at 1280 px.
+# Not part of `cargo test` (it needs chromium, and the runs take about three minutes): `.ci/run` runs
+# it after the tests. It installs Debian's chromium and poppler-utils when missing, needs root for
+# the loop device (losetup), and exits 1 when the layout check finds a problem.
 #
 #   templates/html/check-in-chromium.sh [OUT_DIR]        (default: target/html-screenshots)
 #   RIGEL_SCREENSHOT_SIZES="desktop=1280,3600 phone=390,7000" picks the window sizes.
@@ -23,7 +27,7 @@ sizes="${RIGEL_SCREENSHOT_SIZES:-desktop=1280,3600 phone=390,7000}"
 RIGEL_SCREENSHOT_DIR="$out" RIGEL_SCREENSHOT_SIZES="$sizes" \
     cargo test -p rigel-report --lib html_screenshots_in_chromium -- --ignored --nocapture
 
-# 2. The real run: 9 block sizes × queue depths 1..16, 2 s a point.
+# 2. The real run: 9 block sizes × queue depths 1..16, 1 s a point.
 cargo build --quiet
 scratch="$(mktemp -d /dev/shm/rigel-check.XXXXXX)"
 trap 'rm -rf "$scratch"' EXIT
@@ -31,10 +35,51 @@ run="$out/bs-qd-sweep"
 rm -rf "$run"
 target/debug/rigel run specs/bs-qd-sweep.toml --out "$run" \
     --set lun="$scratch/target.bin" --set target.0.size=256MiB \
-    --set run.duration=2s --set run.warmup=200ms --set 'matrix.io=1..=16 x2'
-for kind in iops mbps latency- hockey- seconds- percentiles-; do
+    --set run.duration=1s --set run.warmup=200ms --set 'matrix.io=1..=16 x2'
+for kind in iops mbps latency- hockey- percentiles-; do
     ls "$run"/chart-"$kind"*.svg >/dev/null 2>&1 || { echo "no chart-$kind*.svg in $run" >&2; exit 1; }
 done
+# 2b. Real runs of the other matrix shapes, 1 s points (5 s where per-second charts are wanted):
+#   row:      an 8 KiB 70/30 class swept over loads 1..32 beside a 1 MiB stream held at 1, on a loop
+#             device over a tmpfs file (the device's own counters give the "At the devices" table);
+#   detailed: tests/fixtures/specs/two-classes.toml, every combination of both classes' loads;
+#   sweep:    tests/fixtures/specs/sweep-size-mix.toml, a [sweep] over size × mix.
+truncate -s 512M "$scratch/loop.img"
+loop="$(losetup -f --show --direct-io=on "$scratch/loop.img")"
+trap 'losetup -d "$loop" 2>/dev/null; rm -rf "$scratch"' EXIT
+cat >"$scratch/row-held.toml" <<'TOML'
+[spec]
+name = "row-held"
+description = "8 KiB 70/30 swept over loads 1..32 beside a 1 MiB sequential stream held at 1"
+[vars]
+lun = "/dev/null"
+[[target]]
+path = "${lun}"
+destructive = true
+[run]
+duration = "1s"
+warmup = "200ms"
+[class.oltp]
+size = "8KiB"
+mix = "70% read"
+[class.seq]
+size = "1MiB"
+access = "sequential"
+[matrix]
+shape = "row"
+oltp = "1..=32 x2"
+seq = "1"
+TOML
+shapes="row-held detailed sweep"
+rm -rf "$out/row-held" "$out/detailed" "$out/sweep"
+target/debug/rigel run "$scratch/row-held.toml" --out "$out/row-held" --set lun="$loop" \
+    --allow-destructive
+mkdir "$scratch/detailed" "$scratch/sweep"
+target/debug/rigel run tests/fixtures/specs/two-classes.toml --out "$out/detailed" \
+    --set dir="$scratch/detailed" --set run.duration=5s --set run.warmup=200ms
+target/debug/rigel run tests/fixtures/specs/sweep-size-mix.toml --out "$out/sweep" \
+    --set dir="$scratch/sweep" --set run.duration=1s
+ls "$out/row-held"/chart-held-seq.svg "$out/detailed"/chart-seconds-*.svg >/dev/null
 python3 - "$run" <<'PY'
 import sys, pathlib, xml.dom.minidom
 svgs = sorted(pathlib.Path(sys.argv[1]).glob("chart-*.svg"))
@@ -56,6 +101,11 @@ for s in $sizes; do
     chromium $flags --hide-scrollbars --window-size="${s#*=}" \
         --screenshot="$out/bs-qd-sweep-$label.png" "file://$run/report.html" 2>/dev/null
     test "$(stat -c %s "$out/bs-qd-sweep-$label.png")" -gt 10000
+    for shape in $shapes; do
+        # shellcheck disable=SC2086
+        chromium $flags --hide-scrollbars --window-size="${s#*=}" \
+            --screenshot="$out/$shape-$label.png" "file://$out/$shape/report.html" 2>/dev/null
+    done
 done
 # shellcheck disable=SC2086
 chromium $flags --no-pdf-header-footer --print-to-pdf="$out/bs-qd-sweep.pdf" \
@@ -64,7 +114,8 @@ test "$(stat -c %s "$out/bs-qd-sweep.pdf")" -gt 10000
 # 3. The layout at each width, measured in the page (layout-check.js): no sideways scrolling, nothing
 #    cut at the right edge outside a scrolling box, no chart labels drawn over one another.
 bad=0
-for page in "$out"/*.html "$run/report.html"; do
+for page in "$out"/*.html "$run/report.html" "$out/row-held/report.html" \
+    "$out/detailed/report.html" "$out/sweep/report.html"; do
     [ -f "$page" ] || continue
     case "$page" in *.layout.html) continue ;; esac
     checked="${page%.html}.layout.html"
@@ -87,9 +138,9 @@ PY
 m = re.findall(r"<pre id=\"rigel-layout-check\">(.*?)</pre>", sys.stdin.read(), re.S)
 print(html.unescape(m[-1]) if m else "no verdict: the check did not run")')"
         if [ "$verdict" = OK ]; then
-            echo "layout ok: $(basename "$page") at ${s%%=*} (${s#*=})"
+            echo "layout ok: ${page#"$out"/} at ${s%%=*} (${s#*=})"
         else
-            echo "layout broken: $(basename "$page") at ${s%%=*} (${s#*=}):" >&2
+            echo "layout broken: ${page#"$out"/} at ${s%%=*} (${s#*=}):" >&2
             printf '%s\n' "$verdict" | sed 's/^/    /' >&2
             bad=1
         fi

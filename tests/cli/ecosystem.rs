@@ -90,6 +90,45 @@ fn man_renders_the_generated_pages() {
     );
     assert!(text.contains("NAME") && text.contains("rigel"), "{text}");
     assert!(text.contains("orion"), "the page lists orion:\n{text}");
+    let render = |page: &str| {
+        let out = Command::new("man")
+            .args(["-P", "cat", "-l"])
+            .arg(tmp.path().join(page))
+            .env("MANWIDTH", "100")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{page}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    for page in ["rigel.1", "rigel-run.1", "rigel-orion.1", "rigel-report.1"] {
+        let text = render(page);
+        for section in [
+            "EXIT STATUS",
+            "ENVIRONMENT",
+            "EXAMPLES",
+            "RIGEL_PATH",
+            "NO_COLOR",
+        ] {
+            assert!(text.contains(section), "{page} has {section}:\n{text}");
+        }
+        assert!(text.contains("130"), "{page}: the interrupted exit code");
+    }
+    // ORION's own options on ORION's page, as `rigel orion -help` lists them.
+    let orion = render("rigel-orion.1");
+    for option in [
+        "ORION OPTIONS",
+        "-run LEVEL",
+        "-cache_size MIB",
+        "-num_streamIO N",
+        "-matrix M",
+        "-simulate concat|raid0",
+        "--allow-destructive",
+    ] {
+        assert!(
+            orion.contains(option),
+            "rigel-orion.1 lists {option}:\n{orion}"
+        );
+    }
 }
 
 #[test]

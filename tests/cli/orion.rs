@@ -126,6 +126,33 @@ fn help_lists_orions_options_and_rigels() {
 
 #[test]
 #[serial_test::parallel]
+fn rigels_quiet_and_color_are_accepted_among_orions_options() {
+    // As the man page's synopsis shows them, and anywhere an ORION user appends them.
+    for args in [
+        &["-q", "-run", "simple", "--plan"][..],
+        &["-run", "simple", "--quiet", "--plan"],
+        &["--color", "never", "-run", "simple", "--plan"],
+        &["-run", "simple", "--color=always", "--plan"],
+    ] {
+        LunDir::absent(1)
+            .orion(args)
+            .code(0)
+            .stdout_has("Total Data Points: 8");
+    }
+    let d = LunDir::absent(1);
+    rigel()
+        .cwd(d.path())
+        .args(["-q", "orion", "-run", "simple", "--plan"])
+        .run()
+        .code(0);
+    fails_with(
+        LunDir::absent(1).orion(&["-run", "simple", "--color", "sometimes"]),
+        "--color sometimes: expected auto, always or never",
+    );
+}
+
+#[test]
+#[serial_test::parallel]
 fn to_spec_plans_exactly_as_the_orion_options() {
     let d = LunDir::absent(2);
     let option_sets: [&[&str]; 4] = [

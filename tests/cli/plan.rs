@@ -114,3 +114,34 @@ fn workers_auto_or_zero_is_one_per_cpu_rigel_may_run_on() {
         assert_eq!(plan["run"]["workers"], cpus, "workers = {value}");
     }
 }
+
+/// One stream is `1 stream`, a write sweep's mix is `write` (never `0% read`).
+#[test]
+#[serial_test::parallel]
+fn the_plan_says_one_stream_and_a_mix_in_words() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let spec = dir.path().join("held.toml");
+    std::fs::write(
+        &spec,
+        "[[target]]\npath = \"/dev/shm/rigel-unused.bin\"\nsize = \"64MiB\"\n\n\
+         [class.oltp]\nsize = \"8KiB\"\n\n[class.seq]\nsize = \"1MiB\"\naccess = \"sequential\"\n\n\
+         [matrix]\nshape = \"row\"\noltp = \"1, 2\"\nseq = \"1\"\n\n\
+         [sweep]\n\"seq.mix\" = \"read, write\"\n",
+    )
+    .expect("spec written");
+    let out = rigel().arg("plan").arg(&spec).run().code(0);
+    out.stdout_has("1 stream × 4 × 1MiB sequential write");
+    assert!(!out.stdout.contains("1 streams"), "{}", out.stdout);
+    let plan = plan_json(&[spec.to_str().unwrap()]);
+    let mixes: Vec<&str> = plan["points"]
+        .as_array()
+        .expect("points")
+        .iter()
+        .filter_map(|p| p["sweep"][0]["value"].as_str())
+        .collect();
+    assert!(
+        mixes.contains(&"read") && mixes.contains(&"write"),
+        "{mixes:?}"
+    );
+    assert!(!mixes.iter().any(|m| m.contains('%')), "{mixes:?}");
+}

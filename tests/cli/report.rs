@@ -80,8 +80,8 @@ fn report_11_1_dialect_and_testname() {
     let summary =
         std::fs::read_to_string(folder.join("vm1_20261130_0052_summary.txt")).expect("summary");
     assert!(
-        summary.starts_with("ORION VERSION 11.1.0.7.0 (rigel "),
-        "{summary}"
+        summary.starts_with("ORION VERSION 11.1.0.7.0\n\n"),
+        "ORION's version line exactly: {summary}"
     );
     assert!(summary.contains("\nTest: vm1\n"));
     assert!(

@@ -61,6 +61,21 @@ fn a_run_writes_its_folder_and_every_point_obeys_littles_law() {
         .run()
         .code(0);
     out.stdout_has("Maximum Small IOPS=");
+    // ORION's latency line exactly as ORION prints it: nothing after `Large=N` (scripts parse it).
+    let latency = out
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("Minimum Small Latency="))
+        .expect("the latency line");
+    let (value, at) = latency["Minimum Small Latency=".len()..]
+        .split_once(" usecs @ Small=")
+        .expect(latency);
+    assert!(value.parse::<f64>().is_ok() && value.split('.').nth(1).map(str::len) == Some(3));
+    let (small, large) = at.split_once(" and Large=").expect(latency);
+    assert!(
+        small.parse::<u32>().is_ok() && large.parse::<u32>().is_ok(),
+        "{latency}"
+    );
     for f in ["spec.toml", "plan.json", "results.jsonl", "results.json"] {
         assert!(out_dir.join(f).exists(), "{f} missing");
     }

@@ -175,12 +175,7 @@ fn sweeps_are_outer_loops_in_the_order_written() {
         .collect();
     assert_eq!(
         first,
-        vec![
-            "4KiB/100% read",
-            "4KiB/0% read",
-            "8KiB/100% read",
-            "8KiB/0% read"
-        ]
+        vec!["4KiB/read", "4KiB/write", "8KiB/read", "8KiB/write"]
     );
     assert_eq!(p.points[2].classes[0].mix.read_percent, 0);
     assert!(p.targets.iter().all(|t| t.written));

@@ -43,7 +43,8 @@ pub(super) fn sweep_combos(
                 .collect(),
             SweepValues::Mix(v) => v
                 .iter()
-                .map(|m| (format!("{}% read", m.read_percent), SweepOverride::Mix(*m)))
+                // The mix's own words (`read`, `write`, `70% read`): a write sweep is never `0% read`.
+                .map(|m| (m.to_string(), SweepOverride::Mix(*m)))
                 .collect(),
             SweepValues::Access(v) => v
                 .iter()

@@ -3,7 +3,7 @@
 //! only when an exporter asks for them, once. `--format json` asks for none of them: it writes the
 //! document itself.
 
-use super::chart::{Chart, charts, more_charts};
+use super::chart::{Chart, chart_notes, charts, more_charts};
 use super::context::{self, RigelInfo, RunView};
 use super::lazy_doc::LazyDoc;
 use super::orion::{self, OrionSettings, OrionView};
@@ -75,6 +75,8 @@ struct Context<'a> {
     headline: &'a Headline,
     charts: &'a [Chart],
     chart: BTreeMap<&'a str, &'a Chart>,
+    /// What the charts leave out and why (`chart::chart_notes`): per-second charts of short points.
+    chart_notes: &'a [String],
     orion: &'a OrionView,
     orion_matrices: &'a [OrionView],
     requirements: &'a Option<serde_json::Value>,
@@ -95,6 +97,7 @@ struct Prepared<'a> {
     classes: Vec<ClassView>,
     headline: Headline,
     charts: Vec<Chart>,
+    chart_notes: Vec<String>,
     /// One per `[sweep]` combination; never empty.
     orion: Vec<OrionView>,
     requirements: Option<serde_json::Value>,
@@ -159,6 +162,7 @@ impl<'a> Prepared<'a> {
         let headline = rows::headline(&view);
         let mut charts = charts(&classes, &points);
         charts.extend(more_charts(&view, &classes, &points, &headline));
+        let chart_notes = chart_notes(&points, &headline);
         let testname = opts
             .testname
             .clone()
@@ -205,6 +209,7 @@ impl<'a> Prepared<'a> {
             classes,
             headline,
             charts,
+            chart_notes,
             orion,
             requirements,
         })
@@ -229,6 +234,7 @@ impl<'a> Prepared<'a> {
             headline: &self.headline,
             charts: &self.charts,
             chart: self.charts.iter().map(|c| (c.name.as_str(), c)).collect(),
+            chart_notes: &self.chart_notes,
             orion,
             orion_matrices: &self.orion,
             requirements: &self.requirements,
@@ -372,10 +378,8 @@ fn default_testname(doc: &ResultsDoc) -> String {
     }
 }
 
+/// ORION's release exactly as ORION prints it: scripts match this line. rigel's own version is in
+/// `_trace.txt` and the other reports.
 fn default_orion_version(dialect: Dialect) -> String {
-    format!(
-        "{} (rigel {})",
-        dialect.orion_release(),
-        env!("CARGO_PKG_VERSION")
-    )
+    dialect.orion_release().to_string()
 }

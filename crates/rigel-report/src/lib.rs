@@ -16,6 +16,7 @@ mod fleet;
 mod format;
 mod lazy_doc;
 mod load;
+mod names;
 mod orion;
 mod render;
 mod rows;
@@ -158,8 +159,8 @@ pub struct ReportOptions {
     pub dialect: Dialect,
     /// ORION's test name (`-testname`): the files' prefix. Default: the spec's name.
     pub testname: Option<String>,
-    /// The text after `ORION VERSION ` in the summary. Default: the dialect's release and rigel's
-    /// version, `19.3.0.0.0 (rigel 0.1.0)`.
+    /// The text after `ORION VERSION ` in the summary. Default: the dialect's release alone,
+    /// `19.3.0.0.0`, as ORION prints it (rigel's version is in `_trace.txt`).
     pub orion_version: Option<String>,
     /// Where the files go (created when missing).
     pub out_dir: PathBuf,

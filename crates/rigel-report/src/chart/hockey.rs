@@ -23,6 +23,13 @@ pub struct Group<'a> {
     pub points: &'a [LoadPoint],
 }
 
+/// What the markers are labelled with and the latency unit: the report's shared one.
+pub struct Labels<'a> {
+    /// `the load`, or `small's load` for a class held while another varied.
+    pub what: &'a str,
+    pub unit: (&'static str, f64),
+}
+
 /// Microseconds, or milliseconds when the slowest p99 reaches 5 ms.
 pub fn latency_unit(max_ns: f64) -> (&'static str, f64) {
     if max_ns >= 5e6 {
@@ -33,12 +40,14 @@ pub fn latency_unit(max_ns: f64) -> (&'static str, f64) {
 }
 
 /// Mean (solid) and p99 (dashed) against IOPS, or MiB/s when `by_mbps` (large, sequential classes).
-pub fn hockey_stick(class: &str, groups: &[Group<'_>], by_mbps: bool) -> Figure {
-    let top = groups
-        .iter()
-        .flat_map(|g| g.points.iter().map(|p| p.p99_ns))
-        .fold(0.0, f64::max);
-    let (unit, div) = latency_unit(top);
+/// `load` in each point is the marker's label: the class's own load, or the load that varied.
+pub fn hockey_stick(
+    class: &str,
+    groups: &[Group<'_>],
+    by_mbps: bool,
+    labels: &Labels<'_>,
+) -> Figure {
+    let (unit, div) = labels.unit;
     let (x_name, x_of): (&str, fn(&LoadPoint) -> f64) = if by_mbps {
         ("MiB/s", |p| p.mbps)
     } else {
@@ -83,9 +92,13 @@ pub fn hockey_stick(class: &str, groups: &[Group<'_>], by_mbps: bool) -> Figure 
         }
     }
     Figure {
-        title: format!("{class}: latency vs {x_name} (markers labelled with the load)"),
+        title: format!(
+            "{class}: latency vs {x_name} (markers labelled with {})",
+            labels.what
+        ),
         panels: vec![Panel {
             subtitle: String::new(),
+            y_extent: Vec::new(),
             x_label: x_name.to_string(),
             y_label: format!("latency ({unit})"),
             x: Kind::Linear { integer: false },

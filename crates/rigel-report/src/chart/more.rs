@@ -2,13 +2,15 @@
 //! "hockey stick" per class, per-second time series for the headline points and for every point that
 //! was not steady, and a latency percentile plot per headline point (one line per direction).
 
-use super::hockey::{Group, LoadPoint, hockey_stick};
+use super::hockey::{Group, Labels, LoadPoint, hockey_stick, latency_unit};
 use super::percentiles::{Direction, percentile_plot};
-use super::timeseries::{SecondSeries, time_series};
-use super::{Chart, groups, slug};
+use super::timeseries::{SecondSeries, slowest_p99, time_series};
+use super::varied::{chunks, varied};
+use super::{Chart, MOST_SERIES, latency_scale, slug};
 use crate::rows::{ClassRow, ClassView, Headline, PointView};
+use hdrhistogram::Histogram;
 use rigel_results::decode_histogram;
-use rigel_results::stats::iops_spread;
+use rigel_results::stats::{MIN_SECONDS, full_seconds, iops_spread};
 use rigel_results::view::ResultsView;
 
 /// Per-second IOPS max/min above which a point gets a time series of its own.
@@ -24,29 +26,68 @@ fn load_point(r: &ClassRow) -> LoadPoint {
     }
 }
 
+/// Series per hockey stick: each draws two lines (mean, p99), and the legend holds at most
+/// [`MOST_SERIES`] entries.
+const HOCKEY_SERIES: usize = MOST_SERIES / 2;
+
+/// A hockey stick per class along what varied (its load, or the load beside it when it was held),
+/// every one in the report's latency unit; a class with more series than a legend holds gets small
+/// multiples. A series of one point draws no curve: it is in the tables.
 fn hockey_charts(classes: &[ClassView]) -> Vec<Chart> {
     let mut out = Vec::new();
+    let scale = latency_scale(classes);
     for class in classes {
-        let groups = groups(&class.rows);
-        if groups.is_empty() {
+        let Some(v) = varied(&class.name, &class.rows) else {
+            continue;
+        };
+        let pts: Vec<(String, Vec<LoadPoint>)> = v
+            .series
+            .iter()
+            .filter(|s| s.rows.len() > 1)
+            .map(|s| {
+                let points = s
+                    .rows
+                    .iter()
+                    .map(|r| LoadPoint {
+                        load: v.x(r),
+                        ..load_point(r)
+                    })
+                    .collect();
+                (s.key.clone(), points)
+            })
+            .collect();
+        if pts.is_empty() {
             continue;
         }
-        let pts: Vec<(String, Vec<LoadPoint>)> = groups
-            .iter()
-            .map(|(k, rows)| (k.clone(), rows.iter().map(|r| load_point(r)).collect()))
-            .collect();
-        let gs: Vec<Group<'_>> = pts
-            .iter()
-            .map(|(k, p)| Group { key: k, points: p })
-            .collect();
         let by_mbps = class.orion_role.as_deref() == Some("large")
             || (class.orion_role.is_none() && class.access == "sequential");
-        let fig = hockey_stick(&class.name, &gs, by_mbps);
-        out.push(chart(
-            format!("hockey-{}", slug(&class.name)),
-            &fig.title,
-            fig.to_svg(),
-        ));
+        let what = if v.own {
+            "the load".to_string()
+        } else {
+            format!("{}'s load", v.x_class)
+        };
+        let labels = Labels {
+            what: &what,
+            unit: (scale.unit, scale.div),
+        };
+        let parts = chunks(pts, HOCKEY_SERIES);
+        let n = parts.len();
+        for (i, part) in parts.iter().enumerate() {
+            let gs: Vec<Group<'_>> = part
+                .iter()
+                .map(|(k, p)| Group { key: k, points: p })
+                .collect();
+            let name = format!("{}{}", class.name, v.held_text());
+            let mut fig = hockey_stick(&name, &gs, by_mbps, &labels);
+            let mut file = format!("hockey-{}", slug(&class.name));
+            if n > 1 {
+                fig.title = format!("{} ({} of {n})", fig.title, i + 1);
+                if i > 0 {
+                    file.push_str(&format!("-{}", i + 1));
+                }
+            }
+            out.push(chart(file, &fig.title, fig.to_svg()));
+        }
     }
     out
 }
@@ -68,7 +109,53 @@ fn unsteady(p: &PointView) -> Option<String> {
     })
 }
 
-/// Headline points first, then every point with a class whose per-second IOPS spread is above 1.5×.
+/// A point's fewest full seconds over its classes: what a per-second chart of it would be drawn from.
+fn seconds_of(p: &PointView) -> usize {
+    p.classes
+        .iter()
+        .map(|c| full_seconds(&c.intervals).count())
+        .min()
+        .unwrap_or(0)
+}
+
+/// Why some points have no per-second chart: each needs [`MIN_SECONDS`] full seconds, since a
+/// line through two or three says more about chance than about the storage.
+pub fn chart_notes(points: &[PointView], headline: &Headline) -> Vec<String> {
+    let short: Vec<&PointView> = candidates(points, headline)
+        .into_iter()
+        .filter(|p| seconds_of(p) < MIN_SECONDS)
+        .collect();
+    if short.is_empty() {
+        return Vec::new();
+    }
+    let most = short.iter().map(|p| seconds_of(p)).max().unwrap_or(0);
+    let ids: Vec<String> = short.iter().map(|p| p.id.to_string()).collect();
+    vec![format!(
+        "No per-second chart of the headline point{} ({}): a per-second chart needs at least {MIN_SECONDS} full seconds of a point, and {} had {most} at most. Points of {MIN_SECONDS} s or longer (run.duration) get one.",
+        if short.len() == 1 { "" } else { "s" },
+        ids.join(", "),
+        if short.len() == 1 { "it" } else { "they" },
+    )]
+}
+
+/// The points a per-second chart is wanted for: the headline ones, then the unsteady ones.
+fn candidates<'p>(points: &'p [PointView], headline: &Headline) -> Vec<&'p PointView> {
+    let mut out: Vec<&PointView> = Vec::new();
+    for b in [&headline.max_iops, &headline.max_mbps]
+        .into_iter()
+        .flatten()
+    {
+        if let Some(p) = points.iter().find(|p| p.id == b.point && p.ok)
+            && !out.iter().any(|q| q.id == p.id)
+        {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// Headline points first, then every point with a class whose per-second IOPS spread is above 1.5×;
+/// only points with at least [`MIN_SECONDS`] full seconds (see [`chart_notes`]).
 fn series_points<'p>(points: &'p [PointView], headline: &Headline) -> Vec<(&'p PointView, String)> {
     let heads = [&headline.max_iops, &headline.max_mbps];
     let mut out: Vec<(&PointView, String)> = Vec::new();
@@ -95,10 +182,11 @@ fn series_points<'p>(points: &'p [PointView], headline: &Headline) -> Vec<(&'p P
 }
 
 fn series_charts(points: &[PointView], headline: &Headline) -> Vec<Chart> {
-    series_points(points, headline)
+    let drawn: Vec<(&PointView, String, Vec<SecondSeries<'_>>)> = series_points(points, headline)
         .into_iter()
+        .filter(|(p, _)| seconds_of(p) >= MIN_SECONDS)
         .map(|(p, why)| {
-            let series: Vec<SecondSeries<'_>> = p
+            let series = p
                 .classes
                 .iter()
                 .map(|c| SecondSeries {
@@ -106,9 +194,22 @@ fn series_charts(points: &[PointView], headline: &Headline) -> Vec<Chart> {
                     intervals: &c.intervals,
                 })
                 .collect();
+            (p, why, series)
+        })
+        .collect();
+    // One p99 unit for every per-second chart, from the slowest second any of them shows.
+    let top = drawn
+        .iter()
+        .map(|(_, _, s)| slowest_p99(s))
+        .fold(0.0, f64::max);
+    let unit = latency_unit(top);
+    drawn
+        .iter()
+        .map(|(p, why, series)| {
             let fig = time_series(
                 &format!("Per second at point {} ({}): {why}", p.id, p.label),
-                &series,
+                series,
+                unit,
             );
             chart(format!("seconds-{}", p.id), &fig.title, fig.to_svg())
         })
@@ -116,7 +217,8 @@ fn series_charts(points: &[PointView], headline: &Headline) -> Vec<Chart> {
 }
 
 fn percentile_charts(view: &ResultsView, headline: &Headline) -> Vec<Chart> {
-    let mut out = Vec::new();
+    type Plot<'h> = (String, String, Vec<(&'static str, Histogram<u64>, u64)>);
+    let mut plots: Vec<Plot<'_>> = Vec::new();
     let mut seen = Vec::new();
     for b in [
         &headline.max_iops,
@@ -152,25 +254,33 @@ fn percentile_charts(view: &ResultsView, headline: &Headline) -> Vec<Chart> {
         if hists.is_empty() {
             continue;
         }
-        let lines: Vec<Direction<'_>> = hists
-            .iter()
-            .map(|(n, h, max)| Direction {
-                name: (*n).to_string(),
-                histogram: h,
-                max_ns: *max,
-            })
-            .collect();
-        let fig = percentile_plot(
-            &format!("{} latency percentiles at {}", b.class, b.label),
-            &lines,
-        );
-        out.push(chart(
+        plots.push((
             format!("percentiles-{}-{}", slug(&b.class), b.point),
-            &fig.title,
-            fig.to_svg(),
+            format!("{} latency percentiles at {}", b.class, b.label),
+            hists,
         ));
     }
-    out
+    // One unit for every percentile plot, from the slowest I/O any of them shows.
+    let top = plots
+        .iter()
+        .flat_map(|(_, _, h)| h.iter().map(|(_, _, max)| *max as f64))
+        .fold(0.0, f64::max);
+    let unit = latency_unit(top);
+    plots
+        .iter()
+        .map(|(file, title, hists)| {
+            let lines: Vec<Direction<'_>> = hists
+                .iter()
+                .map(|(n, h, max)| Direction {
+                    name: (*n).to_string(),
+                    histogram: h,
+                    max_ns: *max,
+                })
+                .collect();
+            let fig = percentile_plot(title, &lines, unit);
+            chart(file.clone(), &fig.title, fig.to_svg())
+        })
+        .collect()
 }
 
 fn chart(name: String, title: &str, svg: String) -> Chart {

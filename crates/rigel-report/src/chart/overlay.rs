@@ -104,6 +104,7 @@ pub fn compare_overlay(base: &ResultsDoc, new: &ResultsDoc) -> String {
         panels: vec![
             Panel {
                 subtitle: "IOPS vs load".into(),
+                y_extent: Vec::new(),
                 x_label: "load (outstanding I/Os)".into(),
                 y_label: "IOPS".into(),
                 x: Kind::for_loads(&loads),
@@ -112,6 +113,7 @@ pub fn compare_overlay(base: &ResultsDoc, new: &ResultsDoc) -> String {
             },
             Panel {
                 subtitle: "mean latency vs IOPS".into(),
+                y_extent: Vec::new(),
                 x_label: "IOPS".into(),
                 y_label: "mean latency (µs)".into(),
                 x: Kind::Linear { integer: false },
@@ -120,6 +122,7 @@ pub fn compare_overlay(base: &ResultsDoc, new: &ResultsDoc) -> String {
             },
             Panel {
                 subtitle: "p99 latency vs IOPS".into(),
+                y_extent: Vec::new(),
                 x_label: "IOPS".into(),
                 y_label: "p99 latency (µs)".into(),
                 x: Kind::Linear { integer: false },

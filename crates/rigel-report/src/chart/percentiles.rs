@@ -3,7 +3,6 @@
 //! bounds) and stop where fewer than one I/O lies beyond them.
 
 use super::axis::Kind;
-use super::hockey::latency_unit;
 use super::plot::{Figure, Line, Mark, Panel};
 use hdrhistogram::Histogram;
 use rigel_expr::units;
@@ -37,9 +36,9 @@ fn trim(p: f64) -> String {
     s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
-pub fn percentile_plot(title: &str, dirs: &[Direction<'_>]) -> Figure {
-    let top = dirs.iter().map(|d| d.max_ns as f64).fold(0.0, f64::max);
-    let (unit, div) = latency_unit(top);
+/// `unit`: the unit every percentile plot of the report shares (`hockey::latency_unit` of the slowest).
+pub fn percentile_plot(title: &str, dirs: &[Direction<'_>], unit: (&'static str, f64)) -> Figure {
+    let (unit, div) = unit;
     let lines = dirs
         .iter()
         .enumerate()
@@ -65,6 +64,7 @@ pub fn percentile_plot(title: &str, dirs: &[Direction<'_>]) -> Figure {
         title: title.to_string(),
         panels: vec![Panel {
             subtitle: String::new(),
+            y_extent: Vec::new(),
             x_label: "percentile".into(),
             y_label: format!("latency ({unit}, log scale)"),
             x: Kind::Nines,

@@ -91,6 +91,8 @@ pub struct Panel {
     pub x: Kind,
     pub y: Kind,
     pub lines: Vec<Line>,
+    /// Values the y axis must reach beyond the lines' own: small multiples share one scale.
+    pub y_extent: Vec<f64>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -106,6 +108,10 @@ const W: f64 = 720.0;
 const LEFT: f64 = 78.0;
 const RIGHT: f64 = 24.0;
 const TITLE_H: f64 = 40.0;
+/// A title's second line, below the first.
+const TITLE_LINE: f64 = 24.0;
+/// Width of a character of a 19 px semibold title, generously (wide glyphs, `%`, `W`).
+const TITLE_CHAR: f64 = 11.5;
 const SUBTITLE_H: f64 = 24.0;
 const AXIS_H: f64 = 50.0;
 const LEGEND_ROW: f64 = 22.0;
@@ -129,35 +135,32 @@ impl Figure {
 
     fn legend_rows(&self) -> Vec<Vec<(LegendEntry<'_>, f64)>> {
         let entries = self.legend().into_iter().map(|e| (e, e.0.chars().count()));
-        legend_rows(entries, 8.0, (W, LEFT, RIGHT))
+        legend_rows(entries, 8.8, (W, LEFT, RIGHT))
     }
 
     pub fn to_svg(&self) -> String {
         let ph = self.panel_height();
         let legend = self.legend_rows();
         let panel_h = SUBTITLE_H + ph + AXIS_H;
+        let title = title_lines(&self.title, W - LEFT - RIGHT);
+        let title_h = TITLE_H + TITLE_LINE * (title.len() as f64 - 1.0);
         let h =
-            TITLE_H + panel_h * self.panels.len() as f64 + LEGEND_ROW * legend.len() as f64 + 12.0;
+            title_h + panel_h * self.panels.len() as f64 + LEGEND_ROW * legend.len() as f64 + 12.0;
         let mut out = String::with_capacity(16384);
         open(&mut out, W as u32, h as u32, &self.title);
-        // A title longer than the width (about 10.5 px a character at 19 px) is squeezed to fit
-        // rather than cut at the edge.
-        let room = W - LEFT - RIGHT;
-        let fit = if self.title.chars().count() as f64 * 10.5 > room {
-            format!(r#" textLength="{room}" lengthAdjust="spacingAndGlyphs""#)
-        } else {
-            String::new()
-        };
-        let _ = writeln!(
-            out,
-            r##"<text x="{LEFT}" y="28" font-size="19" font-weight="600" fill="#1f2933"{fit}>{}</text>"##,
-            esc(&self.title)
-        );
+        for (i, (line, fit)) in title.iter().enumerate() {
+            let _ = writeln!(
+                out,
+                r##"<text x="{LEFT}" y="{:.0}" font-size="19" font-weight="600" fill="#1f2933"{fit}>{}</text>"##,
+                28.0 + TITLE_LINE * i as f64,
+                esc(line)
+            );
+        }
         for (i, p) in self.panels.iter().enumerate() {
-            let top = TITLE_H + panel_h * i as f64 + SUBTITLE_H;
+            let top = title_h + panel_h * i as f64 + SUBTITLE_H;
             draw_panel(&mut out, p, top, ph);
         }
-        let legend_top = TITLE_H + panel_h * self.panels.len() as f64 + 6.0;
+        let legend_top = title_h + panel_h * self.panels.len() as f64 + 6.0;
         for (r, row) in legend.iter().enumerate() {
             let y = legend_top + LEGEND_ROW * r as f64;
             for &((name, colour, dashed), x) in row {
@@ -175,6 +178,36 @@ impl Figure {
         out.push_str("</svg>\n");
         out
     }
+}
+
+/// A title in at most two lines that fit `room` px, broken between words; a line still too long
+/// (one long word) is squeezed to the width rather than cut at the edge. Each line with its
+/// `textLength` attribute, empty when it fits as it is.
+fn title_lines(title: &str, room: f64) -> Vec<(String, String)> {
+    let fits = |t: &str| t.chars().count() as f64 * TITLE_CHAR <= room;
+    let mut lines = vec![title.to_string()];
+    if !fits(title) {
+        let words: Vec<&str> = title.split(' ').collect();
+        // The longest first line that fits, the rest on the second.
+        let mut cut = 1;
+        while cut < words.len() && fits(&words[..=cut].join(" ")) {
+            cut += 1;
+        }
+        if cut < words.len() {
+            lines = vec![words[..cut].join(" "), words[cut..].join(" ")];
+        }
+    }
+    lines
+        .into_iter()
+        .map(|l| {
+            let fit = if fits(&l) {
+                String::new()
+            } else {
+                format!(r#" textLength="{room}" lengthAdjust="spacingAndGlyphs""#)
+            };
+            (l, fit)
+        })
+        .collect()
 }
 
 fn style(colour: usize, dashed: bool) -> (&'static str, &'static str) {
@@ -197,6 +230,7 @@ fn draw_panel(out: &mut String, p: &Panel, top: f64, ph: f64) {
         .lines
         .iter()
         .flat_map(|l| l.marks.iter().map(|m| m.y))
+        .chain(p.y_extent.iter().copied())
         .collect();
     let xa: Axis = p.x.axis(&xs);
     let ya: Axis = p.y.axis(&ys);
@@ -340,6 +374,7 @@ mod tests {
             title: "t".into(),
             panels: vec![Panel {
                 subtitle: String::new(),
+                y_extent: Vec::new(),
                 x_label: "x".into(),
                 y_label: "y".into(),
                 x: Kind::Linear { integer: false },
@@ -349,6 +384,21 @@ mod tests {
         };
         let svg = fig.to_svg();
         assert_eq!(svg.matches(r#"font-size="12""#).count(), 2, "{svg}");
+    }
+
+    #[test]
+    fn long_titles_wrap_between_words_and_short_ones_stay_whole() {
+        let room = W - LEFT - RIGHT;
+        assert_eq!(title_lines("IOPS vs load", room).len(), 1);
+        let long =
+            "large latency vs load (small=0 small.size=4KiB large.mix=70% read large.per_stream=4)";
+        let lines = title_lines(long, room);
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert_eq!(format!("{} {}", lines[0].0, lines[1].0), long);
+        assert!(
+            lines[0].1.is_empty(),
+            "the first line fits without squeezing"
+        );
     }
 
     #[test]

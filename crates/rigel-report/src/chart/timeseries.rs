@@ -2,7 +2,6 @@
 //! from the results' `intervals[]`. Stalls, throttling and garbage collection show here as steps.
 
 use super::axis::Kind;
-use super::hockey::latency_unit;
 use super::plot::{Figure, Line, Mark, Panel};
 use rigel_expr::units;
 use rigel_results::Interval;
@@ -13,13 +12,18 @@ pub struct SecondSeries<'a> {
     pub intervals: &'a [Interval],
 }
 
-/// Two panels sharing the time axis: IOPS per second above, p99 per second below.
-pub fn time_series(title: &str, series: &[SecondSeries<'_>]) -> Figure {
-    let top = series
+/// The slowest per-second p99 of these series, for `hockey::latency_unit`: every per-second chart of a
+/// report shares the unit of the slowest.
+pub fn slowest_p99(series: &[SecondSeries<'_>]) -> f64 {
+    series
         .iter()
         .flat_map(|s| s.intervals.iter().map(|i| i.p99_ns as f64))
-        .fold(0.0, f64::max);
-    let (unit, div) = latency_unit(top);
+        .fold(0.0, f64::max)
+}
+
+/// Two panels sharing the time axis: IOPS per second above, p99 per second below, in `unit`.
+pub fn time_series(title: &str, series: &[SecondSeries<'_>], unit: (&'static str, f64)) -> Figure {
+    let (unit, div) = unit;
     // `text` spells a value for the hover (units.rs), `div` scales it to the axis' unit.
     let lines = |y: fn(&Interval) -> f64, div: f64, text: fn(f64) -> String| -> Vec<Line> {
         series
@@ -48,6 +52,7 @@ pub fn time_series(title: &str, series: &[SecondSeries<'_>]) -> Figure {
         panels: vec![
             Panel {
                 subtitle: "IOPS per second".into(),
+                y_extent: Vec::new(),
                 x_label: time.into(),
                 y_label: "IOPS".into(),
                 x: Kind::Linear { integer: false },
@@ -56,6 +61,7 @@ pub fn time_series(title: &str, series: &[SecondSeries<'_>]) -> Figure {
             },
             Panel {
                 subtitle: "p99 latency per second".into(),
+                y_extent: Vec::new(),
                 x_label: time.into(),
                 y_label: format!("p99 ({unit})"),
                 x: Kind::Linear { integer: false },

@@ -12,7 +12,7 @@ pub use templates::{TEMPLATES, kinds};
 
 use crate::rows::PointView;
 use crate::{Dialect, ReportError};
-use map::{orion_commandline, prefix};
+use map::{cache_size, orion_commandline, prefix};
 use rigel_expr::{Access, Direction, LatencyStat, Stat};
 use rigel_plan::{Layout, MatrixShape, SweepBinding};
 use rigel_results::view::{self, ClassRead, Figures, Group, PointRead, ResultsView};
@@ -390,7 +390,7 @@ pub fn orion_view(
         },
         stripe_kb: doc.plan().volume.stripe / 1024,
         write_percent,
-        cache_size: "Not Entered".to_string(),
+        cache_size: cache_size(doc.command()),
         duration_s: (doc.plan().run.duration_ms + 500) / 1000,
         small_columns,
         large_columns,

@@ -1,6 +1,7 @@
 //! Report tests: fixtures, snapshots of every built-in format, ORION's published samples byte for
 //! byte, CSVs parsed back, SVG/HTML well-formed, user templates, run folders.
 
+mod chart_fit;
 mod fixture;
 mod new_charts;
 mod orion_samples;

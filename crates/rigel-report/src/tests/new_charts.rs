@@ -2,9 +2,9 @@
 //! a throttled series; each SVG must parse as XML.
 
 use super::{assert_well_formed, fixtures_dir, load_fixture};
-use crate::chart::hockey::{Group, LoadPoint, hockey_stick};
+use crate::chart::hockey::{Group, Labels, LoadPoint, hockey_stick};
 use crate::chart::percentiles::{Direction, percentile_plot};
-use crate::chart::timeseries::{SecondSeries, time_series};
+use crate::chart::timeseries::{SecondSeries, slowest_p99, time_series};
 use rigel_expr::Direction as Dir;
 use rigel_results::stats::warnings;
 use rigel_results::view::ResultsView;
@@ -48,6 +48,10 @@ fn hockey_sticks_of_a_real_run() {
             points: &small,
         }],
         false,
+        &Labels {
+            what: "the load",
+            unit: ("µs", 1e3),
+        },
     )
     .to_svg();
     assert_eq!(svg.matches("<circle").count(), 2 * small.len());
@@ -60,6 +64,10 @@ fn hockey_sticks_of_a_real_run() {
             points: &large,
         }],
         true,
+        &Labels {
+            what: "the load",
+            unit: ("µs", 1e3),
+        },
     )
     .to_svg();
     check("hockey-large", &svg);
@@ -70,12 +78,15 @@ fn time_series_of_a_real_point() {
     let doc = real_run();
     let p = &doc.points()[1];
     let c = p.class("small").unwrap();
+    let series = [SecondSeries {
+        name: "small".into(),
+        intervals: &c.intervals,
+    }];
+    let unit = crate::chart::hockey::latency_unit(slowest_p99(&series));
     let svg = time_series(
         &format!("point {} per second", p.point.label()),
-        &[SecondSeries {
-            name: "small".into(),
-            intervals: &c.intervals,
-        }],
+        &series,
+        unit,
     )
     .to_svg();
     check("timeseries-real", &svg);
@@ -98,14 +109,12 @@ fn a_throttled_series_shows_its_step() {
             }
         })
         .collect();
-    let svg = time_series(
-        "throttled per second",
-        &[SecondSeries {
-            name: "small".into(),
-            intervals: &ivs,
-        }],
-    )
-    .to_svg();
+    let series = [SecondSeries {
+        name: "small".into(),
+        intervals: &ivs,
+    }];
+    let unit = crate::chart::hockey::latency_unit(slowest_p99(&series));
+    let svg = time_series("throttled per second", &series, unit).to_svg();
     check("timeseries-step", &svg);
 }
 
@@ -121,6 +130,7 @@ fn percentile_plot_of_a_real_point() {
             histogram: &h,
             max_ns: c.total.latency.max_ns,
         }],
+        crate::chart::hockey::latency_unit(c.total.latency.max_ns as f64),
     )
     .to_svg();
     assert!(svg.contains(">p99.9<"), "{svg}");

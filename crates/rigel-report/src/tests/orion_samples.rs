@@ -22,10 +22,15 @@ fn set(doc: &mut ResultsDoc, loads: (u32, u32), class: &str, f: impl Fn(&mut Dir
 
 /// ORION's `-run simple` on one LUN: small 1..5 alone, then large 1..2 alone, 60 s each.
 fn simple_n1() -> ResultsDoc {
+    simple_n1_as(&["rigel", "orion", "-run", "simple"])
+}
+
+/// [`simple_n1`] run by this command line.
+fn simple_n1_as(command: &'static [&'static str]) -> ResultsDoc {
     let scenario = Scenario {
         name: "simple",
         description: "",
-        command: &["rigel", "orion", "-run", "simple"],
+        command,
         targets: vec![("/dev/vdb", 21474836480)],
         layout: Layout::Concat,
         shape: MatrixShape::Basic,
@@ -236,4 +241,68 @@ fn hist_lines_have_orions_format() {
         Some(" 16777216 - inf        us:               0 (100.00%)              0 (  0.00%)")
     );
     assert!(hist.contains("Large Read / Write Latency Histogram @ Small=0 and Large=1\n"));
+}
+
+/// The summary as rendered with the default options (no test's version override).
+fn default_summary(doc: &ResultsDoc) -> String {
+    let opts = ReportOptions {
+        formats: vec![Format::Orion],
+        testname: Some("orion".into()),
+        ..ReportOptions::new("unused")
+    };
+    let files: Vec<(String, String)> = render_to_strings(doc, &opts)
+        .unwrap()
+        .into_iter()
+        .map(|(f, t)| (f.to_string_lossy().into_owned(), t))
+        .collect();
+    file(&files, "orion_20161011_2122_summary.txt").to_string()
+}
+
+#[test]
+fn the_version_line_is_orions_own_and_rigels_version_is_in_the_trace() {
+    let doc = kvm_sample();
+    let summary = default_summary(&doc);
+    assert!(
+        summary.starts_with("ORION VERSION 19.3.0.0.0\n\n"),
+        "scripts match ORION's line exactly: {summary}"
+    );
+    assert!(!summary.contains("rigel"), "{summary}");
+    let opts = ReportOptions {
+        formats: vec![Format::Orion],
+        testname: Some("orion".into()),
+        ..ReportOptions::new("unused")
+    };
+    let trace = render_to_strings(&doc, &opts)
+        .unwrap()
+        .into_iter()
+        .find(|(f, _)| f.to_string_lossy().ends_with("_trace.txt"))
+        .unwrap()
+        .1;
+    assert!(
+        trace.contains(&format!("rigel {}", env!("CARGO_PKG_VERSION"))),
+        "{trace}"
+    );
+}
+
+#[test]
+fn the_cache_size_given_is_the_one_the_summary_shows() {
+    let zero = simple_n1_as(&["rigel", "orion", "-run", "simple", "-cache_size", "0"]);
+    assert!(default_summary(&zero).contains("\nCache Size: 0 MB\n"));
+    let given = simple_n1_as(&["rigel", "orion", "-cache_size", "512", "-run", "simple"]);
+    assert!(default_summary(&given).contains("\nCache Size: 512 MB\n"));
+    assert!(default_summary(&simple_n1()).contains("\nCache Size: Not Entered\n"));
+}
+
+#[test]
+fn summary_iops_is_rounded_as_the_csv_rounds_it() {
+    let mut doc = kvm_sample();
+    set(&mut doc, (5, 0), "small", |d| d.iops = 66_700.6);
+    let files = orion_files(&doc, Dialect::V12);
+    let summary = file(&files, "orion_20161011_2122_summary.txt");
+    assert!(
+        summary.contains("\nMaximum Small IOPS=66701 @ Small=5 and Large=0\n"),
+        "{summary}"
+    );
+    let iops = file(&files, "orion_20161011_2122_iops.csv");
+    assert!(iops.contains(",  66701\n"), "{iops}");
 }

@@ -144,9 +144,9 @@ fn cache_warning(doc: &ResultsDoc, cfg: &ValidityConfig) -> Option<Warning> {
     }
     let files = doc.targets.iter().all(|t| t.kind == "file");
     let what = if files {
-        "the file target(s)"
+        "the file target(s) hold"
     } else {
-        "the volume"
+        "the volume holds"
     };
     let cache = if doc.plan.run.direct {
         "a storage array's or device's cache"
@@ -159,7 +159,7 @@ fn cache_warning(doc: &ResultsDoc, cfg: &ValidityConfig) -> Option<Warning> {
         class: None,
         figure: volume as f64,
         message: format!(
-            "{what} hold {}, less than {} × the host's {} of RAM: {cache} may serve the I/O",
+            "{what} {}, less than {} × the host's {} of RAM: {cache} may serve the I/O",
             units::size(volume as f64),
             cfg.cache_ratio,
             units::size(ram)
