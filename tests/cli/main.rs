@@ -28,6 +28,7 @@ mod openloop;
 mod orion;
 mod orion_run;
 mod overhead;
+mod placement;
 mod plan;
 mod precondition;
 mod report;

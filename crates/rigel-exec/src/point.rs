@@ -221,12 +221,18 @@ fn class_setups(
         .iter()
         .map(|c| {
             let space = if c.outstanding > 0 {
-                let space = SlotSpace::new(volume, c.size).ok_or_else(|| {
-                    ExecError::InvalidPoint(format!(
-                        "class {}: {}-byte I/Os do not fit in any target",
-                        c.class, c.size
-                    ))
-                })?;
+                let own: Vec<usize> = c.pattern.targets.iter().map(|&t| t as usize).collect();
+                let space =
+                    SlotSpace::placed(volume, c.size, &own, c.pattern.region).ok_or_else(|| {
+                        let within = match c.pattern.region {
+                            Some(r) => format!("the region {r} of its volume"),
+                            None => "any target".to_owned(),
+                        };
+                        ExecError::InvalidPoint(format!(
+                            "class {}: {}-byte I/Os do not fit in {within}",
+                            c.class, c.size
+                        ))
+                    })?;
                 Some(space)
             } else {
                 None

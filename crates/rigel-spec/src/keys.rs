@@ -7,6 +7,8 @@ pub enum Kind {
     Text,
     /// A path, or a list of them (`extends`).
     Paths,
+    /// A name, or a list of them (a class's `targets`).
+    Names,
     Bool,
     /// A non-negative TOML integer.
     Integer,
@@ -86,6 +88,12 @@ pub const SPEC: &[Key] = &[
 ];
 
 pub const TARGET: &[Key] = &[
+    key(
+        "name",
+        Kind::Text,
+        None,
+        "What classes call this target in their `targets` (default: its index in the list, \"0\", \"1\", …)",
+    ),
     key(
         "path",
         Kind::Text,
@@ -279,6 +287,18 @@ pub const CLASS: &[Key] = &[
         Kind::OneOf(ARRIVALS),
         Some("uniform"),
         "With a rate: uniform (even gaps) or poisson (exponential gaps)",
+    ),
+    key(
+        "targets",
+        Kind::Names,
+        None,
+        "The targets (by `name`) this class runs on, as a volume of their own with the spec's [volume] layout (default: every target)",
+    ),
+    key(
+        "region",
+        Kind::Text,
+        Some("0%..100%"),
+        "The part of the class's volume it addresses, end excluded: \"0%..10%\", \"0..64GiB\", \"1GiB..50%\" (a working set)",
     ),
 ];
 
