@@ -36,6 +36,7 @@ mod resume;
 mod run;
 mod schema;
 mod search;
+mod skew;
 mod sparse;
 mod sweep_report;
 mod unsteady;

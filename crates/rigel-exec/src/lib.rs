@@ -21,6 +21,7 @@ mod punctual;
 mod reuse;
 mod ring;
 mod share;
+pub mod skew;
 mod slots;
 #[cfg(test)]
 mod tests;
@@ -36,6 +37,7 @@ pub use point::{ClassProbe, PointProbe, run_point, run_point_probed, run_point_w
 pub use reuse::Reuse;
 pub use ring::RingMode;
 pub use share::{ClassShare, split};
+pub use skew::{BlockMap, Skew, class_key};
 
 use std::os::fd::BorrowedFd;
 use std::sync::Arc;

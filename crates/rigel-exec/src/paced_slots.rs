@@ -60,6 +60,9 @@ impl State<'_> {
             class
                 .recorder
                 .record_delays(queued.min(waited), waited.saturating_sub(queued));
+            if slot.bucket != super::slots::NO_BUCKET {
+                class.recorder.count_rank(slot.bucket);
+            }
         }
         slot.submitted_ns = PARKED;
         p.release(i);

@@ -2,7 +2,7 @@
 //! the region of that volume it addresses. Checked here against the spec's targets.
 
 use super::model::{Layout, VolumeLayout};
-use rigel_expr::{Region, Size, units};
+use rigel_expr::{Access, Distribution, Region, Size, units};
 use rigel_spec::{ClassSpec, Spec, SpecError};
 use serde::{Deserialize, Serialize};
 
@@ -16,6 +16,12 @@ pub struct Pattern {
     /// The part of the class's volume it addresses (absent: all of it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub region: Option<Region>,
+    /// The skew of a random class's draws (absent: uniform).
+    #[serde(default, skip_serializing_if = "Distribution::is_uniform")]
+    pub distribution: Distribution,
+    /// Hot blocks from the region's start (true) or scattered by a seeded permutation (absent).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub contiguous: bool,
 }
 
 impl Pattern {
@@ -117,7 +123,30 @@ pub(crate) fn compile(
         targets.clear();
     }
     let region = class.region.as_ref().map(|r| r.value);
-    let pattern = Pattern { targets, region };
+    let distribution = class
+        .distribution
+        .as_ref()
+        .map_or(Distribution::Uniform, |d| d.value.clone());
+    if let Some(d) = &class.distribution
+        && !d.value.is_uniform()
+        && class.access.value == Access::Sequential
+    {
+        errors.push(
+            SpecError::at(
+                &d.loc,
+                format!("class `{}` is sequential: it has no skew", class.name.value),
+                "on a sequential class",
+            )
+            .hint("a distribution chooses random offsets: set access = \"random\", or remove it"),
+        );
+    }
+    let contiguous = class.contiguous.as_ref().is_some_and(|c| c.value);
+    let pattern = Pattern {
+        targets,
+        region,
+        distribution,
+        contiguous,
+    };
     if let Some(r) = &class.region {
         let sizes: Option<Vec<u64>> = pattern
             .target_indices(spec.targets.len())
@@ -172,7 +201,9 @@ pub fn check_region(
 impl Pattern {
     /// Whether the class runs as ORION's box: every target, the whole volume.
     pub fn is_whole(&self) -> bool {
-        self.targets.is_empty() && self.region.is_none_or(|r| r.is_whole())
+        self.targets.is_empty()
+            && self.region.is_none_or(|r| r.is_whole())
+            && self.distribution.is_uniform()
     }
 
     /// `targets redo1, redo2 (concat, 2 GiB); region 0%..10% = bytes 0..214748364 (204.8 MiB)`: the
@@ -217,6 +248,14 @@ impl Pattern {
                 let human = units::size((to - from) as f64);
                 out.push_str(&format!(" = bytes {from}..{to} ({human})"));
             }
+        }
+        if !self.distribution.is_uniform() {
+            let layout = if self.contiguous {
+                "contiguous"
+            } else {
+                "scattered"
+            };
+            out.push_str(&format!("; {} ({layout})", self.distribution));
         }
         out
     }

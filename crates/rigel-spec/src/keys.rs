@@ -59,6 +59,7 @@ pub const SHAPES: &[&str] = &["basic", "detailed", "point", "row", "col", "max"]
 /// The class parameters `[sweep]` can loop over.
 pub const SWEEP_PARAMS: &[&str] = &["size", "mix", "access", "per_stream", "rate"];
 pub const ARRIVALS: &[&str] = &["uniform", "poisson"];
+pub const HOT_LAYOUTS: &[&str] = &["scattered", "contiguous"];
 
 pub const SPEC: &[Key] = &[
     key(
@@ -299,6 +300,18 @@ pub const CLASS: &[Key] = &[
         Kind::Text,
         Some("0%..100%"),
         "The part of the class's volume it addresses, end excluded: \"0%..10%\", \"0..64GiB\", \"1GiB..50%\" (a working set)",
+    ),
+    key(
+        "distribution",
+        Kind::Text,
+        Some("uniform"),
+        "Random only: how often each block of the region is chosen: uniform, \"zipf:1.2\", \"pareto:0.2\", \"normal:10%\" (fio's meanings) or \"hot:90%/10%, 8%/20%\" (bands of I/O share over region share, DiskSpd's -rdpct)",
+    ),
+    key(
+        "hot_layout",
+        Kind::OneOf(HOT_LAYOUTS),
+        Some("scattered"),
+        "Where the hot blocks lie: scattered over the region by a seeded permutation, or contiguous from the region's start (normal: around its middle)",
     ),
 ];
 

@@ -128,6 +128,10 @@ pub struct ClassSpec {
     pub targets: Option<Vec<Sp<String>>>,
     /// `region`: the part of the class's volume it addresses (None: all of it).
     pub region: Option<Sp<rigel_expr::Region>>,
+    /// `distribution`: the skew of a random class (None: uniform).
+    pub distribution: Option<Sp<rigel_expr::Distribution>>,
+    /// `hot_layout = "contiguous"` (None: scattered).
+    pub contiguous: Option<Sp<bool>>,
 }
 
 #[derive(Clone, Debug)]

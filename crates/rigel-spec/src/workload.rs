@@ -77,10 +77,28 @@ pub(super) fn read_classes(r: &mut Reader, root: &Table, names: &Names) -> Vec<C
                 region: c
                     .get("region")
                     .and_then(|n| r.parsed(n, "a region", "\"0%..10%\"", None, expr::parse_region)),
+                distribution: c.get("distribution").and_then(|n| {
+                    let example = "\"zipf:1.2\"";
+                    r.parsed(n, "a distribution", example, None, expr::parse_distribution)
+                }),
+                contiguous: c.get("hot_layout").and_then(|n| hot_layout_of(r, n)),
             });
         }
     }
     out
+}
+
+/// `hot_layout`: true for `contiguous`.
+fn hot_layout_of(r: &mut Reader, n: &Node) -> Option<Sp<bool>> {
+    let s = r.string(n, "`hot_layout`")?;
+    match s.trim() {
+        "scattered" => Some(Sp::new(false, n.loc.clone())),
+        "contiguous" => Some(Sp::new(true, n.loc.clone())),
+        other => {
+            r.push(one_of(n, "hot_layout", other, keys::HOT_LAYOUTS));
+            None
+        }
+    }
 }
 
 /// A name or a list of names (`targets = ["redo1", "redo2"]`), each with where it was written.

@@ -375,6 +375,7 @@ fn class_result(
         ticks: None,
         pace: None,
         depth_held: None,
+        skew: None,
     }
 }
 
