@@ -11,6 +11,7 @@ mod builder;
 mod check;
 mod compare;
 mod devices;
+mod durability;
 mod ecosystem;
 mod errors;
 mod expect;

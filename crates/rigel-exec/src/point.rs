@@ -255,6 +255,7 @@ fn class_setups(
             Ok(ClassSetup {
                 space,
                 skew,
+                dsync: c.pattern.dsync,
                 size: c.size,
                 read_percent: c.mix.read_percent.min(100),
                 streams: c.load,

@@ -40,6 +40,8 @@ pub struct ClassSetup {
     pub space: Option<SlotSpace>,
     /// A skewed class's draw over its slots (None: uniform).
     pub skew: Option<super::skew::Skew>,
+    /// Writes carry RWF_DSYNC.
+    pub dsync: bool,
     pub size: u64,
     pub read_percent: u8,
     /// Streams of the class (sequential), to spread their starts.
@@ -78,6 +80,8 @@ pub(super) struct WorkerClass<'a> {
     pub(super) point_class: usize,
     pub(super) space: &'a SlotSpace,
     pub(super) skew: Option<&'a super::skew::Skew>,
+    /// Every write carries RWF_DSYNC (`durability = "dsync"`).
+    pub(super) dsync: bool,
     pub(super) read_percent: u8,
     pub(super) in_flight: u32,
     /// ∫ in-flight I/Os dt over the window, I/O·ns (integer: no conversion per batch).
@@ -161,6 +165,7 @@ pub(super) fn setup<'a>(spec: &WorkerSpec<'a>, reuse: &Reuse) -> io::Result<(Rin
             point_class: share.class,
             space,
             skew: setup.skew.as_ref(),
+            dsync: setup.dsync,
             read_percent: setup.read_percent,
             in_flight: 0,
             area: 0,
@@ -303,6 +308,12 @@ impl State<'_> {
             .range(slot.buf + slot.done as usize, len as usize);
         let off = slot.offset + slot.done as u64;
         let (fixed, write, index) = (self.fixed_buffers, slot.write, slot.buf_index);
+        // RWF_DSYNC: the write completes once durable (FUA, or a flush after it).
+        let flags = if write && self.classes[slot.class].dsync {
+            libc::RWF_DSYNC
+        } else {
+            0
+        };
         macro_rules! rw {
             ($fd:expr) => {
                 match (fixed, write) {
@@ -311,9 +322,13 @@ impl State<'_> {
                         .build(),
                     (true, true) => opcode::WriteFixed::new($fd, buf, len, index)
                         .offset(off)
+                        .rw_flags(flags)
                         .build(),
                     (false, false) => opcode::Read::new($fd, buf, len).offset(off).build(),
-                    (false, true) => opcode::Write::new($fd, buf, len).offset(off).build(),
+                    (false, true) => opcode::Write::new($fd, buf, len)
+                        .offset(off)
+                        .rw_flags(flags)
+                        .build(),
                 }
             };
         }

@@ -22,6 +22,9 @@ pub struct Pattern {
     /// Hot blocks from the region's start (true) or scattered by a seeded permutation (absent).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub contiguous: bool,
+    /// `durability = "dsync"`: every write carries RWF_DSYNC.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub dsync: bool,
 }
 
 impl Pattern {
@@ -141,11 +144,29 @@ pub(crate) fn compile(
         );
     }
     let contiguous = class.contiguous.as_ref().is_some_and(|c| c.value);
+    let dsync = class.dsync.as_ref().is_some_and(|d| d.value);
+    if let Some(d) = &class.dsync
+        && d.value
+        && !class.mix.value.writes()
+    {
+        errors.push(
+            SpecError::at(
+                &d.loc,
+                format!(
+                    "class `{}` never writes: durability has nothing to make durable",
+                    class.name.value
+                ),
+                "on a read-only class",
+            )
+            .hint("give the class writes (mix = \"write\" or \"70/30\"), or remove durability"),
+        );
+    }
     let pattern = Pattern {
         targets,
         region,
         distribution,
         contiguous,
+        dsync,
     };
     if let Some(r) = &class.region {
         let sizes: Option<Vec<u64>> = pattern
@@ -204,6 +225,7 @@ impl Pattern {
         self.targets.is_empty()
             && self.region.is_none_or(|r| r.is_whole())
             && self.distribution.is_uniform()
+            && !self.dsync
     }
 
     /// `targets redo1, redo2 (concat, 2 GiB); region 0%..10% = bytes 0..214748364 (204.8 MiB)`: the
@@ -256,6 +278,9 @@ impl Pattern {
                 "scattered"
             };
             out.push_str(&format!("; {} ({layout})", self.distribution));
+        }
+        if self.dsync {
+            out.push_str("; durable writes (dsync)");
         }
         out
     }

@@ -60,6 +60,7 @@ pub const SHAPES: &[&str] = &["basic", "detailed", "point", "row", "col", "max"]
 pub const SWEEP_PARAMS: &[&str] = &["size", "mix", "access", "per_stream", "rate"];
 pub const ARRIVALS: &[&str] = &["uniform", "poisson"];
 pub const HOT_LAYOUTS: &[&str] = &["scattered", "contiguous"];
+pub const DURABILITIES: &[&str] = &["none", "dsync"];
 
 pub const SPEC: &[Key] = &[
     key(
@@ -312,6 +313,12 @@ pub const CLASS: &[Key] = &[
         Kind::OneOf(HOT_LAYOUTS),
         Some("scattered"),
         "Where the hot blocks lie: scattered over the region by a seeded permutation, or contiguous from the region's start (normal: around its middle)",
+    ),
+    key(
+        "durability",
+        Kind::OneOf(DURABILITIES),
+        Some("none"),
+        "none: writes may stay in a write-back cache; dsync: every write is durable when it completes (RWF_DSYNC: the kernel sends FUA where the device has it, else a flush after the write)",
     ),
 ];
 

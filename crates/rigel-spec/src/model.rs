@@ -132,6 +132,8 @@ pub struct ClassSpec {
     pub distribution: Option<Sp<rigel_expr::Distribution>>,
     /// `hot_layout = "contiguous"` (None: scattered).
     pub contiguous: Option<Sp<bool>>,
+    /// `durability = "dsync"` (None: not written, `none`).
+    pub dsync: Option<Sp<bool>>,
 }
 
 #[derive(Clone, Debug)]

@@ -82,6 +82,7 @@ pub(super) fn read_classes(r: &mut Reader, root: &Table, names: &Names) -> Vec<C
                     r.parsed(n, "a distribution", example, None, expr::parse_distribution)
                 }),
                 contiguous: c.get("hot_layout").and_then(|n| hot_layout_of(r, n)),
+                dsync: c.get("durability").and_then(|n| durability_of(r, n)),
             });
         }
     }
@@ -96,6 +97,19 @@ fn hot_layout_of(r: &mut Reader, n: &Node) -> Option<Sp<bool>> {
         "contiguous" => Some(Sp::new(true, n.loc.clone())),
         other => {
             r.push(one_of(n, "hot_layout", other, keys::HOT_LAYOUTS));
+            None
+        }
+    }
+}
+
+/// `durability`: true for `dsync`.
+fn durability_of(r: &mut Reader, n: &Node) -> Option<Sp<bool>> {
+    let s = r.string(n, "`durability`")?;
+    match s.trim() {
+        "none" => Some(Sp::new(false, n.loc.clone())),
+        "dsync" => Some(Sp::new(true, n.loc.clone())),
+        other => {
+            r.push(one_of(n, "durability", other, keys::DURABILITIES));
             None
         }
     }
