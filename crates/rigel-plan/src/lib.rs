@@ -11,6 +11,7 @@ pub mod limits;
 mod matrix;
 mod model;
 pub mod pattern;
+mod pattern_describe;
 mod search;
 #[cfg(test)]
 mod search_tests;

@@ -1,9 +1,8 @@
 //! Where and how a class's I/Os fall beyond ORION's box: the targets forming its own volume and
 //! the region of that volume it addresses. Checked here against the spec's targets.
 
-use super::model::{Layout, VolumeLayout};
-use rigel_expr::{Access, Distribution, Region, Size, units};
-use rigel_spec::{ClassSpec, Spec, SpecError};
+use rigel_expr::{Access, Distribution, Region, Size};
+use rigel_spec::{ClassSpec, Layout, Spec, SpecError};
 use serde::{Deserialize, Serialize};
 
 /// A class's placement, in the plan beside its size and mix (absent keys: today's behaviour).
@@ -44,11 +43,11 @@ impl Pattern {
 }
 
 /// The bytes a volume of targets of `sizes` addresses with `layout` (as `rigel_target::Volume`).
-pub fn volume_bytes(layout: VolumeLayout, sizes: &[u64]) -> u64 {
-    match layout.layout {
+pub fn volume_bytes(layout: Layout, stripe: u64, sizes: &[u64]) -> u64 {
+    match layout {
         Layout::Concat => sizes.iter().sum(),
         Layout::Raid0 => {
-            let stripe = layout.stripe.max(1);
+            let stripe = stripe.max(1);
             sizes.iter().copied().min().unwrap_or(0) / stripe * stripe * sizes.len() as u64
         }
     }
@@ -83,7 +82,7 @@ pub(crate) fn check_names(spec: &Spec, errors: &mut Vec<SpecError>) {
 pub(crate) fn compile(
     spec: &Spec,
     class: &ClassSpec,
-    volume: VolumeLayout,
+    (layout, stripe): (Layout, u64),
     errors: &mut Vec<SpecError>,
 ) -> Pattern {
     let names: Vec<String> = spec
@@ -180,7 +179,7 @@ pub(crate) fn compile(
             })
             .collect();
         if let Some(sizes) = sizes {
-            let bytes = volume_bytes(volume, &sizes);
+            let bytes = volume_bytes(layout, stripe, &sizes);
             check_region(&class.name.value, r, bytes, class.size.value.0, errors);
         }
     }
@@ -226,62 +225,5 @@ impl Pattern {
             && self.region.is_none_or(|r| r.is_whole())
             && self.distribution.is_uniform()
             && !self.dsync
-    }
-
-    /// `targets redo1, redo2 (concat, 2 GiB); region 0%..10% = bytes 0..214748364 (204.8 MiB)`: the
-    /// class's volume and region, in bytes where every target's size is declared.
-    pub fn describe(
-        &self,
-        targets: &[super::model::PlannedTarget],
-        volume: VolumeLayout,
-    ) -> String {
-        let own = self.target_indices(targets.len());
-        let names: Vec<String> = own
-            .iter()
-            .map(|&i| match targets.get(i) {
-                Some(t) if !t.name.is_empty() => t.name.clone(),
-                Some(t) => t.path.clone(),
-                None => i.to_string(),
-            })
-            .collect();
-        let layout = match (volume.layout, own.len()) {
-            (_, 1) | (Layout::Concat, _) => "concat".to_owned(),
-            (Layout::Raid0, _) => format!("raid0, stripe {}", Size(volume.stripe)),
-        };
-        let sizes: Option<Vec<u64>> = own
-            .iter()
-            .map(|&i| targets.get(i).and_then(|t| t.size))
-            .collect();
-        let bytes = sizes.map(|s| volume_bytes(volume, &s));
-        let mut out = match (self.targets.is_empty(), bytes) {
-            (true, Some(b)) => format!("every target ({layout}, {})", units::size(b as f64)),
-            (true, None) => format!("every target ({layout})"),
-            (false, Some(b)) => format!(
-                "targets {} ({layout}, {})",
-                names.join(", "),
-                units::size(b as f64)
-            ),
-            (false, None) => format!("targets {} ({layout})", names.join(", ")),
-        };
-        if let Some(r) = self.region {
-            out.push_str(&format!("; region {r}"));
-            if let Some(b) = bytes {
-                let (from, to) = r.bytes(b);
-                let human = units::size((to - from) as f64);
-                out.push_str(&format!(" = bytes {from}..{to} ({human})"));
-            }
-        }
-        if !self.distribution.is_uniform() {
-            let layout = if self.contiguous {
-                "contiguous"
-            } else {
-                "scattered"
-            };
-            out.push_str(&format!("; {} ({layout})", self.distribution));
-        }
-        if self.dsync {
-            out.push_str("; durable writes (dsync)");
-        }
-        out
     }
 }
