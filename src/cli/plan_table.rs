@@ -89,7 +89,21 @@ fn write_header(out: &mut impl Write, plan: &RunPlan) -> io::Result<()> {
                 "WRITTEN (only if rigel created it; otherwise needs destructive = true)"
             }
         };
-        writeln!(out, "  target     {}: {access}{size}", t.path)?;
+        let name = if t.name.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", t.name)
+        };
+        writeln!(out, "  target     {}{name}: {access}{size}", t.path)?;
+    }
+    // Classes placed on their own targets or region: their volume and region, in bytes.
+    for c in plan.classes.iter().filter(|c| !c.pattern.is_whole()) {
+        writeln!(
+            out,
+            "  class      {} on {}",
+            c.name,
+            c.pattern.describe(&plan.targets, plan.volume)
+        )?;
     }
     let run = &plan.run;
     let warmup = match run.warmup_ms {

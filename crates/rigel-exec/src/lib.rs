@@ -23,6 +23,7 @@ mod refused;
 mod reuse;
 mod ring;
 mod share;
+pub mod skew;
 mod slots;
 #[cfg(test)]
 mod tests;
@@ -39,6 +40,7 @@ pub use refused::{RingRefused, probe_ring};
 pub use reuse::Reuse;
 pub use ring::RingMode;
 pub use share::{ClassShare, split};
+pub use skew::{BlockMap, Skew, class_key};
 
 use std::os::fd::BorrowedFd;
 use std::sync::Arc;

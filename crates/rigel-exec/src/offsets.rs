@@ -4,6 +4,10 @@
 //! A slot is an `io_size`-aligned range of one target that never crosses the target's end. Every
 //! slot of the volume is equally likely for random I/O, and sequential streams visit slots in
 //! volume order, so consecutive I/Os of a stream have consecutive offsets inside a target.
+//!
+//! A class placed on some of the targets (`targets`) has a volume of its own over them, and a
+//! class with a `region` addresses only the slots lying wholly inside that byte range of its
+//! volume: slot numbers are then counted from the region's first slot.
 
 use rigel_plan::Layout;
 use rigel_target::Volume;
@@ -14,6 +18,10 @@ pub struct SlotSpace {
     io_size: u64,
     kind: SlotKind,
     total: u64,
+    /// The region's first slot in the volume's numbering (0: from the volume's start).
+    first: u64,
+    /// Target `k` of this space is target `map[k]` of the point's targets.
+    map: Vec<u32>,
 }
 
 #[derive(Clone, Debug)]
@@ -65,7 +73,104 @@ impl SlotSpace {
             io_size,
             kind,
             total,
+            first: 0,
+            map: (0..n as u32).collect(),
         })
+    }
+
+    /// The slots of a class placed on `targets` (indices into `volume`'s targets, in the order
+    /// named; all of them when empty), as a volume of their own with `volume`'s layout, confined
+    /// to the slots wholly inside `region`. `None` when no slot fits.
+    pub fn placed(
+        volume: &Volume,
+        io_size: u64,
+        targets: &[usize],
+        region: Option<rigel_expr::Region>,
+    ) -> Option<SlotSpace> {
+        let mut space = if targets.is_empty() {
+            SlotSpace::new(volume, io_size)?
+        } else {
+            if targets.iter().any(|&t| t >= volume.targets()) {
+                return None;
+            }
+            let sizes: Vec<u64> = targets.iter().map(|&t| volume.target_size(t)).collect();
+            let own = Volume::new(volume.layout(), volume.stripe(), &sizes);
+            let mut space = SlotSpace::new(&own, io_size)?;
+            space.map = targets.iter().map(|&t| t as u32).collect();
+            space
+        };
+        if let Some(region) = region {
+            let size = match &space.kind {
+                SlotKind::Striped { volume } => volume.size(),
+                SlotKind::Concat { .. } | SlotKind::RoundRobin { .. } => {
+                    space.volume_bytes(volume, targets)
+                }
+            };
+            let (a, b) = region.bytes(size);
+            let (from, to) = (
+                space.slots_starting_before(a, volume, targets),
+                space.slots_ending_by(b, volume, targets),
+            );
+            if to <= from {
+                return None;
+            }
+            space.first = from;
+            space.total = to - from;
+        }
+        Some(space)
+    }
+
+    /// The byte sizes of the space's targets (concat) or its slot-addressed bytes (round robin).
+    fn volume_bytes(&self, volume: &Volume, targets: &[usize]) -> u64 {
+        match &self.kind {
+            SlotKind::Concat { .. } => self.target_sizes(volume, targets).iter().sum(),
+            _ => self.total * self.io_size,
+        }
+    }
+
+    fn target_sizes(&self, volume: &Volume, targets: &[usize]) -> Vec<u64> {
+        if targets.is_empty() {
+            (0..volume.targets())
+                .map(|k| volume.target_size(k))
+                .collect()
+        } else {
+            targets.iter().map(|&t| volume.target_size(t)).collect()
+        }
+    }
+
+    /// Slots whose volume byte range starts before `v` (slots lie in volume order).
+    fn slots_starting_before(&self, v: u64, volume: &Volume, targets: &[usize]) -> u64 {
+        self.count_slots(v, volume, targets, u64::div_ceil)
+    }
+
+    /// Slots whose volume byte range ends at or before `v`.
+    fn slots_ending_by(&self, v: u64, volume: &Volume, targets: &[usize]) -> u64 {
+        self.count_slots(v, volume, targets, |a, b| a / b)
+    }
+
+    fn count_slots(
+        &self,
+        v: u64,
+        volume: &Volume,
+        targets: &[usize],
+        round: fn(u64, u64) -> u64,
+    ) -> u64 {
+        match &self.kind {
+            SlotKind::Concat { first } => {
+                let sizes = self.target_sizes(volume, targets);
+                let mut base = 0u64;
+                let mut count = 0u64;
+                for (k, size) in sizes.iter().enumerate() {
+                    let slots = first.get(k + 1).copied().unwrap_or(self.total) - first[k];
+                    if v > base {
+                        count += round(v - base, self.io_size).min(slots);
+                    }
+                    base += size;
+                }
+                count
+            }
+            _ => round(v, self.io_size).min(self.total),
+        }
     }
 
     /// Number of slots.
@@ -81,9 +186,16 @@ impl SlotSpace {
         self.io_size
     }
 
-    /// The target index and byte offset of slot `j` (`j < len()`).
+    /// The target index (among the point's targets) and byte offset of slot `j` (`j < len()`).
     #[inline]
     pub fn locate(&self, j: u64) -> (usize, u64) {
+        let (k, offset) = self.locate_own(j + self.first);
+        (self.map[k] as usize, offset)
+    }
+
+    /// The target index (among this space's targets) and byte offset of slot `j` of its volume.
+    #[inline]
+    fn locate_own(&self, j: u64) -> (usize, u64) {
         match &self.kind {
             SlotKind::Concat { first } => {
                 let k = first.partition_point(|&f| f <= j) - 1;
@@ -285,3 +397,7 @@ mod tests {
         assert!(SlotSpace::new(&v, 0).is_none());
     }
 }
+
+#[cfg(test)]
+#[path = "offsets_placed_tests.rs"]
+mod placed_tests;

@@ -67,6 +67,9 @@ impl State<'_> {
             if slot.scheduled_ns < from && slot.submitted_ns >= from {
                 class.recorder.record_carried();
             }
+            if slot.bucket != super::slots::NO_BUCKET {
+                class.recorder.count_rank(slot.bucket);
+            }
         }
         slot.submitted_ns = PARKED;
         p.release(i);

@@ -8,6 +8,7 @@ use super::diskstat::Devices;
 use super::offsets::SlotSpace;
 use super::options::ExecOptions;
 use super::share::split;
+use super::skew::{HOTTEST, Skew};
 use super::slots::{ClassSetup, WorkerSpec};
 use super::turn::End;
 use super::worker::{self, WorkerOutcome};
@@ -86,7 +87,7 @@ pub fn run_point_with(
     options: ExecOptions,
 ) -> Result<(PointResult, PointProbe), ExecError> {
     limits::point(point, run).map_err(|b| ExecError::InvalidPoint(b.message))?;
-    let classes = class_setups(targets, volume, point)?;
+    let classes = class_setups(targets, volume, point, run.seed)?;
     let shares = split(point, run.workers);
     if shares.is_empty() {
         return Err(ExecError::InvalidPoint("no class has any load".into()));
@@ -204,6 +205,11 @@ pub fn run_point_with(
         ctl.live.note(FALLBACK_FILES);
     }
     let (mut result, probe) = assemble(targets, point, shared, &outcomes, cpu, wall);
+    for r in &mut result.classes {
+        if let Some(c) = point.classes.iter().position(|l| l.class == r.class) {
+            r.skew = skew_result(point, (c, &classes[c]), &outcomes);
+        }
+    }
     result.devices = disks;
     Ok((result, probe))
 }
@@ -214,6 +220,7 @@ fn class_setups(
     targets: &[ExecTarget],
     volume: &Volume,
     point: &DataPoint,
+    seed: u64,
 ) -> Result<Vec<ClassSetup>, ExecError> {
     if targets.len() != volume.targets() {
         return Err(ExecError::InvalidPoint(format!(
@@ -227,18 +234,34 @@ fn class_setups(
         .iter()
         .map(|c| {
             let space = if c.outstanding > 0 {
-                let space = SlotSpace::new(volume, c.size).ok_or_else(|| {
-                    ExecError::InvalidPoint(format!(
-                        "class {}: {}-byte I/Os do not fit in any target",
-                        c.class, c.size
-                    ))
-                })?;
+                let own: Vec<usize> = c.pattern.targets.iter().map(|&t| t as usize).collect();
+                let space =
+                    SlotSpace::placed(volume, c.size, &own, c.pattern.region).ok_or_else(|| {
+                        let within = match c.pattern.region {
+                            Some(r) => format!("the region {r} of its volume"),
+                            None => "any target".to_owned(),
+                        };
+                        ExecError::InvalidPoint(format!(
+                            "class {}: {}-byte I/Os do not fit in {within}",
+                            c.class, c.size
+                        ))
+                    })?;
                 Some(space)
             } else {
                 None
             };
+            let skew = space.as_ref().and_then(|s| {
+                let random = c.access == rigel_expr::Access::Random;
+                let key = super::skew::class_key(seed, &c.class);
+                let d = &c.pattern.distribution;
+                random
+                    .then(|| Skew::new(d, s.len(), c.pattern.contiguous, key))
+                    .flatten()
+            });
             Ok(ClassSetup {
                 space,
+                skew,
+                dsync: c.pattern.dsync,
                 size: c.size,
                 read_percent: c.mix.read_percent.min(100),
                 streams: c.load,
@@ -247,6 +270,41 @@ fn class_setups(
             })
         })
         .collect()
+}
+
+/// A skewed class's achieved shares on its hottest blocks, beside the theory's.
+fn skew_result(
+    point: &DataPoint,
+    (c, setup): (usize, &ClassSetup),
+    outcomes: &[WorkerOutcome],
+) -> Option<rigel_results::SkewResult> {
+    let skew = setup.skew.as_ref()?;
+    let load = &point.classes[c];
+    let mut ranks = [0u64; 4];
+    for o in outcomes {
+        for (_, rec) in o.recorders.iter().filter(|(k, _)| *k == c) {
+            for (sum, r) in ranks.iter_mut().zip(rec.ranks()) {
+                *sum += r;
+            }
+        }
+    }
+    let total: u64 = ranks.iter().sum();
+    let d = &load.pattern.distribution;
+    let hottest = HOTTEST
+        .iter()
+        .enumerate()
+        .map(|(i, &share)| rigel_results::HotShare {
+            blocks: share,
+            achieved: ranks[..=i].iter().sum::<u64>() as f64 / total.max(1) as f64,
+            theory: d.hottest_share(share, skew.len()),
+        })
+        .collect();
+    Some(rigel_results::SkewResult {
+        distribution: d.clone(),
+        contiguous: load.pattern.contiguous,
+        blocks: skew.len(),
+        hottest,
+    })
 }
 
 /// Merges the workers' recordings into the point's result and probe.

@@ -97,6 +97,7 @@ mod tests {
             outstanding: load * per_stream,
             rate: None,
             arrival: Default::default(),
+            pattern: Default::default(),
         }
     }
 

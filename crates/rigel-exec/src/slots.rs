@@ -19,6 +19,8 @@ use std::os::fd::RawFd;
 /// writes carry the same blocks (defeats deduplication without refilling whole buffers).
 const SCRAMBLE_STRIDE: usize = 512;
 const NO_STREAM: u32 = u32::MAX;
+/// `Slot::bucket` of a uniform class's I/O: nothing to count.
+pub(super) const NO_BUCKET: u8 = u8::MAX;
 
 /// What a worker is given: its share of the point and everything needed to run it.
 pub struct WorkerSpec<'a> {
@@ -36,6 +38,10 @@ pub struct WorkerSpec<'a> {
 /// A point class as the workers need it.
 pub struct ClassSetup {
     pub space: Option<SlotSpace>,
+    /// A skewed class's draw over its slots (None: uniform).
+    pub skew: Option<super::skew::Skew>,
+    /// Writes carry RWF_DSYNC.
+    pub dsync: bool,
     pub size: u64,
     pub read_percent: u8,
     /// Streams of the class (sequential), to spread their starts.
@@ -55,6 +61,8 @@ pub(super) struct Slot {
     pub(super) buf_index: u16,
     pub(super) len: u32,
     pub(super) write: bool,
+    /// A skewed class's I/O: its rank's bucket (`Skew::next`), counted at completion.
+    pub(super) bucket: u8,
     pub(super) target: u32,
     pub(super) offset: u64,
     pub(super) done: u32,
@@ -71,6 +79,9 @@ pub(super) const PARKED: u64 = u64::MAX;
 pub(super) struct WorkerClass<'a> {
     pub(super) point_class: usize,
     pub(super) space: &'a SlotSpace,
+    pub(super) skew: Option<&'a super::skew::Skew>,
+    /// Every write carries RWF_DSYNC (`durability = "dsync"`).
+    pub(super) dsync: bool,
     pub(super) read_percent: u8,
     pub(super) in_flight: u32,
     /// ∫ in-flight I/Os dt over the window, I/O·ns (integer: no conversion per batch).
@@ -121,6 +132,7 @@ pub(super) fn setup<'a>(spec: &WorkerSpec<'a>, reuse: &Reuse) -> io::Result<(Rin
                 buf_index: 0,
                 len,
                 write: false,
+                bucket: NO_BUCKET,
                 target: 0,
                 offset: 0,
                 done: 0,
@@ -152,6 +164,8 @@ pub(super) fn setup<'a>(spec: &WorkerSpec<'a>, reuse: &Reuse) -> io::Result<(Rin
         classes.push(WorkerClass {
             point_class: share.class,
             space,
+            skew: setup.skew.as_ref(),
+            dsync: setup.dsync,
             read_percent: setup.read_percent,
             in_flight: 0,
             area: 0,
@@ -245,10 +259,14 @@ impl State<'_> {
     ) {
         let slot = &mut self.slots[i];
         let class = &mut self.classes[slot.class];
-        let (target, offset) = if slot.stream == NO_STREAM {
-            class.space.random(&mut self.rng)
-        } else {
+        let (target, offset) = if slot.stream != NO_STREAM {
             self.streams[slot.stream as usize].advance(class.space)
+        } else if let Some(skew) = class.skew {
+            let (j, bucket) = skew.next(&mut self.rng);
+            slot.bucket = bucket;
+            class.space.locate(j)
+        } else {
+            class.space.random(&mut self.rng)
         };
         slot.write = match class.read_percent {
             100 => false,
@@ -290,6 +308,12 @@ impl State<'_> {
             .range(slot.buf + slot.done as usize, len as usize);
         let off = slot.offset + slot.done as u64;
         let (fixed, write, index) = (self.fixed_buffers, slot.write, slot.buf_index);
+        // RWF_DSYNC: the write completes once durable (FUA, or a flush after it).
+        let flags = if write && self.classes[slot.class].dsync {
+            libc::RWF_DSYNC
+        } else {
+            0
+        };
         macro_rules! rw {
             ($fd:expr) => {
                 match (fixed, write) {
@@ -298,9 +322,13 @@ impl State<'_> {
                         .build(),
                     (true, true) => opcode::WriteFixed::new($fd, buf, len, index)
                         .offset(off)
+                        .rw_flags(flags)
                         .build(),
                     (false, false) => opcode::Read::new($fd, buf, len).offset(off).build(),
-                    (false, true) => opcode::Write::new($fd, buf, len).offset(off).build(),
+                    (false, true) => opcode::Write::new($fd, buf, len)
+                        .offset(off)
+                        .rw_flags(flags)
+                        .build(),
                 }
             };
         }

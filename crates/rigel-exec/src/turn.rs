@@ -338,6 +338,7 @@ impl Turns<'_, '_, '_> {
         }
         let slot = &st.slots[i];
         let (len, write, latency) = (slot.len as u64, slot.write, now - slot.submitted_ns);
+        let bucket = slot.bucket;
         if st.take_budget(i) {
             // The replacement's clock starts at the batch's reading, the moment it could have
             // been submitted, even when the batch's earlier replacements delay its submission
@@ -359,6 +360,9 @@ impl Turns<'_, '_, '_> {
         class.bytes_delta += len;
         if batch.measuring {
             class.recorder.record(write, latency, len, batch.tick);
+            if bucket != super::slots::NO_BUCKET {
+                class.recorder.count_rank(bucket);
+            }
         }
     }
 

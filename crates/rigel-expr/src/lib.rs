@@ -13,6 +13,8 @@
 //! | mix | `read`, `write`, `70% read`, `30% write`, `70/30` | `70/30` = 70% reads, 30% writes; percentages are whole, 0 to 100 |
 //! | requirement key | `small.iops`, `large.mbps @ all`, `small.read.latency.p99 @ small=1`, `errors` | `CLASS[.read\|.write].METRIC [@ SELECTOR]`; see [`parse_requirement_key`] and docs/spec.md's Requirements section |
 //! | comparison | `>= 40000`, `> 1_000`, `<= 500us`, `< 2ms`, `<= 1MiB`, `>= 200MiB/s`, `>= 1.5GiB/s`, `== 0` | `>= > <= < ==`; no unit or `IOPS` = a number, a time unit = latency, a size unit = bytes, `…/s` = a rate; `MB/s` is an error (rigel's MB/s are MiB/s); single letters (`2m`, `40k`) are errors here |
+//! | region | `0%..10%`, `0..64GiB`, `1GiB..50%` | a class's part of its volume, end excluded; each end a size or a share (up to four decimals) |
+//! | distribution | `uniform`, `zipf:1.2`, `pareto:0.2`, `normal:10%`, `hot:90%/10%, 8%/20%` | a class's skew, fio's meanings; hot bands in order from the region's start, DiskSpd's `-rdpct` |
 //! | rate | `20000 iops`, `20000`, `400MiB/s`, `1.5GiB/s`; a list `5000 iops, 10000 iops` | a class's open-loop rate; exact; `MB/s` is an error |
 //!
 //! `orion(M)` is ORION's level rule: step `s = max(1, M / 20)`, levels `1..=s`, then `2s, 3s, …`
@@ -28,12 +30,14 @@ pub mod units;
 
 mod comparison;
 mod count;
+mod distribution;
 mod duration;
 mod grammar;
 mod mix;
 mod number;
 mod quantity;
 mod rate;
+mod region;
 mod requirement;
 mod size;
 mod size_list;
@@ -45,9 +49,11 @@ mod proptests;
 
 pub use comparison::parse_comparison;
 pub use count::{CountExpr, parse_count};
+pub use distribution::{Band, Distribution, MAX_BANDS, harmonic, parse_distribution};
 pub use duration::{format_duration, parse_duration};
 pub use mix::{parse_mix, parse_mix_list};
 pub use rate::{Arrival, MAX_RATE_IOPS, Rate, parse_rate, parse_rate_list};
+pub use region::{Region, RegionBound, parse_region};
 pub use requirement::*;
 pub use size::parse_size;
 pub use size_list::parse_size_list;

@@ -17,6 +17,7 @@ pub fn compile(spec: &Spec, cores: u64) -> Result<RunPlan, Vec<SpecError>> {
         cores,
     };
     check_targets(spec, &mut errors);
+    super::pattern::check_names(spec, &mut errors);
     let volume = check_volume(spec, &mut errors);
     let run = check_run(spec, &names, &mut errors);
     let classes = check_classes(spec, &spec.classes, volume, &mut errors);
@@ -59,13 +60,21 @@ pub fn compile(spec: &Spec, cores: u64) -> Result<RunPlan, Vec<SpecError>> {
     let planned = search
         .as_ref()
         .map_or(points.len() as u64, |s| u64::from(s.worst_trials));
-    let writes = search
+    // Per target: some point's writing class uses it. The fill writes every target: the same
+    // guard and consent as a writing point.
+    let mut written = vec![precondition.is_some(); spec.targets.len()];
+    let probed = search
         .as_ref()
-        .map_or(&points[..], |s| std::slice::from_ref(&s.template))
+        .map_or(&points[..], |s| std::slice::from_ref(&s.template));
+    for c in probed
         .iter()
-        .any(|p| p.active().any(|c| c.mix.writes()))
-        // The fill writes every target: the same guard and consent as a writing point.
-        || precondition.is_some();
+        .flat_map(|p| p.active())
+        .filter(|c| c.mix.writes())
+    {
+        for (i, w) in written.iter_mut().enumerate() {
+            *w |= c.pattern.uses(i);
+        }
+    }
     let per_point_ms = run.duration_ms + run.warmup_ms + limits::POINT_OVERHEAD.as_millis() as u64;
     // Steady state: the worst case, rounds up to `max` (the last may start just before it), then
     // the measured run.
@@ -79,11 +88,16 @@ pub fn compile(spec: &Spec, cores: u64) -> Result<RunPlan, Vec<SpecError>> {
         targets: spec
             .targets
             .iter()
-            .map(|t| PlannedTarget {
+            .enumerate()
+            .map(|(i, t)| PlannedTarget {
+                name: t
+                    .name
+                    .as_ref()
+                    .map_or_else(String::new, |n| n.value.clone()),
                 path: t.path.value.clone(),
                 size: t.size.as_ref().map(|s| s.value.0),
                 destructive: t.destructive,
-                written: writes,
+                written: written[i],
             })
             .collect(),
         volume,
@@ -281,7 +295,8 @@ fn check_classes(
             {
                 errors.push(b.at(&r.loc));
             }
-            IoClass { name: c.name.value.clone(), size: c.size.value.0, access: c.access.value, mix: c.mix.value, per_stream, rate: c.rate.as_ref().map(|r| r.value), arrival: c.arrival.value }
+            let pattern = super::pattern::compile(spec, c, (volume.layout, volume.stripe), errors);
+            IoClass { name: c.name.value.clone(), size: c.size.value.0, access: c.access.value, mix: c.mix.value, per_stream, rate: c.rate.as_ref().map(|r| r.value), arrival: c.arrival.value, pattern }
         })
         .collect()
 }

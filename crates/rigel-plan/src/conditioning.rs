@@ -29,6 +29,7 @@ impl PreconditionPlan {
                 outstanding: self.depth,
                 rate: None,
                 arrival: Default::default(),
+                pattern: Default::default(),
             }],
         }
     }

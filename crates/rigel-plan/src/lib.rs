@@ -10,6 +10,8 @@ mod conditioning_tests;
 pub mod limits;
 mod matrix;
 mod model;
+pub mod pattern;
+mod pattern_describe;
 mod search;
 #[cfg(test)]
 mod search_tests;
@@ -20,4 +22,5 @@ pub use conditioning::CLASS as PRECONDITION_CLASS;
 pub use limits::{MAX_OUTSTANDING, MAX_POINTS};
 pub use matrix::LISTED_IDLE_CLASSES;
 pub use model::*;
+pub use pattern::Pattern;
 pub use search::{Contradiction, FLAT_LOAD, FLAT_RISE, Tried, bracket};

@@ -48,6 +48,9 @@ pub struct Requirement {
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PlannedTarget {
+    /// What classes call it (`name`; absent in plans whose targets are called by index).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub name: String,
     pub path: String,
     /// Declared size: rigel creates (and fills) the file at this size when it is absent.
     pub size: Option<u64>,
@@ -117,6 +120,9 @@ pub struct IoClass {
     pub rate: Option<Rate>,
     #[serde(default, skip_serializing_if = "is_uniform")]
     pub arrival: Arrival,
+    /// Placement (`targets`, `region`): absent keys when the class uses the whole volume.
+    #[serde(flatten)]
+    pub pattern: super::pattern::Pattern,
 }
 
 fn is_uniform(a: &Arrival) -> bool {
@@ -172,6 +178,9 @@ pub struct ClassLoad {
     pub rate: Option<Rate>,
     #[serde(default, skip_serializing_if = "is_uniform")]
     pub arrival: Arrival,
+    /// Placement (`targets`, `region`): absent keys when the class uses the whole volume.
+    #[serde(flatten)]
+    pub pattern: super::pattern::Pattern,
 }
 
 impl ClassLoad {

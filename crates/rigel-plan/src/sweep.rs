@@ -149,6 +149,7 @@ pub(super) fn build_points(
                         outstanding: load.saturating_mul(per_stream),
                         rate: c.rate,
                         arrival: c.arrival,
+                        pattern: c.pattern.clone(),
                     }
                 })
                 .collect();

@@ -78,6 +78,9 @@ pub struct ClassRecorder {
     /// Open loop only: send times in the measured window, and those still unissued at its end.
     scheduled: u64,
     backlog: u64,
+    /// Skewed classes: completed I/Os by their rank's bucket (the hottest 1%, to 10%, to 20%,
+    /// the rest of the region's blocks).
+    ranks: [u64; 4],
 }
 
 /// The second being recorded: per direction at the point's precision.
@@ -222,6 +225,7 @@ impl ClassRecorder {
             delays: None,
             scheduled: 0,
             backlog: 0,
+            ranks: [0; 4],
         }
     }
 
@@ -336,6 +340,19 @@ impl ClassRecorder {
         dir.record(latency_ns, bytes);
     }
 
+    /// Counts one completed I/O of a skewed class by its rank's bucket (0 to 3).
+    #[inline]
+    pub fn count_rank(&mut self, bucket: u8) {
+        if let Some(c) = self.ranks.get_mut(bucket as usize) {
+            *c += 1;
+        }
+    }
+
+    /// Completed I/Os per rank bucket (see `count_rank`).
+    pub fn ranks(&self) -> [u64; 4] {
+        self.ranks
+    }
+
     /// Folds what the open second holds into the point's figures (when the recording ends; the
     /// figures read the same without it, at the cost of a copy).
     pub fn seal(&mut self) {
@@ -436,6 +453,9 @@ impl ClassRecorder {
         }
         self.scheduled += other.scheduled;
         self.backlog += other.backlog;
+        for (mine, theirs) in self.ranks.iter_mut().zip(other.ranks) {
+            *mine += theirs;
+        }
         self.ticks.merge(&other.ticks);
         for (mine, theirs) in self.intervals.iter_mut().zip(&other.intervals) {
             mine.read
@@ -492,6 +512,7 @@ impl ClassRecorder {
             ticks: Some(this.ticks.finish(window_s, reads, writes)),
             pace: None,
             depth_held: None,
+            skew: None,
         }
     }
 

@@ -126,7 +126,9 @@ const VAR: &str = "\\$\\{";
 fn value(kind: Kind) -> Value {
     match kind {
         Kind::Text | Kind::Mix => json!({"type": "string"}),
-        Kind::Paths => json!({"type": ["string", "array"], "items": {"type": "string"}}),
+        Kind::Paths | Kind::Names => {
+            json!({"type": ["string", "array"], "items": {"type": "string"}})
+        }
         Kind::Bool => json!({"type": "boolean"}),
         Kind::Integer => json!({"type": "integer", "minimum": 0}),
         Kind::Size | Kind::Duration | Kind::Count | Kind::Rate => {

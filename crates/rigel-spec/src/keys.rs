@@ -7,6 +7,8 @@ pub enum Kind {
     Text,
     /// A path, or a list of them (`extends`).
     Paths,
+    /// A name, or a list of them (a class's `targets`).
+    Names,
     Bool,
     /// A non-negative TOML integer.
     Integer,
@@ -57,6 +59,8 @@ pub const SHAPES: &[&str] = &["basic", "detailed", "point", "row", "col", "max"]
 /// The class parameters `[sweep]` can loop over.
 pub const SWEEP_PARAMS: &[&str] = &["size", "mix", "access", "per_stream", "rate"];
 pub const ARRIVALS: &[&str] = &["uniform", "poisson"];
+pub const HOT_LAYOUTS: &[&str] = &["scattered", "contiguous"];
+pub const DURABILITIES: &[&str] = &["none", "dsync"];
 
 pub const SPEC: &[Key] = &[
     key(
@@ -86,6 +90,12 @@ pub const SPEC: &[Key] = &[
 ];
 
 pub const TARGET: &[Key] = &[
+    key(
+        "name",
+        Kind::Text,
+        None,
+        "What classes call this target in their `targets` (default: its index in the list, \"0\", \"1\", …)",
+    ),
     key(
         "path",
         Kind::Text,
@@ -279,6 +289,36 @@ pub const CLASS: &[Key] = &[
         Kind::OneOf(ARRIVALS),
         Some("uniform"),
         "With a rate: uniform (even gaps) or poisson (exponential gaps)",
+    ),
+    key(
+        "targets",
+        Kind::Names,
+        None,
+        "The targets (by `name`) this class runs on, as a volume of their own with the spec's [volume] layout (default: every target)",
+    ),
+    key(
+        "region",
+        Kind::Text,
+        Some("0%..100%"),
+        "The part of the class's volume it addresses, end excluded: \"0%..10%\", \"0..64GiB\", \"1GiB..50%\" (a working set)",
+    ),
+    key(
+        "distribution",
+        Kind::Text,
+        Some("uniform"),
+        "Random only: how often each block of the region is chosen: uniform, \"zipf:1.2\", \"pareto:0.2\", \"normal:10%\" (fio's meanings) or \"hot:90%/10%, 8%/20%\" (bands of I/O share over region share, DiskSpd's -rdpct)",
+    ),
+    key(
+        "hot_layout",
+        Kind::OneOf(HOT_LAYOUTS),
+        Some("scattered"),
+        "Where the hot blocks lie: scattered over the region by a seeded permutation, or contiguous from the region's start (normal: around its middle)",
+    ),
+    key(
+        "durability",
+        Kind::OneOf(DURABILITIES),
+        Some("none"),
+        "none: writes may stay in a write-back cache; dsync: every write is durable when it completes (RWF_DSYNC: the kernel sends FUA where the device has it, else a flush after the write)",
     ),
 ];
 

@@ -13,6 +13,15 @@ pub struct Sp<T> {
     pub loc: Loc,
 }
 
+impl TargetSpec {
+    /// What classes call this target: its `name`, or its index `i` in the list.
+    pub fn name_or(&self, i: usize) -> String {
+        self.name
+            .as_ref()
+            .map_or_else(|| i.to_string(), |n| n.value.clone())
+    }
+}
+
 impl<T> Sp<T> {
     pub fn new(value: T, loc: Loc) -> Sp<T> {
         Sp { value, loc }
@@ -42,6 +51,8 @@ pub struct Spec {
 
 #[derive(Clone, Debug)]
 pub struct TargetSpec {
+    /// `name`: what classes call it in `targets` (None: its index).
+    pub name: Option<Sp<String>>,
     pub path: Sp<String>,
     pub size: Option<Sp<Size>>,
     pub destructive: bool,
@@ -113,6 +124,16 @@ pub struct ClassSpec {
     /// Open loop: the class issues I/Os at this rate (None: closed loop).
     pub rate: Option<Sp<Rate>>,
     pub arrival: Sp<Arrival>,
+    /// `targets`: the targets (by name) forming the class's own volume (None: every target).
+    pub targets: Option<Vec<Sp<String>>>,
+    /// `region`: the part of the class's volume it addresses (None: all of it).
+    pub region: Option<Sp<rigel_expr::Region>>,
+    /// `distribution`: the skew of a random class (None: uniform).
+    pub distribution: Option<Sp<rigel_expr::Distribution>>,
+    /// `hot_layout = "contiguous"` (None: scattered).
+    pub contiguous: Option<Sp<bool>>,
+    /// `durability = "dsync"` (None: not written, `none`).
+    pub dsync: Option<Sp<bool>>,
 }
 
 #[derive(Clone, Debug)]

@@ -166,7 +166,12 @@ fn read_targets(
             .get("destructive")
             .and_then(|n| r.boolean(n, "`destructive`"))
             .unwrap_or(false);
+        let name = t.get("name").and_then(|n| {
+            r.string(n, "a target's `name`")
+                .map(|v| Sp::new(v.trim().to_owned(), n.loc.clone()))
+        });
         out.push(TargetSpec {
+            name,
             path: Sp::new(path, path_node.loc.clone()),
             size,
             destructive,

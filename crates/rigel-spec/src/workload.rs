@@ -73,10 +73,67 @@ pub(super) fn read_classes(r: &mut Reader, root: &Table, names: &Names) -> Vec<C
                 per_stream,
                 rate,
                 arrival,
+                targets: c.get("targets").and_then(|n| names_of(r, n, "`targets`")),
+                region: c
+                    .get("region")
+                    .and_then(|n| r.parsed(n, "a region", "\"0%..10%\"", None, expr::parse_region)),
+                distribution: c.get("distribution").and_then(|n| {
+                    let example = "\"zipf:1.2\"";
+                    r.parsed(n, "a distribution", example, None, expr::parse_distribution)
+                }),
+                contiguous: c.get("hot_layout").and_then(|n| hot_layout_of(r, n)),
+                dsync: c.get("durability").and_then(|n| durability_of(r, n)),
             });
         }
     }
     out
+}
+
+/// `hot_layout`: true for `contiguous`.
+fn hot_layout_of(r: &mut Reader, n: &Node) -> Option<Sp<bool>> {
+    let s = r.string(n, "`hot_layout`")?;
+    match s.trim() {
+        "scattered" => Some(Sp::new(false, n.loc.clone())),
+        "contiguous" => Some(Sp::new(true, n.loc.clone())),
+        other => {
+            r.push(one_of(n, "hot_layout", other, keys::HOT_LAYOUTS));
+            None
+        }
+    }
+}
+
+/// `durability`: true for `dsync`.
+fn durability_of(r: &mut Reader, n: &Node) -> Option<Sp<bool>> {
+    let s = r.string(n, "`durability`")?;
+    match s.trim() {
+        "none" => Some(Sp::new(false, n.loc.clone())),
+        "dsync" => Some(Sp::new(true, n.loc.clone())),
+        other => {
+            r.push(one_of(n, "durability", other, keys::DURABILITIES));
+            None
+        }
+    }
+}
+
+/// A name or a list of names (`targets = ["redo1", "redo2"]`), each with where it was written.
+fn names_of(r: &mut Reader, n: &Node, what: &str) -> Option<Vec<Sp<String>>> {
+    match &n.value {
+        Value::Array(items) => {
+            let names: Vec<Sp<String>> = items
+                .iter()
+                .filter_map(|i| r.string(i, what).map(|s| Sp::new(s, i.loc.clone())))
+                .collect();
+            if names.is_empty() {
+                r.push(
+                    SpecError::at(&n.loc, format!("{what} is empty"), "no target named")
+                        .hint("name at least one [[target]], or remove the key to use them all"),
+                );
+                return None;
+            }
+            (names.len() == items.len()).then_some(names)
+        }
+        _ => r.string(n, what).map(|s| vec![Sp::new(s, n.loc.clone())]),
+    }
 }
 
 /// `rate = "20000 iops"`, `"400MiB/s"`, or a TOML integer of I/Os per second.

@@ -99,6 +99,7 @@ mod tests {
 
     fn planned(path: &Path, destructive: bool, written: bool) -> PlannedTarget {
         PlannedTarget {
+            name: String::new(),
             path: path.display().to_string(),
             size: None,
             destructive,

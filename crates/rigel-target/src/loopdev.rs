@@ -70,6 +70,7 @@ fn mkfs_ext4(device: &str) {
 
 fn plan_for(path: &str, written: bool, destructive: bool, io_size: u64) -> RunPlan {
     let target = PlannedTarget {
+        name: String::new(),
         path: path.into(),
         size: None,
         destructive,

@@ -369,6 +369,7 @@ pub(crate) fn test_plan(
                 per_stream: 1,
                 rate: None,
                 arrival: Default::default(),
+                pattern: Default::default(),
             })
             .collect(),
         matrix: MatrixInfo {

@@ -4,6 +4,7 @@ use super::*;
 
 fn declared(path: &Path, size: u64, written: bool) -> PlannedTarget {
     PlannedTarget {
+        name: String::new(),
         path: path.display().to_string(),
         size: Some(size),
         destructive: false,

@@ -82,7 +82,7 @@ impl LoopDevice {
     }
 
     /// `7:0`, from sysfs.
-    fn numbers(&self) -> Option<String> {
+    pub fn numbers(&self) -> Option<String> {
         let path = PathBuf::from("/sys/block").join(self.name()).join("dev");
         std::fs::read_to_string(path)
             .ok()

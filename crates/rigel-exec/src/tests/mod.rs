@@ -110,6 +110,7 @@ fn class(
         outstanding: load * per_stream,
         rate: None,
         arrival: Default::default(),
+        pattern: Default::default(),
     }
 }
 

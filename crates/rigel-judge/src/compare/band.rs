@@ -153,6 +153,7 @@ mod tests {
             intervals: Vec::new(),
             ticks: None,
             depth_held: None,
+            skew: None,
             pace: None,
         };
         c.total.ios = 1;

@@ -118,6 +118,7 @@ fn class_load(c: &ClassSpec, load: u32, size: u64) -> ClassLoad {
         outstanding: load * per_stream,
         rate: None,
         arrival: Default::default(),
+        pattern: Default::default(),
     }
 }
 
@@ -183,6 +184,7 @@ pub fn build(s: &Scenario) -> ResultsDoc {
             .targets
             .iter()
             .map(|(p, size)| PlannedTarget {
+                name: String::new(),
                 path: p.to_string(),
                 size: Some(*size),
                 destructive: false,
@@ -219,6 +221,7 @@ pub fn build(s: &Scenario) -> ResultsDoc {
                 },
                 rate: None,
                 arrival: Default::default(),
+                pattern: Default::default(),
             })
             .collect(),
         matrix: MatrixInfo {
@@ -373,6 +376,7 @@ fn class_result(
         ticks: None,
         pace: None,
         depth_held: None,
+        skew: None,
     }
 }
 

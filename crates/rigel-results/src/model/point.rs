@@ -121,6 +121,33 @@ pub struct ClassResult {
     /// written before rigel kept it and in a fleet's merged point.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub depth_held: Option<f64>,
+    /// A skewed class (`distribution`): the share of its window's I/Os on the hottest blocks of
+    /// its region, achieved beside the theory's. Absent for uniform classes and merged points.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skew: Option<SkewResult>,
+}
+
+/// What a skewed class drew over the measured window.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SkewResult {
+    pub distribution: rigel_expr::Distribution,
+    /// The hot blocks lie from the region's start (`hot_layout = "contiguous"`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub contiguous: bool,
+    /// Blocks (slots of the class's I/O size) in the class's region.
+    pub blocks: u64,
+    /// For the hottest 1%, 10% and 20% of those blocks.
+    pub hottest: Vec<HotShare>,
+}
+
+/// The share of a class's I/Os on its hottest blocks: counted per completed I/O by the rank its
+/// block was drawn at (blocks are ranks through a bijection), beside the distribution's theory.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HotShare {
+    /// The share of the region's blocks (0.01 = the hottest 1%).
+    pub blocks: f64,
+    pub achieved: f64,
+    pub theory: f64,
 }
 
 /// What an open-loop class was asked for and what it did over the measured window.

@@ -157,6 +157,7 @@ mod tests {
             outstanding: 1,
             rate: None,
             arrival: Default::default(),
+            pattern: Default::default(),
         };
         PointResult {
             point: DataPoint {

@@ -277,6 +277,7 @@ impl ClassSum {
             write: self.write.as_ref().map(DirSum::stats),
             pace,
             depth_held: None,
+            skew: None,
             // Ticks are not summed across hosts (their clocks' ticks do not line up).
             ticks: None,
             intervals: self

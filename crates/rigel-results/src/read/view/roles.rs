@@ -72,6 +72,7 @@ mod tests {
             per_stream: 1,
             rate: None,
             arrival: Default::default(),
+            pattern: Default::default(),
         }
     }
 

@@ -17,6 +17,7 @@ fn load(class: &str, size: u64, read_percent: u8, load: u32) -> ClassLoad {
         outstanding: load,
         rate: None,
         arrival: Default::default(),
+        pattern: Default::default(),
     }
 }
 

@@ -1,0 +1,229 @@
+//! Where and how a class's I/Os fall beyond ORION's box: the targets forming its own volume and
+//! the region of that volume it addresses. Checked here against the spec's targets.
+
+use rigel_expr::{Access, Distribution, Region, Size};
+use rigel_spec::{ClassSpec, Layout, Spec, SpecError};
+use serde::{Deserialize, Serialize};
+
+/// A class's placement, in the plan beside its size and mix (absent keys: today's behaviour).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Pattern {
+    /// Indices into the plan's targets forming the class's own volume, in the order named
+    /// (empty: every target, the spec's volume).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub targets: Vec<u32>,
+    /// The part of the class's volume it addresses (absent: all of it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub region: Option<Region>,
+    /// The skew of a random class's draws (absent: uniform).
+    #[serde(default, skip_serializing_if = "Distribution::is_uniform")]
+    pub distribution: Distribution,
+    /// Hot blocks from the region's start (true) or scattered by a seeded permutation (absent).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub contiguous: bool,
+    /// `durability = "dsync"`: every write carries RWF_DSYNC.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub dsync: bool,
+}
+
+impl Pattern {
+    /// Whether the class uses target `t` (of the plan's targets).
+    pub fn uses(&self, t: usize) -> bool {
+        self.targets.is_empty() || self.targets.iter().any(|&i| i as usize == t)
+    }
+
+    /// The indices of the class's targets among `all`.
+    pub fn target_indices(&self, all: usize) -> Vec<usize> {
+        if self.targets.is_empty() {
+            (0..all).collect()
+        } else {
+            self.targets.iter().map(|&i| i as usize).collect()
+        }
+    }
+}
+
+/// The bytes a volume of targets of `sizes` addresses with `layout` (as `rigel_target::Volume`).
+pub fn volume_bytes(layout: Layout, stripe: u64, sizes: &[u64]) -> u64 {
+    match layout {
+        Layout::Concat => sizes.iter().sum(),
+        Layout::Raid0 => {
+            let stripe = stripe.max(1);
+            sizes.iter().copied().min().unwrap_or(0) / stripe * stripe * sizes.len() as u64
+        }
+    }
+}
+
+/// Target names must be distinct: classes name them.
+pub(crate) fn check_names(spec: &Spec, errors: &mut Vec<SpecError>) {
+    for (i, t) in spec.targets.iter().enumerate() {
+        let name = t.name_or(i);
+        let clash = spec.targets[..i]
+            .iter()
+            .enumerate()
+            .any(|(j, o)| o.name_or(j) == name);
+        if clash {
+            let loc = t.name.as_ref().map_or(&t.path.loc, |n| &n.loc);
+            errors.push(
+                SpecError::at(
+                    loc,
+                    format!("two targets are named `{name}`"),
+                    "a second time here",
+                )
+                .hint(
+                    "give each [[target]] its own name (an unnamed target is called by its index)",
+                ),
+            );
+        }
+    }
+}
+
+/// A class's pattern, its target names resolved and its region checked against the declared
+/// sizes of its targets (when every one is declared; otherwise at open).
+pub(crate) fn compile(
+    spec: &Spec,
+    class: &ClassSpec,
+    (layout, stripe): (Layout, u64),
+    errors: &mut Vec<SpecError>,
+) -> Pattern {
+    let names: Vec<String> = spec
+        .targets
+        .iter()
+        .enumerate()
+        .map(|(i, t)| t.name_or(i))
+        .collect();
+    let mut targets = Vec::new();
+    for n in class.targets.iter().flatten() {
+        let Some(i) = names.iter().position(|t| *t == n.value.trim()) else {
+            let hint =
+                rigel_expr::suggest::did_you_mean(&n.value, names.iter().map(String::as_str))
+                    .unwrap_or_else(|| format!("the targets are called {}", names.join(", ")));
+            errors.push(
+                SpecError::at(
+                    &n.loc,
+                    format!("class `{}` names no target `{}`", class.name.value, n.value),
+                    "no [[target]] of this name",
+                )
+                .hint(hint),
+            );
+            continue;
+        };
+        if targets.contains(&(i as u32)) {
+            errors.push(
+                SpecError::at(
+                    &n.loc,
+                    format!("target `{}` is named twice", n.value),
+                    "again",
+                )
+                .hint("each target appears once in a class's volume"),
+            );
+            continue;
+        }
+        targets.push(i as u32);
+    }
+    // Every target named: the spec's own volume, written as such.
+    if targets.len() == names.len() && targets.iter().enumerate().all(|(k, &i)| i as usize == k) {
+        targets.clear();
+    }
+    let region = class.region.as_ref().map(|r| r.value);
+    let distribution = class
+        .distribution
+        .as_ref()
+        .map_or(Distribution::Uniform, |d| d.value.clone());
+    if let Some(d) = &class.distribution
+        && !d.value.is_uniform()
+        && class.access.value == Access::Sequential
+    {
+        errors.push(
+            SpecError::at(
+                &d.loc,
+                format!("class `{}` is sequential: it has no skew", class.name.value),
+                "on a sequential class",
+            )
+            .hint("a distribution chooses random offsets: set access = \"random\", or remove it"),
+        );
+    }
+    let contiguous = class.contiguous.as_ref().is_some_and(|c| c.value);
+    let dsync = class.dsync.as_ref().is_some_and(|d| d.value);
+    if let Some(d) = &class.dsync
+        && d.value
+        && !class.mix.value.writes()
+    {
+        errors.push(
+            SpecError::at(
+                &d.loc,
+                format!(
+                    "class `{}` never writes: durability has nothing to make durable",
+                    class.name.value
+                ),
+                "on a read-only class",
+            )
+            .hint("give the class writes (mix = \"write\" or \"70/30\"), or remove durability"),
+        );
+    }
+    let pattern = Pattern {
+        targets,
+        region,
+        distribution,
+        contiguous,
+        dsync,
+    };
+    if let Some(r) = &class.region {
+        let sizes: Option<Vec<u64>> = pattern
+            .target_indices(spec.targets.len())
+            .iter()
+            .map(|&i| {
+                spec.targets
+                    .get(i)
+                    .and_then(|t| t.size.as_ref())
+                    .map(|s| s.value.0)
+            })
+            .collect();
+        if let Some(sizes) = sizes {
+            let bytes = volume_bytes(layout, stripe, &sizes);
+            check_region(&class.name.value, r, bytes, class.size.value.0, errors);
+        }
+    }
+    pattern
+}
+
+/// A region must start inside the class's volume and hold at least one I/O.
+pub fn check_region(
+    class: &str,
+    region: &rigel_spec::Sp<Region>,
+    volume: u64,
+    io_size: u64,
+    errors: &mut Vec<SpecError>,
+) {
+    let start = region.value.start.resolve(volume);
+    let end = region.value.end.resolve(volume);
+    let message = if start >= volume || end > volume {
+        format!(
+            "the region {} of class `{class}` reaches outside its volume ({})",
+            region.value,
+            Size(volume)
+        )
+    } else if region.value.len(volume) < io_size {
+        format!(
+            "the region {} of class `{class}` is {}: it holds no whole {} I/O",
+            region.value,
+            Size(region.value.len(volume)),
+            Size(io_size)
+        )
+    } else {
+        return;
+    };
+    errors.push(
+        SpecError::at(&region.loc, message, "this region")
+            .hint("write the region within the class's targets, e.g. \"0%..10%\""),
+    );
+}
+
+impl Pattern {
+    /// Whether the class runs as ORION's box: every target, the whole volume.
+    pub fn is_whole(&self) -> bool {
+        self.targets.is_empty()
+            && self.region.is_none_or(|r| r.is_whole())
+            && self.distribution.is_uniform()
+            && !self.dsync
+    }
+}
