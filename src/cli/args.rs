@@ -133,6 +133,9 @@ pub struct ReportArgs {
     /// `si` adds decimal MB/s (10^6 bytes per second) beside MiB/s in the per-class tables
     #[arg(long, value_name = "iec|si", default_value = "iec", value_parser = ["iec", "si"])]
     pub units: String,
+    /// The PDF's paper (`--format pdf`): a4 or letter
+    #[arg(long, value_name = "a4|letter", default_value = "a4")]
+    pub paper: rigel_report::Paper,
 }
 
 #[derive(Args, Debug)]
@@ -297,6 +300,7 @@ const FORMAT_ARGS: [FormatArg; rigel_report::Format::CHOICES.len()] = {
         FormatArg(c[3]),
         FormatArg(c[4]),
         FormatArg(c[5]),
+        FormatArg(c[6]),
     ]
 };
 

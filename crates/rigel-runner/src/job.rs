@@ -2,7 +2,7 @@
 
 use rigel_plan::{DataPoint, RunPlan};
 use rigel_record::{self as record, RecordError, RunHeader};
-use rigel_results::{PointResult, PointStatus};
+use rigel_results::{PointResult, PointStatus, Provenance};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -18,6 +18,8 @@ pub struct Job {
     /// A fleet's schedule: exactly these points run, in this order (the `i`-th in the `i`-th slot
     /// of [`super::Starts`]), even where finished; none: every point not yet done.
     pub(super) schedule: Option<Vec<u32>>,
+    /// Where a fresh run came from, for its header (a resumed run keeps its own).
+    pub(super) provenance: Option<Provenance>,
 }
 
 impl Job {
@@ -31,7 +33,14 @@ impl Job {
             done: Vec::new(),
             started,
             schedule: None,
+            provenance: None,
         }
+    }
+
+    /// The fresh run's provenance (its spec's digest and commit, who ran it), kept in its header.
+    pub fn with_provenance(mut self, provenance: Provenance) -> Job {
+        self.provenance = Some(provenance);
+        self
     }
 
     /// The rest of the interrupted run in `dir`: its own spec and plan, only the missing points.
@@ -46,6 +55,7 @@ impl Job {
             done,
             started: String::new(),
             schedule: None,
+            provenance: None,
         })
     }
 

@@ -195,6 +195,7 @@ fn execute(
         mut done,
         started,
         schedule,
+        provenance,
     } = job;
     let resumed = header.is_some();
     let header = header.unwrap_or_else(|| RunHeader {
@@ -204,6 +205,7 @@ fn execute(
         started,
         host: target::host_info(),
         targets: volume.infos(),
+        provenance,
     });
     let mut folder = if resumed {
         let reopened = RunFolder::reopen(lock)?;
