@@ -6,6 +6,7 @@ mod compare;
 pub mod exit;
 mod fleet;
 mod generate;
+mod history_cmd;
 mod orion;
 mod plan_cmd;
 mod plan_table;
@@ -56,6 +57,7 @@ pub fn main() -> i32 {
         },
         Command::Report(a) => report_cmd::run(&a),
         Command::Compare(a) => compare::run(&a),
+        Command::History(a) => history_cmd::run(&a),
         Command::Specs(a) => specs_cmd::run(&a),
         Command::Schema => {
             outln!("{}", rigel_spec::json_schema::text().trim_end());

@@ -10,6 +10,7 @@ mod overlay;
 pub(crate) mod percentiles;
 mod plot;
 pub(crate) mod timeseries;
+pub(crate) mod trend;
 
 pub use more::more_charts;
 pub use overlay::compare_overlay;
