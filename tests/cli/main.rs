@@ -18,6 +18,7 @@ mod faults;
 mod files;
 mod fleet;
 mod guard;
+mod handover;
 mod hlog;
 mod hostile;
 mod junit;

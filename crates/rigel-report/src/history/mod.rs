@@ -90,42 +90,41 @@ pub fn history(root: &Path, out: &Path) -> Result<History, ReportError> {
         }
     }
     heads.sort_by(|a, b| (&a.spec, &a.started, &a.dir).cmp(&(&b.spec, &b.started, &b.dir)));
-    let opts = CompareOptions::default();
+    let groups: Vec<&[scan::Head]> = heads.chunk_by(|a, b| a.spec == b.spec).collect();
+    // The specs' groups are independent: read and compared on every core.
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(groups.len().max(1));
+    let mut done: Vec<(usize, Group)> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(g) = groups.get(i) else { break };
+                        mine.push((i, group(root, g)));
+                    }
+                    mine
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_default())
+            .collect()
+    });
+    done.sort_by_key(|(i, _)| *i);
     let mut rows: Vec<RunRow> = Vec::new();
     let mut compares: Vec<(String, String)> = Vec::new();
-    let mut previous: Option<(String, String, ResultsDoc)> = None;
-    for h in &heads {
-        let doc = match load_run_folder(&h.dir) {
-            Ok(d) => d,
-            Err(e) => {
-                unread.push(Unread {
-                    dir: rel(root, &h.dir),
-                    error: e.to_string(),
-                });
-                continue;
+    for (_, g) in done {
+        unread.extend(g.unread);
+        for (mut row, page) in g.rows {
+            if let (Some(v), Some(page)) = (row.versus.as_mut(), page) {
+                v.link = format!("history/compare-{}.html", compares.len() + 1);
+                compares.push((v.link.clone(), page));
             }
-        };
-        let dir = rel(root, &h.dir);
-        let mut row = row(&doc, &dir, &h.dir, &h.spec);
-        if let Some((spec, prev_dir, prev)) = &previous
-            && *spec == h.spec
-        {
-            let mut c = compare::compare(prev, &doc, &opts);
-            c.base.path = prev_dir.clone();
-            c.new.path = dir.clone();
-            let link = format!("history/compare-{}.html", compares.len() + 1);
-            row.versus = Some(Versus {
-                previous: prev_dir.clone(),
-                link: link.clone(),
-                regressions: c.regressions,
-                improvements: c.improvements,
-                inconclusive: c.inconclusive,
-                lines: c.lines,
-            });
-            compares.push((link, compare::html(&c, None)));
+            rows.push(row);
         }
-        previous = Some((h.spec.clone(), dir, doc));
-        rows.push(row);
     }
     let mut charts = Vec::new();
     let mut start = 0;
@@ -166,6 +165,52 @@ pub fn history(root: &Path, out: &Path) -> Result<History, ReportError> {
         specs,
         unread,
     })
+}
+
+/// One spec's runs read, each with its comparison page against the one before.
+#[derive(Default)]
+struct Group {
+    rows: Vec<(RunRow, Option<String>)>,
+    unread: Vec<Unread>,
+}
+
+/// Reads one spec's runs in order, comparing each with the previous one read.
+fn group(root: &Path, heads: &[scan::Head]) -> Group {
+    let opts = CompareOptions::default();
+    let mut out = Group::default();
+    let mut previous: Option<(String, ResultsDoc)> = None;
+    for h in heads {
+        let dir = rel(root, &h.dir);
+        let doc = match load_run_folder(&h.dir) {
+            Ok(d) => d,
+            Err(e) => {
+                out.unread.push(Unread {
+                    dir,
+                    error: e.to_string(),
+                });
+                continue;
+            }
+        };
+        let mut row = row(&doc, &dir, &h.dir, &h.spec);
+        let mut page = None;
+        if let Some((prev_dir, prev)) = &previous {
+            let mut c = compare::compare(prev, &doc, &opts);
+            c.base.path = prev_dir.clone();
+            c.new.path = dir.clone();
+            row.versus = Some(Versus {
+                previous: prev_dir.clone(),
+                link: String::new(),
+                regressions: c.regressions,
+                improvements: c.improvements,
+                inconclusive: c.inconclusive,
+                lines: c.lines,
+            });
+            page = Some(compare::html(&c, None));
+        }
+        previous = Some((dir, doc));
+        out.rows.push((row, page));
+    }
+    out
 }
 
 fn rel(root: &Path, dir: &Path) -> String {
