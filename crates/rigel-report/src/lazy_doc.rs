@@ -64,6 +64,7 @@ impl LazyDoc {
         match FIELDS[i] {
             "fleet" => self.doc.fleet().is_some(),
             "search" => self.doc.search().is_some(),
+            "provenance" => self.doc.provenance().is_some(),
             _ => true,
         }
     }

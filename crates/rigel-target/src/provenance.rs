@@ -173,22 +173,27 @@ mod tests {
             "-qm",
             "spec",
         ]);
-        let read = |text: &str| SpecRead {
-            name: "oltp",
-            source: "oltp.toml",
-            path: Some(&spec),
-            text,
-            resolved: text,
-        };
+        fn read<'a>(spec: &'a Path, text: &'a str) -> SpecRead<'a> {
+            SpecRead {
+                name: "oltp",
+                source: "oltp.toml",
+                path: Some(spec),
+                text,
+                resolved: text,
+            }
+        }
         let text = std::fs::read_to_string(&spec).unwrap();
-        let p = provenance(&read(&text));
+        let p = provenance(&read(&spec, &text));
         let git = p.spec.git.clone().expect("a repository");
         assert_eq!(git.commit.len(), 40);
         assert!(git.clean);
         assert_eq!(git.path, "oltp.toml");
         assert_eq!(p.spec.sha256, sha256_hex(text.as_bytes()));
         std::fs::write(&spec, "[spec]\nname = \"oltp2\"\n").unwrap();
-        let dirty = provenance(&read(&text)).spec.git.expect("a repository");
+        let dirty = provenance(&read(&spec, &text))
+            .spec
+            .git
+            .expect("a repository");
         assert!(!dirty.clean);
         assert_eq!(dirty.commit, git.commit);
         // Outside a repository: no git facts, the digests still.
@@ -197,7 +202,7 @@ mod tests {
         std::fs::write(&lone, "x").unwrap();
         let p = provenance(&SpecRead {
             path: Some(&lone),
-            ..read("x")
+            ..read(&spec, "x")
         });
         assert_eq!(p.spec.git, None);
         assert_eq!(p.spec.sha256, sha256_hex(b"x"));

@@ -93,7 +93,9 @@ pub fn history(root: &Path, out: &Path) -> Result<History, ReportError> {
     let groups: Vec<&[scan::Head]> = heads.chunk_by(|a, b| a.spec == b.spec).collect();
     // The specs' groups are independent: read and compared on every core.
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(groups.len().max(1));
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(groups.len().max(1));
     let mut done: Vec<(usize, Group)> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..workers)
             .map(|_| {

@@ -136,11 +136,9 @@ impl State {
             Event::Code(t) => self.push(&t, Style::Mono),
             Event::SoftBreak => self.push(" ", self.style()),
             Event::HardBreak => self.push("\n", self.style()),
-            Event::Html(h) | Event::InlineHtml(h) => {
-                if h.contains("<!-- page -->") {
-                    self.flush_para();
-                    self.blocks.push(Block::PageBreak);
-                }
+            Event::Html(h) | Event::InlineHtml(h) if h.contains("<!-- page -->") => {
+                self.flush_para();
+                self.blocks.push(Block::PageBreak);
             }
             Event::Rule => {
                 self.flush_para();

@@ -34,7 +34,7 @@ fn ops_inside(pages: &[Vec<Op>], g: Geometry) {
     for (n, page) in pages.iter().enumerate() {
         for op in page {
             let (top, bottom) = match op {
-                Op::Text { y, size, .. } => (y - size, *y),
+                Op::Text { y, size, .. } => (y - size * 0.93, *y),
                 Op::Rect { y, h, .. } | Op::Chart { y, h, .. } => (*y, y + h),
             };
             assert!(
