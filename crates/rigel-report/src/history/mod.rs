@@ -6,8 +6,11 @@
 //! Each folder is read once (its `results.json`, or its points file for an unfinished run), its
 //! row kept and the document dropped once the next run of its spec has been compared with it.
 
+mod model;
 mod page;
 mod scan;
+
+pub use model::{RunRow, Unread, Versus};
 
 use crate::chart::trend::{TrendRun, trend};
 use crate::{ReportError, load_run_folder};
@@ -15,55 +18,7 @@ use rigel_judge::compare::{self, CompareOptions};
 use rigel_results::ResultsDoc;
 use rigel_results::stats::{ValidityConfig, warnings};
 use rigel_results::view::ResultsView;
-use serde::Serialize;
 use std::path::{Path, PathBuf};
-
-/// One run's row in the history.
-#[derive(Clone, Debug, Serialize)]
-pub struct RunRow {
-    /// The folder, relative to the history's root.
-    pub dir: String,
-    /// Its report, relative to the site (`report.html`, else `results.json`).
-    pub link: String,
-    pub spec: String,
-    /// `abc1234` (git), `abc1234+dirty`, or the spec's sha256 prefix; `-` where not recorded.
-    pub revision: String,
-    pub started: String,
-    pub date: String,
-    pub host: String,
-    pub targets: String,
-    /// The targets' paths alone (the table's column; `targets` adds their models).
-    pub target_paths: String,
-    pub max_iops: Option<f64>,
-    pub max_mbps: Option<f64>,
-    pub min_latency_ns: Option<f64>,
-    pub points: usize,
-    pub complete: bool,
-    pub requirements: usize,
-    pub requirements_met: usize,
-    pub warnings: Vec<String>,
-    /// Against the previous run of the same spec (none for its first run).
-    pub versus: Option<Versus>,
-}
-
-/// The outcome of comparing a run with the previous run of its spec.
-#[derive(Clone, Debug, Serialize)]
-pub struct Versus {
-    pub previous: String,
-    /// The comparison's own page, relative to the site.
-    pub link: String,
-    pub regressions: usize,
-    pub improvements: usize,
-    pub inconclusive: usize,
-    pub lines: usize,
-}
-
-/// A folder under the root that holds a run but could not be read.
-#[derive(Clone, Debug, Serialize)]
-pub struct Unread {
-    pub dir: String,
-    pub error: String,
-}
 
 /// What `history` wrote and read.
 pub struct History {

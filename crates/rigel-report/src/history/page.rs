@@ -1,7 +1,7 @@
 //! The history's pages: `index.html` rendered from `templates/html/history.html` with rigel's
 //! filters, and every file written beneath the root's descriptor.
 
-use super::{RunRow, Unread};
+use super::model::{RunRow, Unread};
 use crate::ReportError;
 use crate::template::base_environment;
 use rigel_fs::Dir;
