@@ -264,6 +264,31 @@ fn real_runs_give_a_pdf_with_embedded_fonts_figures_verdicts_and_the_specs_sha25
             assert!(!text.contains("max_mbps —"), "max_mbps derived");
         }
     }
+    // The PDF is laid out from the template layer: a user's Markdown template replaces the report.
+    let mine = tmp.path().join("mine.md");
+    std::fs::write(
+        &mine,
+        "# {{ run.name }} for ACME\n\nmax_iops {{ handover.calibrate_io.max_iops }}\n",
+    )
+    .expect("template written");
+    let custom = tmp.path().join("custom");
+    rigel()
+        .arg("report")
+        .arg(tmp.path().join("grid"))
+        .args(["--format", "pdf", "--paper", "letter", "--template"])
+        .arg(&mine)
+        .arg("--out")
+        .arg(&custom)
+        .run()
+        .code(0);
+    let pdf = custom.join("report.pdf");
+    assert!(tool("pdfinfo", &[pdf.as_os_str()]).contains("letter"));
+    let text = tool("pdftotext", &[pdf.as_os_str(), "-".as_ref()]);
+    assert!(text.contains("grid for ACME"), "{text}");
+    assert!(
+        !text.contains("Appendix A"),
+        "the built-in report was laid out instead"
+    );
     // A tracked file changed: the next run records a dirty tree.
     std::fs::write(
         repo.join("grid.toml"),
