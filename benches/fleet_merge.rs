@@ -54,6 +54,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             started: "2026-12-01T00:00:00+00:00".into(),
             host: Default::default(),
             targets: Vec::new(),
+            provenance: None,
         };
         let mut run = RunFolder::create(&folder, &loaded.resolved_toml, &plan, &header)?;
         let mut rng = fastrand::Rng::with_seed(u64::from(rank));

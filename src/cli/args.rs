@@ -55,6 +55,8 @@ pub enum Command {
     Report(ReportArgs),
     /// Compare two runs point by point and flag regressions (exit 3 when something regressed)
     Compare(CompareArgs),
+    /// Write a static HTML history of every run folder under DIR: runs, trends, comparisons
+    History(HistoryArgs),
     /// List the specs found by name (RIGEL_PATH, then the built-in ones), or show one as TOML
     Specs(SpecsArgs),
     /// Print the JSON Schema of specs (draft 2020-12), for editors and validators
@@ -133,6 +135,17 @@ pub struct ReportArgs {
     /// `si` adds decimal MB/s (10^6 bytes per second) beside MiB/s in the per-class tables
     #[arg(long, value_name = "iec|si", default_value = "iec", value_parser = ["iec", "si"])]
     pub units: String,
+    /// The PDF's paper (`--format pdf`): a4 or letter
+    #[arg(long, value_name = "a4|letter", default_value = "a4")]
+    pub paper: rigel_report::Paper,
+}
+
+#[derive(Args, Debug)]
+pub struct HistoryArgs {
+    /// The folder holding the run folders (searched 6 levels deep); `index.html` and `history/`
+    /// (each run compared with the previous run of its spec) are written into it
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
 }
 
 #[derive(Args, Debug)]
@@ -297,6 +310,7 @@ const FORMAT_ARGS: [FormatArg; rigel_report::Format::CHOICES.len()] = {
         FormatArg(c[3]),
         FormatArg(c[4]),
         FormatArg(c[5]),
+        FormatArg(c[6]),
     ]
 };
 

@@ -116,12 +116,8 @@ fn prepare(a: &RunArgs, dir: &Path, rank: &Rank) -> Result<Job, i32> {
         );
         return Err(exit::RUNTIME);
     }
-    Ok(Job::fresh(
-        rank_dir,
-        loaded.resolved_toml,
-        plan,
-        runner::now(),
-    ))
+    let provenance = specs::provenance(&loaded);
+    Ok(Job::fresh(rank_dir, loaded.resolved_toml, plan, runner::now()).with_provenance(provenance))
 }
 
 /// Merges the fleet folder and judges the merged result; `code` is how this rank's own run ended.

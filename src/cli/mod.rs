@@ -7,6 +7,7 @@ pub mod exit;
 mod fleet;
 mod generate;
 mod man;
+mod history_cmd;
 mod orion;
 mod plan_cmd;
 mod plan_table;
@@ -57,6 +58,7 @@ pub fn main() -> i32 {
         },
         Command::Report(a) => report_cmd::run(&a),
         Command::Compare(a) => compare::run(&a),
+        Command::History(a) => history_cmd::run(&a),
         Command::Specs(a) => specs_cmd::run(&a),
         Command::Schema => {
             outln!("{}", rigel_spec::json_schema::text().trim_end());

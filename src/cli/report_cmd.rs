@@ -31,6 +31,7 @@ pub fn run(a: &ReportArgs) -> i32 {
         past_runs: rigel_record::past_runs(&a.dir),
         si_units: a.units == "si",
         exclusive: false,
+        paper: a.paper,
     };
     match report::render(&doc, &opts) {
         Ok(files) => {

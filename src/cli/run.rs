@@ -126,8 +126,8 @@ fn prepare(a: &RunArgs) -> Result<Job, i32> {
             exit::RUNTIME
         });
     }
-    let (dir, toml, plan) = compiled(a)?;
-    let job = Job::fresh(dir, toml, plan, runner::now());
+    let (dir, toml, plan, provenance) = compiled(a)?;
+    let job = Job::fresh(dir, toml, plan, runner::now()).with_provenance(provenance);
     // A folder rigel named (no --out) is never refused: another run's in the same second makes
     // this one NAME-DATE.2.
     Ok(if a.out.is_none() {
@@ -137,8 +137,10 @@ fn prepare(a: &RunArgs) -> Result<Job, i32> {
     })
 }
 
-/// The run folder, the resolved spec and its plan.
-fn compiled(a: &RunArgs) -> Result<(PathBuf, String, runner::RunPlan), i32> {
+/// The run folder, the resolved spec, its plan and where it came from.
+fn compiled(
+    a: &RunArgs,
+) -> Result<(PathBuf, String, runner::RunPlan, rigel_results::Provenance), i32> {
     let (loaded, plan) = specs::compile(specs::input(a.spec_file.as_deref()), &a.spec.set)
         .map_err(|d| {
             specs::report(&d);
@@ -148,14 +150,15 @@ fn compiled(a: &RunArgs) -> Result<(PathBuf, String, runner::RunPlan), i32> {
         let stamp = chrono::Local::now().format("%Y%m%d-%H%M%S");
         PathBuf::from("runs").join(format!("{}-{stamp}", plan.name))
     });
-    Ok((dir, loaded.resolved_toml, plan))
+    let provenance = specs::provenance(&loaded);
+    Ok((dir, loaded.resolved_toml, plan, provenance))
 }
 
 /// `rigel run --repeat N`: the same plan N times back to back, run i into DIR/run-i, each judged
 /// as a run of its own. Stops at the first run that is interrupted or cannot start; the exit
 /// code is the worst of the runs' (a failure before a requirement).
 fn repeat(a: &RunArgs, n: usize) -> i32 {
-    let (dir, toml, plan) = match compiled(a) {
+    let (dir, toml, plan, provenance) = match compiled(a) {
         Ok(parts) => parts,
         Err(code) => return code,
     };
@@ -163,7 +166,8 @@ fn repeat(a: &RunArgs, n: usize) -> i32 {
     for i in 1..=n {
         let out = runner::repeat_dir(&dir, i);
         println!("rigel: run {i} of {n} into {}", out.display());
-        let job = Job::fresh(out, toml.clone(), plan.clone(), runner::now());
+        let job = Job::fresh(out, toml.clone(), plan.clone(), runner::now())
+            .with_provenance(provenance.clone());
         let (code, ran) = run_job(job, options(a), &|e| e.to_string());
         let code = match ran.as_ref().and_then(|r| r.doc.as_ref().map(|d| (r, d))) {
             Some((ran, doc)) => judge(

@@ -125,3 +125,15 @@ fn warn_missing_targets(plan: &RunPlan) {
         }
     }
 }
+
+/// The provenance of a run of `loaded`: its top file's (or text's) sha256 and git commit, who runs.
+pub fn provenance(loaded: &LoadedSpec) -> rigel_results::Provenance {
+    let top = loaded.sources.try_get(spec::SourceId(0));
+    rigel_target::provenance(&rigel_target::SpecRead {
+        name: &loaded.spec.name,
+        source: top.map_or("", |s| s.name.as_str()),
+        path: top.and_then(|s| s.path.as_deref()),
+        text: top.map_or(&loaded.resolved_toml, |s| s.text.as_str()),
+        resolved: &loaded.resolved_toml,
+    })
+}

@@ -20,6 +20,7 @@ mod faults;
 mod files;
 mod fleet;
 mod guard;
+mod handover;
 mod hlog;
 mod hostile;
 mod impossible;

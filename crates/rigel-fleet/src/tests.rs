@@ -28,6 +28,7 @@ fn rank(fleet: &Path, rank: u32, plan: &RunPlan, ids: &[u32], lag_ms: u64, slow:
             ..Default::default()
         },
         targets: vec![],
+        provenance: None,
     };
     let mut folder =
         RunFolder::create(&rank_dir(fleet, rank), "", plan, &header).expect("rank folder");

@@ -86,6 +86,8 @@ struct Context<'a> {
     warnings: &'a [Warning],
     /// Decimal MB/s columns beside MiB/s (`--units si`).
     si_units: bool,
+    /// The handover summary's figures (`handover.rs`).
+    handover: &'a super::handover::Handover,
 }
 
 /// The views, computed once per render, for the exporters that use templates.
@@ -104,6 +106,7 @@ struct Prepared<'a> {
     fleet: Option<super::fleet::FleetView>,
     warnings: Vec<Warning>,
     si_units: bool,
+    handover: super::handover::Handover,
 }
 
 /// What the exporters render from: the document, the options, and the views made on first use.
@@ -198,7 +201,9 @@ impl<'a> Prepared<'a> {
         };
         let fleet = super::fleet::fleet_view(doc, &headline);
         let warnings = warnings(&view, &opts.past_runs, &ValidityConfig::default());
+        let handover = super::handover::handover(&points, &headline);
         Ok(Prepared {
+            handover,
             warnings,
             si_units: opts.si_units,
             fleet,
@@ -241,6 +246,7 @@ impl<'a> Prepared<'a> {
             warnings: &self.warnings,
             si_units: self.si_units,
             fleet: &self.fleet,
+            handover: &self.handover,
         })
     }
 
@@ -299,6 +305,46 @@ fn user(i: &Inputs, path: &std::path::Path) -> Result<Files, ReportError> {
     let mut out = render_user(path, &ctx)?;
     out.extend(prep.chart_files());
     Ok(out)
+}
+
+/// `report.pdf`: the Markdown report laid out on pages with its charts. A user's Markdown template
+/// (`--template FILE.md`) is laid out instead of the built-in one.
+pub fn render_pdf(
+    doc: &ResultsDoc,
+    shared: Option<Arc<ResultsDoc>>,
+    opts: &ReportOptions,
+) -> Result<(PathBuf, Vec<u8>), ReportError> {
+    let i = Inputs {
+        doc,
+        shared,
+        opts,
+        prepared: OnceCell::new(),
+        env: OnceCell::new(),
+    };
+    let prep = i.prepared()?;
+    let ctx = prep.context("pdf", &prep.orion[0]);
+    let user_md = opts.template.as_deref().filter(|p| {
+        let name = p.to_string_lossy();
+        p.is_file()
+            && [".md", ".md.j2", ".md.jinja", ".md.jinja2"]
+                .iter()
+                .any(|s| name.ends_with(s))
+    });
+    let markdown = match user_md {
+        Some(path) => render_user(path, &ctx)?
+            .into_iter()
+            .map(|(_, text)| text)
+            .next()
+            .unwrap_or_default(),
+        None => render_one(i.env()?, "markdown/report.md", &ctx)?,
+    };
+    let charts: Vec<(String, String)> = prep
+        .chart_files()
+        .map(|(p, svg)| (p.to_string_lossy().into_owned(), svg))
+        .collect();
+    let title = format!("{}: storage calibration report", doc.plan().name);
+    let bytes = super::pdf::document(&markdown, &charts, opts.paper, &title)?;
+    Ok((PathBuf::from("report.pdf"), bytes))
 }
 
 /// Renders every requested output in memory: (file name relative to `out_dir`, content).

@@ -9,7 +9,7 @@ use rigel_results::ResultsDoc;
 use std::sync::{Arc, OnceLock};
 
 /// The document's fields in `results.json` order.
-const FIELDS: [&str; 12] = [
+const FIELDS: [&str; 13] = [
     "schema_version",
     "rigel_version",
     "command",
@@ -22,6 +22,7 @@ const FIELDS: [&str; 12] = [
     "points",
     "fleet",
     "search",
+    "provenance",
 ];
 
 #[derive(Debug)]
@@ -54,6 +55,7 @@ impl LazyDoc {
             "points" => Value::from_serialize(d.points()),
             "fleet" => Value::from_serialize(d.fleet()?),
             "search" => Value::from_serialize(d.search()?),
+            "provenance" => Value::from_serialize(d.provenance()?),
             _ => return None,
         })
     }
@@ -62,6 +64,7 @@ impl LazyDoc {
         match FIELDS[i] {
             "fleet" => self.doc.fleet().is_some(),
             "search" => self.doc.search().is_some(),
+            "provenance" => self.doc.provenance().is_some(),
             _ => true,
         }
     }

@@ -14,10 +14,13 @@ mod error;
 mod export;
 mod fleet;
 mod format;
+mod handover;
+mod history;
 mod lazy_doc;
 mod load;
 mod names;
 mod orion;
+mod pdf;
 mod render;
 mod rows;
 mod template;
@@ -28,8 +31,10 @@ pub use chart::compare_overlay;
 pub use error::ReportError;
 pub use export::render_to_strings;
 pub use format::{JUNIT_FILE, write_junit};
+pub use history::{History, history};
 pub use load::{RunFolder, load_run_folder, load_run_folder_status};
 pub use orion::printf::{Arg as PrintfArg, PrintfError, sprintf};
+pub use pdf::Paper;
 pub use render::{render, render_shared};
 pub use template::{isolate_user_templates, serve_template_child};
 
@@ -51,18 +56,22 @@ pub enum Format {
     Junit,
     /// `hlog/<class>-<read|write>.hlog`: HdrHistogram interval logs of the per-second histograms.
     Hlog,
+    /// `report.pdf`: the Markdown report laid out on A4 or Letter pages, fonts embedded, charts
+    /// as vectors; made by rigel itself (no browser).
+    Pdf,
 }
 
 impl Format {
     /// Every format `--format` takes: the reports, the verdicts as JUnit, and the interval logs
     /// (only from results that kept per-interval histograms).
-    pub const CHOICES: [Format; 6] = [
+    pub const CHOICES: [Format; 7] = [
         Format::Orion,
         Format::Markdown,
         Format::Html,
         Format::Json,
         Format::Junit,
         Format::Hlog,
+        Format::Pdf,
     ];
     pub const ALL: [Format; 5] = [
         Format::Orion,
@@ -82,6 +91,7 @@ impl Format {
             Format::Json => "json",
             Format::Junit => "junit",
             Format::Hlog => "hlog",
+            Format::Pdf => "pdf",
         }
     }
 }
@@ -102,8 +112,9 @@ impl std::str::FromStr for Format {
             "json" => Ok(Format::Json),
             "junit" => Ok(Format::Junit),
             "hlog" => Ok(Format::Hlog),
+            "pdf" => Ok(Format::Pdf),
             _ => Err(format!(
-                "unknown report format {s:?}; expected orion, markdown, html, json, junit or hlog"
+                "unknown report format {s:?}; expected orion, markdown, html, json, junit, hlog or pdf"
             )),
         }
     }
@@ -171,6 +182,8 @@ pub struct ReportOptions {
     /// Never replace a file (ORION's working directory, which other runs share): every file is
     /// made new, numbered `.2`, `.3`, … where a name is taken.
     pub exclusive: bool,
+    /// The PDF's paper (`--format pdf`).
+    pub paper: Paper,
 }
 
 impl ReportOptions {
@@ -186,6 +199,7 @@ impl ReportOptions {
             past_runs: Vec::new(),
             si_units: false,
             exclusive: false,
+            paper: Paper::default(),
         }
     }
 }

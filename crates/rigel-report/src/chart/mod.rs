@@ -11,6 +11,7 @@ pub(crate) mod percentiles;
 mod plot;
 pub(crate) mod timeseries;
 mod varied;
+pub(crate) mod trend;
 
 pub use more::{chart_notes, more_charts};
 pub use overlay::compare_overlay;

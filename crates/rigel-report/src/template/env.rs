@@ -34,6 +34,38 @@ const BUILTIN: &[(&str, &str)] = &[
         include_str!("../../../../templates/html/style.css"),
     ),
     (
+        "markdown/cover.md",
+        include_str!("../../../../templates/markdown/cover.md"),
+    ),
+    (
+        "html/cover.html",
+        include_str!("../../../../templates/html/cover.html"),
+    ),
+    (
+        "markdown/summary.md",
+        include_str!("../../../../templates/markdown/summary.md"),
+    ),
+    (
+        "html/summary.html",
+        include_str!("../../../../templates/html/summary.html"),
+    ),
+    (
+        "markdown/appendix.md",
+        include_str!("../../../../templates/markdown/appendix.md"),
+    ),
+    (
+        "html/appendix.html",
+        include_str!("../../../../templates/html/appendix.html"),
+    ),
+    (
+        "markdown/signoff.md",
+        include_str!("../../../../templates/markdown/signoff.md"),
+    ),
+    (
+        "html/signoff.html",
+        include_str!("../../../../templates/html/signoff.html"),
+    ),
+    (
         "html/requirements.html",
         include_str!("../../../../templates/html/requirements.html"),
     ),

@@ -8,7 +8,7 @@ mod undefined;
 mod user;
 mod user_loader;
 
-pub(crate) use env::builtin_environment;
+pub(crate) use env::{base_environment, builtin_environment};
 pub(crate) use isolate::render_user;
 pub use isolate::{isolate_user_templates, serve_template_child};
 

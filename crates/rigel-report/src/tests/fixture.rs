@@ -322,6 +322,8 @@ pub fn build(s: &Scenario) -> ResultsDoc {
                 env: Default::default(),
             })
             .collect(),
+
+        provenance: None,
     };
     let spec_toml = format!(
         "[spec]\nname = \"{}\"\ndescription = \"{}\"\n",

@@ -22,6 +22,7 @@ fn write_folder(dir: &Path, d: &ResultsDoc, points: usize, close: bool) {
         started: d.started().to_owned(),
         host: d.host().clone(),
         targets: d.targets().to_vec(),
+        provenance: d.provenance().cloned(),
     };
     let mut folder = record::RunFolder::create(dir, d.spec_toml(), d.plan(), &header).unwrap();
     for p in &d.points()[..points] {

@@ -3,6 +3,7 @@
 //! accessors in `doc_access.rs` and the views in `read`.
 
 use super::point::PointResult;
+use super::provenance::Provenance;
 use rigel_plan::RunPlan;
 use serde::{Deserialize, Serialize};
 
@@ -29,6 +30,9 @@ pub struct ResultsDoc {
     /// `[search]`: every trial and the answer (absent for runs without a search).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) search: Option<SearchRecord>,
+    /// Where the run came from: the spec's digest and commit, who ran it (absent in older documents).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) provenance: Option<Provenance>,
 }
 
 /// What a run knows when it starts: everything in `results.json` except the spec, the plan and
@@ -41,6 +45,9 @@ pub struct RunHeader {
     pub started: String,
     pub host: HostInfo,
     pub targets: Vec<TargetInfo>,
+    /// Where the run came from (absent in run folders written before rigel kept it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provenance: Option<Provenance>,
 }
 
 /// A search's outcome: each trial judged against the target, and the highest value that held.

@@ -4,6 +4,7 @@
 
 use super::doc::{FleetInfo, HostInfo, ResultsDoc, RunHeader, SearchRecord, TargetInfo};
 use super::point::PointResult;
+use super::provenance::Provenance;
 use rigel_plan::RunPlan;
 
 impl ResultsDoc {
@@ -28,6 +29,7 @@ impl ResultsDoc {
             points,
             fleet: None,
             search: None,
+            provenance: header.provenance,
         }
     }
 
@@ -46,6 +48,7 @@ impl ResultsDoc {
             started: self.started.clone(),
             host: self.host.clone(),
             targets: self.targets.clone(),
+            provenance: self.provenance.clone(),
         }
     }
 
@@ -102,6 +105,11 @@ impl ResultsDoc {
     /// `[search]`: every trial and the answer (none for runs without a search).
     pub fn search(&self) -> Option<&SearchRecord> {
         self.search.as_ref()
+    }
+
+    /// Where the run came from: the spec's digest and commit, who ran it (none in older documents).
+    pub fn provenance(&self) -> Option<&Provenance> {
+        self.provenance.as_ref()
     }
 
     pub fn set_fleet(&mut self, fleet: Option<FleetInfo>) {

@@ -5,6 +5,7 @@ mod device;
 mod doc;
 mod doc_access;
 mod point;
+mod provenance;
 mod rank_rows;
 mod steady_record;
 mod wall_window;
@@ -15,6 +16,7 @@ pub use doc::{
     TargetInfo,
 };
 pub use point::*;
+pub use provenance::{GitOrigin, Provenance, SpecOrigin};
 pub use rank_rows::{RankClass, RankPoint, RankRows, SpillError};
 pub use steady_record::SteadyRecord;
 pub use wall_window::WallWindow;
