@@ -353,6 +353,7 @@ fn assemble(
         fleet: None,
         steady: None,
         devices: Vec::new(),
+        integrity: None,
     };
     let probe = PointProbe {
         workers: outcomes.len(),

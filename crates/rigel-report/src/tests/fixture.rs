@@ -280,6 +280,7 @@ pub fn build(s: &Scenario) -> ResultsDoc {
                 fleet: None,
                 steady: None,
                 devices: Vec::new(),
+                integrity: None,
             }
         })
         .collect();

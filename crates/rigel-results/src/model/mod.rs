@@ -4,6 +4,7 @@
 mod device;
 mod doc;
 mod doc_access;
+mod integrity;
 mod point;
 mod rank_rows;
 mod steady_record;
@@ -13,6 +14,9 @@ pub use device::DeviceWindow;
 pub use doc::{
     FleetHost, FleetInfo, HostInfo, ResultsDoc, RunHeader, SearchRecord, SearchTrial, TargetEnv,
     TargetInfo,
+};
+pub use integrity::{
+    Corruption, CorruptionCounts, CorruptionKind, FIRST_CORRUPTIONS, FoundHeader, IntegrityResult,
 };
 pub use point::*;
 pub use rank_rows::{RankClass, RankPoint, RankRows, SpillError};
