@@ -6,3 +6,6 @@ pub const BAD_SPEC: i32 = 2;
 pub const REQUIREMENTS: i32 = 3;
 /// `rigel compare --fail-inconclusive`: no regression, but some line too noisy to judge.
 pub const INCONCLUSIVE: i32 = 4;
+/// `verify`: some block read back was not what the storage had acknowledged (a lost, misdirected
+/// or torn write, zeros or garbage).
+pub const INTEGRITY: i32 = 5;

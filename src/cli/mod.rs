@@ -6,6 +6,7 @@ mod compare;
 pub mod exit;
 mod fleet;
 mod generate;
+mod integrity;
 mod orion;
 mod plan_cmd;
 mod plan_table;

@@ -13,6 +13,8 @@ const KEEP: usize = 64;
 #[derive(Default)]
 pub struct Reuse {
     arenas: Mutex<Vec<Arena>>,
+    /// `verify`: the run's generation map (`verify::map`).
+    pub(crate) gen_map: Mutex<Option<std::sync::Arc<super::verify::map::GenMap>>>,
 }
 
 impl std::fmt::Debug for Reuse {

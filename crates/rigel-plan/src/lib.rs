@@ -14,6 +14,7 @@ mod search;
 #[cfg(test)]
 mod search_tests;
 mod sweep;
+mod verify;
 
 pub use compile::compile;
 pub use conditioning::CLASS as PRECONDITION_CLASS;
@@ -21,3 +22,4 @@ pub use limits::{MAX_OUTSTANDING, MAX_POINTS};
 pub use matrix::LISTED_IDLE_CLASSES;
 pub use model::*;
 pub use search::{Tried, bracket};
+pub use verify::{DEFAULT_UNIT as DEFAULT_VERIFY_UNIT, MAP_BYTES_PER_BLOCK};

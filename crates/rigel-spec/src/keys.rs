@@ -22,6 +22,8 @@ pub enum Kind {
     Rate,
     /// One of the words listed.
     OneOf(&'static [&'static str]),
+    /// `true`, `false`, or one of the words listed.
+    BoolOr(&'static [&'static str]),
     /// An inline table with these keys (`run.steady = { metric = "small.iops" }`).
     Table(&'static [Key]),
 }
@@ -167,6 +169,18 @@ pub const RUN: &[Key] = &[
          (\"cores\" allowed)",
     ),
     key(
+        "verify",
+        Kind::BoolOr(crate::VERIFY_WORDS),
+        Some("false"),
+        "Data integrity for every class (a class's own `verify` wins): true stamps every written block with a header and checksum and checks every read of a block written in this run; \"after\" also re-reads every written block at the end of each point",
+    ),
+    key(
+        "verify_unit",
+        Kind::Size,
+        Some("4KiB"),
+        "The block verified classes stamp and check: 512 bytes to 1 MiB, a multiple of 512 dividing every verified class's I/O size",
+    ),
+    key(
         "steady",
         Kind::Table(STEADY),
         None,
@@ -279,6 +293,12 @@ pub const CLASS: &[Key] = &[
         Kind::OneOf(ARRIVALS),
         Some("uniform"),
         "With a rate: uniform (even gaps) or poisson (exponential gaps)",
+    ),
+    key(
+        "verify",
+        Kind::BoolOr(crate::VERIFY_WORDS),
+        Some("false"),
+        "Data integrity (default: run.verify): true stamps every block this class writes and checks every read of a block written in this run, off the latency clock; \"after\" also re-reads every written block at the end of each point",
     ),
 ];
 

@@ -19,6 +19,7 @@ mod search;
 mod source;
 mod tree;
 mod vars;
+mod verify;
 mod workload;
 
 pub use diag::{DiagnosticRecord, Diagnostics, SpecError};
@@ -27,6 +28,7 @@ pub use load::Override;
 pub use model::*;
 pub use read::Reader;
 pub use source::{Loc, SourceId, Sources};
+pub use verify::{VERIFY_WORDS, Verify};
 
 use std::path::Path;
 

@@ -100,6 +100,10 @@ pub struct RunSpec {
     pub workers: Option<Sp<CountExpr>>,
     /// `run.steady`: repeat each point until steady, then measure.
     pub steady: Option<SteadySpec>,
+    /// `run.verify`: every class's default (a class's own `verify` wins).
+    pub verify: Option<Sp<super::Verify>>,
+    /// `run.verify_unit`: the block verified classes stamp and check.
+    pub verify_unit: Option<Sp<Size>>,
 }
 
 #[derive(Clone, Debug)]
@@ -113,6 +117,8 @@ pub struct ClassSpec {
     /// Open loop: the class issues I/Os at this rate (None: closed loop).
     pub rate: Option<Sp<Rate>>,
     pub arrival: Sp<Arrival>,
+    /// `verify` on the class (None: `run.verify`).
+    pub verify: Option<Sp<super::Verify>>,
 }
 
 #[derive(Clone, Debug)]

@@ -31,7 +31,7 @@ pub struct Stamp {
     pub target: u32,
     pub target_offset: u64,
     pub volume_offset: u64,
-    /// 1..=65535, per block, in write order (0: never written).
+    /// 1..=32767, per block, in write order (0: never written).
     pub generation: u16,
     /// ns since the Unix epoch.
     pub time_ns: u64,
@@ -55,16 +55,20 @@ pub struct Finding {
     pub detail: String,
 }
 
-/// The generation after `g`: 1, 2, … 65535, 1 (0 stays "never written").
+/// The largest generation: the map keeps 15 bits per block (the 16th marks a write in flight).
+pub const MAX_GENERATION: u16 = 0x7FFF;
+
+/// The generation after `g`: 1, 2, … 32767, 1 (0 stays "never written").
 #[inline]
 pub fn next_generation(g: u16) -> u16 {
-    if g == u16::MAX { 1 } else { g + 1 }
+    if g >= MAX_GENERATION { 1 } else { g + 1 }
 }
 
-/// Whether `found` is older than `expected`, counting around the wrap (half the circle back).
+/// Whether `found` is older than `expected`, counting around the wrap (up to half the circle
+/// back).
 pub fn older(found: u16, expected: u16) -> bool {
-    let back = expected.wrapping_sub(found);
-    found != 0 && back != 0 && back < 0x8000
+    let back = expected.wrapping_sub(found) & MAX_GENERATION;
+    found != 0 && back != 0 && back < 0x4000
 }
 
 /// The seed's pattern for blocks of one size, and the key its tags are derived from.

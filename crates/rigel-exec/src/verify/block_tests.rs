@@ -50,7 +50,11 @@ fn an_older_generation_is_a_lost_write() {
     let found = f.check(&b, &expect(5, 8192)).expect("a finding");
     assert_eq!(found.kind, CorruptionKind::Lost);
     assert_eq!(found.found.map(|h| h.generation), Some(4));
-    assert!(found.detail.contains("generation 4 found where generation 5"));
+    assert!(
+        found
+            .detail
+            .contains("generation 4 found where generation 5")
+    );
 }
 
 #[test]
@@ -72,7 +76,11 @@ fn a_valid_block_naming_another_offset_is_misdirected() {
     let found = f.check(&b, &expect(2, 8192)).expect("a finding");
     assert_eq!(found.kind, CorruptionKind::Misdirected);
     assert_eq!(found.found.map(|h| h.volume_offset), Some(65536));
-    assert!(found.detail.contains("volume offset 65536"), "{}", found.detail);
+    assert!(
+        found.detail.contains("volume offset 65536"),
+        "{}",
+        found.detail
+    );
 }
 
 #[test]
@@ -121,7 +129,11 @@ fn no_header_is_zeros_or_garbage() {
     fastrand::Rng::with_seed(3).fill(&mut junk[..2048]);
     let found = f.check(&junk, &expect(1, 0)).expect("garbage");
     assert_eq!(found.kind, CorruptionKind::Garbage);
-    assert!(found.detail.contains("4 of 8 sectors zero"), "{}", found.detail);
+    assert!(
+        found.detail.contains("4 of 8 sectors zero"),
+        "{}",
+        found.detail
+    );
 }
 
 #[test]
@@ -134,9 +146,9 @@ fn a_newer_generation_than_acknowledged_is_unexpected() {
 
 #[test]
 fn generations_wrap_past_zero() {
-    assert_eq!(next_generation(u16::MAX), 1);
+    assert_eq!(next_generation(MAX_GENERATION), 1);
     assert_eq!(next_generation(1), 2);
-    assert!(older(u16::MAX, 1));
+    assert!(older(MAX_GENERATION, 1));
     assert!(older(1, 2));
     assert!(!older(2, 1));
     assert!(!older(0, 1), "0 is never written, not old");

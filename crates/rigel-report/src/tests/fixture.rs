@@ -201,6 +201,7 @@ pub fn build(s: &Scenario) -> ResultsDoc {
             buffers: Default::default(),
             seed: 7,
             workers: 2,
+            verify: None,
         },
         classes: s
             .classes

@@ -145,6 +145,9 @@ pub struct Corruption {
 pub struct IntegrityResult {
     /// The block size stamped and checked, bytes.
     pub unit: u64,
+    /// The run's id, as every block's header holds it.
+    #[serde(default)]
+    pub run: u64,
     /// Blocks stamped by the point's writes (each write of a block counted).
     pub blocks_written: u64,
     /// Blocks checked: read back and compared with their last acknowledged write.
