@@ -20,6 +20,7 @@ mod fleet;
 mod guard;
 mod hlog;
 mod hostile;
+mod integrity;
 mod junit;
 mod lateness;
 mod library;
