@@ -26,6 +26,7 @@ mod slots;
 mod tests;
 mod tick;
 mod turn;
+mod verified;
 pub mod verify;
 mod window;
 mod worker;

@@ -59,6 +59,8 @@ pub const SHAPES: &[&str] = &["basic", "detailed", "point", "row", "col", "max"]
 /// The class parameters `[sweep]` can loop over.
 pub const SWEEP_PARAMS: &[&str] = &["size", "mix", "access", "per_stream", "rate"];
 pub const ARRIVALS: &[&str] = &["uniform", "poisson"];
+/// The words `verify` takes besides `true` and `false`.
+pub const VERIFY_WORDS: &[&str] = &["after"];
 
 pub const SPEC: &[Key] = &[
     key(
@@ -170,7 +172,7 @@ pub const RUN: &[Key] = &[
     ),
     key(
         "verify",
-        Kind::BoolOr(crate::VERIFY_WORDS),
+        Kind::BoolOr(VERIFY_WORDS),
         Some("false"),
         "Data integrity for every class (a class's own `verify` wins): true stamps every written block with a header and checksum and checks every read of a block written in this run; \"after\" also re-reads every written block at the end of each point",
     ),
@@ -296,7 +298,7 @@ pub const CLASS: &[Key] = &[
     ),
     key(
         "verify",
-        Kind::BoolOr(crate::VERIFY_WORDS),
+        Kind::BoolOr(VERIFY_WORDS),
         Some("false"),
         "Data integrity (default: run.verify): true stamps every block this class writes and checks every read of a block written in this run, off the latency clock; \"after\" also re-reads every written block at the end of each point",
     ),

@@ -28,7 +28,6 @@ pub use load::Override;
 pub use model::*;
 pub use read::Reader;
 pub use source::{Loc, SourceId, Sources};
-pub use verify::{VERIFY_WORDS, Verify};
 
 use std::path::Path;
 

@@ -69,6 +69,18 @@ pub enum Buffers {
     Huge,
 }
 
+/// What `verify` asks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verify {
+    #[default]
+    Off,
+    /// Stamp every written block, check every read of a block written in this run.
+    On,
+    /// `On`, and re-read every written block at the end of each point.
+    After,
+}
+
 /// ORION's matrix shapes (`[matrix] shape`): which combinations of class loads are points.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -101,7 +113,7 @@ pub struct RunSpec {
     /// `run.steady`: repeat each point until steady, then measure.
     pub steady: Option<SteadySpec>,
     /// `run.verify`: every class's default (a class's own `verify` wins).
-    pub verify: Option<Sp<super::Verify>>,
+    pub verify: Option<Sp<Verify>>,
     /// `run.verify_unit`: the block verified classes stamp and check.
     pub verify_unit: Option<Sp<Size>>,
 }
@@ -118,7 +130,7 @@ pub struct ClassSpec {
     pub rate: Option<Sp<Rate>>,
     pub arrival: Sp<Arrival>,
     /// `verify` on the class (None: `run.verify`).
-    pub verify: Option<Sp<super::Verify>>,
+    pub verify: Option<Sp<Verify>>,
 }
 
 #[derive(Clone, Debug)]

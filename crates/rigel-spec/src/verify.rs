@@ -2,26 +2,10 @@
 //! and check their reads, and the block they do it in.
 
 use super::diag::SpecError;
-use super::model::Sp;
+use super::model::{Sp, Verify};
 use super::read::{Reader, one_of, size_of};
 use super::tree::{Node, Value};
 use rigel_expr::Size;
-use serde::{Deserialize, Serialize};
-
-/// What `verify` asks.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Verify {
-    #[default]
-    Off,
-    /// Stamp every written block, check every read of a block written in this run.
-    On,
-    /// `On`, and re-read every written block at the end of each point.
-    After,
-}
-
-/// The words `verify` takes besides `true` and `false`.
-pub const VERIFY_WORDS: &[&str] = &["after"];
 
 /// `verify = true`, `false` or `"after"`.
 pub(super) fn verify_of(r: &mut Reader, n: &Node) -> Option<Sp<Verify>> {

@@ -36,6 +36,7 @@ fn block(f: &Format, s: &Stamp) -> Vec<u8> {
 }
 
 #[test]
+#[serial_test::parallel]
 fn a_block_checks_against_its_own_stamp() {
     let f = Format::new(UNIT, 7, 0xABCD);
     let b = block(&f, &stamp(5, 8192));
@@ -44,6 +45,7 @@ fn a_block_checks_against_its_own_stamp() {
 }
 
 #[test]
+#[serial_test::parallel]
 fn an_older_generation_is_a_lost_write() {
     let f = Format::new(UNIT, 7, 0xABCD);
     let b = block(&f, &stamp(4, 8192));
@@ -58,6 +60,7 @@ fn an_older_generation_is_a_lost_write() {
 }
 
 #[test]
+#[serial_test::parallel]
 fn another_runs_block_is_the_pre_run_content() {
     let old = Format::new(UNIT, 7, 0x1111);
     let mut s = stamp(9, 8192);
@@ -70,6 +73,7 @@ fn another_runs_block_is_the_pre_run_content() {
 }
 
 #[test]
+#[serial_test::parallel]
 fn a_valid_block_naming_another_offset_is_misdirected() {
     let f = Format::new(UNIT, 7, 0xABCD);
     let b = block(&f, &stamp(2, 65536));
@@ -84,6 +88,7 @@ fn a_valid_block_naming_another_offset_is_misdirected() {
 }
 
 #[test]
+#[serial_test::parallel]
 fn a_flipped_bit_is_torn_with_its_byte() {
     let f = Format::new(UNIT, 7, 0xABCD);
     let mut b = block(&f, &stamp(3, 0));
@@ -98,6 +103,7 @@ fn a_flipped_bit_is_torn_with_its_byte() {
 }
 
 #[test]
+#[serial_test::parallel]
 fn half_new_half_old_is_torn_naming_both_generations() {
     let f = Format::new(UNIT, 7, 0xABCD);
     let old = block(&f, &stamp(4, 0));
@@ -121,6 +127,7 @@ fn half_new_half_old_is_torn_naming_both_generations() {
 }
 
 #[test]
+#[serial_test::parallel]
 fn no_header_is_zeros_or_garbage() {
     let f = Format::new(UNIT, 7, 0xABCD);
     let found = f.check(&vec![0u8; UNIT], &expect(1, 0)).expect("zeros");
@@ -137,6 +144,7 @@ fn no_header_is_zeros_or_garbage() {
 }
 
 #[test]
+#[serial_test::parallel]
 fn a_newer_generation_than_acknowledged_is_unexpected() {
     let f = Format::new(UNIT, 7, 0xABCD);
     let b = block(&f, &stamp(6, 0));
@@ -145,6 +153,7 @@ fn a_newer_generation_than_acknowledged_is_unexpected() {
 }
 
 #[test]
+#[serial_test::parallel]
 fn generations_wrap_past_zero() {
     assert_eq!(next_generation(MAX_GENERATION), 1);
     assert_eq!(next_generation(1), 2);

@@ -3,11 +3,9 @@
 //! (the 16th bit). Shared by a run's workers and points; two bytes per block.
 
 use super::block::Format;
-use crate::Reuse;
 use rigel_plan::Layout;
 use rigel_plan::limits::MAX_VERIFY_MAP_BYTES;
 use rigel_target::Volume;
-use std::sync::Arc;
 use std::sync::atomic::AtomicU16;
 
 /// The entry's bit for a write in flight: no second write is issued to the block meanwhile, and a
@@ -105,34 +103,10 @@ impl GenMap {
         }
     }
 
-    fn fits(&self, volume: &Volume, unit: u64) -> bool {
+    pub(crate) fn fits(&self, volume: &Volume, unit: u64) -> bool {
         self.unit == unit
             && self.layout == volume.layout()
             && self.sizes.len() == volume.targets()
             && (0..volume.targets()).all(|t| self.sizes[t] == volume.target_size(t))
-    }
-}
-
-impl Reuse {
-    /// The run's generation map: made by the first verified point, kept for the rest of the run
-    /// (a block written at one point is checked when read at a later one).
-    pub(crate) fn gen_map(
-        &self,
-        volume: &Volume,
-        unit: u64,
-        seed: u64,
-    ) -> Result<Arc<GenMap>, String> {
-        let mut kept = self
-            .gen_map
-            .lock()
-            .map_err(|_| "the generation map's lock is poisoned".to_string())?;
-        if let Some(m) = kept.as_ref()
-            && m.fits(volume, unit)
-        {
-            return Ok(Arc::clone(m));
-        }
-        let m = Arc::new(GenMap::new(volume, unit, seed)?);
-        *kept = Some(Arc::clone(&m));
-        Ok(m)
     }
 }

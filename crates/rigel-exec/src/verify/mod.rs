@@ -9,5 +9,4 @@ pub mod block;
 mod block_tests;
 pub mod map;
 pub mod report;
-mod settle;
 pub mod worker;

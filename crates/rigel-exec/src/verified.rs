@@ -1,4 +1,4 @@
-//! Where the worker's loop meets `verify`: a completed I/O's blocks checked (a read) or committed
+//! Where the worker's loop meets `verify` (`verify::worker`): a completed I/O's blocks checked (a read) or committed
 //! (a write) before its slot is reused, and a failed or cancelled write's blocks given up.
 
 use crate::slots::State;
