@@ -270,7 +270,10 @@ impl State<'_> {
             0 => true,
             p => self.rng.u8(0..100) >= p,
         };
-        let mut verify = self.verify.as_mut().filter(|v| v.on(slot.class));
+        let mut verify = self
+            .verify
+            .as_mut()
+            .filter(|v| v.tracks(slot.class, slot.write));
         if let Some(v) = &mut verify {
             // A write's blocks are claimed (another offset drawn while one has a write in
             // flight); a read notes the generations it must find.

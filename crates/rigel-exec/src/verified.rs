@@ -12,7 +12,7 @@ impl State<'_> {
             return false;
         };
         let slot = &self.slots[i];
-        if !v.on(slot.class) {
+        if !v.tracks(slot.class, slot.write) {
             return false;
         }
         // SAFETY: the slot's I/O completed (its completion was reaped), so the kernel no longer
@@ -29,7 +29,7 @@ impl State<'_> {
     pub(crate) fn verify_abandon(&mut self, i: usize) {
         let slot = &self.slots[i];
         if let Some(v) = self.verify.as_mut()
-            && v.on(slot.class)
+            && v.tracks(slot.class, slot.write)
         {
             v.abandon(slot.len, (slot.target as usize, slot.offset), slot.write);
         }

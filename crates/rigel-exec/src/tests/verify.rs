@@ -130,3 +130,19 @@ fn blocks_changed_behind_rigels_back_are_found_at_their_offsets() {
         other => panic!("a corrupted point passed: {other:?}"),
     }
 }
+
+#[test]
+#[serial_test::parallel]
+fn a_class_writing_without_verify_is_stamped_for_the_class_that_checks() {
+    let t = TempTarget::new("/dev/shm", "verify-mixed", 2 * MIB);
+    let settings = verified(500, "r", true);
+    let classes = vec![
+        class("w", 4 * KIB, Access::Random, 0, 4, 1),
+        class("r", 4 * KIB, Access::Random, 100, 4, 1),
+    ];
+    let (r, _) = run(&[(&t.file, t.path())], Layout::Concat, classes, &settings);
+    assert_eq!(r.status, PointStatus::Ok);
+    let i = r.integrity.expect("a verified point's record");
+    assert_eq!(i.corrupted(), 0, "{:?}", i.first);
+    assert!(i.blocks_checked > 100 && i.blocks_written > 100, "{i:?}");
+}

@@ -54,7 +54,7 @@ impl Tally {
 
 pub(crate) struct WorkerVerify<'a> {
     map: &'a GenMap,
-    /// Per worker class: whether it verifies, and its point class.
+    /// Per worker class: whether its reads are checked, and its point class.
     on: Vec<bool>,
     point_class: Vec<usize>,
     point: u32,
@@ -86,10 +86,12 @@ impl<'a> WorkerVerify<'a> {
         }
     }
 
-    /// Whether worker class `c` verifies.
+    /// Whether an I/O of worker class `c` goes through the map: every write, whatever its class
+    /// (a write that is not stamped would read back as garbage in a verified class's block), and
+    /// the reads of the classes that verify.
     #[inline]
-    pub(crate) fn on(&self, c: usize) -> bool {
-        self.on[c]
+    pub(crate) fn tracks(&self, c: usize, write: bool) -> bool {
+        write || self.on[c]
     }
 
     /// Claims the blocks of an I/O of `len` bytes at `at` (target, offset) for the slot whose
