@@ -39,6 +39,12 @@ fn verified_run(target: &Path, run: &str, class: &str, code: i32) -> Value {
     assert!(integrity.is_object(), "no integrity record\n{}", r.stderr);
     if code == 5 {
         assert!(r.stderr.contains("DATA INTEGRITY FAILURE"), "{}", r.stderr);
+        let report = std::fs::read_to_string(out.join("report.md")).expect("report.md");
+        assert!(
+            report.contains("## Data integrity")
+                && report.contains("First corrupted blocks of point 1"),
+            "{report}"
+        );
     }
     integrity
 }
