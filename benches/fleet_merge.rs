@@ -100,6 +100,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 fleet: None,
                 steady: None,
                 devices: Vec::new(),
+                integrity: None,
             })?;
         }
     }

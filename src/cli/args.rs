@@ -22,7 +22,7 @@ rigel plan specs/orion/simple.toml --set disks=4\n  \
 rigel run my.toml --set lun=/dev/nvme1n1 --out runs/nvme1\n  \
 rigel compare runs/before runs/after --format markdown   # regressions, exit 3 if any\n  \
 rigel orion -run simple -testname mylun     # ORION's own command line\n\n\
-Exit codes: 0 ok, 1 runtime failure, 2 bad spec or usage, 3 requirements not met or a regression\n(compare), 4 compare --fail-inconclusive: a line too noisy to judge, 5 a search found no answer,\n130 interrupted (finish with rigel run --resume DIR)."
+Exit codes: 0 ok, 1 runtime failure, 2 bad spec or usage, 3 requirements not met or a regression\n(compare), 4 compare --fail-inconclusive: a line too noisy to judge, 5 a search found no answer,\n6 data integrity failure (verify), 130 interrupted (finish with rigel run --resume DIR)."
 )]
 pub struct Cli {
     #[command(subcommand)]

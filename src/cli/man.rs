@@ -28,6 +28,14 @@ const EXIT_STATUS: &[(&str, &str)] = &[
         "compare --fail-inconclusive: no regression, but a figure too noisy to judge.",
     ),
     (
+        "5",
+        "run with [search]: the search ended with no answer (its target failed already at low, or its trials contradict each other).",
+    ),
+    (
+        "6",
+        "A data integrity failure (verify): a block read back was not what the storage had acknowledged.",
+    ),
+    (
         "130",
         "Interrupted (SIGINT): every finished point is kept; finish with rigel run --resume DIR.",
     ),

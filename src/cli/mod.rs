@@ -8,6 +8,7 @@ mod fleet;
 mod generate;
 mod man;
 mod history_cmd;
+mod integrity;
 mod orion;
 mod plan_cmd;
 mod plan_table;

@@ -138,6 +138,9 @@ fn write_header(out: &mut impl Write, plan: &RunPlan) -> io::Result<()> {
     if let Some(s) = &plan.steady {
         writeln!(out, "  steady     {}", s.describe())?;
     }
+    if let Some(v) = &plan.run.verify {
+        writeln!(out, "  verify     {}", v.describe())?;
+    }
     writeln!(
         out,
         "  estimated  {}{}",

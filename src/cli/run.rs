@@ -42,6 +42,7 @@ pub(super) fn judge(
     junit: Option<&std::path::Path>,
 ) -> i32 {
     summary::print(doc, dir, interrupted);
+    super::integrity::print(doc);
     // Judged only once the results are safely on disk; a runtime failure keeps its own code.
     let verdicts = rigel_judge::expect::evaluate(doc);
     if !verdicts.is_empty() {
@@ -57,6 +58,10 @@ pub(super) fn judge(
                 code
             };
         }
+    }
+    // A corruption is the run's verdict before any other failure it caused (the point failed).
+    if code != INTERRUPTED && super::integrity::failed(doc) {
+        return exit::INTEGRITY;
     }
     if code == exit::OK && !rigel_judge::expect::all_passed(&verdicts) {
         return exit::REQUIREMENTS;
@@ -184,6 +189,7 @@ fn repeat(a: &RunArgs, n: usize) -> i32 {
         }
         worst = match (worst, code) {
             (exit::OK, c) | (c, exit::OK) => c,
+            (exit::INTEGRITY, _) | (_, exit::INTEGRITY) => exit::INTEGRITY,
             (exit::RUNTIME, _) | (_, exit::RUNTIME) => exit::RUNTIME,
             (w, _) => w,
         };

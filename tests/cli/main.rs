@@ -24,6 +24,7 @@ mod handover;
 mod hlog;
 mod hostile;
 mod impossible;
+mod integrity;
 mod junit;
 mod lateness;
 mod library;

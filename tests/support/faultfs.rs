@@ -51,6 +51,25 @@ pub struct Stall {
     pub every: bool,
 }
 
+/// Silent data corruption of one 4 KiB block (`Faults::corrupt`): the I/O succeeds, the data is
+/// wrong.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Corrupt {
+    /// Every read of the block returns it with bit 0 of byte `byte` (of the block) flipped.
+    FlipRead { byte: u64 },
+    /// Every write to the block after the first is acknowledged and dropped.
+    DropWrites,
+    /// Every write to the block after the first lands at `to` instead.
+    Misdirect { to: u64 },
+    /// Every read of the block returns the version before its last write.
+    StaleRead,
+    /// Every write to the block stores its first half only; the second half keeps what was there.
+    TornWrite,
+}
+
+/// The corrupted block's size.
+pub const CORRUPT_BLOCK: u64 = 4096;
+
 /// What the file does. Built with the methods below; `Faults::new(size)` is a healthy file.
 #[derive(Clone, Debug, Default)]
 pub struct Faults {
@@ -71,6 +90,8 @@ pub struct Faults {
     /// A device that sleeps when idle, as power saving does: an I/O arriving more than `.0`
     /// after the last one was served waits `.1` more (so the latency falls as the rate grows).
     pub wake: Option<(Duration, Duration)>,
+    /// Blocks (4 KiB, at these offsets) whose data is silently corrupted.
+    pub corrupt: Vec<(u64, Corrupt)>,
 }
 
 impl Faults {
@@ -102,6 +123,11 @@ impl Faults {
         self.open_stall = d;
         self
     }
+    /// The 4 KiB block at `offset` is corrupted as `how` says.
+    pub fn corrupt(mut self, offset: u64, how: Corrupt) -> Faults {
+        self.corrupt.push((offset, how));
+        self
+    }
     pub fn service_time(mut self, t: Duration, max_parallel: Option<usize>) -> Faults {
         self.service_time = t;
         self.max_parallel = max_parallel;
@@ -127,9 +153,18 @@ struct Counters {
     armed_ns: AtomicU64,
 }
 
+/// What the corruption modes remember: writes seen per corrupted block, and each block's version
+/// before its last write.
+#[derive(Default)]
+struct History {
+    writes: std::collections::HashMap<u64, u64>,
+    previous: std::collections::HashMap<u64, Vec<u8>>,
+}
+
 struct Fs {
     faults: Faults,
     data: Arc<Mutex<Vec<u8>>>,
+    history: Arc<Mutex<History>>,
     counters: Arc<Counters>,
     /// Free service places when `max_parallel` is set.
     gate: Arc<(Mutex<usize>, Condvar)>,
@@ -153,6 +188,7 @@ impl FaultFs {
         let places = faults.max_parallel.unwrap_or(usize::MAX);
         let fs = Fs {
             data: Arc::new(Mutex::new(vec![0u8; faults.size as usize])),
+            history: Arc::default(),
             faults,
             counters: Arc::clone(&counters),
             gate: Arc::new((Mutex::new(places), Condvar::new())),
@@ -374,6 +410,8 @@ impl Filesystem for Fs {
             .iter()
             .any(|r| overlaps(r, offset, len));
         let data = Arc::clone(&self.data);
+        let corrupt = self.faults.corrupt.clone();
+        let history = Arc::clone(&self.history);
         self.serve(self.delay(n), move || {
             if let Some(errno) = error {
                 return reply.error(Errno::from_i32(errno));
@@ -384,7 +422,15 @@ impl Filesystem for Fs {
             if short && end - start > 512 {
                 end = start + (end - start) / 2 / 512 * 512;
             }
-            reply.data(&data[start..end]);
+            if corrupt.is_empty() {
+                return reply.data(&data[start..end]);
+            }
+            let mut out = data[start..end].to_vec();
+            let history = history.lock().unwrap_or_else(|e| e.into_inner());
+            for &(block, how) in &corrupt {
+                corrupt_read(&mut out, start as u64, block, how, &history);
+            }
+            reply.data(&out);
         });
     }
 
@@ -410,6 +456,8 @@ impl Filesystem for Fs {
             .map(|(_, e)| *e);
         let data = Arc::clone(&self.data);
         let bytes = bytes.to_vec();
+        let corrupt = self.faults.corrupt.clone();
+        let history = Arc::clone(&self.history);
         self.serve(self.delay(n), move || {
             if let Some(errno) = error {
                 return reply.error(Errno::from_i32(errno));
@@ -417,9 +465,81 @@ impl Filesystem for Fs {
             let mut data = data.lock().unwrap_or_else(|e| e.into_inner());
             let start = (offset as usize).min(data.len());
             let end = (start + bytes.len()).min(data.len());
+            let hit: Vec<(u64, Corrupt, Vec<u8>)> = corrupt
+                .iter()
+                .filter(|(b, _)| {
+                    overlaps(
+                        &(*b..*b + CORRUPT_BLOCK),
+                        start as u64,
+                        (end - start) as u64,
+                    )
+                })
+                .map(|&(b, how)| {
+                    (
+                        b,
+                        how,
+                        data[b as usize..(b + CORRUPT_BLOCK) as usize].to_vec(),
+                    )
+                })
+                .collect();
             data[start..end].copy_from_slice(&bytes[..end - start]);
+            let mut history = history.lock().unwrap_or_else(|e| e.into_inner());
+            for (block, how, old) in hit {
+                corrupt_write(&mut data, block, how, old, &mut history);
+            }
             reply.written((end - start) as u32);
         });
+    }
+}
+
+/// A write of the corrupted `block` (whose content before it was `old`) just landed in `data`:
+/// undo, move or tear it as `how` says.
+fn corrupt_write(data: &mut [u8], block: u64, how: Corrupt, old: Vec<u8>, h: &mut History) {
+    let (b, n) = (block as usize, CORRUPT_BLOCK as usize);
+    let seen = h.writes.entry(block).or_insert(0);
+    *seen += 1;
+    let later = *seen > 1;
+    match how {
+        Corrupt::FlipRead { .. } => {}
+        Corrupt::DropWrites if later => data[b..b + n].copy_from_slice(&old),
+        Corrupt::Misdirect { to } if later => {
+            let new = data[b..b + n].to_vec();
+            data[b..b + n].copy_from_slice(&old);
+            data[to as usize..to as usize + n].copy_from_slice(&new);
+        }
+        Corrupt::StaleRead => {
+            h.previous.insert(block, old);
+        }
+        Corrupt::TornWrite => data[b + n / 2..b + n].copy_from_slice(&old[n / 2..]),
+        Corrupt::DropWrites | Corrupt::Misdirect { .. } => {}
+    }
+}
+
+/// A read returning `out` (the file's bytes from `start`) passes the corrupted `block`: change
+/// what it returns of it as `how` says.
+fn corrupt_read(out: &mut [u8], start: u64, block: u64, how: Corrupt, h: &History) {
+    let end = start + out.len() as u64;
+    if block + CORRUPT_BLOCK <= start || block >= end {
+        return;
+    }
+    match how {
+        Corrupt::FlipRead { byte } => {
+            let at = block + byte;
+            if (start..end).contains(&at) {
+                out[(at - start) as usize] ^= 1;
+            }
+        }
+        Corrupt::StaleRead => {
+            if let Some(prev) = h.previous.get(&block) {
+                for (k, &v) in prev.iter().enumerate() {
+                    let at = block + k as u64;
+                    if (start..end).contains(&at) {
+                        out[(at - start) as usize] = v;
+                    }
+                }
+            }
+        }
+        _ => {}
     }
 }
 

@@ -39,7 +39,10 @@ pub(super) fn drain(
             match cqe.user_data() {
                 TICK_TAG => arm_tick(&mut sq, &submitter),
                 CANCEL_TAG => {}
-                _ => in_flight -= 1,
+                i => {
+                    in_flight -= 1;
+                    st.verify_drained(i as usize, cqe.result());
+                }
             }
         }
         cq.sync();

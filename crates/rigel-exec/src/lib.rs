@@ -29,6 +29,8 @@ mod slots;
 mod tests;
 mod tick;
 mod turn;
+mod verified;
+pub mod verify;
 mod window;
 mod worker;
 

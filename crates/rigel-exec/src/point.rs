@@ -11,6 +11,10 @@ use super::share::split;
 use super::skew::{HOTTEST, Skew};
 use super::slots::{ClassSetup, WorkerSpec};
 use super::turn::End;
+use super::verify::after::reread;
+use super::verify::map::GenMap;
+use super::verify::report::{integrity, status as integrity_status};
+use super::verify::worker::VerifySetup;
 use super::worker::{self, WorkerOutcome};
 use super::{
     ExecError, ExecTarget, FALLBACK_BUFFERS, FALLBACK_FILES, NOT_YET, PointControl, RingMode,
@@ -19,8 +23,8 @@ use super::{
 use rigel_plan::{DataPoint, RunSettings, limits};
 use rigel_results::{ClassRecorder, IoFailure, PointResult, PointStatus};
 use rigel_target::Volume;
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant, SystemTime};
 
 /// How the executor ran a point, beyond the results: what tests and diagnostics look at.
@@ -92,6 +96,16 @@ pub fn run_point_with(
     if shares.is_empty() {
         return Err(ExecError::InvalidPoint("no class has any load".into()));
     }
+    let gen_map = verify_map(volume, point, run, ctl)?;
+    let verify_classes: Vec<bool> = point
+        .classes
+        .iter()
+        .map(|c| {
+            run.verify
+                .as_ref()
+                .is_some_and(|v| v.classes.contains(&c.class))
+        })
+        .collect();
     let worker_fds = per_worker(targets, shares.len());
     let intervals = run.duration_ms.div_ceil(1000).max(1) as usize;
     // Calibrated before the first point's workers start (the run loop does it earlier still).
@@ -132,6 +146,11 @@ pub fn run_point_with(
                     ..options
                 },
                 buffers: run.buffers,
+                verify: gen_map.as_deref().map(|map| VerifySetup {
+                    map,
+                    classes: verify_classes.clone(),
+                    point: point.id,
+                }),
             };
             let spawned = std::thread::Builder::new()
                 .name(format!("rigel-worker-{w}"))
@@ -178,7 +197,7 @@ pub fn run_point_with(
         (spawn_error.map_or(Ok(outcomes), Err), cpu, disks, wall)
     });
     let outcomes = outcomes.map_err(ExecError::Spawn)?;
-    let outcomes: Vec<WorkerOutcome> = outcomes
+    let mut outcomes: Vec<WorkerOutcome> = outcomes
         .into_iter()
         .enumerate()
         .map(|(w, o)| o.ok_or(ExecError::WorkerPanicked(w)))
@@ -204,6 +223,7 @@ pub fn run_point_with(
     if outcomes.iter().any(|o| !o.fixed_files) {
         ctl.live.note(FALLBACK_FILES);
     }
+    let tallies: Vec<_> = outcomes.iter_mut().filter_map(|o| o.tally.take()).collect();
     let (mut result, probe) = assemble(targets, point, shared, &outcomes, cpu, wall);
     for r in &mut result.classes {
         if let Some(c) = point.classes.iter().position(|l| l.class == r.class) {
@@ -211,7 +231,56 @@ pub fn run_point_with(
         }
     }
     result.devices = disks;
+    if let (Some(map), Some(v)) = (&gen_map, &run.verify) {
+        let after = if v.after && result.status == PointStatus::Ok {
+            match reread(targets, map, &ctl.stop) {
+                Ok(t) => Some(t),
+                Err(e) => {
+                    result.status = PointStatus::Failed {
+                        error: IoFailure {
+                            target: String::new(),
+                            offset: 0,
+                            errno: e.raw_os_error().unwrap_or(0),
+                            message: format!("verify = \"after\": {e}"),
+                        },
+                    };
+                    None
+                }
+            }
+        } else {
+            None
+        };
+        let r = integrity(map.unit(), map.run, tallies, after, targets, point);
+        result.status = integrity_status(result.status, &r);
+        result.integrity = Some(r);
+    }
     Ok((result, probe))
+}
+
+/// The run's generation map when the plan verifies; every verified class's I/O size must be a
+/// whole number of blocks (the plan checks it too).
+fn verify_map(
+    volume: &Volume,
+    point: &DataPoint,
+    run: &RunSettings,
+    ctl: &PointControl,
+) -> Result<Option<Arc<GenMap>>, ExecError> {
+    let Some(v) = &run.verify else {
+        return Ok(None);
+    };
+    if let Some(c) = point
+        .active()
+        .find(|c| v.classes.contains(&c.class) && c.size % v.unit != 0)
+    {
+        return Err(ExecError::InvalidPoint(format!(
+            "class {} verifies in blocks of {} bytes but does {}-byte I/Os",
+            c.class, v.unit, c.size
+        )));
+    }
+    ctl.reuse
+        .gen_map(volume, v.unit, run.seed)
+        .map(Some)
+        .map_err(ExecError::InvalidPoint)
 }
 
 /// Each class's slots, checked: every active class must fit the volume (the limits on sizes and
@@ -440,6 +509,7 @@ fn assemble(
         fleet: None,
         steady: None,
         devices: Vec::new(),
+        integrity: None,
     };
     let probe = PointProbe {
         workers: outcomes.len(),

@@ -1,9 +1,13 @@
 //! What one point's workers leave for the next: their buffer arenas. Allocating, faulting in and
 //! filling an arena with random data costs milliseconds per MiB-sized I/O in flight (a 64 × 1 MiB
-//! arena: tens of milliseconds), paid on every point before; a run now pays it once per size.
+//! arena: tens of milliseconds), paid on every point before; a run now pays it once per size. And `verify`'s generation map, kept
+//! for the whole run.
 
 use super::ring::Arena;
+use super::verify::map::GenMap;
 use rigel_plan::Buffers;
+use rigel_target::Volume;
+use std::sync::Arc;
 use std::sync::Mutex;
 
 /// Arenas kept beyond this many are freed (more than any point's workers return at once).
@@ -13,6 +17,8 @@ const KEEP: usize = 64;
 #[derive(Default)]
 pub struct Reuse {
     arenas: Mutex<Vec<Arena>>,
+    /// `verify`: the run's generation map (`verify::map`).
+    pub(crate) gen_map: Mutex<Option<Arc<GenMap>>>,
 }
 
 impl std::fmt::Debug for Reuse {
@@ -50,6 +56,28 @@ impl Reuse {
             arena.random = true;
         }
         Ok(arena)
+    }
+
+    /// The run's generation map: made by the first verified point, kept for the rest of the run
+    /// (a block written at one point is checked when read at a later one).
+    pub(crate) fn gen_map(
+        &self,
+        volume: &Volume,
+        unit: u64,
+        seed: u64,
+    ) -> Result<Arc<GenMap>, String> {
+        let mut kept = self
+            .gen_map
+            .lock()
+            .map_err(|_| "the generation map's lock is poisoned".to_string())?;
+        if let Some(m) = kept.as_ref()
+            && m.fits(volume, unit)
+        {
+            return Ok(Arc::clone(m));
+        }
+        let m = Arc::new(GenMap::new(volume, unit, seed)?);
+        *kept = Some(Arc::clone(&m));
+        Ok(m)
     }
 
     /// Keeps `arena` for a later point. Only an arena no I/O uses any more may come back.

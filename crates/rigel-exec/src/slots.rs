@@ -9,6 +9,7 @@ use super::ring::{
     Arena, BUF_ALIGN, RingMode, build_ring, push_or_submit, register_buffers, register_files,
 };
 use super::share::ClassShare;
+use super::verify::worker::WorkerVerify;
 use io_uring::{IoUring, opcode, squeue, types};
 use rigel_plan::limits::MAX_WORKER_IN_FLIGHT;
 use rigel_results::ClassRecorder;
@@ -33,6 +34,8 @@ pub struct WorkerSpec<'a> {
     pub options: super::options::ExecOptions,
     /// What backs the buffer arena (`run.buffers`).
     pub buffers: rigel_plan::Buffers,
+    /// `verify`: the run's generation map and the classes that stamp and check.
+    pub verify: Option<super::verify::worker::VerifySetup<'a>>,
 }
 
 /// A point class as the workers need it.
@@ -105,6 +108,8 @@ pub(super) struct State<'a> {
     pub(super) rng: fastrand::Rng,
     /// I/Os this worker may still issue (`ExecOptions::ios`; unbounded without one).
     pub(super) budget: u64,
+    /// `verify`: this worker's part (`verify::worker`).
+    pub(super) verify: Option<WorkerVerify<'a>>,
 }
 
 type Ring = (IoUring, RingMode);
@@ -203,6 +208,11 @@ pub(super) fn setup<'a>(spec: &WorkerSpec<'a>, reuse: &Reuse) -> io::Result<(Rin
         slot.buf_index = index;
     }
     let fixed_files = spec.options.register_files && register_files(&ring.0, spec.fds).is_ok();
+    let point_classes: Vec<usize> = classes.iter().map(|c| c.point_class).collect();
+    let verify = spec
+        .verify
+        .as_ref()
+        .map(|v| WorkerVerify::new(v, &point_classes, arena_bytes));
     Ok((
         ring,
         State {
@@ -215,6 +225,7 @@ pub(super) fn setup<'a>(spec: &WorkerSpec<'a>, reuse: &Reuse) -> io::Result<(Rin
             fixed_files,
             rng,
             budget: spec.options.ios.unwrap_or(u64::MAX),
+            verify,
         },
     ))
 }
@@ -259,20 +270,48 @@ impl State<'_> {
     ) {
         let slot = &mut self.slots[i];
         let class = &mut self.classes[slot.class];
-        let (target, offset) = if slot.stream != NO_STREAM {
-            self.streams[slot.stream as usize].advance(class.space)
-        } else if let Some(skew) = class.skew {
-            let (j, bucket) = skew.next(&mut self.rng);
-            slot.bucket = bucket;
-            class.space.locate(j)
-        } else {
-            class.space.random(&mut self.rng)
+        let (space, stream, skew) = (class.space, slot.stream, class.skew);
+        // The offset (and, for a skewed class, its rank's bucket, counted at completion).
+        let pick = |rng: &mut fastrand::Rng, streams: &mut [Stream]| {
+            if stream != NO_STREAM {
+                (streams[stream as usize].advance(space), NO_BUCKET)
+            } else if let Some(skew) = skew {
+                let (j, bucket) = skew.next(rng);
+                (space.locate(j), bucket)
+            } else {
+                (space.random(rng), NO_BUCKET)
+            }
         };
+        let ((mut target, mut offset), bucket) = pick(&mut self.rng, &mut self.streams);
+        slot.bucket = bucket;
         slot.write = match class.read_percent {
             100 => false,
             0 => true,
             p => self.rng.u8(0..100) >= p,
         };
+        let mut verify = self
+            .verify
+            .as_mut()
+            .filter(|v| v.tracks(slot.class, slot.write));
+        if let Some(v) = &mut verify {
+            // A write's blocks are claimed (another offset drawn while one has a write in
+            // flight); a read notes the generations it must find.
+            let (rng, streams) = (&mut self.rng, &mut self.streams);
+            let redrawn = std::cell::Cell::new(bucket);
+            let redraw = || {
+                let (at, bucket) = pick(rng, streams);
+                redrawn.set(bucket);
+                at
+            };
+            (target, offset) = v.claim(
+                slot.buf,
+                slot.len,
+                &mut slot.write,
+                (target, offset),
+                redraw,
+            );
+            slot.bucket = redrawn.get();
+        }
         slot.target = target as u32;
         slot.offset = offset;
         slot.done = 0;
@@ -284,9 +323,13 @@ impl State<'_> {
             // one after another), and no I/O uses it now: its previous one completed, the next
             // is queued below, after the slice's last use.
             let buf = unsafe { self.arena.slot_mut(slot.buf, slot.len as usize) };
-            for chunk in buf.chunks_mut(SCRAMBLE_STRIDE) {
-                if let Some(word) = chunk.first_chunk_mut::<8>() {
-                    *word = self.rng.u64(..).to_ne_bytes();
+            if let Some(v) = verify {
+                v.stamp(buf, slot.buf, slot.class, (target, offset));
+            } else {
+                for chunk in buf.chunks_mut(SCRAMBLE_STRIDE) {
+                    if let Some(word) = chunk.first_chunk_mut::<8>() {
+                        *word = self.rng.u64(..).to_ne_bytes();
+                    }
                 }
             }
         }

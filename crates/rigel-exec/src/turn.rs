@@ -309,6 +309,7 @@ impl Turns<'_, '_, '_> {
             return Reaped::Requeued;
         }
         if res <= 0 || *failed {
+            st.verify_abandon(i);
             st.classes[st.slots[i].class].in_flight -= 1;
             if !*failed {
                 *failed = true;
@@ -332,6 +333,7 @@ impl Turns<'_, '_, '_> {
     #[inline(always)]
     fn replace(&mut self, i: usize, batch: &Batch, more: bool) {
         let (now, st) = (batch.now, &mut *self.st);
+        let verified = st.verify_complete(i);
         if self.paced && st.complete_paced(i, now, batch.measuring, batch.tick, self.window.from) {
             self.in_flight -= 1;
             return;
@@ -347,6 +349,18 @@ impl Turns<'_, '_, '_> {
             // depth at QD 16-64 (issue 28). The in-flight count (`window.rs`) counts it from the
             // same reading, so the depth held and the latencies obey Little's law exactly.
             st.next_io(i, now, &mut self.sq, &self.submitter);
+            if verified {
+                // Checking the last I/O and stamping this one is the worker's time, not the
+                // storage's: the I/O's clock starts after it, and it is not counted in flight
+                // (so the depth held still equals IOPS × mean latency).
+                let t = self.clock.ns();
+                let slot = &mut st.slots[i];
+                (slot.submitted_ns, slot.scheduled_ns) = (t, t);
+                if batch.measuring {
+                    let c = &mut st.classes[slot.class];
+                    c.area = c.area.saturating_sub(u128::from(t.saturating_sub(now)));
+                }
+            }
         } else {
             self.in_flight -= 1;
         }

@@ -45,6 +45,8 @@ pub struct WorkerOutcome {
     pub paused: (u64, u64),
     /// The timer completed inside the window: this worker ran and waited there.
     pub ticked_in_window: bool,
+    /// `verify`: what the worker's reads checked and found.
+    pub tally: Option<super::verify::worker::Tally>,
 }
 
 /// Runs one worker to the end of the point. Never panics on I/O or setup errors: they come back
@@ -85,6 +87,7 @@ fn run_inner(spec: WorkerSpec<'_>, shared: &Shared<'_>) -> WorkerOutcome {
         fixed_files: false,
         paused: (0, 0),
         ticked_in_window: false,
+        tally: None,
     };
     let setup = setup(&spec, shared.reuse);
     shared.ready.fetch_add(1, Ordering::AcqRel);
@@ -124,6 +127,7 @@ fn run_inner(spec: WorkerSpec<'_>, shared: &Shared<'_>) -> WorkerOutcome {
     };
     worker.drain(limit);
     let st = &mut *worker.st;
+    outcome.tally = st.verify.take().map(|v| v.tally);
     outcome.in_flight_area = st.classes.iter().map(|c| c.area as f64).collect();
     // The recorders are moved out, their last second folded in here (not copied: a class's
     // histograms are about a megabyte, copied at every point's end before).

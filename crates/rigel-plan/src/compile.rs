@@ -45,6 +45,8 @@ pub fn compile(spec: &Spec, cores: u64) -> Result<RunPlan, Vec<SpecError>> {
         return Err(vec![b.at(&spec.matrix.loc)]);
     }
     check_fit(spec, &points, volume, &mut errors);
+    let mut run = run;
+    run.verify = super::verify::compile_verify(spec, &points, &mut errors);
     if let Some(e) = precondition
         .as_ref()
         .and_then(|p| super::conditioning::check_pass(spec, p, &run))
@@ -250,6 +252,7 @@ fn check_run(spec: &Spec, names: &Names, errors: &mut Vec<SpecError>) -> Option<
         buffers: r.buffers,
         seed: r.seed.value,
         workers,
+        verify: None,
     })
 }
 

@@ -204,3 +204,37 @@ fn the_same_spec_gives_the_same_plan() {
     let b = serde_json::to_string(&plan(&text).unwrap()).unwrap();
     assert_eq!(a, b);
 }
+
+#[test]
+fn verify_is_planned_with_its_map_and_refused_where_blocks_do_not_fit() {
+    let spec = |run: &str, class: &str| {
+        plan(&format!(
+            "[[target]]\npath = \"a\"\nsize = \"1GiB\"\n[run]\n{run}\n[class.small]\nsize = \"8KiB\"\n{class}\n\
+             [class.big]\nsize = \"6KiB\"\n[matrix]\nshape = \"point\"\nsmall = \"1\"\nbig = \"1\"\n"
+        ))
+    };
+    let p = spec("", "verify = \"after\"").unwrap();
+    let v = p.run.verify.expect("verify planned");
+    assert_eq!(v.classes, vec!["small".to_string()]);
+    assert!(v.after);
+    assert_eq!(v.unit, 4096);
+    // 1 GiB in 4 KiB blocks, 2 bytes each.
+    assert_eq!(v.map_bytes, Some(512 * 1024));
+    assert!(spec("", "").unwrap().run.verify.is_none());
+    // `[run] verify` reaches every class; big's 6 KiB I/Os are not whole 4 KiB blocks.
+    let e = spec("verify = true", "").unwrap_err();
+    assert!(
+        e[0].contains("class `big` verifies in blocks of 4KiB but does 6KiB I/Os"),
+        "{e:?}"
+    );
+    let p = spec("verify = true\nverify_unit = 512", "").unwrap();
+    assert_eq!(p.run.verify.expect("verify").classes.len(), 2);
+    let e = spec("verify = true\nverify_unit = 1000", "").unwrap_err();
+    assert!(e[0].contains("not a multiple of 512"), "{e:?}");
+    // A class's own `verify = false` wins over the run's.
+    let p = spec("verify = true\nverify_unit = 512", "verify = false").unwrap();
+    assert_eq!(
+        p.run.verify.expect("verify").classes,
+        vec!["big".to_string()]
+    );
+}

@@ -41,6 +41,7 @@ impl PreconditionPlan {
             duration_ms: self.pass_limit_ms,
             warmup_ms: 0,
             workers: 1,
+            verify: None,
             ..run.clone()
         }
     }

@@ -16,6 +16,7 @@ mod search;
 #[cfg(test)]
 mod search_tests;
 mod sweep;
+mod verify;
 
 pub use compile::compile;
 pub use conditioning::CLASS as PRECONDITION_CLASS;
@@ -24,3 +25,4 @@ pub use matrix::LISTED_IDLE_CLASSES;
 pub use model::*;
 pub use pattern::Pattern;
 pub use search::{Contradiction, FLAT_LOAD, FLAT_RISE, Tried, bracket};
+pub use verify::{DEFAULT_UNIT as DEFAULT_VERIFY_UNIT, MAP_BYTES_PER_BLOCK};

@@ -62,6 +62,13 @@ pub const POINT_OVERHEAD: Duration = Duration::from_millis(5);
 pub const MAX_RUN_TIME: Duration = Duration::from_secs(30 * 86_400);
 /// Worker threads, each with its own ring.
 pub const MAX_WORKERS: u64 = 256;
+/// The block a verified class stamps and checks (`verify`, `unit`): a multiple of the sector
+/// from 512 bytes to 1 MiB, and it divides every verified class's I/O size.
+pub const MIN_VERIFY_UNIT: u64 = SECTOR;
+pub const MAX_VERIFY_UNIT: u64 = 1 << 20;
+/// The generation map of a verified run (2 bytes per block of the verified volume): beyond this
+/// the map would not fit in a test machine's memory; verify a declared part of the volume.
+pub const MAX_VERIFY_MAP_BYTES: u64 = 4 << 30;
 /// The PRNG seed: plan.json and results.json keep it as a JSON number, exact up to 2^53 - 1.
 pub const MAX_SEED: u64 = (1 << 53) - 1;
 

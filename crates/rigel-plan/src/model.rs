@@ -89,6 +89,25 @@ pub struct RunSettings {
     pub seed: u64,
     /// Worker threads (each with its own ring); the plan resolves "auto" to a number.
     pub workers: u32,
+    /// `verify`: the classes that stamp their writes and check their reads (absent: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<VerifyPlan>,
+}
+
+/// Data integrity: which classes stamp every written block and check every read of a block written
+/// in this run, in blocks of `unit` bytes.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VerifyPlan {
+    pub unit: u64,
+    /// The verified classes, by name.
+    pub classes: Vec<String>,
+    /// Every written block is read back and checked at the end of each point (`verify = "after"`).
+    #[serde(default)]
+    pub after: bool,
+    /// The generation map's size (2 bytes per block of the volume), when every target's size is
+    /// declared; otherwise known when the targets are opened.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub map_bytes: Option<u64>,
 }
 
 fn is_pages(b: &Buffers) -> bool {

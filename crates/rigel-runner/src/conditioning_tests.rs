@@ -22,6 +22,7 @@ fn settings(workers: u32) -> RunSettings {
         buffers: Default::default(),
         seed: 7,
         workers,
+        verify: None,
     }
 }
 

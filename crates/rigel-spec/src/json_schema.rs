@@ -135,6 +135,9 @@ fn value(kind: Kind) -> Value {
             json!({"anyOf": [{"type": "string"}, {"type": "integer", "minimum": 0}]})
         }
         Kind::OneOf(words) => one_of(words),
+        Kind::BoolOr(words) => {
+            json!({"anyOf": [{"type": "boolean"}, {"enum": words}, {"type": "string", "pattern": VAR}]})
+        }
         Kind::Table(keys) => object(keys, ""),
     }
 }

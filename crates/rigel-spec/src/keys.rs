@@ -24,6 +24,8 @@ pub enum Kind {
     Rate,
     /// One of the words listed.
     OneOf(&'static [&'static str]),
+    /// `true`, `false`, or one of the words listed.
+    BoolOr(&'static [&'static str]),
     /// An inline table with these keys (`run.steady = { metric = "small.iops" }`).
     Table(&'static [Key]),
 }
@@ -61,6 +63,8 @@ pub const SWEEP_PARAMS: &[&str] = &["size", "mix", "access", "per_stream", "rate
 pub const ARRIVALS: &[&str] = &["uniform", "poisson"];
 pub const HOT_LAYOUTS: &[&str] = &["scattered", "contiguous"];
 pub const DURABILITIES: &[&str] = &["none", "dsync"];
+/// The words `verify` takes besides `true` and `false`.
+pub const VERIFY_WORDS: &[&str] = &["after"];
 
 pub const SPEC: &[Key] = &[
     key(
@@ -175,6 +179,18 @@ pub const RUN: &[Key] = &[
         Some("1"),
         "Threads, each with its own io_uring; 0 or \"auto\": one per CPU rigel may run on \
          (\"cores\" allowed)",
+    ),
+    key(
+        "verify",
+        Kind::BoolOr(VERIFY_WORDS),
+        Some("false"),
+        "Data integrity for every class (a class's own `verify` wins): true stamps every written block with a header and checksum and checks every read of a block written in this run; \"after\" also re-reads every written block at the end of each point",
+    ),
+    key(
+        "verify_unit",
+        Kind::Size,
+        Some("4KiB"),
+        "The block verified classes stamp and check: 512 bytes to 1 MiB, a multiple of 512 dividing every verified class's I/O size",
     ),
     key(
         "steady",
@@ -319,6 +335,12 @@ pub const CLASS: &[Key] = &[
         Kind::OneOf(DURABILITIES),
         Some("none"),
         "none: writes may stay in a write-back cache; dsync: every write is durable when it completes (RWF_DSYNC: the kernel sends FUA where the device has it, else a flush after the write)",
+    ),
+    key(
+        "verify",
+        Kind::BoolOr(VERIFY_WORDS),
+        Some("false"),
+        "Data integrity (default: run.verify): true stamps every block this class writes and checks every read of a block written in this run, off the latency clock; \"after\" also re-reads every written block at the end of each point",
     ),
 ];
 

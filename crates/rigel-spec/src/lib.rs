@@ -19,6 +19,7 @@ mod search;
 mod source;
 mod tree;
 mod vars;
+mod verify;
 mod workload;
 
 pub use diag::{DiagnosticRecord, Diagnostics, SpecError};

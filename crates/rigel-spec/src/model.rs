@@ -80,6 +80,18 @@ pub enum Buffers {
     Huge,
 }
 
+/// What `verify` asks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verify {
+    #[default]
+    Off,
+    /// Stamp every written block, check every read of a block written in this run.
+    On,
+    /// `On`, and re-read every written block at the end of each point.
+    After,
+}
+
 /// ORION's matrix shapes (`[matrix] shape`): which combinations of class loads are points.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -111,6 +123,10 @@ pub struct RunSpec {
     pub workers: Option<Sp<CountExpr>>,
     /// `run.steady`: repeat each point until steady, then measure.
     pub steady: Option<SteadySpec>,
+    /// `run.verify`: every class's default (a class's own `verify` wins).
+    pub verify: Option<Sp<Verify>>,
+    /// `run.verify_unit`: the block verified classes stamp and check.
+    pub verify_unit: Option<Sp<Size>>,
 }
 
 #[derive(Clone, Debug)]
@@ -134,6 +150,8 @@ pub struct ClassSpec {
     pub contiguous: Option<Sp<bool>>,
     /// `durability = "dsync"` (None: not written, `none`).
     pub dsync: Option<Sp<bool>>,
+    /// `verify` on the class (None: `run.verify`).
+    pub verify: Option<Sp<Verify>>,
 }
 
 #[derive(Clone, Debug)]

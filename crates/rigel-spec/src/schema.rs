@@ -214,6 +214,8 @@ fn read_run(r: &mut Reader, root: &Table, root_loc: &Loc) -> RunSpec {
         seed: Sp::new(1, root_loc.clone()),
         workers: None,
         steady: None,
+        verify: None,
+        verify_unit: None,
     };
     let Some(t) = r.table(root, "run") else {
         return run;
@@ -234,6 +236,10 @@ fn read_run(r: &mut Reader, root: &Table, root_loc: &Loc) -> RunSpec {
     {
         run.io_timeout = d;
     }
+    run.verify = t.get("verify").and_then(|n| super::verify::verify_of(r, n));
+    run.verify_unit = t
+        .get("verify_unit")
+        .and_then(|n| super::verify::unit_of(r, n));
     if let Some(b) = t.get("direct").and_then(|n| r.boolean(n, "`direct`")) {
         run.direct = b;
     }

@@ -60,6 +60,7 @@ pub(super) fn read_classes(r: &mut Reader, root: &Table, names: &Names) -> Vec<C
                 .map(|v| Sp::new(v.min(u32::MAX as u64) as u32, n.loc.clone()))
         });
         let rate = c.get("rate").and_then(|n| rate_of(r, n));
+        let verify = c.get("verify").and_then(|n| super::verify::verify_of(r, n));
         let arrival = match c.get("arrival") {
             Some(n) => arrival_of(r, n),
             None => Some(Sp::new(Arrival::Uniform, key_loc.clone())),
@@ -83,6 +84,7 @@ pub(super) fn read_classes(r: &mut Reader, root: &Table, names: &Names) -> Vec<C
                 }),
                 contiguous: c.get("hot_layout").and_then(|n| hot_layout_of(r, n)),
                 dsync: c.get("durability").and_then(|n| durability_of(r, n)),
+                verify,
             });
         }
     }

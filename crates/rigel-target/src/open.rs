@@ -357,6 +357,7 @@ pub(crate) fn test_plan(
             buffers: Default::default(),
             seed: 1,
             workers: 1,
+            verify: None,
         },
         classes: sizes
             .iter()

@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 
 mod entering;
 mod unwind;
+mod verify;
 
 const KIB: u64 = 1024;
 const MIB: u64 = 1024 * 1024;
@@ -123,6 +124,7 @@ fn settings(duration_ms: u64, warmup_ms: u64, workers: u32) -> RunSettings {
         buffers: Default::default(),
         seed: 42,
         workers,
+        verify: None,
     }
 }
 

@@ -203,6 +203,7 @@ pub fn build(s: &Scenario) -> ResultsDoc {
             buffers: Default::default(),
             seed: 7,
             workers: 2,
+            verify: None,
         },
         classes: s
             .classes
@@ -284,6 +285,7 @@ pub fn build(s: &Scenario) -> ResultsDoc {
                 fleet: None,
                 steady: None,
                 devices: Vec::new(),
+                integrity: None,
             }
         })
         .collect();

@@ -4,6 +4,7 @@
 mod device;
 mod doc;
 mod doc_access;
+mod integrity;
 mod point;
 mod provenance;
 mod rank_rows;
@@ -14,6 +15,9 @@ pub use device::DeviceWindow;
 pub use doc::{
     FleetHost, FleetInfo, HostInfo, ResultsDoc, RunHeader, SearchRecord, SearchTrial, TargetEnv,
     TargetInfo,
+};
+pub use integrity::{
+    Corruption, CorruptionCounts, CorruptionKind, FIRST_CORRUPTIONS, FoundHeader, IntegrityResult,
 };
 pub use point::*;
 pub use provenance::{GitOrigin, Provenance, SpecOrigin};

@@ -42,6 +42,9 @@ pub struct PointResult {
     /// targets on tmpfs or FUSE, and in a fleet's merged point, whose hosts' devices differ).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub devices: Vec<DeviceWindow>,
+    /// `verify`: the blocks the point read back and checked, and what was corrupted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub integrity: Option<super::IntegrityResult>,
 }
 
 /// How long rigel did not run in a point's window: a gap between its own clock readings far

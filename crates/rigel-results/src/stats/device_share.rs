@@ -185,6 +185,7 @@ mod tests {
                 in_flight_ms: 0,
                 span_ms,
             }],
+            integrity: None,
         }
     }
 

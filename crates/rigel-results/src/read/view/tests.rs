@@ -66,6 +66,7 @@ fn point(id: u32, params: ClassLoad, ios: u64, lat_ns: u64, ok: bool) -> PointRe
         fleet: None,
         steady: None,
         devices: Vec::new(),
+        integrity: None,
         classes: vec![result],
         cpu: CpuTime::default(),
     }

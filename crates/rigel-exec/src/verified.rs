@@ -1,0 +1,49 @@
+//! Where the worker's loop meets `verify` (`verify::worker`): a completed I/O's blocks checked (a read) or committed
+//! (a write) before its slot is reused, and a failed or cancelled write's blocks given up.
+
+use crate::slots::State;
+
+impl State<'_> {
+    /// Slot `i`'s I/O completed whole: its blocks are checked or committed. Whether the slot's
+    /// class verifies (its next I/O's clock then starts after this work).
+    #[inline]
+    pub(crate) fn verify_complete(&mut self, i: usize) -> bool {
+        let Some(v) = self.verify.as_mut() else {
+            return false;
+        };
+        let slot = &self.slots[i];
+        if !v.tracks(slot.class, slot.write) {
+            return false;
+        }
+        // SAFETY: the slot's I/O completed (its completion was reaped), so the kernel no longer
+        // uses the slot's range of the arena, and its next I/O is queued only after this slice's
+        // last use.
+        let data = unsafe { self.arena.slot_mut(slot.buf, slot.len as usize) };
+        let at = (slot.target as usize, slot.offset);
+        v.complete(data, slot.buf, slot.class, at, slot.write);
+        true
+    }
+
+    /// Slot `i`'s I/O failed or was cancelled: a write's blocks hold either version or neither,
+    /// so they are checked against nothing until written again.
+    pub(crate) fn verify_abandon(&mut self, i: usize) {
+        let slot = &self.slots[i];
+        if let Some(v) = self.verify.as_mut()
+            && v.tracks(slot.class, slot.write)
+        {
+            v.abandon(slot.len, (slot.target as usize, slot.offset), slot.write);
+        }
+    }
+
+    /// Slot `i`'s completion `res` reaped by the drain at a point's end.
+    pub(crate) fn verify_drained(&mut self, i: usize, res: i32) {
+        let Some(slot) = self.slots.get(i) else {
+            return;
+        };
+        if res > 0 && slot.done + res as u32 == slot.len {
+            self.verify_complete(i);
+        } else {
+            self.verify_abandon(i);
+        }
+    }
+}

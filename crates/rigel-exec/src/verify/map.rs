@@ -1,0 +1,112 @@
+//! The generation map: per block of the volume, the generation of the last write the storage
+//! acknowledged (15 bits, 0 = never written in this run) and whether a write to it is in flight
+//! (the 16th bit). Shared by a run's workers and points; two bytes per block.
+
+use super::block::Format;
+use rigel_plan::Layout;
+use rigel_plan::limits::MAX_VERIFY_MAP_BYTES;
+use rigel_target::Volume;
+use std::sync::atomic::AtomicU16;
+
+/// The entry's bit for a write in flight: no second write is issued to the block meanwhile, and a
+/// read issued or completed meanwhile is not checked (either version may come back).
+pub const BUSY: u16 = 0x8000;
+
+pub struct GenMap {
+    entries: Vec<AtomicU16>,
+    /// The first block of each target, and each target's usable size.
+    first: Vec<u64>,
+    sizes: Vec<u64>,
+    layout: Layout,
+    stripe: u64,
+    unit: u64,
+    /// This run's id, in every block's header and in results.json.
+    pub run: u64,
+    pub format: Format,
+}
+
+impl GenMap {
+    /// A map of every block of `volume` in blocks of `unit` bytes, for data seed `seed`; refused
+    /// (with why) beyond `MAX_VERIFY_MAP_BYTES`.
+    pub fn new(volume: &Volume, unit: u64, seed: u64) -> Result<GenMap, String> {
+        let mut first = Vec::with_capacity(volume.targets());
+        let mut sizes = Vec::with_capacity(volume.targets());
+        let mut blocks = 0u64;
+        for t in 0..volume.targets() {
+            first.push(blocks);
+            sizes.push(volume.target_size(t));
+            blocks += volume.target_size(t) / unit;
+        }
+        let bytes = blocks.saturating_mul(rigel_plan::MAP_BYTES_PER_BLOCK);
+        if bytes > MAX_VERIFY_MAP_BYTES {
+            return Err(format!(
+                "verifying this {} volume in blocks of {} takes a generation map of {}, more than {}: \
+                 set a larger verify_unit",
+                rigel_expr::Size(volume.size()),
+                rigel_expr::Size(unit),
+                rigel_expr::Size(bytes),
+                rigel_expr::Size(MAX_VERIFY_MAP_BYTES)
+            ));
+        }
+        let entries = std::iter::repeat_with(|| AtomicU16::new(0))
+            .take(blocks as usize)
+            .collect();
+        // 53 bits: results.json keeps it exact as a JSON number.
+        let run = fastrand::u64(..) >> 11;
+        Ok(GenMap {
+            entries,
+            first,
+            sizes,
+            layout: volume.layout(),
+            stripe: volume.stripe(),
+            unit,
+            run,
+            format: Format::new(unit as usize, seed, run),
+        })
+    }
+
+    pub fn unit(&self) -> u64 {
+        self.unit
+    }
+
+    /// Blocks in the map (the volume's).
+    pub fn blocks(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// The entry of the block at `offset` of `target`.
+    #[inline]
+    pub fn entry(&self, target: usize, offset: u64) -> &AtomicU16 {
+        &self.entries[(self.first[target] + offset / self.unit) as usize]
+    }
+
+    /// The blocks of `target`, as (index, target offset) of the first and the count.
+    pub fn target_blocks(&self, target: usize) -> (usize, u64) {
+        (self.first[target] as usize, self.sizes[target] / self.unit)
+    }
+
+    /// The entry at index `i` (`target_blocks`).
+    pub fn at(&self, i: usize) -> &AtomicU16 {
+        &self.entries[i]
+    }
+
+    /// Where `offset` of `target` lies on the volume.
+    #[inline]
+    pub fn volume_offset(&self, target: usize, offset: u64) -> u64 {
+        match self.layout {
+            Layout::Concat => self.sizes[..target].iter().sum::<u64>() + offset,
+            Layout::Raid0 => {
+                let n = self.first.len() as u64;
+                let (stripe_no, within) = (offset / self.stripe, offset % self.stripe);
+                (stripe_no * n + target as u64) * self.stripe + within
+            }
+        }
+    }
+
+    pub(crate) fn fits(&self, volume: &Volume, unit: u64) -> bool {
+        self.unit == unit
+            && self.layout == volume.layout()
+            && self.sizes.len() == volume.targets()
+            && (0..volume.targets()).all(|t| self.sizes[t] == volume.target_size(t))
+    }
+}

@@ -1,0 +1,227 @@
+//! A worker's part of `verify`: claiming a write's blocks in the generation map (never two writes
+//! in flight to one block), stamping them, committing their generation when the write completes,
+//! and checking every block a read brings back against the generation acknowledged before it.
+//! Runs in the worker after a completion and before the slot's next I/O, off the latency clock
+//! (`turn.rs` starts the next I/O's clock after it).
+
+use super::block::{Expect, Finding, Stamp, next_generation};
+use super::map::{BUSY, GenMap};
+use rigel_results::{CorruptionCounts, FIRST_CORRUPTIONS};
+use std::sync::atomic::Ordering;
+use std::time::SystemTime;
+
+/// How many other offsets a write tries when its blocks have a write in flight, before it is
+/// issued as an unchecked read instead (a tiny volume at a high queue depth).
+const REDRAWS: u32 = 64;
+
+/// What a point's worker is told about verification.
+pub struct VerifySetup<'a> {
+    pub map: &'a GenMap,
+    /// Per point class: whether it stamps and checks.
+    pub classes: Vec<bool>,
+    pub point: u32,
+}
+
+/// A corrupted block as the worker finds it (named by `point.rs`).
+pub struct Found {
+    pub target: u32,
+    pub target_offset: u64,
+    pub volume_offset: u64,
+    /// The point class whose read found it.
+    pub class: usize,
+    pub expected: u16,
+    pub finding: Finding,
+}
+
+/// What one worker (or the re-read at the point's end) checked and found.
+#[derive(Default)]
+pub struct Tally {
+    pub written: u64,
+    pub checked: u64,
+    pub unchecked: u64,
+    pub counts: CorruptionCounts,
+    pub first: Vec<Found>,
+}
+
+impl Tally {
+    pub fn record(&mut self, f: Found) {
+        self.counts.add(f.finding.kind, 1);
+        if self.first.len() < FIRST_CORRUPTIONS {
+            self.first.push(f);
+        }
+    }
+}
+
+pub(crate) struct WorkerVerify<'a> {
+    map: &'a GenMap,
+    /// Per worker class: whether its reads are checked, and its point class.
+    on: Vec<bool>,
+    point_class: Vec<usize>,
+    point: u32,
+    unit: usize,
+    /// Per `unit` of the arena: a read's entry at its issue, a write's new generation.
+    snap: Vec<u16>,
+    pub(crate) tally: Tally,
+}
+
+impl<'a> WorkerVerify<'a> {
+    /// `classes`: each worker class's point class; `arena_bytes`: the arena's size.
+    pub(crate) fn new(
+        setup: &VerifySetup<'a>,
+        classes: &[usize],
+        arena_bytes: usize,
+    ) -> WorkerVerify<'a> {
+        let unit = setup.map.unit() as usize;
+        WorkerVerify {
+            map: setup.map,
+            on: classes
+                .iter()
+                .map(|&c| setup.classes.get(c).copied().unwrap_or(false))
+                .collect(),
+            point_class: classes.to_vec(),
+            point: setup.point,
+            unit,
+            snap: vec![0; arena_bytes.div_ceil(unit)],
+            tally: Tally::default(),
+        }
+    }
+
+    /// Whether an I/O of worker class `c` goes through the map: every write, whatever its class
+    /// (a write that is not stamped would read back as garbage in a verified class's block), and
+    /// the reads of the classes that verify.
+    #[inline]
+    pub(crate) fn tracks(&self, c: usize, write: bool) -> bool {
+        write || self.on[c]
+    }
+
+    /// Claims the blocks of an I/O of `len` bytes at `at` (target, offset) for the slot whose
+    /// buffer starts at `buf`: a read notes each block's entry; a write marks each busy and notes
+    /// its next generation, drawing another offset (`redraw`) while some block already has a
+    /// write in flight, and becomes a read (checked against nothing) when none is free.
+    #[inline]
+    pub(crate) fn claim(
+        &mut self,
+        buf: usize,
+        len: u32,
+        write: &mut bool,
+        mut at: (usize, u64),
+        mut redraw: impl FnMut() -> (usize, u64),
+    ) -> (usize, u64) {
+        let (first, n) = (buf / self.unit, len as usize / self.unit);
+        if *write {
+            for _ in 0..REDRAWS {
+                if self.claim_write(first, n, at) {
+                    return at;
+                }
+                at = redraw();
+            }
+            *write = false;
+        }
+        for k in 0..n {
+            let e = self.map.entry(at.0, at.1 + (k * self.unit) as u64);
+            self.snap[first + k] = e.load(Ordering::Acquire);
+        }
+        at
+    }
+
+    fn claim_write(&mut self, first: usize, n: usize, at: (usize, u64)) -> bool {
+        for k in 0..n {
+            let e = self.map.entry(at.0, at.1 + (k * self.unit) as u64);
+            let cur = e.load(Ordering::Acquire);
+            let free = cur & BUSY == 0
+                && e.compare_exchange(cur, cur | BUSY, Ordering::AcqRel, Ordering::Acquire)
+                    .is_ok();
+            if !free {
+                for j in 0..k {
+                    let e = self.map.entry(at.0, at.1 + (j * self.unit) as u64);
+                    e.fetch_and(!BUSY, Ordering::AcqRel);
+                }
+                return false;
+            }
+            self.snap[first + k] = next_generation(cur);
+        }
+        true
+    }
+
+    /// Stamps each block of a claimed write into its buffer.
+    #[inline]
+    pub(crate) fn stamp(&self, data: &mut [u8], buf: usize, class: usize, at: (usize, u64)) {
+        let first = buf / self.unit;
+        let time_ns = SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
+        for (k, block) in data.chunks_exact_mut(self.unit).enumerate() {
+            let target_offset = at.1 + (k * self.unit) as u64;
+            let stamp = Stamp {
+                run: self.map.run,
+                point: self.point,
+                class: self.point_class[class] as u16,
+                target: at.0 as u32,
+                target_offset,
+                volume_offset: self.map.volume_offset(at.0, target_offset),
+                generation: self.snap[first + k],
+                time_ns,
+            };
+            self.map.format.stamp(block, &stamp);
+        }
+    }
+
+    /// A verified I/O completed whole: a write's generations become the acknowledged ones; a
+    /// read's blocks are checked, each against the entry noted at its issue, unless that block
+    /// was never written or a write to it was in flight at any moment since.
+    #[inline]
+    pub(crate) fn complete(
+        &mut self,
+        data: &[u8],
+        buf: usize,
+        class: usize,
+        at: (usize, u64),
+        write: bool,
+    ) {
+        let first = buf / self.unit;
+        for (k, block) in data.chunks_exact(self.unit).enumerate() {
+            let target_offset = at.1 + (k * self.unit) as u64;
+            let e = self.map.entry(at.0, target_offset);
+            let noted = self.snap[first + k];
+            if write {
+                e.store(noted, Ordering::Release);
+                self.tally.written += 1;
+                continue;
+            }
+            if noted == 0 || noted & BUSY != 0 || e.load(Ordering::Acquire) != noted {
+                self.tally.unchecked += 1;
+                continue;
+            }
+            self.tally.checked += 1;
+            let volume_offset = self.map.volume_offset(at.0, target_offset);
+            let expect = Expect {
+                run: self.map.run,
+                target: at.0 as u32,
+                target_offset,
+                volume_offset,
+                generation: noted,
+            };
+            if let Some(finding) = self.map.format.check(block, &expect) {
+                self.tally.record(Found {
+                    target: at.0 as u32,
+                    target_offset,
+                    volume_offset,
+                    class: self.point_class[class],
+                    expected: noted,
+                    finding,
+                });
+            }
+        }
+    }
+
+    /// A verified write failed or was cancelled: what its blocks hold is unknown, so they are
+    /// checked against nothing until written again.
+    pub(crate) fn abandon(&mut self, len: u32, at: (usize, u64), write: bool) {
+        if write {
+            for k in 0..len as usize / self.unit {
+                let e = self.map.entry(at.0, at.1 + (k * self.unit) as u64);
+                e.store(0, Ordering::Release);
+            }
+        }
+    }
+}
