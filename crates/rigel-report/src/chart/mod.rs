@@ -10,8 +10,8 @@ mod overlay;
 pub(crate) mod percentiles;
 mod plot;
 pub(crate) mod timeseries;
-mod varied;
 pub(crate) mod trend;
+mod varied;
 
 pub use more::{chart_notes, more_charts};
 pub use overlay::compare_overlay;
