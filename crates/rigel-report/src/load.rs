@@ -59,8 +59,17 @@ pub fn load_run_folder_status(dir: &Path) -> Result<RunFolder, ReportError> {
         .ok()
         .and_then(|bytes| serde_json::from_slice::<ResultsDoc>(&bytes).ok())
         .filter(|d| d.schema_version() <= SCHEMA_VERSION);
+    // Figures that cannot be (negative rates, min > max, a point twice or not the plan's).
+    let checked = |doc: ResultsDoc| {
+        rigel_results::check::doc(&doc).map_err(|e| ReportError::BadJson {
+            path: results.clone(),
+            line: 1,
+            message: e.to_string(),
+        })?;
+        Ok::<_, ReportError>(doc)
+    };
     let doc: ResultsDoc = if let Some(doc) = direct {
-        doc
+        checked(doc)?
     } else if results.is_file() {
         let value = read_value(&results)?;
         let doc: ResultsDoc = serde_json::from_value(value).map_err(|e| ReportError::BadJson {
@@ -68,13 +77,7 @@ pub fn load_run_folder_status(dir: &Path) -> Result<RunFolder, ReportError> {
             line: 1,
             message: e.to_string(),
         })?;
-        // Figures that cannot be (negative rates, min > max, a point twice or not the plan's).
-        rigel_results::check::doc(&doc).map_err(|e| ReportError::BadJson {
-            path: results.clone(),
-            line: 1,
-            message: e.to_string(),
-        })?;
-        doc
+        checked(doc)?
     } else {
         let header = dir.join(RUN_FILE);
         if header.is_file() {
