@@ -24,11 +24,14 @@ out="${1:-${CARGO_TARGET_DIR:-target}/html-screenshots}"
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
 sizes="${RIGEL_SCREENSHOT_SIZES:-desktop=1280,3600 phone=390,7000}"
+# Not `-p rigel-report`: one package alone resolves its features apart from the workspace's, so the
+# whole dependency tree would build a second time (twice the disk; CI's linker died of it).
 RIGEL_SCREENSHOT_DIR="$out" RIGEL_SCREENSHOT_SIZES="$sizes" \
-    cargo test -p rigel-report --lib html_screenshots_in_chromium -- --ignored --nocapture
+    cargo test --lib html_screenshots_in_chromium -- --ignored --nocapture
 
-# 2. The real run: 9 block sizes × queue depths 1..16, 1 s a point.
-cargo build --quiet
+# 2. The real run: 9 block sizes × queue depths 1..16, 1 s a point. The binary as `cargo test`
+# builds it (`cargo build` resolves features without the dev-dependencies and would rebuild).
+cargo test --no-run --quiet
 scratch="$(mktemp -d /dev/shm/rigel-check.XXXXXX)"
 trap 'rm -rf "$scratch"' EXIT
 run="$out/bs-qd-sweep"
