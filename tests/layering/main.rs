@@ -12,6 +12,7 @@ mod fs_rules;
 mod manifests;
 mod marks;
 mod modules;
+mod nextest;
 
 use std::path::{Path, PathBuf};
 

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use syn::visit::Visit;
 
 /// The test functions of one file: (name, line, its mark if any).
-fn tests_in(path: &Path) -> Vec<(String, usize, Option<String>)> {
+pub(super) fn tests_in(path: &Path) -> Vec<(String, usize, Option<String>)> {
     let text = std::fs::read_to_string(path).expect("a source file");
     let Ok(file) = syn::parse_file(&text) else {
         return Vec::new();
@@ -44,7 +44,7 @@ impl<'ast> Visit<'ast> for Tests {
     }
 }
 
-fn rs_files(dir: &Path, out: &mut Vec<PathBuf>) {
+pub(super) fn rs_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
