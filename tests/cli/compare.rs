@@ -249,27 +249,43 @@ fn a_run_throttled_on_purpose() {
             .code(0);
         out
     };
-    let base = run("base");
-    lo.throttle_reads(500);
-    let slow = run("slow");
-    lo.throttle_reads(0);
     // Reads drop from tens of thousands of IOPS to 500 (-99%): far beyond any noise of the write
     // point, whose tiny latencies may well double on a busy machine (so only throughput is exact).
-    let out = rigel()
-        .arg("compare")
-        .arg(&base)
-        .arg(&slow)
-        .args([
-            "--format",
-            "json",
-            "--threshold",
-            "90%",
-            "--metrics",
-            "iops,mbps",
-        ])
-        .run()
-        .code(3);
-    let c = json(&out);
+    // A host that holds rigel for much of its 100 ms ticks can make even that drop inconclusive
+    // (the base's ticks banded ±153% at a load of 14 on 2 cores): rigel says so, and the pair is
+    // measured again, up to three times; never is the drop judged within the noise.
+    let mut attempt = 1;
+    let (base, slow, c) = loop {
+        let base = run(&format!("base-{attempt}"));
+        lo.throttle_reads(500);
+        let slow = run(&format!("slow-{attempt}"));
+        lo.throttle_reads(0);
+        let out = rigel()
+            .arg("compare")
+            .arg(&base)
+            .arg(&slow)
+            .args([
+                "--format",
+                "json",
+                "--threshold",
+                "90%",
+                "--metrics",
+                "iops,mbps",
+            ])
+            .run();
+        let c = json(&out);
+        assert!(
+            flagged(&c, "within").iter().all(|f| f.contains(" wr ")),
+            "{c}"
+        );
+        if c["inconclusive"] != 0 && attempt < 3 {
+            eprintln!("attempt {attempt}: inconclusive on this host, measuring again");
+            attempt += 1;
+            continue;
+        }
+        let out = out.code(3);
+        break (base, slow, json(&out));
+    };
     assert_eq!(
         flagged(&c, "regressed"),
         ["1 rd total iops", "1 rd total mbps"]
@@ -432,6 +448,28 @@ fn one_second_points_get_a_band_and_a_throttled_fifth_is_flagged() {
     lo.throttle_reads(800);
     let slow = run("slow", &[]);
     lo.throttle_reads(0);
+    // A host that holds rigel for much of its 100 ms ticks widens the base's band past the 20%
+    // drop (±57% seen at a load of 14 on 2 cores), and rigel says inconclusive: the pair is then
+    // measured again, up to three times (the unchanged pair above is judged once).
+    let (mut base_slow, mut slow, mut attempt) = (base.clone(), slow, 1);
+    loop {
+        let out = rigel()
+            .arg("compare")
+            .arg(&base_slow)
+            .arg(&slow)
+            .args(["--format", "json"])
+            .run();
+        if json(&out)["points"][0]["metrics"][0]["verdict"] != "inconclusive" || attempt == 3 {
+            break;
+        }
+        eprintln!("attempt {attempt}: inconclusive on this host, measuring again");
+        attempt += 1;
+        lo.throttle_reads(1000);
+        base_slow = run(&format!("base-{attempt}"), &[]);
+        lo.throttle_reads(800);
+        slow = run(&format!("slow-{attempt}"), &[]);
+        lo.throttle_reads(0);
+    }
     let compare = |b: &Path, n: &Path, code: i32| {
         let out = rigel()
             .arg("compare")
@@ -456,7 +494,7 @@ fn one_second_points_get_a_band_and_a_throttled_fifth_is_flagged() {
         Some(c["judged"].as_u64().unwrap_or(0) + c["inconclusive"].as_u64().unwrap_or(0))
     );
 
-    let c = compare(&base, &slow, 3);
+    let c = compare(&base_slow, &slow, 3);
     assert!(
         flagged(&c, "regressed")
             .iter()

@@ -63,9 +63,11 @@ fn iops_times_mean_latency_is_the_depth_held_at_every_queue_depth() {
         );
         // Never more in flight than the load (the slots bound it), but the spans between clock
         // readings are counted whole (`window.rs`): the first may begin a little before the
-        // window. Most of the window at the load.
+        // window, by more when the host holds rigel between two readings (QD 4 held 4.05 at a
+        // load of 14 on 2 cores). 5% over: one slot too many still fails at QD 1, 4 and 16. Most
+        // of the window at the load.
         assert!(
-            held <= f64::from(load) * 1.01 && held >= 0.5 * f64::from(load),
+            held <= f64::from(load) * 1.05 && held >= 0.5 * f64::from(load),
             "QD {load}: held {held}"
         );
         let d = &p["devices"][0];
