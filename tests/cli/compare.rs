@@ -54,8 +54,10 @@ fn flagged(c: &Value, verdict: &str) -> Vec<String> {
     out
 }
 
+/// Not timing-sensitive (parallel): a run compared with itself, and with copies of its results
+/// edited to a steady device; nothing here depends on what the runs measured.
 #[test]
-#[serial_test::serial]
+#[serial_test::parallel]
 fn against_itself_and_against_lowered_iops() {
     let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
     let base = run(tmp.path(), "base", "1, 4");
