@@ -105,15 +105,15 @@ fn captured(class: &str, load: u32, duration: &str) -> (String, serde_json::Valu
 #[test]
 #[serial_test::serial]
 fn a_captured_run_derives_the_spec_it_ran() {
-    let (text, results) = captured(
+    let (spec, results) = captured(
         "size = \"4KiB\"\nmix = \"70% read\"\ndistribution = \"zipf:1.1\"\n\
          rate = \"5000 iops\"\narrival = \"poisson\"",
         32,
         "4s",
     );
-    let derived: toml::Value = toml::from_str(&text).expect("TOML");
+    let derived: toml::Value = toml::from_str(&spec).expect("TOML");
     let c = class(&derived, "random");
-    let why = format!("derived spec:\n{text}");
+    let why = format!("derived spec:\n{spec}");
     // Sizes: all 4 KiB but a few reads udev's probe makes when the run closes the device.
     assert_eq!(text(c, "size"), "4KiB", "{why}");
     assert_eq!(text(c, "access"), "random", "{why}");
@@ -138,22 +138,26 @@ fn a_captured_run_derives_the_spec_it_ran() {
     let pace = &results["points"][0]["classes"][0]["pace"];
     let achieved = pace["achieved_iops"].as_f64().expect("achieved IOPS");
     if pace["achieved"] == true {
-        assert!((rate - 5000.0).abs() <= 100.0, "rate {rate}: {why}");
+        assert!(
+            (rate - 5000.0).abs() <= 100.0,
+            "rate {rate}, pace {pace}: {why}"
+        );
     } else {
         assert!(
             (rate - achieved).abs() <= 0.05 * achieved,
-            "rate {rate} against {achieved} achieved: {why}"
+            "rate {rate}, pace {pace}: {why}"
         );
     }
-    // The gaps' CV within 10% of the CV of the gaps rigel sent at (1 for poisson when it kept up).
+    // The gaps' CV: within 10% of poisson's 1 when rigel's own sends held it; on a host so loaded
+    // that they did not (rigel says so in its pace), the device's gaps are at least as bursty as
+    // the sends were (the kernel can batch sends, never spread them).
     let sent_cv = pace["send_gap_cv"].as_f64().expect("the send gaps' CV");
-    let cv = cv_of(&text);
-    assert!(
-        (cv - sent_cv).abs() <= 0.1 * sent_cv,
-        "gap CV {cv}, sent {sent_cv}: {why}"
-    );
-    if (0.9..=1.1).contains(&sent_cv) {
+    let cv = cv_of(&spec);
+    if (sent_cv - 1.0).abs() <= 0.1 {
+        assert!((cv - 1.0).abs() <= 0.1, "gap CV {cv}, sent {sent_cv}: {why}");
         assert_eq!(text(c, "arrival"), "poisson", "{why}");
+    } else {
+        assert!(cv >= 0.9 * sent_cv, "gap CV {cv}, sent {sent_cv}: {why}");
     }
     // No flush, no FUA: no durability.
     assert_eq!(text(c, "durability"), "none", "{why}");
@@ -172,15 +176,15 @@ fn a_captured_run_derives_the_spec_it_ran() {
 fn captured_durable_writes_derive_dsync() {
     // One write at a time with RWF_DSYNC: the loop device (a write-back cache without FUA) gets
     // flushes for every write, none merged.
-    let (text, _) = captured(
+    let (spec, _) = captured(
         "size = \"8KiB\"\nmix = \"write\"\ndurability = \"dsync\"\nrate = \"400 iops\"",
         1,
         "1s",
     );
-    let derived: toml::Value = toml::from_str(&text).expect("TOML");
+    let derived: toml::Value = toml::from_str(&spec).expect("TOML");
     let c = class(&derived, "random");
-    assert_eq!(text(c, "durability"), "dsync", "{text}");
-    let line = text
+    assert_eq!(text(c, "durability"), "dsync", "{spec}");
+    let line = spec
         .lines()
         .find(|l| l.starts_with("durability"))
         .expect("a durability line");
@@ -191,7 +195,6 @@ fn captured_durable_writes_derive_dsync() {
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("no flushes per write in {line:?}"));
     assert!(per_write >= 1.0, "{line}");
-    assert_eq!(text(c, "mix"), "write", "{text}");
 }
 
 /// The gap CV from the arrival line's comment.
@@ -211,12 +214,13 @@ fn cv_of(spec: &str) -> f64 {
 #[serial_test::parallel]
 fn imported_traces_derive_specs_that_check() {
     let tmp = tempfile::tempdir().expect("a temp dir");
-    // A blkparse text trace: 8 KiB random reads and 64 KiB sequential writes, each flushed.
+    // A blkparse text trace: 8 KiB random reads and 64 KiB sequential sync writes.
     let mut text = String::new();
     let mut seq = 1u64 << 20;
+    let mut rng = fastrand::Rng::with_seed(7);
     for i in 0..400u64 {
         let t = i as f64 * 0.001;
-        let sector = (i * 7919 % 4096) * 16;
+        let sector = rng.u64(..1 << 20) * 16;
         text += &format!("  8,0 0 {} {t:.9} 1 D R {sector} + 16 [db]\n", 3 * i);
         text += &format!(
             "  8,0 0 {} {:.9} 0 C R {sector} + 16 [0]\n",

@@ -372,11 +372,12 @@ fn arrival(s: &mut String, c: &ClassStats) {
         return;
     };
     let iops = rate.round().max(1.0) as u64;
+    let w = c.steady_issues();
     let _ = writeln!(
         s,
-        "rate = \"{iops} iops\"   # {} requests over {:.3} s, first to last issue ({rate:.1}/s)",
-        c.issues.len(),
-        (c.issues.last().unwrap_or(&0) - c.issues.first().unwrap_or(&0)) as f64 / 1e9
+        "rate = \"{iops} iops\"   # {} requests over {:.3} s, first to last issue of the middle 99% ({rate:.1}/s)",
+        w.len(),
+        (w.last().unwrap_or(&0) - w.first().unwrap_or(&0)) as f64 / 1e9
     );
     let cv = c.gap_cv().unwrap_or(0.0);
     let (arrival, why) = if cv < UNIFORM_CV {
@@ -397,7 +398,7 @@ fn arrival(s: &mut String, c: &ClassStats) {
     };
     let _ = writeln!(
         s,
-        "arrival = \"{arrival}\"   # the gaps between issues have a CV (stdev / mean) of {cv:.3}, {why}"
+        "arrival = \"{arrival}\"   # the gaps between those issues have a CV (stdev / mean) of {cv:.3}, {why}"
     );
 }
 

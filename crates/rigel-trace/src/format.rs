@@ -148,6 +148,9 @@ pub struct Header {
     pub dropped: u64,
     /// Requests issued without a completion in the trace (still in flight at its end).
     pub incomplete: u64,
+    /// Issues of a request already issued (the driver requeued it): recorded once.
+    #[serde(default)]
+    pub reissued: u64,
     /// Nanoseconds the capture ran.
     pub duration_ns: u64,
     /// False while a capture is writing it (or when it was cut off).

@@ -92,9 +92,10 @@ fn blkparse(path: &Path, text: &str) -> Result<Trace, TraceError> {
              (`blkparse -i DEV -o FILE`) or a fio iolog (`fio version 2 iolog`)",
         ));
     };
-    let (records, incomplete) = pairer.finish();
+    let (records, incomplete, reissued) = pairer.finish();
     Ok(Trace {
         header: Header {
+            reissued,
             device: format!("{} (blkparse {device})", path.display()),
             source: "blkparse".into(),
             clock: "blktrace, 1ns".into(),
@@ -171,7 +172,7 @@ fn iolog(path: &Path, text: &str, version: u8) -> Result<Trace, TraceError> {
         let flags = if op == Op::Flush { 0 } else { flag::SYNC };
         pairer.issue(clock_ns, offset / 512, (len / 512) as u32, op, flags);
     }
-    let (records, _) = pairer.finish();
+    let (records, _, _) = pairer.finish();
     let duration_ns = records.last().map_or(0, |r| r.issue_ns);
     Ok(Trace {
         header: Header {

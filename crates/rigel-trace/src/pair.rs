@@ -2,7 +2,11 @@
 //! request of the same sector and length that has not completed yet (the block layer completes a
 //! request under the sector and length it was issued with), a flush's to the oldest open flush
 //! (a flush completes with sector −1). Zero-length completions of data requests (a write's end
-//! after its postflush) belong to no new request and are left out.
+//! after its postflush) belong to no new request and are left out. A request the driver
+//! requeued (a full queue) is issued twice and completes once: the completion joins the first
+//! issue, and the second stays open while an earlier issue of its range completed after it was
+//! sent; at the end such a record is dropped and counted. (Two genuine requests to one range in
+//! flight at once, a hot block read twice, both complete and are both kept.)
 
 use crate::format::{Op, Record};
 use std::collections::{HashMap, VecDeque};
@@ -19,6 +23,8 @@ pub struct Pairer {
     open: HashMap<(u64, u32), VecDeque<usize>>,
     /// Completions of requests issued before the trace started.
     pub orphans: u64,
+    /// The (sector, sectors) key of each record.
+    keys: Vec<(u64, u32)>,
 }
 
 impl Pairer {
@@ -52,6 +58,7 @@ impl Pairer {
             .entry(key)
             .or_default()
             .push_back(self.records.len());
+        self.keys.push(key);
         self.records.push(Record {
             issue_ns,
             complete_ns: None,
@@ -73,14 +80,31 @@ impl Pairer {
         }
     }
 
-    /// The records, and how many never completed.
-    pub fn finish(self) -> (Vec<Record>, u64) {
-        let incomplete = self
+    /// The records, how many never completed, and how many issues were a requeued request's
+    /// second (dropped).
+    pub fn finish(self) -> (Vec<Record>, u64, u64) {
+        let mut first_of: HashMap<(u64, u32), Vec<usize>> = HashMap::new();
+        let mut keep = vec![true; self.records.len()];
+        for (i, r) in self.records.iter().enumerate() {
+            let key = self.keys[i];
+            let earlier = first_of.entry(key).or_default();
+            if r.complete_ns.is_none() && key != FLUSH {
+                let requeued = earlier
+                    .iter()
+                    .any(|&j| self.records[j].complete_ns.is_some_and(|c| c > r.issue_ns));
+                keep[i] = !requeued;
+            }
+            earlier.push(i);
+        }
+        let reissued = keep.iter().filter(|k| !**k).count() as u64;
+        let records: Vec<Record> = self
             .records
-            .iter()
-            .filter(|r| r.complete_ns.is_none())
-            .count();
-        (self.records, incomplete as u64)
+            .into_iter()
+            .zip(keep)
+            .filter_map(|(r, k)| k.then_some(r))
+            .collect();
+        let incomplete = records.iter().filter(|r| r.complete_ns.is_none()).count() as u64;
+        (records, incomplete, reissued)
     }
 }
 
@@ -92,16 +116,33 @@ mod tests {
     fn completions_join_the_oldest_open_request_of_their_range() {
         let mut p = Pairer::default();
         p.issue(1000, 8, 8, Op::Write, 0);
-        p.issue(1500, 8, 8, Op::Write, 0);
-        p.issue(1600, 0, 0, Op::Flush, 0);
+        // The driver requeues it: issued again, completed once.
+        p.issue(1200, 8, 8, Op::Write, 0);
         p.complete(2000, 8, 8, false);
+        p.issue(2050, 8, 8, Op::Write, 0);
+        p.issue(1600, 0, 0, Op::Flush, 0);
         p.complete(2100, u64::MAX, 0, true);
         p.complete(2200, 99, 8, false);
+        // Two reads of one block in flight at once: both kept.
+        p.issue(3000, 64, 8, Op::Read, 0);
+        p.issue(3001, 64, 8, Op::Read, 0);
+        p.complete(3100, 64, 8, false);
+        p.complete(3101, 64, 8, false);
         let orphans = p.orphans;
-        let (r, incomplete) = p.finish();
+        let (r, incomplete, reissued) = p.finish();
+        assert_eq!(
+            reissued, 1,
+            "the second issue at 1200 is the first request requeued"
+        );
+        assert_eq!(r.len(), 5);
         assert_eq!(r[0].complete_ns, Some(1000));
+        // Issued at 2050, after every earlier issue of its range completed: in flight at the end.
         assert_eq!(r[1].complete_ns, None);
         assert_eq!(r[2].complete_ns, Some(1100));
+        assert_eq!(
+            (r[3].complete_ns, r[4].complete_ns),
+            (Some(2100), Some(2101))
+        );
         assert_eq!((r[0].offset, r[0].size, r[2].size), (4096, 4096, 0));
         assert_eq!((incomplete, orphans), (1, 1));
     }

@@ -4,11 +4,13 @@
 use crate::derive::{BURSTY_CV, Features, UNIFORM_CV};
 use crate::format::Trace;
 use crate::stats::{ClassStats, TraceStats};
-use rigel_expr::{Size, units};
+use rigel_expr::units;
 use std::fmt::Write as _;
 
 /// Hottest shares of the blocks on the hit curve's table.
 const CURVE: [f64; 7] = [0.001, 0.01, 0.05, 0.10, 0.20, 0.50, 1.0];
+/// Sizes listed one by one (the rest on one line).
+const SIZE_ROWS: usize = 12;
 /// Gap quantiles shown.
 const QUANTILES: [f64; 5] = [0.10, 0.50, 0.90, 0.99, 0.999];
 /// At most this many seconds in the depth table (the rest are summarised in steps).
@@ -44,6 +46,7 @@ pub fn report(trace: &Trace, stats: &TraceStats, f: Features) -> String {
             },
         ),
         ("without completion", h.incomplete.to_string()),
+        ("requeued (recorded once)", h.reissued.to_string()),
         (
             "flushes, other",
             format!("{}, {}", stats.flushes, stats.other),
@@ -55,11 +58,11 @@ pub fn report(trace: &Trace, stats: &TraceStats, f: Features) -> String {
     if let Some(c) = &h.cost {
         let _ = writeln!(
             s,
-            "| capture cost | {:.3} CPU s ({:.2}% of a CPU), {} events, {} KiB buffer per CPU |",
+            "| capture cost | {:.3} CPU s ({:.2}% of a CPU), {} events, a {} buffer per CPU |",
             c.cpu_seconds,
             c.cpu_share * 100.0,
             units::thousands(c.events as f64),
-            c.buffer_kib
+            units::size(c.buffer_kib as f64 * 1024.0)
         );
     }
     for c in &stats.classes {
@@ -86,18 +89,35 @@ fn class(s: &mut String, c: &ClassStats, f: Features) {
     let mixed = f.size_mix && !c.sequential;
     let _ = writeln!(
         s,
-        "### Sizes\n\n| size | requests | trace | spec |\n|---:|---:|---:|---:|"
+        "### Sizes\n\nThe {SIZE_ROWS} most common, by count.\n\n| size | requests | trace | spec |\n|---:|---:|---:|---:|"
     );
-    for (&size, &k) in &c.sizes {
-        let spec = if mixed {
+    let mut by_count: Vec<(u32, u64)> = c.sizes.iter().map(|(&k, &v)| (k, v)).collect();
+    by_count.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let spec_share = |size: u32, k: u64| {
+        if mixed {
             k as f64 / n
         } else {
             f64::from(u8::from(size == dominant))
-        };
+        }
+    };
+    for &(size, k) in by_count.iter().take(SIZE_ROWS) {
         let _ = writeln!(
             s,
             "| {} | {} | {:.2}% | {:.2}% |",
-            Size(u64::from(size)),
+            units::size(f64::from(size)),
+            units::thousands(k as f64),
+            k as f64 * 100.0 / n,
+            spec_share(size, k) * 100.0
+        );
+    }
+    let rest = &by_count[by_count.len().min(SIZE_ROWS)..];
+    if !rest.is_empty() {
+        let k: u64 = rest.iter().map(|r| r.1).sum();
+        let spec: f64 = rest.iter().map(|&(size, k)| spec_share(size, k)).sum();
+        let _ = writeln!(
+            s,
+            "| {} other sizes | {} | {:.2}% | {:.2}% |",
+            rest.len(),
             units::thousands(k as f64),
             k as f64 * 100.0 / n,
             spec * 100.0

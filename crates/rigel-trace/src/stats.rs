@@ -50,17 +50,28 @@ impl ClassStats {
         self.reads + self.writes
     }
 
-    /// Requests per second between the first and the last issue (None with fewer than 2, or
-    /// a trace without times).
-    pub fn rate(&self) -> Option<f64> {
-        let (first, last) = (*self.issues.first()?, *self.issues.last()?);
-        (self.issues.len() >= 2 && last > first)
-            .then(|| (self.issues.len() - 1) as f64 * 1e9 / (last - first) as f64)
+    /// The issues the arrival statistics use: the middle 99% (the first and last 0.5% left out),
+    /// so that a stray request before or after the workload (a udev probe when the device is
+    /// closed) does not stretch its span or its gaps.
+    pub fn steady_issues(&self) -> &[u64] {
+        let cut = self.issues.len() / 200;
+        &self.issues[cut..self.issues.len() - cut]
     }
 
-    /// The gaps between consecutive issues, ns.
+    /// Requests per second over [`Self::steady_issues`], first to last (None with fewer than 2,
+    /// or a trace without times).
+    pub fn rate(&self) -> Option<f64> {
+        let w = self.steady_issues();
+        let (first, last) = (*w.first()?, *w.last()?);
+        (w.len() >= 2 && last > first).then(|| (w.len() - 1) as f64 * 1e9 / (last - first) as f64)
+    }
+
+    /// The gaps between consecutive issues of [`Self::steady_issues`], ns.
     pub fn gaps(&self) -> Vec<u64> {
-        self.issues.windows(2).map(|w| w[1] - w[0]).collect()
+        self.steady_issues()
+            .windows(2)
+            .map(|w| w[1] - w[0])
+            .collect()
     }
 
     /// The gaps' coefficient of variation (standard deviation over mean).

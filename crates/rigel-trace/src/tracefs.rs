@@ -164,7 +164,7 @@ pub fn capture(
     let dropped = inst.lost() + reader.lost;
     let cpu = ns(clock_gettime(ClockId::ProcessCPUTime)).saturating_sub(ns(cpu0)) as f64 / 1e9;
     let events = reader.events;
-    let (records, incomplete) = reader.pairer.finish();
+    let (records, incomplete, reissued) = reader.pairer.finish();
     let header = Header {
         device: dev.path.display().to_string(),
         model: dev.model.clone(),
@@ -177,6 +177,7 @@ pub fn capture(
         records: records.len() as u64,
         dropped,
         incomplete,
+        reissued,
         duration_ns: elapsed.as_nanos() as u64,
         complete: true,
         cost: Some(Cost {
@@ -394,7 +395,7 @@ mod tests {
         r.feed(a);
         r.feed(b);
         assert_eq!((r.events, r.lost, r.pairer.orphans), (5, 3, 1));
-        let (records, incomplete) = r.pairer.finish();
+        let (records, incomplete, _) = r.pairer.finish();
         assert_eq!(incomplete, 0);
         // A flush completes with sector −1: it still joins its issue.
         assert_eq!(
