@@ -154,7 +154,10 @@ fn a_captured_run_derives_the_spec_it_ran() {
     let sent_cv = pace["send_gap_cv"].as_f64().expect("the send gaps' CV");
     let cv = cv_of(&spec);
     if (sent_cv - 1.0).abs() <= 0.1 {
-        assert!((cv - 1.0).abs() <= 0.1, "gap CV {cv}, sent {sent_cv}: {why}");
+        assert!(
+            (cv - 1.0).abs() <= 0.1,
+            "gap CV {cv}, sent {sent_cv}: {why}"
+        );
         assert_eq!(text(c, "arrival"), "poisson", "{why}");
     } else {
         assert!(cv >= 0.9 * sent_cv, "gap CV {cv}, sent {sent_cv}: {why}");
