@@ -425,3 +425,7 @@ mod tests {
         assert_eq!(spec_name("x.txt (blkparse 8,0)"), "derived-x-txt");
     }
 }
+
+#[cfg(test)]
+#[path = "derive_tests.rs"]
+mod derive_tests;

@@ -2,6 +2,8 @@
 //! tracepoints or imported from blkparse and fio, kept in a compact file, and turned into a spec
 //! whose statistics match the trace's.
 
+#![forbid(unsafe_code)]
+
 pub mod derive;
 pub mod device;
 pub mod folder;
