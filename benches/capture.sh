@@ -66,7 +66,11 @@ for r in $(seq 1 "$rounds"); do
             on="$(run "$out/on-$r")"
             kill -INT "$cpid"
             wait "$cpid"
-            cost="$(head -c 4096 "$out/cap-$r/trace.rtr" | tail -n +2 | python3 -c 'import json,sys; h=json.loads(sys.stdin.read()); c=h["cost"]; print(f"{c[\"cpu_seconds\"]:.3f} {c[\"cpu_share\"]*100:.1f}% {c[\"events\"]} {h[\"dropped\"]}")')"
+            cost="$(head -c 4096 "$out/cap-$r/trace.rtr" | tail -n +2 | python3 -c '
+import json, sys
+h = json.loads(sys.stdin.read())
+c = h["cost"]
+print("%.3f %.1f%% %d %d" % (c["cpu_seconds"], c["cpu_share"] * 100, c["events"], h["dropped"]))')"
         fi
     done
     read -r cpu share events dropped <<<"$cost"

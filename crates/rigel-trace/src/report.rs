@@ -127,7 +127,9 @@ fn class(s: &mut String, c: &ClassStats, f: Features) {
         let _ = writeln!(
             s,
             "\n### Block-hit curve\n\nShare of the I/Os on the hottest blocks of {} (of {} blocks in the region, {} hit); \
-             spec: `{}`{}.\n\n| hottest blocks | trace | spec |\n|---:|---:|---:|",
+             spec: `{}`{}. Where the trace has fewer hits than the region has blocks, its curve reaches \
+             100% early (the unhit blocks are not in it); the spec column is the distribution's.\n\n\
+             | hottest blocks | trace | spec |\n|---:|---:|---:|",
             units::size(f64::from(c.unit)),
             units::thousands(fit.blocks as f64),
             units::thousands(fit.blocks_hit as f64),
@@ -182,7 +184,8 @@ fn gaps(s: &mut String, c: &ClassStats) {
     };
     let _ = writeln!(
         s,
-        "\n### Gaps between issues\n\n{} gaps, CV {cv:.3}; spec: `{model}` at {} IOPS (CV {}).\n\n\
+        "\n### Gaps between issues\n\n{} gaps (the middle 99% of the issues; times to 1 µs, so requests \
+         sent together read 0), CV {cv:.3}; spec: `{model}` at {} IOPS (CV {}).\n\n\
          | quantile | trace | spec |\n|---:|---:|---:|",
         units::thousands(g.len() as f64),
         units::thousands(rate),
