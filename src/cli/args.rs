@@ -93,7 +93,8 @@ pub struct CaptureArgs {
         conflicts_with = "import"
     )]
     pub device: Option<PathBuf>,
-    /// How long to capture (`60s`, `5m`); Ctrl-C ends it early and keeps what was captured
+    /// How long to capture (`60s`, `5m`; a bare number is seconds); Ctrl-C ends it early and keeps
+    /// what was captured
     #[arg(long, value_name = "D", default_value = "60s")]
     pub duration: String,
     /// The folder to write (new, or empty): DIR/trace.rtr

@@ -8,7 +8,12 @@ use rigel_expr::units;
 use rigel_trace::{CaptureOptions, Trace, TraceError, folder};
 
 pub fn capture(a: &CaptureArgs) -> i32 {
-    let duration = match rigel_expr::parse_duration(&a.duration) {
+    // A bare number is seconds, as `run.duration` takes one.
+    let parsed = match a.duration.trim().parse::<u64>() {
+        Ok(secs) => Ok(std::time::Duration::from_secs(secs)),
+        Err(_) => rigel_expr::parse_duration(&a.duration),
+    };
+    let duration = match parsed {
         Ok(d) if !d.is_zero() => d,
         Ok(_) => return usage("--duration must be above 0"),
         Err(e) => return usage(&format!("--duration {:?}: {}", a.duration, e.message)),
@@ -20,10 +25,14 @@ pub fn capture(a: &CaptureArgs) -> i32 {
     };
     let result = match (&a.import, &a.device) {
         (Some(file), _) => import(file, a),
-        (None, Some(dev)) => {
+        (None, Some(path)) => {
+            let dev = match rigel_trace::BlockDevice::open(path) {
+                Ok(d) => d,
+                Err(e) => return failed(&e),
+            };
             note(format!(
                 "capturing {} for {} into {} (Ctrl-C ends it early)",
-                dev.display(),
+                path.display(),
                 units::duration(duration),
                 a.out.display()
             ));
@@ -31,7 +40,7 @@ pub fn capture(a: &CaptureArgs) -> i32 {
                 duration,
                 buffer_kib: buffer,
             };
-            folder::capture_into(dev, &opts, &a.out)
+            folder::capture_into(&dev, &opts, &a.out)
         }
         (None, None) => return usage("name a DEVICE to capture, or --import FILE"),
     };

@@ -27,25 +27,24 @@ fn write(folder: &Dir, trace: &Trace) -> Result<PathBuf, TraceError> {
     Ok(folder.join(TRACE_FILE))
 }
 
-/// Captures `device`'s requests into a new (or empty) folder `dir` (made before the capture
+/// Captures the requests of `dev` (opened with [`BlockDevice::open`]) into a new (or empty) folder `dir` (made before the capture
 /// starts, so a folder that cannot be written costs no capture). SIGINT or SIGTERM ends the
 /// capture early; what was captured is kept.
 pub fn capture_into(
-    device: &Path,
+    dev: &BlockDevice,
     opts: &CaptureOptions,
     dir: &Path,
 ) -> Result<(PathBuf, Trace), TraceError> {
-    let dev = BlockDevice::open(device)?;
     let (folder, _) = Dir::create_fresh(dir)?;
     let stop = Arc::new(AtomicBool::new(false));
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         signal_hook::flag::register(sig, Arc::clone(&stop)).map_err(|e| TraceError::Io {
             action: "handle signals while capturing",
-            path: device.to_path_buf(),
+            path: dev.path.clone(),
             source: e,
         })?;
     }
-    let trace = capture(&dev, opts, &stop)?;
+    let trace = capture(dev, opts, &stop)?;
     Ok((write(&folder, &trace)?, trace))
 }
 
