@@ -4,6 +4,7 @@
 use crate::format::Trace;
 use crate::stats::{ClassStats, TraceStats};
 use rigel_expr::{Size, units};
+use rigel_plan::MAX_OUTSTANDING;
 use std::fmt::Write as _;
 
 /// Spec features the derivation may use beyond what every rigel reads.
@@ -90,12 +91,26 @@ pub fn spec(trace: &Trace, stats: &TraceStats, features: Features) -> String {
     }
     s.push_str("\n[matrix]\nshape = \"point\"\n");
     for c in &stats.classes {
-        let _ = writeln!(
-            s,
-            "{} = \"{}\"   # outstanding cap: the most requests of the class in flight at once",
-            c.name,
-            c.max_in_flight.max(1)
-        );
+        let (load, why) = if !trace.records.iter().any(|r| r.complete_ns.is_some()) {
+            (
+                1,
+                "the trace has no completions (a fio iolog): the depth is unknown".to_owned(),
+            )
+        } else if c.max_in_flight > MAX_OUTSTANDING {
+            (
+                MAX_OUTSTANDING,
+                format!(
+                    "the trace had {} in flight, above rigel's limit per class",
+                    c.max_in_flight
+                ),
+            )
+        } else {
+            (
+                c.max_in_flight.max(1),
+                "outstanding cap: the most requests of the class in flight at once".to_owned(),
+            )
+        };
+        let _ = writeln!(s, "{} = \"{load}\"   # {why}", c.name);
     }
     s
 }
