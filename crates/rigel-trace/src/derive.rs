@@ -317,7 +317,11 @@ pub fn size_mix(by_count: &[(u32, u64)]) -> String {
 }
 
 fn region(s: &mut String, c: &ClassStats, trace: &Trace) {
-    let largest = u64::from(c.sizes.keys().last().copied().unwrap_or(512));
+    // Ends on a power of two at least 1 MiB and the largest size: a multiple of every
+    // power-of-two size, and a round number to read.
+    let largest = u64::from(c.sizes.keys().last().copied().unwrap_or(512))
+        .next_power_of_two()
+        .max(1 << 20);
     let start = c.region.0 / largest * largest;
     let mut end = c.region.1.div_ceil(largest) * largest;
     let device = trace.header.size;
