@@ -10,9 +10,11 @@ use std::fmt::Write as _;
 /// Spec features the derivation may use beyond what every rigel reads.
 #[derive(Clone, Copy, Debug)]
 pub struct Features {
-    /// `size = "8KiB:60%, 64KiB:40%"`; without it the class takes its most common size.
+    /// `size = "8KiB:60%, 64KiB:40%"` on a random class; without it the class takes its most
+    /// common size.
     pub size_mix: bool,
-    /// `durability = "fdatasync:N"`; without it a class with flushes gets `dsync`.
+    /// `durability = "fdatasync:N"` on a rate class (every derived class has a rate); without it
+    /// a class with flushes gets `dsync`.
     pub fdatasync: bool,
 }
 
