@@ -70,6 +70,53 @@ pub enum Command {
     Orion(OrionArgs),
     /// Merge a fleet folder's rank folders into the fleet's results and reports (see docs/fleet.md)
     Merge(MergeArgs),
+    /// Record every request the kernel sends a block device (or import blkparse text or a fio
+    /// iolog) into a trace folder
+    Capture(CaptureArgs),
+    /// Write the spec that reproduces a trace folder's statistics (DIR/spec.toml), and a report
+    /// of the trace beside the spec (DIR/derive.md)
+    Derive(DeriveArgs),
+}
+
+#[derive(Args, Debug)]
+#[command(after_help = "Examples:\n  \
+rigel capture /dev/nvme0n1 --duration 60s --out cap/   # as root: cap/trace.rtr\n  \
+rigel capture --import sda.blkparse.txt --out cap/     # blkparse -i sda -o sda.blkparse.txt\n  \
+rigel capture --import job.iolog --out cap/            # fio write_iolog (v2 or v3)\n  \
+rigel capture /dev/sdb --duration 30s --out cap/ --to-spec && rigel check cap/spec.toml\n\n\
+The trace file's format is in the README (\"Capturing a workload\"). Nothing of the data is read.")]
+pub struct CaptureArgs {
+    /// The block device to watch (`/dev/sdb`, a partition, a loop device); needs root
+    #[arg(
+        value_name = "DEVICE",
+        required_unless_present = "import",
+        conflicts_with = "import"
+    )]
+    pub device: Option<PathBuf>,
+    /// How long to capture (`60s`, `5m`; a bare number is seconds); Ctrl-C ends it early and keeps
+    /// what was captured
+    #[arg(long, value_name = "D", default_value = "60s")]
+    pub duration: String,
+    /// The folder to write (new, or empty): DIR/trace.rtr
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// The kernel's trace buffer per CPU; a buffer that overflows loses events, and the capture
+    /// says how many
+    #[arg(long, value_name = "SIZE", default_value = "16MiB")]
+    pub buffer: String,
+    /// Import a trace instead of capturing: blkparse's text output, or a fio iolog (v2 or v3)
+    #[arg(long, value_name = "FILE")]
+    pub import: Option<PathBuf>,
+    /// Derive the spec right after (as `rigel derive DIR`)
+    #[arg(long)]
+    pub to_spec: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct DeriveArgs {
+    /// The trace folder (`rigel capture --out DIR`), or a trace file
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
 }
 
 #[derive(Subcommand, Debug)]

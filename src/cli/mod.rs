@@ -1,6 +1,7 @@
 //! The command line: the only layer that knows clap, prints, shows progress, or picks exit codes.
 
 mod args;
+mod capture;
 mod check;
 mod compare;
 pub mod exit;
@@ -68,6 +69,8 @@ pub fn main() -> i32 {
         Command::Generate(a) => generate::run(&a),
         Command::Orion(a) => orion::main(&a.args, cli.quiet, cli.color),
         Command::Merge(a) => fleet::merge(&a),
+        Command::Capture(a) => capture::capture(&a),
+        Command::Derive(a) => capture::derive(&a),
     }
 }
 

@@ -62,6 +62,25 @@ pub const ALLOWED: &[(&str, &str, &str, &str)] = &[
         "fs::write(",
         "`rigel compare --overlay FILE`: the file the user names, outside any run folder",
     ),
+    (
+        "rigel-trace",
+        "tracefs.rs",
+        "fs::write(",
+        "configures rigel's own tracefs instance (/sys/kernel/tracing/instances/rigel-capture-PID): \
+         kernel control files, never user data",
+    ),
+    (
+        "rigel-trace",
+        "tracefs.rs",
+        "OpenOptions::new(",
+        "opens the tracefs instance's trace_pipe read-only (O_NONBLOCK)",
+    ),
+    (
+        "rigel-trace",
+        "tracefs.rs",
+        "fs::remove_dir(",
+        "removes the tracefs instance the capture made (rmdir: tracefs tears the instance down)",
+    ),
 ];
 
 /// Uses of the patterns in non-test code, as (file under src/, pattern, line).

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# What a capture costs the I/O it watches (issue 32): IOPS of a rigel run of 4 KiB random reads on
+# a loop device over a tmpfs file, with `rigel capture` of that device running beside it and
+# without, alternated round by round (which goes first alternates too). Prints per round the
+# IOPS off and on, their ratio, the capture's own CPU time (its trace header's cost) and the
+# events it dropped.
+#
+#   benches/capture.sh [--rounds N] [--duration SECONDS] [--qd N] [--rigel PATH]
+#
+# Needs root (loop devices, tracefs), losetup and python3. The loop device is detached at exit.
+set -euo pipefail
+
+here="$(cd "$(dirname "$0")" && pwd)"
+repo="$(dirname "$here")"
+rounds=5
+duration=3
+qd=16
+rigel=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --rounds) rounds="$2"; shift 2 ;;
+        --duration) duration="$2"; shift 2 ;;
+        --qd) qd="$2"; shift 2 ;;
+        --rigel) rigel="$2"; shift 2 ;;
+        *) echo "capture.sh: unknown argument $1" >&2; exit 2 ;;
+    esac
+done
+if [ -z "$rigel" ]; then
+    (cd "$repo" && cargo build --release --quiet --bin rigel)
+    rigel="${CARGO_TARGET_DIR:-$repo/target}/release/rigel"
+fi
+out="$(mktemp -d /dev/shm/rigel-capture-bench.XXXXXX)"
+truncate -s 256M "$out/backing.img"
+dev="$(losetup -f --show --direct-io=on "$out/backing.img")"
+trap 'losetup -d "$dev"; rm -rf "$out"' EXIT
+spec="$out/spec.toml"
+printf '[[target]]\npath = "%s"\n\n[run]\nduration = "%ss"\nwarmup = "500ms"\n\n[class.io]\nsize = "4KiB"\nmix = "read"\n\n[matrix]\nio = "%s"\n' \
+    "$dev" "$duration" "$qd" >"$spec"
+
+iops() {
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1]+"/results.json")); print(round(d["points"][0]["classes"][0]["total"]["iops"]))' "$1"
+}
+
+run() {
+    local dir="$1"
+    "$rigel" run "$spec" --out "$dir" --quiet >/dev/null 2>&1 || [ -s "$dir/results.json" ]
+    iops "$dir"
+}
+
+printf 'round  IOPS off   IOPS on    on/off  capture CPU s  CPU share  events     dropped\n'
+for r in $(seq 1 "$rounds"); do
+    if [ $((r % 2)) -eq 1 ]; then order="off on"; else order="on off"; fi
+    for mode in $order; do
+        if [ "$mode" = off ]; then
+            off="$(run "$out/off-$r")"
+        else
+            "$rigel" capture "$dev" --duration 10m --out "$out/cap-$r" --quiet >/dev/null 2>&1 &
+            cpid=$!
+            # Recording once the instance's completion event is enabled and tracing is on.
+            inst="/sys/kernel/tracing/instances/rigel-capture-$cpid"
+            for _ in $(seq 1 200); do
+                [ "$(cat "$inst/tracing_on" 2>/dev/null)" = 1 ] \
+                    && [ "$(cat "$inst/events/block/block_rq_complete/enable" 2>/dev/null)" = 1 ] && break
+                sleep 0.05
+            done
+            on="$(run "$out/on-$r")"
+            kill -INT "$cpid"
+            wait "$cpid"
+            cost="$(head -c 4096 "$out/cap-$r/trace.rtr" | tail -n +2 | python3 -c '
+import json, sys
+h = json.loads(sys.stdin.read())
+c = h["cost"]
+print("%.3f %.1f%% %d %d" % (c["cpu_seconds"], c["cpu_share"] * 100, c["events"], h["dropped"]))')"
+        fi
+    done
+    read -r cpu share events dropped <<<"$cost"
+    python3 -c 'import sys; off,on=map(float,sys.argv[1:3]); print(f"{sys.argv[3]:<6} {off:>9,.0f}  {on:>9,.0f}  {on/off:6.3f}  {sys.argv[4]:>13}  {sys.argv[5]:>9}  {int(sys.argv[6]):>9,}  {sys.argv[7]:>7}")' \
+        "$off" "$on" "$r" "$cpu" "$share" "$events" "$dropped"
+done

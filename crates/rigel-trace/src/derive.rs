@@ -1,0 +1,452 @@
+//! The spec that reproduces a trace's statistics: one rate class per kind of access found, every
+//! derived number followed by a comment naming the trace statistic it came from.
+
+use crate::format::Trace;
+use crate::stats::{ClassStats, TraceStats};
+use rigel_expr::{Size, units};
+use rigel_plan::MAX_OUTSTANDING;
+use std::fmt::Write as _;
+
+/// Spec features the derivation may use beyond what every rigel reads.
+#[derive(Clone, Copy, Debug)]
+pub struct Features {
+    /// `size = "8KiB:60%, 64KiB:40%"` on a random class; without it the class takes its most
+    /// common size.
+    pub size_mix: bool,
+    /// `durability = "fdatasync:N"` on a rate class (every derived class has a rate); without it
+    /// a class with flushes gets `dsync`.
+    pub fdatasync: bool,
+}
+
+impl Features {
+    /// What this build of rigel's spec language has.
+    pub const AVAILABLE: Features = Features {
+        size_mix: false,
+        fdatasync: false,
+    };
+}
+
+/// At most this many sizes in a mix (the spec's limit).
+const MAX_SIZES: usize = 64;
+/// A gap CV below this is even pacing (`uniform`), above [`BURSTY_CV`] bursty.
+pub const UNIFORM_CV: f64 = 0.5;
+pub const BURSTY_CV: f64 = 1.5;
+
+/// The spec's text for `trace` with statistics `stats`.
+pub fn spec(trace: &Trace, stats: &TraceStats, features: Features) -> String {
+    let h = &trace.header;
+    let mut s = String::new();
+    let secs = stats.span_ns as f64 / 1e9;
+    let _ = writeln!(
+        s,
+        "# Derived by `rigel derive` from a trace of {} ({}{}), host {}, kernel {}, started {}.",
+        h.device,
+        h.model.as_deref().unwrap_or("model unknown"),
+        h.size
+            .map(|b| format!(", {}", units::size(b as f64)))
+            .unwrap_or_default(),
+        or_unknown(&h.host),
+        or_unknown(&h.kernel),
+        or_unknown(&h.start),
+    );
+    let _ = writeln!(
+        s,
+        "# {} requests over {} (source {}, clock {}); {} flushes, {} discards or other requests \
+         (not reproduced); {} events dropped{}.",
+        units::thousands(h.records as f64),
+        units::seconds(secs),
+        h.source,
+        h.clock,
+        stats.flushes,
+        stats.other,
+        h.dropped,
+        if h.dropped > 0 {
+            ": THE TRACE HAS HOLES, every figure below undercounts"
+        } else {
+            ""
+        },
+    );
+    let name = spec_name(&h.device);
+    let writes = stats.classes.iter().any(|c| c.writes > 0);
+    let _ = write!(
+        s,
+        "\n[spec]\nname = \"{name}\"\ndescription = \"Derived from a {} trace of {}\"\n\n\
+         [vars]\n# Run it on a scratch device or file, never on the one traced: --set target=/dev/…\n\
+         target = \"{}\"\n\n[[target]]\npath = \"${{target}}\"\n",
+        units::seconds(secs),
+        escape(&h.device),
+        escape(h.device.split(' ').next().unwrap_or_default()),
+    );
+    if writes {
+        s.push_str(
+            "destructive = true   # the trace writes; rigel writes only with --allow-destructive too\n",
+        );
+    }
+    let duration_ms = (stats.span_ns / 1_000_000).max(10);
+    let _ = writeln!(
+        s,
+        "\n[run]\nduration = \"{}ms\"   # the trace's span, first to last issue",
+        duration_ms
+    );
+    for c in &stats.classes {
+        class(&mut s, c, trace, features);
+    }
+    s.push_str("\n[matrix]\nshape = \"point\"\n");
+    for c in &stats.classes {
+        let (load, why) = if !trace.records.iter().any(|r| r.complete_ns.is_some()) {
+            (
+                1,
+                "the trace has no completions (a fio iolog): the depth is unknown".to_owned(),
+            )
+        } else if c.max_in_flight > MAX_OUTSTANDING {
+            (
+                MAX_OUTSTANDING,
+                format!(
+                    "the trace had {} in flight, above rigel's limit per class",
+                    c.max_in_flight
+                ),
+            )
+        } else {
+            (
+                c.max_in_flight.max(1),
+                "outstanding cap: the most requests of the class in flight at once".to_owned(),
+            )
+        };
+        let _ = writeln!(s, "{} = \"{load}\"   # {why}", c.name);
+    }
+    s
+}
+
+fn or_unknown(s: &str) -> &str {
+    if s.is_empty() { "unknown" } else { s }
+}
+
+fn escape(s: &str) -> String {
+    s.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+/// `derived-sdb` from `/dev/sdb`: one path component of safe characters.
+fn spec_name(device: &str) -> String {
+    let base = device
+        .split(' ')
+        .next()
+        .unwrap_or_default()
+        .rsplit('/')
+        .next()
+        .unwrap_or_default();
+    let clean: String = base
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    format!("derived-{}", clean.trim_matches('-'))
+}
+
+fn class(s: &mut String, c: &ClassStats, trace: &Trace, f: Features) {
+    let n = c.count();
+    let _ = writeln!(
+        s,
+        "\n# {} of the {} data requests{}.",
+        units::thousands(n as f64),
+        c.name,
+        if c.folded > 0 {
+            format!(
+                " ({} requests of the other access kind folded in: under 5% of the trace)",
+                units::thousands(c.folded as f64)
+            )
+        } else {
+            String::new()
+        }
+    );
+    let _ = writeln!(s, "[class.{}]", c.name);
+    sizes(s, c, f);
+    let access = if c.sequential { "sequential" } else { "random" };
+    let _ = writeln!(
+        s,
+        "access = \"{access}\"   # a request continuing where a recent one of its direction ended is sequential"
+    );
+    let read_pct = (c.reads as f64 * 100.0 / n.max(1) as f64).round() as u64;
+    let mix = match read_pct {
+        100 => "read".to_owned(),
+        0 => "write".to_owned(),
+        p => format!("{p}% read"),
+    };
+    let _ = writeln!(
+        s,
+        "mix = \"{mix}\"   # {} reads, {} writes ({:.2}% reads)",
+        c.reads,
+        c.writes,
+        c.reads as f64 * 100.0 / n.max(1) as f64
+    );
+    if c.sequential {
+        s.push_str(
+            "per_stream = 1   # the outstanding cap below counts requests, one stream each\n",
+        );
+    }
+    region(s, c, trace);
+    if let Some(fit) = &c.skew {
+        let unit = units::size(f64::from(c.unit));
+        let observed = fit.hottest.map(|x| format!("{:.1}%", x * 100.0)).join("/");
+        let theory = [0.01, 0.10, 0.20]
+            .map(|x| {
+                format!(
+                    "{:.1}%",
+                    fit.distribution.hottest_share(x, fit.blocks) * 100.0
+                )
+            })
+            .join("/");
+        let why = match fit.theta {
+            None => format!(
+                "too few hits to fit a skew: {} of {} blocks of {unit} hit, {} of them 10+ times, \
+                 hits' dispersion (variance / mean) {:.2}",
+                fit.blocks_hit, fit.blocks, fit.ranks, fit.dispersion
+            ),
+            Some(_) if fit.distribution.is_uniform() => format!(
+                "block-hit curve over {} blocks of {unit} ({} hit): the hits' dispersion \
+                 (variance / mean) is {:.3}, as uniform random hits give (1)",
+                fit.blocks, fit.blocks_hit, fit.dispersion
+            ),
+            Some(t) => format!(
+                "block-hit curve over {} blocks of {unit} ({} hit, {} ranks hit 10+ times compared): zipf θ {t:.3} \
+                 fits with an RMS error of {:.2} points of share, uniform with {:.2}; dispersion {:.1}",
+                fit.blocks,
+                fit.blocks_hit,
+                fit.ranks,
+                fit.zipf_rms_points.unwrap_or(fit.rms_points),
+                fit.uniform_rms_points,
+                fit.dispersion
+            ),
+        };
+        let _ = writeln!(s, "distribution = \"{}\"", fit.distribution);
+        let _ = writeln!(
+            s,
+            "# ^ {why}; the hottest 1%/10%/20% of blocks took {observed} of the I/Os ({theory} in theory)"
+        );
+    }
+    durability(s, c, f);
+    arrival(s, c);
+}
+
+fn sizes(s: &mut String, c: &ClassStats, f: Features) {
+    let n = c.count().max(1);
+    let mut by_count: Vec<(u32, u64)> = c.sizes.iter().map(|(&k, &v)| (k, v)).collect();
+    by_count.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let seen: Vec<String> = by_count
+        .iter()
+        .take(8)
+        .map(|(size, k)| {
+            format!(
+                "{} {:.2}%",
+                Size(u64::from(*size)),
+                *k as f64 * 100.0 / n as f64
+            )
+        })
+        .collect();
+    let more = if by_count.len() > 8 {
+        format!(" and {} more sizes", by_count.len() - 8)
+    } else {
+        String::new()
+    };
+    let dominant = by_count.first().map_or(512, |b| b.0);
+    if by_count.len() == 1 {
+        let _ = writeln!(
+            s,
+            "size = \"{}\"   # every request was this size",
+            Size(u64::from(dominant))
+        );
+        return;
+    }
+    if f.size_mix && !c.sequential {
+        let _ = writeln!(s, "size = \"{}\"", size_mix(&by_count));
+        let _ = writeln!(
+            s,
+            "# ^ shares of the requests by count: {}{more}",
+            seen.join(", ")
+        );
+    } else {
+        let _ = writeln!(
+            s,
+            "size = \"{}\"   # the most common size; sizes seen by count: {}{more}",
+            Size(u64::from(dominant)),
+            seen.join(", ")
+        );
+        let _ = writeln!(
+            s,
+            "# (a size mix would reproduce them all: this rigel's spec language takes one size per class{})",
+            if c.sequential {
+                ", and mixes only on random classes"
+            } else {
+                ""
+            }
+        );
+    }
+}
+
+/// `8KiB:60%, 64KiB:33.33%, …`: shares in hundredths of a percent adding up to exactly 100%
+/// (largest remainders), at most 64 sizes, sizes rounding to no share left out.
+pub fn size_mix(by_count: &[(u32, u64)]) -> String {
+    let kept = &by_count[..by_count.len().min(MAX_SIZES)];
+    let total: u64 = kept.iter().map(|b| b.1).sum();
+    let exact: Vec<f64> = kept
+        .iter()
+        .map(|b| b.1 as f64 * 10_000.0 / total as f64)
+        .collect();
+    let mut bp: Vec<u64> = exact.iter().map(|e| e.floor() as u64).collect();
+    let mut order: Vec<usize> = (0..kept.len()).collect();
+    order.sort_by(|&a, &b| (exact[b] - exact[b].floor()).total_cmp(&(exact[a] - exact[a].floor())));
+    let short = 10_000 - bp.iter().sum::<u64>();
+    for &i in order.iter().take(short as usize) {
+        bp[i] += 1;
+    }
+    kept.iter()
+        .zip(&bp)
+        .filter(|(_, b)| **b > 0)
+        .map(|((size, _), b)| {
+            let pct = if b % 100 == 0 {
+                format!("{}", b / 100)
+            } else {
+                format!("{}.{:02}", b / 100, b % 100)
+            };
+            format!("{}:{pct}%", Size(u64::from(*size)))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn region(s: &mut String, c: &ClassStats, trace: &Trace) {
+    // Ends on a power of two at least 1 MiB and the largest size: a multiple of every
+    // power-of-two size, and a round number to read.
+    let largest = u64::from(c.sizes.keys().last().copied().unwrap_or(512))
+        .next_power_of_two()
+        .max(1 << 20);
+    let start = c.region.0 / largest * largest;
+    let mut end = c.region.1.div_ceil(largest) * largest;
+    let device = trace.header.size;
+    if let Some(d) = device {
+        end = end.min(d.max(c.region.1));
+    }
+    let whole = device.is_some_and(|d| start < d / 100 && end > d / 100 * 99);
+    if whole {
+        let _ = writeln!(
+            s,
+            "# region: the whole device (requests from {} to {} of {})",
+            Size(c.region.0),
+            Size(c.region.1),
+            Size(device.unwrap_or(0))
+        );
+    } else {
+        let _ = writeln!(
+            s,
+            "region = \"{}..{}\"   # lowest offset to highest end seen, aligned to {}{}",
+            Size(start),
+            Size(end),
+            Size(largest),
+            device
+                .map(|d| format!(" (of {} traced)", Size(d)))
+                .unwrap_or_default()
+        );
+    }
+}
+
+fn durability(s: &mut String, c: &ClassStats, f: Features) {
+    if c.writes == 0 {
+        return;
+    }
+    let w = c.writes as f64;
+    let flushes = c.flushes + c.preflush_writes;
+    let per_write = flushes as f64 / w;
+    let fua = c.fua_writes as f64 / w;
+    let what = format!(
+        "{} writes: {:.1}% with FUA, {} flushes ({} flush requests, {} preflushed writes) = {:.4} flushes per write",
+        c.writes,
+        fua * 100.0,
+        flushes,
+        c.flushes,
+        c.preflush_writes,
+        per_write
+    );
+    let (value, why) = if fua >= 0.9 || per_write >= 0.9 {
+        ("dsync".to_owned(), "every write durable")
+    } else if flushes == 0 {
+        ("none".to_owned(), "no flush, no FUA")
+    } else if f.fdatasync {
+        let n = (1.0 / per_write).round().max(1.0) as u64;
+        (format!("fdatasync:{n}"), "one flush per group of writes")
+    } else {
+        (
+            "dsync".to_owned(),
+            "a flush per write: this rigel's spec language has no group commit (fdatasync:N), \
+             so each write is made durable, more flushes than the trace's",
+        )
+    };
+    let _ = writeln!(s, "durability = \"{value}\"   # {what}: {why}");
+}
+
+fn arrival(s: &mut String, c: &ClassStats) {
+    let Some(rate) = c.rate() else {
+        s.push_str("# no rate: the trace has no times (fio iolog v2) or fewer than 2 requests; the class runs closed loop\n");
+        return;
+    };
+    let iops = rate.round().max(1.0) as u64;
+    let w = c.steady_issues();
+    let _ = writeln!(
+        s,
+        "rate = \"{iops} iops\"   # {} requests over {:.3} s, first to last issue of the middle 99% ({rate:.1}/s)",
+        w.len(),
+        (w.last().unwrap_or(&0) - w.first().unwrap_or(&0)) as f64 / 1e9
+    );
+    let cv = c.gap_cv().unwrap_or(0.0);
+    let (arrival, why) = if cv < UNIFORM_CV {
+        ("uniform", format!("below {UNIFORM_CV}: evenly paced"))
+    } else if cv <= BURSTY_CV {
+        (
+            "poisson",
+            format!("{UNIFORM_CV} to {BURSTY_CV}: random arrivals (1 for poisson)"),
+        )
+    } else {
+        (
+            "poisson",
+            format!(
+                "above {BURSTY_CV}: BURSTY, more than poisson; this rigel has no burst arrival, so \
+                 poisson's is the nearest (the bursts are not reproduced)"
+            ),
+        )
+    };
+    let _ = writeln!(
+        s,
+        "arrival = \"{arrival}\"   # the gaps between those issues have a CV (stdev / mean) of {cv:.3}, {why}"
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn size_mix_shares_add_up_to_exactly_100() {
+        assert_eq!(
+            size_mix(&[(8192, 600), (65536, 300), (1 << 20, 100)]),
+            "8KiB:60%, 64KiB:30%, 1MiB:10%"
+        );
+        assert_eq!(
+            size_mix(&[(4096, 1), (8192, 1), (16384, 1)]),
+            "4KiB:33.34%, 8KiB:33.33%, 16KiB:33.33%"
+        );
+        assert_eq!(size_mix(&[(4096, 1_000_000), (512, 1)]), "4KiB:100%");
+    }
+
+    #[test]
+    fn spec_names_are_one_path_component() {
+        assert_eq!(spec_name("/dev/nvme0n1"), "derived-nvme0n1");
+        assert_eq!(spec_name("x.txt (blkparse 8,0)"), "derived-x-txt");
+    }
+}
+
+#[cfg(test)]
+#[path = "derive_tests.rs"]
+mod derive_tests;
