@@ -19,6 +19,7 @@ mod specs;
 mod specs_cmd;
 mod style;
 mod summary;
+mod verify_cmd;
 
 use args::{Cli, Command};
 use clap::Parser;
@@ -68,6 +69,7 @@ pub fn main() -> i32 {
         Command::Generate(a) => generate::run(&a),
         Command::Orion(a) => orion::main(&a.args, cli.quiet, cli.color),
         Command::Merge(a) => fleet::merge(&a),
+        Command::Verify(a) => verify_cmd::run(&a),
     }
 }
 
