@@ -95,8 +95,13 @@ fn judge(c: &mut Checked, map: &GenMap, durable: bool, block: &[u8], at: (usize,
         generation: acked,
     };
     let Some(finding) = map.format.check(block, &expect) else {
-        // Generation 0 never matches a stamped block: `acked` is the acknowledged one.
-        c.acknowledged += 1;
+        // Generation 0 never matches a stamped block: `acked` is the acknowledged one, and a
+        // write in flight to the block left it as it was.
+        if in_flight {
+            c.in_flight_old += 1;
+        } else {
+            c.acknowledged += 1;
+        }
         return;
     };
     let here = finding
