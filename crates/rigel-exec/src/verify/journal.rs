@@ -274,3 +274,61 @@ impl Drop for Journal {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verify::map::{BUSY, GenMap};
+    use rigel_plan::Layout;
+    use rigel_target::Volume;
+
+    #[test]
+    #[serial_test::parallel]
+    fn a_journaled_map_is_in_its_file_at_once_and_reads_back_as_the_same_map() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let path = dir.path().join("journal.map");
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .expect("journal file");
+        let volume = Volume::new(Layout::Concat, 0, &[1 << 20, 512 << 10]);
+        let j = JournalFile {
+            file,
+            durable: true,
+        };
+        let map = GenMap::new(&volume, 4096, 7, Some(&j)).expect("map");
+        assert!(map.journaled());
+        map.entry(1, 8192).store(3, Ordering::Release);
+        map.entry(0, 4096).store(2 | BUSY, Ordering::Release);
+        // Read through the file, not the mapping, while the map lives (as after a kill -9):
+        // every store is there.
+        let bytes = std::fs::read(&path).expect("read");
+        assert_eq!(bytes.len(), HEADER + 2 * (256 + 128));
+        let h = JournalHeader::decode(&bytes).expect("header");
+        assert_eq!(
+            (h.run, h.seed, h.unit, h.blocks, h.durable),
+            (map.run, 7, 4096, 384, true)
+        );
+        assert_eq!(h.target_sizes, vec![1 << 20, 512 << 10]);
+        let entries: Vec<u16> = bytes[HEADER..]
+            .chunks_exact(2)
+            .map(|b| u16::from_le_bytes([b[0], b[1]]))
+            .collect();
+        assert_eq!(entries[1], 2 | BUSY);
+        assert_eq!(entries[256 + 2], 3);
+        assert_eq!(entries.iter().filter(|&&e| e != 0).count(), 2);
+        let again = GenMap::recorded(&volume, &h, entries).expect("recorded");
+        assert_eq!(again.entry(1, 8192).load(Ordering::Relaxed), 3);
+        assert_eq!(again.volume_offset(1, 8192), (1 << 20) + 8192);
+        drop(map);
+        // Dropped: written back, with the time of that write-back in the header.
+        let h = JournalHeader::decode(&std::fs::read(&path).expect("read")).expect("header");
+        assert!(h.synced_ns >= h.made_ns, "{h:?}");
+        // A journal of other targets is refused.
+        let other = Volume::new(Layout::Concat, 0, &[1 << 20]);
+        assert!(GenMap::recorded(&other, &h, vec![0; 256]).is_err());
+        assert!(JournalHeader::decode(&[0u8; HEADER]).is_err());
+    }
+}
