@@ -44,7 +44,7 @@ trap 'rm -rf "$out" "$shm"' EXIT
 dev="$(findmnt -no SOURCE -T "$work" | sed 's|/dev/||')"
 disk="$(basename "$(readlink -f "/sys/class/block/$dev/..")")"
 [ -e "/sys/block/$disk/stat" ] || disk="$dev"
-written() { awk '{print $7 * 512}' "/sys/block/$disk/stat"; }
+written() { echo $(( $(awk '{print $7}' "/sys/block/$disk/stat") * 512 )); }
 
 spec() {
     local where="$1" journal="$2" path="$out/$1-$2.toml" file
