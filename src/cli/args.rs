@@ -70,6 +70,9 @@ pub enum Command {
     Orion(OrionArgs),
     /// Merge a fleet folder's rank folders into the fleet's results and reports (see docs/fleet.md)
     Merge(MergeArgs),
+    /// Read a run's volume back against its journal (`journal = true`): every acknowledged write
+    /// must be there, after the run, a crash or a power cut (exit 6 when a promise was broken)
+    Verify(VerifyArgs),
     /// Record every request the kernel sends a block device (or import blkparse text or a fio
     /// iolog) into a trace folder
     Capture(CaptureArgs),
@@ -117,6 +120,17 @@ pub struct DeriveArgs {
     /// The trace folder (`rigel capture --out DIR`), or a trace file
     #[arg(value_name = "DIR")]
     pub dir: PathBuf,
+}
+
+#[derive(Args, Debug)]
+pub struct VerifyArgs {
+    /// The run folder (holding journal.map)
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    /// Read this path instead of the plan's target, in the plan's order (repeat for each
+    /// target): a device attached again under another name
+    #[arg(long = "target", value_name = "PATH")]
+    pub targets: Vec<PathBuf>,
 }
 
 #[derive(Subcommand, Debug)]

@@ -20,6 +20,7 @@ mod specs;
 mod specs_cmd;
 mod style;
 mod summary;
+mod verify_cmd;
 
 use args::{Cli, Command};
 use clap::Parser;
@@ -71,6 +72,7 @@ pub fn main() -> i32 {
         Command::Merge(a) => fleet::merge(&a),
         Command::Capture(a) => capture::capture(&a),
         Command::Derive(a) => capture::derive(&a),
+        Command::Verify(a) => verify_cmd::run(&a),
     }
 }
 

@@ -45,6 +45,13 @@ fn verified_run(target: &Path, run: &str, class: &str, code: i32) -> Value {
                 && report.contains("First corrupted blocks of point 1"),
             "{report}"
         );
+        let html = std::fs::read_to_string(out.join("report.html")).expect("report.html");
+        assert!(
+            html.contains("<h2>Data integrity</h2>")
+                && html.contains("First corrupted blocks of point 1")
+                && html.contains("<tr class=\"bad\">"),
+            "no integrity section in report.html"
+        );
     }
     integrity
 }

@@ -26,6 +26,7 @@ mod hlog;
 mod hostile;
 mod impossible;
 mod integrity;
+mod journal;
 mod junit;
 mod lateness;
 mod library;

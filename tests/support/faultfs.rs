@@ -1,7 +1,9 @@
 //! A FUSE test filesystem serving one file whose faults a test chooses: errors at chosen offsets
 //! with chosen errnos, short reads, stalls (once, armed at any moment, or on every I/O), and a fixed
 //! service time with at most N I/Os served in parallel (a target of known latency and capacity), and
-//! a wake-up cost after idling (a latency that falls as the load grows).
+//! a wake-up cost after idling (a latency that falls as the load grows), silent corruption of
+//! chosen blocks, and a volatile write cache that a power cut empties (`Faults::volatile_cache`,
+//! `FaultFs::lose_power`).
 //!
 //! Mounted in a temporary directory with `fuser` (its pure-Rust mount: root, `/dev/fuse`, no
 //! libfuse), unmounted on drop. The file is opened with FOPEN_DIRECT_IO, so every read and write
@@ -15,7 +17,7 @@
 
 use fuser::{
     Errno, FileAttr, FileHandle, FileType, Filesystem, FopenFlags, INodeNo, LockOwner, OpenFlags,
-    ReplyAttr, ReplyData, ReplyEntry, ReplyOpen, ReplyWrite, Request, WriteFlags,
+    ReplyAttr, ReplyData, ReplyEmpty, ReplyEntry, ReplyOpen, ReplyWrite, Request, WriteFlags,
 };
 use std::ffi::OsStr;
 use std::ops::Range;
@@ -92,6 +94,9 @@ pub struct Faults {
     pub wake: Option<(Duration, Duration)>,
     /// Blocks (4 KiB, at these offsets) whose data is silently corrupted.
     pub corrupt: Vec<(u64, Corrupt)>,
+    /// A volatile write cache: a write is durable only once an fsync follows it or it carried
+    /// O_DSYNC; `FaultFs::lose_power` drops every other.
+    pub volatile_cache: bool,
 }
 
 impl Faults {
@@ -133,6 +138,11 @@ impl Faults {
         self.max_parallel = max_parallel;
         self
     }
+    /// Writes stay in a volatile cache until an fsync (or their own O_DSYNC) makes them durable.
+    pub fn volatile_cache(mut self) -> Faults {
+        self.volatile_cache = true;
+        self
+    }
     /// An I/O arriving more than `idle` after the last one was served waits `wake` more.
     pub fn wake_after_idle(mut self, idle: Duration, wake: Duration) -> Faults {
         self.wake = Some((idle, wake));
@@ -161,9 +171,43 @@ struct History {
     previous: std::collections::HashMap<u64, Vec<u8>>,
 }
 
+/// The volatile cache's state: the durable content, the 512-byte sectors written since their
+/// last fsync, and whether the power is off (every I/O then fails with EIO).
+#[derive(Default)]
+struct Cache {
+    durable: Vec<u8>,
+    dirty: Vec<bool>,
+    off: bool,
+}
+
+const SECTOR: usize = 512;
+
+impl Cache {
+    fn persist(&mut self, at: usize, bytes: &[u8]) {
+        let end = (at + bytes.len()).min(self.durable.len());
+        self.durable[at..end].copy_from_slice(&bytes[..end - at]);
+    }
+
+    fn mark(&mut self, at: usize, len: usize) {
+        let last = (at + len).div_ceil(SECTOR).min(self.dirty.len());
+        self.dirty[at / SECTOR..last].fill(true);
+    }
+
+    /// Every dirty sector of `data` made durable.
+    fn flush(&mut self, data: &[u8]) {
+        for (i, d) in self.dirty.iter_mut().enumerate() {
+            if std::mem::take(d) {
+                let r = i * SECTOR..(i + 1) * SECTOR;
+                self.durable[r.clone()].copy_from_slice(&data[r]);
+            }
+        }
+    }
+}
+
 struct Fs {
     faults: Faults,
     data: Arc<Mutex<Vec<u8>>>,
+    cache: Option<Arc<Mutex<Cache>>>,
     history: Arc<Mutex<History>>,
     counters: Arc<Counters>,
     /// Free service places when `max_parallel` is set.
@@ -175,6 +219,8 @@ struct Fs {
 /// A mounted fault filesystem. Unmounted (lazily) when dropped.
 pub struct FaultFs {
     file: PathBuf,
+    data: Arc<Mutex<Vec<u8>>>,
+    cache: Option<Arc<Mutex<Cache>>>,
     counters: Arc<Counters>,
     session: Option<fuser::BackgroundSession>,
     dir: tempfile::TempDir,
@@ -186,8 +232,17 @@ impl FaultFs {
         let dir = tempfile::tempdir()?;
         let counters = Arc::new(Counters::default());
         let places = faults.max_parallel.unwrap_or(usize::MAX);
+        let data = Arc::new(Mutex::new(vec![0u8; faults.size as usize]));
+        let cache = faults.volatile_cache.then(|| {
+            Arc::new(Mutex::new(Cache {
+                durable: vec![0u8; faults.size as usize],
+                dirty: vec![false; (faults.size as usize).div_ceil(SECTOR)],
+                off: false,
+            }))
+        });
         let fs = Fs {
-            data: Arc::new(Mutex::new(vec![0u8; faults.size as usize])),
+            data: Arc::clone(&data),
+            cache: cache.clone(),
             history: Arc::default(),
             faults,
             counters: Arc::clone(&counters),
@@ -199,6 +254,8 @@ impl FaultFs {
         let session = fuser::spawn_mount(fs, dir.path(), &config)?;
         Ok(FaultFs {
             file: dir.path().join(FILE_NAME),
+            data,
+            cache,
             counters,
             session: Some(session),
             dir,
@@ -228,6 +285,30 @@ impl FaultFs {
     /// The most I/Os the file has served at once.
     pub fn peak_parallel(&self) -> usize {
         self.counters.peak.load(Ordering::Relaxed)
+    }
+
+    /// A power cut (`Faults::volatile_cache`): every write not yet durable is dropped (the file
+    /// holds its durable content again) and every I/O fails with EIO until `power_on`. Returns
+    /// the 512-byte sectors that were not durable.
+    pub fn lose_power(&self) -> usize {
+        let cache = self
+            .cache
+            .as_ref()
+            .expect("lose_power needs Faults::volatile_cache");
+        let mut data = self.data.lock().unwrap_or_else(|e| e.into_inner());
+        let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
+        cache.off = true;
+        data.copy_from_slice(&cache.durable);
+        let lost = cache.dirty.iter().filter(|&&d| d).count();
+        cache.dirty.fill(false);
+        lost
+    }
+
+    /// The power is back: I/O is served again, from the durable content.
+    pub fn power_on(&self) {
+        if let Some(cache) = &self.cache {
+            cache.lock().unwrap_or_else(|e| e.into_inner()).off = false;
+        }
     }
 
     /// The next I/O waits `d` before it is served (once).
@@ -412,11 +493,15 @@ impl Filesystem for Fs {
         let data = Arc::clone(&self.data);
         let corrupt = self.faults.corrupt.clone();
         let history = Arc::clone(&self.history);
+        let cache = self.cache.clone();
         self.serve(self.delay(n), move || {
             if let Some(errno) = error {
                 return reply.error(Errno::from_i32(errno));
             }
             let data = data.lock().unwrap_or_else(|e| e.into_inner());
+            if cache.is_some_and(|c| c.lock().unwrap_or_else(|e| e.into_inner()).off) {
+                return reply.error(Errno::EIO);
+            }
             let start = (offset as usize).min(data.len());
             let mut end = (start + size as usize).min(data.len());
             if short && end - start > 512 {
@@ -442,7 +527,7 @@ impl Filesystem for Fs {
         offset: u64,
         bytes: &[u8],
         _write_flags: WriteFlags,
-        _flags: OpenFlags,
+        flags: OpenFlags,
         _lock_owner: Option<LockOwner>,
         reply: ReplyWrite,
     ) {
@@ -458,12 +543,25 @@ impl Filesystem for Fs {
         let bytes = bytes.to_vec();
         let corrupt = self.faults.corrupt.clone();
         let history = Arc::clone(&self.history);
+        let cache = self.cache.clone();
+        let dsync = flags.0 & (libc::O_DSYNC | libc::O_SYNC) != 0;
         self.serve(self.delay(n), move || {
             if let Some(errno) = error {
                 return reply.error(Errno::from_i32(errno));
             }
             let mut data = data.lock().unwrap_or_else(|e| e.into_inner());
             let start = (offset as usize).min(data.len());
+            if let Some(cache) = &cache {
+                let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
+                if cache.off {
+                    return reply.error(Errno::EIO);
+                }
+                if dsync {
+                    cache.persist(start, &bytes);
+                } else {
+                    cache.mark(start, bytes.len());
+                }
+            }
             let end = (start + bytes.len()).min(data.len());
             let hit: Vec<(u64, Corrupt, Vec<u8>)> = corrupt
                 .iter()
@@ -489,6 +587,27 @@ impl Filesystem for Fs {
             }
             reply.written((end - start) as u32);
         });
+    }
+
+    /// Makes every write before it durable (a loop device sends one for each flush it gets).
+    fn fsync(
+        &self,
+        _req: &Request,
+        _ino: INodeNo,
+        _fh: FileHandle,
+        _datasync: bool,
+        reply: ReplyEmpty,
+    ) {
+        let Some(cache) = &self.cache else {
+            return reply.ok();
+        };
+        let data = self.data.lock().unwrap_or_else(|e| e.into_inner());
+        let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
+        if cache.off {
+            return reply.error(Errno::EIO);
+        }
+        cache.flush(&data);
+        reply.ok();
     }
 }
 

@@ -4,6 +4,7 @@
 //! for the whole run.
 
 use super::ring::Arena;
+use super::verify::journal::JournalFile;
 use super::verify::map::GenMap;
 use rigel_plan::Buffers;
 use rigel_target::Volume;
@@ -19,6 +20,8 @@ pub struct Reuse {
     arenas: Mutex<Vec<Arena>>,
     /// `verify`: the run's generation map (`verify::map`).
     pub(crate) gen_map: Mutex<Option<Arc<GenMap>>>,
+    /// `journal = true`: the run folder's file the generation map is to live in.
+    journal: Mutex<Option<JournalFile>>,
 }
 
 impl std::fmt::Debug for Reuse {
@@ -75,9 +78,18 @@ impl Reuse {
         {
             return Ok(Arc::clone(m));
         }
-        let m = Arc::new(GenMap::new(volume, unit, seed)?);
+        let journal = self.journal.lock().ok().and_then(|mut j| j.take());
+        let m = Arc::new(GenMap::new(volume, unit, seed, journal.as_ref())?);
         *kept = Some(Arc::clone(&m));
         Ok(m)
+    }
+
+    /// The file the run's generation map is to be kept in (`journal = true`), taken by the first
+    /// verified point.
+    pub fn keep_journal(&self, journal: JournalFile) {
+        if let Ok(mut j) = self.journal.lock() {
+            *j = Some(journal);
+        }
     }
 
     /// Keeps `arena` for a later point. Only an arena no I/O uses any more may come back.

@@ -238,3 +238,40 @@ fn verify_is_planned_with_its_map_and_refused_where_blocks_do_not_fit() {
         vec!["big".to_string()]
     );
 }
+
+#[test]
+fn a_journal_is_planned_with_verify_and_knows_whether_every_write_was_durable() {
+    let spec = |run: &str, durability: &str| {
+        plan(&format!(
+            "[[target]]\npath = \"a\"\nsize = \"1GiB\"\n[run]\n{run}\n[class.log]\nsize = \"8KiB\"\n\
+             mix = \"write\"\n{durability}\n[class.scan]\nsize = \"64KiB\"\n\
+             [matrix]\nshape = \"point\"\nlog = \"1\"\nscan = \"1\"\n"
+        ))
+    };
+    let v = spec("verify = true\njournal = true", "durability = \"dsync\"")
+        .unwrap()
+        .run
+        .verify
+        .expect("verify");
+    // The reading class needs no durability: every write carries it.
+    assert!(v.journal && v.durable, "{v:?}");
+    let v = spec("verify = true\njournal = true", "")
+        .unwrap()
+        .run
+        .verify
+        .expect("verify");
+    assert!(v.journal && !v.durable, "{v:?}");
+    assert!(
+        !spec("verify = true", "")
+            .unwrap()
+            .run
+            .verify
+            .expect("verify")
+            .journal
+    );
+    let e = spec("journal = true", "").unwrap_err();
+    assert!(
+        e[0].contains("`journal` keeps what `verify` wrote, but no class verifies"),
+        "{e:?}"
+    );
+}

@@ -108,6 +108,14 @@ pub struct VerifyPlan {
     /// declared; otherwise known when the targets are opened.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub map_bytes: Option<u64>,
+    /// `journal = true`: the generation map is kept in the run folder (`journal.map`) for
+    /// `rigel verify DIR`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub journal: bool,
+    /// Every write of the plan carries RWF_DSYNC (`durability = "dsync"`): each acknowledged
+    /// write was promised durable.
+    #[serde(default)]
+    pub durable: bool,
 }
 
 fn is_pages(b: &Buffers) -> bool {

@@ -30,7 +30,18 @@ pub(super) fn compile_verify(
             after |= v.value == Verify::After;
         }
     }
+    let journal = spec.run.journal.as_ref().filter(|j| j.value);
     if classes.is_empty() {
+        if let Some(j) = journal {
+            errors.push(
+                SpecError::at(
+                    &j.loc,
+                    "`journal` keeps what `verify` wrote, but no class verifies",
+                    "journal here",
+                )
+                .hint("set [run] verify = true (or on a class) beside journal = true"),
+            );
+        }
         return None;
     }
     let unit = spec
@@ -100,11 +111,20 @@ pub(super) fn compile_verify(
             .hint("a larger verify_unit, or smaller targets"),
         );
     }
+    // Every write of every point carries RWF_DSYNC: the storage promised each acknowledged
+    // write durable (`rigel verify` then calls one lost after a power cut a broken promise).
+    let durable = points
+        .iter()
+        .flat_map(|p| p.active())
+        .filter(|c| c.mix.writes())
+        .all(|c| c.pattern.dsync);
     Some(VerifyPlan {
         unit,
         classes: classes.into_iter().map(|(n, _)| n).collect(),
         after,
         map_bytes,
+        journal: journal.is_some(),
+        durable,
     })
 }
 
@@ -123,8 +143,13 @@ impl VerifyPlan {
                 Size((1 << 30) / self.unit * MAP_BYTES_PER_BLOCK)
             ),
         };
+        let journal = if self.journal {
+            " (journaled in the run folder: rigel verify DIR)"
+        } else {
+            ""
+        };
         format!(
-            "{} stamped and checked in {} blocks{after}; {map}",
+            "{} stamped and checked in {} blocks{after}; {map}{journal}",
             self.classes.join(", "),
             Size(self.unit)
         )

@@ -116,6 +116,10 @@ impl RunFolder {
         self.lock.dir()
     }
 
+    pub(crate) fn lock(&self) -> &FolderLock {
+        &self.lock
+    }
+
     /// Appends one finished point and makes it durable before returning.
     pub fn append(&mut self, point: &PointResult) -> Result<(), RecordError> {
         let path = self.dir().join(POINTS_FILE);

@@ -7,11 +7,13 @@
 mod error;
 mod folder;
 mod history;
+mod journal;
 mod lock;
 mod points;
 
 pub use error::*;
 pub use folder::*;
 pub use history::past_runs;
+pub use journal::{JOURNAL_FILE, VERIFY_FILE, read_journal, write_check};
 pub use lock::{FolderLock, LOCK_FILE};
 pub use points::{BadLine, PointLines, ReadError, Torn, latest, parse_lines, read_lines};

@@ -16,6 +16,7 @@ mod outcome;
 mod repeat;
 mod schedule;
 mod search;
+mod verify_dir;
 
 pub use job::{Job, now};
 use observer::TICK;
@@ -24,6 +25,7 @@ use outcome::is_failed;
 pub use outcome::{Ended, Ran, RunError};
 pub use repeat::{repeat_dir, repeats};
 pub use schedule::{Starts, WINDOW_LEAD};
+pub use verify_dir::{VerifyError, verify_dir};
 
 use finish::finish;
 use schedule::wait_until;
@@ -276,6 +278,12 @@ fn execute(
     let mut ended = fill_ended.unwrap_or(Ended::Complete);
     // The executor's buffers, kept from one point to the next.
     let reuse = Arc::new(Reuse::default());
+    if let Some(v) = plan.run.verify.as_ref().filter(|v| v.journal) {
+        reuse.keep_journal(exec::verify::journal::JournalFile {
+            file: folder.new_journal()?,
+            durable: v.durable,
+        });
+    }
     // The executor's clock is calibrated now, before any point's agreed start: in a fleet every
     // rank then starts its first window on time (calibration takes up to 200 ms).
     exec::calibrate_clock();

@@ -193,6 +193,12 @@ pub const RUN: &[Key] = &[
         "The block verified classes stamp and check: 512 bytes to 1 MiB, a multiple of 512 dividing every verified class's I/O size",
     ),
     key(
+        "journal",
+        Kind::Bool,
+        Some("false"),
+        "With verify: keep the generation map in the run folder (journal.map, 2 bytes per block, synced every second) so that `rigel verify DIR` can check the volume after the run, a crash of rigel or a power cut",
+    ),
+    key(
         "steady",
         Kind::Table(STEADY),
         None,

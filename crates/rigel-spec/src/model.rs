@@ -127,6 +127,8 @@ pub struct RunSpec {
     pub verify: Option<Sp<Verify>>,
     /// `run.verify_unit`: the block verified classes stamp and check.
     pub verify_unit: Option<Sp<Size>>,
+    /// `run.journal`: keep the generation map in the run folder (`rigel verify DIR`).
+    pub journal: Option<Sp<bool>>,
 }
 
 #[derive(Clone, Debug)]

@@ -216,6 +216,7 @@ fn read_run(r: &mut Reader, root: &Table, root_loc: &Loc) -> RunSpec {
         steady: None,
         verify: None,
         verify_unit: None,
+        journal: None,
     };
     let Some(t) = r.table(root, "run") else {
         return run;
@@ -240,6 +241,9 @@ fn read_run(r: &mut Reader, root: &Table, root_loc: &Loc) -> RunSpec {
     run.verify_unit = t
         .get("verify_unit")
         .and_then(|n| super::verify::unit_of(r, n));
+    run.journal = t
+        .get("journal")
+        .and_then(|n| r.boolean(n, "`journal`").map(|b| Sp::new(b, n.loc.clone())));
     if let Some(b) = t.get("direct").and_then(|n| r.boolean(n, "`direct`")) {
         run.direct = b;
     }

@@ -15,6 +15,8 @@ fn verified(duration_ms: u64, class: &str, after: bool) -> RunSettings {
             classes: vec![class.into()],
             after,
             map_bytes: None,
+            journal: false,
+            durable: false,
         }),
         ..settings(duration_ms, 0, 2)
     }

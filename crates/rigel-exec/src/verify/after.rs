@@ -8,9 +8,9 @@ use crate::ExecTarget;
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-const CHUNK: usize = 1 << 20;
+pub(crate) const CHUNK: usize = 1 << 20;
 /// The buffer's alignment (O_DIRECT).
-const ALIGN: usize = 4096;
+pub(crate) const ALIGN: usize = 4096;
 /// `Found::class` of a block the re-read found.
 pub const AFTER: usize = usize::MAX;
 
@@ -75,7 +75,11 @@ pub fn reread(targets: &[ExecTarget], map: &GenMap, stop: &AtomicBool) -> io::Re
     Ok(tally)
 }
 
-fn read_exact_at(target: &ExecTarget, mut buf: &mut [u8], mut offset: u64) -> io::Result<()> {
+pub(crate) fn read_exact_at(
+    target: &ExecTarget,
+    mut buf: &mut [u8],
+    mut offset: u64,
+) -> io::Result<()> {
     while !buf.is_empty() {
         match rustix::io::pread(target.fd, &mut *buf, offset) {
             Ok(0) => {

@@ -1,8 +1,10 @@
 //! The generation map: per block of the volume, the generation of the last write the storage
 //! acknowledged (15 bits, 0 = never written in this run) and whether a write to it is in flight
-//! (the 16th bit). Shared by a run's workers and points; two bytes per block.
+//! (the 16th bit). Shared by a run's workers and points; two bytes per block, in memory or, with
+//! `journal = true`, in the run folder's journal file (`journal`).
 
 use super::block::Format;
+use super::journal::{Journal, JournalFile, JournalHeader, now_ns};
 use rigel_plan::Layout;
 use rigel_plan::limits::MAX_VERIFY_MAP_BYTES;
 use rigel_target::Volume;
@@ -12,8 +14,14 @@ use std::sync::atomic::AtomicU16;
 /// read issued or completed meanwhile is not checked (either version may come back).
 pub const BUSY: u16 = 0x8000;
 
+/// Where the entries live.
+enum Entries {
+    Memory(Vec<AtomicU16>),
+    Journal(Journal),
+}
+
 pub struct GenMap {
-    entries: Vec<AtomicU16>,
+    entries: Entries,
     /// The first block of each target, and each target's usable size.
     first: Vec<u64>,
     sizes: Vec<u64>,
@@ -27,8 +35,13 @@ pub struct GenMap {
 
 impl GenMap {
     /// A map of every block of `volume` in blocks of `unit` bytes, for data seed `seed`; refused
-    /// (with why) beyond `MAX_VERIFY_MAP_BYTES`.
-    pub fn new(volume: &Volume, unit: u64, seed: u64) -> Result<GenMap, String> {
+    /// (with why) beyond `MAX_VERIFY_MAP_BYTES`; kept in `journal`'s file when given.
+    pub fn new(
+        volume: &Volume,
+        unit: u64,
+        seed: u64,
+        journal: Option<&JournalFile>,
+    ) -> Result<GenMap, String> {
         let mut first = Vec::with_capacity(volume.targets());
         let mut sizes = Vec::with_capacity(volume.targets());
         let mut blocks = 0u64;
@@ -48,11 +61,31 @@ impl GenMap {
                 rigel_expr::Size(MAX_VERIFY_MAP_BYTES)
             ));
         }
-        let entries = std::iter::repeat_with(|| AtomicU16::new(0))
-            .take(blocks as usize)
-            .collect();
         // 53 bits: results.json keeps it exact as a JSON number.
         let run = fastrand::u64(..) >> 11;
+        let entries = match journal {
+            Some(j) => {
+                let header = JournalHeader {
+                    durable: j.durable,
+                    run,
+                    seed,
+                    unit,
+                    blocks,
+                    made_ns: now_ns(),
+                    synced_ns: 0,
+                    target_sizes: sizes.clone(),
+                };
+                Entries::Journal(
+                    Journal::create(j, &header)
+                        .map_err(|e| format!("the journal (journal.map): {e}"))?,
+                )
+            }
+            None => Entries::Memory(
+                std::iter::repeat_with(|| AtomicU16::new(0))
+                    .take(blocks as usize)
+                    .collect(),
+            ),
+        };
         Ok(GenMap {
             entries,
             first,
@@ -65,19 +98,77 @@ impl GenMap {
         })
     }
 
+    /// The map a journal recorded (`entries`, one per block) over `volume`, for `rigel verify`;
+    /// refused when the volume's targets are not the sizes the journal names.
+    pub fn recorded(
+        volume: &Volume,
+        header: &JournalHeader,
+        entries: Vec<u16>,
+    ) -> Result<GenMap, String> {
+        let sizes: Vec<u64> = (0..volume.targets())
+            .map(|t| volume.target_size(t))
+            .collect();
+        if sizes != header.target_sizes {
+            return Err(format!(
+                "the journal was written over targets of {:?} bytes, the volume's are {:?}",
+                header.target_sizes, sizes
+            ));
+        }
+        let unit = header.unit;
+        let blocks: u64 = sizes.iter().map(|s| s / unit).sum();
+        if blocks != entries.len() as u64 || blocks != header.blocks {
+            return Err(format!(
+                "the journal holds {} entries for {} blocks of {unit} bytes",
+                entries.len(),
+                blocks
+            ));
+        }
+        let first = sizes
+            .iter()
+            .scan(0u64, |at, s| {
+                let f = *at;
+                *at += s / unit;
+                Some(f)
+            })
+            .collect();
+        Ok(GenMap {
+            entries: Entries::Memory(entries.into_iter().map(AtomicU16::new).collect()),
+            first,
+            sizes,
+            layout: volume.layout(),
+            stripe: volume.stripe(),
+            unit,
+            run: header.run,
+            format: Format::new(unit as usize, header.seed, header.run),
+        })
+    }
+
     pub fn unit(&self) -> u64 {
         self.unit
     }
 
     /// Blocks in the map (the volume's).
     pub fn blocks(&self) -> usize {
-        self.entries.len()
+        self.slice().len()
+    }
+
+    /// Whether the map is kept in a journal file.
+    pub fn journaled(&self) -> bool {
+        matches!(self.entries, Entries::Journal(_))
+    }
+
+    #[inline]
+    fn slice(&self) -> &[AtomicU16] {
+        match &self.entries {
+            Entries::Memory(v) => v,
+            Entries::Journal(j) => j.entries(),
+        }
     }
 
     /// The entry of the block at `offset` of `target`.
     #[inline]
     pub fn entry(&self, target: usize, offset: u64) -> &AtomicU16 {
-        &self.entries[(self.first[target] + offset / self.unit) as usize]
+        &self.slice()[(self.first[target] + offset / self.unit) as usize]
     }
 
     /// The blocks of `target`, as (index, target offset) of the first and the count.
@@ -87,7 +178,7 @@ impl GenMap {
 
     /// The entry at index `i` (`target_blocks`).
     pub fn at(&self, i: usize) -> &AtomicU16 {
-        &self.entries[i]
+        &self.slice()[i]
     }
 
     /// Where `offset` of `target` lies on the volume.

@@ -1,12 +1,16 @@
 //! The point's `integrity` record from what its workers and the re-read found: counts merged
 //! exactly, the first corruptions named (target path, class), and the point failed when any block
-//! was corrupted.
+//! was corrupted; and `rigel verify`'s account.
 
 use super::after::AFTER;
+use super::check::Checked;
+use super::journal::JournalHeader;
 use super::worker::Tally;
 use crate::ExecTarget;
 use rigel_plan::DataPoint;
-use rigel_results::{Corruption, FIRST_CORRUPTIONS, IntegrityResult, IoFailure, PointStatus};
+use rigel_results::{
+    Corruption, FIRST_CORRUPTIONS, IntegrityResult, IoFailure, JournalCheck, PointStatus,
+};
 
 /// Merges the workers' tallies and the re-read's (`after`) into the point's record.
 pub fn integrity(
@@ -79,5 +83,49 @@ pub fn status(status: PointStatus, r: &IntegrityResult) -> PointStatus {
             },
         },
         failed => failed,
+    }
+}
+
+/// `rigel verify`'s account from what `check` found over `targets`, for the journal `header`.
+pub fn journal_check(c: Checked, header: &JournalHeader, targets: &[ExecTarget]) -> JournalCheck {
+    let named = |t: Tally| {
+        let mut r = IntegrityResult {
+            unit: header.unit,
+            run: header.run,
+            blocks_checked: t.checked,
+            counts: t.counts,
+            ..IntegrityResult::default()
+        };
+        r.first = t
+            .first
+            .into_iter()
+            .map(|f| Corruption {
+                target: targets
+                    .get(f.target as usize)
+                    .map_or_else(|| f.target.to_string(), |t| t.path.to_string()),
+                target_offset: f.target_offset,
+                volume_offset: f.volume_offset,
+                point: 0,
+                class: "(rigel verify)".to_string(),
+                kind: f.finding.kind,
+                expected_generation: f.expected,
+                found: f.finding.found,
+                detail: f.finding.detail,
+            })
+            .collect();
+        r
+    };
+    JournalCheck {
+        run: header.run,
+        unit: header.unit,
+        durable: header.durable,
+        blocks_journaled: c.journaled,
+        acknowledged: c.acknowledged,
+        in_flight_new: c.in_flight_new,
+        in_flight_old: c.in_flight_old,
+        newer: c.newer,
+        journal_synced_ns: header.synced_ns,
+        broken: named(c.broken),
+        unpromised: named(c.unpromised),
     }
 }

@@ -5,6 +5,7 @@ mod device;
 mod doc;
 mod doc_access;
 mod integrity;
+mod journal_check;
 mod point;
 mod provenance;
 mod rank_rows;
@@ -19,6 +20,7 @@ pub use doc::{
 pub use integrity::{
     Corruption, CorruptionCounts, CorruptionKind, FIRST_CORRUPTIONS, FoundHeader, IntegrityResult,
 };
+pub use journal_check::JournalCheck;
 pub use point::*;
 pub use provenance::{GitOrigin, Provenance, SpecOrigin};
 pub use rank_rows::{RankClass, RankPoint, RankRows, SpillError};

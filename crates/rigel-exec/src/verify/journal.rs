@@ -1,0 +1,334 @@
+//! The journal (`journal = true`): the generation map kept in a file of the run folder
+//! (`journal.map`) instead of anonymous memory, so that `rigel verify DIR` can check the volume
+//! after the run, after a crash of rigel or after a power cut.
+//!
+//! It is a write-intent map, as md's write-intent bitmap is, not an append-only log: a block's
+//! entry is marked (in flight, next generation) before its write is issued and set to the new
+//! generation after the completion, by the same atomic stores the in-memory map does, into a
+//! `MAP_SHARED` mapping of the file. So the journal costs no system call per I/O, its size is
+//! the map's (2 bytes per block, bounded by `MAX_VERIFY_MAP_BYTES`) whatever the run's length,
+//! every update is in the page cache the moment it is made (a `kill -9` of rigel loses nothing),
+//! and a thread writes the dirty pages back every `SYNC_EVERY` (`msync`), which bounds what a
+//! power cut of the journal's own disk can take. After such a cut an entry may be older than
+//! the truth; the check then accepts any newer generation of the block (see `check`).
+//!
+//! The file: a 4 KiB header (little-endian), then one u16 per block of the volume, target by
+//! target (the map's order).
+//!
+//! | bytes | field |
+//! |---|---|
+//! | 0–7 | magic `RIGELJNL` |
+//! | 8–11 | version (1) |
+//! | 12–15 | flags: bit 0, every write was asked durable (`durability = "dsync"`) |
+//! | 16–23 | the run's id |
+//! | 24–31 | the data seed |
+//! | 32–39 | the block (`verify_unit`), bytes |
+//! | 40–47 | blocks in the map |
+//! | 48–55 | when the map was made, ns since the Unix epoch |
+//! | 56–63 | when the map was last written back whole (`msync`), ns since the Unix epoch |
+//! | 64–67 | targets |
+//! | 72– | each target's usable size, u64 |
+
+use std::fs::File;
+use std::io;
+use std::os::fd::AsRawFd;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU16, Ordering};
+use std::thread::JoinHandle;
+use std::time::{Duration, SystemTime};
+
+pub const MAGIC: [u8; 8] = *b"RIGELJNL";
+pub const VERSION: u32 = 1;
+/// The header's size; the map starts here (page-aligned).
+pub const HEADER: usize = 4096;
+/// Targets the header has room for.
+pub const MAX_TARGETS: usize = (HEADER - 72) / 8;
+/// How often the map's dirty pages are written back.
+pub const SYNC_EVERY: Duration = Duration::from_secs(1);
+const FLAG_DURABLE: u32 = 1;
+
+/// The journal's file as the run folder hands it to the executor.
+#[derive(Debug)]
+pub struct JournalFile {
+    pub file: File,
+    /// Every write of the run carries RWF_DSYNC.
+    pub durable: bool,
+}
+
+/// What the journal's header says.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JournalHeader {
+    pub durable: bool,
+    pub run: u64,
+    pub seed: u64,
+    pub unit: u64,
+    pub blocks: u64,
+    pub made_ns: u64,
+    pub synced_ns: u64,
+    pub target_sizes: Vec<u64>,
+}
+
+impl JournalHeader {
+    pub fn encode(&self) -> Vec<u8> {
+        let mut h = vec![0u8; HEADER];
+        h[..8].copy_from_slice(&MAGIC);
+        h[8..12].copy_from_slice(&VERSION.to_le_bytes());
+        let flags = if self.durable { FLAG_DURABLE } else { 0 };
+        h[12..16].copy_from_slice(&flags.to_le_bytes());
+        for (at, v) in [
+            (16, self.run),
+            (24, self.seed),
+            (32, self.unit),
+            (40, self.blocks),
+            (48, self.made_ns),
+            (56, self.synced_ns),
+        ] {
+            h[at..at + 8].copy_from_slice(&v.to_le_bytes());
+        }
+        h[64..68].copy_from_slice(&(self.target_sizes.len() as u32).to_le_bytes());
+        for (t, s) in self.target_sizes.iter().enumerate().take(MAX_TARGETS) {
+            h[72 + 8 * t..80 + 8 * t].copy_from_slice(&s.to_le_bytes());
+        }
+        h
+    }
+
+    /// The header of a journal file's first bytes, or why it is not one.
+    pub fn decode(h: &[u8]) -> Result<JournalHeader, String> {
+        if h.len() < HEADER || h[..8] != MAGIC {
+            return Err("not a rigel journal (no RIGELJNL header)".into());
+        }
+        let u32_at = |at: usize| u32::from_le_bytes([h[at], h[at + 1], h[at + 2], h[at + 3]]);
+        let u64_at = |at: usize| {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(&h[at..at + 8]);
+            u64::from_le_bytes(b)
+        };
+        if u32_at(8) != VERSION {
+            return Err(format!(
+                "journal version {} (this rigel reads {VERSION})",
+                u32_at(8)
+            ));
+        }
+        let targets = u32_at(64) as usize;
+        if targets == 0 || targets > MAX_TARGETS {
+            return Err(format!("a journal of {targets} targets"));
+        }
+        Ok(JournalHeader {
+            durable: u32_at(12) & FLAG_DURABLE != 0,
+            run: u64_at(16),
+            seed: u64_at(24),
+            unit: u64_at(32),
+            blocks: u64_at(40),
+            made_ns: u64_at(48),
+            synced_ns: u64_at(56),
+            target_sizes: (0..targets).map(|t| u64_at(72 + 8 * t)).collect(),
+        })
+    }
+}
+
+pub fn now_ns() -> u64 {
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
+}
+
+/// A shared mapping of the journal file: the header and the map's entries.
+struct Mapping {
+    base: *mut u8,
+    len: usize,
+}
+
+// SAFETY: the mapping is plain shared memory, accessed only through atomics (the entries) or
+// by one thread at a time (the header's sync time, written by the sync thread alone).
+unsafe impl Send for Mapping {}
+// SAFETY: as above.
+unsafe impl Sync for Mapping {}
+
+impl Mapping {
+    fn sync(&self) -> io::Result<()> {
+        // SAFETY: `base..base+len` is this mapping, alive while `self` is.
+        let r = unsafe { libc::msync(self.base.cast(), self.len, libc::MS_SYNC) };
+        if r == 0 {
+            Ok(())
+        } else {
+            Err(io::Error::last_os_error())
+        }
+    }
+
+    fn set_synced(&self, ns: u64) {
+        // SAFETY: bytes 56..64 are inside the header page of this mapping; only the sync thread
+        // (or the journal's drop, after joining it) writes them.
+        unsafe {
+            std::ptr::copy_nonoverlapping(ns.to_le_bytes().as_ptr(), self.base.add(56), 8);
+        }
+    }
+}
+
+impl Drop for Mapping {
+    fn drop(&mut self) {
+        // SAFETY: this mapping was made by `mmap` with this length and nothing refers to it past
+        // this point (the entries' slice borrows the journal, which owns the mapping).
+        unsafe {
+            libc::munmap(self.base.cast(), self.len);
+        }
+    }
+}
+
+/// The map's entries in the journal file, and the thread writing them back.
+pub struct Journal {
+    mapping: Arc<Mapping>,
+    blocks: usize,
+    stop: Arc<AtomicBool>,
+    syncer: Option<JoinHandle<()>>,
+}
+
+impl Journal {
+    /// Sizes `j.file` for `header` and maps it; its header written and synced before any entry
+    /// is used.
+    pub fn create(j: &JournalFile, header: &JournalHeader) -> io::Result<Journal> {
+        if header.target_sizes.len() > MAX_TARGETS {
+            return Err(io::Error::other(format!(
+                "a journal holds at most {MAX_TARGETS} targets"
+            )));
+        }
+        let blocks = header.blocks as usize;
+        let len = HEADER + blocks * 2;
+        j.file.set_len(len as u64)?;
+        // SAFETY: a fresh shared mapping of `len` bytes of a file just sized to `len`; the
+        // kernel picks the address.
+        let base = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED,
+                j.file.as_raw_fd(),
+                0,
+            )
+        };
+        if base == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        let mapping = Arc::new(Mapping {
+            base: base.cast(),
+            len,
+        });
+        let bytes = header.encode();
+        // SAFETY: the header page is inside the mapping, which nothing else uses yet.
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), mapping.base, HEADER) };
+        mapping.sync()?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let syncer = {
+            let (mapping, stop) = (Arc::clone(&mapping), Arc::clone(&stop));
+            std::thread::Builder::new()
+                .name("rigel-journal".into())
+                .spawn(move || {
+                    let tick = Duration::from_millis(50);
+                    let mut since = Duration::ZERO;
+                    while !stop.load(Ordering::Relaxed) {
+                        std::thread::sleep(tick);
+                        since += tick;
+                        if since >= SYNC_EVERY {
+                            since = Duration::ZERO;
+                            let at = now_ns();
+                            if mapping.sync().is_ok() {
+                                mapping.set_synced(at);
+                            }
+                        }
+                    }
+                })?
+        };
+        Ok(Journal {
+            mapping,
+            blocks,
+            stop,
+            syncer: Some(syncer),
+        })
+    }
+
+    /// The entries: one per block, in the file's pages.
+    pub fn entries(&self) -> &[AtomicU16] {
+        // SAFETY: the map region starts at the page-aligned `HEADER` and holds `blocks` u16s;
+        // AtomicU16 has u16's layout, the file's pages start zeroed (a new file's), and every
+        // access goes through the atomics; the slice lives no longer than `self`, which keeps the
+        // mapping.
+        unsafe {
+            std::slice::from_raw_parts(
+                self.mapping.base.add(HEADER).cast::<AtomicU16>(),
+                self.blocks,
+            )
+        }
+    }
+}
+
+impl Drop for Journal {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.syncer.take() {
+            let _ = t.join();
+        }
+        let at = now_ns();
+        if self.mapping.sync().is_ok() {
+            self.mapping.set_synced(at);
+            let _ = self.mapping.sync();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verify::map::{BUSY, GenMap};
+    use rigel_plan::Layout;
+    use rigel_target::Volume;
+
+    #[test]
+    #[serial_test::parallel]
+    fn a_journaled_map_is_in_its_file_at_once_and_reads_back_as_the_same_map() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let path = dir.path().join("journal.map");
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .expect("journal file");
+        let volume = Volume::new(Layout::Concat, 0, &[1 << 20, 512 << 10]);
+        let j = JournalFile {
+            file,
+            durable: true,
+        };
+        let map = GenMap::new(&volume, 4096, 7, Some(&j)).expect("map");
+        assert!(map.journaled());
+        map.entry(1, 8192).store(3, Ordering::Release);
+        map.entry(0, 4096).store(2 | BUSY, Ordering::Release);
+        // Read through the file, not the mapping, while the map lives (as after a kill -9):
+        // every store is there.
+        let bytes = std::fs::read(&path).expect("read");
+        assert_eq!(bytes.len(), HEADER + 2 * (256 + 128));
+        let h = JournalHeader::decode(&bytes).expect("header");
+        assert_eq!(
+            (h.run, h.seed, h.unit, h.blocks, h.durable),
+            (map.run, 7, 4096, 384, true)
+        );
+        assert_eq!(h.target_sizes, vec![1 << 20, 512 << 10]);
+        let entries: Vec<u16> = bytes[HEADER..]
+            .chunks_exact(2)
+            .map(|b| u16::from_le_bytes([b[0], b[1]]))
+            .collect();
+        assert_eq!(entries[1], 2 | BUSY);
+        assert_eq!(entries[256 + 2], 3);
+        assert_eq!(entries.iter().filter(|&&e| e != 0).count(), 2);
+        let again = GenMap::recorded(&volume, &h, entries).expect("recorded");
+        assert_eq!(again.entry(1, 8192).load(Ordering::Relaxed), 3);
+        assert_eq!(again.volume_offset(1, 8192), (1 << 20) + 8192);
+        drop(map);
+        // Dropped: written back, with the time of that write-back in the header.
+        let h = JournalHeader::decode(&std::fs::read(&path).expect("read")).expect("header");
+        assert!(h.synced_ns >= h.made_ns, "{h:?}");
+        // A journal of other targets is refused.
+        let other = Volume::new(Layout::Concat, 0, &[1 << 20]);
+        assert!(GenMap::recorded(&other, &h, vec![0; 256]).is_err());
+        assert!(JournalHeader::decode(&[0u8; HEADER]).is_err());
+    }
+}

@@ -1,0 +1,106 @@
+//! `rigel verify DIR`: a finished, interrupted or crashed run's volume read back against the
+//! journal it kept (`journal = true`), at any later time. It takes the folder's lock (a live run
+//! is not verified under its feet), opens the targets read-only (O_DIRECT where they allow it),
+//! and writes its account beside the run's (`verify.json`).
+
+use rigel_exec::ExecTarget;
+use rigel_exec::verify::{check, journal, map::GenMap, report};
+use rigel_record::{self as record, FolderLock};
+use rigel_results::JournalCheck;
+use rigel_target::{self as target, OpenMode, TargetError, Volume};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+
+/// Why `rigel verify` could not judge the volume (what it found is a `JournalCheck`).
+#[derive(Debug, thiserror::Error)]
+pub enum VerifyError {
+    #[error(transparent)]
+    Folder(#[from] record::RecordError),
+    #[error(transparent)]
+    Target(#[from] TargetError),
+    #[error(
+        "`{0}` keeps no journal: the run did not set `journal = true` (with `verify`) in [run]"
+    )]
+    NoJournal(PathBuf),
+    #[error("`{path}`: {message}")]
+    BadJournal { path: PathBuf, message: String },
+    #[error("{given} target(s) given with --target, the run has {planned}")]
+    Targets { given: usize, planned: usize },
+    #[error("reading the volume back: {0}")]
+    Read(std::io::Error),
+}
+
+/// Checks the volume of the run in `dir` against its journal; `targets` replace the plan's
+/// paths in order (a device renamed since, such as a loop device attached again). The account is
+/// written into the folder as `verify.json` and returned.
+pub fn verify_dir(
+    dir: &Path,
+    targets: &[PathBuf],
+    stop: &AtomicBool,
+) -> Result<JournalCheck, VerifyError> {
+    let lock = FolderLock::take_existing(dir)?;
+    let (_, _, plan) = record::load_parts(dir)?;
+    let path = dir.join(record::JOURNAL_FILE);
+    let bytes = record::read_journal(&lock)?.ok_or_else(|| VerifyError::NoJournal(dir.into()))?;
+    let bad = |message: String| VerifyError::BadJournal {
+        path: path.clone(),
+        message,
+    };
+    let header = journal::JournalHeader::decode(&bytes).map_err(bad)?;
+    let entries: Vec<u16> = bytes[journal::HEADER..]
+        .chunks_exact(2)
+        .map(|b| u16::from_le_bytes([b[0], b[1]]))
+        .collect();
+    let paths: Vec<PathBuf> = if targets.is_empty() {
+        plan.targets
+            .iter()
+            .map(|t| PathBuf::from(&t.path))
+            .collect()
+    } else if targets.len() == plan.targets.len() {
+        targets.to_vec()
+    } else {
+        return Err(VerifyError::Targets {
+            given: targets.len(),
+            planned: plan.targets.len(),
+        });
+    };
+    let files = paths
+        .iter()
+        .map(|p| open_read_only(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    let volume = Volume::new(plan.volume.layout, plan.volume.stripe, &header.target_sizes);
+    let map = GenMap::recorded(&volume, &header, entries).map_err(bad)?;
+    let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    let exec_targets: Vec<ExecTarget> = files
+        .iter()
+        .zip(&names)
+        .map(|(f, n)| ExecTarget {
+            fd: std::os::fd::AsFd::as_fd(f),
+            path: n,
+        })
+        .collect();
+    let found =
+        check::check(&exec_targets, &map, header.durable, stop).map_err(VerifyError::Read)?;
+    let account = report::journal_check(found, &header, &exec_targets);
+    record::write_check(&lock, &account)?;
+    Ok(account)
+}
+
+/// A target opened for reading only: O_DIRECT (past the page cache, to the storage) where the
+/// target allows it, else through the page cache.
+fn open_read_only(path: &Path) -> Result<std::fs::File, TargetError> {
+    let mode = OpenMode {
+        write: false,
+        direct: true,
+        exclusive: false,
+    };
+    target::open_target(path, mode).or_else(|_| {
+        target::open_target(
+            path,
+            OpenMode {
+                direct: false,
+                ..mode
+            },
+        )
+    })
+}
