@@ -9,7 +9,8 @@ use super::lazy_context::{Context, Views};
 use super::lazy_doc::LazyDoc;
 use super::orion::{self, OrionSettings};
 use super::rows::{self, Shared};
-use super::template::{builtin_environment, render_one, render_user};
+use super::format::{ROWS_CSV, rows_csv};
+use super::template::{TABLE_ROWS, builtin_environment, render_one, render_user};
 use super::{Dialect, Format, ReportError, ReportOptions};
 use minijinja::{Environment, Value};
 use rigel_results::ResultsDoc;
@@ -189,6 +190,13 @@ impl Prepared {
         )
     }
 
+    /// `rows.csv`, where the pages summarize their per-point tables: more finished points than a
+    /// table shows (`template::summarize`).
+    fn rows_file(&self) -> Option<(PathBuf, String)> {
+        let points = &self.views.points;
+        (points.len() > TABLE_ROWS).then(|| (ROWS_CSV.into(), rows_csv(points)))
+    }
+
     fn chart_files(&self) -> impl Iterator<Item = (PathBuf, String)> + '_ {
         self.views
             .charts
@@ -216,11 +224,14 @@ fn orion_files(i: &Inputs) -> Result<Files, ReportError> {
 fn markdown(i: &Inputs) -> Result<Files, ReportError> {
     let mut out = vec![i.page("markdown", "markdown/report.md", "report.md")?];
     out.extend(i.prepared()?.chart_files());
+    out.extend(i.prepared()?.rows_file());
     Ok(out)
 }
 
 fn html(i: &Inputs) -> Result<Files, ReportError> {
-    Ok(vec![i.page("html", "html/report.html", "report.html")?])
+    let mut out = vec![i.page("html", "html/report.html", "report.html")?];
+    out.extend(i.prepared()?.rows_file());
+    Ok(out)
 }
 
 /// The results document itself: no view, no chart, no template.

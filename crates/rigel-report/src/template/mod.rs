@@ -4,12 +4,14 @@
 
 mod env;
 mod isolate;
+mod summarize;
 mod undefined;
 mod user;
 mod user_loader;
 
 pub(crate) use env::{base_environment, builtin_environment};
 pub(crate) use isolate::render_user;
+pub(crate) use summarize::TABLE_ROWS;
 pub use isolate::{isolate_user_templates, serve_template_child};
 
 use crate::ReportError;
