@@ -5,11 +5,11 @@
 
 use super::chart::{chart_notes, charts, more_charts};
 use super::context;
+use super::format::{ROWS_CSV, rows_csv};
 use super::lazy_context::{Context, Views};
 use super::lazy_doc::LazyDoc;
 use super::orion::{self, OrionSettings};
 use super::rows::{self, Shared};
-use super::format::{ROWS_CSV, rows_csv};
 use super::template::{TABLE_ROWS, builtin_environment, render_one, render_user};
 use super::{Dialect, Format, ReportError, ReportOptions};
 use minijinja::{Environment, Value};

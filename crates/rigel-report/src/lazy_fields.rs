@@ -266,8 +266,8 @@ impl SerializeMap for Picking<'_> {
     type Error = NotFields;
 
     fn serialize_key<K: Serialize + ?Sized>(&mut self, key: &K) -> Result<(), NotFields> {
-        self.pending = self.found.is_none()
-            && Value::from_serialize(key).as_str() == Some(self.key);
+        self.pending =
+            self.found.is_none() && Value::from_serialize(key).as_str() == Some(self.key);
         Ok(())
     }
 

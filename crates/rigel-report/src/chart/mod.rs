@@ -9,6 +9,7 @@ mod more;
 mod overlay;
 pub(crate) mod percentiles;
 mod plot;
+mod thin;
 pub(crate) mod timeseries;
 pub(crate) mod trend;
 mod varied;

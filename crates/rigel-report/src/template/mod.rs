@@ -11,8 +11,8 @@ mod user_loader;
 
 pub(crate) use env::{base_environment, builtin_environment};
 pub(crate) use isolate::render_user;
-pub(crate) use summarize::TABLE_ROWS;
 pub use isolate::{isolate_user_templates, serve_template_child};
+pub(crate) use summarize::TABLE_ROWS;
 
 use crate::ReportError;
 use minijinja::{Environment, Value};
