@@ -374,7 +374,7 @@ mod tests {
             Fields::value(owner.clone(), i, |o, i| &o[i], none)
         });
         let eager = Value::from_serialize(&*rows);
-        let json = |v: &Value| serde_json::to_string(v).expect("serializes");
+        let json = |v: &Value| serde_json::to_value(v).expect("serializes");
         assert_eq!(json(&lazy), json(&eager));
         let env = minijinja::Environment::new();
         let t = "{% for r in rows %}{{ r.name }} {{ r.inner.a }} {{ r.extra }} {{ r.gone is defined }} {{ r | length }};{% endfor %}{{ rows | length }} {{ rows[1].name }} {{ rows[-1].name }}";
@@ -385,6 +385,6 @@ mod tests {
             .render_str(t, minijinja::context! { rows => eager })
             .expect("renders");
         assert_eq!(lazy_out, eager_out);
-        assert!(lazy_out.starts_with("row 0 0 0 false 3;"), "{lazy_out}");
+        assert!(lazy_out.starts_with("row 0 0 0 False 3;"), "{lazy_out}");
     }
 }
