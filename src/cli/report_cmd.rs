@@ -9,7 +9,8 @@ pub fn run(a: &ReportArgs) -> i32 {
     let doc = match report::load_run_folder_status(&a.dir) {
         Ok(folder) => {
             folder.notes.iter().for_each(super::style::note);
-            folder.doc
+            // Shared, so that the templates read it without a copy (1 GB at 100,000 points).
+            std::sync::Arc::new(folder.doc)
         }
         Err(e) => {
             eprintln!("rigel report: {e}");
@@ -33,7 +34,7 @@ pub fn run(a: &ReportArgs) -> i32 {
         exclusive: false,
         paper: a.paper,
     };
-    match report::render(&doc, &opts) {
+    match report::render_shared(&doc, &opts) {
         Ok(files) => {
             files.iter().for_each(|f| outln!("{}", f.display()));
             // The verdicts the reports show, judged again; stdout stays the list of files.

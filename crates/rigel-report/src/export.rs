@@ -3,21 +3,21 @@
 //! only when an exporter asks for them, once. `--format json` asks for none of them: it writes the
 //! document itself.
 
-use super::chart::{Chart, chart_notes, charts, more_charts};
-use super::context::{self, RigelInfo, RunView};
+use super::chart::{chart_notes, charts, more_charts};
+use super::context;
+use super::format::{ROWS_CSV, rows_csv};
+use super::lazy_context::{Context, Views};
 use super::lazy_doc::LazyDoc;
-use super::orion::{self, OrionSettings, OrionView};
-use super::rows::{self, ClassView, Headline, PointView};
-use super::template::{builtin_environment, render_one, render_user};
+use super::orion::{self, OrionSettings};
+use super::rows::{self, Shared};
+use super::template::{TABLE_ROWS, builtin_environment, render_one, render_user};
 use super::{Dialect, Format, ReportError, ReportOptions};
 use minijinja::{Environment, Value};
-use rigel_plan::RunPlan;
-use rigel_results::stats::{ValidityConfig, Warning, warnings};
+use rigel_results::ResultsDoc;
+use rigel_results::stats::{ValidityConfig, warnings};
 use rigel_results::view::ResultsView;
-use rigel_results::{HostInfo, ResultsDoc, TargetInfo};
-use serde::Serialize;
 use std::cell::OnceCell;
-use std::collections::BTreeMap;
+use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -58,55 +58,11 @@ const EXPORTERS: &[Exporter] = &[
     },
 ];
 
-/// Everything a template sees (docs/report-context.md describes each field).
-#[derive(Serialize)]
-struct Context<'a> {
-    rigel: RigelInfo,
-    /// Which output is being rendered: `orion`, `markdown`, `html` or `user`.
-    format: &'a str,
-    /// Read field by field as templates ask (`lazy_doc`).
-    doc: Value,
-    plan: &'a RunPlan,
-    run: &'a RunView,
-    host: &'a HostInfo,
-    targets: &'a [TargetInfo],
-    classes: &'a [ClassView],
-    points: &'a [PointView],
-    headline: &'a Headline,
-    charts: &'a [Chart],
-    chart: BTreeMap<&'a str, &'a Chart>,
-    /// What the charts leave out and why (`chart::chart_notes`): per-second charts of short points.
-    chart_notes: &'a [String],
-    orion: &'a OrionView,
-    orion_matrices: &'a [OrionView],
-    requirements: &'a Option<serde_json::Value>,
-    /// A fleet's hosts (none for one host's run).
-    fleet: &'a Option<super::fleet::FleetView>,
-    /// Validity warnings (`stats::warnings`), each with the figure that triggered it.
-    warnings: &'a [Warning],
-    /// Decimal MB/s columns beside MiB/s (`--units si`).
-    si_units: bool,
-    /// The handover summary's figures (`handover.rs`).
-    handover: &'a super::handover::Handover,
-}
-
 /// The views, computed once per render, for the exporters that use templates.
-struct Prepared<'a> {
-    doc: &'a ResultsDoc,
+struct Prepared {
+    shared: Arc<ResultsDoc>,
     doc_value: Value,
-    run: RunView,
-    points: Vec<PointView>,
-    classes: Vec<ClassView>,
-    headline: Headline,
-    charts: Vec<Chart>,
-    chart_notes: Vec<String>,
-    /// One per `[sweep]` combination; never empty.
-    orion: Vec<OrionView>,
-    requirements: Option<serde_json::Value>,
-    fleet: Option<super::fleet::FleetView>,
-    warnings: Vec<Warning>,
-    si_units: bool,
-    handover: super::handover::Handover,
+    views: Arc<Views>,
 }
 
 /// What the exporters render from: the document, the options, and the views made on first use.
@@ -115,12 +71,12 @@ struct Inputs<'a> {
     /// The same document shared, when the caller has it so (none: copied once for templates).
     shared: Option<Arc<ResultsDoc>>,
     opts: &'a ReportOptions,
-    prepared: OnceCell<Prepared<'a>>,
+    prepared: OnceCell<Prepared>,
     env: OnceCell<Environment<'static>>,
 }
 
 impl<'a> Inputs<'a> {
-    fn prepared(&self) -> Result<&Prepared<'a>, ReportError> {
+    fn prepared(&self) -> Result<&Prepared, ReportError> {
         if let Some(p) = self.prepared.get() {
             return Ok(p);
         }
@@ -148,14 +104,14 @@ impl<'a> Inputs<'a> {
         file: &str,
     ) -> Result<(PathBuf, String), ReportError> {
         let prep = self.prepared()?;
-        let ctx = prep.context(format, &prep.orion[0]);
+        let ctx = prep.context(format, 0);
         Ok((file.into(), render_one(self.env()?, template, &ctx)?))
     }
 }
 
-impl<'a> Prepared<'a> {
+impl Prepared {
     fn new(
-        doc: &'a ResultsDoc,
+        doc: &ResultsDoc,
         shared: Arc<ResultsDoc>,
         opts: &ReportOptions,
     ) -> Result<Self, ReportError> {
@@ -183,7 +139,7 @@ impl<'a> Prepared<'a> {
             .groups()
             .iter()
             .map(|g| {
-                let ids: Vec<u32> = g.points.iter().map(|p| p.id()).collect();
+                let ids: HashSet<u32> = g.points.iter().map(|p| p.id()).collect();
                 let views = points
                     .iter()
                     .filter(|p| ids.contains(&p.id))
@@ -202,56 +158,48 @@ impl<'a> Prepared<'a> {
         let fleet = super::fleet::fleet_view(doc, &headline);
         let warnings = warnings(&view, &opts.past_runs, &ValidityConfig::default());
         let handover = super::handover::handover(&points, &headline);
-        Ok(Prepared {
-            handover,
-            warnings,
-            si_units: opts.si_units,
-            fleet,
-            doc,
-            doc_value: LazyDoc::value(shared),
+        let views = Views {
             run: context::run_view(&view),
+            classes: classes.into_iter().map(Shared::new).collect(),
             points,
-            classes,
             headline,
             charts,
             chart_notes,
             orion,
             requirements,
+            fleet,
+            warnings,
+            si_units: opts.si_units,
+            handover,
+        };
+        Ok(Prepared {
+            doc_value: LazyDoc::value(shared.clone()),
+            shared,
+            views: Arc::new(views),
         })
     }
 
-    fn context(&self, format: &'a str, orion: &'a OrionView) -> Value
-    where
-        Self: 'a,
-    {
-        Value::from_serialize(Context {
-            rigel: RigelInfo {
-                version: env!("CARGO_PKG_VERSION"),
-            },
+    /// The context of one page: `orion` is the ORION matrix its `orion` names.
+    fn context(&self, format: &str, orion: usize) -> Value {
+        Context::value(
+            self.views.clone(),
+            self.shared.clone(),
+            self.doc_value.clone(),
             format,
-            doc: self.doc_value.clone(),
-            plan: self.doc.plan(),
-            run: &self.run,
-            host: self.doc.host(),
-            targets: self.doc.targets(),
-            classes: &self.classes,
-            points: &self.points,
-            headline: &self.headline,
-            charts: &self.charts,
-            chart: self.charts.iter().map(|c| (c.name.as_str(), c)).collect(),
-            chart_notes: &self.chart_notes,
             orion,
-            orion_matrices: &self.orion,
-            requirements: &self.requirements,
-            warnings: &self.warnings,
-            si_units: self.si_units,
-            fleet: &self.fleet,
-            handover: &self.handover,
-        })
+        )
+    }
+
+    /// `rows.csv`, where the pages summarize their per-point tables: more finished points than a
+    /// table shows (`template::summarize`).
+    fn rows_file(&self) -> Option<(PathBuf, String)> {
+        let points = &self.views.points;
+        (points.len() > TABLE_ROWS).then(|| (ROWS_CSV.into(), rows_csv(points)))
     }
 
     fn chart_files(&self) -> impl Iterator<Item = (PathBuf, String)> + '_ {
-        self.charts
+        self.views
+            .charts
             .iter()
             .map(|c| (PathBuf::from(&c.file), c.svg.clone()))
     }
@@ -262,8 +210,8 @@ fn orion_files(i: &Inputs) -> Result<Files, ReportError> {
     let prep = i.prepared()?;
     let kinds = orion::kinds(i.opts.dialect);
     let mut out = Vec::new();
-    for view in &prep.orion {
-        let ctx = prep.context("orion", view);
+    for (n, view) in prep.views.orion.iter().enumerate() {
+        let ctx = prep.context("orion", n);
         for kind in &kinds {
             let text = render_one(i.env()?, &format!("orion/{kind}"), &ctx)?;
             out.push((PathBuf::from(format!("{}_{kind}", view.prefix)), text));
@@ -276,11 +224,14 @@ fn orion_files(i: &Inputs) -> Result<Files, ReportError> {
 fn markdown(i: &Inputs) -> Result<Files, ReportError> {
     let mut out = vec![i.page("markdown", "markdown/report.md", "report.md")?];
     out.extend(i.prepared()?.chart_files());
+    out.extend(i.prepared()?.rows_file());
     Ok(out)
 }
 
 fn html(i: &Inputs) -> Result<Files, ReportError> {
-    Ok(vec![i.page("html", "html/report.html", "report.html")?])
+    let mut out = vec![i.page("html", "html/report.html", "report.html")?];
+    out.extend(i.prepared()?.rows_file());
+    Ok(out)
 }
 
 /// The results document itself: no view, no chart, no template.
@@ -301,7 +252,7 @@ fn junit(i: &Inputs) -> Result<Files, ReportError> {
 /// A user's template file or folder, with the charts beside it.
 fn user(i: &Inputs, path: &std::path::Path) -> Result<Files, ReportError> {
     let prep = i.prepared()?;
-    let ctx = prep.context("user", &prep.orion[0]);
+    let ctx = prep.context("user", 0);
     let mut out = render_user(path, &ctx)?;
     out.extend(prep.chart_files());
     Ok(out)
@@ -322,7 +273,7 @@ pub fn render_pdf(
         env: OnceCell::new(),
     };
     let prep = i.prepared()?;
-    let ctx = prep.context("pdf", &prep.orion[0]);
+    let ctx = prep.context("pdf", 0);
     let user_md = opts.template.as_deref().filter(|p| {
         let name = p.to_string_lossy();
         p.is_file()

@@ -3,7 +3,7 @@
 //! and the three figures Oracle's `DBMS_RESOURCE_MANAGER.CALIBRATE_IO` reports, each derived from
 //! the per-class rows by the rule its `basis` states.
 
-use super::rows::{Best, ClassRow, DirView, Headline, PointView};
+use super::rows::{Best, ClassRow, DirView, Headline, Point};
 use rigel_expr::units;
 use serde::Serialize;
 
@@ -52,11 +52,11 @@ pub struct Handover {
     pub calibrate_io: CalibrateIo,
 }
 
-pub fn handover(points: &[PointView], headline: &Headline) -> Handover {
+pub fn handover(points: &[Point], headline: &Headline) -> Handover {
     let rows: Vec<&ClassRow> = points
         .iter()
         .filter(|p| p.ok)
-        .flat_map(|p| &p.classes)
+        .flat_map(|p| p.classes.iter().map(|r| &**r))
         .collect();
     let best = |b: &Option<Best>, measure: &str, text: &dyn Fn(f64) -> String| {
         let b = b.as_ref()?;

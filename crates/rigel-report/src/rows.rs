@@ -10,6 +10,45 @@ use rigel_results::view::{self, ClassRead, Figures, PointRead, ResultsView};
 use rigel_results::{CpuTime, Interval, LatencyStats};
 use serde::Serialize;
 use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// A class row, shared: a point's `classes` and `c`, its class's `rows` and its group's `rows` hold
+/// the same one (four copies of every row, per-second series included, held 100,000 points in
+/// gigabytes).
+pub type Row = Shared<ClassRow>;
+
+/// A point's view, shared by the top-level `points` and each ORION matrix's.
+pub type Point = Shared<PointView>;
+
+/// A view shared by the lists that show it, serialized as the view itself (serde's `rc` feature
+/// would rebuild every crate that uses serde).
+#[derive(Debug)]
+pub struct Shared<T>(pub Arc<T>);
+
+impl<T> Shared<T> {
+    pub fn new(v: T) -> Self {
+        Shared(Arc::new(v))
+    }
+}
+
+impl<T> Clone for Shared<T> {
+    fn clone(&self) -> Self {
+        Shared(self.0.clone())
+    }
+}
+
+impl<T> std::ops::Deref for Shared<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<T: Serialize> Serialize for Shared<T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(s)
+    }
+}
 
 /// One direction's figures (histogram left out: it is in `doc`).
 #[derive(Clone, Debug, Serialize)]
@@ -94,9 +133,9 @@ pub struct PointView {
     /// written before rigel kept it, and in a fleet's merged point).
     pub depth: Option<DepthView>,
     /// The classes that ran at this point, in class order.
-    pub classes: Vec<ClassRow>,
+    pub classes: Vec<Row>,
     /// The same rows keyed by class name.
-    pub c: BTreeMap<String, ClassRow>,
+    pub c: BTreeMap<String, Row>,
 }
 
 /// The depth a point held: rigel's time-average in flight over its classes, the load asked (the
@@ -195,7 +234,7 @@ pub struct ClassGroup {
     pub per_stream: u32,
     /// Reads and writes both: rows show `total`, `read` and `write` lines (`row.dirs`).
     pub mixed: bool,
-    pub rows: Vec<ClassRow>,
+    pub rows: Vec<Row>,
     pub best_iops: Option<Best>,
     pub best_mbps: Option<Best>,
     pub min_latency: Option<Best>,
@@ -219,7 +258,7 @@ pub struct ClassView {
     /// The matrix levels of this class (0 included where the shape uses it).
     pub levels: Vec<u32>,
     /// Every finished point where this class ran, in run order.
-    pub rows: Vec<ClassRow>,
+    pub rows: Vec<Row>,
     /// The same rows per `[sweep]` combination (one group without a sweep).
     pub groups: Vec<ClassGroup>,
     pub best_iops: Option<Best>,
@@ -315,12 +354,12 @@ fn class_row(p: &PointRead, c: &ClassRead) -> ClassRow {
     }
 }
 
-pub fn point_views(view: &ResultsView) -> Vec<PointView> {
+pub fn point_views(view: &ResultsView) -> Vec<Shared<PointView>> {
     view.points
         .iter()
         .map(|p| {
-            let classes: Vec<ClassRow> = p.running().map(|c| class_row(p, c)).collect();
-            PointView {
+            let classes: Vec<Row> = p.running().map(|c| Row::new(class_row(p, c))).collect();
+            Shared::new(PointView {
                 id: p.id(),
                 label: p.label(),
                 loads: loads_of(p),
@@ -342,7 +381,7 @@ pub fn point_views(view: &ResultsView) -> Vec<PointView> {
                     .map(|r| (r.class.clone(), r.clone()))
                     .collect(),
                 classes,
-            }
+            })
         })
         .collect()
 }
@@ -406,7 +445,7 @@ fn distinct(values: impl Iterator<Item = String>) -> String {
 /// Gives every row the same load columns (a table's header is taken from its first row): the
 /// classes any row lists, in class order, 0 where a row's point leaves one idle. Points of many
 /// classes list only those that run, so rows of one class may name different others.
-fn same_load_columns(mut rows: Vec<ClassRow>, order: &[rigel_plan::IoClass]) -> Vec<ClassRow> {
+fn same_load_columns(mut rows: Vec<Row>, order: &[rigel_plan::IoClass]) -> Vec<Row> {
     let named: std::collections::HashSet<&str> = rows
         .iter()
         .flat_map(|r| r.loads.iter().map(|l| l.class.as_str()))
@@ -417,6 +456,12 @@ fn same_load_columns(mut rows: Vec<ClassRow>, order: &[rigel_plan::IoClass]) -> 
         .map(|c| c.name.clone())
         .collect();
     for r in &mut rows {
+        // Most rows already list these columns: a row is copied only where its own differ.
+        let same = r.loads.len() == columns.len()
+            && r.loads.iter().zip(&columns).all(|(l, c)| &l.class == c);
+        if same {
+            continue;
+        }
         let loads = columns
             .iter()
             .map(|class| LoadView {
@@ -428,18 +473,18 @@ fn same_load_columns(mut rows: Vec<ClassRow>, order: &[rigel_plan::IoClass]) -> 
                     .map_or(0, |l| l.load),
             })
             .collect();
-        r.loads = loads;
+        Arc::make_mut(&mut r.0).loads = loads;
     }
     rows
 }
 
-fn class_groups(view: &ResultsView, points: &[PointView], class: &str) -> Vec<ClassGroup> {
+fn class_groups(view: &ResultsView, points: &[Shared<PointView>], class: &str) -> Vec<ClassGroup> {
     view.groups()
         .iter()
         .filter_map(|g| {
             let prm = view.params_in(g.sweep, class)?;
             let sweep = sweep_views(g.sweep);
-            let rows: Vec<ClassRow> = points
+            let rows: Vec<Row> = points
                 .iter()
                 .filter(|p| p.sweep == sweep)
                 .filter_map(|p| p.c.get(class).cloned())
@@ -464,13 +509,13 @@ fn class_groups(view: &ResultsView, points: &[PointView], class: &str) -> Vec<Cl
         .collect()
 }
 
-pub fn class_views(view: &ResultsView, points: &[PointView]) -> Vec<ClassView> {
+pub fn class_views(view: &ResultsView, points: &[Shared<PointView>]) -> Vec<ClassView> {
     let plan = &view.doc.plan();
     let all = view.all();
     plan.classes
         .iter()
         .map(|class| {
-            let rows: Vec<ClassRow> = points
+            let rows: Vec<Row> = points
                 .iter()
                 .filter_map(|p| p.c.get(&class.name).cloned())
                 .collect();

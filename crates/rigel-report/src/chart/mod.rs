@@ -9,6 +9,7 @@ mod more;
 mod overlay;
 pub(crate) mod percentiles;
 mod plot;
+mod thin;
 pub(crate) mod timeseries;
 pub(crate) mod trend;
 mod varied;
@@ -16,7 +17,7 @@ mod varied;
 pub use more::{chart_notes, more_charts};
 pub use overlay::compare_overlay;
 
-use crate::rows::{ClassRow, ClassView, PointView};
+use crate::rows::{ClassRow, ClassView, Point, Row};
 use axis::Kind;
 use heatmap::HeatMap;
 use plot::{Figure, Line, Mark, Panel};
@@ -285,7 +286,7 @@ fn load_panel(x_label: &str, y_label: String, y: Kind, lines: Vec<Line>) -> Pane
 fn latency_chart(
     classes: &[ClassView],
     name: &str,
-    rows: &[ClassRow],
+    rows: &[Row],
     scale: LatencyScale,
 ) -> Option<Figure> {
     let v = varied::varied(name, rows)?;
@@ -362,14 +363,14 @@ fn latency_chart(
 }
 
 /// Small IOPS over (small load, large load), when points ran both classes at once.
-fn heat_map(points: &[PointView], small: &str, large: &str) -> Option<HeatMap> {
+fn heat_map(points: &[Point], small: &str, large: &str) -> Option<HeatMap> {
     let first_sweep = points.first().map(|p| {
         p.sweep
             .iter()
             .map(|b| (b.key.clone(), b.value.clone()))
             .collect::<Vec<_>>()
     });
-    let same_sweep = |p: &PointView| {
+    let same_sweep = |p: &Point| {
         Some(
             p.sweep
                 .iter()
@@ -377,7 +378,7 @@ fn heat_map(points: &[PointView], small: &str, large: &str) -> Option<HeatMap> {
                 .collect::<Vec<_>>(),
         ) == first_sweep
     };
-    let load = |p: &PointView, c: &str| p.loads.iter().find(|l| l.class == c).map_or(0, |l| l.load);
+    let load = |p: &Point, c: &str| p.loads.iter().find(|l| l.class == c).map_or(0, |l| l.load);
     let mut cells: BTreeMap<(u32, u32), f64> = BTreeMap::new();
     for p in points.iter().filter(|p| p.ok && same_sweep(p)) {
         if let Some(row) = p.c.get(small) {
@@ -412,7 +413,7 @@ fn heat_map(points: &[PointView], small: &str, large: &str) -> Option<HeatMap> {
     })
 }
 
-pub fn charts(classes: &[ClassView], points: &[PointView]) -> Vec<Chart> {
+pub fn charts(classes: &[ClassView], points: &[Point]) -> Vec<Chart> {
     let mut out = Vec::new();
     let mut push = |name: String, fig: &Figure| {
         out.push(Chart {

@@ -7,7 +7,7 @@ use super::percentiles::{Direction, percentile_plot};
 use super::timeseries::{SecondSeries, slowest_p99, time_series};
 use super::varied::{chunks, varied};
 use super::{Chart, MOST_SERIES, latency_scale, slug};
-use crate::rows::{ClassRow, ClassView, Headline, PointView};
+use crate::rows::{ClassRow, ClassView, Headline, Point};
 use hdrhistogram::Histogram;
 use rigel_results::decode_histogram;
 use rigel_results::stats::{MIN_SECONDS, full_seconds, iops_spread};
@@ -93,7 +93,7 @@ fn hockey_charts(classes: &[ClassView]) -> Vec<Chart> {
 }
 
 /// Why a point deserves its own time series, when it is not steady: `not steady, IOPS max/min 2.1×`.
-fn unsteady(p: &PointView) -> Option<String> {
+fn unsteady(p: &Point) -> Option<String> {
     let spread = p
         .classes
         .iter()
@@ -110,7 +110,7 @@ fn unsteady(p: &PointView) -> Option<String> {
 }
 
 /// A point's fewest full seconds over its classes: what a per-second chart of it would be drawn from.
-fn seconds_of(p: &PointView) -> usize {
+fn seconds_of(p: &Point) -> usize {
     p.classes
         .iter()
         .map(|c| full_seconds(&c.intervals).count())
@@ -120,8 +120,8 @@ fn seconds_of(p: &PointView) -> usize {
 
 /// Why some points have no per-second chart: each needs [`MIN_SECONDS`] full seconds, since a
 /// line through two or three says more about chance than about the storage.
-pub fn chart_notes(points: &[PointView], headline: &Headline) -> Vec<String> {
-    let short: Vec<&PointView> = candidates(points, headline)
+pub fn chart_notes(points: &[Point], headline: &Headline) -> Vec<String> {
+    let short: Vec<&Point> = candidates(points, headline)
         .into_iter()
         .filter(|p| seconds_of(p) < MIN_SECONDS)
         .collect();
@@ -139,8 +139,8 @@ pub fn chart_notes(points: &[PointView], headline: &Headline) -> Vec<String> {
 }
 
 /// The points a per-second chart is wanted for: the headline ones, then the unsteady ones.
-fn candidates<'p>(points: &'p [PointView], headline: &Headline) -> Vec<&'p PointView> {
-    let mut out: Vec<&PointView> = Vec::new();
+fn candidates<'p>(points: &'p [Point], headline: &Headline) -> Vec<&'p Point> {
+    let mut out: Vec<&Point> = Vec::new();
     for b in [&headline.max_iops, &headline.max_mbps]
         .into_iter()
         .flatten()
@@ -156,9 +156,9 @@ fn candidates<'p>(points: &'p [PointView], headline: &Headline) -> Vec<&'p Point
 
 /// Headline points first, then every point with a class whose per-second IOPS spread is above 1.5×;
 /// only points with at least [`MIN_SECONDS`] full seconds (see [`chart_notes`]).
-fn series_points<'p>(points: &'p [PointView], headline: &Headline) -> Vec<(&'p PointView, String)> {
+fn series_points<'p>(points: &'p [Point], headline: &Headline) -> Vec<(&'p Point, String)> {
     let heads = [&headline.max_iops, &headline.max_mbps];
-    let mut out: Vec<(&PointView, String)> = Vec::new();
+    let mut out: Vec<(&Point, String)> = Vec::new();
     for b in heads.into_iter().flatten() {
         if let Some(p) = points.iter().find(|p| p.id == b.point) {
             if !out.iter().any(|(q, _)| q.id == p.id) {
@@ -181,8 +181,8 @@ fn series_points<'p>(points: &'p [PointView], headline: &Headline) -> Vec<(&'p P
     out
 }
 
-fn series_charts(points: &[PointView], headline: &Headline) -> Vec<Chart> {
-    let drawn: Vec<(&PointView, String, Vec<SecondSeries<'_>>)> = series_points(points, headline)
+fn series_charts(points: &[Point], headline: &Headline) -> Vec<Chart> {
+    let drawn: Vec<(&Point, String, Vec<SecondSeries<'_>>)> = series_points(points, headline)
         .into_iter()
         .filter(|(p, _)| seconds_of(p) >= MIN_SECONDS)
         .map(|(p, why)| {
@@ -296,7 +296,7 @@ fn chart(name: String, title: &str, svg: String) -> Chart {
 pub fn more_charts(
     view: &ResultsView,
     classes: &[ClassView],
-    points: &[PointView],
+    points: &[Point],
     headline: &Headline,
 ) -> Vec<Chart> {
     let mut out = hockey_charts(classes);

@@ -3,7 +3,7 @@
 //! class swept 1..32 is drawn against the small class's load). A class that ran under one condition
 //! only has nothing to draw a line along: it gets a table row, not a one-x chart.
 
-use crate::rows::ClassRow;
+use crate::rows::{ClassRow, Row};
 
 /// The rows of one series: everything but the x parameter the same.
 pub(super) struct Series<'r> {
@@ -66,8 +66,12 @@ fn distinct(rows: &[&ClassRow], class: &str) -> usize {
 
 /// The rows of `class` split along what varied, series of two points or more; none when no load
 /// varied (one condition, or only `[sweep]` values: those are compared in tables, not along a line).
-pub(super) fn varied<'r>(class: &str, rows: &'r [ClassRow]) -> Option<Varied<'r>> {
-    let ok: Vec<&ClassRow> = rows.iter().filter(|r| r.ok && r.load > 0).collect();
+pub(super) fn varied<'r>(class: &str, rows: &'r [Row]) -> Option<Varied<'r>> {
+    let ok: Vec<&ClassRow> = rows
+        .iter()
+        .map(|r| &**r)
+        .filter(|r| r.ok && r.load > 0)
+        .collect();
     let first: &'r ClassRow = ok.first()?;
     let x_class = if distinct(&ok, class) > 1 {
         class.to_string()

@@ -3,8 +3,10 @@
 
 pub(crate) mod hlog;
 mod junit;
+mod rows_csv;
 
 pub use junit::{JUNIT_FILE, junit_text, write_junit};
+pub(crate) use rows_csv::{ROWS_CSV, rows_csv};
 
 // `hlog` names the crate's error as its parent's.
 use crate::ReportError;

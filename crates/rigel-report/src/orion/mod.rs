@@ -114,7 +114,7 @@ pub struct OrionView {
     /// This matrix's `[sweep]` values (empty without a sweep).
     pub sweep: Vec<SweepBinding>,
     /// This matrix's points, as the top-level `points`.
-    pub points: Vec<PointView>,
+    pub points: Vec<crate::rows::Shared<PointView>>,
 }
 
 /// What the caller decides about ORION's files.
@@ -338,7 +338,7 @@ pub fn orion_view(
     view: &ResultsView,
     settings: &OrionSettings,
     group: &Group,
-    points: Vec<PointView>,
+    points: Vec<crate::rows::Shared<PointView>>,
 ) -> Result<OrionView, ReportError> {
     let doc = view.doc;
     let mut m = Matrix {

@@ -100,6 +100,7 @@ pub fn base_environment() -> Environment<'static> {
     env.add_filter("us", |ns: f64| ns / 1e3);
     env.add_filter("ms", |ns: f64| ns / 1e6);
     env.add_function("md_table", md_table);
+    env.add_filter("summarize", super::summarize::summarize);
     env
 }
 

@@ -4,6 +4,7 @@
 
 mod env;
 mod isolate;
+mod summarize;
 mod undefined;
 mod user;
 mod user_loader;
@@ -11,6 +12,7 @@ mod user_loader;
 pub(crate) use env::{base_environment, builtin_environment};
 pub(crate) use isolate::render_user;
 pub use isolate::{isolate_user_templates, serve_template_child};
+pub(crate) use summarize::TABLE_ROWS;
 
 use crate::ReportError;
 use minijinja::{Environment, Value};
