@@ -62,7 +62,6 @@ pub const SHAPES: &[&str] = &["basic", "detailed", "point", "row", "col", "max"]
 pub const SWEEP_PARAMS: &[&str] = &["size", "mix", "access", "per_stream", "rate"];
 pub const ARRIVALS: &[&str] = &["uniform", "poisson"];
 pub const HOT_LAYOUTS: &[&str] = &["scattered", "contiguous"];
-pub const DURABILITIES: &[&str] = &["none", "dsync"];
 /// The words `verify` takes besides `true` and `false`.
 pub const VERIFY_WORDS: &[&str] = &["after"];
 
@@ -274,7 +273,7 @@ pub const CLASS: &[Key] = &[
         "size",
         Kind::Size,
         None,
-        "I/O size, a multiple of 512 bytes; required",
+        "I/O size, a multiple of 512 bytes; or a size mix, \"8KiB:60%, 64KiB:30%, 1MiB:10%\" (shares of the I/Os by count, adding up to 100%) or \"4KiB..=64KiB x2\" (equally likely); required",
     ),
     key(
         "access",
@@ -332,9 +331,9 @@ pub const CLASS: &[Key] = &[
     ),
     key(
         "durability",
-        Kind::OneOf(DURABILITIES),
+        Kind::Text,
         Some("none"),
-        "none: writes may stay in a write-back cache; dsync: every write is durable when it completes (RWF_DSYNC: the kernel sends FUA where the device has it, else a flush after the write)",
+        "none: writes may stay in a write-back cache; dsync: every write is durable when it completes (RWF_DSYNC: the kernel sends FUA where the device has it, else a flush after the write); fdatasync:N / fsync:N: an fdatasync (fsync) after every N writes of the class, its commit latency recorded",
     ),
     key(
         "verify",
