@@ -12,6 +12,8 @@ mod diskstat;
 mod drain;
 mod entering;
 mod failure;
+mod flush;
+mod mix;
 mod offsets;
 mod options;
 mod pace;

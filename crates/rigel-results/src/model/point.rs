@@ -128,6 +128,13 @@ pub struct ClassResult {
     /// its region, achieved beside the theory's. Absent for uniform classes and merged points.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skew: Option<SkewResult>,
+    /// A class with a size mix: each size's share of the window's I/Os, asked and achieved
+    /// (empty for a class of one size and in merged points).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sizes: Vec<super::SizeShareResult>,
+    /// `durability = "fdatasync:N"` / `"fsync:N"`: the window's commits and their latencies.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit: Option<super::CommitResult>,
 }
 
 /// What a skewed class drew over the measured window.

@@ -1,0 +1,151 @@
+//! Grouped durable writes (`durability = "fdatasync:N"` / `"fsync:N"`): each slot of such a class
+//! is a committer. After its N-th completed write it sends a flush through io_uring
+//! (`IORING_OP_FSYNC`, data only for fdatasync) to every target the group wrote, one after the
+//! other, before its next I/O; the commit's latency runs from the group's first write's
+//! submission to the last flush's completion.
+
+use super::ring::push_or_submit;
+use super::slots::State;
+use io_uring::{opcode, squeue, types};
+
+/// Most targets a grouped class's writes are tracked over (the plan refuses more).
+pub(super) const MAX_FLUSH_TARGETS: u32 = 64;
+
+/// A slot's group of writes toward its next flush.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Group {
+    /// Writes completed in the group.
+    pub(super) writes: u32,
+    /// The submission of the group's first write, ns.
+    pub(super) from_ns: u64,
+    /// Targets written in the group and not flushed yet (bit k: target k).
+    pub(super) targets: u64,
+    /// The flush in flight was sent at this time (`u64::MAX`: no flush in flight).
+    pub(super) flush_ns: u64,
+}
+
+impl Group {
+    pub(super) const IDLE: Group = Group {
+        writes: 0,
+        from_ns: 0,
+        targets: 0,
+        flush_ns: u64::MAX,
+    };
+
+    /// A flush of this slot is in flight.
+    #[inline]
+    pub(super) fn flushing(&self) -> bool {
+        self.flush_ns != u64::MAX
+    }
+}
+
+impl State<'_> {
+    /// Slot `i`'s write just completed: counts it in its group, and when the group is full sends
+    /// its first flush (true: the slot stays busy until the commit).
+    #[inline]
+    pub(super) fn start_flush(
+        &mut self,
+        i: usize,
+        now: u64,
+        sq: &mut squeue::SubmissionQueue<'_>,
+        submitter: &io_uring::Submitter<'_>,
+    ) -> bool {
+        let slot = &mut self.slots[i];
+        let Some(flush) = self.classes[slot.class].flush else {
+            return false;
+        };
+        let g = &mut slot.group;
+        if g.writes == 0 {
+            g.from_ns = slot.submitted_ns;
+        }
+        g.writes += 1;
+        g.targets |= 1u64 << slot.target.min(MAX_FLUSH_TARGETS - 1);
+        if g.writes < flush.every {
+            return false;
+        }
+        g.flush_ns = now;
+        // The stall check watches the flush from now on.
+        slot.submitted_ns = now;
+        self.flushes += 1;
+        self.queue_flush(i, sq, submitter);
+        true
+    }
+
+    /// Queues slot `i`'s flush of the lowest target its group wrote and has not flushed.
+    #[inline]
+    pub(super) fn queue_flush(
+        &mut self,
+        i: usize,
+        sq: &mut squeue::SubmissionQueue<'_>,
+        submitter: &io_uring::Submitter<'_>,
+    ) {
+        let slot = &mut self.slots[i];
+        let target = slot
+            .group
+            .targets
+            .trailing_zeros()
+            .min(MAX_FLUSH_TARGETS - 1);
+        slot.target = target;
+        let fsync = self.classes[slot.class].flush.is_some_and(|f| f.fsync);
+        let flags = if fsync {
+            types::FsyncFlags::empty()
+        } else {
+            types::FsyncFlags::DATASYNC
+        };
+        let entry = if self.fixed_files {
+            opcode::Fsync::new(types::Fixed(target))
+                .flags(flags)
+                .build()
+        } else {
+            opcode::Fsync::new(types::Fd(self.fds[target as usize]))
+                .flags(flags)
+                .build()
+        }
+        .user_data(i as u64);
+        // SAFETY: a flush references no memory; the fd or fixed index refers to a target that
+        // outlives the point.
+        unsafe { push_or_submit(sq, submitter, &entry) };
+    }
+
+    /// Slot `i`'s flush completed: true when every target of its group is flushed (the commit),
+    /// false when the next target's flush was queued.
+    #[inline]
+    pub(super) fn flush_done(
+        &mut self,
+        i: usize,
+        sq: &mut squeue::SubmissionQueue<'_>,
+        submitter: &io_uring::Submitter<'_>,
+    ) -> bool {
+        let g = &mut self.slots[i].group;
+        g.targets &= g.targets.wrapping_sub(1);
+        if g.targets != 0 {
+            self.queue_flush(i, sq, submitter);
+            return false;
+        }
+        self.flushes -= 1;
+        true
+    }
+
+    /// Slot `i`'s commit completed at `now`: records its latency and its last flush's (inside the
+    /// measured window) and starts a new group.
+    #[inline]
+    pub(super) fn commit(&mut self, i: usize, now: u64, measuring: bool) {
+        let slot = &mut self.slots[i];
+        let g = slot.group;
+        slot.group = Group::IDLE;
+        if measuring {
+            self.classes[slot.class].recorder.record_commit(
+                now.saturating_sub(g.from_ns),
+                now.saturating_sub(g.flush_ns),
+            );
+        }
+    }
+
+    /// Slot `i`'s flush failed or was abandoned: the slot holds no flush any more.
+    pub(super) fn flush_abandoned(&mut self, i: usize) {
+        if self.slots[i].group.flushing() {
+            self.slots[i].group = Group::IDLE;
+            self.flushes = self.flushes.saturating_sub(1);
+        }
+    }
+}
