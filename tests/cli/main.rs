@@ -11,6 +11,7 @@ mod builder;
 mod check;
 mod cold;
 mod compare;
+mod data_content;
 mod devices;
 mod durability;
 mod ecosystem;

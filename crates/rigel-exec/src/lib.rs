@@ -7,6 +7,7 @@
 
 mod clock;
 mod cpu;
+mod data;
 mod descriptions;
 mod diskstat;
 mod drain;

@@ -348,6 +348,7 @@ fn class_setups(
                 skew,
                 dsync: c.pattern.dsync,
                 flush: c.pattern.flush,
+                data: c.pattern.data,
                 mix,
                 size: c.size,
                 read_percent: c.mix.read_percent.min(100),

@@ -49,6 +49,8 @@ pub struct ClassSetup {
     pub flush: Option<rigel_plan::Flush>,
     /// A size mix: each I/O's size and its slots (`space` is then the smallest size's).
     pub mix: Option<super::mix::MixSetup>,
+    /// `compress` / `dedupe`: the shape of written data.
+    pub data: Option<rigel_plan::pattern::DataContent>,
     /// The I/O size (a mix's largest: each slot's buffer holds it).
     pub size: u64,
     pub read_percent: u8,
@@ -98,6 +100,8 @@ pub(super) struct WorkerClass<'a> {
     pub(super) flush: Option<rigel_plan::Flush>,
     /// A size mix (None: every I/O is the class's size).
     pub(super) mix: Option<&'a super::mix::MixSetup>,
+    /// Shaped write data (None: random words scrambled into the buffer).
+    pub(super) data: Option<super::data::DataFill>,
     pub(super) read_percent: u8,
     pub(super) in_flight: u32,
     /// ∫ in-flight I/Os dt over the window, I/O·ns (integer: no conversion per batch).
@@ -190,6 +194,7 @@ pub(super) fn setup<'a>(spec: &WorkerSpec<'a>, reuse: &Reuse) -> io::Result<(Rin
             dsync: setup.dsync,
             flush: setup.flush,
             mix: setup.mix.as_ref(),
+            data: setup.data.map(|d| super::data::DataFill::new(d, &mut rng)),
             read_percent: setup.read_percent,
             in_flight: 0,
             area: 0,
@@ -367,6 +372,8 @@ impl State<'_> {
             let buf = unsafe { self.arena.slot_mut(slot.buf, slot.len as usize) };
             if let Some(v) = verify {
                 v.stamp(buf, slot.buf, slot.class, (target, offset));
+            } else if let Some(d) = &class.data {
+                d.fill(buf, &mut self.rng);
             } else {
                 for chunk in buf.chunks_mut(SCRAMBLE_STRIDE) {
                     if let Some(word) = chunk.first_chunk_mut::<8>() {

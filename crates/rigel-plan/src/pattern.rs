@@ -31,6 +31,19 @@ pub struct Pattern {
     /// `durability = "fdatasync:N"` or `"fsync:N"`: a flush after every N writes of the class.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flush: Option<Flush>,
+    /// `compress` / `dedupe`: what the class's writes carry (absent: incompressible, unique).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<DataContent>,
+}
+
+/// The unit `compress` and `dedupe` shape written data in: every I/O size is a multiple of it.
+pub const DATA_UNIT: u64 = 4096;
+
+/// Written data's ratios, in hundredths (`3:1` = 300; 100 = no reduction).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DataContent {
+    pub compress: u32,
+    pub dedupe: u32,
 }
 
 /// A flush after every `every` writes of a class, `fdatasync` (data only) or `fsync`.
@@ -210,6 +223,7 @@ pub(crate) fn compile(
             .hint("give a sequential class one size, or set access = \"random\""),
         );
     }
+    let data = data_content(class, errors);
     if let Some(d) = &class.durability
         && flush.is_some()
     {
@@ -255,6 +269,7 @@ pub(crate) fn compile(
         dsync,
         sizes: sizes.filter(|m| !m.is_fixed()),
         flush,
+        data,
     };
     if let Some(r) = &class.region {
         let sizes: Option<Vec<u64>> = pattern
@@ -273,6 +288,49 @@ pub(crate) fn compile(
         }
     }
     pattern
+}
+
+/// `compress` / `dedupe`, checked: a class that writes, without `verify` (which writes its own
+/// blocks), every I/O size a whole number of 4 KiB units.
+fn data_content(class: &ClassSpec, errors: &mut Vec<SpecError>) -> Option<DataContent> {
+    let loc = class
+        .compress
+        .as_ref()
+        .or(class.dedupe.as_ref())?
+        .loc
+        .clone();
+    let ratio = |r: &Option<rigel_spec::Sp<u32>>| r.as_ref().map_or(100, |r| r.value);
+    let sizes: Vec<u64> = match &class.sizes {
+        Some(m) => m.value.items().iter().map(|s| s.size).collect(),
+        None => vec![class.size.value.0],
+    };
+    let why = if !class.mix.value.writes() {
+        Some("never writes: compress and dedupe shape written data".to_owned())
+    } else if class
+        .verify
+        .as_ref()
+        .is_some_and(|v| v.value != rigel_spec::Verify::Off)
+    {
+        Some("verifies: its blocks carry verify's stamps, not shaped data".to_owned())
+    } else {
+        sizes.iter().find(|&&s| s % DATA_UNIT != 0).map(|&s| {
+            format!(
+                "does {} I/Os: compress and dedupe shape whole 4 KiB units",
+                Size(s)
+            )
+        })
+    };
+    if let Some(why) = why {
+        errors.push(
+            SpecError::at(&loc, format!("class `{}` {why}", class.name.value), "here")
+                .hint("use I/O sizes that are multiples of 4KiB on a writing class without verify, or remove compress/dedupe"),
+        );
+        return None;
+    }
+    Some(DataContent {
+        compress: ratio(&class.compress),
+        dedupe: ratio(&class.dedupe),
+    })
 }
 
 /// A region must start inside the class's volume and hold at least one I/O.
@@ -316,5 +374,6 @@ impl Pattern {
             && !self.dsync
             && self.sizes.is_none()
             && self.flush.is_none()
+            && self.data.is_none()
     }
 }

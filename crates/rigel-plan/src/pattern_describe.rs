@@ -57,6 +57,14 @@ impl Pattern {
             let mean = units::size(m.mean());
             out.push_str(&format!("; sizes {m} (mean {mean} by count)"));
         }
+        if let Some(d) = self.data {
+            let ratio = |h: u32| format!("{}:1", f64::from(h) / 100.0);
+            out.push_str(&format!(
+                "; data compress {}, dedupe {} (4 KiB units)",
+                ratio(d.compress),
+                ratio(d.dedupe)
+            ));
+        }
         if self.dsync {
             out.push_str("; durable writes (dsync)");
         }

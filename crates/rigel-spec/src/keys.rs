@@ -330,6 +330,18 @@ pub const CLASS: &[Key] = &[
         "Where the hot blocks lie: scattered over the region by a seeded permutation, or contiguous from the region's start (normal: around its middle)",
     ),
     key(
+        "compress",
+        Kind::Text,
+        Some("none"),
+        "Written data compressible to this ratio, \"3:1\": each 4 KiB unit is fresh random bytes for 1/ratio of it and zeros for the rest",
+    ),
+    key(
+        "dedupe",
+        Kind::Text,
+        Some("none"),
+        "Written 4 KiB units duplicated to this ratio, \"2:1\": each unit is a copy from a pool of 16 with probability 1 − 1/ratio, else fresh",
+    ),
+    key(
         "durability",
         Kind::Text,
         Some("none"),

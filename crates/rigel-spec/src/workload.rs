@@ -93,6 +93,12 @@ pub(super) fn read_classes(r: &mut Reader, root: &Table, names: &Names) -> Vec<C
                     r.parsed(n, "a durability", example, None, expr::parse_durability)
                 }),
                 sizes,
+                compress: c
+                    .get("compress")
+                    .and_then(|n| r.parsed(n, "a ratio", "\"3:1\"", None, expr::parse_data_ratio)),
+                dedupe: c
+                    .get("dedupe")
+                    .and_then(|n| r.parsed(n, "a ratio", "\"2:1\"", None, expr::parse_data_ratio)),
                 verify,
             });
         }
