@@ -14,6 +14,7 @@ mod drain;
 mod entering;
 mod failure;
 mod flush;
+mod group;
 mod mix;
 mod offsets;
 mod options;

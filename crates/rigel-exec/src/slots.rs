@@ -76,7 +76,7 @@ pub(super) struct Slot {
     /// A size-mix class's I/O: its size's index in the mix (`mix::NO_SIZE` otherwise).
     pub(super) size_index: u8,
     /// Grouped durable writes: the slot's writes toward its next flush.
-    pub(super) group: super::flush::Group,
+    pub(super) group: super::group::Group,
     pub(super) target: u32,
     pub(super) offset: u64,
     pub(super) done: u32,
@@ -158,7 +158,7 @@ pub(super) fn setup<'a>(spec: &WorkerSpec<'a>, reuse: &Reuse) -> io::Result<(Rin
                 write: false,
                 bucket: NO_BUCKET,
                 size_index: super::mix::NO_SIZE,
-                group: super::flush::Group::IDLE,
+                group: super::group::Group::IDLE,
                 target: 0,
                 offset: 0,
                 done: 0,

@@ -10,7 +10,6 @@ mod provenance;
 mod rank_rows;
 mod steady_record;
 mod wall_window;
-mod workload;
 
 pub use device::DeviceWindow;
 pub use doc::{
@@ -25,4 +24,3 @@ pub use provenance::{GitOrigin, Provenance, SpecOrigin};
 pub use rank_rows::{RankClass, RankPoint, RankRows, SpillError};
 pub use steady_record::SteadyRecord;
 pub use wall_window::WallWindow;
-pub use workload::{CommitResult, SizeShareResult};
