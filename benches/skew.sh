@@ -32,14 +32,7 @@ r = "1"
 EOT
     rm -rf "$work/out"
     taskset -c "$cpu" "$rigel" run "$work/spec.toml" --out "$work/out" >/dev/null 2>&1
-    python3 - "$work/out/results.json" <<'EOT'
-import json, sys
-p = json.load(open(sys.argv[1]))["points"][0]
-c = p["classes"][0]
-cpu = p["cpu"]
-used = (cpu.get("user_s", 0) + cpu.get("system_s", 0)) / p["elapsed_s"]
-print(f'{c["total"]["iops"]:.0f} {100 * used:.0f}')
-EOT
+    python3 "$root/benches/iops_cpu.py" "$work/out/results.json"
 }
 
 fio_row() { # DISTRIBUTION -> "IOPS CPU%"

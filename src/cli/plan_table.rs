@@ -168,7 +168,15 @@ fn describe_load(c: &ClassLoad) -> String {
         r => format!("{r}% read"),
     };
     let base = match c.access {
-        Access::Random => format!("{} × {} random {mix}", c.load, Size(c.size)),
+        Access::Random => match &c.pattern.sizes {
+            // A size mix: its smallest to its largest (the shares are on the class's line).
+            Some(m) => {
+                let sizes = m.items().iter().map(|s| s.size);
+                let (lo, hi) = (sizes.clone().min().unwrap_or(0), sizes.max().unwrap_or(0));
+                format!("{} × {}..{} random {mix}", c.load, Size(lo), Size(hi))
+            }
+            None => format!("{} × {} random {mix}", c.load, Size(c.size)),
+        },
         Access::Sequential => format!(
             "{} stream{} × {} × {} sequential {mix}",
             c.load,

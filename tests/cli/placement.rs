@@ -2,25 +2,9 @@
 //! class's region is the only part of the device it touches, as the kernel's own counters and
 //! its trace of issued requests show.
 
-use super::builder::{results, rigel};
+use super::traced::run_spec as run;
 use rigel_testkit::{BlockTrace, LoopDevice};
 use serde_json::Value;
-use std::path::Path;
-
-fn run(dir: &Path, spec: &str) -> Value {
-    let path = dir.join("spec.toml");
-    std::fs::write(&path, spec).expect("spec written");
-    let out = dir.join("run");
-    rigel()
-        .arg("run")
-        .arg(&path)
-        .arg("--allow-destructive")
-        .arg("--out")
-        .arg(&out)
-        .run()
-        .code(0);
-    results(&out)
-}
 
 fn num(v: &Value) -> u64 {
     v.as_u64().unwrap_or_else(|| panic!("not a count: {v}"))

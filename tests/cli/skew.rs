@@ -2,8 +2,8 @@
 //! device (the kernel's trace of issued requests) against the distribution's theory: the share of
 //! I/Os on the hottest 1% and 10% of blocks, and the distinct blocks touched (the bijection).
 
-use super::builder::{results, rigel};
-use rigel_testkit::{BlockTrace, LoopDevice};
+use super::traced::traced_run;
+use rigel_testkit::LoopDevice;
 
 const BLOCKS: u64 = 1 << 20;
 const BLOCK: u64 = 4096;
@@ -12,25 +12,13 @@ const BLOCK: u64 = 4096;
 #[serial_test::serial]
 fn zipf_at_the_device_matches_theory_and_touches_distinct_blocks() {
     let dev = LoopDevice::new(BLOCKS * BLOCK);
-    let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
     let spec = format!(
         "[[target]]\npath = \"{}\"\n\n[run]\nduration = \"2s\"\nseed = 7\n\n\
          [class.hot]\nsize = \"4KiB\"\ndistribution = \"zipf:1.2\"\n\n\
          [matrix]\nshape = \"point\"\nhot = \"8\"\n",
         dev.dev()
     );
-    let path = tmp.path().join("spec.toml");
-    std::fs::write(&path, spec).expect("spec written");
-    let out = tmp.path().join("run");
-    let trace = BlockTrace::start(&dev.numbers().expect("numbers"), 64 << 10);
-    rigel()
-        .arg("run")
-        .arg(&path)
-        .arg("--out")
-        .arg(&out)
-        .run()
-        .code(0);
-    let requests = trace.stop();
+    let (requests, doc) = traced_run(&dev, &spec);
     // rigel's O_DIRECT reads; the probes' buffered readahead (`RA`) is not the class's.
     let blocks: Vec<u64> = requests
         .iter()
@@ -47,7 +35,6 @@ fn zipf_at_the_device_matches_theory_and_touches_distinct_blocks() {
     let map = rigel_exec::BlockMap::new(BLOCKS, rigel_exec::class_key(7, "hot"));
     let ranks: Vec<u64> = blocks.iter().map(|&b| map.inverse(b)).collect();
     let d = rigel_expr::Distribution::Zipf(1.2);
-    let doc = results(&out);
     let skew = &doc["points"][0]["classes"][0]["skew"];
     assert_eq!(skew["blocks"], BLOCKS, "{skew}");
     for (i, share) in [0.01, 0.10].into_iter().enumerate() {

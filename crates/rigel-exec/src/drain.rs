@@ -39,6 +39,10 @@ pub(super) fn drain(
             match cqe.user_data() {
                 TICK_TAG => arm_tick(&mut sq, &submitter),
                 CANCEL_TAG => {}
+                i if st.slots.get(i as usize).is_some_and(|s| s.group.flushing()) => {
+                    in_flight -= 1;
+                    st.flush_abandoned(i as usize);
+                }
                 i => {
                     in_flight -= 1;
                     st.verify_drained(i as usize, cqe.result());

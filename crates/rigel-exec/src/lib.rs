@@ -7,11 +7,15 @@
 
 mod clock;
 mod cpu;
+mod data;
 mod descriptions;
 mod diskstat;
 mod drain;
 mod entering;
 mod failure;
+mod flush;
+mod group;
+mod mix;
 mod offsets;
 mod options;
 mod pace;

@@ -70,6 +70,9 @@ impl State<'_> {
             if slot.bucket != super::slots::NO_BUCKET {
                 class.recorder.count_rank(slot.bucket);
             }
+            if slot.size_index != super::mix::NO_SIZE {
+                class.recorder.count_size(slot.size_index);
+            }
         }
         slot.submitted_ns = PARKED;
         p.release(i);

@@ -5,6 +5,7 @@ use super::clock::monotonic_ns;
 use super::cpu::{delta, process_cpu};
 use super::descriptions::per_worker;
 use super::diskstat::Devices;
+use super::mix::MixSetup;
 use super::offsets::SlotSpace;
 use super::options::ExecOptions;
 use super::share::split;
@@ -225,9 +226,11 @@ pub fn run_point_with(
     }
     let tallies: Vec<_> = outcomes.iter_mut().filter_map(|o| o.tally.take()).collect();
     let (mut result, probe) = assemble(targets, point, shared, &outcomes, cpu, wall);
+    let window_s = result.elapsed_s;
     for r in &mut result.classes {
         if let Some(c) = point.classes.iter().position(|l| l.class == r.class) {
             r.skew = skew_result(point, (c, &classes[c]), &outcomes);
+            workload_result(r, (&point.classes[c], c), &outcomes, window_s);
         }
     }
     result.devices = disks;
@@ -302,8 +305,21 @@ fn class_setups(
         .classes
         .iter()
         .map(|c| {
-            let space = if c.outstanding > 0 {
-                let own: Vec<usize> = c.pattern.targets.iter().map(|&t| t as usize).collect();
+            let own: Vec<usize> = c.pattern.targets.iter().map(|&t| t as usize).collect();
+            let mix = match &c.pattern.sizes {
+                Some(m) if c.outstanding > 0 && c.access == rigel_expr::Access::Random => Some(
+                    MixSetup::new(volume, m, &own, c.pattern.region).ok_or_else(|| {
+                        ExecError::InvalidPoint(format!(
+                            "class {}: a size of its mix {m} does not fit in its volume or region",
+                            c.class
+                        ))
+                    })?,
+                ),
+                _ => None,
+            };
+            let space = if let Some(m) = &mix {
+                Some(m.smallest_space().clone())
+            } else if c.outstanding > 0 {
                 let space =
                     SlotSpace::placed(volume, c.size, &own, c.pattern.region).ok_or_else(|| {
                         let within = match c.pattern.region {
@@ -331,6 +347,9 @@ fn class_setups(
                 space,
                 skew,
                 dsync: c.pattern.dsync,
+                flush: c.pattern.flush,
+                data: c.pattern.data,
+                mix,
                 size: c.size,
                 read_percent: c.mix.read_percent.min(100),
                 streams: c.load,
@@ -339,6 +358,41 @@ fn class_setups(
             })
         })
         .collect()
+}
+
+/// A size-mix class's achieved shares and a grouped-durability class's commits, from the
+/// workers' recorders of point class `c`.
+fn workload_result(
+    r: &mut rigel_results::ClassResult,
+    (load, c): (&rigel_plan::ClassLoad, usize),
+    outcomes: &[WorkerOutcome],
+    window_s: f64,
+) {
+    if load.pattern.sizes.is_none() && load.pattern.flush.is_none() {
+        return;
+    }
+    let mut merged: Option<rigel_results::ClassRecorder> = None;
+    for o in outcomes {
+        for (_, rec) in o.recorders.iter().filter(|(k, _)| *k == c) {
+            match &mut merged {
+                Some(m) => m.merge(rec),
+                None => merged = Some(rec.clone()),
+            }
+        }
+    }
+    let Some(rec) = merged else { return };
+    if let Some(m) = &load.pattern.sizes {
+        let asked: Vec<(u64, f64)> = m
+            .items()
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.size, m.share(i)))
+            .collect();
+        r.sizes = rec.size_shares(&asked);
+    }
+    if let Some(f) = load.pattern.flush {
+        r.commit = Some(rec.commit_result(f.every, f.fsync, window_s));
+    }
 }
 
 /// A skewed class's achieved shares on its hottest blocks, beside the theory's.

@@ -45,6 +45,13 @@ pub struct ClassSetup {
     pub skew: Option<super::skew::Skew>,
     /// Writes carry RWF_DSYNC.
     pub dsync: bool,
+    /// `durability = "fdatasync:N"` / `"fsync:N"`: a flush after every N writes of a slot.
+    pub flush: Option<rigel_plan::Flush>,
+    /// A size mix: each I/O's size and its slots (`space` is then the smallest size's).
+    pub mix: Option<super::mix::MixSetup>,
+    /// `compress` / `dedupe`: the shape of written data.
+    pub data: Option<rigel_plan::pattern::DataContent>,
+    /// The I/O size (a mix's largest: each slot's buffer holds it).
     pub size: u64,
     pub read_percent: u8,
     /// Streams of the class (sequential), to spread their starts.
@@ -66,6 +73,10 @@ pub(super) struct Slot {
     pub(super) write: bool,
     /// A skewed class's I/O: its rank's bucket (`Skew::next`), counted at completion.
     pub(super) bucket: u8,
+    /// A size-mix class's I/O: its size's index in the mix (`mix::NO_SIZE` otherwise).
+    pub(super) size_index: u8,
+    /// Grouped durable writes: the slot's writes toward its next flush.
+    pub(super) group: super::group::Group,
     pub(super) target: u32,
     pub(super) offset: u64,
     pub(super) done: u32,
@@ -85,6 +96,12 @@ pub(super) struct WorkerClass<'a> {
     pub(super) skew: Option<&'a super::skew::Skew>,
     /// Every write carries RWF_DSYNC (`durability = "dsync"`).
     pub(super) dsync: bool,
+    /// A flush after every N writes of a slot (`durability = "fdatasync:N"`).
+    pub(super) flush: Option<rigel_plan::Flush>,
+    /// A size mix (None: every I/O is the class's size).
+    pub(super) mix: Option<&'a super::mix::MixSetup>,
+    /// Shaped write data (None: random words scrambled into the buffer).
+    pub(super) data: Option<super::data::DataFill>,
     pub(super) read_percent: u8,
     pub(super) in_flight: u32,
     /// ∫ in-flight I/Os dt over the window, I/O·ns (integer: no conversion per batch).
@@ -108,6 +125,8 @@ pub(super) struct State<'a> {
     pub(super) rng: fastrand::Rng,
     /// I/Os this worker may still issue (`ExecOptions::ios`; unbounded without one).
     pub(super) budget: u64,
+    /// Slots whose flush is in flight (counted in flight, not in their class's depth).
+    pub(super) flushes: usize,
     /// `verify`: this worker's part (`verify::worker`).
     pub(super) verify: Option<WorkerVerify<'a>>,
 }
@@ -138,6 +157,8 @@ pub(super) fn setup<'a>(spec: &WorkerSpec<'a>, reuse: &Reuse) -> io::Result<(Rin
                 len,
                 write: false,
                 bucket: NO_BUCKET,
+                size_index: super::mix::NO_SIZE,
+                group: super::group::Group::IDLE,
                 target: 0,
                 offset: 0,
                 done: 0,
@@ -171,6 +192,9 @@ pub(super) fn setup<'a>(spec: &WorkerSpec<'a>, reuse: &Reuse) -> io::Result<(Rin
             space,
             skew: setup.skew.as_ref(),
             dsync: setup.dsync,
+            flush: setup.flush,
+            mix: setup.mix.as_ref(),
+            data: setup.data.map(|d| super::data::DataFill::new(d, &mut rng)),
             read_percent: setup.read_percent,
             in_flight: 0,
             area: 0,
@@ -225,6 +249,7 @@ pub(super) fn setup<'a>(spec: &WorkerSpec<'a>, reuse: &Reuse) -> io::Result<(Rin
             fixed_files,
             rng,
             budget: spec.options.ios.unwrap_or(u64::MAX),
+            flushes: 0,
             verify,
         },
     ))
@@ -245,7 +270,11 @@ impl State<'_> {
     /// I/Os in flight (queued or at the kernel), over all classes. Never fewer than the kernel
     /// holds: a slot counts from before its I/O is queued until after its completion is taken.
     pub(super) fn in_flight(&self) -> usize {
-        self.classes.iter().map(|c| c.in_flight as usize).sum()
+        self.classes
+            .iter()
+            .map(|c| c.in_flight as usize)
+            .sum::<usize>()
+            + self.flushes
     }
 
     /// Takes one I/O from the budget: false once it is spent (the slot is then parked).
@@ -270,11 +299,29 @@ impl State<'_> {
     ) {
         let slot = &mut self.slots[i];
         let class = &mut self.classes[slot.class];
-        let (space, stream, skew) = (class.space, slot.stream, class.skew);
+        let (space, stream, skew, mix) = (class.space, slot.stream, class.skew, class.mix);
+        // A size mix's I/O: its size first, then an offset aligned to it.
+        let size = match mix {
+            Some(m) if stream == NO_STREAM => {
+                let k = m.draw(&mut self.rng);
+                slot.len = m.len(k);
+                k
+            }
+            _ => super::mix::NO_SIZE,
+        };
+        slot.size_index = size;
         // The offset (and, for a skewed class, its rank's bucket, counted at completion).
         let pick = |rng: &mut fastrand::Rng, streams: &mut [Stream]| {
             if stream != NO_STREAM {
                 (streams[stream as usize].advance(space), NO_BUCKET)
+            } else if let Some(m) = mix {
+                match skew {
+                    Some(skew) => {
+                        let (j, bucket) = skew.next(rng);
+                        (m.at(size, j), bucket)
+                    }
+                    None => (m.random(size, rng), NO_BUCKET),
+                }
             } else if let Some(skew) = skew {
                 let (j, bucket) = skew.next(rng);
                 (space.locate(j), bucket)
@@ -325,6 +372,8 @@ impl State<'_> {
             let buf = unsafe { self.arena.slot_mut(slot.buf, slot.len as usize) };
             if let Some(v) = verify {
                 v.stamp(buf, slot.buf, slot.class, (target, offset));
+            } else if let Some(d) = &class.data {
+                d.fill(buf, &mut self.rng);
             } else {
                 for chunk in buf.chunks_mut(SCRAMBLE_STRIDE) {
                     if let Some(word) = chunk.first_chunk_mut::<8>() {

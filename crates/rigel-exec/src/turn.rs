@@ -70,6 +70,8 @@ enum Reaped {
     Retired,
     /// Not an I/O (the timer).
     Tick,
+    /// The slot's group of writes is flushed (`durability = "fdatasync:N"`): the commit.
+    Committed,
 }
 
 /// The clock reading of a turn and what follows from it for the completions it reaps.
@@ -272,6 +274,7 @@ impl Turns<'_, '_, '_> {
             };
             match reaped {
                 Reaped::Done => self.replace(i, &batch, left > 0),
+                Reaped::Committed => self.committed(i, &batch, left > 0),
                 Reaped::Retired => self.in_flight -= 1,
                 Reaped::Requeued | Reaped::Tick => {}
             }
@@ -303,6 +306,9 @@ impl Turns<'_, '_, '_> {
     #[inline(always)]
     fn take(&mut self, i: usize, res: i32, now: u64, failed: &mut bool) -> Reaped {
         let st = &mut *self.st;
+        if st.slots[i].group.flushing() {
+            return self.take_flush(i, res, now, failed);
+        }
         if res < 0 && transient(-res) && !*failed {
             st.queue(i, &mut self.sq, &self.submitter);
             self.requeued += 1;
@@ -328,6 +334,45 @@ impl Turns<'_, '_, '_> {
         Reaped::Done
     }
 
+    /// Takes slot `i`'s flush completion `res` (0 on success): the next target's flush is queued,
+    /// or the group is committed; a failed flush fails the point.
+    #[cold]
+    fn take_flush(&mut self, i: usize, res: i32, now: u64, failed: &mut bool) -> Reaped {
+        let st = &mut *self.st;
+        if res < 0 && transient(-res) && !*failed {
+            st.queue_flush(i, &mut self.sq, &self.submitter);
+            self.requeued += 1;
+            return Reaped::Requeued;
+        }
+        if res < 0 || *failed {
+            if !*failed {
+                *failed = true;
+                let mut f = failure(&st.slots[i], res, now);
+                f.offset = 0;
+                f.message = format!("flush (fdatasync) failed: {}", f.message);
+                self.failure = Some(f);
+            }
+            st.flush_abandoned(i);
+            return Reaped::Retired;
+        }
+        if st.flush_done(i, &mut self.sq, &self.submitter) {
+            Reaped::Committed
+        } else {
+            Reaped::Requeued
+        }
+    }
+
+    /// Slot `i`'s group of writes was flushed: records the commit and gives the slot its next I/O.
+    #[cold]
+    fn committed(&mut self, i: usize, batch: &Batch, more: bool) {
+        self.st.commit(i, batch.now, batch.measuring);
+        self.next(i, batch, false);
+        if batch.each && more {
+            self.sq.sync();
+            let _ = self.submitter.submit();
+        }
+    }
+
     /// Slot `i`'s I/O finished: records it and gives the slot its next I/O (a closed-loop slot;
     /// an open-loop one parks until its next send time). `more`: completions of the batch remain.
     #[inline(always)]
@@ -340,7 +385,36 @@ impl Turns<'_, '_, '_> {
         }
         let slot = &st.slots[i];
         let (len, write, latency) = (slot.len as u64, slot.write, now - slot.submitted_ns);
-        let bucket = slot.bucket;
+        let (bucket, size_index) = (slot.bucket, slot.size_index);
+        // A committer's N-th write is followed by its flush, not by its next I/O.
+        if !(write && st.start_flush(i, now, &mut self.sq, &self.submitter)) {
+            self.next(i, batch, verified);
+        }
+        if batch.each && more {
+            // The last replacement goes with the next wait.
+            self.sq.sync();
+            let _ = self.submitter.submit();
+        }
+        let st = &mut *self.st;
+        let class = &mut st.classes[st.slots[i].class];
+        class.ios_delta += 1;
+        class.bytes_delta += len;
+        if batch.measuring {
+            class.recorder.record(write, latency, len, batch.tick);
+            if bucket != super::slots::NO_BUCKET {
+                class.recorder.count_rank(bucket);
+            }
+            if size_index != super::mix::NO_SIZE {
+                class.recorder.count_size(size_index);
+            }
+        }
+    }
+
+    /// Gives slot `i` its next I/O, if the budget allows (else retires it). `verified`: its last
+    /// I/O was checked or stamped, which is the worker's time, not the storage's.
+    #[inline(always)]
+    fn next(&mut self, i: usize, batch: &Batch, verified: bool) {
+        let (now, st) = (batch.now, &mut *self.st);
         if st.take_budget(i) {
             // The replacement's clock starts at the batch's reading, the moment it could have
             // been submitted, even when the batch's earlier replacements delay its submission
@@ -363,20 +437,6 @@ impl Turns<'_, '_, '_> {
             }
         } else {
             self.in_flight -= 1;
-        }
-        if batch.each && more {
-            // The last replacement goes with the next wait.
-            self.sq.sync();
-            let _ = self.submitter.submit();
-        }
-        let class = &mut st.classes[st.slots[i].class];
-        class.ios_delta += 1;
-        class.bytes_delta += len;
-        if batch.measuring {
-            class.recorder.record(write, latency, len, batch.tick);
-            if bucket != super::slots::NO_BUCKET {
-                class.recorder.count_rank(bucket);
-            }
         }
     }
 

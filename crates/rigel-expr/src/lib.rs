@@ -15,6 +15,9 @@
 //! | comparison | `>= 40000`, `> 1_000`, `<= 500us`, `< 2ms`, `<= 1MiB`, `>= 200MiB/s`, `>= 1.5GiB/s`, `== 0` | `>= > <= < ==`; no unit or `IOPS` = a number, a time unit = latency, a size unit = bytes, `…/s` = a rate; `MB/s` is an error (rigel's MB/s are MiB/s); single letters (`2m`, `40k`) are errors here |
 //! | region | `0%..10%`, `0..64GiB`, `1GiB..50%` | a class's part of its volume, end excluded; each end a size or a share (up to four decimals) |
 //! | distribution | `uniform`, `zipf:1.2`, `pareto:0.2`, `normal:10%`, `hot:90%/10%, 8%/20%` | a class's skew, fio's meanings; hot bands in order from the region's start, DiskSpd's `-rdpct` |
+//! | size mix | `8KiB:60%, 64KiB:30%, 1MiB:10%`, `4KiB..=64KiB x2`, `8KiB, 1MiB` | a class's sizes; shares of the I/Os by count (fio's `bssplit`), adding up to 100%, to a hundredth of a percent; without shares every size is equally likely |
+//! | durability | `none`, `dsync`, `fdatasync:8`, `fsync:1` | a class's durable writes: RWF_DSYNC on each write, or a flush after every N writes |
+//! | data ratio | `3:1`, `2.5:1`, `2` | a class's `compress` or `dedupe`, 1:1 to 100:1, to a hundredth |
 //! | rate | `20000 iops`, `20000`, `400MiB/s`, `1.5GiB/s`; a list `5000 iops, 10000 iops` | a class's open-loop rate; exact; `MB/s` is an error |
 //!
 //! `orion(M)` is ORION's level rule: step `s = max(1, M / 20)`, levels `1..=s`, then `2s, 3s, …`
@@ -30,7 +33,9 @@ pub mod units;
 
 mod comparison;
 mod count;
+mod data_ratio;
 mod distribution;
+mod durability;
 mod duration;
 mod grammar;
 mod mix;
@@ -41,6 +46,7 @@ mod region;
 mod requirement;
 mod size;
 mod size_list;
+mod size_mix;
 mod sweep;
 mod value;
 
@@ -49,7 +55,9 @@ mod proptests;
 
 pub use comparison::parse_comparison;
 pub use count::{CountExpr, parse_count};
+pub use data_ratio::{MAX_DATA_RATIO, parse_data_ratio};
 pub use distribution::{Band, Distribution, MAX_BANDS, harmonic, parse_distribution};
+pub use durability::{Durability, MAX_SYNC_EVERY, parse_durability};
 pub use duration::{format_duration, parse_duration};
 pub use mix::{parse_mix, parse_mix_list};
 pub use rate::{Arrival, MAX_RATE_IOPS, Rate, parse_rate, parse_rate_list};
@@ -57,5 +65,6 @@ pub use region::{Region, RegionBound, parse_region};
 pub use requirement::*;
 pub use size::parse_size;
 pub use size_list::parse_size_list;
+pub use size_mix::{MAX_MIX_SIZES, SHARE_SCALE, SizeMix, SizeShare, is_size_mix, parse_size_mix};
 pub use sweep::{MAX_LEVELS, Sweep, orion_level_count, orion_levels, parse_sweep};
 pub use value::*;

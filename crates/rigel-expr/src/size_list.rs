@@ -25,7 +25,7 @@ pub fn parse_size_list(s: &str) -> Result<Vec<Size>, ExprError> {
     Ok(sizes)
 }
 
-fn size_range(node: Node<'_>) -> Result<Vec<Size>, ExprError> {
+pub(crate) fn size_range(node: Node<'_>) -> Result<Vec<Size>, ExprError> {
     let span = trimmed_span(&node);
     let mut parts = node.into_inner();
     let missing = || ExprError::new(span.clone(), "expected a range such as 4KiB..=1MiB x2");

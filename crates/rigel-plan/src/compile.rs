@@ -275,9 +275,11 @@ fn check_classes(
     classes
         .iter()
         .map(|c| {
-            if let Err(b) = limits::io_size(c.size.value.0, volume) {
+            let sizes = c.sizes.as_ref().map_or_else(|| vec![c.size.value.0], |m| m.value.items().iter().map(|s| s.size).collect());
+            if let Some(b) = sizes.iter().find_map(|&s| limits::io_size(s, volume).err()) {
                 errors.push(b.at(&c.size.loc));
             }
+            let mean = c.sizes.as_ref().map_or(c.size.value.0, |m| m.value.mean().round() as u64);
             let per_stream = match (&c.per_stream, c.access.value) {
                 (None, Access::Sequential) => 4,
                 (None, Access::Random) => 1,
@@ -294,7 +296,7 @@ fn check_classes(
                 }
             };
             if let Some(r) = &c.rate
-                && let Err(b) = limits::rate(&c.name.value, r.value.iops(c.size.value.0))
+                && let Err(b) = limits::rate(&c.name.value, r.value.iops(mean))
             {
                 errors.push(b.at(&r.loc));
             }

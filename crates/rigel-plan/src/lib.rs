@@ -23,6 +23,6 @@ pub use conditioning::CLASS as PRECONDITION_CLASS;
 pub use limits::{MAX_OUTSTANDING, MAX_POINTS};
 pub use matrix::LISTED_IDLE_CLASSES;
 pub use model::*;
-pub use pattern::Pattern;
+pub use pattern::{Flush, Pattern};
 pub use search::{Contradiction, FLAT_LOAD, FLAT_RISE, Tried, bracket};
 pub use verify::{DEFAULT_UNIT as DEFAULT_VERIFY_UNIT, MAP_BYTES_PER_BLOCK};

@@ -213,7 +213,7 @@ pub struct ClassLoad {
 impl ClassLoad {
     /// Requested I/Os per second (open loop), None for a closed-loop class.
     pub fn rate_iops(&self) -> Option<f64> {
-        self.rate.map(|r| r.iops(self.size))
+        self.rate.map(|r| r.iops(self.pattern.mean_size(self.size)))
     }
 }
 

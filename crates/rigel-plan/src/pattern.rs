@@ -1,7 +1,7 @@
 //! Where and how a class's I/Os fall beyond ORION's box: the targets forming its own volume and
 //! the region of that volume it addresses. Checked here against the spec's targets.
 
-use rigel_expr::{Access, Distribution, Region, Size};
+use rigel_expr::{Access, Distribution, Durability, Region, Size, SizeMix};
 use rigel_spec::{ClassSpec, Layout, Spec, SpecError};
 use serde::{Deserialize, Serialize};
 
@@ -24,12 +24,67 @@ pub struct Pattern {
     /// `durability = "dsync"`: every write carries RWF_DSYNC.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub dsync: bool,
+    /// `size` written as a mix: the sizes and their shares by count (absent: every I/O is the
+    /// class's `size`, which is otherwise the mix's largest).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sizes: Option<SizeMix>,
+    /// `durability = "fdatasync:N"` or `"fsync:N"`: a flush after every N writes of the class.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flush: Option<Flush>,
+    /// `compress` / `dedupe`: what the class's writes carry (absent: incompressible, unique).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<DataContent>,
+}
+
+/// The unit `compress` and `dedupe` shape written data in: every I/O size is a multiple of it.
+pub const DATA_UNIT: u64 = 4096;
+
+/// Written data's ratios, in hundredths (`3:1` = 300; 100 = no reduction).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DataContent {
+    pub compress: u32,
+    pub dedupe: u32,
+}
+
+/// A flush after every `every` writes of a class, `fdatasync` (data only) or `fsync`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Flush {
+    pub every: u32,
+    /// `fsync:N`: metadata too (IORING_OP_FSYNC without IORING_FSYNC_DATASYNC).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub fsync: bool,
+}
+
+impl Flush {
+    /// As the spec writes it: `fdatasync:8`.
+    pub fn durability(&self) -> Durability {
+        if self.fsync {
+            Durability::Fsync(self.every)
+        } else {
+            Durability::Fdatasync(self.every)
+        }
+    }
 }
 
 impl Pattern {
     /// Whether the class uses target `t` (of the plan's targets).
     pub fn uses(&self, t: usize) -> bool {
         self.targets.is_empty() || self.targets.iter().any(|&i| i as usize == t)
+    }
+
+    /// Every size the class's I/Os take, `size` when it has no mix.
+    pub fn io_sizes(&self, size: u64) -> Vec<u64> {
+        match &self.sizes {
+            Some(m) => m.items().iter().map(|s| s.size).collect(),
+            None => vec![size],
+        }
+    }
+
+    /// The mean I/O size by count (`size` when it has no mix): what a `MiB/s` rate is divided by.
+    pub fn mean_size(&self, size: u64) -> u64 {
+        self.sizes
+            .as_ref()
+            .map_or(size, |m| m.mean().round() as u64)
     }
 
     /// The indices of the class's targets among `all`.
@@ -143,9 +198,55 @@ pub(crate) fn compile(
         );
     }
     let contiguous = class.contiguous.as_ref().is_some_and(|c| c.value);
-    let dsync = class.dsync.as_ref().is_some_and(|d| d.value);
-    if let Some(d) = &class.dsync
-        && d.value
+    let durability = class
+        .durability
+        .as_ref()
+        .map_or(Durability::None, |d| d.value);
+    let dsync = durability == Durability::Dsync;
+    let flush = durability.flush_every().map(|(every, data_only)| Flush {
+        every,
+        fsync: !data_only,
+    });
+    let sizes = class.sizes.as_ref().map(|m| m.value.clone());
+    if let Some(m) = &class.sizes
+        && class.access.value == Access::Sequential
+    {
+        errors.push(
+            SpecError::at(
+                &m.loc,
+                format!(
+                    "class `{}` is sequential: a size mix is for random classes (for now)",
+                    class.name.value
+                ),
+                "on a sequential class",
+            )
+            .hint("give a sequential class one size, or set access = \"random\""),
+        );
+    }
+    let data = data_content(class, errors);
+    if let Some(d) = &class.durability
+        && flush.is_some()
+    {
+        let why = if class.rate.is_some() {
+            Some("an open-loop class (`rate`) cannot group its writes yet")
+        } else if spec.targets.len() > 64 {
+            Some("grouped flushes track at most 64 targets")
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            errors.push(
+                SpecError::at(
+                    &d.loc,
+                    format!("class `{}`: {why}", class.name.value),
+                    "here",
+                )
+                .hint("use durability = \"dsync\" here, or a closed-loop class on fewer targets"),
+            );
+        }
+    }
+    if let Some(d) = &class.durability
+        && d.value != Durability::None
         && !class.mix.value.writes()
     {
         errors.push(
@@ -166,6 +267,9 @@ pub(crate) fn compile(
         distribution,
         contiguous,
         dsync,
+        sizes: sizes.filter(|m| !m.is_fixed()),
+        flush,
+        data,
     };
     if let Some(r) = &class.region {
         let sizes: Option<Vec<u64>> = pattern
@@ -184,6 +288,49 @@ pub(crate) fn compile(
         }
     }
     pattern
+}
+
+/// `compress` / `dedupe`, checked: a class that writes, without `verify` (which writes its own
+/// blocks), every I/O size a whole number of 4 KiB units.
+fn data_content(class: &ClassSpec, errors: &mut Vec<SpecError>) -> Option<DataContent> {
+    let loc = class
+        .compress
+        .as_ref()
+        .or(class.dedupe.as_ref())?
+        .loc
+        .clone();
+    let ratio = |r: &Option<rigel_spec::Sp<u32>>| r.as_ref().map_or(100, |r| r.value);
+    let sizes: Vec<u64> = match &class.sizes {
+        Some(m) => m.value.items().iter().map(|s| s.size).collect(),
+        None => vec![class.size.value.0],
+    };
+    let why = if !class.mix.value.writes() {
+        Some("never writes: compress and dedupe shape written data".to_owned())
+    } else if class
+        .verify
+        .as_ref()
+        .is_some_and(|v| v.value != rigel_spec::Verify::Off)
+    {
+        Some("verifies: its blocks carry verify's stamps, not shaped data".to_owned())
+    } else {
+        sizes.iter().find(|&&s| s % DATA_UNIT != 0).map(|&s| {
+            format!(
+                "does {} I/Os: compress and dedupe shape whole 4 KiB units",
+                Size(s)
+            )
+        })
+    };
+    if let Some(why) = why {
+        errors.push(
+            SpecError::at(&loc, format!("class `{}` {why}", class.name.value), "here")
+                .hint("use I/O sizes that are multiples of 4KiB on a writing class without verify, or remove compress/dedupe"),
+        );
+        return None;
+    }
+    Some(DataContent {
+        compress: ratio(&class.compress),
+        dedupe: ratio(&class.dedupe),
+    })
 }
 
 /// A region must start inside the class's volume and hold at least one I/O.
@@ -225,5 +372,8 @@ impl Pattern {
             && self.region.is_none_or(|r| r.is_whole())
             && self.distribution.is_uniform()
             && !self.dsync
+            && self.sizes.is_none()
+            && self.flush.is_none()
+            && self.data.is_none()
     }
 }

@@ -53,8 +53,28 @@ impl Pattern {
             };
             out.push_str(&format!("; {} ({layout})", self.distribution));
         }
+        if let Some(m) = &self.sizes {
+            let mean = units::size(m.mean());
+            out.push_str(&format!("; sizes {m} (mean {mean} by count)"));
+        }
+        if let Some(d) = self.data {
+            let ratio = |h: u32| format!("{}:1", f64::from(h) / 100.0);
+            out.push_str(&format!(
+                "; data compress {}, dedupe {} (4 KiB units)",
+                ratio(d.compress),
+                ratio(d.dedupe)
+            ));
+        }
         if self.dsync {
             out.push_str("; durable writes (dsync)");
+        }
+        if let Some(f) = self.flush {
+            let call = if f.fsync { "an fsync" } else { "an fdatasync" };
+            let writes = match f.every {
+                1 => "every write".to_owned(),
+                n => format!("every {n} writes"),
+            };
+            out.push_str(&format!("; durable writes ({call} after {writes})"));
         }
         out
     }

@@ -249,7 +249,7 @@ pub(super) fn compile_search(
     };
     let mut errors = Vec::new();
     let mut value = |r: &Sp<Rate>| match (knob, r.value) {
-        (Knob::Rate, rate) => rate.iops(c.size),
+        (Knob::Rate, rate) => rate.iops(c.pattern.mean_size(c.size)),
         (Knob::Load, Rate::Iops(n)) => n as f64,
         (Knob::Load, Rate::BytesPerSec(_)) => {
             errors.push(

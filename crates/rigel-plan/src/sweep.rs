@@ -113,7 +113,10 @@ pub(super) fn build_points(
         for (class, o) in &combo.overrides {
             if let Some(c) = params.iter_mut().find(|c| &c.name == class) {
                 match o {
-                    SweepOverride::Size(s) => c.size = *s,
+                    SweepOverride::Size(s) => {
+                        c.size = *s;
+                        c.pattern.sizes = None;
+                    }
                     SweepOverride::Mix(m) => c.mix = *m,
                     SweepOverride::Access(a) => c.access = *a,
                     SweepOverride::PerStream(p) => c.per_stream = *p,

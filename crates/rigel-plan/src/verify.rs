@@ -69,10 +69,14 @@ pub(super) fn compile_verify(
     }
     // Every I/O of a verified class, at every point, is a whole number of blocks.
     for (name, loc) in &classes {
-        let bad = points
-            .iter()
-            .flat_map(|p| p.active())
-            .find(|c| &c.class == name && c.size % unit != 0);
+        let bad = points.iter().flat_map(|p| p.active()).find_map(|c| {
+            let bad = c
+                .pattern
+                .io_sizes(c.size)
+                .into_iter()
+                .find(|s| s % unit != 0)?;
+            (&c.class == name).then_some(bad)
+        });
         if let Some(c) = bad {
             errors.push(
                 SpecError::at(
@@ -80,7 +84,7 @@ pub(super) fn compile_verify(
                     format!(
                         "class `{name}` verifies in blocks of {} but does {} I/Os",
                         Size(unit),
-                        Size(c.size)
+                        Size(c)
                     ),
                     "verified here",
                 )

@@ -13,6 +13,8 @@ pub use pace::SendGaps;
 
 #[path = "recorder_pace.rs"]
 mod pace;
+#[path = "recorder_workload.rs"]
+mod workload;
 
 /// Highest latency the histograms hold without clamping: one hour, in ns (the exact max is kept
 /// apart, so a clamped outlier still shows as the max).
@@ -81,6 +83,10 @@ pub struct ClassRecorder {
     /// Skewed classes: completed I/Os by their rank's bucket (the hottest 1%, to 10%, to 20%,
     /// the rest of the region's blocks).
     ranks: [u64; 4],
+    /// A class with a size mix: completed I/Os per size of the mix (`count_size`).
+    sizes: Vec<u64>,
+    /// Grouped durable writes: commit latencies and flush latencies (`record_commit`).
+    commits: Option<Box<(DirRecorder, DirRecorder)>>,
 }
 
 /// The second being recorded: per direction at the point's precision.
@@ -226,6 +232,8 @@ impl ClassRecorder {
             scheduled: 0,
             backlog: 0,
             ranks: [0; 4],
+            sizes: Vec::new(),
+            commits: None,
         }
     }
 
@@ -456,6 +464,7 @@ impl ClassRecorder {
         for (mine, theirs) in self.ranks.iter_mut().zip(other.ranks) {
             *mine += theirs;
         }
+        self.merge_workload(&other);
         self.ticks.merge(&other.ticks);
         for (mine, theirs) in self.intervals.iter_mut().zip(&other.intervals) {
             mine.read
@@ -513,6 +522,8 @@ impl ClassRecorder {
             pace: None,
             depth_held: None,
             skew: None,
+            sizes: Vec::new(),
+            commit: None,
         }
     }
 

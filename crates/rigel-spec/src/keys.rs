@@ -62,7 +62,6 @@ pub const SHAPES: &[&str] = &["basic", "detailed", "point", "row", "col", "max"]
 pub const SWEEP_PARAMS: &[&str] = &["size", "mix", "access", "per_stream", "rate"];
 pub const ARRIVALS: &[&str] = &["uniform", "poisson"];
 pub const HOT_LAYOUTS: &[&str] = &["scattered", "contiguous"];
-pub const DURABILITIES: &[&str] = &["none", "dsync"];
 /// The words `verify` takes besides `true` and `false`.
 pub const VERIFY_WORDS: &[&str] = &["after"];
 
@@ -280,7 +279,7 @@ pub const CLASS: &[Key] = &[
         "size",
         Kind::Size,
         None,
-        "I/O size, a multiple of 512 bytes; required",
+        "I/O size, a multiple of 512 bytes; or a size mix, \"8KiB:60%, 64KiB:30%, 1MiB:10%\" (shares of the I/Os by count, adding up to 100%) or \"4KiB..=64KiB x2\" (equally likely); required",
     ),
     key(
         "access",
@@ -337,10 +336,22 @@ pub const CLASS: &[Key] = &[
         "Where the hot blocks lie: scattered over the region by a seeded permutation, or contiguous from the region's start (normal: around its middle)",
     ),
     key(
-        "durability",
-        Kind::OneOf(DURABILITIES),
+        "compress",
+        Kind::Text,
         Some("none"),
-        "none: writes may stay in a write-back cache; dsync: every write is durable when it completes (RWF_DSYNC: the kernel sends FUA where the device has it, else a flush after the write)",
+        "Written data compressible to this ratio, \"3:1\": each 4 KiB unit is fresh random bytes for 1/ratio of it and zeros for the rest",
+    ),
+    key(
+        "dedupe",
+        Kind::Text,
+        Some("none"),
+        "Written 4 KiB units duplicated to this ratio, \"2:1\": each unit is a copy from a pool of 16 with probability 1 − 1/ratio, else fresh",
+    ),
+    key(
+        "durability",
+        Kind::Text,
+        Some("none"),
+        "none: writes may stay in a write-back cache; dsync: every write is durable when it completes (RWF_DSYNC: the kernel sends FUA where the device has it, else a flush after the write); fdatasync:N / fsync:N: an fdatasync (fsync) after every N writes of the class, its commit latency recorded",
     ),
     key(
         "verify",

@@ -24,6 +24,10 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ),
     ("log-writer", include_str!("../../../specs/log-writer.toml")),
     ("oltp-70-30", include_str!("../../../specs/oltp-70-30.toml")),
+    (
+        "oltp-skewed",
+        include_str!("../../../specs/oltp-skewed.toml"),
+    ),
     ("orion/dss", include_str!("../../../specs/orion/dss.toml")),
     (
         "orion/normal",
@@ -33,6 +37,10 @@ pub const BUILTIN: &[(&str, &str)] = &[
     (
         "orion/simple",
         include_str!("../../../specs/orion/simple.toml"),
+    ),
+    (
+        "postgres-wal",
+        include_str!("../../../specs/postgres-wal.toml"),
     ),
     (
         "preconditioned-steady",

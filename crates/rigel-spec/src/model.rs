@@ -150,8 +150,14 @@ pub struct ClassSpec {
     pub distribution: Option<Sp<rigel_expr::Distribution>>,
     /// `hot_layout = "contiguous"` (None: scattered).
     pub contiguous: Option<Sp<bool>>,
-    /// `durability = "dsync"` (None: not written, `none`).
-    pub dsync: Option<Sp<bool>>,
+    /// `durability` (None: not written, `none`).
+    pub durability: Option<Sp<rigel_expr::Durability>>,
+    /// `size` written as a mix (`8KiB:60%, 64KiB:40%`); `size` is then its largest size.
+    pub sizes: Option<Sp<rigel_expr::SizeMix>>,
+    /// `compress = "3:1"`: written data compressible to this ratio (hundredths: 300).
+    pub compress: Option<Sp<u32>>,
+    /// `dedupe = "2:1"`: written 4 KiB units duplicated to this ratio (hundredths: 200).
+    pub dedupe: Option<Sp<u32>>,
     /// `verify` on the class (None: `run.verify`).
     pub verify: Option<Sp<Verify>>,
 }

@@ -27,7 +27,12 @@ pub(super) fn read_classes(r: &mut Reader, root: &Table, names: &Names) -> Vec<C
             continue;
         };
         r.check_keys(c, &format!("[class.{name}]"), &keys::names(keys::CLASS));
+        let sizes = c.get("size").and_then(|n| size_mix_of(r, n));
         let size = match c.get("size") {
+            Some(_) if sizes.is_some() => sizes
+                .as_ref()
+                .map(|m| Sp::new(expr::Size(m.value.largest()), m.loc.clone())),
+            Some(n) if is_mix(n) => None,
             Some(n) => size_of(r, n, "an I/O size"),
             None => {
                 r.push(
@@ -83,7 +88,17 @@ pub(super) fn read_classes(r: &mut Reader, root: &Table, names: &Names) -> Vec<C
                     r.parsed(n, "a distribution", example, None, expr::parse_distribution)
                 }),
                 contiguous: c.get("hot_layout").and_then(|n| hot_layout_of(r, n)),
-                dsync: c.get("durability").and_then(|n| durability_of(r, n)),
+                durability: c.get("durability").and_then(|n| {
+                    let example = "\"dsync\" or \"fdatasync:8\"";
+                    r.parsed(n, "a durability", example, None, expr::parse_durability)
+                }),
+                sizes,
+                compress: c
+                    .get("compress")
+                    .and_then(|n| r.parsed(n, "a ratio", "\"3:1\"", None, expr::parse_data_ratio)),
+                dedupe: c
+                    .get("dedupe")
+                    .and_then(|n| r.parsed(n, "a ratio", "\"2:1\"", None, expr::parse_data_ratio)),
                 verify,
             });
         }
@@ -104,17 +119,18 @@ fn hot_layout_of(r: &mut Reader, n: &Node) -> Option<Sp<bool>> {
     }
 }
 
-/// `durability`: true for `dsync`.
-fn durability_of(r: &mut Reader, n: &Node) -> Option<Sp<bool>> {
-    let s = r.string(n, "`durability`")?;
-    match s.trim() {
-        "none" => Some(Sp::new(false, n.loc.clone())),
-        "dsync" => Some(Sp::new(true, n.loc.clone())),
-        other => {
-            r.push(one_of(n, "durability", other, keys::DURABILITIES));
-            None
-        }
+/// Whether a class's `size` is written as a mix (a list, a range or shares).
+fn is_mix(n: &Node) -> bool {
+    matches!(&n.value, Value::Str(s) if expr::is_size_mix(s))
+}
+
+/// A class's `size` written as a mix of more than one size (None: one size, or an error).
+fn size_mix_of(r: &mut Reader, n: &Node) -> Option<Sp<expr::SizeMix>> {
+    if !is_mix(n) {
+        return None;
     }
+    let example = "\"8KiB:60%, 64KiB:40%\"";
+    r.parsed(n, "a size mix", example, None, expr::parse_size_mix)
 }
 
 /// A name or a list of names (`targets = ["redo1", "redo2"]`), each with where it was written.

@@ -154,6 +154,8 @@ mod tests {
             ticks: None,
             depth_held: None,
             skew: None,
+            sizes: Vec::new(),
+            commit: None,
             pace: None,
         };
         c.total.ios = 1;

@@ -381,6 +381,8 @@ fn class_result(
         pace: None,
         depth_held: None,
         skew: None,
+        sizes: Vec::new(),
+        commit: None,
     }
 }
 

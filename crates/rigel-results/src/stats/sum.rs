@@ -278,6 +278,8 @@ impl ClassSum {
             pace,
             depth_held: None,
             skew: None,
+            sizes: Vec::new(),
+            commit: None,
             // Ticks are not summed across hosts (their clocks' ticks do not line up).
             ticks: None,
             intervals: self

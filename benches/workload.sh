@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# Workloads as applications issue them, beside fio in the same run, rounds alternated so the host's
+# drift hits every row alike.
+#
+# 1. IOPS per core on page-cache reads (a 256 MiB tmpfs file, buffered, QD 1, one worker pinned to
+#    one CPU): uniform fixed 4 KiB against zipf:1.2 with a size mix (4KiB:60%, 8KiB:30%, 16KiB:10%),
+#    rigel beside fio (random_distribution=zipf:1.2, bssplit=4k/60:8k/30:16k/10, norandommap).
+#    Larger I/Os copy more bytes per read: compare each tool's ratio to its own uniform row.
+# 2. Commit latency of `durability = "fdatasync:1"` on the root disk: 8 KiB O_DIRECT sequential
+#    writes to a file under /work (never a raw device), QD 1, each followed by an fdatasync, beside
+#    fio's fdatasync=1 (write latency + sync latency). Each tool runs twice per round (A/A): the
+#    spread of a tool against itself is the noise floor the comparison is judged against.
+#
+#   benches/workload.sh [ROUNDS] [SECONDS] [CPU]      # defaults 3 rounds, 3 s, CPU 1
+set -euo pipefail
+rounds="${1:-3}" secs="${2:-3}" cpu="${3:-1}"
+root="$(cd "$(dirname "$0")/.." && pwd)"
+rigel="${RIGEL:-$root/target/release/rigel}"
+work="$(mktemp -d /dev/shm/rigel-workload.XXXXXX)"
+disk="$(mktemp -d /work/.rigel-workload.XXXXXX)"
+trap 'rm -rf "$work" "$disk"' EXIT
+file="$work/pcache.img"
+head -c $((256 << 20)) /dev/urandom > "$file"
+wal="$disk/wal.img"
+
+rigel_reads() { # DISTRIBUTION SIZE -> "IOPS CPU%"
+    cat > "$work/spec.toml" <<EOT
+[[target]]
+path = "$file"
+[run]
+duration = "${secs}s"
+warmup = "1s"
+direct = false
+seed = $RANDOM
+[class.r]
+size = "$2"
+distribution = "$1"
+[matrix]
+shape = "point"
+r = "1"
+EOT
+    rm -rf "$work/out"
+    taskset -c "$cpu" "$rigel" run "$work/spec.toml" --out "$work/out" >/dev/null 2>&1
+    python3 "$root/benches/iops_cpu.py" "$work/out/results.json"
+}
+
+fio_reads() { # DISTRIBUTION BSSPLIT -> "IOPS CPU%"
+    taskset -c "$cpu" fio --name=r --filename="$file" --ioengine=io_uring --fixedbufs=1 \
+        --registerfiles=1 --rw=randread --bssplit="$2" --iodepth=1 --direct=0 --invalidate=0 \
+        --norandommap --randrepeat=0 --random_distribution="$1" --time_based \
+        --ramp_time=1 --runtime="$secs" --output-format=json 2>/dev/null |
+        python3 -c 'import json,sys; j=json.load(sys.stdin)["jobs"][0]; print("%.0f %.0f" % (j["read"]["iops"], j["usr_cpu"] + j["sys_cpu"]))'
+}
+
+rigel_commit() { # -> "commit_mean_us flush_mean_us write_mean_us"
+    cat > "$disk/spec.toml" <<EOT
+[[target]]
+path = "$wal"
+size = "256MiB"
+destructive = true
+[run]
+duration = "${secs}s"
+warmup = "1s"
+[class.wal]
+size = "8KiB"
+access = "sequential"
+per_stream = 1
+mix = "write"
+durability = "fdatasync:1"
+[matrix]
+shape = "point"
+wal = "1"
+EOT
+    rm -rf "$disk/out"
+    # The file is this script's (fio writes it too): consent to rigel's writes.
+    "$rigel" run "$disk/spec.toml" --allow-destructive --out "$disk/out" >/dev/null 2>&1
+    python3 - "$disk/out/results.json" <<'EOT'
+import json, sys
+c = json.load(open(sys.argv[1]))["points"][0]["classes"][0]
+m = c["commit"]
+print(f'{m["latency"]["mean_ns"] / 1e3:.1f} {m["flush"]["mean_ns"] / 1e3:.1f} {c["write"]["latency"]["mean_ns"] / 1e3:.1f}')
+EOT
+}
+
+fio_commit() { # -> "write+sync_mean_us sync_mean_us write_mean_us"
+    fio --name=wal --filename="$wal" --ioengine=io_uring --rw=write --bs=8k --size=256m \
+        --iodepth=1 --direct=1 --fdatasync=1 --time_based --ramp_time=1 --runtime="$secs" \
+        --output-format=json 2>/dev/null |
+        python3 -c '
+import json, sys
+j = json.load(sys.stdin)["jobs"][0]
+w = j["write"]["lat_ns"]["mean"] / 1e3
+s = j["sync"]["lat_ns"]["mean"] / 1e3
+print("%.1f %.1f %.1f" % (w + s, s, w))'
+}
+
+median() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+declare -A v
+rigel_commit >/dev/null # rigel creates the file (256 MiB of random data) before the first round
+for ((r = 0; r < rounds; r++)); do
+    read -r i c < <(rigel_reads uniform 4KiB); v[ru]+=" $i"; v[ruc]+=" $c"
+    read -r i c < <(fio_reads random 4k/100); v[fu]+=" $i"; v[fuc]+=" $c"
+    read -r i c < <(rigel_reads zipf:1.2 "4KiB:60%, 8KiB:30%, 16KiB:10%"); v[rz]+=" $i"; v[rzc]+=" $c"
+    read -r i c < <(fio_reads zipf:1.2 4k/60:8k/30:16k/10); v[fz]+=" $i"; v[fzc]+=" $c"
+    for k in a b; do
+        read -r cm fl wr < <(rigel_commit); v[rc$k]+=" $cm"; v[rf$k]+=" $fl"; v[rw$k]+=" $wr"
+        read -r cm fl wr < <(fio_commit); v[fc$k]+=" $cm"; v[ff$k]+=" $fl"; v[fw$k]+=" $wr"
+    done
+done
+m() { median <<< "${v[$1]}"; }
+echo "| page-cache reads, QD 1, one CPU | rigel IOPS (CPU%) | fio IOPS (CPU%) |"
+echo "|---|---|---|"
+echo "| uniform, 4 KiB | $(m ru) ($(m ruc)%) | $(m fu) ($(m fuc)%) |"
+echo "| zipf:1.2, 4KiB:60% 8KiB:30% 16KiB:10% | $(m rz) ($(m rzc)%) | $(m fz) ($(m fzc)%) |"
+printf '| ratio | %.2f | %.2f |\n' "$(echo "$(m rz) / $(m ru)" | bc -l)" "$(echo "$(m fz) / $(m fu)" | bc -l)"
+echo
+echo "| 8 KiB O_DIRECT write + fdatasync, QD 1, root disk (mean µs) | commit (write + flush) | flush | write |"
+echo "|---|---|---|---|"
+for k in a b; do
+    echo "| rigel fdatasync:1 ($k) | $(m rc$k) | $(m rf$k) | $(m rw$k) |"
+    echo "| fio fdatasync=1 ($k) | $(m fc$k) | $(m ff$k) | $(m fw$k) |"
+done
+printf '| rigel / fio commit (a, b) | %.3f, %.3f | A/A: rigel a/b %.3f, fio a/b %.3f | |\n' \
+    "$(echo "$(m rca) / $(m fca)" | bc -l)" "$(echo "$(m rcb) / $(m fcb)" | bc -l)" \
+    "$(echo "$(m rca) / $(m rcb)" | bc -l)" "$(echo "$(m fca) / $(m fcb)" | bc -l)"

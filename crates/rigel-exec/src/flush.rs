@@ -1,0 +1,123 @@
+//! Grouped durable writes (`durability = "fdatasync:N"` / `"fsync:N"`): each slot of such a class
+//! is a committer. After its N-th completed write it sends a flush through io_uring
+//! (`IORING_OP_FSYNC`, data only for fdatasync) to every target the group wrote, one after the
+//! other, before its next I/O; the commit's latency runs from the group's first write's
+//! submission to the last flush's completion.
+
+use super::group::Group;
+use super::ring::push_or_submit;
+use super::slots::State;
+use io_uring::{opcode, squeue, types};
+
+use super::group::MAX_FLUSH_TARGETS;
+
+impl State<'_> {
+    /// Slot `i`'s write just completed: counts it in its group, and when the group is full sends
+    /// its first flush (true: the slot stays busy until the commit).
+    #[inline]
+    pub(super) fn start_flush(
+        &mut self,
+        i: usize,
+        now: u64,
+        sq: &mut squeue::SubmissionQueue<'_>,
+        submitter: &io_uring::Submitter<'_>,
+    ) -> bool {
+        let slot = &mut self.slots[i];
+        let Some(flush) = self.classes[slot.class].flush else {
+            return false;
+        };
+        let g = &mut slot.group;
+        if g.writes == 0 {
+            g.from_ns = slot.submitted_ns;
+        }
+        g.writes += 1;
+        g.targets |= 1u64 << slot.target.min(MAX_FLUSH_TARGETS - 1);
+        if g.writes < flush.every {
+            return false;
+        }
+        g.flush_ns = now;
+        // The stall check watches the flush from now on.
+        slot.submitted_ns = now;
+        self.flushes += 1;
+        self.queue_flush(i, sq, submitter);
+        true
+    }
+
+    /// Queues slot `i`'s flush of the lowest target its group wrote and has not flushed.
+    #[inline]
+    pub(super) fn queue_flush(
+        &mut self,
+        i: usize,
+        sq: &mut squeue::SubmissionQueue<'_>,
+        submitter: &io_uring::Submitter<'_>,
+    ) {
+        let slot = &mut self.slots[i];
+        let target = slot
+            .group
+            .targets
+            .trailing_zeros()
+            .min(MAX_FLUSH_TARGETS - 1);
+        slot.target = target;
+        let fsync = self.classes[slot.class].flush.is_some_and(|f| f.fsync);
+        let flags = if fsync {
+            types::FsyncFlags::empty()
+        } else {
+            types::FsyncFlags::DATASYNC
+        };
+        let entry = if self.fixed_files {
+            opcode::Fsync::new(types::Fixed(target))
+                .flags(flags)
+                .build()
+        } else {
+            opcode::Fsync::new(types::Fd(self.fds[target as usize]))
+                .flags(flags)
+                .build()
+        }
+        .user_data(i as u64);
+        // SAFETY: a flush references no memory; the fd or fixed index refers to a target that
+        // outlives the point.
+        unsafe { push_or_submit(sq, submitter, &entry) };
+    }
+
+    /// Slot `i`'s flush completed: true when every target of its group is flushed (the commit),
+    /// false when the next target's flush was queued.
+    #[inline]
+    pub(super) fn flush_done(
+        &mut self,
+        i: usize,
+        sq: &mut squeue::SubmissionQueue<'_>,
+        submitter: &io_uring::Submitter<'_>,
+    ) -> bool {
+        let g = &mut self.slots[i].group;
+        g.targets &= g.targets.wrapping_sub(1);
+        if g.targets != 0 {
+            self.queue_flush(i, sq, submitter);
+            return false;
+        }
+        self.flushes -= 1;
+        true
+    }
+
+    /// Slot `i`'s commit completed at `now`: records its latency and its last flush's (inside the
+    /// measured window) and starts a new group.
+    #[inline]
+    pub(super) fn commit(&mut self, i: usize, now: u64, measuring: bool) {
+        let slot = &mut self.slots[i];
+        let g = slot.group;
+        slot.group = Group::IDLE;
+        if measuring {
+            self.classes[slot.class].recorder.record_commit(
+                now.saturating_sub(g.from_ns),
+                now.saturating_sub(g.flush_ns),
+            );
+        }
+    }
+
+    /// Slot `i`'s flush failed or was abandoned: the slot holds no flush any more.
+    pub(super) fn flush_abandoned(&mut self, i: usize) {
+        if self.slots[i].group.flushing() {
+            self.slots[i].group = Group::IDLE;
+            self.flushes = self.flushes.saturating_sub(1);
+        }
+    }
+}

@@ -1,0 +1,64 @@
+//! Written data shaped by the spec, checked on the bytes on the storage: a class with
+//! `compress = "3:1"` overwrites a file that zstd (its default level) compresses 2.7 to 3.3:1, and
+//! one with `dedupe = "2:1"` leaves 1.9 to 2.1 times as many 4 KiB units as distinct ones.
+
+use super::traced::run_spec;
+use std::collections::HashSet;
+use std::process::Command;
+
+const FILE: u64 = 32 << 20;
+
+/// Overwrites a file rigel creates with sequential 128 KiB writes shaped by `keys`, long enough
+/// to cover it several times; returns its bytes.
+fn written(keys: &str) -> Vec<u8> {
+    let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
+    let file = tmp.path().join("data.bin");
+    let spec = format!(
+        "[[target]]\npath = \"{}\"\nsize = \"{FILE}\"\n\n[run]\nduration = \"3s\"\n\n\
+         [class.w]\nsize = \"128KiB\"\naccess = \"sequential\"\nmix = \"write\"\n{keys}\n\n\
+         [matrix]\nshape = \"point\"\nw = \"1\"\n",
+        file.display()
+    );
+    let doc = run_spec(tmp.path(), &spec);
+    let bytes = doc["points"][0]["classes"][0]["write"]["bytes"]
+        .as_u64()
+        .expect("bytes written");
+    // The window alone wrote the file over twice: nothing of its random fill is left.
+    assert!(bytes >= 2 * FILE, "only {bytes} bytes written");
+    std::fs::read(&file).expect("the file")
+}
+
+/// zstd's ratio on `data` at its default level (3), by the zstd command.
+fn zstd_ratio(data: &[u8]) -> f64 {
+    let tmp = tempfile::NamedTempFile::new_in("/dev/shm").expect("a temp file");
+    std::fs::write(tmp.path(), data).expect("written");
+    let out = Command::new("zstd")
+        .args(["-3", "-c", "-q"])
+        .arg(tmp.path())
+        .output()
+        .expect("zstd runs (Debian's zstd package)");
+    assert!(out.status.success(), "zstd failed");
+    data.len() as f64 / out.stdout.len() as f64
+}
+
+#[test]
+#[serial_test::serial]
+fn compress_3_to_1_writes_data_zstd_compresses_3_to_1() {
+    let data = written("compress = \"3:1\"");
+    let ratio = zstd_ratio(&data);
+    assert!((2.7..=3.3).contains(&ratio), "zstd -3 ratio {ratio:.3}");
+}
+
+#[test]
+#[serial_test::serial]
+fn dedupe_2_to_1_leaves_half_the_units_distinct() {
+    let data = written("dedupe = \"2:1\"");
+    let units = data.chunks(4096).count();
+    let distinct: HashSet<&[u8]> = data.chunks(4096).collect();
+    let ratio = units as f64 / distinct.len() as f64;
+    assert!(
+        (1.9..=2.1).contains(&ratio),
+        "{units} units, {} distinct: {ratio:.3}",
+        distinct.len()
+    );
+}

@@ -1,0 +1,70 @@
+//! Size mixes on a real device: a class with `size = "8KiB:60%, 64KiB:30%, 256KiB:10%"` reads a loop
+//! device; the requests the kernel issued (its trace) have the mix's sizes, each aligned to its
+//! own size, in shares a chi-square test accepts; and the shares rigel records agree.
+
+use super::traced::traced_run;
+use rigel_testkit::LoopDevice;
+
+/// Pearson's chi-square statistic of `counts` against `shares`.
+fn chi_square(counts: &[u64], shares: &[f64]) -> f64 {
+    let n: u64 = counts.iter().sum();
+    counts
+        .iter()
+        .zip(shares)
+        .map(|(&c, &p)| (c as f64 - p * n as f64).powi(2) / (p * n as f64))
+        .sum()
+}
+
+/// The chi-square's 99.9% critical value at 2 degrees of freedom.
+const CRITICAL_2DF: f64 = 13.82;
+
+#[test]
+#[serial_test::serial]
+fn a_size_mix_reaches_the_device_in_its_shares_each_aligned_to_its_size() {
+    let dev = LoopDevice::new(256 << 20);
+    let spec = format!(
+        "[[target]]\npath = \"{}\"\n\n[run]\nduration = \"2s\"\nseed = 3\n\n\
+         [class.mixed]\nsize = \"8KiB:60%, 64KiB:30%, 256KiB:10%\"\n\n\
+         [matrix]\nshape = \"point\"\nmixed = \"4\"\n",
+        dev.dev()
+    );
+    let (requests, doc) = traced_run(&dev, &spec);
+    let sizes = [8u64 << 10, 64 << 10, 256 << 10];
+    let shares = [0.6, 0.3, 0.1];
+    let mut counts = [0u64; 3];
+    // rigel's O_DIRECT reads (the probes' buffered readahead, `RA`, is not the class's); a loop
+    // device takes each up to 512 KiB (128 segments of a page) whole.
+    for r in requests
+        .iter()
+        .filter(|r| r.rwbs.starts_with('R') && !r.rwbs.contains('A'))
+    {
+        let bytes = u64::from(r.sectors) * 512;
+        let k = sizes
+            .iter()
+            .position(|&s| s == bytes)
+            .unwrap_or_else(|| panic!("a {bytes}-byte read is not a size of the mix: {r:?}"));
+        assert_eq!(r.sector * 512 % bytes, 0, "not aligned to its size: {r:?}");
+        counts[k] += 1;
+    }
+    let n: u64 = counts.iter().sum();
+    assert!(n > 2_000, "only {n} reads traced: {counts:?}");
+    let chi = chi_square(&counts, &shares);
+    assert!(chi < CRITICAL_2DF, "chi-square {chi:.2} for {counts:?}");
+    // The criterion can fail: shares 5 points off are rejected at this sample size.
+    assert!(chi_square(&counts, &[0.55, 0.35, 0.1]) > CRITICAL_2DF);
+    // The results' shares: asked as written, achieved within a point of the device's.
+    let class = &doc["points"][0]["classes"][0];
+    assert_eq!(class["size"], 256 << 10, "the mix's largest");
+    let recorded = class["sizes"].as_array().expect("sizes recorded");
+    assert_eq!(recorded.len(), 3);
+    for (i, row) in recorded.iter().enumerate() {
+        assert_eq!(row["size"], sizes[i]);
+        assert!((row["asked"].as_f64().expect("asked") - shares[i]).abs() < 1e-12);
+        let achieved = row["achieved"].as_f64().expect("achieved");
+        let at_device = counts[i] as f64 / n as f64;
+        assert!(
+            (achieved - at_device).abs() < 0.01,
+            "size {i}: {achieved} recorded, {at_device} at the device"
+        );
+    }
+}
