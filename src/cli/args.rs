@@ -277,6 +277,19 @@ pub struct RunArgs {
     /// Also write the `[expect]` verdicts as JUnit XML to FILE, for CI test reporters
     #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,
+    /// Also render F into the run folder at the end of the run, beside the ORION files, report.md
+    /// and report.html (repeatable): `--format pdf` writes report.pdf, the handover document. A
+    /// fleet: `rigel report DIR --format pdf` after the merge
+    #[arg(
+        long = "format",
+        value_name = "F",
+        value_enum,
+        conflicts_with = "fleet"
+    )]
+    pub formats: Vec<FormatArg>,
+    /// The PDF's paper (`--format pdf`): a4 or letter
+    #[arg(long, value_name = "a4|letter", default_value = "a4")]
+    pub paper: rigel_report::Paper,
     /// Run the spec N times back to back, run i into DIR/run-i (DIR from --out or the default):
     /// `rigel compare` then reads DIR as one side and bands each figure by the runs' spread
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1000),

@@ -10,7 +10,14 @@ pub fn run(a: &HistoryArgs) -> i32 {
             for u in &h.unread {
                 eprintln!("rigel history: {} not read: {}", u.dir, u.error);
             }
-            eprintln!("rigel history: {} runs of {} specs", h.runs, h.specs);
+            let plural = |n: usize, one: &str, many: &str| {
+                format!("{n} {}", if n == 1 { one } else { many })
+            };
+            eprintln!(
+                "rigel history: {} of {}",
+                plural(h.runs, "run", "runs"),
+                plural(h.specs, "spec", "specs")
+            );
             h.files
                 .iter()
                 .take(1)

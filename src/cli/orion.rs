@@ -212,6 +212,8 @@ fn calibrate(job: &OrionJob, spec_toml: String, plan: RunPlan, cwd: &Path) -> i3
         clean: false,
         skip_failed: false,
         starts: None,
+        formats: Vec::new(),
+        paper: rigel_report::Paper::default(),
     };
     let (code, ran) = run::run_job(Job::fresh(dir, spec_toml, plan, started), opts, &|e| {
         job.luns.explain(e)

@@ -86,6 +86,8 @@ pub(super) fn options(a: &RunArgs) -> runner::Options {
         clean: a.clean,
         skip_failed: a.skip_failed,
         starts: None,
+        formats: a.formats.iter().map(|f| f.0).collect(),
+        paper: a.paper,
     }
 }
 

@@ -358,3 +358,49 @@ fn history_over_five_real_runs_of_two_specs_has_five_rows_two_trends_and_links_t
         std::fs::read_to_string(runs.join("history/compare-1.html")).expect("a comparison");
     assert!(compare.contains("<table"), "the comparison's figures");
 }
+
+#[test]
+#[serial_test::parallel]
+fn run_with_format_pdf_writes_the_document_at_the_end_of_the_run_beside_the_reports() {
+    let lo = LoopDevice::new(64 << 20);
+    let (tmp, repo) = repo(lo.dev());
+    let out = tmp.path().join("grid");
+    let run = rigel()
+        .arg("run")
+        .arg(repo.join("grid.toml"))
+        .args(["--format", "pdf", "--paper", "letter", "--out"])
+        .arg(&out)
+        .run()
+        .code(0);
+    assert!(run.stderr.contains("report.pdf"), "{}", run.stderr);
+    for default in ["report.md", "report.html"] {
+        assert!(out.join(default).is_file(), "{default} not written");
+    }
+    let names: Vec<String> = std::fs::read_dir(&out)
+        .expect("the run folder")
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .collect();
+    assert!(
+        names.iter().any(|n| n.ends_with("_summary.txt")),
+        "no ORION summary among {names:?}"
+    );
+    let pdf = out.join("report.pdf");
+    assert!(tool("pdfinfo", &[pdf.as_os_str()]).contains("letter"));
+    let fonts = tool("pdffonts", &[pdf.as_os_str()]);
+    assert!(fonts.contains("DejaVuSans"), "{fonts}");
+    let text = tool("pdftotext", &[pdf.as_os_str(), "-".as_ref()]);
+    let doc = results(&out);
+    let best = thousands(best_iops(&doc, "small"));
+    assert!(
+        text.contains(&format!("{best} IOPS")),
+        "{best} IOPS not in the text"
+    );
+    // A fleet's document is made after its merge, not by each rank.
+    rigel()
+        .arg("run")
+        .arg(repo.join("grid.toml"))
+        .args(["--format", "pdf", "--fleet"])
+        .arg(tmp.path().join("fleet"))
+        .run()
+        .code(2);
+}

@@ -23,6 +23,8 @@ pub struct RunView {
     pub finished: String,
     /// `YYYY-MM-DD HH:MM` in the start time's own offset, and that offset.
     pub date: String,
+    /// `finished` written as `date` is (empty for a run not closed).
+    pub ended: String,
     /// Every planned point finished and the run was closed (`finished` set).
     pub complete: bool,
     pub planned_points: usize,
@@ -73,9 +75,12 @@ pub fn run_view(view: &ResultsView) -> RunView {
     let doc = view.doc;
     let plan = &doc.plan();
     let failed = view.points.iter().filter(|p| !p.ok).count();
-    let date = chrono::DateTime::parse_from_rfc3339(doc.started())
-        .map(|t| t.format("%Y-%m-%d %H:%M UTC%:z").to_string())
-        .unwrap_or_else(|_| doc.started().to_owned());
+    let stamp = |at: &str| {
+        chrono::DateTime::parse_from_rfc3339(at)
+            .map(|t| t.format("%Y-%m-%d %H:%M UTC%:z").to_string())
+            .unwrap_or_else(|_| at.to_owned())
+    };
+    let date = stamp(doc.started());
     RunView {
         name: plan.name.clone(),
         description: plan.description.clone(),
@@ -83,6 +88,7 @@ pub fn run_view(view: &ResultsView) -> RunView {
         started: doc.started().to_owned(),
         finished: doc.finished().to_owned(),
         date,
+        ended: stamp(doc.finished()),
         complete: !doc.finished().is_empty() && doc.points().len() >= plan.points.len(),
         planned_points: plan.points.len(),
         finished_points: doc.points().len(),

@@ -16,7 +16,7 @@ pub enum ReportError {
     },
     #[error(transparent)]
     Fs(#[from] rigel_fs::FsError),
-    /// The PDF could not be made (a chart krilla-svg cannot read, the writer's own failure).
+    /// The PDF could not be made (a chart usvg cannot read, the writer's own failure).
     #[error("PDF report: {0}")]
     Pdf(String),
     /// The run folder could not be read (not a run, unreadable, newer schema in `run.json`).

@@ -2,11 +2,13 @@
 //! finished (results.json), the built-in reports rendered, and how the run ended.
 
 use super::outcome::{Ended, Ran, RunError, is_failed};
-use super::{Message, Observer, RunPlan, now, search};
+use super::{Message, Observer, Options, RunPlan, now, search};
 use rigel_record::{self as record, RunFolder, RunHeader};
 use rigel_report::{self as report, ReportOptions};
 use rigel_results::{PointResult, ResultsDoc};
 
+// The run's parts as `execute` holds them, apart: bundling them would only move the list.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn finish(
     folder: &RunFolder,
     header: RunHeader,
@@ -14,6 +16,7 @@ pub(super) fn finish(
     plan: RunPlan,
     done: Vec<PointResult>,
     ended: Ended,
+    run_opts: &Options,
     obs: &mut dyn Observer,
 ) -> Result<Ran, RunError> {
     let complete = match &plan.search {
@@ -28,10 +31,16 @@ pub(super) fn finish(
     search::record(&mut doc);
     let dir = folder.dir().to_path_buf();
     folder.finish(&doc)?;
-    let opts = ReportOptions {
+    let mut opts = ReportOptions {
         past_runs: record::past_runs(folder.dir()),
+        paper: run_opts.paper,
         ..ReportOptions::new(folder.dir())
     };
+    for f in &run_opts.formats {
+        if !opts.formats.contains(f) {
+            opts.formats.push(*f);
+        }
+    }
     // Shared, so that the templates read it without a copy (1 GB at 100,000 points).
     let doc = std::sync::Arc::new(doc);
     let reported = match report::render_shared(&doc, &opts) {

@@ -47,9 +47,9 @@ pub use rigel_results::ResultsDoc;
 /// Exit status of a process ended by a second SIGINT/SIGTERM (128 + SIGINT, as shells report it).
 pub const SECOND_SIGNAL_EXIT: i32 = 130;
 
-/// What a run is allowed to do besides reading: the write consent, and `--clean`; and when its
-/// points start.
-#[derive(Debug, Clone, Copy)]
+/// What a run is allowed to do besides reading: the write consent, and `--clean`; when its points
+/// start; and which reports it renders beside the built-in ones.
+#[derive(Debug, Clone)]
 pub struct Options {
     pub consent: Consent,
     /// Delete the test files rigel created once the run ends.
@@ -58,6 +58,10 @@ pub struct Options {
     pub skip_failed: bool,
     /// A fleet's common schedule: the points to do start at set wall-clock times (none: at once).
     pub starts: Option<Starts>,
+    /// Formats rendered at the end of the run beside `Format::DEFAULT` (`rigel run --format pdf`).
+    pub formats: Vec<rigel_report::Format>,
+    /// The PDF's paper, when `formats` holds the PDF.
+    pub paper: rigel_report::Paper,
 }
 
 /// Opens the volume, runs every point of `job` not yet done, records each durably and finishes the
@@ -84,15 +88,7 @@ pub fn run_job(job: Job, opts: Options, obs: &mut dyn Observer) -> Result<Ran, R
     for w in volume.warnings().into_iter().chain(cold) {
         obs.message(Message::Warning(w.to_string()));
     }
-    let ran = execute(
-        job,
-        lock,
-        opts.skip_failed,
-        &volume,
-        &stop,
-        opts.starts,
-        obs,
-    );
+    let ran = execute(job, lock, &opts, &volume, &stop, obs);
     // Before --clean looks at them: a mark vouches only for the file as it was marked.
     if let Err(e) = target::remark_written(&volume.targets) {
         obs.message(Message::Error(format!("marking the test files again: {e}")));
@@ -186,12 +182,12 @@ fn open(
 fn execute(
     job: Job,
     lock: FolderLock,
-    skip_failed: bool,
+    opts: &Options,
     volume: &OpenVolume,
     stop: &Arc<AtomicBool>,
-    starts: Option<Starts>,
     obs: &mut dyn Observer,
 ) -> Result<Ran, RunError> {
+    let (skip_failed, starts) = (opts.skip_failed, opts.starts);
     let Job {
         dir: _,
         spec_toml,
@@ -364,7 +360,7 @@ fn execute(
         }
     }
     obs.run_finished();
-    finish(&folder, header, spec_toml, plan, done, ended, obs)
+    finish(&folder, header, spec_toml, plan, done, ended, opts, obs)
 }
 
 /// Runs `point` on its own thread, the observer ticking meanwhile.

@@ -73,6 +73,8 @@ pub enum Kind {
     Log10,
     /// p50 … p99.999.
     Nines,
+    /// 1 to the largest value in whole steps: things counted in order (a spec's runs).
+    Ordinal,
 }
 
 impl Kind {
@@ -113,6 +115,15 @@ impl Kind {
                     }
                 }
                 axis(Scale::Log10 { lo, hi }, t)
+            }
+            Kind::Ordinal => {
+                let hi = max.round().max(2.0);
+                let step = (hi / 8.0).ceil().max(1.0);
+                let t = (0..)
+                    .map(|i| 1.0 + f64::from(i) * step)
+                    .take_while(|&v| v <= hi)
+                    .collect();
+                axis(Scale::Linear { lo: 1.0, hi }, t)
             }
             Kind::Nines => {
                 let top = finite().fold(99.0, f64::max);

@@ -45,7 +45,7 @@ pub fn trend(spec: &str, runs: &[TrendRun]) -> String {
             y_extent: Vec::new(),
             x_label: "run (oldest first)".into(),
             y_label,
-            x: Kind::Linear { integer: true },
+            x: Kind::Ordinal,
             y: Kind::Linear { integer: false },
             lines: vec![Line {
                 name: String::new(),

@@ -100,9 +100,7 @@ impl<'a> Layout<'a> {
         for (i, b) in blocks.iter().enumerate() {
             match b {
                 Block::Heading { level, spans } => {
-                    let next = blocks
-                        .get(i + 1)
-                        .map_or(0.0, |n| self.min_height(n, charts));
+                    let next = self.kept_with_heading(&blocks[i + 1..], charts);
                     self.heading(*level, spans, next);
                 }
                 Block::Para {
@@ -169,6 +167,26 @@ impl<'a> Layout<'a> {
                 text: text.clone(),
                 color,
             });
+        }
+    }
+
+    /// How much of what follows a heading stays on its page: the next block's least height, and
+    /// when that is a short paragraph (a table's or a chart's one-line lead), the block after it
+    /// too, so that no page ends on a heading and its lead.
+    fn kept_with_heading(&self, after: &[Block], charts: &dyn Charts) -> f32 {
+        let first = after.first().map_or(0.0, |n| self.min_height(n, charts));
+        let short = |spans: &[Span]| spans.iter().map(|s| s.text.len()).sum::<usize>() < 400;
+        match after {
+            // A sub-heading after the lead: kept with its own first block too.
+            [Block::Para { spans, .. }, Block::Heading { .. }, then, ..] if short(spans) => {
+                first + BODY * 1.4 + 3.0 * BODY + self.min_height(then, charts)
+            }
+            [Block::Para { spans, .. }, then, ..]
+                if short(spans) && !matches!(then, Block::Heading { .. }) =>
+            {
+                first + BODY * 1.4 + self.min_height(then, charts)
+            }
+            _ => first,
         }
     }
 

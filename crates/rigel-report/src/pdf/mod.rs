@@ -1,11 +1,12 @@
 //! The PDF report, made without a browser: the Markdown the templates render (the same
 //! `markdown/report.md`, or a user's Markdown template) read into blocks (`blocks`), paginated
 //! on A4 or Letter (`layout`) and written by krilla with the DejaVu fonts embedded (`fonts`), its
-//! text selectable, and the SVG charts drawn as vectors through krilla-svg.
+//! text selectable, and the SVG charts drawn as vectors (`svg`).
 
 mod blocks;
 mod fonts;
 mod layout;
+mod svg;
 #[cfg(test)]
 mod tests;
 
@@ -18,7 +19,6 @@ use krilla::page::PageSettings;
 use krilla::paint::Fill;
 use krilla::text::TextDirection;
 use krilla::{Document, surface::Surface};
-use krilla_svg::{SurfaceExt, SvgSettings};
 use layout::{Geometry, Layout, Op, Rgb};
 
 /// The PDF's paper.
@@ -180,7 +180,7 @@ fn draw(surface: &mut Surface, fonts: &Fonts, charts: &ChartTrees, op: &Op) {
             if let (Some((_, tree)), Some(size)) = (charts.trees.get(*index), Size::from_wh(*w, *h))
             {
                 surface.push_transform(&Transform::from_translate(*x, *y));
-                surface.draw_svg(tree, size, SvgSettings::default());
+                svg::draw(surface, tree, size, fonts);
                 surface.pop();
             }
         }
