@@ -1,8 +1,9 @@
 //! The end of a run: the results document assembled from the finished points, the run folder
 //! finished (results.json), the built-in reports rendered, and how the run ended.
 
+use super::options::Options;
 use super::outcome::{Ended, Ran, RunError, is_failed};
-use super::{Message, Observer, Options, RunPlan, now, search};
+use super::{Message, Observer, RunPlan, now, search};
 use rigel_record::{self as record, RunFolder, RunHeader};
 use rigel_report::{self as report, ReportOptions};
 use rigel_results::{PointResult, ResultsDoc};

@@ -12,6 +12,7 @@ mod conditioning_tests;
 mod finish;
 mod job;
 mod observer;
+mod options;
 mod outcome;
 mod repeat;
 mod schedule;
@@ -21,6 +22,7 @@ mod verify_dir;
 pub use job::{Job, now};
 use observer::TICK;
 pub use observer::{Message, Observer};
+pub use options::Options;
 use outcome::is_failed;
 pub use outcome::{Ended, Ran, RunError};
 pub use repeat::{repeat_dir, repeats};
@@ -46,23 +48,6 @@ pub use rigel_results::ResultsDoc;
 
 /// Exit status of a process ended by a second SIGINT/SIGTERM (128 + SIGINT, as shells report it).
 pub const SECOND_SIGNAL_EXIT: i32 = 130;
-
-/// What a run is allowed to do besides reading: the write consent, and `--clean`; when its points
-/// start; and which reports it renders beside the built-in ones.
-#[derive(Debug, Clone)]
-pub struct Options {
-    pub consent: Consent,
-    /// Delete the test files rigel created once the run ends.
-    pub clean: bool,
-    /// On resume, keep the points recorded as failed instead of running them again.
-    pub skip_failed: bool,
-    /// A fleet's common schedule: the points to do start at set wall-clock times (none: at once).
-    pub starts: Option<Starts>,
-    /// Formats rendered at the end of the run beside `Format::DEFAULT` (`rigel run --format pdf`).
-    pub formats: Vec<rigel_report::Format>,
-    /// The PDF's paper, when `formats` holds the PDF.
-    pub paper: rigel_report::Paper,
-}
 
 /// Opens the volume, runs every point of `job` not yet done, records each durably and finishes the
 /// run folder (results.json and the built-in reports).

@@ -21,7 +21,7 @@ pub struct Features {
 impl Features {
     /// What this build of rigel's spec language has.
     pub const AVAILABLE: Features = Features {
-        size_mix: false,
+        size_mix: true,
         fdatasync: false,
     };
 }

@@ -138,15 +138,8 @@ impl Figure {
         legend_rows(entries, 8.8, (W, LEFT, RIGHT))
     }
 
-    /// The figure as SVG, its long lines thinned (`thin`), as the chart then says.
-    pub fn to_svg(&self) -> String {
-        match super::thin::thinned(self) {
-            Some(f) => f.draw(),
-            None => self.draw(),
-        }
-    }
-
-    fn draw(&self) -> String {
+    /// The figure as SVG as it is; [`Figure::to_svg`] (in `thin`) thins its long lines first.
+    pub(super) fn draw(&self) -> String {
         let ph = self.panel_height();
         let legend = self.legend_rows();
         let panel_h = SUBTITLE_H + ph + AXIS_H;

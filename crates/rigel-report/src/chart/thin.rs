@@ -6,6 +6,16 @@
 use super::plot::{Figure, Mark};
 use rigel_expr::units;
 
+impl Figure {
+    /// The figure as SVG, its long lines thinned, as the chart then says.
+    pub fn to_svg(&self) -> String {
+        match thinned(self) {
+            Some(f) => f.draw(),
+            None => self.draw(),
+        }
+    }
+}
+
 /// The most marks a line keeps.
 pub const MOST_MARKS: usize = 500;
 

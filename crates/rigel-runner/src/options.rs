@@ -1,0 +1,21 @@
+//! What a run may do and what it renders at its end, as the binary asks for it.
+
+use super::schedule::Starts;
+use rigel_target::Consent;
+
+/// What a run is allowed to do besides reading: the write consent, and `--clean`; when its points
+/// start; and which reports it renders beside the built-in ones.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub consent: Consent,
+    /// Delete the test files rigel created once the run ends.
+    pub clean: bool,
+    /// On resume, keep the points recorded as failed instead of running them again.
+    pub skip_failed: bool,
+    /// A fleet's common schedule: the points to do start at set wall-clock times (none: at once).
+    pub starts: Option<Starts>,
+    /// Formats rendered at the end of the run beside `Format::DEFAULT` (`rigel run --format pdf`).
+    pub formats: Vec<rigel_report::Format>,
+    /// The PDF's paper, when `formats` holds the PDF.
+    pub paper: rigel_report::Paper,
+}
