@@ -7,10 +7,13 @@
 #     parse as XML, and its report.html is screenshot at both widths and printed to PDF;
 #  2b. real runs of a `row` matrix with a class held at one load (on a loop device over tmpfs), a
 #     `detailed` grid and a `[sweep]` over size × mix, each screenshot at both widths;
-#  3. every page above laid out at both widths and measured in the page (layout-check.js): no
-#     sideways scrolling, nothing cut at the right edge, no chart labels over one another or cut at
-#     a chart's edge, no legend of more than 8 entries, no series with every point at one x, and no
-#     table that needs a scrollbar at 1280 px.
+#  2c. `rigel history` over the runs above and two more of row-held and one more of the sweep (6 runs
+#     of 4 specs: two trend charts, two comparisons): index.html and a comparison page screenshot
+#     at both widths;
+#  3. every page above (the history's too) laid out at both widths and measured in the page
+#     (layout-check.js): no sideways scrolling, nothing cut at the right edge, no chart labels over
+#     one another or cut at a chart's edge, no legend of more than 8 entries, no series with every
+#     point at one x, and no table that needs a scrollbar at 1280 px.
 # Not part of `cargo test` (it needs chromium, and the runs take about three minutes): `.ci/run` runs
 # it after the tests. It installs Debian's chromium and poppler-utils when missing, needs root for
 # the loop device (losetup), and exits 1 when the layout check finds a problem.
@@ -83,6 +86,17 @@ target/debug/rigel run tests/fixtures/specs/two-classes.toml --out "$out/detaile
 target/debug/rigel run tests/fixtures/specs/sweep-size-mix.toml --out "$out/sweep" \
     --set dir="$scratch/sweep" --set run.duration=1s
 ls "$out/row-held"/chart-held-seq.svg "$out/detailed"/chart-seconds-*.svg >/dev/null
+# 2c. The history over these runs: row-held three times, the sweep twice (shorter points).
+rm -rf "$out/again" "$out/index.html" "$out/history"
+for i in 2 3; do
+    target/debug/rigel run "$scratch/row-held.toml" --out "$out/again/row-held-$i" --set lun="$loop" \
+        --allow-destructive --set run.duration=300ms --set run.warmup=100ms >/dev/null 2>&1
+done
+target/debug/rigel run tests/fixtures/specs/sweep-size-mix.toml --out "$out/again/sweep-2" \
+    --set dir="$scratch/sweep" --set run.duration=300ms >/dev/null 2>&1
+target/debug/rigel history "$out"
+test "$(grep -o '<figure id="trend-' "$out/index.html" | wc -l)" = 2
+ls "$out"/history/compare-*.html >/dev/null
 python3 - "$run" <<'PY'
 import sys, pathlib, xml.dom.minidom
 svgs = sorted(pathlib.Path(sys.argv[1]).glob("chart-*.svg"))
@@ -109,6 +123,13 @@ for s in $sizes; do
         chromium $flags --hide-scrollbars --window-size="${s#*=}" \
             --screenshot="$out/$shape-$label.png" "file://$out/$shape/report.html" 2>/dev/null
     done
+    # shellcheck disable=SC2086
+    chromium $flags --hide-scrollbars --window-size="${s#*=}" \
+        --screenshot="$out/history-$label.png" "file://$out/index.html" 2>/dev/null
+    compared="$(ls "$out"/history/compare-*.html | head -n 1)"
+    # shellcheck disable=SC2086
+    chromium $flags --hide-scrollbars --window-size="${s#*=}" \
+        --screenshot="$out/history-compare-$label.png" "file://$compared" 2>/dev/null
 done
 # shellcheck disable=SC2086
 chromium $flags --no-pdf-header-footer --print-to-pdf="$out/bs-qd-sweep.pdf" \
@@ -117,7 +138,7 @@ test "$(stat -c %s "$out/bs-qd-sweep.pdf")" -gt 10000
 # 3. The layout at each width, measured in the page (layout-check.js): no sideways scrolling, nothing
 #    cut at the right edge outside a scrolling box, no chart labels drawn over one another.
 bad=0
-for page in "$out"/*.html "$run/report.html" "$out/row-held/report.html" \
+for page in "$out"/*.html "$out"/history/*.html "$run/report.html" "$out/row-held/report.html" \
     "$out/detailed/report.html" "$out/sweep/report.html"; do
     [ -f "$page" ] || continue
     case "$page" in *.layout.html) continue ;; esac

@@ -26,6 +26,9 @@ impl Features {
     };
 }
 
+/// A size in fewer than this share of a class's requests is left out of its mix.
+const MIN_MIX_SHARE: f64 = 0.01;
+
 /// At most this many sizes in a mix (the spec's limit).
 const MAX_SIZES: usize = 64;
 /// A gap CV below this is even pacing (`uniform`), above [`BURSTY_CV`] bursty.
@@ -261,11 +264,27 @@ fn sizes(s: &mut String, c: &ClassStats, f: Features) {
         );
         return;
     }
-    if f.size_mix && !c.sequential {
-        let _ = writeln!(s, "size = \"{}\"", size_mix(&by_count));
+    // Sizes of under 1% of the requests (a probe's read, a stream's odd first request) are left
+    // out of a mix: they would be noise in the spec, and the comment still names them.
+    let kept: Vec<(u32, u64)> = by_count
+        .iter()
+        .copied()
+        .filter(|b| b.1 as f64 >= MIN_MIX_SHARE * n as f64)
+        .collect();
+    let left_out: u64 = n.saturating_sub(kept.iter().map(|b| b.1).sum::<u64>());
+    if f.size_mix && !c.sequential && kept.len() == 1 {
         let _ = writeln!(
             s,
-            "# ^ shares of the requests by count: {}{more}",
+            "size = \"{}\"   # {left_out} requests of {} other sizes (each under 1%) left out; sizes seen by count: {}{more}",
+            Size(u64::from(kept[0].0)),
+            by_count.len() - 1,
+            seen.join(", ")
+        );
+    } else if f.size_mix && !c.sequential && kept.len() > 1 {
+        let _ = writeln!(s, "size = \"{}\"", size_mix(&kept));
+        let _ = writeln!(
+            s,
+            "# ^ shares of the requests by count: {}{more}; {left_out} requests of sizes under 1% each left out",
             seen.join(", ")
         );
     } else {

@@ -139,7 +139,14 @@ fn a_trace_of_known_statistics_derives_them() {
     let cv = c.gap_cv().expect("a CV");
     assert!((cv - 1.0).abs() <= 0.1, "CV {cv}");
     // Where the spec language lacks them: the most common size, and dsync.
-    let fallback = spec(&t, &stats, Features::AVAILABLE);
+    let fallback = spec(
+        &t,
+        &stats,
+        Features {
+            size_mix: false,
+            fdatasync: false,
+        },
+    );
     assert_eq!(value(&fallback, "size"), "4KiB");
     assert_eq!(value(&fallback, "durability"), "dsync");
     assert!(fallback.contains("no group commit"), "{fallback}");

@@ -84,6 +84,7 @@ pub fn history(root: &Path, out: &Path) -> Result<History, ReportError> {
         }
     }
     let mut charts = Vec::new();
+    let mut specs = 0;
     let mut start = 0;
     while start < rows.len() {
         let spec = rows[start].spec.clone();
@@ -91,6 +92,12 @@ pub fn history(root: &Path, out: &Path) -> Result<History, ReportError> {
             .iter()
             .position(|r| r.spec != spec)
             .map_or(rows.len(), |n| start + n);
+        specs += 1;
+        // One run is a dot, not a trend: its figures are in the table above.
+        if end - start < 2 {
+            start = end;
+            continue;
+        }
         let runs: Vec<TrendRun> = rows[start..end]
             .iter()
             .map(|r| TrendRun {
@@ -107,7 +114,6 @@ pub fn history(root: &Path, out: &Path) -> Result<History, ReportError> {
         });
         start = end;
     }
-    let specs = charts.len();
     let html = page::index(root, &rows, &charts, &unread)?;
     let mut files = vec![(PathBuf::from("index.html"), html.into_bytes())];
     files.extend(
