@@ -114,7 +114,7 @@ pub fn history(root: &Path, out: &Path) -> Result<History, ReportError> {
         });
         start = end;
     }
-    let html = page::index(root, &rows, &charts, &unread)?;
+    let html = page::index(root, &rows, &charts, specs, &unread)?;
     let mut files = vec![(PathBuf::from("index.html"), html.into_bytes())];
     files.extend(
         compares

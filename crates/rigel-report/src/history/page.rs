@@ -24,6 +24,8 @@ struct Context<'a> {
     root: String,
     rows: &'a [RunRow],
     charts: &'a [SpecChart],
+    /// Specs among the runs (a spec with one run has no trend chart).
+    specs: usize,
     unread: &'a [Unread],
     rigel: &'static str,
 }
@@ -32,6 +34,7 @@ pub fn index(
     root: &Path,
     rows: &[RunRow],
     charts: &[SpecChart],
+    specs: usize,
     unread: &[Unread],
 ) -> Result<String, ReportError> {
     let mut env = base_environment();
@@ -43,6 +46,7 @@ pub fn index(
         root: root.display().to_string(),
         rows,
         charts,
+        specs,
         unread,
         rigel: env!("CARGO_PKG_VERSION"),
     };
