@@ -113,6 +113,10 @@ const TITLE_LINE: f64 = 24.0;
 /// Width of a character of a 19 px semibold title, generously (wide glyphs, `%`, `W`).
 const TITLE_CHAR: f64 = 11.5;
 const SUBTITLE_H: f64 = 24.0;
+/// A subtitle's second line, below the first.
+const SUBTITLE_LINE: f64 = 19.0;
+/// Width of a character of a 15 px semibold subtitle, generously.
+const SUBTITLE_CHAR: f64 = 9.2;
 const AXIS_H: f64 = 50.0;
 const LEGEND_ROW: f64 = 22.0;
 
@@ -142,9 +146,18 @@ impl Figure {
     pub(super) fn draw(&self) -> String {
         let ph = self.panel_height();
         let legend = self.legend_rows();
-        let panel_h = SUBTITLE_H + ph + AXIS_H;
-        let title = title_lines(&self.title, W - LEFT - RIGHT);
-        let title_h = TITLE_H + TITLE_LINE * (title.len() as f64 - 1.0);
+        let room = W - LEFT - RIGHT;
+        let subtitles: Vec<_> = self
+            .panels
+            .iter()
+            .map(|p| text_lines(&p.subtitle, room, SUBTITLE_CHAR))
+            .collect();
+        // Every panel keeps the same height, so that stacked panels line up.
+        let sub_lines = subtitles.iter().map(Vec::len).max().unwrap_or(1).max(1);
+        let sub_h = SUBTITLE_H + SUBTITLE_LINE * (sub_lines as f64 - 1.0);
+        let panel_h = sub_h + ph + AXIS_H;
+        let title = text_lines(&self.title, room, TITLE_CHAR);
+        let title_h = TITLE_H + TITLE_LINE * (title.len().max(1) as f64 - 1.0);
         let h =
             title_h + panel_h * self.panels.len() as f64 + LEGEND_ROW * legend.len() as f64 + 12.0;
         let mut out = String::with_capacity(16384);
@@ -157,9 +170,9 @@ impl Figure {
                 esc(line)
             );
         }
-        for (i, p) in self.panels.iter().enumerate() {
-            let top = title_h + panel_h * i as f64 + SUBTITLE_H;
-            draw_panel(&mut out, p, top, ph);
+        for (i, (p, subtitle)) in self.panels.iter().zip(&subtitles).enumerate() {
+            let top = title_h + panel_h * i as f64 + sub_h;
+            draw_panel(&mut out, p, subtitle, top, ph);
         }
         let legend_top = title_h + panel_h * self.panels.len() as f64 + 6.0;
         for (r, row) in legend.iter().enumerate() {
@@ -181,11 +194,14 @@ impl Figure {
     }
 }
 
-/// A title in at most two lines that fit `room` px, broken between words; a line still too long
-/// (one long word) is squeezed to the width rather than cut at the edge. Each line with its
-/// `textLength` attribute, empty when it fits as it is.
-fn title_lines(title: &str, room: f64) -> Vec<(String, String)> {
-    let fits = |t: &str| t.chars().count() as f64 * TITLE_CHAR <= room;
+/// A title (or subtitle) in at most two lines that fit `room` px at `char_w` px a character,
+/// broken between words; a line still too long (one long word) is squeezed to the width rather than
+/// cut at the edge. Each line with its `textLength` attribute, empty when it fits as it is.
+fn text_lines(title: &str, room: f64, char_w: f64) -> Vec<(String, String)> {
+    if title.is_empty() {
+        return Vec::new();
+    }
+    let fits = |t: &str| t.chars().count() as f64 * char_w <= room;
     let mut lines = vec![title.to_string()];
     if !fits(title) {
         let words: Vec<&str> = title.split(' ').collect();
@@ -220,7 +236,7 @@ fn style(colour: usize, dashed: bool) -> (&'static str, &'static str) {
     (PALETTE[colour % PALETTE.len()], dash)
 }
 
-fn draw_panel(out: &mut String, p: &Panel, top: f64, ph: f64) {
+fn draw_panel(out: &mut String, p: &Panel, subtitle: &[(String, String)], top: f64, ph: f64) {
     let plot_w = W - LEFT - RIGHT;
     let xs: Vec<f64> = p
         .lines
@@ -238,12 +254,13 @@ fn draw_panel(out: &mut String, p: &Panel, top: f64, ph: f64) {
     let bottom = top + ph;
     let px = |x: f64| LEFT + xa.scale.fraction(x) * plot_w;
     let py = |y: f64| bottom - ya.scale.fraction(y) * ph;
-    if !p.subtitle.is_empty() {
+    let above = subtitle.len().saturating_sub(1) as f64;
+    for (i, (line, fit)) in subtitle.iter().enumerate() {
         let _ = writeln!(
             out,
-            r##"<text x="{LEFT}" y="{:.1}" font-weight="600" fill="#323f4b">{}</text>"##,
-            top - 8.0,
-            esc(&p.subtitle)
+            r##"<text x="{LEFT}" y="{:.1}" font-weight="600" fill="#323f4b"{fit}>{}</text>"##,
+            top - 8.0 - SUBTITLE_LINE * (above - i as f64),
+            esc(line)
         );
     }
     for (t, label) in ya.ticks.iter().zip(&ya.labels) {
@@ -390,16 +407,33 @@ mod tests {
     #[test]
     fn long_titles_wrap_between_words_and_short_ones_stay_whole() {
         let room = W - LEFT - RIGHT;
-        assert_eq!(title_lines("IOPS vs load", room).len(), 1);
+        assert_eq!(text_lines("IOPS vs load", room, TITLE_CHAR).len(), 1);
         let long =
             "large latency vs load (small=0 small.size=4KiB large.mix=70% read large.per_stream=4)";
-        let lines = title_lines(long, room);
+        let lines = text_lines(long, room, TITLE_CHAR);
         assert_eq!(lines.len(), 2, "{lines:?}");
         assert_eq!(format!("{} {}", lines[0].0, lines[1].0), long);
         assert!(
             lines[0].1.is_empty(),
             "the first line fits without squeezing"
         );
+    }
+
+    #[test]
+    fn a_long_subtitle_wraps_onto_a_second_line_inside_the_chart() {
+        let room = W - LEFT - RIGHT;
+        let note = "p99 latency per second; thinned to at most 500 of 100,000 points a line: \
+                    each run of 400 keeps its highest and lowest";
+        let lines = text_lines(note, room, SUBTITLE_CHAR);
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        for (line, fit) in &lines {
+            assert!(fit.is_empty(), "{line:?} fits without squeezing");
+            assert!(
+                line.chars().count() as f64 * SUBTITLE_CHAR <= room,
+                "{line:?}"
+            );
+        }
+        assert!(text_lines("", room, SUBTITLE_CHAR).is_empty());
     }
 
     #[test]
