@@ -5,20 +5,8 @@
 use super::{Features, spec};
 use crate::format::{Header, Op, Record, Trace};
 use crate::stats::measure;
+use crate::test_rng::Fast;
 use rand_distr::Distribution as _;
-
-struct Fast(fastrand::Rng);
-impl rand_core::RngCore for Fast {
-    fn next_u32(&mut self) -> u32 {
-        self.0.u32(..)
-    }
-    fn next_u64(&mut self) -> u64 {
-        self.0.u64(..)
-    }
-    fn fill_bytes(&mut self, dst: &mut [u8]) {
-        self.0.fill(dst);
-    }
-}
 
 const DEVICE: u64 = 64 << 20;
 

@@ -14,6 +14,8 @@ mod report;
 mod rwbs;
 pub mod skew;
 pub mod stats;
+#[cfg(test)]
+mod test_rng;
 pub mod tracefs;
 
 pub use device::BlockDevice;

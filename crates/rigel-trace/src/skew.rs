@@ -154,20 +154,8 @@ fn rms(cum: &[f64], theory: impl Fn(usize) -> f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_rng::Fast;
     use rand_distr::Distribution as _;
-
-    struct Fast(fastrand::Rng);
-    impl rand_core::RngCore for Fast {
-        fn next_u32(&mut self) -> u32 {
-            self.0.u32(..)
-        }
-        fn next_u64(&mut self) -> u64 {
-            self.0.u64(..)
-        }
-        fn fill_bytes(&mut self, dst: &mut [u8]) {
-            self.0.fill(dst);
-        }
-    }
 
     fn sample(theta: f64, blocks: u64, n: usize, seed: u64) -> Vec<u64> {
         let z = rand_distr::Zipf::new(blocks as f64, theta).expect("zipf");
