@@ -2,7 +2,7 @@
 //! corruptions by kind, the first ones in full; and whether the run failed its data's integrity.
 
 use super::style::outln;
-use rigel_results::{PointResult, ResultsDoc};
+use rigel_results::{IntegrityResult, PointResult, ResultsDoc};
 
 /// Corrupted blocks printed in full per point (results.json keeps up to `FIRST_CORRUPTIONS`).
 const SHOWN: usize = 10;
@@ -41,24 +41,34 @@ pub fn print(doc: &ResultsDoc) {
             i.blocks_checked,
             i.counts.summary()
         );
-        for c in i.first.iter().take(SHOWN) {
-            eprintln!(
-                "  {}: {} offset {} (volume offset {}), class {}: expected generation {}; {}",
-                c.kind.name(),
-                c.target,
-                c.target_offset,
-                c.volume_offset,
-                c.class,
-                c.expected_generation,
-                c.detail
-            );
-        }
-        if i.corrupted() as usize > SHOWN {
-            eprintln!(
-                "  … {} more (the first {} in full in results.json)",
-                i.corrupted() as usize - SHOWN,
-                i.first.len()
-            );
-        }
+        first(i, "results.json");
+    }
+}
+
+/// The first corruptions of `i` in full (their class where the record names one), and how many
+/// more `file` holds.
+pub fn first(i: &IntegrityResult, file: &str) {
+    for c in i.first.iter().take(SHOWN) {
+        let class = if c.class.is_empty() {
+            String::new()
+        } else {
+            format!(", class {}", c.class)
+        };
+        eprintln!(
+            "  {}: {} offset {} (volume offset {}){class}: expected generation {}; {}",
+            c.kind.name(),
+            c.target,
+            c.target_offset,
+            c.volume_offset,
+            c.expected_generation,
+            c.detail
+        );
+    }
+    if i.corrupted() as usize > SHOWN {
+        eprintln!(
+            "  … {} more (the first {} in full in {file})",
+            i.corrupted() as usize - SHOWN,
+            i.first.len()
+        );
     }
 }

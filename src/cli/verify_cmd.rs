@@ -4,12 +4,10 @@
 
 use super::args::VerifyArgs;
 use super::exit;
+use super::integrity::first;
 use super::style::outln;
-use rigel_results::{IntegrityResult, JournalCheck};
+use rigel_results::JournalCheck;
 use std::sync::atomic::AtomicBool;
-
-/// Corrupted blocks printed in full per section (verify.json keeps up to `FIRST_CORRUPTIONS`).
-const SHOWN: usize = 10;
 
 pub fn run(a: &VerifyArgs) -> i32 {
     let stop = AtomicBool::new(false);
@@ -52,7 +50,7 @@ fn print(c: &JournalCheck) {
             c.unpromised.corrupted(),
             c.unpromised.counts.summary()
         );
-        first(&c.unpromised);
+        first(&c.unpromised, "verify.json");
     }
     if c.broken.corrupted() > 0 {
         eprintln!(
@@ -60,29 +58,8 @@ fn print(c: &JournalCheck) {
             c.broken.corrupted(),
             c.broken.counts.summary()
         );
-        first(&c.broken);
+        first(&c.broken, "verify.json");
     } else {
         outln!("no broken promise: {promise}, and every block holds what that allows");
-    }
-}
-
-fn first(i: &IntegrityResult) {
-    for c in i.first.iter().take(SHOWN) {
-        eprintln!(
-            "  {}: {} offset {} (volume offset {}): expected generation {}; {}",
-            c.kind.name(),
-            c.target,
-            c.target_offset,
-            c.volume_offset,
-            c.expected_generation,
-            c.detail
-        );
-    }
-    if i.corrupted() as usize > SHOWN {
-        eprintln!(
-            "  … {} more (the first {} in full in verify.json)",
-            i.corrupted() as usize - SHOWN,
-            i.first.len()
-        );
     }
 }
