@@ -301,16 +301,17 @@ fn real_runs_give_a_pdf_with_embedded_fonts_figures_verdicts_and_the_specs_sha25
 
 #[test]
 #[serial_test::parallel]
-fn history_over_five_real_runs_of_two_specs_has_five_rows_two_trends_and_links_that_resolve() {
+fn history_over_five_real_runs_of_three_specs_has_five_rows_two_trends_and_links_that_resolve() {
     let lo = LoopDevice::new(64 << 20);
     let (tmp, repo) = repo(lo.dev());
     let runs = tmp.path().join("runs");
+    // The grid's one run has no trend to draw, and its spec still counts among the runs'.
     for (i, spec) in [
         "row.toml",
         "sweep.toml",
         "row.toml",
         "sweep.toml",
-        "row.toml",
+        "grid.toml",
     ]
     .iter()
     .enumerate()
@@ -319,8 +320,9 @@ fn history_over_five_real_runs_of_two_specs_has_five_rows_two_trends_and_links_t
         run(&repo.join(spec), &runs.join(format!("{i}-{spec}")), code);
     }
     let out = rigel().arg("history").arg(&runs).run().code(0);
-    assert!(out.stderr.contains("5 runs of 2 specs"), "{}", out.stderr);
+    assert!(out.stderr.contains("5 runs of 3 specs"), "{}", out.stderr);
     let html = std::fs::read_to_string(runs.join("index.html")).expect("index.html");
+    assert!(html.contains("5 runs of 3 specs"), "the page's header");
     let rows = html.matches("<tr").count() - 1;
     assert_eq!(rows, 5, "one row per run");
     assert_eq!(
@@ -330,7 +332,7 @@ fn history_over_five_real_runs_of_two_specs_has_five_rows_two_trends_and_links_t
     );
     assert_eq!(
         html.matches("first run").count(),
-        2,
+        3,
         "each spec's first run"
     );
     // minijinja escapes `/` in attributes as `&#x2f;`, which browsers read back as `/`.
@@ -349,7 +351,7 @@ fn history_over_five_real_runs_of_two_specs_has_five_rows_two_trends_and_links_t
             .iter()
             .filter(|l| l.starts_with("history/compare-"))
             .count(),
-        3
+        2
     );
     for l in &links {
         assert!(runs.join(l).is_file(), "link {l} does not resolve");
