@@ -103,8 +103,8 @@ fn a_file_opened_o_direct_on_a_disk_is_marked_and_its_mark_read_through_that_des
         .unwrap();
     let kind = rustix::fs::statfs(dir.path()).unwrap().f_type;
     assert_ne!(
-        kind as i64,
-        libc::TMPFS_MAGIC as i64,
+        kind,
+        libc::TMPFS_MAGIC,
         "/var/tmp must be on a disk for O_DIRECT's alignment to be checked"
     );
     for (name, len) in [("whole", 1u64 << 20), ("tail", (1 << 20) + 1000)] {
