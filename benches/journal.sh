@@ -1,22 +1,28 @@
 #!/usr/bin/env bash
 # What the journal (`journal = true`, issue 30) costs: IOPS and IOPS per core of verified 4 KiB
-# random writes with the journal and without, the two alternated round by round (A/A control: the
-# spread between rounds of one setting), pinned to one CPU, the run folder (so journal.map) on
+# random writes with the journal and without, and an A/A control (without again, `false2`), the
+# three rotated round by round in one run, pinned to one CPU, the run folder (so journal.map) on
 # the root disk. Two targets:
 #   tmpfs   a 1 GiB file on /dev/shm (O_DIRECT): the target costs the root disk nothing, so the
 #           root disk's written sectors are the journal's write-back alone;
-#   rootfs  a 1 GiB O_DIRECT file under $RIGEL_BENCH_DIR (default /work/rigel-bench) on the root
-#           disk itself: the journal's write-back competes with the target's writes.
+#   rootfs  a 1 GiB O_DIRECT test file rigel creates under $RIGEL_BENCH_DIR (default
+#           /work/tmp-bench) on the root disk itself (a file, never the device): the journal's
+#           write-back competes with the target's writes.
 # The root disk's written bytes come from its own counters (/sys/block/DEV/stat), not from rigel.
 #
-#   benches/journal.sh [--rounds N] [--duration SECONDS] [--qd N] [--cpu N] [--rigel PATH]
+#   benches/journal.sh [--rounds N] [--duration SECONDS] [--qd N] [--cpu N] [--only tmpfs|rootfs]
+#                      [--rigel PATH]
+#
+# The last lines give, per target, the median over the rounds of IOPS with/without the journal
+# and of the A/A control's false2/false.
 #
 # Needs python3 and taskset.
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(dirname "$here")"
-work="${RIGEL_BENCH_DIR:-/work/rigel-bench}"
+work="${RIGEL_BENCH_DIR:-/work/tmp-bench}"
+targets="tmpfs rootfs"
 rounds=3
 duration=5
 qd=8
@@ -28,6 +34,7 @@ while [ $# -gt 0 ]; do
         --duration) duration="$2"; shift 2 ;;
         --qd) qd="$2"; shift 2 ;;
         --cpu) cpu="$2"; shift 2 ;;
+        --only) targets="$2"; shift 2 ;;
         --rigel) rigel="$2"; shift 2 ;;
         *) echo "journal.sh: unknown argument $1" >&2; exit 2 ;;
     esac
@@ -47,7 +54,7 @@ disk="$(basename "$(readlink -f "/sys/class/block/$dev/..")")"
 written() { echo $(( $(awk '{print $7}' "/sys/block/$disk/stat") * 512 )); }
 
 spec() {
-    local where="$1" journal="$2" path="$out/$1-$2.toml" file
+    local where="$1" journal="${2%2}" path="$out/$1-$2.toml" file
     if [ "$where" = tmpfs ]; then file="$shm/journal-1g.img"; else file="$work/journal-1g.img"; fi
     {
         printf '[[target]]\npath = "%s"\nsize = "1GiB"\n\n' "$file"
@@ -69,9 +76,14 @@ PY
 }
 
 printf 'round  target  journal  IOPS      IOPS/core  p99 µs   root disk written  journal.map\n'
+table="$out/table"
 for r in $(seq 1 "$rounds"); do
-    for where in tmpfs rootfs; do
-        if [ $((r % 2)) -eq 1 ]; then order="false true"; else order="true false"; fi
+    for where in $targets; do
+        case $((r % 3)) in
+            1) order="false true false2" ;;
+            2) order="true false2 false" ;;
+            *) order="false2 false true" ;;
+        esac
         for j in $order; do
             dir="$out/run-$r-$where-$j"
             before="$(written)"
@@ -83,7 +95,20 @@ for r in $(seq 1 "$rounds"); do
             size="$(stat -c %s "$dir/journal.map" 2>/dev/null || echo 0)"
             printf '%-6s %-7s %-8s %-9s %-10s %-8s %-18s %s\n' "$r" "$where" "$j" "$iops" "$per_core" "$p99" \
                 "$(( (after - before) / 1048576 )) MiB" "$(( size / 1024 )) KiB"
+            echo "$r $where $j $iops" >>"$table"
         done
     done
 done
+python3 - "$table" <<'PY'
+import statistics, sys
+rows = [l.split() for l in open(sys.argv[1])]
+iops = {(r, w, j): float(x) for r, w, j, x in rows}
+for where in sorted({w for _, w, _ in iops}):
+    rounds = sorted({r for r, w, _ in iops if w == where}, key=int)
+    on = [iops[(r, where, "true")] / iops[(r, where, "false")] for r in rounds]
+    aa = [iops[(r, where, "false2")] / iops[(r, where, "false")] for r in rounds]
+    print(f"{where}: IOPS journal/none median {statistics.median(on):.2f} "
+          f"({' '.join(f'{x:.2f}' for x in on)}); A/A false2/false median "
+          f"{statistics.median(aa):.2f} ({' '.join(f'{x:.2f}' for x in aa)})")
+PY
 rm -f "$work/journal-1g.img"

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # What `verify` costs (issue 30): IOPS per core of 4 KiB random writes and reads on a page-cache
 # file (buffered, a 256 MiB file on /var/tmp held in the page cache), with `verify = true` against
-# the same without, the two alternated round by round, pinned to one CPU. Reads are measured after
+# the same without, and an A/A control (the unverified run again, `false2`), the three rotated
+# round by round in one run, pinned to one CPU. Reads are measured after
 # a verified point that wrote the whole file, so every read is of a block written in the run and
 # is checked. IOPS per core = IOPS / ((user + system CPU seconds) / window seconds), from
-# results.json.
+# results.json. The last lines give, per mode, the median over the rounds of on/off and of the
+# A/A control's off2/off.
 #
 #   benches/verify.sh [--rounds N] [--duration SECONDS] [--qd N] [--cpu N] [--rigel PATH]
 #
@@ -39,7 +41,7 @@ trap 'rm -rf "$out"' EXIT
 
 # mode: write | read; verify: true | false
 spec() {
-    local mode="$1" verify="$2" path="$out/$1-$2.toml"
+    local mode="$1" verify="${2%2}" path="$out/$1-$2.toml"
     {
         printf '[[target]]\npath = "%s"\nsize = "256MiB"\n\n' "$work/verify-256m.img"
         printf '[run]\nduration = "%ss"\nwarmup = "500ms"\ndirect = false\nverify = %s\n\n' "$duration" "$verify"
@@ -69,10 +71,15 @@ PY
 }
 
 printf 'round  mode   verify  IOPS      IOPS/core  blocks checked  blocks written\n'
+table="$out/table"
 for r in $(seq 1 "$rounds"); do
     for mode in write read; do
-        # Alternate which goes first.
-        if [ $((r % 2)) -eq 1 ]; then order="false true"; else order="true false"; fi
+        # Rotate which goes first.
+        case $((r % 3)) in
+            1) order="false true false2" ;;
+            2) order="true false2 false" ;;
+            *) order="false2 false true" ;;
+        esac
         for v in $order; do
             dir="$out/run-$r-$mode-$v"
             # The figures are in results.json; a report that failed to render does not change them.
@@ -81,6 +88,19 @@ for r in $(seq 1 "$rounds"); do
                 || { echo "verify.sh: rigel failed ($mode, verify $v)" >&2; exit 1; }
             read -r iops per_core checked written < <(figure "$dir")
             printf '%-6s %-6s %-7s %-9s %-10s %-15s %s\n' "$r" "$mode" "$v" "$iops" "$per_core" "$checked" "$written"
+            echo "$r $mode $v $per_core" >>"$table"
         done
     done
 done
+python3 - "$table" <<'PY'
+import statistics, sys
+rows = [l.split() for l in open(sys.argv[1])]
+per = {(r, m, v): float(c) for r, m, v, c in rows}
+for mode in ("write", "read"):
+    rounds = sorted({r for r, m, _ in per if m == mode}, key=int)
+    on = [per[(r, mode, "true")] / per[(r, mode, "false")] for r in rounds]
+    aa = [per[(r, mode, "false2")] / per[(r, mode, "false")] for r in rounds]
+    print(f"{mode}: IOPS per core on/off median {statistics.median(on):.2f} "
+          f"({' '.join(f'{x:.2f}' for x in on)}); A/A off2/off median {statistics.median(aa):.2f} "
+          f"({' '.join(f'{x:.2f}' for x in aa)})")
+PY

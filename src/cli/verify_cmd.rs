@@ -38,8 +38,17 @@ fn print(c: &JournalCheck) {
         c.in_flight_old,
         c.newer
     );
+    let grouped;
     let promise = if c.durable {
         "every write was promised durable (durability = \"dsync\")"
+    } else if c.blocks_promised > 0 {
+        grouped = format!(
+            "{} blocks were promised durable by a completed flush (durability = \"fdatasync:N\" \
+             or \"fsync:N\"), each up to the generation its last flush covered; writes after \
+             it were not",
+            c.blocks_promised
+        );
+        grouped.as_str()
     } else {
         "no write was promised durable (no durability)"
     };

@@ -97,6 +97,8 @@ pub struct Faults {
     /// A volatile write cache: a write is durable only once an fsync follows it or it carried
     /// O_DSYNC; `FaultFs::lose_power` drops every other.
     pub volatile_cache: bool,
+    /// The volatile cache's fsync answers success and flushes nothing (a cache that lies).
+    pub lying_flush: bool,
 }
 
 impl Faults {
@@ -141,6 +143,13 @@ impl Faults {
     /// Writes stay in a volatile cache until an fsync (or their own O_DSYNC) makes them durable.
     pub fn volatile_cache(mut self) -> Faults {
         self.volatile_cache = true;
+        self
+    }
+    /// A volatile cache whose fsync succeeds without making anything durable (O_DSYNC writes
+    /// still are).
+    pub fn lying_flush(mut self) -> Faults {
+        self.volatile_cache = true;
+        self.lying_flush = true;
         self
     }
     /// An I/O arriving more than `idle` after the last one was served waits `wake` more.
@@ -606,7 +615,9 @@ impl Filesystem for Fs {
         if cache.off {
             return reply.error(Errno::EIO);
         }
-        cache.flush(&data);
+        if !self.faults.lying_flush {
+            cache.flush(&data);
+        }
         reply.ok();
     }
 }

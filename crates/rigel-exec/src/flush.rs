@@ -102,6 +102,7 @@ impl State<'_> {
     /// measured window) and starts a new group.
     #[inline]
     pub(super) fn commit(&mut self, i: usize, now: u64, measuring: bool) {
+        self.verify_promise(i);
         let slot = &mut self.slots[i];
         let g = slot.group;
         slot.group = Group::IDLE;
@@ -115,6 +116,7 @@ impl State<'_> {
 
     /// Slot `i`'s flush failed or was abandoned: the slot holds no flush any more.
     pub(super) fn flush_abandoned(&mut self, i: usize) {
+        self.verify_forget(i);
         if self.slots[i].group.flushing() {
             self.slots[i].group = Group::IDLE;
             self.flushes = self.flushes.saturating_sub(1);

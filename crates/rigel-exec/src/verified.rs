@@ -1,5 +1,6 @@
 //! Where the worker's loop meets `verify` (`verify::worker`): a completed I/O's blocks checked (a read) or committed
-//! (a write) before its slot is reused, and a failed or cancelled write's blocks given up.
+//! (a write) before its slot is reused, a failed or cancelled write's blocks given up, and a
+//! flushed group's writes promised durable.
 
 use crate::slots::State;
 
@@ -21,7 +22,24 @@ impl State<'_> {
         let data = unsafe { self.arena.slot_mut(slot.buf, slot.len as usize) };
         let at = (slot.target as usize, slot.offset);
         v.complete(data, slot.buf, slot.class, at, slot.write);
+        if slot.write && self.classes[slot.class].flush.is_some() {
+            v.join_group(i, slot.buf, slot.len, at);
+        }
         true
+    }
+
+    /// Slot `i`'s group of writes is flushed: their generations are promised durable.
+    pub(crate) fn verify_promise(&mut self, i: usize) {
+        if let Some(v) = self.verify.as_mut() {
+            v.promise_group(i);
+        }
+    }
+
+    /// Slot `i`'s flush failed or was abandoned: its group's writes promise nothing.
+    pub(crate) fn verify_forget(&mut self, i: usize) {
+        if let Some(v) = self.verify.as_mut() {
+            v.forget_group(i);
+        }
     }
 
     /// Slot `i`'s I/O failed or was cancelled: a write's blocks hold either version or neither,

@@ -47,10 +47,19 @@ pub fn verify_dir(
         message,
     };
     let header = journal::JournalHeader::decode(&bytes).map_err(bad)?;
-    let entries: Vec<u16> = bytes[journal::HEADER..]
+    let mut entries: Vec<u16> = bytes[journal::HEADER..]
         .chunks_exact(2)
         .map(|b| u16::from_le_bytes([b[0], b[1]]))
         .collect();
+    // The promised generations follow the entries (a journal of an older rigel has none).
+    let promises = if header.promises {
+        let at = usize::try_from(header.blocks)
+            .unwrap_or(usize::MAX)
+            .min(entries.len());
+        entries.split_off(at)
+    } else {
+        Vec::new()
+    };
     let paths: Vec<PathBuf> = if targets.is_empty() {
         plan.targets
             .iter()
@@ -69,7 +78,7 @@ pub fn verify_dir(
         .map(|p| open_read_only(p))
         .collect::<Result<Vec<_>, _>>()?;
     let volume = Volume::new(plan.volume.layout, plan.volume.stripe, &header.target_sizes);
-    let map = GenMap::recorded(&volume, &header, entries).map_err(bad)?;
+    let map = GenMap::recorded(&volume, &header, entries, promises).map_err(bad)?;
     let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
     let exec_targets: Vec<ExecTarget> = files
         .iter()

@@ -134,6 +134,10 @@ const SAMPLE_LEN: u64 = 4096;
 
 /// FNV-1a over the length and `SAMPLES` blocks spread over the file: another file copied over
 /// this one (same length and, with `cp --preserve`, even the same mtime) differs in them.
+///
+/// `file` may be the run's O_DIRECT descriptor (a run marks its files again through it): so every
+/// read is a whole aligned `SAMPLE_LEN` into a buffer aligned to it, and a block the file's end
+/// cuts short comes back short (O_DIRECT reads stop at the end as buffered ones do).
 fn fingerprint(file: &File, path: &Path, len: u64) -> Result<u64, TargetError> {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     let mut mix = |bytes: &[u8]| {
@@ -143,16 +147,36 @@ fn fingerprint(file: &File, path: &Path, len: u64) -> Result<u64, TargetError> {
         }
     };
     mix(&len.to_le_bytes());
-    let mut buf = vec![0u8; SAMPLE_LEN as usize];
+    let mut raw = vec![0u8; 2 * SAMPLE_LEN as usize];
+    let skip = raw.as_ptr().align_offset(SAMPLE_LEN as usize);
+    let buf = &mut raw[skip..skip + SAMPLE_LEN as usize];
     let last = len.saturating_sub(SAMPLE_LEN) / SAMPLE_LEN * SAMPLE_LEN;
     for i in 0..SAMPLES {
         let at = (last / (SAMPLES - 1) * i) / SAMPLE_LEN * SAMPLE_LEN;
         let want = SAMPLE_LEN.min(len.saturating_sub(at)) as usize;
-        file.read_exact_at(&mut buf[..want], at)
-            .map_err(TargetError::io_at(path, "read a block for the mark", at))?;
+        read_up_to(file, buf, at, want).map_err(TargetError::io_at(
+            path,
+            "read a block for the mark",
+            at,
+        ))?;
         mix(&buf[..want]);
     }
     Ok(hash)
+}
+
+/// Reads the whole of `buf` at `at` (aligned) until its first `want` bytes are in: a short read
+/// goes on where it stopped, and the end of the file before `want` is an error.
+fn read_up_to(file: &File, buf: &mut [u8], at: u64, want: usize) -> std::io::Result<()> {
+    let mut got = 0;
+    while got < want {
+        match file.read_at(&mut buf[got..], at + got as u64) {
+            Ok(0) => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+            Ok(n) => got += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
 }
 
 /// Marks `file` (rigel's own, just created or filled through this descriptor) as rigel's: the

@@ -89,3 +89,46 @@ fn records_from_older_rigels_or_other_tools_are_not_marks() {
     assert_eq!(r.marker.state, FillState::Filling);
     assert_eq!(Record::parse(&r.to_string()), Some(r));
 }
+
+/// A run marks its test files again through its own descriptor, O_DIRECT when the run is direct:
+/// the mark's sampled reads must be aligned (ext4 refuses an unaligned buffer with EINVAL; tmpfs
+/// does not check, so the file is on the disk /var/tmp is on), also where the file's end cuts the
+/// last sample short.
+#[test]
+fn a_file_opened_o_direct_on_a_disk_is_marked_and_its_mark_read_through_that_descriptor() {
+    use std::os::unix::fs::OpenOptionsExt;
+    let dir = tempfile::Builder::new()
+        .prefix("tmp-rigel-mark-")
+        .tempdir_in("/var/tmp")
+        .unwrap();
+    let kind = rustix::fs::statfs(dir.path()).unwrap().f_type;
+    assert_ne!(
+        kind,
+        libc::TMPFS_MAGIC,
+        "/var/tmp must be on a disk for O_DIRECT's alignment to be checked"
+    );
+    for (name, len) in [("whole", 1u64 << 20), ("tail", (1 << 20) + 1000)] {
+        let bytes: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
+        let (path, _) = file_in(dir.path(), name, &bytes);
+        let direct = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .custom_flags(libc::O_DIRECT)
+            .open(&path)
+            .unwrap();
+        let marker = Marker {
+            state: FillState::Filled,
+            size: len,
+        };
+        write_marker(&direct, &path, marker).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(read_marker(&direct, &path).unwrap(), Some(marker), "{name}");
+        refresh_marker(&direct, &path).unwrap_or_else(|e| panic!("{name}: {e}"));
+        // The same fingerprint through a buffered descriptor: the mark vouches for the file.
+        let buffered = File::open(&path).unwrap();
+        assert_eq!(
+            read_marker(&buffered, &path).unwrap(),
+            Some(marker),
+            "{name}"
+        );
+    }
+}

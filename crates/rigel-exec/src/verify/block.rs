@@ -8,7 +8,7 @@
 //! The byte table is in docs/spec.md ("Data integrity").
 
 use rigel_results::{CorruptionKind, FoundHeader};
-use xxhash_rust::xxh3::xxh3_64;
+use twox_hash::XxHash3_64;
 
 pub const MAGIC: [u8; 8] = *b"RIGELBLK";
 pub const VERSION: u16 = 1;
@@ -107,6 +107,15 @@ impl Format {
     #[inline]
     pub fn stamp(&self, block: &mut [u8], s: &Stamp) {
         block.copy_from_slice(&self.pattern);
+        self.restamp(block, s);
+    }
+
+    /// Writes block `s` into `block`, which already holds this format's pattern outside its
+    /// header and tags (a block `stamp` or `restamp` wrote, nothing since): tags, header,
+    /// checksum, without copying the pattern again.
+    #[inline]
+    pub fn restamp(&self, block: &mut [u8], s: &Stamp) {
+        debug_assert_eq!(block.len(), self.unit());
         for (i, sector) in block.chunks_exact_mut(SECTOR).enumerate() {
             let tag = self.tag(s.volume_offset, s.generation, i);
             sector[TAG_AT..].copy_from_slice(&tag.to_le_bytes());
@@ -122,7 +131,7 @@ impl Format {
         put(block, 52, &s.class.to_le_bytes());
         put(block, 54, &s.generation.to_le_bytes());
         put(block, 56, &s.time_ns.to_le_bytes());
-        let sum = xxh3_64(&block[SUMMED..]);
+        let sum = XxHash3_64::oneshot(&block[SUMMED..]);
         put(block, 8, &sum.to_le_bytes());
     }
 
@@ -134,7 +143,7 @@ impl Format {
             return Some(self.headerless(block));
         }
         let h = header(block);
-        let summed = u64_at(block, 8) == xxh3_64(&block[SUMMED..])
+        let summed = u64_at(block, 8) == XxHash3_64::oneshot(&block[SUMMED..])
             && u16_at(block, 16) == VERSION
             && usize::from(u16_at(block, 18)) * SECTOR == self.unit();
         if !summed {

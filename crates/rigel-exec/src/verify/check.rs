@@ -7,12 +7,14 @@
 //! entry is set only after its write completed). No false positive can come from a crash.
 //!
 //! What is not there is split by promise: a lost, zeroed or garbled block whose write was
-//! promised durable (every write carried RWF_DSYNC), or any misdirected or torn block that had no
-//! write in flight, breaks one; an acknowledged write lost that was never promised durable (no
-//! `durability`) does not: a power loss or a device reset may drop it from a volatile cache.
+//! promised durable (every write carried RWF_DSYNC, or a grouped flush covered it: the block
+//! then must hold its promised generation or a newer one), or any misdirected or torn block that
+//! had no write in flight, breaks one; an acknowledged write lost that was never promised durable
+//! (no `durability`, or written after its class's last completed flush) does not: a power loss or
+//! a device reset may drop it from a volatile cache.
 
 use super::after::{ALIGN, CHUNK, read_exact_at};
-use super::block::{Expect, next_generation, older};
+use super::block::{Expect, Finding, next_generation, older};
 use super::map::{BUSY, GenMap};
 use super::worker::{Found, Tally};
 use crate::ExecTarget;
@@ -31,6 +33,8 @@ pub struct Checked {
     pub in_flight_new: u64,
     pub in_flight_old: u64,
     pub newer: u64,
+    /// Blocks with a promised generation (a grouped flush covered one of their writes).
+    pub promised: u64,
     /// Findings that break a promise, and those that do not.
     pub broken: Tally,
     pub unpromised: Tally,
@@ -72,7 +76,10 @@ pub fn check(
                     let e = noted[lo + k];
                     if e != 0 {
                         let target_offset = offset + (k * unit) as u64;
-                        judge(&mut c, map, durable, block, (t, target_offset), e);
+                        let promised = map.promised_at(first + b as usize + lo + k);
+                        c.promised += u64::from(promised != 0);
+                        let entry = Entry { e, promised };
+                        judge(&mut c, map, durable, block, (t, target_offset), entry);
                     }
                 }
             }
@@ -82,8 +89,47 @@ pub fn check(
     Ok(c)
 }
 
-/// One block against its entry `e`.
-fn judge(c: &mut Checked, map: &GenMap, durable: bool, block: &[u8], at: (usize, u64), e: u16) {
+/// What the journal holds for one block: its entry, and its promised generation (0: none).
+#[derive(Clone, Copy)]
+struct Entry {
+    e: u16,
+    promised: u16,
+}
+
+/// Whether `finding` (a block lost, zeroed or garbled) breaks a promise: every write was durable,
+/// or the block no longer holds its promised generation or a newer one of this offset.
+fn lost_promised(
+    finding: &Finding,
+    durable: bool,
+    promised: u16,
+    at: (usize, u64),
+    run: u64,
+) -> bool {
+    if durable {
+        return true;
+    }
+    if promised == 0 {
+        return false;
+    }
+    let kept = finding.found.as_ref().is_some_and(|h| {
+        h.run == run
+            && h.target == at.0 as u32
+            && h.target_offset == at.1
+            && !older(h.generation, promised)
+    });
+    !kept
+}
+
+/// One block against its entry.
+fn judge(
+    c: &mut Checked,
+    map: &GenMap,
+    durable: bool,
+    block: &[u8],
+    at: (usize, u64),
+    entry: Entry,
+) {
+    let e = entry.e;
     c.journaled += 1;
     let (acked, in_flight) = (e & !BUSY, e & BUSY != 0);
     let volume_offset = map.volume_offset(at.0, at.1);
@@ -130,7 +176,9 @@ fn judge(c: &mut Checked, map: &GenMap, durable: bool, block: &[u8], at: (usize,
         return;
     }
     let promised = match finding.kind {
-        CorruptionKind::Lost | CorruptionKind::Zeros | CorruptionKind::Garbage => durable,
+        CorruptionKind::Lost | CorruptionKind::Zeros | CorruptionKind::Garbage => {
+            lost_promised(&finding, durable, entry.promised, at, map.run)
+        }
         // A write in flight may tear at a sector boundary: only sectors are atomic.
         CorruptionKind::Torn => !in_flight,
         CorruptionKind::Misdirected | CorruptionKind::Unexpected => true,

@@ -12,14 +12,21 @@
 //! power cut of the journal's own disk can take. After such a cut an entry may be older than
 //! the truth; the check then accepts any newer generation of the block (see `check`).
 //!
+//! Grouped durable writes (`durability = "fdatasync:N"` / `"fsync:N"`) promise less than every
+//! write: a write is durable once a flush of its target issued after its completion completed. So
+//! the journal keeps a second u16 per block, the block's last *promised* generation, set when a
+//! slot's group of writes is committed (every flush of the group completed); `rigel verify`
+//! then holds the storage to that generation (or a newer one) and no more.
+//!
 //! The file: a 4 KiB header (little-endian), then one u16 per block of the volume, target by
-//! target (the map's order).
+//! target (the map's order), then (flag bit 1) one u16 per block, the promised generations (0:
+//! none), in the same order.
 //!
 //! | bytes | field |
 //! |---|---|
 //! | 0–7 | magic `RIGELJNL` |
 //! | 8–11 | version (1) |
-//! | 12–15 | flags: bit 0, every write was asked durable (`durability = "dsync"`) |
+//! | 12–15 | flags: bit 0, every write was asked durable (`durability = "dsync"`); bit 1, the promised generations follow the map |
 //! | 16–23 | the run's id |
 //! | 24–31 | the data seed |
 //! | 32–39 | the block (`verify_unit`), bytes |
@@ -46,6 +53,7 @@ pub const MAX_TARGETS: usize = (HEADER - 72) / 8;
 /// How often the map's dirty pages are written back.
 pub const SYNC_EVERY: Duration = Duration::from_secs(1);
 const FLAG_DURABLE: u32 = 1;
+const FLAG_PROMISES: u32 = 2;
 
 /// The journal's file as the run folder hands it to the executor.
 #[derive(Debug)]
@@ -59,6 +67,8 @@ pub struct JournalFile {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct JournalHeader {
     pub durable: bool,
+    /// The promised generations follow the map (journals of an older rigel lack them).
+    pub promises: bool,
     pub run: u64,
     pub seed: u64,
     pub unit: u64,
@@ -73,7 +83,8 @@ impl JournalHeader {
         let mut h = vec![0u8; HEADER];
         h[..8].copy_from_slice(&MAGIC);
         h[8..12].copy_from_slice(&VERSION.to_le_bytes());
-        let flags = if self.durable { FLAG_DURABLE } else { 0 };
+        let flags = if self.durable { FLAG_DURABLE } else { 0 }
+            | if self.promises { FLAG_PROMISES } else { 0 };
         h[12..16].copy_from_slice(&flags.to_le_bytes());
         for (at, v) in [
             (16, self.run),
@@ -115,6 +126,7 @@ impl JournalHeader {
         }
         Ok(JournalHeader {
             durable: u32_at(12) & FLAG_DURABLE != 0,
+            promises: u32_at(12) & FLAG_PROMISES != 0,
             run: u64_at(16),
             seed: u64_at(24),
             unit: u64_at(32),
@@ -178,6 +190,7 @@ impl Drop for Mapping {
 pub struct Journal {
     mapping: Arc<Mapping>,
     blocks: usize,
+    promises: bool,
     stop: Arc<AtomicBool>,
     syncer: Option<JoinHandle<()>>,
 }
@@ -192,7 +205,8 @@ impl Journal {
             )));
         }
         let blocks = header.blocks as usize;
-        let len = HEADER + blocks * 2;
+        let maps = if header.promises { 2 } else { 1 };
+        let len = HEADER + blocks * 2 * maps;
         j.file.set_len(len as u64)?;
         // SAFETY: a fresh shared mapping of `len` bytes of a file just sized to `len`; the
         // kernel picks the address.
@@ -241,6 +255,7 @@ impl Journal {
         Ok(Journal {
             mapping,
             blocks,
+            promises: header.promises,
             stop,
             syncer: Some(syncer),
         })
@@ -255,6 +270,25 @@ impl Journal {
         unsafe {
             std::slice::from_raw_parts(
                 self.mapping.base.add(HEADER).cast::<AtomicU16>(),
+                self.blocks,
+            )
+        }
+    }
+
+    /// The promised generations, one per block after the entries (empty without them).
+    pub fn promises(&self) -> &[AtomicU16] {
+        if !self.promises {
+            return &[];
+        }
+        // SAFETY: the file holds `blocks` more u16s after the entries (`create` sized it so when
+        // `promises`), at an even offset; as for `entries`, they start zeroed, are accessed only
+        // through atomics, and the slice lives no longer than `self`.
+        unsafe {
+            std::slice::from_raw_parts(
+                self.mapping
+                    .base
+                    .add(HEADER + self.blocks * 2)
+                    .cast::<AtomicU16>(),
                 self.blocks,
             )
         }
@@ -302,25 +336,33 @@ mod tests {
         assert!(map.journaled());
         map.entry(1, 8192).store(3, Ordering::Release);
         map.entry(0, 4096).store(2 | BUSY, Ordering::Release);
+        // A grouped flush committed generation 3, then an older commit comes late: 3 stays.
+        map.promise(1, 8192, 3);
+        map.promise(1, 8192, 2);
         // Read through the file, not the mapping, while the map lives (as after a kill -9):
         // every store is there.
         let bytes = std::fs::read(&path).expect("read");
-        assert_eq!(bytes.len(), HEADER + 2 * (256 + 128));
+        assert_eq!(bytes.len(), HEADER + 2 * 2 * (256 + 128));
         let h = JournalHeader::decode(&bytes).expect("header");
         assert_eq!(
-            (h.run, h.seed, h.unit, h.blocks, h.durable),
-            (map.run, 7, 4096, 384, true)
+            (h.run, h.seed, h.unit, h.blocks, h.durable, h.promises),
+            (map.run, 7, 4096, 384, true, true)
         );
         assert_eq!(h.target_sizes, vec![1 << 20, 512 << 10]);
-        let entries: Vec<u16> = bytes[HEADER..]
+        let words: Vec<u16> = bytes[HEADER..]
             .chunks_exact(2)
             .map(|b| u16::from_le_bytes([b[0], b[1]]))
             .collect();
+        let (entries, promises) = words.split_at(384);
         assert_eq!(entries[1], 2 | BUSY);
         assert_eq!(entries[256 + 2], 3);
         assert_eq!(entries.iter().filter(|&&e| e != 0).count(), 2);
-        let again = GenMap::recorded(&volume, &h, entries).expect("recorded");
+        assert_eq!(promises[256 + 2], 3);
+        assert_eq!(promises.iter().filter(|&&e| e != 0).count(), 1);
+        let again =
+            GenMap::recorded(&volume, &h, entries.to_vec(), promises.to_vec()).expect("recorded");
         assert_eq!(again.entry(1, 8192).load(Ordering::Relaxed), 3);
+        assert_eq!(again.promised_at(256 + 2), 3);
         assert_eq!(again.volume_offset(1, 8192), (1 << 20) + 8192);
         drop(map);
         // Dropped: written back, with the time of that write-back in the header.
@@ -328,7 +370,7 @@ mod tests {
         assert!(h.synced_ns >= h.made_ns, "{h:?}");
         // A journal of other targets is refused.
         let other = Volume::new(Layout::Concat, 0, &[1 << 20]);
-        assert!(GenMap::recorded(&other, &h, vec![0; 256]).is_err());
+        assert!(GenMap::recorded(&other, &h, vec![0; 256], Vec::new()).is_err());
         assert!(JournalHeader::decode(&[0u8; HEADER]).is_err());
     }
 }

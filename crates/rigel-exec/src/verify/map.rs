@@ -1,22 +1,24 @@
 //! The generation map: per block of the volume, the generation of the last write the storage
 //! acknowledged (15 bits, 0 = never written in this run) and whether a write to it is in flight
 //! (the 16th bit). Shared by a run's workers and points; two bytes per block, in memory or, with
-//! `journal = true`, in the run folder's journal file (`journal`).
+//! `journal = true`, in the run folder's journal file (`journal`), beside each block's last
+//! promised generation (a grouped flush's).
 
-use super::block::Format;
+use super::block::{Format, older};
 use super::journal::{Journal, JournalFile, JournalHeader, now_ns};
 use rigel_plan::Layout;
 use rigel_plan::limits::MAX_VERIFY_MAP_BYTES;
 use rigel_target::Volume;
-use std::sync::atomic::AtomicU16;
+use std::sync::atomic::{AtomicU16, Ordering};
 
 /// The entry's bit for a write in flight: no second write is issued to the block meanwhile, and a
 /// read issued or completed meanwhile is not checked (either version may come back).
 pub const BUSY: u16 = 0x8000;
 
-/// Where the entries live.
+/// Where the entries live: in memory (with the promised generations a journal recorded, or
+/// none), or in the journal file.
 enum Entries {
-    Memory(Vec<AtomicU16>),
+    Memory(Vec<AtomicU16>, Vec<AtomicU16>),
     Journal(Journal),
 }
 
@@ -67,6 +69,8 @@ impl GenMap {
             Some(j) => {
                 let header = JournalHeader {
                     durable: j.durable,
+                    // Always room for them: pages no grouped flush touches stay holes.
+                    promises: true,
                     run,
                     seed,
                     unit,
@@ -84,6 +88,7 @@ impl GenMap {
                 std::iter::repeat_with(|| AtomicU16::new(0))
                     .take(blocks as usize)
                     .collect(),
+                Vec::new(),
             ),
         };
         Ok(GenMap {
@@ -98,12 +103,14 @@ impl GenMap {
         })
     }
 
-    /// The map a journal recorded (`entries`, one per block) over `volume`, for `rigel verify`;
-    /// refused when the volume's targets are not the sizes the journal names.
+    /// The map a journal recorded (`entries`, one per block, and its promised generations, one
+    /// per block or none) over `volume`, for `rigel verify`; refused when the volume's targets
+    /// are not the sizes the journal names.
     pub fn recorded(
         volume: &Volume,
         header: &JournalHeader,
         entries: Vec<u16>,
+        promises: Vec<u16>,
     ) -> Result<GenMap, String> {
         let sizes: Vec<u64> = (0..volume.targets())
             .map(|t| volume.target_size(t))
@@ -116,7 +123,10 @@ impl GenMap {
         }
         let unit = header.unit;
         let blocks: u64 = sizes.iter().map(|s| s / unit).sum();
-        if blocks != entries.len() as u64 || blocks != header.blocks {
+        if blocks != entries.len() as u64
+            || blocks != header.blocks
+            || !(promises.is_empty() || promises.len() == entries.len())
+        {
             return Err(format!(
                 "the journal holds {} entries for {} blocks of {unit} bytes",
                 entries.len(),
@@ -132,7 +142,10 @@ impl GenMap {
             })
             .collect();
         Ok(GenMap {
-            entries: Entries::Memory(entries.into_iter().map(AtomicU16::new).collect()),
+            entries: Entries::Memory(
+                entries.into_iter().map(AtomicU16::new).collect(),
+                promises.into_iter().map(AtomicU16::new).collect(),
+            ),
             first,
             sizes,
             layout: volume.layout(),
@@ -160,9 +173,42 @@ impl GenMap {
     #[inline]
     fn slice(&self) -> &[AtomicU16] {
         match &self.entries {
-            Entries::Memory(v) => v,
+            Entries::Memory(v, _) => v,
             Entries::Journal(j) => j.entries(),
         }
+    }
+
+    /// The promised generations (empty: this map keeps none).
+    #[inline]
+    fn promises(&self) -> &[AtomicU16] {
+        match &self.entries {
+            Entries::Memory(_, p) => p,
+            Entries::Journal(j) => j.promises(),
+        }
+    }
+
+    /// Whether this map keeps promised generations (a journal's).
+    pub fn keeps_promises(&self) -> bool {
+        !self.promises().is_empty()
+    }
+
+    /// Generation `generation` of the block at `offset` of `target` is durable (a flush issued
+    /// after its write completed has completed): its promise, unless a newer one is kept.
+    pub fn promise(&self, target: usize, offset: u64, generation: u16) {
+        let i = (self.first[target] + offset / self.unit) as usize;
+        if let Some(p) = self.promises().get(i) {
+            // Workers commit groups concurrently: the newest promise stays.
+            let _ = p.fetch_update(Ordering::AcqRel, Ordering::Acquire, |cur| {
+                (cur == 0 || older(cur, generation)).then_some(generation)
+            });
+        }
+    }
+
+    /// The promised generation of the block at index `i` (`target_blocks`); 0: none.
+    pub fn promised_at(&self, i: usize) -> u16 {
+        self.promises()
+            .get(i)
+            .map_or(0, |p| p.load(Ordering::Acquire))
     }
 
     /// The entry of the block at `offset` of `target`.

@@ -124,6 +124,7 @@ pub fn journal_check(c: Checked, header: &JournalHeader, targets: &[ExecTarget])
         in_flight_new: c.in_flight_new,
         in_flight_old: c.in_flight_old,
         newer: c.newer,
+        blocks_promised: c.promised,
         journal_synced_ns: header.synced_ns,
         broken: named(c.broken),
         unpromised: named(c.unpromised),

@@ -61,6 +61,14 @@ pub(crate) struct WorkerVerify<'a> {
     unit: usize,
     /// Per `unit` of the arena: a read's entry at its issue, a write's new generation.
     snap: Vec<u16>,
+    /// Per `unit` of the arena: it holds the format's pattern from this worker's last stamp
+    /// (no read since), so the next stamp rewrites only the header and tags. Kept for the
+    /// verified classes alone: every read of theirs is claimed (and clears it), where another
+    /// class's reads land in its buffers unseen.
+    patterned: Vec<bool>,
+    /// Per slot of a class with grouped flushes (`durability = "fdatasync:N"`), when the map
+    /// keeps promises: the blocks (target, offset, generation) its group wrote so far.
+    groups: Vec<Vec<(u32, u64, u16)>>,
     pub(crate) tally: Tally,
 }
 
@@ -82,6 +90,8 @@ impl<'a> WorkerVerify<'a> {
             point: setup.point,
             unit,
             snap: vec![0; arena_bytes.div_ceil(unit)],
+            patterned: vec![false; arena_bytes.div_ceil(unit)],
+            groups: Vec::new(),
             tally: Tally::default(),
         }
     }
@@ -117,6 +127,8 @@ impl<'a> WorkerVerify<'a> {
             }
             *write = false;
         }
+        // The read lands in the buffer: its pattern is gone.
+        self.patterned[first..first + n].fill(false);
         for k in 0..n {
             let e = self.map.entry(at.0, at.1 + (k * self.unit) as u64);
             self.snap[first + k] = e.load(Ordering::Acquire);
@@ -145,8 +157,9 @@ impl<'a> WorkerVerify<'a> {
 
     /// Stamps each block of a claimed write into its buffer.
     #[inline]
-    pub(crate) fn stamp(&self, data: &mut [u8], buf: usize, class: usize, at: (usize, u64)) {
+    pub(crate) fn stamp(&mut self, data: &mut [u8], buf: usize, class: usize, at: (usize, u64)) {
         let first = buf / self.unit;
+        let keeps = self.on[class];
         let time_ns = SystemTime::now()
             .duration_since(SystemTime::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos() as u64);
@@ -162,7 +175,13 @@ impl<'a> WorkerVerify<'a> {
                 generation: self.snap[first + k],
                 time_ns,
             };
-            self.map.format.stamp(block, &stamp);
+            let patterned = &mut self.patterned[first + k];
+            if keeps && *patterned {
+                self.map.format.restamp(block, &stamp);
+            } else {
+                self.map.format.stamp(block, &stamp);
+                *patterned = keeps;
+            }
         }
     }
 
@@ -211,6 +230,40 @@ impl<'a> WorkerVerify<'a> {
                     finding,
                 });
             }
+        }
+    }
+
+    /// Slot `slot`'s write (just committed by `complete`) belongs to a group that a flush will
+    /// make durable: its blocks and their generations are kept until then.
+    pub(crate) fn join_group(&mut self, slot: usize, buf: usize, len: u32, at: (usize, u64)) {
+        if !self.map.keeps_promises() {
+            return;
+        }
+        if self.groups.len() <= slot {
+            self.groups.resize_with(slot + 1, Vec::new);
+        }
+        let first = buf / self.unit;
+        for k in 0..len as usize / self.unit {
+            let offset = at.1 + (k * self.unit) as u64;
+            self.groups[slot].push((at.0 as u32, offset, self.snap[first + k]));
+        }
+    }
+
+    /// Slot `slot`'s group is committed (every flush it sent completed, each issued after the
+    /// group's writes completed): its blocks' generations are promised durable.
+    pub(crate) fn promise_group(&mut self, slot: usize) {
+        if let Some(group) = self.groups.get_mut(slot) {
+            for &(target, offset, generation) in group.iter() {
+                self.map.promise(target as usize, offset, generation);
+            }
+            group.clear();
+        }
+    }
+
+    /// Slot `slot`'s flush failed or was abandoned: its group promises nothing.
+    pub(crate) fn forget_group(&mut self, slot: usize) {
+        if let Some(group) = self.groups.get_mut(slot) {
+            group.clear();
         }
     }
 

@@ -25,6 +25,11 @@ pub struct JournalCheck {
     /// Blocks holding a newer generation of this run than the journal names, with no write in
     /// flight: written after the journal's last write-back (a power cut of the journal's disk).
     pub newer: u64,
+    /// Blocks with a promised generation: a grouped flush (`durability = "fdatasync:N"` or
+    /// `"fsync:N"`) completed after one of their writes. Each must hold that generation or a newer
+    /// one; a write after the block's last such flush may be lost without breaking a promise.
+    #[serde(default)]
+    pub blocks_promised: u64,
     /// When the journal was last written back whole, ns since the Unix epoch (0: never).
     pub journal_synced_ns: u64,
     /// Corruptions that break a promise: a durable acknowledged write lost, or data misdirected,
