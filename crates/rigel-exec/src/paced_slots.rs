@@ -45,6 +45,18 @@ impl State<'_> {
         let Some(p) = &mut class.pacer else {
             return false;
         };
+        if slot.replayed == super::replay_slots::Replayed::Flush {
+            // A replayed flush moves no data: its response and service go to the commits.
+            if measuring {
+                class.recorder.record_commit(
+                    now.saturating_sub(slot.scheduled_ns),
+                    now.saturating_sub(slot.submitted_ns),
+                );
+            }
+            slot.submitted_ns = PARKED;
+            p.release(i);
+            return true;
+        }
         class.ios_delta += 1;
         class.bytes_delta += slot.len as u64;
         let response = now.saturating_sub(slot.scheduled_ns);
@@ -98,7 +110,14 @@ impl State<'_> {
             {
                 // Stamped with this turn's clock reading: the ring is entered with it right
                 // after the turn (nothing waits in between), so the reading stands for the send.
-                self.next_io(i, now, sq, submitter);
+                let replayed = self.classes[c]
+                    .pacer
+                    .as_ref()
+                    .and_then(|p| p.schedule.taken_request());
+                match replayed {
+                    Some(req) => self.replay_io(i, now, req, sq, submitter),
+                    None => self.next_io(i, now, sq, submitter),
+                }
                 self.slots[i].scheduled_ns = t;
                 issued += 1;
             }

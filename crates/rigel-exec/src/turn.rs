@@ -309,6 +309,9 @@ impl Turns<'_, '_, '_> {
         if st.slots[i].group.flushing() {
             return self.take_flush(i, res, now, failed);
         }
+        if st.replayed_flush(i) {
+            return self.take_replayed_flush(i, res, now, failed);
+        }
         if res < 0 && transient(-res) && !*failed {
             st.queue(i, &mut self.sq, &self.submitter);
             self.requeued += 1;
@@ -360,6 +363,29 @@ impl Turns<'_, '_, '_> {
         } else {
             Reaped::Requeued
         }
+    }
+
+    /// Takes slot `i`'s replayed flush's completion `res` (0 on success); a failed flush fails
+    /// the point.
+    #[cold]
+    fn take_replayed_flush(&mut self, i: usize, res: i32, now: u64, failed: &mut bool) -> Reaped {
+        let st = &mut *self.st;
+        if res < 0 && transient(-res) && !*failed {
+            st.queue_replayed_flush(i, &mut self.sq, &self.submitter);
+            self.requeued += 1;
+            return Reaped::Requeued;
+        }
+        st.classes[st.slots[i].class].in_flight -= 1;
+        if res < 0 || *failed {
+            if !*failed {
+                *failed = true;
+                let mut f = failure(&st.slots[i], res, now);
+                f.message = format!("flush (fdatasync) failed: {}", f.message);
+                self.failure = Some(f);
+            }
+            return Reaped::Retired;
+        }
+        Reaped::Done
     }
 
     /// Slot `i`'s group of writes was flushed: records the commit and gives the slot its next I/O.
