@@ -8,7 +8,7 @@ use rigel_testkit::LoopDevice;
 use std::time::{Duration, Instant};
 
 /// Waits until the capture `pid` has its trace instance configured and recording.
-fn wait_recording(pid: u32) {
+pub(super) fn wait_recording(pid: u32) {
     let inst = format!("/sys/kernel/tracing/instances/rigel-capture-{pid}");
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
