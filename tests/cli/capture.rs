@@ -123,17 +123,37 @@ fn completed(name: &str) -> u64 {
 #[test]
 #[serial_test::serial]
 fn a_captured_run_derives_the_spec_it_ran() {
+    // The loop closed: zipf:1.1, 70/30, a size mix, poisson at 5,000 IOPS; derived back within
+    // 2 points per size, 1 point of read share, 0.1 of θ, 2% of rate and 10% of the gaps' CV.
     let (spec, results, records, device_ios) = captured(
-        "size = \"4KiB\"\nmix = \"70% read\"\ndistribution = \"zipf:1.1\"\n\
-         rate = \"5000 iops\"\narrival = \"poisson\"",
+        "size = \"4KiB:50%, 16KiB:30%, 64KiB:20%\"\nmix = \"70% read\"\n\
+         distribution = \"zipf:1.1\"\nrate = \"5000 iops\"\narrival = \"poisson\"",
         32,
         "4s",
     );
     let derived: toml::Value = toml::from_str(&spec).expect("TOML");
     let c = class(&derived, "random");
     let why = format!("derived spec:\n{spec}");
-    // Sizes: all 4 KiB but a few reads udev's probe makes when the run closes the device.
-    assert_eq!(text(c, "size"), "4KiB", "{why}");
+    // Sizes: the mix's shares within 2 points (a few reads of udev's probe when the run closes
+    // the device are under 1% each and left out).
+    let shares: Vec<(String, f64)> = text(c, "size")
+        .split(", ")
+        .map(|item| {
+            let (size, pct) = item.split_once(':').unwrap_or_else(|| panic!("{why}"));
+            let pct = pct.trim_end_matches('%').parse().expect("a share");
+            (size.to_owned(), pct)
+        })
+        .collect();
+    for (size, asked) in [("4KiB", 50.0), ("16KiB", 30.0), ("64KiB", 20.0)] {
+        let got = shares
+            .iter()
+            .find(|(s, _)| s == size)
+            .map_or(0.0, |(_, p)| *p);
+        assert!(
+            (got - asked).abs() <= 2.0,
+            "{size}: {got}% for {asked}%: {why}"
+        );
+    }
     assert_eq!(text(c, "access"), "random", "{why}");
     // Read share within 1 point of 70%.
     let read: f64 = text(c, "mix")
@@ -172,6 +192,10 @@ fn a_captured_run_derives_the_spec_it_ran() {
     // that they did not (rigel says so in its pace), the device's gaps are at least as bursty as
     // the sends were (the kernel can batch sends, never spread them).
     let cv = cv_of(&spec);
+    eprintln!(
+        "derived: sizes {shares:?}, {read}% read, θ {theta}, {rate} IOPS, gap CV {cv} (sent: \
+         CV {sent_cv}, punctual {punctual})"
+    );
     if punctual {
         assert!(
             (cv - 1.0).abs() <= 0.1,
