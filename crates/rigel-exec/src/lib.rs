@@ -25,6 +25,7 @@ mod point;
 mod punctual;
 mod refused;
 mod replay_slots;
+mod replayed;
 mod reuse;
 mod ring;
 mod share;

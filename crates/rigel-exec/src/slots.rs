@@ -88,7 +88,7 @@ pub(super) struct Slot {
     /// When it was due: its send time (open loop), its submission (closed loop).
     pub(super) scheduled_ns: u64,
     /// A replayed request's own kind (`replay_slots`): a flush, a write with RWF_DSYNC.
-    pub(super) replayed: super::replay_slots::Replayed,
+    pub(super) replayed: super::replayed::Replayed,
 }
 
 /// `submitted_ns` of a slot with no I/O: never the oldest in flight.
@@ -169,7 +169,7 @@ pub(super) fn setup<'a>(spec: &WorkerSpec<'a>, reuse: &Reuse) -> io::Result<(Rin
                 done: 0,
                 submitted_ns: 0,
                 scheduled_ns: 0,
-                replayed: super::replay_slots::Replayed::Drawn,
+                replayed: super::replayed::Replayed::Drawn,
             });
             arena_bytes += stride;
         };
@@ -187,7 +187,7 @@ pub(super) fn setup<'a>(spec: &WorkerSpec<'a>, reuse: &Reuse) -> io::Result<(Rin
         }
         let replayed = setup.replay.as_ref().map(|r| {
             Pacer::new(
-                Schedule::replay(std::sync::Arc::clone(r), super::replay_slots::LEAD_NS),
+                Schedule::replay(std::sync::Arc::clone(r), super::replayed::LEAD_NS),
                 share.in_flight() as usize,
             )
         });
@@ -415,7 +415,7 @@ impl State<'_> {
         let (fixed, write, index) = (self.fixed_buffers, slot.write, slot.buf_index);
         // RWF_DSYNC: the write completes once durable (FUA, or a flush after it).
         let dsync = self.classes[slot.class].dsync
-            || slot.replayed == super::replay_slots::Replayed::DsyncWrite;
+            || slot.replayed == super::replayed::Replayed::DsyncWrite;
         let flags = if write && dsync { libc::RWF_DSYNC } else { 0 };
         macro_rules! rw {
             ($fd:expr) => {
