@@ -91,15 +91,21 @@ fn a_replayed_capture_reaches_another_device_in_the_traces_order_at_its_times() 
         .filter(|r| r.op == rigel_trace::Op::Flush)
         .count();
     assert!(flushes >= 50, "{flushes} flushes traced");
-    // The replay starts where the second trace holds the first one's first requests in a row
-    // (before it: the replay's own probe of its target).
+    // The replay starts where the second trace holds the first one's first 20 requests (before
+    // it: the replay's own probe of its target), in any order within those 20.
+    let sorted = |k: &[Key]| {
+        let mut v = k.to_vec();
+        v.sort_unstable_by_key(|&(op, size, offset)| (op as u8, size, offset));
+        v
+    };
     let (ka, kb): (Vec<Key>, Vec<Key>) = (
         traced.iter().map(key).collect(),
         seen.iter().map(key).collect(),
     );
-    let start = (0..kb.len())
-        .find(|&i| kb[i..].starts_with(&ka[..20]))
-        .expect("the trace's first 20 requests, in a row, at the second device");
+    let head = sorted(&ka[..20]);
+    let start = (0..kb.len().saturating_sub(20))
+        .find(|&i| sorted(&kb[i..i + 20]) == head)
+        .expect("the trace's first 20 requests together at the second device");
     // Each traced request, in order, is matched to the next unused request of the same kind,
     // size and offset at the second device, looking at most 256 ahead.
     let mut used = vec![false; seen.len()];
@@ -109,8 +115,10 @@ fn a_replayed_capture_reaches_another_device_in_the_traces_order_at_its_times() 
         let found = (from..seen.len().min(from + 256)).find(|&i| !used[i] && kb[i] == *k);
         let Some(i) = found else {
             panic!(
-                "traced request {j} of {} ({k:?}) never reached the second device",
-                ka.len()
+                "traced request {j} of {} ({k:?}) never reached the second device (looked \
+                 from its request {from}: {:?})",
+                ka.len(),
+                &kb[from..kb.len().min(from + 8)]
             );
         };
         used[i] = true;
@@ -130,13 +138,23 @@ fn a_replayed_capture_reaches_another_device_in_the_traces_order_at_its_times() 
         extra.len(),
         &extra[..extra.len().min(10)]
     );
+    // rigel's own account of its sends' lateness: the device must agree with it.
+    let doc = results(&replayed);
+    let pace = &doc["points"][0]["classes"][0]["pace"];
+    let lag_p99 = pace["lag"]["latency"]["p99_ns"]
+        .as_u64()
+        .expect("the replay's lag");
     // The order: a request reaches the device before one traced earlier only when both were
-    // sent within a millisecond (one submission, whose requests the kernel may reorder).
+    // sent close together (within 1 ms, or within rigel's lag on a host so loaded that it was
+    // late: sends that went out together, which the kernel may reorder: io_uring hands a write
+    // that would block, and every fsync, to its worker threads), or when the earlier is a flush.
+    let tolerance = 1_000_000 + 2 * lag_p99;
+    let flush = |j: usize| traced[j].op == rigel_trace::Op::Flush;
     for w in pairs.windows(2) {
-        let ((_, i0), (_, i1)) = (w[0], w[1]);
-        if i1 < i0 {
+        let ((j0, i0), (_, i1)) = (w[0], w[1]);
+        if i1 < i0 && !flush(j0) {
             let apart = seen[i0].issue_ns.abs_diff(seen[i1].issue_ns);
-            assert!(apart < 1_000_000, "{w:?}: reordered {apart} ns apart");
+            assert!(apart < tolerance, "{w:?}: reordered {apart} ns apart");
         }
     }
     // The times: each request's issue at the second device minus its traced issue, against the
@@ -150,16 +168,10 @@ fn a_replayed_capture_reaches_another_device_in_the_traces_order_at_its_times() 
     let mut err: Vec<u64> = d.iter().map(|x| x.abs_diff(mid)).collect();
     err.sort_unstable();
     let p99 = err[err.len() * 99 / 100];
-    // rigel's own account of its sends' lateness: the device must agree with it.
-    let doc = results(&replayed);
-    let pace = &doc["points"][0]["classes"][0]["pace"];
-    let lag_p99 = pace["lag"]["latency"]["p99_ns"]
-        .as_u64()
-        .expect("the replay's lag");
     // 1 ms at p99 when rigel sent on time; on a host so loaded that it did not, the device's
     // error is what rigel reported as its lag, no more.
     assert!(
-        p99 <= 1_000_000 + 2 * lag_p99,
+        p99 <= tolerance,
         "send times off the trace's by {p99} ns at p99 (rigel's lag p99 {lag_p99} ns)"
     );
     eprintln!(
