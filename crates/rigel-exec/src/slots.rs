@@ -103,6 +103,8 @@ pub(super) struct WorkerClass<'a> {
     pub(super) dsync: bool,
     /// A flush after every N writes of a slot (`durability = "fdatasync:N"`).
     pub(super) flush: Option<rigel_plan::Flush>,
+    /// Open loop with `flush`: the class's writes toward its next flush (`flush.rs`).
+    pub(super) group: super::group::Group,
     /// A size mix (None: every I/O is the class's size).
     pub(super) mix: Option<&'a super::mix::MixSetup>,
     /// Shaped write data (None: random words scrambled into the buffer).
@@ -206,6 +208,7 @@ pub(super) fn setup<'a>(spec: &WorkerSpec<'a>, reuse: &Reuse) -> io::Result<(Rin
             skew: setup.skew.as_ref(),
             dsync: setup.dsync,
             flush: setup.flush,
+            group: super::group::Group::IDLE,
             mix: setup.mix.as_ref(),
             data: setup.data.map(|d| super::data::DataFill::new(d, &mut rng)),
             read_percent: setup.read_percent,

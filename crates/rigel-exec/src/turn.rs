@@ -10,6 +10,7 @@ use super::Shared;
 use super::clock::Elapsed;
 use super::entering::Entering;
 use super::failure::{Failure, failure, stalled, transient};
+use super::paced_slots::Paced;
 use super::slots::{PARKED, State};
 use super::tick::{TICK_TAG, arm_tick};
 use super::window::Window;
@@ -392,6 +393,12 @@ impl Turns<'_, '_, '_> {
     #[cold]
     fn committed(&mut self, i: usize, batch: &Batch, more: bool) {
         self.st.commit(i, batch.now, batch.measuring);
+        if self.st.classes[self.st.slots[i].class].pacer.is_some() {
+            // An open-loop slot waits for a send time, as after any I/O.
+            self.st.park(i);
+            self.in_flight -= 1;
+            return;
+        }
         self.next(i, batch, false);
         if batch.each && more {
             self.sq.sync();
@@ -405,9 +412,17 @@ impl Turns<'_, '_, '_> {
     fn replace(&mut self, i: usize, batch: &Batch, more: bool) {
         let (now, st) = (batch.now, &mut *self.st);
         let verified = st.verify_complete(i);
-        if self.paced && st.complete_paced(i, now, batch.measuring, batch.tick, self.window.from) {
-            self.in_flight -= 1;
-            return;
+        if self.paced {
+            let ring = (&mut self.sq, &self.submitter);
+            match st.complete_paced(i, now, batch.measuring, batch.tick, self.window.from, ring) {
+                Paced::No => {}
+                // The slot's flush stays in flight in its place.
+                Paced::Flushing => return,
+                Paced::Parked => {
+                    self.in_flight -= 1;
+                    return;
+                }
+            }
         }
         let slot = &st.slots[i];
         let (len, write, latency) = (slot.len as u64, slot.write, now - slot.submitted_ns);
