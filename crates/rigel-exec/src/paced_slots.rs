@@ -61,14 +61,15 @@ impl State<'_> {
         if slot.replayed == super::replayed::Replayed::Flush {
             // A replayed flush moves no data: its response and service go to the commits.
             if measuring {
+                let service = now.saturating_sub(slot.submitted_ns);
                 class.recorder.record_commit(
                     now.saturating_sub(slot.scheduled_ns),
-                    now.saturating_sub(slot.submitted_ns),
+                    Some(service),
+                    service,
                 );
             }
-            slot.submitted_ns = PARKED;
-            p.release(i);
-            return true;
+            self.park(i);
+            return Paced::Parked;
         }
         class.ios_delta += 1;
         class.bytes_delta += slot.len as u64;
