@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # What a capture costs the I/O it watches (issue 32): IOPS of a rigel run of 4 KiB random reads on
 # a loop device over a tmpfs file, with `rigel capture` of that device running beside it and
-# without, alternated round by round (which goes first alternates too). Prints per round the
-# IOPS off and on, their ratio, the capture's own CPU time (its trace header's cost) and the
-# events it dropped.
+# without, alternated round by round (the order rotates too). Each round has two runs without a
+# capture (an A/A control: their ratio is what the host's noise alone does to one run) and one
+# with. Prints per round the IOPS of each, the A/A ratio, the ratio with/without (against the mean
+# of the two without), the capture's own CPU time (its trace header's cost) and the events it
+# dropped.
 #
 #   benches/capture.sh [--rounds N] [--duration SECONDS] [--qd N] [--rigel PATH]
 #
@@ -47,12 +49,18 @@ run() {
     iops "$dir"
 }
 
-printf 'round  IOPS off   IOPS on    on/off  capture CPU s  CPU share  events     dropped\n'
+printf 'round  IOPS off A  IOPS off B  IOPS on    A/A     on/off  capture CPU s  CPU share  events     dropped\n'
 for r in $(seq 1 "$rounds"); do
-    if [ $((r % 2)) -eq 1 ]; then order="off on"; else order="on off"; fi
+    case $((r % 3)) in
+        1) order="offa on offb" ;;
+        2) order="on offb offa" ;;
+        *) order="offb offa on" ;;
+    esac
     for mode in $order; do
-        if [ "$mode" = off ]; then
-            off="$(run "$out/off-$r")"
+        if [ "$mode" = offa ]; then
+            offa="$(run "$out/offa-$r")"
+        elif [ "$mode" = offb ]; then
+            offb="$(run "$out/offb-$r")"
         else
             "$rigel" capture "$dev" --duration 10m --out "$out/cap-$r" --quiet >/dev/null 2>&1 &
             cpid=$!
@@ -74,6 +82,6 @@ print("%.3f %.1f%% %d %d" % (c["cpu_seconds"], c["cpu_share"] * 100, c["events"]
         fi
     done
     read -r cpu share events dropped <<<"$cost"
-    python3 -c 'import sys; off,on=map(float,sys.argv[1:3]); print(f"{sys.argv[3]:<6} {off:>9,.0f}  {on:>9,.0f}  {on/off:6.3f}  {sys.argv[4]:>13}  {sys.argv[5]:>9}  {int(sys.argv[6]):>9,}  {sys.argv[7]:>7}")' \
-        "$off" "$on" "$r" "$cpu" "$share" "$events" "$dropped"
+    python3 -c 'import sys; a,b,on=map(float,sys.argv[1:4]); print(f"{sys.argv[4]:<6} {a:>10,.0f}  {b:>10,.0f}  {on:>9,.0f}  {b/a:6.3f}  {on/((a+b)/2):6.3f}  {sys.argv[5]:>13}  {sys.argv[6]:>9}  {int(sys.argv[7]):>9,}  {sys.argv[8]:>7}")' \
+        "$offa" "$offb" "$on" "$r" "$cpu" "$share" "$events" "$dropped"
 done

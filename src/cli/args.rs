@@ -79,6 +79,9 @@ pub enum Command {
     /// Write the spec that reproduces a trace folder's statistics (DIR/spec.toml), and a report
     /// of the trace beside the spec (DIR/derive.md)
     Derive(DeriveArgs),
+    /// Send a trace folder's requests to a target at their traced times (open loop, absolute send
+    /// times), recording latency and lag into a run folder like `rigel run`
+    Replay(ReplayArgs),
 }
 
 #[derive(Args, Debug)]
@@ -113,6 +116,50 @@ pub struct CaptureArgs {
     /// Derive the spec right after (as `rigel derive DIR`)
     #[arg(long)]
     pub to_spec: bool,
+}
+
+#[derive(Args, Debug)]
+#[command(after_help = "Examples:\n  \
+rigel replay cap/ --target /dev/loop7 --allow-destructive          # as traced\n  \
+rigel replay cap/ --target test.dat --size 1GiB --speed 2x        # on a new file, twice as fast\n  \
+rigel replay cap/ --target /dev/sdc --offsets scale --out runs/r1 # a device of another size\n\n\
+Each request goes out at its traced time from the replay's start (divided by --speed), never \
+later because an earlier one was late: a late send goes at once and its lateness is the lag. \
+Flushes are sent as fdatasync, FUA writes with RWF_DSYNC; discards are skipped and counted. \
+`rigel report DIR` renders the run folder like any other.")]
+pub struct ReplayArgs {
+    /// The trace folder (`rigel capture --out DIR`), or a trace file
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    /// The block device or file to send the requests to
+    #[arg(long, value_name = "PATH")]
+    pub target: PathBuf,
+    /// Create the target file at this size when it does not exist (`10GiB`)
+    #[arg(long, value_name = "SIZE")]
+    pub size: Option<String>,
+    /// Send times are the trace's divided by this: `2x` twice as fast, `0.5x` half
+    #[arg(long, value_name = "N[x]", default_value = "1x")]
+    pub speed: String,
+    /// Offsets on a target of another size: `wrap` (modulo its size; a larger target takes them
+    /// unchanged) or `scale` (in proportion to the traced device's size); always aligned
+    #[arg(long, value_name = "wrap|scale", default_value = "wrap")]
+    pub offsets: OffsetsArg,
+    /// The run folder (default: runs/replay-<yyyymmdd-hhmmss>/)
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Consent to writes on a block device or a file rigel did not create (as `rigel run`)
+    #[arg(long)]
+    pub allow_destructive: bool,
+    /// With --allow-destructive: write even over a filesystem or partition-table signature
+    #[arg(long, requires = "allow_destructive")]
+    pub force: bool,
+}
+
+/// How `rigel replay` fits offsets onto its target.
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum OffsetsArg {
+    Wrap,
+    Scale,
 }
 
 #[derive(Args, Debug)]

@@ -124,7 +124,7 @@ fn usage(msg: &str) -> i32 {
     exit::BAD_SPEC
 }
 
-fn failed(e: &TraceError) -> i32 {
+pub(super) fn failed(e: &TraceError) -> i32 {
     eprintln!("rigel: {e}");
     match e {
         TraceError::Import { .. } | TraceError::Usage(_) | TraceError::Format(_) => exit::BAD_SPEC,

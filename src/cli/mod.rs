@@ -14,6 +14,7 @@ mod orion;
 mod plan_cmd;
 mod plan_table;
 mod progress;
+mod replay;
 mod report_cmd;
 mod run;
 mod specs;
@@ -72,6 +73,7 @@ pub fn main() -> i32 {
         Command::Merge(a) => fleet::merge(&a),
         Command::Capture(a) => capture::capture(&a),
         Command::Derive(a) => capture::derive(&a),
+        Command::Replay(a) => replay::run(&a),
         Command::Verify(a) => verify_cmd::run(&a),
     }
 }

@@ -214,6 +214,7 @@ fn calibrate(job: &OrionJob, spec_toml: String, plan: RunPlan, cwd: &Path) -> i3
         starts: None,
         formats: Vec::new(),
         paper: rigel_report::Paper::default(),
+        replay: None,
     };
     let (code, ran) = run::run_job(Job::fresh(dir, spec_toml, plan, started), opts, &|e| {
         job.luns.explain(e)

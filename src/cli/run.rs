@@ -88,6 +88,7 @@ pub(super) fn options(a: &RunArgs) -> runner::Options {
         starts: None,
         formats: a.formats.iter().map(|f| f.0).collect(),
         paper: a.paper,
+        replay: None,
     }
 }
 

@@ -8,7 +8,7 @@ use rigel_testkit::LoopDevice;
 use std::time::{Duration, Instant};
 
 /// Waits until the capture `pid` has its trace instance configured and recording.
-fn wait_recording(pid: u32) {
+pub(super) fn wait_recording(pid: u32) {
     let inst = format!("/sys/kernel/tracing/instances/rigel-capture-{pid}");
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
@@ -110,30 +110,53 @@ fn captured(class: &str, load: u32, duration: &str) -> (String, serde_json::Valu
     (text, super::builder::results(&run), records, device_ios)
 }
 
-/// Reads and writes the device completed, from its own counters (/sys/block/NAME/stat).
+/// Requests the device completed, from its own counters (/sys/block/NAME/stat).
 fn completed(name: &str) -> u64 {
     let stat = std::fs::read_to_string(format!("/sys/block/{name}/stat")).expect("the stat file");
     let f: Vec<u64> = stat
         .split_whitespace()
         .filter_map(|x| x.parse().ok())
         .collect();
-    f[0] + f[4]
+    // Reads, writes and flushes (the 15th field, kernel 5.5 on).
+    f[0] + f[4] + f.get(14).copied().unwrap_or(0)
 }
 
 #[test]
 #[serial_test::serial]
 fn a_captured_run_derives_the_spec_it_ran() {
+    // The loop closed: zipf:1.1, 70/30, a size mix, poisson at 5,000 IOPS, an fdatasync every 8
+    // writes; derived back within 2 points per size, 1 point of read share, 0.1 of θ, 2% of rate
+    // and 10% of the gaps' CV, and the flushes per write exactly.
     let (spec, results, records, device_ios) = captured(
-        "size = \"4KiB\"\nmix = \"70% read\"\ndistribution = \"zipf:1.1\"\n\
-         rate = \"5000 iops\"\narrival = \"poisson\"",
+        "size = \"4KiB:50%, 16KiB:30%, 64KiB:20%\"\nmix = \"70% read\"\n\
+         distribution = \"zipf:1.1\"\nrate = \"5000 iops\"\narrival = \"poisson\"\n\
+         durability = \"fdatasync:8\"",
         32,
         "4s",
     );
     let derived: toml::Value = toml::from_str(&spec).expect("TOML");
     let c = class(&derived, "random");
     let why = format!("derived spec:\n{spec}");
-    // Sizes: all 4 KiB but a few reads udev's probe makes when the run closes the device.
-    assert_eq!(text(c, "size"), "4KiB", "{why}");
+    // Sizes: the mix's shares within 2 points (a few reads of udev's probe when the run closes
+    // the device are under 1% each and left out).
+    let shares: Vec<(String, f64)> = text(c, "size")
+        .split(", ")
+        .map(|item| {
+            let (size, pct) = item.split_once(':').unwrap_or_else(|| panic!("{why}"));
+            let pct = pct.trim_end_matches('%').parse().expect("a share");
+            (size.to_owned(), pct)
+        })
+        .collect();
+    for (size, asked) in [("4KiB", 50.0), ("16KiB", 30.0), ("64KiB", 20.0)] {
+        let got = shares
+            .iter()
+            .find(|(s, _)| s == size)
+            .map_or(0.0, |(_, p)| *p);
+        assert!(
+            (got - asked).abs() <= 2.0,
+            "{size}: {got}% for {asked}%: {why}"
+        );
+    }
     assert_eq!(text(c, "access"), "random", "{why}");
     // Read share within 1 point of 70%.
     let read: f64 = text(c, "mix")
@@ -147,7 +170,7 @@ fn a_captured_run_derives_the_spec_it_ran() {
         .and_then(|t| t.parse().ok())
         .unwrap_or_else(|| panic!("not a zipf: {why}"));
     assert!((theta - 1.1).abs() <= 0.1, "θ {theta}: {why}");
-    // Every request the device completed is in the trace (its own counters; no flush here).
+    // Every request the device completed is in the trace (its own counters).
     assert!(
         records.abs_diff(device_ios) <= device_ios / 100 + 5,
         "{records} records, the device counted {device_ios}: {why}"
@@ -172,6 +195,10 @@ fn a_captured_run_derives_the_spec_it_ran() {
     // that they did not (rigel says so in its pace), the device's gaps are at least as bursty as
     // the sends were (the kernel can batch sends, never spread them).
     let cv = cv_of(&spec);
+    eprintln!(
+        "derived: sizes {shares:?}, {read}% read, θ {theta}, {rate} IOPS, gap CV {cv} (sent: \
+         CV {sent_cv}, punctual {punctual})"
+    );
     if punctual {
         assert!(
             (cv - 1.0).abs() <= 0.1,
@@ -181,8 +208,8 @@ fn a_captured_run_derives_the_spec_it_ran() {
     } else {
         assert!(cv >= 0.9 * sent_cv, "gap CV {cv}, sent {sent_cv}: {why}");
     }
-    // No flush, no FUA: no durability.
-    assert_eq!(text(c, "durability"), "none", "{why}");
+    // An fdatasync after every 8 writes: one flush per 8 writes, exactly.
+    assert_eq!(text(c, "durability"), "fdatasync:8", "{why}");
     let cap_load: u64 = derived["matrix"]["random"]
         .as_str()
         .and_then(|s| s.parse().ok())

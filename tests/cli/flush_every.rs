@@ -4,21 +4,47 @@
 
 use super::traced::traced_run;
 use rigel_testkit::LoopDevice;
+use serde_json::Value;
+
+/// Runs a write class `log` of 8 KiB writes with `durability = "fdatasync:8"` and the lines
+/// `extra` at load `load` on a fresh loop device for 1 s, tracing the device: its writes, flushes
+/// and FUA writes, and the run's results.
+fn traced_fdatasync_8(extra: &str, load: u32) -> (usize, usize, usize, Value) {
+    let dev = LoopDevice::new(64 << 20);
+    let spec = format!(
+        "[[target]]\npath = \"{}\"\ndestructive = true\n\n[run]\nduration = \"1s\"\n\n\
+         [class.log]\nsize = \"8KiB\"\nmix = \"write\"\ndurability = \"fdatasync:8\"\n{extra}\n\
+         [matrix]\nshape = \"point\"\nlog = \"{load}\"\n",
+        dev.dev()
+    );
+    let (requests, doc) = traced_run(&dev, &spec);
+    let count = |f: fn(&rigel_testkit::Request) -> bool| requests.iter().filter(|r| f(r)).count();
+    let (writes, flushes, fua) = (
+        count(|r| r.is_write()),
+        count(|r| r.is_flush()),
+        count(|r| r.is_fua()),
+    );
+    (writes, flushes, fua, doc)
+}
+
+/// The class's results and its `commit`, checked: groups of 8, some commits, no more than the
+/// `flushes` the device saw.
+fn commits_of(doc: &Value, flushes: usize) -> (&Value, &Value) {
+    let class = &doc["points"][0]["classes"][0];
+    let commit = &class["commit"];
+    assert_eq!(commit["every"], 8, "{commit}");
+    let commits = commit["commits"].as_u64().expect("commits");
+    assert!(
+        commits > 0 && commits as usize <= flushes,
+        "{commits} commits, {flushes} flushes"
+    );
+    (class, commit)
+}
 
 #[test]
 #[serial_test::serial]
 fn fdatasync_8_sends_one_flush_per_8_writes() {
-    let dev = LoopDevice::new(64 << 20);
-    let spec = format!(
-        "[[target]]\npath = \"{}\"\ndestructive = true\n\n[run]\nduration = \"1s\"\n\n\
-         [class.log]\nsize = \"8KiB\"\nmix = \"write\"\ndurability = \"fdatasync:8\"\n\n\
-         [matrix]\nshape = \"point\"\nlog = \"1\"\n",
-        dev.dev()
-    );
-    let (requests, doc) = traced_run(&dev, &spec);
-    let writes = requests.iter().filter(|r| r.is_write()).count();
-    let flushes = requests.iter().filter(|r| r.is_flush()).count();
-    let fua = requests.iter().filter(|r| r.is_fua()).count();
+    let (writes, flushes, fua, doc) = traced_fdatasync_8("", 1);
     assert!(writes >= 400, "{writes} writes traced");
     assert_eq!(fua, 0, "no FUA write: the flushes are rigel's");
     // One committer: its groups run one after another, so the device sees exactly one flush per
@@ -28,14 +54,7 @@ fn fdatasync_8_sends_one_flush_per_8_writes() {
         flushes == groups || flushes + 1 == groups,
         "{writes} writes, {flushes} flushes (expected {groups})"
     );
-    let class = &doc["points"][0]["classes"][0];
-    let commit = &class["commit"];
-    assert_eq!(commit["every"], 8, "{commit}");
-    let commits = commit["commits"].as_u64().expect("commits");
-    assert!(
-        commits > 0 && commits as usize <= flushes,
-        "{commits} commits, {flushes} flushes"
-    );
+    let (class, commit) = commits_of(&doc, flushes);
     // A commit is eight writes and a flush: longer than the flush alone, and than a write.
     let commit_mean = commit["latency"]["mean_ns"].as_f64().expect("mean");
     let flush_mean = commit["flush"]["mean_ns"].as_f64().expect("flush mean");
@@ -46,4 +65,45 @@ fn fdatasync_8_sends_one_flush_per_8_writes() {
         commit_mean > flush_mean + 7.0 * write_mean,
         "commit {commit_mean} ns, flush {flush_mean} ns, write {write_mean} ns"
     );
+}
+
+/// An open-loop class (`rate`, poisson arrivals) with `fdatasync:8`: its writes go on at their
+/// send times while a flush is in flight, and the device still sees one flush per 8 writes.
+#[test]
+#[serial_test::serial]
+fn fdatasync_8_on_a_poisson_rate_class_sends_one_flush_per_8_writes() {
+    let (writes, flushes, fua, doc) =
+        traced_fdatasync_8("rate = \"2000 iops\"\narrival = \"poisson\"\n", 16);
+    assert!(writes >= 1000, "{writes} writes traced");
+    assert_eq!(fua, 0, "no FUA write: the flushes are rigel's");
+    // The class counts its completed writes into groups of 8 whatever slot carried them: one
+    // flush per full group. Writes in flight when the point ends (16 at most) fill no group.
+    let groups = writes / 8;
+    assert!(
+        flushes <= groups && flushes + 3 >= groups,
+        "{writes} writes, {flushes} flushes (expected {groups}, or up to 2 fewer)"
+    );
+    let (class, commit) = commits_of(&doc, flushes);
+    assert_eq!(class["pace"]["arrival"], "poisson", "{}", class["pace"]);
+    // Writes are sent at their own times while a flush is in flight: the window's writes are
+    // the schedule's, not held back to one group at a time.
+    let scheduled = class["pace"]["scheduled"].as_u64().expect("scheduled");
+    let ios = class["total"]["ios"].as_u64().expect("ios");
+    assert!(
+        ios * 10 >= scheduled * 8,
+        "{ios} writes completed of {scheduled} scheduled"
+    );
+    // The commit runs from the group's earliest send time: never shorter than from its earliest
+    // submission (the service view), which spans at least the flush.
+    let mean = |v: &Value| v["mean_ns"].as_f64().expect("mean_ns");
+    let (response, service, flush) = (
+        mean(&commit["latency"]),
+        mean(&commit["service"]),
+        mean(&commit["flush"]),
+    );
+    assert!(
+        response >= service && service >= flush,
+        "commit {response} ns from the send time, {service} ns from the submission, flush {flush} ns"
+    );
+    assert!(commit["service_histogram"].is_string(), "{commit}");
 }

@@ -43,6 +43,7 @@ mod placement;
 mod plan;
 mod precondition;
 mod refused;
+mod replay;
 mod report;
 mod resume;
 mod run;

@@ -3,6 +3,13 @@
 //! (`IORING_OP_FSYNC`, data only for fdatasync) to every target the group wrote, one after the
 //! other, before its next I/O; the commit's latency runs from the group's first write's
 //! submission to the last flush's completion.
+//!
+//! An open-loop class (`rate`) has no committers: its writes are sent at their scheduled times
+//! whatever the flushes do. The class counts its completed writes into one group; the slot whose
+//! write completes the N-th sends the flush and holds it (it is not free for a send time until
+//! the commit), while the other slots go on writing into the next group. Its commit latency runs
+//! from the group's earliest send time (the scheduled time: the response view, waits for a slot
+//! included) and, as `service`, from its earliest submission, to the flush's completion.
 
 use super::group::Group;
 use super::ring::push_or_submit;
@@ -12,8 +19,9 @@ use io_uring::{opcode, squeue, types};
 use super::group::MAX_FLUSH_TARGETS;
 
 impl State<'_> {
-    /// Slot `i`'s write just completed: counts it in its group, and when the group is full sends
-    /// its first flush (true: the slot stays busy until the commit).
+    /// Slot `i`'s write just completed at `now`: counts it in its group (the slot's; an open-loop
+    /// class's own), and when the group is full sends its first flush from slot `i` (true: the
+    /// slot holds the flush and stays busy until the commit).
     #[inline]
     pub(super) fn start_flush(
         &mut self,
@@ -23,19 +31,24 @@ impl State<'_> {
         submitter: &io_uring::Submitter<'_>,
     ) -> bool {
         let slot = &mut self.slots[i];
-        let Some(flush) = self.classes[slot.class].flush else {
+        let class = &mut self.classes[slot.class];
+        let Some(flush) = class.flush else {
             return false;
         };
-        let g = &mut slot.group;
-        if g.writes == 0 {
-            g.from_ns = slot.submitted_ns;
-        }
-        g.writes += 1;
-        g.targets |= 1u64 << slot.target.min(MAX_FLUSH_TARGETS - 1);
+        let paced = class.pacer.is_some();
+        let g = if paced {
+            &mut class.group
+        } else {
+            &mut slot.group
+        };
+        g.add(slot.submitted_ns, slot.scheduled_ns, slot.target);
         if g.writes < flush.every {
             return false;
         }
-        g.flush_ns = now;
+        if paced {
+            slot.group = std::mem::replace(&mut class.group, Group::IDLE);
+        }
+        slot.group.flush_ns = now;
         // The stall check watches the flush from now on.
         slot.submitted_ns = now;
         self.flushes += 1;
@@ -107,8 +120,12 @@ impl State<'_> {
         let g = slot.group;
         slot.group = Group::IDLE;
         if measuring {
-            self.classes[slot.class].recorder.record_commit(
-                now.saturating_sub(g.from_ns),
+            let class = &mut self.classes[slot.class];
+            // Closed loop: sent when submitted, so the service view is the same figure.
+            let service = class.pacer.is_some().then(|| now.saturating_sub(g.from_ns));
+            class.recorder.record_commit(
+                now.saturating_sub(g.sent_ns),
+                service,
                 now.saturating_sub(g.flush_ns),
             );
         }

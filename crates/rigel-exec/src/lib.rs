@@ -24,6 +24,8 @@ mod pause;
 mod point;
 mod punctual;
 mod refused;
+mod replay_slots;
+mod replayed;
 mod reuse;
 mod ring;
 mod share;
@@ -75,6 +77,9 @@ pub struct PointControl {
     /// (rings, buffers and threads take tens of ms on a loaded host); a time already past, or
     /// `None`, leaves the window at the end of the warmup.
     pub window_at: Option<SystemTime>,
+    /// `rigel replay`: the point's one class sends these requests at their send times (one
+    /// worker) instead of drawing its I/Os.
+    pub replay: Option<Arc<rigel_trace::replay::Replay>>,
 }
 
 impl PointControl {
@@ -85,6 +90,7 @@ impl PointControl {
             live: Arc::new(LiveCounters::new(classes)),
             reuse: Arc::new(Reuse::default()),
             window_at: None,
+            replay: None,
         }
     }
 }

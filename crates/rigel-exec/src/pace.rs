@@ -8,7 +8,9 @@ use super::punctual::Punctual;
 use io_uring::types;
 use rigel_expr::Arrival;
 use rigel_results::SendGaps;
+use rigel_trace::replay::{Replay, Request};
 use std::io;
+use std::sync::Arc;
 
 /// A schedule of send times, ns since the point's start.
 #[derive(Clone, Debug)]
@@ -20,8 +22,11 @@ pub struct Schedule {
     /// Send times taken so far.
     k: u64,
     /// The next send time, ns (uniform: `start + (k + 1) × gap`, computed, never summed, so it
-    /// does not drift; Poisson: the running sum of random gaps).
+    /// does not drift; Poisson: the running sum of random gaps; a trace: `start` + the trace's
+    /// own send time, absolute too; infinite once the trace is sent).
     next: f64,
+    /// A replayed trace: the requests whose send times these are (`k - 1` is the next one's).
+    trace: Option<Arc<Replay>>,
 }
 
 impl Schedule {
@@ -35,13 +40,52 @@ impl Schedule {
             start: start_ns as f64,
             k: 0,
             next: start_ns as f64,
+            trace: None,
         };
         s.advance();
         s
     }
 
+    /// The send times of a trace's requests, from `start_ns` on (`Replay::requests`' `at_ns`
+    /// after it): a late send never moves the ones after it.
+    pub fn replay(replay: Arc<Replay>, start_ns: u64) -> Schedule {
+        let mut s = Schedule {
+            gap_ns: 0.0,
+            arrival: Arrival::Uniform,
+            rng: fastrand::Rng::with_seed(0),
+            start: start_ns as f64,
+            k: 0,
+            next: start_ns as f64,
+            trace: Some(replay),
+        };
+        s.advance();
+        s
+    }
+
+    /// The request of the send time taken last (a replay; None for a drawn schedule).
+    #[inline]
+    pub fn taken_request(&self) -> Option<Request> {
+        let t = self.trace.as_ref()?;
+        t.requests.get((self.k as usize).checked_sub(2)?).copied()
+    }
+
+    /// A replay whose every request was sent.
+    #[cfg(test)]
+    pub fn replayed(&self) -> bool {
+        self.trace
+            .as_ref()
+            .is_some_and(|t| self.k as usize > t.requests.len())
+    }
+
     fn advance(&mut self) {
         self.k += 1;
+        if let Some(t) = &self.trace {
+            self.next = t
+                .requests
+                .get(self.k as usize - 1)
+                .map_or(f64::INFINITY, |r| self.start + r.at_ns as f64);
+            return;
+        }
         self.next = match self.arrival {
             Arrival::Uniform => self.start + self.k as f64 * self.gap_ns,
             // Inverse transform: 1 - U lies in (0, 1], so the logarithm is finite.
@@ -55,9 +99,10 @@ impl Schedule {
         self.next += ns as f64;
     }
 
-    /// The next send time, ns.
+    /// The next send time, ns (`u64::MAX` once a replay is sent).
     #[inline]
     pub fn peek(&self) -> u64 {
+        // A float's cast saturates: infinity is u64::MAX.
         self.next as u64
     }
 
@@ -239,6 +284,54 @@ mod tests {
             gaps(Arrival::Poisson, 1000.0, 100, 5),
             gaps(Arrival::Poisson, 1000.0, 100, 6)
         );
+    }
+
+    #[test]
+    #[serial_test::parallel]
+    fn a_replay_schedule_keeps_the_traces_absolute_times_and_hands_out_its_requests() {
+        use rigel_trace::replay::ReplayOp;
+        let req = |at_ns, offset| Request {
+            at_ns,
+            offset,
+            len: 4096,
+            op: ReplayOp::Read,
+        };
+        let replay = Replay {
+            requests: vec![req(0, 0), req(10, 4096), req(10, 8192), req(1_000, 0)],
+            ..Replay::default()
+        };
+        let mut s = Schedule::replay(Arc::new(replay), 500);
+        s.shift(1_000_000);
+        assert_eq!(s.taken_request(), None);
+        let mut got = Vec::new();
+        while s.peek() != u64::MAX {
+            let t = s.take();
+            got.push((t, s.taken_request().map(|r| r.offset)));
+        }
+        assert!(s.replayed());
+        assert_eq!(
+            got,
+            [
+                (1_000_500, Some(0)),
+                (1_000_510, Some(4096)),
+                (1_000_510, Some(8192)),
+                (1_001_500, Some(0))
+            ]
+        );
+        // A pacer late by far sends at once, in order, each still stamped with its own time.
+        let mut p = Pacer::new(s.clone(), 4);
+        p.schedule = Schedule::replay(
+            Arc::new(Replay {
+                requests: vec![req(0, 0), req(10, 4096)],
+                ..Replay::default()
+            }),
+            0,
+        );
+        (0..4).for_each(|i| p.release(i));
+        assert_eq!(p.due(5_000, (0, 10_000)).map(|d| d.1), Some(0));
+        assert_eq!(p.due(5_000, (0, 10_000)).map(|d| d.1), Some(10));
+        assert_eq!(p.due(5_000, (0, 10_000)), None);
+        assert_eq!(p.backlog((0, 10_000)), 0);
     }
 
     #[test]

@@ -6,6 +6,17 @@ use super::pace::tight_timer_slack;
 use super::slots::{PARKED, State};
 use io_uring::squeue;
 
+/// What became of an I/O completed on a slot (`State::complete_paced`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Paced {
+    /// A closed-loop slot: the caller gives it its next I/O.
+    No,
+    /// An open-loop slot, parked until a send time takes it.
+    Parked,
+    /// An open-loop slot whose write filled its class's group: it holds the group's flush.
+    Flushing,
+}
+
 impl State<'_> {
     /// At the loop's start: parks the open-loop slots (their I/Os wait for their send times) and
     /// starts the schedules at `now`. Returns whether any class is paced.
@@ -30,7 +41,8 @@ impl State<'_> {
     }
 
     /// Whether slot `i` belongs to an open-loop class: its completed I/O is recorded with both
-    /// latencies and the slot parks until the next send time. False for a closed-loop slot.
+    /// latencies and the slot parks until the next send time, or holds the flush its write
+    /// started (`Paced::Flushing`, `flush.rs`). `Paced::No` for a closed-loop slot.
     #[inline]
     pub(super) fn complete_paced(
         &mut self,
@@ -39,12 +51,26 @@ impl State<'_> {
         measuring: bool,
         tick: usize,
         from: u64,
-    ) -> bool {
+        (sq, submitter): (&mut squeue::SubmissionQueue<'_>, &io_uring::Submitter<'_>),
+    ) -> Paced {
         let slot = &mut self.slots[i];
         let class = &mut self.classes[slot.class];
         let Some(p) = &mut class.pacer else {
-            return false;
+            return Paced::No;
         };
+        if slot.replayed == super::replayed::Replayed::Flush {
+            // A replayed flush moves no data: its response and service go to the commits.
+            if measuring {
+                let service = now.saturating_sub(slot.submitted_ns);
+                class.recorder.record_commit(
+                    now.saturating_sub(slot.scheduled_ns),
+                    Some(service),
+                    service,
+                );
+            }
+            self.park(i);
+            return Paced::Parked;
+        }
         class.ios_delta += 1;
         class.bytes_delta += slot.len as u64;
         let response = now.saturating_sub(slot.scheduled_ns);
@@ -74,9 +100,21 @@ impl State<'_> {
                 class.recorder.count_size(slot.size_index);
             }
         }
+        if slot.write && self.start_flush(i, now, sq, submitter) {
+            return Paced::Flushing;
+        }
+        self.park(i);
+        Paced::Parked
+    }
+
+    /// Parks open-loop slot `i` until a send time takes it.
+    #[inline]
+    pub(super) fn park(&mut self, i: usize) {
+        let slot = &mut self.slots[i];
         slot.submitted_ns = PARKED;
-        p.release(i);
-        true
+        if let Some(p) = &mut self.classes[slot.class].pacer {
+            p.release(i);
+        }
     }
 
     /// Issues every open-loop I/O due by `now` that has a free slot; returns how many. `window`
@@ -98,7 +136,14 @@ impl State<'_> {
             {
                 // Stamped with this turn's clock reading: the ring is entered with it right
                 // after the turn (nothing waits in between), so the reading stands for the send.
-                self.next_io(i, now, sq, submitter);
+                let replayed = self.classes[c]
+                    .pacer
+                    .as_ref()
+                    .and_then(|p| p.schedule.taken_request());
+                match replayed {
+                    Some(req) => self.replay_io(i, now, req, sq, submitter),
+                    None => self.next_io(i, now, sq, submitter),
+                }
                 self.slots[i].scheduled_ns = t;
                 issued += 1;
             }

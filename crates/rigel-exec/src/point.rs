@@ -92,10 +92,13 @@ pub fn run_point_with(
     options: ExecOptions,
 ) -> Result<(PointResult, PointProbe), ExecError> {
     limits::point(point, run).map_err(|b| ExecError::InvalidPoint(b.message))?;
-    let classes = class_setups(targets, volume, point, run.seed)?;
+    let mut classes = class_setups(targets, volume, point, run.seed)?;
     let shares = split(point, run.workers);
     if shares.is_empty() {
         return Err(ExecError::InvalidPoint("no class has any load".into()));
+    }
+    if let Some(replay) = &ctl.replay {
+        replay_setup(&mut classes, point, run, shares.len(), replay)?;
     }
     let gen_map = verify_map(volume, point, run, ctl)?;
     let verify_classes: Vec<bool> = point
@@ -231,6 +234,9 @@ pub fn run_point_with(
         if let Some(c) = point.classes.iter().position(|l| l.class == r.class) {
             r.skew = skew_result(point, (c, &classes[c]), &outcomes);
             workload_result(r, (&point.classes[c], c), &outcomes, window_s);
+            if let Some(replay) = classes[c].replay.as_deref() {
+                replay_result(r, replay, c, &outcomes, window_s);
+            }
         }
     }
     result.devices = disks;
@@ -355,9 +361,65 @@ fn class_setups(
                 streams: c.load,
                 rate: c.rate_iops().map(|r| (r, c.arrival)),
                 outstanding: c.outstanding,
+                replay: None,
             })
         })
         .collect()
+}
+
+/// Gives the point's one active class the replay: one worker sends the trace in its order, with
+/// its requests' own sizes (none above the class's) and no verification.
+fn replay_setup(
+    classes: &mut [ClassSetup],
+    point: &DataPoint,
+    run: &RunSettings,
+    workers: usize,
+    replay: &Arc<rigel_trace::replay::Replay>,
+) -> Result<(), ExecError> {
+    let refuse = |why: String| Err(ExecError::InvalidPoint(format!("a replay {why}")));
+    let active: Vec<usize> = (0..classes.len())
+        .filter(|&c| classes[c].space.is_some())
+        .collect();
+    let &[c] = active.as_slice() else {
+        return refuse(format!("runs one class, not {}", active.len()));
+    };
+    if workers != 1 || run.verify.is_some() {
+        return refuse("runs on one worker (its order is the trace's), without verify".into());
+    }
+    let (load, setup) = (&point.classes[c], &mut classes[c]);
+    if u64::from(replay.largest) > setup.size || setup.mix.is_some() || setup.flush.is_some() {
+        return refuse(format!(
+            "class's size ({} bytes) must hold the largest request ({} bytes), with no mix and \
+             no durability of its own",
+            setup.size, replay.largest
+        ));
+    }
+    if load.rate_iops().is_none() {
+        return refuse("class needs a rate (the trace's mean, for its pace)".into());
+    }
+    setup.replay = Some(Arc::clone(replay));
+    Ok(())
+}
+
+/// A replayed class's flushes, as commits of the trace's writes per flush.
+fn replay_result(
+    r: &mut rigel_results::ClassResult,
+    replay: &rigel_trace::replay::Replay,
+    c: usize,
+    outcomes: &[WorkerOutcome],
+    window_s: f64,
+) {
+    if replay.flushes == 0 {
+        return;
+    }
+    let every = (replay.writes as f64 / replay.flushes as f64)
+        .round()
+        .max(1.0) as u32;
+    for o in outcomes {
+        if let Some((_, rec)) = o.recorders.iter().find(|(k, _)| *k == c) {
+            r.commit = Some(rec.commit_result(every, false, window_s));
+        }
+    }
 }
 
 /// A size-mix class's achieved shares and a grouped-durability class's commits, from the

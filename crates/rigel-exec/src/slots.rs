@@ -60,6 +60,9 @@ pub struct ClassSetup {
     /// outstanding cap over all workers (each worker paces its share of the cap's share).
     pub rate: Option<(f64, rigel_expr::Arrival)>,
     pub outstanding: u32,
+    /// `rigel replay`: the class sends these requests at their send times instead of drawing
+    /// its I/Os (one worker; `rate` is then the trace's mean, for the pace's figures).
+    pub replay: Option<std::sync::Arc<rigel_trace::replay::Replay>>,
 }
 
 /// One in-flight slot: its buffer, and the I/O it currently carries.
@@ -84,6 +87,8 @@ pub(super) struct Slot {
     pub(super) submitted_ns: u64,
     /// When it was due: its send time (open loop), its submission (closed loop).
     pub(super) scheduled_ns: u64,
+    /// A replayed request's own kind (`replay_slots`): a flush, a write with RWF_DSYNC.
+    pub(super) replayed: super::replayed::Replayed,
 }
 
 /// `submitted_ns` of a slot with no I/O: never the oldest in flight.
@@ -98,6 +103,8 @@ pub(super) struct WorkerClass<'a> {
     pub(super) dsync: bool,
     /// A flush after every N writes of a slot (`durability = "fdatasync:N"`).
     pub(super) flush: Option<rigel_plan::Flush>,
+    /// Open loop with `flush`: the class's writes toward its next flush (`flush.rs`).
+    pub(super) group: super::group::Group,
     /// A size mix (None: every I/O is the class's size).
     pub(super) mix: Option<&'a super::mix::MixSetup>,
     /// Shaped write data (None: random words scrambled into the buffer).
@@ -164,6 +171,7 @@ pub(super) fn setup<'a>(spec: &WorkerSpec<'a>, reuse: &Reuse) -> io::Result<(Rin
                 done: 0,
                 submitted_ns: 0,
                 scheduled_ns: 0,
+                replayed: super::replayed::Replayed::Drawn,
             });
             arena_bytes += stride;
         };
@@ -179,13 +187,20 @@ pub(super) fn setup<'a>(spec: &WorkerSpec<'a>, reuse: &Reuse) -> io::Result<(Rin
                 add_slot(idx);
             }
         }
-        let pacer = setup.rate.map(|(iops, arrival)| {
-            let mine = iops * f64::from(share.in_flight()) / f64::from(setup.outstanding.max(1));
-            let seed = spec.seed ^ (ci as u64 + 1).wrapping_mul(0xA076_1D64_78BD_642F);
+        let replayed = setup.replay.as_ref().map(|r| {
             Pacer::new(
-                Schedule::new(mine, arrival, seed, 0),
+                Schedule::replay(std::sync::Arc::clone(r), super::replayed::LEAD_NS),
                 share.in_flight() as usize,
             )
+        });
+        let pacer = replayed.or_else(|| {
+            let (iops, arrival) = setup.rate?;
+            let mine = iops * f64::from(share.in_flight()) / f64::from(setup.outstanding.max(1));
+            let seed = spec.seed ^ (ci as u64 + 1).wrapping_mul(0xA076_1D64_78BD_642F);
+            Some(Pacer::new(
+                Schedule::new(mine, arrival, seed, 0),
+                share.in_flight() as usize,
+            ))
         });
         classes.push(WorkerClass {
             point_class: share.class,
@@ -193,6 +208,7 @@ pub(super) fn setup<'a>(spec: &WorkerSpec<'a>, reuse: &Reuse) -> io::Result<(Rin
             skew: setup.skew.as_ref(),
             dsync: setup.dsync,
             flush: setup.flush,
+            group: super::group::Group::IDLE,
             mix: setup.mix.as_ref(),
             data: setup.data.map(|d| super::data::DataFill::new(d, &mut rng)),
             read_percent: setup.read_percent,
@@ -401,11 +417,9 @@ impl State<'_> {
         let off = slot.offset + slot.done as u64;
         let (fixed, write, index) = (self.fixed_buffers, slot.write, slot.buf_index);
         // RWF_DSYNC: the write completes once durable (FUA, or a flush after it).
-        let flags = if write && self.classes[slot.class].dsync {
-            libc::RWF_DSYNC
-        } else {
-            0
-        };
+        let dsync = self.classes[slot.class].dsync
+            || slot.replayed == super::replayed::Replayed::DsyncWrite;
+        let flags = if write && dsync { libc::RWF_DSYNC } else { 0 };
         macro_rules! rw {
             ($fd:expr) => {
                 match (fixed, write) {

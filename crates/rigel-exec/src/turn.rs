@@ -10,6 +10,7 @@ use super::Shared;
 use super::clock::Elapsed;
 use super::entering::Entering;
 use super::failure::{Failure, failure, stalled, transient};
+use super::paced_slots::Paced;
 use super::slots::{PARKED, State};
 use super::tick::{TICK_TAG, arm_tick};
 use super::window::Window;
@@ -309,6 +310,9 @@ impl Turns<'_, '_, '_> {
         if st.slots[i].group.flushing() {
             return self.take_flush(i, res, now, failed);
         }
+        if st.replayed_flush(i) {
+            return self.take_replayed_flush(i, res, now, failed);
+        }
         if res < 0 && transient(-res) && !*failed {
             st.queue(i, &mut self.sq, &self.submitter);
             self.requeued += 1;
@@ -362,10 +366,39 @@ impl Turns<'_, '_, '_> {
         }
     }
 
+    /// Takes slot `i`'s replayed flush's completion `res` (0 on success); a failed flush fails
+    /// the point.
+    #[cold]
+    fn take_replayed_flush(&mut self, i: usize, res: i32, now: u64, failed: &mut bool) -> Reaped {
+        let st = &mut *self.st;
+        if res < 0 && transient(-res) && !*failed {
+            st.queue_replayed_flush(i, &mut self.sq, &self.submitter);
+            self.requeued += 1;
+            return Reaped::Requeued;
+        }
+        st.classes[st.slots[i].class].in_flight -= 1;
+        if res < 0 || *failed {
+            if !*failed {
+                *failed = true;
+                let mut f = failure(&st.slots[i], res, now);
+                f.message = format!("flush (fdatasync) failed: {}", f.message);
+                self.failure = Some(f);
+            }
+            return Reaped::Retired;
+        }
+        Reaped::Done
+    }
+
     /// Slot `i`'s group of writes was flushed: records the commit and gives the slot its next I/O.
     #[cold]
     fn committed(&mut self, i: usize, batch: &Batch, more: bool) {
         self.st.commit(i, batch.now, batch.measuring);
+        if self.st.classes[self.st.slots[i].class].pacer.is_some() {
+            // An open-loop slot waits for a send time, as after any I/O.
+            self.st.park(i);
+            self.in_flight -= 1;
+            return;
+        }
         self.next(i, batch, false);
         if batch.each && more {
             self.sq.sync();
@@ -379,9 +412,17 @@ impl Turns<'_, '_, '_> {
     fn replace(&mut self, i: usize, batch: &Batch, more: bool) {
         let (now, st) = (batch.now, &mut *self.st);
         let verified = st.verify_complete(i);
-        if self.paced && st.complete_paced(i, now, batch.measuring, batch.tick, self.window.from) {
-            self.in_flight -= 1;
-            return;
+        if self.paced {
+            let ring = (&mut self.sq, &self.submitter);
+            match st.complete_paced(i, now, batch.measuring, batch.tick, self.window.from, ring) {
+                Paced::No => {}
+                // The slot's flush stays in flight in its place.
+                Paced::Flushing => return,
+                Paced::Parked => {
+                    self.in_flight -= 1;
+                    return;
+                }
+            }
         }
         let slot = &st.slots[i];
         let (len, write, latency) = (slot.len as u64, slot.write, now - slot.submitted_ns);

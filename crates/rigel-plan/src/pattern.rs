@@ -226,24 +226,19 @@ pub(crate) fn compile(
     let data = data_content(class, errors);
     if let Some(d) = &class.durability
         && flush.is_some()
+        && spec.targets.len() > 64
     {
-        let why = if class.rate.is_some() {
-            Some("an open-loop class (`rate`) cannot group its writes yet")
-        } else if spec.targets.len() > 64 {
-            Some("grouped flushes track at most 64 targets")
-        } else {
-            None
-        };
-        if let Some(why) = why {
-            errors.push(
-                SpecError::at(
-                    &d.loc,
-                    format!("class `{}`: {why}", class.name.value),
-                    "here",
-                )
-                .hint("use durability = \"dsync\" here, or a closed-loop class on fewer targets"),
-            );
-        }
+        errors.push(
+            SpecError::at(
+                &d.loc,
+                format!(
+                    "class `{}`: grouped flushes track at most 64 targets",
+                    class.name.value
+                ),
+                "here",
+            )
+            .hint("use durability = \"dsync\" here, or a class on fewer targets"),
+        );
     }
     if let Some(d) = &class.durability
         && d.value != Durability::None

@@ -85,8 +85,9 @@ pub struct ClassRecorder {
     ranks: [u64; 4],
     /// A class with a size mix: completed I/Os per size of the mix (`count_size`).
     sizes: Vec<u64>,
-    /// Grouped durable writes: commit latencies and flush latencies (`record_commit`).
-    commits: Option<Box<(DirRecorder, DirRecorder)>>,
+    /// Grouped durable writes: commit latencies, flush latencies and (open loop) commit
+    /// latencies from the submission (`record_commit`).
+    commits: Option<Box<workload::Commits>>,
 }
 
 /// The second being recorded: per direction at the point's precision.

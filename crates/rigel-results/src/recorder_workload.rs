@@ -6,6 +6,28 @@ use super::{ClassRecorder, DirRecorder};
 use crate::codec::encode;
 use crate::model::{CommitResult, SizeShareResult};
 
+/// A grouped-durability class's commits while a point runs.
+#[derive(Clone, Debug)]
+pub(super) struct Commits {
+    /// From the group's first write's send time to the flush's completion.
+    commit: DirRecorder,
+    /// The flushes alone.
+    flush: DirRecorder,
+    /// Open loop: from the group's first write's submission (empty in a closed loop, where the
+    /// send time is the submission).
+    service: DirRecorder,
+}
+
+impl Commits {
+    fn new() -> Box<Self> {
+        Box::new(Commits {
+            commit: DirRecorder::new(),
+            flush: DirRecorder::new(),
+            service: DirRecorder::new(),
+        })
+    }
+}
+
 impl ClassRecorder {
     /// Counts one completed I/O of a size-mix class by its size's index in the mix.
     #[inline]
@@ -17,15 +39,17 @@ impl ClassRecorder {
         self.sizes[i] += 1;
     }
 
-    /// Records one commit completed in the window: from its first write's submission to its
-    /// flush's completion (`commit_ns`), and the flush alone (`flush_ns`).
+    /// Records one commit completed in the window: from its first write's send time to its
+    /// flush's completion (`commit_ns`), from its first write's submission (`service_ns`, open
+    /// loop only), and the flush alone (`flush_ns`).
     #[inline]
-    pub fn record_commit(&mut self, commit_ns: u64, flush_ns: u64) {
-        let c = self
-            .commits
-            .get_or_insert_with(|| Box::new((DirRecorder::new(), DirRecorder::new())));
-        c.0.record(commit_ns, 0);
-        c.1.record(flush_ns, 0);
+    pub fn record_commit(&mut self, commit_ns: u64, service_ns: Option<u64>, flush_ns: u64) {
+        let c = self.commits.get_or_insert_with(Commits::new);
+        c.commit.record(commit_ns, 0);
+        c.flush.record(flush_ns, 0);
+        if let Some(s) = service_ns {
+            c.service.record(s, 0);
+        }
     }
 
     pub(super) fn merge_workload(&mut self, other: &ClassRecorder) {
@@ -35,11 +59,10 @@ impl ClassRecorder {
             }
         }
         if let Some(theirs) = &other.commits {
-            let mine = self
-                .commits
-                .get_or_insert_with(|| Box::new((DirRecorder::new(), DirRecorder::new())));
-            mine.0.merge(&theirs.0);
-            mine.1.merge(&theirs.1);
+            let mine = self.commits.get_or_insert_with(Commits::new);
+            mine.commit.merge(&theirs.commit);
+            mine.flush.merge(&theirs.flush);
+            mine.service.merge(&theirs.service);
         }
     }
 
@@ -75,8 +98,9 @@ impl ClassRecorder {
     /// The window's commits (`every` writes and a flush each, `fsync` or fdatasync) over
     /// `window_s` seconds.
     pub fn commit_result(&self, every: u32, fsync: bool, window_s: f64) -> CommitResult {
-        let empty = (DirRecorder::new(), DirRecorder::new());
-        let (commit, flush) = self.commits.as_deref().unwrap_or(&empty);
+        let empty = Commits::new();
+        let c = self.commits.as_deref().unwrap_or(&empty);
+        let (commit, flush, service) = (&c.commit, &c.flush, &c.service);
         CommitResult {
             every,
             fsync,
@@ -90,6 +114,8 @@ impl ClassRecorder {
             histogram: encode(&commit.hist),
             flush: flush.latency(),
             flush_histogram: encode(&flush.hist),
+            service: (service.ios > 0).then(|| service.latency()),
+            service_histogram: (service.ios > 0).then(|| encode(&service.hist)),
         }
     }
 }

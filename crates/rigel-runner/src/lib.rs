@@ -289,6 +289,7 @@ fn execute(
             live: Arc::new(LiveCounters::new(point.classes.len())),
             reuse: Arc::clone(&reuse),
             window_at: starts.map(|s| s.window_at(i, Duration::from_millis(plan.run.warmup_ms))),
+            replay: opts.replay.clone(),
         };
         if let Some(starts) = starts
             && !wait_until(starts.at(i), stop)

@@ -18,4 +18,6 @@ pub struct Options {
     pub formats: Vec<rigel_report::Format>,
     /// The PDF's paper, when `formats` holds the PDF.
     pub paper: rigel_report::Paper,
+    /// `rigel replay`: the trace the plan's one class sends instead of drawing its I/Os.
+    pub replay: Option<std::sync::Arc<rigel_trace::replay::Replay>>,
 }

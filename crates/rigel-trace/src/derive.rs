@@ -22,7 +22,7 @@ impl Features {
     /// What this build of rigel's spec language has.
     pub const AVAILABLE: Features = Features {
         size_mix: true,
-        fdatasync: false,
+        fdatasync: true,
     };
 }
 

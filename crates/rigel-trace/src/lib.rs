@@ -10,6 +10,7 @@ pub mod folder;
 pub mod format;
 pub mod import;
 mod pair;
+pub mod replay;
 mod report;
 mod rwbs;
 pub mod skew;

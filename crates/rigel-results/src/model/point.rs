@@ -161,8 +161,8 @@ pub struct CommitResult {
     /// Commits (flushes completed) in the window, and per second.
     pub commits: u64,
     pub per_s: f64,
-    /// From the submission of a group's first write (its send time, open loop) to its flush's
-    /// completion.
+    /// From the send time of a group's first write to its flush's completion: its submission in
+    /// a closed loop, its scheduled time in an open loop (the response view).
     pub latency: LatencyStats,
     /// HDR histogram of commit latencies in ns, V2 deflate-compressed, base64.
     pub histogram: String,
@@ -170,6 +170,12 @@ pub struct CommitResult {
     pub flush: LatencyStats,
     /// HDR histogram of flush latencies in ns, V2 deflate-compressed, base64.
     pub flush_histogram: String,
+    /// Open loop only: from the submission of a group's first write to its flush's completion
+    /// (the service view; no wait for a free slot).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service: Option<LatencyStats>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_histogram: Option<String>,
 }
 
 /// What a skewed class drew over the measured window.

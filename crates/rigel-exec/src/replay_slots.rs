@@ -1,0 +1,90 @@
+//! `rigel replay`'s I/Os: a replayed class's slot takes the request of the send time it was given
+//! (`pace::Schedule::replay`) instead of drawing one: its offset, size and direction, a FUA write
+//! as RWF_DSYNC, a flush as an fdatasync (`IORING_OP_FSYNC`, data only). The pacing, the
+//! latencies (response from the send time, service from the submission) and the lag are the open
+//! loop's, unchanged.
+
+use super::mix::NO_SIZE;
+use super::replayed::Replayed;
+use super::ring::push_or_submit;
+use super::slots::{NO_BUCKET, State};
+use io_uring::{opcode, squeue, types};
+use rigel_trace::replay::{ReplayOp, Request};
+
+impl State<'_> {
+    /// Queues `req` on slot `i`, sent at `now` (its send time is the caller's to stamp).
+    #[inline]
+    pub(super) fn replay_io(
+        &mut self,
+        i: usize,
+        now: u64,
+        req: Request,
+        sq: &mut squeue::SubmissionQueue<'_>,
+        submitter: &io_uring::Submitter<'_>,
+    ) {
+        let slot = &mut self.slots[i];
+        let class = &mut self.classes[slot.class];
+        slot.bucket = NO_BUCKET;
+        slot.size_index = NO_SIZE;
+        slot.target = 0;
+        slot.done = 0;
+        slot.submitted_ns = now;
+        slot.scheduled_ns = now;
+        class.in_flight += 1;
+        if req.op == ReplayOp::Flush {
+            slot.replayed = Replayed::Flush;
+            slot.write = false;
+            slot.offset = 0;
+            slot.len = 0;
+            self.queue_replayed_flush(i, sq, submitter);
+            return;
+        }
+        slot.replayed = match req.op {
+            ReplayOp::DsyncWrite => Replayed::DsyncWrite,
+            _ => Replayed::Data,
+        };
+        slot.write = matches!(req.op, ReplayOp::Write | ReplayOp::DsyncWrite);
+        slot.offset = req.offset;
+        // Never above the slot's buffer (the class's size is the trace's largest request).
+        slot.len = req.len;
+        if slot.write {
+            // SAFETY: the slot's buffer is its own range of the arena, at least `len` bytes (the
+            // class's size is the largest request), and no I/O uses it now: the slot was free.
+            let buf = unsafe { self.arena.slot_mut(slot.buf, slot.len as usize) };
+            // Fresh words in every 512 bytes: no two writes carry the same blocks.
+            for chunk in buf.chunks_mut(512) {
+                if let Some(word) = chunk.first_chunk_mut::<8>() {
+                    *word = self.rng.u64(..).to_ne_bytes();
+                }
+            }
+        }
+        self.queue(i, sq, submitter);
+    }
+
+    /// Queues slot `i`'s replayed flush (again after EINTR/EAGAIN).
+    #[inline]
+    pub(super) fn queue_replayed_flush(
+        &self,
+        i: usize,
+        sq: &mut squeue::SubmissionQueue<'_>,
+        submitter: &io_uring::Submitter<'_>,
+    ) {
+        let entry = if self.fixed_files {
+            opcode::Fsync::new(types::Fixed(0))
+        } else {
+            opcode::Fsync::new(types::Fd(self.fds[0]))
+        }
+        .flags(types::FsyncFlags::DATASYNC)
+        .build()
+        .user_data(i as u64);
+        // SAFETY: a flush references no memory; the fd or fixed index refers to a target that
+        // outlives the point.
+        unsafe { push_or_submit(sq, submitter, &entry) };
+    }
+
+    /// Whether slot `i` holds a replayed flush.
+    #[inline]
+    pub(super) fn replayed_flush(&self, i: usize) -> bool {
+        self.slots[i].replayed == Replayed::Flush
+    }
+}

@@ -1,0 +1,255 @@
+//! `rigel replay`: a trace folder's requests sent to a target at their traced times. The replay is
+//! a generated spec (one open-loop class on one worker, its size the trace's largest request, its
+//! rate the trace's mean) run through the ordinary run loop, so the target's write guard, the run
+//! folder and `rigel report` are `rigel run`'s; the executor sends the trace's requests in place
+//! of drawn ones.
+
+use super::args::{OffsetsArg, ReplayArgs};
+use super::capture::failed;
+use super::style::note;
+use super::{exit, run, specs};
+use rigel_expr::units;
+use rigel_runner::{self as runner, Job};
+use rigel_target::Consent;
+use rigel_trace::replay::{Fit, Replay, ReplayOptions, prepare};
+use rigel_trace::{Trace, folder};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// After the last send, the window waits this long for the last completions.
+const TAIL_MS: u64 = 50;
+/// The outstanding cap: twice the most the traced device had in flight, within these bounds, so
+/// a send never waits for a slot unless the target is much slower than the traced device.
+const CAP: (u32, u32) = (16, 1024);
+/// The slots' buffers together stay under this.
+const ARENA_BYTES: u64 = 256 << 20;
+
+pub fn run(a: &ReplayArgs) -> i32 {
+    let speed = match parse_speed(&a.speed) {
+        Some(s) => s,
+        None => {
+            return usage(&format!(
+                "--speed {:?}: a factor above 0 such as 2x, 0.5x or 1",
+                a.speed
+            ));
+        }
+    };
+    let trace = match folder::load(&a.dir) {
+        Ok(t) => t,
+        Err(e) => return failed(&e),
+    };
+    let target_bytes = match target_size(&a.target, a.size.as_deref()) {
+        Ok(n) => n,
+        Err(msg) => return usage(&msg),
+    };
+    let fit = match a.offsets {
+        OffsetsArg::Wrap => Fit::Wrap,
+        OffsetsArg::Scale => Fit::Scale,
+    };
+    let opts = ReplayOptions {
+        speed,
+        fit,
+        target_bytes,
+    };
+    let replay = match prepare(&trace, opts) {
+        Ok(r) => r,
+        Err(e) => return failed(&e),
+    };
+    let text = spec_text(a, &trace, &replay, opts);
+    let (loaded, plan) = match specs::compile(
+        rigel_spec::SpecInput::Text {
+            name: "replay",
+            text: &text,
+        },
+        &[],
+    ) {
+        Ok(p) => p,
+        Err(d) => {
+            specs::report(&d);
+            return exit::BAD_SPEC;
+        }
+    };
+    note(format!(
+        "replaying {} requests ({} reads, {} writes, {} flushes) over {} into {}",
+        units::thousands(replay.requests.len() as f64),
+        units::thousands(replay.reads as f64),
+        units::thousands(replay.writes as f64),
+        units::thousands(replay.flushes as f64),
+        units::seconds(replay.span_ns as f64 / 1e9),
+        a.target.display()
+    ));
+    if replay.discards + replay.others > 0 {
+        note(format!(
+            "skipped: {} discards, {} other requests without data (rigel sends reads, writes \
+             and flushes)",
+            replay.discards, replay.others
+        ));
+    }
+    let dir = a.out.clone().unwrap_or_else(|| {
+        let stamp = chrono::Local::now().format("%Y%m%d-%H%M%S");
+        PathBuf::from("runs").join(format!("replay-{stamp}"))
+    });
+    let job = Job::fresh(dir, loaded.resolved_toml.clone(), plan, runner::now())
+        .with_provenance(specs::provenance(&loaded));
+    let job = if a.out.is_none() {
+        job.with_unique_dir()
+    } else {
+        job
+    };
+    let options = runner::Options {
+        consent: Consent {
+            allow_destructive: a.allow_destructive,
+            force: a.force,
+        },
+        clean: false,
+        skip_failed: false,
+        starts: None,
+        formats: Vec::new(),
+        paper: rigel_report::Paper::default(),
+        replay: Some(Arc::new(replay)),
+    };
+    let (code, ran) = run::run_job(job, options, &|e| e.to_string());
+    let Some(ran) = ran else { return code };
+    let Some(doc) = &ran.doc else { return code };
+    let code = run::judge(
+        doc,
+        &ran.dir,
+        ran.ended == runner::Ended::Interrupted,
+        code,
+        None,
+    );
+    lag(doc);
+    code
+}
+
+/// The sends' lateness against the trace's clock: waiting for a free slot and rigel's own lag.
+fn lag(doc: &runner::ResultsDoc) {
+    let Some(pace) = doc
+        .points()
+        .first()
+        .and_then(|p| p.classes.first())
+        .and_then(|c| c.pace.as_ref())
+    else {
+        return;
+    };
+    let ms = |ns: u64| format!("{:.3} ms", ns as f64 / 1e6);
+    if let Some(l) = &pace.lag {
+        note(format!(
+            "lag against the trace's clock: p50 {}, p99 {}, max {} over {} sends",
+            ms(l.latency.p50_ns),
+            ms(l.latency.p99_ns),
+            ms(l.latency.max_ns),
+            units::thousands(pace.scheduled as f64)
+        ));
+    }
+    if let Some(q) = pace.queued.as_ref().filter(|q| q.latency.max_ns > 0) {
+        note(format!(
+            "waited for a free slot (the target was slower than the trace): p99 {}, max {}",
+            ms(q.latency.p99_ns),
+            ms(q.latency.max_ns)
+        ));
+    }
+}
+
+/// `2x`, `0.5x`, `2`: a finite factor above 0.
+fn parse_speed(s: &str) -> Option<f64> {
+    let v: f64 = s.trim().trim_end_matches(['x', 'X']).trim().parse().ok()?;
+    (v.is_finite() && v > 0.0).then_some(v)
+}
+
+/// The target's size: a block device's or an existing file's own, or `--size` for a file rigel
+/// will create.
+fn target_size(path: &Path, size: Option<&str>) -> Result<u64, String> {
+    match std::fs::metadata(path) {
+        Ok(m) if std::os::unix::fs::FileTypeExt::is_block_device(&m.file_type()) => {
+            rigel_trace::BlockDevice::open(path)
+                .ok()
+                .and_then(|d| d.size)
+                .ok_or_else(|| format!("cannot read the size of {}", path.display()))
+        }
+        Ok(m) if m.is_file() => Ok(m.len()),
+        Ok(_) => Err(format!(
+            "{} is neither a block device nor a file",
+            path.display()
+        )),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let Some(s) = size else {
+                return Err(format!(
+                    "{} does not exist: give --size to create it",
+                    path.display()
+                ));
+            };
+            rigel_expr::parse_size(s)
+                .map(|s| s.0)
+                .map_err(|e| format!("--size {s:?}: {}", e.message))
+        }
+        Err(e) => Err(format!("{}: {e}", path.display())),
+    }
+}
+
+/// The spec the replay runs: one rate class on one worker, sized for the largest request.
+fn spec_text(a: &ReplayArgs, trace: &Trace, r: &Replay, opts: ReplayOptions) -> String {
+    let data = r.reads + r.writes;
+    let mix = match (r.reads, r.writes) {
+        (_, 0) if r.flushes == 0 => "read".to_owned(),
+        (0, _) => "write".to_owned(),
+        (_, 0) => "99% read".to_owned(),
+        (reads, _) => {
+            let p = (reads as f64 * 100.0 / data as f64)
+                .round()
+                .clamp(1.0, 99.0);
+            format!("{p}% read")
+        }
+    };
+    let span_s = (r.span_ns as f64 / 1e9).max(1e-3);
+    let rate = (r.requests.len() as f64 / span_s).round().max(1.0);
+    let cap = (r.max_in_flight.saturating_mul(2))
+        .clamp(CAP.0, CAP.1)
+        .min((ARENA_BYTES / u64::from(r.largest.max(4096))).max(1) as u32);
+    let duration_ms = (r.span_ns / 1_000_000 + 1).max(10) + TAIL_MS;
+    let writes = r.writes + r.flushes > 0;
+    let mut t = format!(
+        "# rigel replay of {} ({}, {} requests)\n\
+         # speed {}x, offsets {:?}, target {} bytes; skipped: {} discards, {} others\n\
+         [spec]\nname = \"replay\"\n\
+         description = \"replay of {}: {} reads, {} writes ({} with RWF_DSYNC), {} flushes\"\n\n\
+         [[target]]\npath = {:?}\n",
+        a.dir.display(),
+        trace.header.device,
+        trace.records.len(),
+        opts.speed,
+        opts.fit,
+        opts.target_bytes,
+        r.discards,
+        r.others,
+        a.dir.display().to_string().replace('"', "'"),
+        r.reads,
+        r.writes,
+        r.dsync,
+        r.flushes,
+        a.target.display().to_string()
+    );
+    if let Some(s) = &a.size {
+        t.push_str(&format!("size = {s:?}\n"));
+    }
+    if writes && a.allow_destructive {
+        t.push_str("destructive = true\n");
+    }
+    t.push_str(&format!(
+        "\n[run]\nduration = \"{duration_ms}ms\"\nwarmup = \"0s\"\nworkers = 1\n\n\
+         # Sized for the trace's largest request; each replayed request keeps its own size.\n\
+         [class.replay]\nsize = \"{}\"\nmix = \"{mix}\"\n\
+         # The trace's mean rate: the send times themselves are the trace's.\n\
+         rate = \"{rate} iops\"\n\n[matrix]\nshape = \"point\"\n\
+         # The outstanding cap: twice the most the traced device had in flight ({}).\n\
+         replay = \"{cap}\"\n",
+        r.largest.max(512),
+        r.max_in_flight
+    ));
+    t
+}
+
+fn usage(msg: &str) -> i32 {
+    eprintln!("rigel replay: {msg}");
+    exit::BAD_SPEC
+}
