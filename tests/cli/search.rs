@@ -51,7 +51,17 @@ fn mount_serving_in(service: Duration) -> FaultFs {
     if let Some(why) = faultfs::unavailable() {
         panic!("{why}");
     }
+    ahead_of_the_host();
     FaultFs::mount(Faults::new(16 << 20).service_time(service, Some(1))).expect("mount")
+}
+
+/// Puts this test's thread, and what it starts after this (the FUSE server's threads, rigel), ahead
+/// of the host's other work (nice -20; root, as `.ci/run` runs): the target's capacity is "known"
+/// only while its server gets a CPU when a read's service time is up. Under a load of 10 (other
+/// builds), the server starved and delivered 218 of 225 IOPS asked, far below the capacity it
+/// had shown, and that trial's failure was taken as the target's.
+fn ahead_of_the_host() {
+    rustix::process::setpriority_process(None, -20).expect("nice -20 (the tests run as root)");
 }
 
 #[test]
@@ -81,6 +91,10 @@ fn a_rate_search_finds_the_capacity_within_its_precision() {
     // 1.5 s x 0.02 = 30 ms. The median, not the p99: the p99 of a 2 s trial is its 4 or 5
     // slowest reads, and one stall of the FUSE server (its threads share 2 CPUs with the other
     // tests) failed a trial at half the capacity (CI: p99 68 ms at 213 IOPS, 416 delivered).
+    // A precision of 10%, not 5%, and `high` at 600 (still past the built capacity), not 1,000:
+    // three trials fewer (the suite's slowest test took 25 s). Not 1 s
+    // trials: at 100 IOPS a host that delays two of a trial's reads past its end has missed the
+    // rate (99% of it achieved), a failure at `low`, and near capacity trials flipped.
     let doc = run(
         tmp.path(),
         "search",
@@ -88,7 +102,7 @@ fn a_rate_search_finds_the_capacity_within_its_precision() {
         "rate = \"100 iops\"",
         "[run]\nduration = \"2s\"\nwarmup = \"500ms\"\n\n[matrix]\nshape = \"point\"\nio = \"64\"\n\n\
          [search]\ntarget = \"io.read.latency.p50 <= 20ms\"\nlow = \"100 iops\"\n\
-         high = \"1000 iops\"\nprecision = \"5%\"\nmax_trials = 12",
+         high = \"600 iops\"\nprecision = \"10%\"\nmax_trials = 12",
     );
     let s = &doc["search"];
     eprintln!("capacity {capacity:.0} IOPS; search {s}");
@@ -96,8 +110,8 @@ fn a_rate_search_finds_the_capacity_within_its_precision() {
     let failed_at = s["failed_at"].as_f64().expect("a failing trial");
     assert_eq!(s["finished"], true);
     assert!(
-        failed_at - answer <= 0.05 * answer,
-        "bracket {answer}..{failed_at} wider than 5%"
+        failed_at - answer <= 0.1 * answer,
+        "bracket {answer}..{failed_at} wider than 10%"
     );
     // The open loop's own capacity: what the trial at `high` (far past it) achieved, on the
     // same path in the same minute. It can differ from the closed loop's measured a minute before:
@@ -151,13 +165,14 @@ fn a_load_search_finds_where_the_queue_starts() {
     // A closed loop of L I/Os on one place of 8 ms: one in flight waits only its service time and
     // the round trip (the median of one I/O at a time, measured); at 2 or more, each waits a
     // whole service time behind another. Half a service time above the calibrated median, the
-    // highest load that passes is 1, the lowest that fails 2.
+    // highest load that passes is 1, the lowest that fails 2. Half-second points: a median of
+    // some 60 reads, which one stall of the FUSE server does not move.
     let one = run(
         tmp.path(),
         "one",
         fs.file(),
         "",
-        "[run]\nduration = \"1s\"\n\n[matrix]\nshape = \"point\"\nio = \"1\"",
+        "[run]\nduration = \"500ms\"\n\n[matrix]\nshape = \"point\"\nio = \"1\"",
     );
     // The median: a loaded host's scheduling noise moves a p99 by more than a service time.
     let p50 = one["points"][0]["classes"][0]["total"]["latency"]["p50_ns"]
@@ -170,7 +185,7 @@ fn a_load_search_finds_where_the_queue_starts() {
         fs.file(),
         "",
         &format!(
-            "[run]\nduration = \"1s\"\n\n[matrix]\nshape = \"point\"\nio = \"1\"\n\n\
+            "[run]\nduration = \"500ms\"\n\n[matrix]\nshape = \"point\"\nio = \"1\"\n\n\
              [search]\ntarget = \"io.read.latency.p50 <= {limit_us}us\"\nlow = 1\nhigh = 16\n\
              precision = 1"
         ),
@@ -188,6 +203,8 @@ fn a_search_over_a_latency_that_falls_with_the_load_reports_the_contradiction() 
     if let Some(why) = faultfs::unavailable() {
         panic!("{why}");
     }
+    // A starved server left 3 of 250 reads unserved at a trial's end: the rate "not achieved".
+    ahead_of_the_host();
     // Reads served in 1 ms, plus 10 ms for one that arrives more than 5 ms after the last was
     // served (a device waking from a power state): at 40 IOPS (a read every 25 ms) every read pays
     // the wake-up; at 250 IOPS (every 4 ms, 3 ms idle) none does. A median of 6 ms fails at `low`
