@@ -80,7 +80,7 @@ fn acknowledged_blocks(out: &Path) -> Vec<u64> {
 /// Starts rigel on `spec`, waits until its journal has its header (the point's journaling has
 /// begun) and `after` more, kills it (SIGKILL).
 fn killed(spec: &Path, out: &Path, after: Duration) {
-    let child = rigel()
+    let mut child = rigel()
         .args(["run", "-q", "--allow-destructive"])
         .arg(spec)
         .arg("--out")
@@ -92,6 +92,13 @@ fn killed(spec: &Path, out: &Path, after: Duration) {
     // journal" to `rigel verify`).
     let begun = |p: &Path| std::fs::read(p).is_ok_and(|b| b.starts_with(b"RIGELJNL"));
     while !begun(&out.join("journal.map")) {
+        if let Ok(Some(_)) = child.try_wait() {
+            let done = child.wait_with_output().expect("rigel's output");
+            panic!(
+                "rigel ended before its journal had a header: {}",
+                String::from_utf8_lossy(&done.stderr)
+            );
+        }
         assert!(
             t0.elapsed() < Duration::from_secs(60),
             "no journal after a minute"
