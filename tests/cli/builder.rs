@@ -25,6 +25,15 @@ pub fn rigel() -> Rigel {
     Rigel { cmd, stdin: None }
 }
 
+/// Puts this test's thread, and what it starts after this (a FUSE server's threads, rigel), ahead
+/// of the host's other work (nice -20; root, as `.ci/run` runs). For the tests whose premise is a
+/// rate the host must deliver (a FUSE target's capacity, a volume stamped within a window): under
+/// a load of 10 (builds beside the suite) a starved FUSE server delivered 218 of 225 IOPS asked,
+/// far below the capacity it had shown, and a verified run covered too few blocks.
+pub fn ahead_of_the_host() {
+    rustix::process::setpriority_process(None, -20).expect("nice -20 (the tests run as root)");
+}
+
 pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }

@@ -84,16 +84,28 @@ fn acknowledged_blocks(out: &Path) -> Vec<u64> {
         .collect()
 }
 
-/// Starts rigel on `spec`, waits until its journal exists and `after` more, kills it (SIGKILL).
+/// Starts rigel on `spec`, waits until its journal has its header (the point's journaling has
+/// begun) and `after` more, kills it (SIGKILL).
 fn killed(spec: &Path, out: &Path, after: Duration) {
-    let child = rigel()
+    let mut child = rigel()
         .args(["run", "-q", "--allow-destructive"])
         .arg(spec)
         .arg("--out")
         .arg(out)
         .spawn();
     let t0 = Instant::now();
-    while !out.join("journal.map").exists() {
+    // The header, not only the file: the runner creates the file before the point starts, and a
+    // loaded host once let the kill land between the two (a journal of zeros, "not a rigel
+    // journal" to `rigel verify`).
+    let begun = |p: &Path| std::fs::read(p).is_ok_and(|b| b.starts_with(b"RIGELJNL"));
+    while !begun(&out.join("journal.map")) {
+        if let Ok(Some(_)) = child.try_wait() {
+            let done = child.wait_with_output().expect("rigel's output");
+            panic!(
+                "rigel ended before its journal had a header: {}",
+                String::from_utf8_lossy(&done.stderr)
+            );
+        }
         assert!(
             t0.elapsed() < Duration::from_secs(60),
             "no journal after a minute"

@@ -5,7 +5,7 @@
 //! falls as the load grows (a wake-up cost after idling), the search reports the contradiction, gives no answer and
 //! exits 5. They need root and /dev/fuse (`.ci/run` has both) and fail, saying why, without them.
 
-use super::builder::rigel;
+use super::builder::{ahead_of_the_host, rigel};
 use super::faults::faultfs::{self, FaultFs, Faults};
 use serde_json::Value;
 use std::path::Path;
@@ -51,6 +51,7 @@ fn mount_serving_in(service: Duration) -> FaultFs {
     if let Some(why) = faultfs::unavailable() {
         panic!("{why}");
     }
+    ahead_of_the_host();
     FaultFs::mount(Faults::new(16 << 20).service_time(service, Some(1))).expect("mount")
 }
 
@@ -81,14 +82,18 @@ fn a_rate_search_finds_the_capacity_within_its_precision() {
     // 1.5 s x 0.02 = 30 ms. The median, not the p99: the p99 of a 2 s trial is its 4 or 5
     // slowest reads, and one stall of the FUSE server (its threads share 2 CPUs with the other
     // tests) failed a trial at half the capacity (CI: p99 68 ms at 213 IOPS, 416 delivered).
+    // A precision of 10%, not 5%, and `high` at 600 (still past the built capacity), not 1,000:
+    // three trials fewer (the suite's slowest test took 25 s). Not 1 s
+    // trials: at 100 IOPS a host that delays two of a trial's reads past its end has missed the
+    // rate (99% of it achieved), a failure at `low`, and near capacity trials flipped.
     let doc = run(
         tmp.path(),
         "search",
         fs.file(),
-        "rate = \"100 iops\"",
+        "rate = \"200 iops\"",
         "[run]\nduration = \"2s\"\nwarmup = \"500ms\"\n\n[matrix]\nshape = \"point\"\nio = \"64\"\n\n\
-         [search]\ntarget = \"io.read.latency.p50 <= 20ms\"\nlow = \"100 iops\"\n\
-         high = \"1000 iops\"\nprecision = \"5%\"\nmax_trials = 12",
+         [search]\ntarget = \"io.read.latency.p50 <= 20ms\"\nlow = \"200 iops\"\n\
+         high = \"600 iops\"\nprecision = \"10%\"\nmax_trials = 12",
     );
     let s = &doc["search"];
     eprintln!("capacity {capacity:.0} IOPS; search {s}");
@@ -96,8 +101,8 @@ fn a_rate_search_finds_the_capacity_within_its_precision() {
     let failed_at = s["failed_at"].as_f64().expect("a failing trial");
     assert_eq!(s["finished"], true);
     assert!(
-        failed_at - answer <= 0.05 * answer,
-        "bracket {answer}..{failed_at} wider than 5%"
+        failed_at - answer <= 0.1 * answer,
+        "bracket {answer}..{failed_at} wider than 10%"
     );
     // The open loop's own capacity: what the trial at `high` (far past it) achieved, on the
     // same path in the same minute. It can differ from the closed loop's measured a minute before:
@@ -119,8 +124,11 @@ fn a_rate_search_finds_the_capacity_within_its_precision() {
     // quarter from one trial to the next while others build (measured 250 to 450 IOPS here), and
     // its service time jitters, so a queue forms below capacity. With a p99 target, clean-clone
     // CI runs found 241 IOPS against 384 to 396 delivered and 206 against 416 to 436 (stalls
-    // failed trials served in full); the median rides over them. An answer left at `low` (100)
-    // still fails wherever it delivers over 200.
+    // failed trials served in full); the median rides over them. An answer left at `low` (200)
+    // still fails wherever it delivers over 400. `low` at 200, not 100: a search reads a fail at
+    // twice `low` or more with a median as flat as at `low` as a figure that does not follow the
+    // load (a contradiction, no answer), and a loaded host's trial at its momentary capacity fails
+    // so (344.5 of 350 IOPS achieved, the rate missed, median 2.32 ms against 2.44 ms at 100).
     assert!(
         answer <= 505.0,
         "answer {answer} IOPS above the built capacity"
@@ -151,13 +159,14 @@ fn a_load_search_finds_where_the_queue_starts() {
     // A closed loop of L I/Os on one place of 8 ms: one in flight waits only its service time and
     // the round trip (the median of one I/O at a time, measured); at 2 or more, each waits a
     // whole service time behind another. Half a service time above the calibrated median, the
-    // highest load that passes is 1, the lowest that fails 2.
+    // highest load that passes is 1, the lowest that fails 2. Half-second points: a median of
+    // some 60 reads, which one stall of the FUSE server does not move.
     let one = run(
         tmp.path(),
         "one",
         fs.file(),
         "",
-        "[run]\nduration = \"1s\"\n\n[matrix]\nshape = \"point\"\nio = \"1\"",
+        "[run]\nduration = \"500ms\"\n\n[matrix]\nshape = \"point\"\nio = \"1\"",
     );
     // The median: a loaded host's scheduling noise moves a p99 by more than a service time.
     let p50 = one["points"][0]["classes"][0]["total"]["latency"]["p50_ns"]
@@ -170,7 +179,7 @@ fn a_load_search_finds_where_the_queue_starts() {
         fs.file(),
         "",
         &format!(
-            "[run]\nduration = \"1s\"\n\n[matrix]\nshape = \"point\"\nio = \"1\"\n\n\
+            "[run]\nduration = \"500ms\"\n\n[matrix]\nshape = \"point\"\nio = \"1\"\n\n\
              [search]\ntarget = \"io.read.latency.p50 <= {limit_us}us\"\nlow = 1\nhigh = 16\n\
              precision = 1"
         ),
@@ -188,6 +197,8 @@ fn a_search_over_a_latency_that_falls_with_the_load_reports_the_contradiction() 
     if let Some(why) = faultfs::unavailable() {
         panic!("{why}");
     }
+    // A starved server left 3 of 250 reads unserved at a trial's end: the rate "not achieved".
+    ahead_of_the_host();
     // Reads served in 1 ms, plus 10 ms for one that arrives more than 5 ms after the last was
     // served (a device waking from a power state): at 40 IOPS (a read every 25 ms) every read pays
     // the wake-up; at 250 IOPS (every 4 ms, 3 ms idle) none does. A median of 6 ms fails at `low`
