@@ -27,6 +27,12 @@ pub fn run(a: &VerifyArgs) -> i32 {
 }
 
 fn print(c: &JournalCheck) {
+    if c.unit == 0 {
+        outln!(
+            "the run stopped before its journal began: no write was journaled, so none can be lost"
+        );
+        return;
+    }
     let read = c.acknowledged + c.in_flight_new + c.in_flight_old + c.newer;
     outln!(
         "{} blocks of {} journaled: {} hold the acknowledged write; {} had a write in flight ({} new, {} old); {} newer than the journal",

@@ -174,6 +174,38 @@ fn a_finished_run_verifies_and_blocks_damaged_after_it_are_found_at_their_offset
 
 #[test]
 #[serial_test::parallel]
+fn a_journal_of_zeros_is_a_run_stopped_before_its_first_write_and_a_blank_header_is_refused() {
+    let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
+    let target = tmp.path().join("disk.img");
+    std::fs::write(&target, vec![0u8; 4 << 20]).expect("target");
+    let out = tmp.path().join("run");
+    rigel()
+        .args(["run", "-q", "--allow-destructive"])
+        .arg(spec(tmp.path(), &target, false, "200ms"))
+        .arg("--out")
+        .arg(&out)
+        .run()
+        .code(0);
+    let map = out.join("journal.map");
+    let mut bytes = std::fs::read(&map).expect("journal.map");
+    // A kill between the runner's making the file and the executor's writing its header.
+    std::fs::write(&map, vec![0u8; bytes.len()]).expect("journal blanked");
+    let (c, r) = verify(&out, None, 0);
+    r.stdout_has("stopped before its journal began");
+    assert_eq!(c["blocks_journaled"], 0, "{c:#}");
+    // A blank header over written entries is no such run: it is refused, not judged clean.
+    bytes[..MAP_AT].fill(0);
+    std::fs::write(&map, &bytes).expect("header blanked");
+    rigel()
+        .arg("verify")
+        .arg(&out)
+        .run()
+        .code(1)
+        .stderr_has("not a rigel journal");
+}
+
+#[test]
+#[serial_test::parallel]
 fn rigel_killed_at_any_moment_of_a_journaled_point_leaves_no_false_positive() {
     let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
     let target = tmp.path().join("disk.img");

@@ -46,6 +46,13 @@ pub fn verify_dir(
         path: path.clone(),
         message,
     };
+    // The runner makes the file before the point begins and the executor writes its header
+    // before the first write: a file of zeros is a run stopped in between, with nothing to check.
+    if bytes.iter().all(|b| *b == 0) {
+        let account = JournalCheck::default();
+        record::write_check(&lock, &account)?;
+        return Ok(account);
+    }
     let header = journal::JournalHeader::decode(&bytes).map_err(bad)?;
     let mut entries: Vec<u16> = bytes[journal::HEADER..]
         .chunks_exact(2)
