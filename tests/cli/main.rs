@@ -54,5 +54,6 @@ mod sparse;
 mod sweep_report;
 mod traced;
 mod unsteady;
+mod workload_expect;
 
 pub use builder::{Output, rigel};

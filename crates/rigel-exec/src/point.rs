@@ -388,7 +388,7 @@ fn workload_result(
             .enumerate()
             .map(|(i, s)| (s.size, m.share(i)))
             .collect();
-        r.sizes = rec.size_shares(&asked);
+        r.sizes = rec.size_shares(&asked, window_s);
     }
     if let Some(f) = load.pattern.flush {
         r.commit = Some(rec.commit_result(f.every, f.fsync, window_s));

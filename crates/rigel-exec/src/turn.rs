@@ -420,7 +420,9 @@ impl Turns<'_, '_, '_> {
                 class.recorder.count_rank(bucket);
             }
             if size_index != super::mix::NO_SIZE {
-                class.recorder.count_size(size_index);
+                class
+                    .recorder
+                    .record_size(size_index, write, latency, None, len);
             }
         }
     }

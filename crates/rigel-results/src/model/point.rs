@@ -138,7 +138,7 @@ pub struct ClassResult {
 }
 
 /// One size of a class's size mix over the measured window.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SizeShareResult {
     /// Bytes.
     pub size: u64,
@@ -148,6 +148,16 @@ pub struct SizeShareResult {
     pub ios: u64,
     /// `ios` over the class's I/Os in the window (0 to 1).
     pub achieved: f64,
+    /// The I/Os of this size alone, as the class's `total`, `read` and `write` are for all of
+    /// them (IOPS and MiB/s over the window; latencies from this size's own histograms, merged
+    /// across workers). None for a direction without I/O of this size, and in results written
+    /// before rigel kept them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total: Option<DirStats>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read: Option<DirStats>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write: Option<DirStats>,
 }
 
 /// `durability = "fdatasync:N"` or `"fsync:N"`: the commits completed in the measured window.
