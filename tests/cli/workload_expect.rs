@@ -152,3 +152,34 @@ fn commit_and_size_keys_that_cannot_hold_are_refused_where_written() {
         }
     }
 }
+
+/// A sequential class's stream moves on by each size it draws, in steps of the smallest: a mix
+/// with a size that is not a multiple of it is refused at the value, for `check` and `plan`.
+#[test]
+#[serial_test::parallel]
+fn a_sequential_mix_of_sizes_not_multiples_of_the_smallest_is_refused_where_written() {
+    let tmp = tempfile::tempdir().expect("a temp dir");
+    let path = tmp.path().join("seq.toml");
+    let text = format!(
+        "[[target]]\npath = \"{}/data.bin\"\nsize = \"64MiB\"\n\n\
+         [class.scan]\naccess = \"sequential\"\nsize = \"8KiB, 12KiB\"\n\n\
+         [matrix]\nshape = \"point\"\nscan = \"1\"\n",
+        tmp.path().display()
+    );
+    std::fs::write(&path, text).expect("spec written");
+    for cmd in ["check", "plan"] {
+        rigel()
+            .arg(cmd)
+            .arg(&path)
+            .run()
+            .code(2)
+            .stderr_has("seq.toml:7:8")
+            .stderr_has("12KiB is not a multiple of the mix's smallest size, 8KiB")
+            .stderr_has("make every size a multiple of it");
+    }
+    let ok = std::fs::read_to_string(&path)
+        .expect("spec")
+        .replace("8KiB, 12KiB", "8KiB:75%, 64KiB:25%");
+    std::fs::write(&path, ok).expect("spec written");
+    rigel().arg("check").arg(&path).run().code(0);
+}

@@ -307,7 +307,7 @@ fn class_setups(
         .map(|c| {
             let own: Vec<usize> = c.pattern.targets.iter().map(|&t| t as usize).collect();
             let mix = match &c.pattern.sizes {
-                Some(m) if c.outstanding > 0 && c.access == rigel_expr::Access::Random => Some(
+                Some(m) if c.outstanding > 0 => Some(
                     MixSetup::new(volume, m, &own, c.pattern.region).ok_or_else(|| {
                         ExecError::InvalidPoint(format!(
                             "class {}: a size of its mix {m} does not fit in its volume or region",

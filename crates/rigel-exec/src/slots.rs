@@ -303,9 +303,10 @@ impl State<'_> {
         let slot = &mut self.slots[i];
         let class = &mut self.classes[slot.class];
         let (space, stream, skew, mix) = (class.space, slot.stream, class.skew, class.mix);
-        // A size mix's I/O: its size first, then an offset aligned to it.
+        // A size mix's I/O: its size first, then an offset aligned to it (a stream's: the next
+        // bytes of the stream, as many as the size drawn).
         let size = match mix {
-            Some(m) if stream == NO_STREAM => {
+            Some(m) => {
                 let k = m.draw(&mut self.rng);
                 slot.len = m.len(k);
                 k
@@ -316,7 +317,12 @@ impl State<'_> {
         // The offset (and, for a skewed class, its rank's bucket, counted at completion).
         let pick = |rng: &mut fastrand::Rng, streams: &mut [Stream]| {
             if stream != NO_STREAM {
-                (streams[stream as usize].advance(space), NO_BUCKET)
+                let s = &mut streams[stream as usize];
+                let at = match mix {
+                    Some(m) => s.advance_by(space, m.slots(size)),
+                    None => s.advance(space),
+                };
+                (at, NO_BUCKET)
             } else if let Some(m) = mix {
                 match skew {
                     Some(skew) => {

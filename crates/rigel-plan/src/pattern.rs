@@ -211,17 +211,24 @@ pub(crate) fn compile(
     if let Some(m) = &class.sizes
         && class.access.value == Access::Sequential
     {
-        errors.push(
-            SpecError::at(
-                &m.loc,
-                format!(
-                    "class `{}` is sequential: a size mix is for random classes (for now)",
-                    class.name.value
-                ),
-                "on a sequential class",
-            )
-            .hint("give a sequential class one size, or set access = \"random\""),
-        );
+        // A stream moves on by each size it draws, in steps of the smallest: every size must be
+        // a whole number of them, or the stream would leave gaps.
+        let smallest = m.value.items().iter().map(|s| s.size).min().unwrap_or(1);
+        if let Some(odd) = m.value.items().iter().find(|s| s.size % smallest != 0) {
+            errors.push(
+                SpecError::at(
+                    &m.loc,
+                    format!(
+                        "class `{}` is sequential: {} is not a multiple of the mix's smallest size, {}",
+                        class.name.value,
+                        rigel_expr::Size(odd.size),
+                        rigel_expr::Size(smallest)
+                    ),
+                    "in this sequential mix",
+                )
+                .hint("a stream advances in steps of the smallest size: make every size a multiple of it"),
+            );
+        }
     }
     let data = data_content(class, errors);
     if let Some(d) = &class.durability
