@@ -52,6 +52,7 @@ mod size_mix;
 mod skew;
 mod sparse;
 mod sweep_report;
+mod think;
 mod traced;
 mod unsteady;
 mod workload_expect;

@@ -26,6 +26,18 @@ fn spec(dir: &Path, expect: &str) -> PathBuf {
     path
 }
 
+/// `rigel check` and `rigel plan` both refuse the spec at `path` with exit 2, saying `at`
+/// (file:line:col) and each of `needles` (the message, the hint).
+pub(super) fn refused_where_written(path: &Path, at: &str, needles: &[&str]) {
+    for cmd in ["check", "plan"] {
+        let out = rigel().arg(cmd).arg(path).run().code(2);
+        out.stderr_has(at);
+        for n in needles {
+            out.stderr_has(n);
+        }
+    }
+}
+
 fn verdict<'a>(doc: &'a Value, key: &str) -> &'a Value {
     doc["verdicts"]
         .as_array()
@@ -146,10 +158,7 @@ fn commit_and_size_keys_that_cannot_hold_are_refused_where_written() {
         ),
     ] {
         let path = spec(tmp.path(), expect);
-        for cmd in ["check", "plan"] {
-            let out = rigel().arg(cmd).arg(&path).run().code(2);
-            out.stderr_has(at).stderr_has(message).stderr_has(hint);
-        }
+        refused_where_written(&path, at, &[message, hint]);
     }
 }
 
@@ -167,16 +176,14 @@ fn a_sequential_mix_of_sizes_not_multiples_of_the_smallest_is_refused_where_writ
         tmp.path().display()
     );
     std::fs::write(&path, text).expect("spec written");
-    for cmd in ["check", "plan"] {
-        rigel()
-            .arg(cmd)
-            .arg(&path)
-            .run()
-            .code(2)
-            .stderr_has("seq.toml:7:8")
-            .stderr_has("12KiB is not a multiple of the mix's smallest size, 8KiB")
-            .stderr_has("make every size a multiple of it");
-    }
+    refused_where_written(
+        &path,
+        "seq.toml:7:8",
+        &[
+            "12KiB is not a multiple of the mix's smallest size, 8KiB",
+            "make every size a multiple of it",
+        ],
+    );
     let ok = std::fs::read_to_string(&path)
         .expect("spec")
         .replace("8KiB, 12KiB", "8KiB:75%, 64KiB:25%");

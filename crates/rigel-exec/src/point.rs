@@ -348,6 +348,7 @@ fn class_setups(
                 skew,
                 dsync: c.pattern.dsync,
                 flush: c.pattern.flush,
+                think_ns: c.pattern.think_ns,
                 data: c.pattern.data,
                 mix,
                 size: c.size,
@@ -368,7 +369,10 @@ fn workload_result(
     outcomes: &[WorkerOutcome],
     window_s: f64,
 ) {
-    if load.pattern.sizes.is_none() && load.pattern.flush.is_none() {
+    if load.pattern.sizes.is_none()
+        && load.pattern.flush.is_none()
+        && load.pattern.think_ns.is_none()
+    {
         return;
     }
     let mut merged: Option<rigel_results::ClassRecorder> = None;
@@ -392,6 +396,9 @@ fn workload_result(
     }
     if let Some(f) = load.pattern.flush {
         r.commit = Some(rec.commit_result(f.every, f.fsync, window_s));
+    }
+    if let Some(asked) = load.pattern.think_ns {
+        r.think = Some(rec.think_result(asked));
     }
 }
 

@@ -47,6 +47,8 @@ pub struct ClassSetup {
     pub dsync: bool,
     /// `durability = "fdatasync:N"` / `"fsync:N"`: a flush after every N writes of a slot.
     pub flush: Option<rigel_plan::Flush>,
+    /// `think`: each slot's wait after a completion, ns (closed loop).
+    pub think_ns: Option<u64>,
     /// A size mix: each I/O's size and its slots (`space` is then the smallest size's).
     pub mix: Option<super::mix::MixSetup>,
     /// `compress` / `dedupe`: the shape of written data.
@@ -100,6 +102,8 @@ pub(super) struct WorkerClass<'a> {
     pub(super) flush: Option<rigel_plan::Flush>,
     /// Open loop with `flush`: the class's writes toward its next flush (`flush.rs`).
     pub(super) group: super::group::Group,
+    /// `think`: each slot's wait after a completion (`think.rs`).
+    pub(super) think: Option<io_uring::types::Timespec>,
     /// A size mix (None: every I/O is the class's size).
     pub(super) mix: Option<&'a super::mix::MixSetup>,
     /// Shaped write data (None: random words scrambled into the buffer).
@@ -129,6 +133,8 @@ pub(super) struct State<'a> {
     pub(super) budget: u64,
     /// Slots whose flush is in flight (counted in flight, not in their class's depth).
     pub(super) flushes: usize,
+    /// Slots waiting out their think time (counted in flight, not in their class's depth).
+    pub(super) thinking: usize,
     /// `verify`: this worker's part (`verify::worker`).
     pub(super) verify: Option<WorkerVerify<'a>>,
 }
@@ -196,6 +202,11 @@ pub(super) fn setup<'a>(spec: &WorkerSpec<'a>, reuse: &Reuse) -> io::Result<(Rin
             dsync: setup.dsync,
             flush: setup.flush,
             group: super::group::Group::IDLE,
+            think: setup.think_ns.map(|ns| {
+                io_uring::types::Timespec::new()
+                    .sec(ns / 1_000_000_000)
+                    .nsec((ns % 1_000_000_000) as u32)
+            }),
             mix: setup.mix.as_ref(),
             data: setup.data.map(|d| super::data::DataFill::new(d, &mut rng)),
             read_percent: setup.read_percent,
@@ -253,6 +264,7 @@ pub(super) fn setup<'a>(spec: &WorkerSpec<'a>, reuse: &Reuse) -> io::Result<(Rin
             rng,
             budget: spec.options.ios.unwrap_or(u64::MAX),
             flushes: 0,
+            thinking: 0,
             verify,
         },
     ))
@@ -278,6 +290,7 @@ impl State<'_> {
             .map(|c| c.in_flight as usize)
             .sum::<usize>()
             + self.flushes
+            + self.thinking
     }
 
     /// Takes one I/O from the budget: false once it is spent (the slot is then parked).

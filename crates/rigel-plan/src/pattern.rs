@@ -34,6 +34,9 @@ pub struct Pattern {
     /// `compress` / `dedupe`: what the class's writes carry (absent: incompressible, unique).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<DataContent>,
+    /// `think`: each slot's wait after a completion before its next I/O, ns (closed loop).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub think_ns: Option<u64>,
 }
 
 /// The unit `compress` and `dedupe` shape written data in: every I/O size is a multiple of it.
@@ -263,7 +266,9 @@ pub(crate) fn compile(
             .hint("give the class writes (mix = \"write\" or \"70/30\"), or remove durability"),
         );
     }
+    let think_ns = think(class, errors);
     let pattern = Pattern {
+        think_ns,
         targets,
         region,
         distribution,
@@ -290,6 +295,26 @@ pub(crate) fn compile(
         }
     }
     pattern
+}
+
+/// `think`, checked: closed-loop classes only (an open loop's send times are its own).
+fn think(class: &ClassSpec, errors: &mut Vec<SpecError>) -> Option<u64> {
+    let t = class.think.as_ref()?;
+    if class.rate.is_some() {
+        errors.push(
+            SpecError::at(
+                &t.loc,
+                format!(
+                    "class `{}` has a rate: `think` is for closed-loop classes",
+                    class.name.value
+                ),
+                "on an open-loop class",
+            )
+            .hint("a rate class sends at its own times: lower the rate, or remove `rate`"),
+        );
+        return None;
+    }
+    Some(t.value.as_nanos() as u64)
 }
 
 /// `compress` / `dedupe`, checked: a class that writes, without `verify` (which writes its own

@@ -203,6 +203,26 @@ fn depth_view(p: &PointRead) -> Option<DepthView> {
     } else {
         format!("held {} of {asked}", units::depth(held))
     };
+    // Slots that think between I/Os hold fewer I/Os in flight than the load: Little's law holds
+    // for the slots with the wait, load = IOPS × (mean latency + think achieved).
+    let thinking: Vec<String> = classes
+        .iter()
+        .filter_map(|c| {
+            let t = c.think?;
+            let slots = c.total.iops * (c.total.latency.mean_ns + t.mean_ns) / 1e9;
+            Some(format!(
+                "{}: think {} asked, {} achieved, IOPS × (latency + think) = {} of {}",
+                c.class,
+                units::latency(t.asked_ns as f64),
+                units::latency(t.mean_ns),
+                units::depth(slots),
+                c.outstanding
+            ))
+        })
+        .collect();
+    if !thinking.is_empty() {
+        text.push_str(&format!(" ({})", thinking.join("; ")));
+    }
     if let Some(d) = device {
         let who = if devices.len() == 1 {
             "the device"

@@ -88,6 +88,8 @@ pub struct ClassRecorder {
     /// Grouped durable writes: commit latencies, flush latencies and (open loop) commit
     /// latencies from the submission (`record_commit`).
     commits: Option<Box<workload::Commits>>,
+    /// `think`: the waits achieved in the window, their count and sum (ns).
+    think: (u64, u64),
 }
 
 /// The second being recorded: per direction at the point's precision.
@@ -246,6 +248,7 @@ impl ClassRecorder {
             ranks: [0; 4],
             sizes: Vec::new(),
             commits: None,
+            think: (0, 0),
         }
     }
 
@@ -529,6 +532,7 @@ impl ClassRecorder {
             skew: None,
             sizes: Vec::new(),
             commit: None,
+            think: None,
         }
     }
 

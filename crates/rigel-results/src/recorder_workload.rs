@@ -5,7 +5,7 @@
 
 use super::{ClassRecorder, DirRecorder, dir_stats};
 use crate::codec::encode;
-use crate::model::{CommitResult, DirStats, SizeShareResult};
+use crate::model::{CommitResult, DirStats, SizeShareResult, ThinkResult};
 
 /// One size of a mix: its I/Os' figures per direction, each made at the first I/O that needs it
 /// (a histogram is a quarter of a MiB).
@@ -128,7 +128,27 @@ impl ClassRecorder {
         }
     }
 
+    /// Records one think time achieved in the window (`think`: from the completion reaped to the
+    /// next I/O's submission).
+    #[inline]
+    pub fn record_think(&mut self, ns: u64) {
+        self.think.0 += 1;
+        self.think.1 += ns;
+    }
+
+    /// The think time asked (`asked_ns`) beside the one achieved over the window.
+    pub fn think_result(&self, asked_ns: u64) -> ThinkResult {
+        let (n, sum) = self.think;
+        ThinkResult {
+            asked_ns,
+            waits: n,
+            mean_ns: if n > 0 { sum as f64 / n as f64 } else { 0.0 },
+        }
+    }
+
     pub(super) fn merge_workload(&mut self, other: &ClassRecorder) {
+        self.think.0 += other.think.0;
+        self.think.1 += other.think.1;
         if self.sizes.len() < other.sizes.len() {
             self.sizes
                 .resize_with(other.sizes.len(), SizeFigures::default);

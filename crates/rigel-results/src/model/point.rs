@@ -135,6 +135,21 @@ pub struct ClassResult {
     /// `durability = "fdatasync:N"` / `"fsync:N"`: the window's commits and their latencies.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub commit: Option<CommitResult>,
+    /// `think = "200us"`: the wait asked and achieved between a completion and the slot's next
+    /// I/O. Little's law then holds for the slots, not only the I/Os in flight: the load equals
+    /// `total.iops` × (mean latency + `mean_ns`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub think: Option<ThinkResult>,
+}
+
+/// A class's think time over the measured window.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ThinkResult {
+    pub asked_ns: u64,
+    /// Waits that ended in the window.
+    pub waits: u64,
+    /// Their mean, ns: above `asked_ns` by the timer's slack.
+    pub mean_ns: f64,
 }
 
 /// One size of a class's size mix over the measured window.
