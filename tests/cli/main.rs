@@ -53,7 +53,9 @@ mod size_mix;
 mod skew;
 mod sparse;
 mod sweep_report;
+mod think;
 mod traced;
 mod unsteady;
+mod workload_expect;
 
 pub use builder::{Output, rigel};

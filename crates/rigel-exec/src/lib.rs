@@ -33,6 +33,7 @@ pub mod skew;
 mod slots;
 #[cfg(test)]
 mod tests;
+mod think;
 mod tick;
 mod turn;
 mod verified;

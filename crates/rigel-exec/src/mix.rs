@@ -76,6 +76,14 @@ impl MixSetup {
         self.sizes[k as usize].len
     }
 
+    /// How many of the smallest size's slots an I/O of size `k` spans (a sequential mix's sizes
+    /// are multiples of its smallest: the plan checks it).
+    #[inline]
+    pub(super) fn slots(&self, k: u8) -> u64 {
+        let smallest = self.sizes[self.smallest].len.max(1);
+        u64::from(self.sizes[k as usize].len.div_ceil(smallest))
+    }
+
     /// A uniform offset for an I/O of size `k`.
     #[inline]
     pub(super) fn random(&self, k: u8, rng: &mut fastrand::Rng) -> (usize, u64) {

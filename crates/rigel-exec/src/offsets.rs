@@ -242,6 +242,36 @@ impl Stream {
         }
         at
     }
+
+    /// A size-mix stream's next I/O of `n` slots (a size `n` times the smallest): the `n` slots
+    /// from the stream's position when they lie one after the other on one target, else from the
+    /// first slot after it where they do (past a target's end or a stripe's edge); the stream
+    /// then moves on by `n`. Where no such run is found within `2n` slots (a layout that deals
+    /// consecutive slots to different targets), the `n`-slot I/O's own aligned place.
+    #[inline]
+    pub fn advance_by(&mut self, space: &SlotSpace, n: u64) -> (usize, u64) {
+        let len = space.len();
+        let n = n.clamp(1, len.max(1));
+        for _ in 0..2 * n {
+            if self.next + n > len {
+                self.next = 0;
+            }
+            let first = space.locate(self.next);
+            let last = space.locate(self.next + n - 1);
+            let contiguous = first.0 == last.0 && last.1 == first.1 + (n - 1) * space.io_size();
+            if contiguous {
+                self.next += n;
+                if self.next >= len {
+                    self.next = 0;
+                }
+                return first;
+            }
+            self.next += 1;
+        }
+        let at = space.locate(self.next / n * n % len);
+        self.next = (self.next + n) % len;
+        at
+    }
 }
 
 #[cfg(test)]

@@ -97,7 +97,14 @@ impl State<'_> {
                 class.recorder.count_rank(slot.bucket);
             }
             if slot.size_index != super::mix::NO_SIZE {
-                class.recorder.count_size(slot.size_index);
+                let len = slot.len as u64;
+                class.recorder.record_size(
+                    slot.size_index,
+                    slot.write,
+                    response,
+                    Some(service),
+                    len,
+                );
             }
         }
         if slot.write && self.start_flush(i, now, sq, submitter) {

@@ -313,7 +313,7 @@ fn class_setups(
         .map(|c| {
             let own: Vec<usize> = c.pattern.targets.iter().map(|&t| t as usize).collect();
             let mix = match &c.pattern.sizes {
-                Some(m) if c.outstanding > 0 && c.access == rigel_expr::Access::Random => Some(
+                Some(m) if c.outstanding > 0 => Some(
                     MixSetup::new(volume, m, &own, c.pattern.region).ok_or_else(|| {
                         ExecError::InvalidPoint(format!(
                             "class {}: a size of its mix {m} does not fit in its volume or region",
@@ -354,6 +354,7 @@ fn class_setups(
                 skew,
                 dsync: c.pattern.dsync,
                 flush: c.pattern.flush,
+                think_ns: c.pattern.think_ns,
                 data: c.pattern.data,
                 mix,
                 size: c.size,
@@ -430,7 +431,10 @@ fn workload_result(
     outcomes: &[WorkerOutcome],
     window_s: f64,
 ) {
-    if load.pattern.sizes.is_none() && load.pattern.flush.is_none() {
+    if load.pattern.sizes.is_none()
+        && load.pattern.flush.is_none()
+        && load.pattern.think_ns.is_none()
+    {
         return;
     }
     let mut merged: Option<rigel_results::ClassRecorder> = None;
@@ -450,10 +454,13 @@ fn workload_result(
             .enumerate()
             .map(|(i, s)| (s.size, m.share(i)))
             .collect();
-        r.sizes = rec.size_shares(&asked);
+        r.sizes = rec.size_shares(&asked, window_s);
     }
     if let Some(f) = load.pattern.flush {
         r.commit = Some(rec.commit_result(f.every, f.fsync, window_s));
+    }
+    if let Some(asked) = load.pattern.think_ns {
+        r.think = Some(rec.think_result(asked));
     }
 }
 

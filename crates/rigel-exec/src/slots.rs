@@ -47,6 +47,8 @@ pub struct ClassSetup {
     pub dsync: bool,
     /// `durability = "fdatasync:N"` / `"fsync:N"`: a flush after every N writes of a slot.
     pub flush: Option<rigel_plan::Flush>,
+    /// `think`: each slot's wait after a completion, ns (closed loop).
+    pub think_ns: Option<u64>,
     /// A size mix: each I/O's size and its slots (`space` is then the smallest size's).
     pub mix: Option<super::mix::MixSetup>,
     /// `compress` / `dedupe`: the shape of written data.
@@ -105,6 +107,8 @@ pub(super) struct WorkerClass<'a> {
     pub(super) flush: Option<rigel_plan::Flush>,
     /// Open loop with `flush`: the class's writes toward its next flush (`flush.rs`).
     pub(super) group: super::group::Group,
+    /// `think`: each slot's wait after a completion (`think.rs`).
+    pub(super) think: Option<io_uring::types::Timespec>,
     /// A size mix (None: every I/O is the class's size).
     pub(super) mix: Option<&'a super::mix::MixSetup>,
     /// Shaped write data (None: random words scrambled into the buffer).
@@ -134,6 +138,8 @@ pub(super) struct State<'a> {
     pub(super) budget: u64,
     /// Slots whose flush is in flight (counted in flight, not in their class's depth).
     pub(super) flushes: usize,
+    /// Slots waiting out their think time (counted in flight, not in their class's depth).
+    pub(super) thinking: usize,
     /// `verify`: this worker's part (`verify::worker`).
     pub(super) verify: Option<WorkerVerify<'a>>,
 }
@@ -209,6 +215,11 @@ pub(super) fn setup<'a>(spec: &WorkerSpec<'a>, reuse: &Reuse) -> io::Result<(Rin
             dsync: setup.dsync,
             flush: setup.flush,
             group: super::group::Group::IDLE,
+            think: setup.think_ns.map(|ns| {
+                io_uring::types::Timespec::new()
+                    .sec(ns / 1_000_000_000)
+                    .nsec((ns % 1_000_000_000) as u32)
+            }),
             mix: setup.mix.as_ref(),
             data: setup.data.map(|d| super::data::DataFill::new(d, &mut rng)),
             read_percent: setup.read_percent,
@@ -266,6 +277,7 @@ pub(super) fn setup<'a>(spec: &WorkerSpec<'a>, reuse: &Reuse) -> io::Result<(Rin
             rng,
             budget: spec.options.ios.unwrap_or(u64::MAX),
             flushes: 0,
+            thinking: 0,
             verify,
         },
     ))
@@ -291,6 +303,7 @@ impl State<'_> {
             .map(|c| c.in_flight as usize)
             .sum::<usize>()
             + self.flushes
+            + self.thinking
     }
 
     /// Takes one I/O from the budget: false once it is spent (the slot is then parked).
@@ -316,9 +329,10 @@ impl State<'_> {
         let slot = &mut self.slots[i];
         let class = &mut self.classes[slot.class];
         let (space, stream, skew, mix) = (class.space, slot.stream, class.skew, class.mix);
-        // A size mix's I/O: its size first, then an offset aligned to it.
+        // A size mix's I/O: its size first, then an offset aligned to it (a stream's: the next
+        // bytes of the stream, as many as the size drawn).
         let size = match mix {
-            Some(m) if stream == NO_STREAM => {
+            Some(m) => {
                 let k = m.draw(&mut self.rng);
                 slot.len = m.len(k);
                 k
@@ -329,7 +343,12 @@ impl State<'_> {
         // The offset (and, for a skewed class, its rank's bucket, counted at completion).
         let pick = |rng: &mut fastrand::Rng, streams: &mut [Stream]| {
             if stream != NO_STREAM {
-                (streams[stream as usize].advance(space), NO_BUCKET)
+                let s = &mut streams[stream as usize];
+                let at = match mix {
+                    Some(m) => s.advance_by(space, m.slots(size)),
+                    None => s.advance(space),
+                };
+                (at, NO_BUCKET)
             } else if let Some(m) = mix {
                 match skew {
                     Some(skew) => {

@@ -12,6 +12,7 @@ use super::entering::Entering;
 use super::failure::{Failure, failure, stalled, transient};
 use super::paced_slots::Paced;
 use super::slots::{PARKED, State};
+use super::think::{THINK_TAG, is_think};
 use super::tick::{TICK_TAG, arm_tick};
 use super::window::Window;
 use io_uring::{IoUring, Submitter, cqueue, squeue};
@@ -270,6 +271,11 @@ impl Turns<'_, '_, '_> {
             let i = cqe.user_data() as usize;
             let reaped = if cqe.user_data() == TICK_TAG {
                 self.tick(now, &mut failed)
+            } else if is_think(cqe.user_data()) {
+                let i = (cqe.user_data() & !THINK_TAG) as usize;
+                self.st.wake(i, now, batch.measuring);
+                self.next(i, &batch, false);
+                Reaped::Tick
             } else {
                 self.take(i, cqe.result(), now, &mut failed)
             };
@@ -393,6 +399,10 @@ impl Turns<'_, '_, '_> {
     #[cold]
     fn committed(&mut self, i: usize, batch: &Batch, more: bool) {
         self.st.commit(i, batch.now, batch.measuring);
+        let (sq, submitter) = (&mut self.sq, &self.submitter);
+        if self.st.think(i, batch.now, sq, submitter) {
+            return;
+        }
         if self.st.classes[self.st.slots[i].class].pacer.is_some() {
             // An open-loop slot waits for a send time, as after any I/O.
             self.st.park(i);
@@ -428,7 +438,10 @@ impl Turns<'_, '_, '_> {
         let (len, write, latency) = (slot.len as u64, slot.write, now - slot.submitted_ns);
         let (bucket, size_index) = (slot.bucket, slot.size_index);
         // A committer's N-th write is followed by its flush, not by its next I/O.
-        if !(write && st.start_flush(i, now, &mut self.sq, &self.submitter)) {
+        // (The think time of a committer follows its commit, `committed`.)
+        let busy = (write && st.start_flush(i, now, &mut self.sq, &self.submitter))
+            || st.think(i, now, &mut self.sq, &self.submitter);
+        if !busy {
             self.next(i, batch, verified);
         }
         if batch.each && more {
@@ -446,7 +459,9 @@ impl Turns<'_, '_, '_> {
                 class.recorder.count_rank(bucket);
             }
             if size_index != super::mix::NO_SIZE {
-                class.recorder.count_size(size_index);
+                class
+                    .recorder
+                    .record_size(size_index, write, latency, None, len);
             }
         }
     }

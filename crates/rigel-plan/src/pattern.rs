@@ -34,6 +34,9 @@ pub struct Pattern {
     /// `compress` / `dedupe`: what the class's writes carry (absent: incompressible, unique).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<DataContent>,
+    /// `think`: each slot's wait after a completion before its next I/O, ns (closed loop).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub think_ns: Option<u64>,
 }
 
 /// The unit `compress` and `dedupe` shape written data in: every I/O size is a multiple of it.
@@ -211,17 +214,24 @@ pub(crate) fn compile(
     if let Some(m) = &class.sizes
         && class.access.value == Access::Sequential
     {
-        errors.push(
-            SpecError::at(
-                &m.loc,
-                format!(
-                    "class `{}` is sequential: a size mix is for random classes (for now)",
-                    class.name.value
-                ),
-                "on a sequential class",
-            )
-            .hint("give a sequential class one size, or set access = \"random\""),
-        );
+        // A stream moves on by each size it draws, in steps of the smallest: every size must be
+        // a whole number of them, or the stream would leave gaps.
+        let smallest = m.value.items().iter().map(|s| s.size).min().unwrap_or(1);
+        if let Some(odd) = m.value.items().iter().find(|s| s.size % smallest != 0) {
+            errors.push(
+                SpecError::at(
+                    &m.loc,
+                    format!(
+                        "class `{}` is sequential: {} is not a multiple of the mix's smallest size, {}",
+                        class.name.value,
+                        rigel_expr::Size(odd.size),
+                        rigel_expr::Size(smallest)
+                    ),
+                    "in this sequential mix",
+                )
+                .hint("a stream advances in steps of the smallest size: make every size a multiple of it"),
+            );
+        }
     }
     let data = data_content(class, errors);
     if let Some(d) = &class.durability
@@ -256,7 +266,9 @@ pub(crate) fn compile(
             .hint("give the class writes (mix = \"write\" or \"70/30\"), or remove durability"),
         );
     }
+    let think_ns = think(class, errors);
     let pattern = Pattern {
+        think_ns,
         targets,
         region,
         distribution,
@@ -283,6 +295,26 @@ pub(crate) fn compile(
         }
     }
     pattern
+}
+
+/// `think`, checked: closed-loop classes only (an open loop's send times are its own).
+fn think(class: &ClassSpec, errors: &mut Vec<SpecError>) -> Option<u64> {
+    let t = class.think.as_ref()?;
+    if class.rate.is_some() {
+        errors.push(
+            SpecError::at(
+                &t.loc,
+                format!(
+                    "class `{}` has a rate: `think` is for closed-loop classes",
+                    class.name.value
+                ),
+                "on an open-loop class",
+            )
+            .hint("a rate class sends at its own times: lower the rate, or remove `rate`"),
+        );
+        return None;
+    }
+    Some(t.value.as_nanos() as u64)
 }
 
 /// `compress` / `dedupe`, checked: a class that writes, without `verify` (which writes its own

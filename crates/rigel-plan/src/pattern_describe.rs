@@ -68,6 +68,13 @@ impl Pattern {
         if self.dsync {
             out.push_str("; durable writes (dsync)");
         }
+        if let Some(t) = self.think_ns {
+            out.push_str(&format!(
+                "; think {} after each I/O",
+                rigel_expr::units::latency(t as f64)
+            ));
+        }
+
         if let Some(f) = self.flush {
             let call = if f.fsync { "an fsync" } else { "an fdatasync" };
             let writes = match f.every {

@@ -111,6 +111,39 @@ pub struct ClassRow {
     pub intervals: Vec<Interval>,
     /// rigel's CPU time at the point (user + system) per I/O completed there, in µs.
     pub cpu_per_io_us: f64,
+    /// A size mix: one line per size (empty for a class of one size).
+    pub sizes: Vec<SizeView>,
+    /// `durability = "fdatasync:N"` / `"fsync:N"`: the commits.
+    pub commit: Option<CommitView>,
+}
+
+/// One size of a class's mix at a point: its share asked and achieved, and its own figures.
+#[derive(Clone, Debug, Serialize)]
+pub struct SizeView {
+    pub size: u64,
+    pub asked: f64,
+    pub achieved: f64,
+    pub ios: u64,
+    pub iops: f64,
+    pub mbps: f64,
+    /// The response latency for a rate class.
+    pub latency: LatencyStats,
+    pub service: LatencyStats,
+}
+
+/// A grouped-durability class's commits at a point.
+#[derive(Clone, Debug, Serialize)]
+pub struct CommitView {
+    /// `fdatasync:8`.
+    pub durability: String,
+    pub commits: u64,
+    pub per_s: f64,
+    /// From the group's first write's send time to the flush's completion.
+    pub latency: LatencyStats,
+    /// From its first submission: the same as `latency` in a closed loop.
+    pub service: LatencyStats,
+    /// The flushes alone.
+    pub flush: LatencyStats,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -170,6 +203,26 @@ fn depth_view(p: &PointRead) -> Option<DepthView> {
     } else {
         format!("held {} of {asked}", units::depth(held))
     };
+    // Slots that think between I/Os hold fewer I/Os in flight than the load: Little's law holds
+    // for the slots with the wait, load = IOPS × (mean latency + think achieved).
+    let thinking: Vec<String> = classes
+        .iter()
+        .filter_map(|c| {
+            let t = c.think?;
+            let slots = c.total.iops * (c.total.latency.mean_ns + t.mean_ns) / 1e9;
+            Some(format!(
+                "{}: think {} asked, {} achieved, IOPS × (latency + think) = {} of {}",
+                c.class,
+                units::latency(t.asked_ns as f64),
+                units::latency(t.mean_ns),
+                units::depth(slots),
+                c.outstanding
+            ))
+        })
+        .collect();
+    if !thinking.is_empty() {
+        text.push_str(&format!(" ({})", thinking.join("; ")));
+    }
     if let Some(d) = device {
         let who = if devices.len() == 1 {
             "the device"
@@ -351,7 +404,48 @@ fn class_row(p: &PointRead, c: &ClassRead) -> ClassRow {
         dirs: c.directions().iter().filter_map(|&d| dir(d)).collect(),
         intervals: c.result.map(|r| r.intervals.clone()).unwrap_or_default(),
         cpu_per_io_us: p.cpu_per_io_us(),
+        sizes: size_views(c),
+        commit: commit_view(c),
     }
+}
+
+fn size_views(c: &ClassRead) -> Vec<SizeView> {
+    let Some(r) = c.result else {
+        return Vec::new();
+    };
+    r.sizes
+        .iter()
+        .map(|s| {
+            let f = c.size_figures(s.size, Direction::Total);
+            SizeView {
+                size: s.size,
+                asked: s.asked,
+                achieved: s.achieved,
+                ios: s.ios,
+                iops: f.as_ref().map_or(0.0, |f| f.iops),
+                mbps: f.as_ref().map_or(0.0, |f| f.mbps),
+                service: f.as_ref().map(|f| f.service.clone()).unwrap_or_default(),
+                latency: f.map(|f| f.latency).unwrap_or_default(),
+            }
+        })
+        .collect()
+}
+
+fn commit_view(c: &ClassRead) -> Option<CommitView> {
+    let r = c.result?.commit.as_ref()?;
+    let f = c.figures(Direction::Commit)?;
+    Some(CommitView {
+        durability: c
+            .params
+            .pattern
+            .flush
+            .map_or_else(String::new, |f| f.durability().to_string()),
+        commits: r.commits,
+        per_s: r.per_s,
+        latency: f.latency,
+        service: f.service,
+        flush: r.flush.clone().within_extremes(),
+    })
 }
 
 pub fn point_views(view: &ResultsView) -> Vec<Shared<PointView>> {

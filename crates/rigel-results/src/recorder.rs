@@ -83,11 +83,13 @@ pub struct ClassRecorder {
     /// Skewed classes: completed I/Os by their rank's bucket (the hottest 1%, to 10%, to 20%,
     /// the rest of the region's blocks).
     ranks: [u64; 4],
-    /// A class with a size mix: completed I/Os per size of the mix (`count_size`).
-    sizes: Vec<u64>,
+    /// A class with a size mix: completed I/Os' figures per size of the mix (`record_size`).
+    sizes: Vec<workload::SizeFigures>,
     /// Grouped durable writes: commit latencies, flush latencies and (open loop) commit
     /// latencies from the submission (`record_commit`).
     commits: Option<Box<workload::Commits>>,
+    /// `think`: the waits achieved in the window, their count and sum (ns).
+    think: (u64, u64),
 }
 
 /// The second being recorded: per direction at the point's precision.
@@ -115,6 +117,17 @@ const ACHIEVED_SHARE: f64 = 0.99;
 /// scheduled I/Os completed (one host's class, or a fleet's summed over its hosts).
 pub(crate) fn rate_achieved(ios: u64, scheduled: u64, backlog: u64) -> bool {
     backlog == 0 && ios as f64 >= ACHIEVED_SHARE * scheduled as f64
+}
+
+/// One direction's figures over `window_s` seconds, with its service latencies apart (`service`:
+/// open loop only).
+fn dir_stats(d: &DirRecorder, service: Option<&DirRecorder>, window_s: f64) -> DirStats {
+    let mut stats = d.stats(window_s);
+    stats.service = service.map(|s| ServiceStats {
+        latency: s.latency(),
+        histogram: encode(&s.hist),
+    });
+    stats
 }
 
 fn histogram<T: hdrhistogram::Counter>(sigfig: u8) -> Histogram<T> {
@@ -235,6 +248,7 @@ impl ClassRecorder {
             ranks: [0; 4],
             sizes: Vec::new(),
             commits: None,
+            think: (0, 0),
         }
     }
 
@@ -497,14 +511,7 @@ impl ClassRecorder {
         let this: &ClassRecorder = &closed;
         let mut total = this.read.clone();
         total.merge(&this.write);
-        let service = |d: &DirRecorder| ServiceStats {
-            latency: d.latency(),
-            histogram: encode(&d.hist),
-        };
-        let with_service = |mut stats: DirStats, d: Option<&DirRecorder>| {
-            stats.service = d.map(service);
-            stats
-        };
+        let with_service = |d: &DirRecorder, s: Option<&DirRecorder>| dir_stats(d, s, window_s);
         let s = this.service.as_deref();
         let s_total = s.map(|(r, w)| {
             let mut t = r.clone();
@@ -515,9 +522,9 @@ impl ClassRecorder {
             class: class.to_string(),
             size,
             outstanding,
-            total: with_service(total.stats(window_s), s_total.as_ref()),
-            read: reads.then(|| with_service(this.read.stats(window_s), s.map(|s| &s.0))),
-            write: writes.then(|| with_service(this.write.stats(window_s), s.map(|s| &s.1))),
+            total: with_service(&total, s_total.as_ref()),
+            read: reads.then(|| with_service(&this.read, s.map(|s| &s.0))),
+            write: writes.then(|| with_service(&this.write, s.map(|s| &s.1))),
             intervals: this.interval_series(window_s, reads, writes),
             ticks: Some(this.ticks.finish(window_s, reads, writes)),
             pace: None,
@@ -525,6 +532,7 @@ impl ClassRecorder {
             skew: None,
             sizes: Vec::new(),
             commit: None,
+            think: None,
         }
     }
 

@@ -1,10 +1,66 @@
-//! A class's size mix and grouped durable writes while a point runs: completed I/Os counted per
-//! size of the mix, and each commit's latency (a group of writes and its flush) beside the flush's
+//! A class's size mix and grouped durable writes while a point runs: completed I/Os recorded per
+//! size of the mix (count, bytes and latency per direction, the histograms merged across workers,
+//! never averaged), and each commit's latency (a group of writes and its flush) beside the flush's
 //! own, turned into the results' `sizes` and `commit` afterwards.
 
-use super::{ClassRecorder, DirRecorder};
+use super::{ClassRecorder, DirRecorder, dir_stats};
 use crate::codec::encode;
-use crate::model::{CommitResult, SizeShareResult};
+use crate::model::{CommitResult, DirStats, SizeShareResult, ThinkResult};
+
+/// One size of a mix: its I/Os' figures per direction, each made at the first I/O that needs it
+/// (a histogram is a quarter of a MiB).
+#[derive(Clone, Debug, Default)]
+pub(super) struct SizeFigures {
+    read: Option<DirRecorder>,
+    write: Option<DirRecorder>,
+    /// Open loop: service latencies (reads, writes); `read` and `write` hold the response.
+    service_read: Option<DirRecorder>,
+    service_write: Option<DirRecorder>,
+}
+
+impl SizeFigures {
+    fn ios(&self) -> u64 {
+        self.read.as_ref().map_or(0, |d| d.ios) + self.write.as_ref().map_or(0, |d| d.ios)
+    }
+
+    fn merge(&mut self, other: &SizeFigures) {
+        for (mine, theirs) in [
+            (&mut self.read, &other.read),
+            (&mut self.write, &other.write),
+            (&mut self.service_read, &other.service_read),
+            (&mut self.service_write, &other.service_write),
+        ] {
+            if let Some(t) = theirs {
+                mine.get_or_insert_with(DirRecorder::new).merge(t);
+            }
+        }
+    }
+
+    /// The size's `total`, `read` and `write` figures over `window_s` seconds (a direction without
+    /// I/O of this size: None).
+    fn stats(&self, window_s: f64) -> [Option<DirStats>; 3] {
+        let one = |d: &Option<DirRecorder>, s: &Option<DirRecorder>| {
+            d.as_ref().map(|d| dir_stats(d, s.as_ref(), window_s))
+        };
+        let both = |a: &Option<DirRecorder>, b: &Option<DirRecorder>| match (a, b) {
+            (Some(a), Some(b)) => {
+                let mut t = a.clone();
+                t.merge(b);
+                Some(t)
+            }
+            (a, b) => a.clone().or_else(|| b.clone()),
+        };
+        let total = both(&self.read, &self.write);
+        let service = both(&self.service_read, &self.service_write);
+        [
+            total
+                .as_ref()
+                .map(|t| dir_stats(t, service.as_ref(), window_s)),
+            one(&self.read, &self.service_read),
+            one(&self.write, &self.service_write),
+        ]
+    }
+}
 
 /// A grouped-durability class's commits while a point runs.
 #[derive(Clone, Debug)]
@@ -29,14 +85,34 @@ impl Commits {
 }
 
 impl ClassRecorder {
-    /// Counts one completed I/O of a size-mix class by its size's index in the mix.
+    /// Records one completed I/O of a size-mix class under its size's index in the mix: its
+    /// latency (the response, open loop), its service latency (open loop only) and bytes.
     #[inline]
-    pub fn count_size(&mut self, index: u8) {
+    pub fn record_size(
+        &mut self,
+        index: u8,
+        write: bool,
+        latency_ns: u64,
+        service_ns: Option<u64>,
+        bytes: u64,
+    ) {
         let i = index as usize;
         if i >= self.sizes.len() {
-            self.sizes.resize(i + 1, 0);
+            self.sizes.resize_with(i + 1, SizeFigures::default);
         }
-        self.sizes[i] += 1;
+        let f = &mut self.sizes[i];
+        let (dir, service) = if write {
+            (&mut f.write, &mut f.service_write)
+        } else {
+            (&mut f.read, &mut f.service_read)
+        };
+        dir.get_or_insert_with(DirRecorder::new)
+            .record(latency_ns, bytes);
+        if let Some(s) = service_ns {
+            service
+                .get_or_insert_with(DirRecorder::new)
+                .record(s, bytes);
+        }
     }
 
     /// Records one commit completed in the window: from its first write's send time to its
@@ -52,11 +128,33 @@ impl ClassRecorder {
         }
     }
 
+    /// Records one think time achieved in the window (`think`: from the completion reaped to the
+    /// next I/O's submission).
+    #[inline]
+    pub fn record_think(&mut self, ns: u64) {
+        self.think.0 += 1;
+        self.think.1 += ns;
+    }
+
+    /// The think time asked (`asked_ns`) beside the one achieved over the window.
+    pub fn think_result(&self, asked_ns: u64) -> ThinkResult {
+        let (n, sum) = self.think;
+        ThinkResult {
+            asked_ns,
+            waits: n,
+            mean_ns: if n > 0 { sum as f64 / n as f64 } else { 0.0 },
+        }
+    }
+
     pub(super) fn merge_workload(&mut self, other: &ClassRecorder) {
-        for (i, &n) in other.sizes.iter().enumerate() {
-            if n > 0 {
-                self.count_sizes(i, n);
-            }
+        self.think.0 += other.think.0;
+        self.think.1 += other.think.1;
+        if self.sizes.len() < other.sizes.len() {
+            self.sizes
+                .resize_with(other.sizes.len(), SizeFigures::default);
+        }
+        for (mine, theirs) in self.sizes.iter_mut().zip(&other.sizes) {
+            mine.merge(theirs);
         }
         if let Some(theirs) = &other.commits {
             let mine = self.commits.get_or_insert_with(Commits::new);
@@ -66,21 +164,18 @@ impl ClassRecorder {
         }
     }
 
-    fn count_sizes(&mut self, i: usize, n: u64) {
-        if i >= self.sizes.len() {
-            self.sizes.resize(i + 1, 0);
-        }
-        self.sizes[i] += n;
-    }
-
-    /// Each size's share of the window's I/Os, beside the share asked: `mix` lists (size, asked
-    /// share) in the mix's order, as `count_size`'s indices do.
-    pub fn size_shares(&self, mix: &[(u64, f64)]) -> Vec<SizeShareResult> {
-        let total: u64 = self.sizes.iter().sum();
+    /// Each size's share of the window's I/Os, beside the share asked, and its figures over
+    /// `window_s` seconds: `mix` lists (size, asked share) in the mix's order, as `record_size`'s
+    /// indices do.
+    pub fn size_shares(&self, mix: &[(u64, f64)], window_s: f64) -> Vec<SizeShareResult> {
+        let total: u64 = self.sizes.iter().map(SizeFigures::ios).sum();
         mix.iter()
             .enumerate()
             .map(|(i, &(size, asked))| {
-                let ios = self.sizes.get(i).copied().unwrap_or(0);
+                let f = self.sizes.get(i);
+                let ios = f.map_or(0, SizeFigures::ios);
+                let [total_stats, read, write] =
+                    f.map_or([None, None, None], |f| f.stats(window_s));
                 SizeShareResult {
                     size,
                     asked,
@@ -90,6 +185,9 @@ impl ClassRecorder {
                     } else {
                         0.0
                     },
+                    total: total_stats,
+                    read,
+                    write,
                 }
             })
             .collect()

@@ -85,6 +85,7 @@ pub(super) fn class_facts<'a>(
                     name,
                     reads: true,
                     writes: true,
+                    commits: true,
                 };
             };
             let mut mixes = vec![c.mix.value];
@@ -97,6 +98,10 @@ pub(super) fn class_facts<'a>(
                 name,
                 reads: mixes.iter().any(|m| m.reads()),
                 writes: mixes.iter().any(|m| m.writes()),
+                commits: c
+                    .durability
+                    .as_ref()
+                    .is_some_and(|d| d.value.flush_every().is_some()),
             }
         })
         .collect()

@@ -359,6 +359,12 @@ pub const CLASS: &[Key] = &[
         Some("false"),
         "Data integrity (default: run.verify): true stamps every block this class writes and checks every read of a block written in this run, off the latency clock; \"after\" also re-reads every written block at the end of each point",
     ),
+    key(
+        "think",
+        Kind::Duration,
+        None,
+        "Closed loop: each slot waits this long (\"200us\") after a completion before its next I/O; the I/O's latency starts after it, and the load held is IOPS × (latency + think)",
+    ),
 ];
 
 pub const SEARCH: &[Key] = &[

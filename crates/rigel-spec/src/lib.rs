@@ -13,6 +13,7 @@ mod load;
 #[cfg(test)]
 mod load_tests;
 mod model;
+mod pacing;
 mod read;
 mod schema;
 mod search;

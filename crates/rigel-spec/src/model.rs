@@ -160,6 +160,8 @@ pub struct ClassSpec {
     pub dedupe: Option<Sp<u32>>,
     /// `verify` on the class (None: `run.verify`).
     pub verify: Option<Sp<Verify>>,
+    /// `think = "200us"`: each slot waits this long after a completion (closed loop).
+    pub think: Option<Sp<Duration>>,
 }
 
 #[derive(Clone, Debug)]

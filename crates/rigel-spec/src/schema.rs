@@ -102,7 +102,7 @@ fn path_safe(r: &mut Reader, node: &Node, name: &str) -> bool {
     !bad
 }
 
-fn duration_of(r: &mut Reader, node: &Node, what: &str) -> Option<Sp<Duration>> {
+pub(super) fn duration_of(r: &mut Reader, node: &Node, what: &str) -> Option<Sp<Duration>> {
     let bare = |i: i64| u64::try_from(i).ok().map(Duration::from_secs);
     r.parsed(
         node,

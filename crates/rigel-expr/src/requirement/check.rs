@@ -12,6 +12,8 @@ pub struct ClassFacts<'a> {
     /// Some point may read (or write): false only when no mix of the class (swept or not) does.
     pub reads: bool,
     pub writes: bool,
+    /// It commits: `durability = "fdatasync:N"` or `"fsync:N"`.
+    pub commits: bool,
 }
 
 /// Checks the class names of a key against the spec's classes, and the direction against what
@@ -29,16 +31,39 @@ pub fn check_key(key: &RequirementKey, classes: &[ClassFacts<'_>]) -> Vec<ExprEr
     };
     let mut errors = Vec::new();
     if let Metric::Class {
-        class, direction, ..
+        class,
+        direction,
+        stat,
     } = &key.metric
     {
+        if *direction == Direction::Commit && *stat == Stat::Mbps {
+            errors.push(
+                ExprError::new(class.span.clone(), "a commit moves no bytes of its own").with_hint(
+                    format!(
+                        "require {0}.commit.iops (commits per second) or {0}.write.mbps",
+                        class.name
+                    ),
+                ),
+            );
+        }
         match classes.iter().find(|c| c.name == class.name) {
             None => errors.push(unknown(class)),
+            Some(c) if *direction == Direction::Commit && !c.commits => errors.push(
+                ExprError::new(
+                    class.span.clone(),
+                    format!("class `{}` never commits", c.name),
+                )
+                .with_hint(format!(
+                    "give `{}` durability = \"fdatasync:N\" (or \"fsync:N\"), or require its \
+                         write latency instead",
+                    c.name
+                )),
+            ),
             Some(c) => {
                 let (never, verb) = match direction {
                     Direction::Read => (!c.reads, "reads"),
                     Direction::Write => (!c.writes, "writes"),
-                    Direction::Total => (false, ""),
+                    Direction::Total | Direction::Commit => (false, ""),
                 };
                 if never {
                     errors.push(

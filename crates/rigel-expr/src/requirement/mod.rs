@@ -42,13 +42,15 @@ pub enum Metric {
     },
 }
 
-/// Which I/Os of a class: all of them (the default), or only its reads or writes.
+/// Which I/Os of a class: all of them (the default), or only its reads or writes; or its commits
+/// (`durability = "fdatasync:N"`: a group of writes and its flush, `iops` then commits per second).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Direction {
     Total,
     Read,
     Write,
+    Commit,
 }
 
 /// One figure of a class and direction.
@@ -150,6 +152,7 @@ impl Direction {
             Direction::Total => "total",
             Direction::Read => "read",
             Direction::Write => "write",
+            Direction::Commit => "commit",
         }
     }
 }

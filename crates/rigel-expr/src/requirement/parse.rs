@@ -13,7 +13,7 @@ const EXPECT_KEY: Expected = Expected {
 };
 
 const PARAMS: &[&str] = &["size", "access", "mix", "per_stream", "load"];
-const DIRECTIONS: &[&str] = &["total", "read", "write"];
+const DIRECTIONS: &[&str] = &["total", "read", "write", "commit"];
 const METRICS: &[&str] = &["iops", "mbps", "latency", "service"];
 
 /// Parses a requirement key such as `small.latency.p99 @ small=1`.
@@ -70,6 +70,7 @@ fn metric_from(words: Vec<Named>) -> Result<Metric, ExprError> {
         "read" => (Direction::Read, &rest[1..]),
         "write" => (Direction::Write, &rest[1..]),
         "total" => (Direction::Total, &rest[1..]),
+        "commit" => (Direction::Commit, &rest[1..]),
         _ => (Direction::Total, &rest[..]),
     };
     let Some(first) = rest.first() else {

@@ -163,11 +163,13 @@ fn facts() -> Vec<ClassFacts<'static>> {
             name: "small",
             reads: true,
             writes: false,
+            commits: false,
         },
         ClassFacts {
             name: "large",
             reads: true,
             writes: true,
+            commits: true,
         },
     ]
 }
@@ -189,6 +191,31 @@ fn class_names_are_checked_against_the_spec() {
     assert_eq!(errors[0].message, "class `small` never writes");
     assert!(check_key(&key("large.write.iops"), &facts()).is_empty());
     assert!(check_key(&key("errors"), &facts()).is_empty());
+}
+
+#[test]
+fn commits_are_a_direction_of_a_class_that_commits() {
+    let k = key("large.commit.latency.p99 @ large=1");
+    assert_eq!(
+        k.metric,
+        Metric::Class {
+            class: Named {
+                name: "large".into(),
+                span: 0..5
+            },
+            direction: Direction::Commit,
+            stat: Stat::Latency(LatencyStat::P99),
+        }
+    );
+    assert_eq!(k.metric.to_string(), "large.commit.latency.p99");
+    assert!(check_key(&k, &facts()).is_empty());
+    assert!(check_key(&key("large.commit.iops"), &facts()).is_empty());
+    assert!(check_key(&key("large.commit.service.p99.9"), &facts()).is_empty());
+    let errors = check_key(&key("small.commit.latency.p99"), &facts());
+    assert_eq!(errors[0].message, "class `small` never commits");
+    assert_eq!(errors[0].span, 0..5);
+    let errors = check_key(&key("large.commit.mbps"), &facts());
+    assert_eq!(errors[0].message, "a commit moves no bytes of its own");
 }
 
 #[test]

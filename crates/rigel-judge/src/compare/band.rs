@@ -156,6 +156,7 @@ mod tests {
             skew: None,
             sizes: Vec::new(),
             commit: None,
+            think: None,
             pace: None,
         };
         c.total.ios = 1;

@@ -86,6 +86,8 @@ fn series(c: &ClassResult, window_s: f64, dir: Direction) -> Option<(Vec<f64>, V
         Direction::Read => (r, rn),
         Direction::Write if w.is_empty() => (r, rn),
         Direction::Write => (w, wn),
+        // Commits have no per-tick series.
+        Direction::Commit => return None,
     };
     (ios.len() >= MIN_SAMPLES).then_some((ios, ns))
 }

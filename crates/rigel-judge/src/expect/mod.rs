@@ -161,10 +161,15 @@ fn judge_class(v: &mut Verdict, key: &RequirementKey, selected: &[&PointResult],
         return;
     };
     let reads: Vec<PointRead> = selected.iter().map(|p| PointRead::new(p)).collect();
+    // `@ oltp.size=8KiB` on the class judged: that size's own figure where it is one of a mix.
+    let size = key.selector.filters.iter().find_map(|f| match f.condition {
+        Condition::Size(b) if f.class.name == class.name => Some(b),
+        _ => None,
+    });
     let values: Vec<(&PointRead, f64)> = reads
         .iter()
         .filter_map(|p| {
-            let x = p.class(&class.name)?.value(*direction, *stat)?;
+            let x = p.class(&class.name)?.value_at(*direction, *stat, size)?;
             Some((p, x))
         })
         .collect();
@@ -184,7 +189,7 @@ fn judge_class(v: &mut Verdict, key: &RequirementKey, selected: &[&PointResult],
     let mut unachieved = false;
     let chosen = match key.selector.pick {
         // The best point is the results model's, as in every report's headline.
-        Pick::Best => view::best(&reads, &class.name, *direction, *stat)
+        Pick::Best => view::best_at(&reads, &class.name, *direction, *stat, size)
             .map(|b| (b.point, b.value))
             .or_else(|| {
                 unachieved = true;
@@ -197,7 +202,12 @@ fn judge_class(v: &mut Verdict, key: &RequirementKey, selected: &[&PointResult],
         note_last(v, why);
         return;
     };
-    settle(v, value, c, |x| format_stat(*stat, x));
+    settle(v, value, c, |x| match (direction, stat) {
+        (rigel_expr::Direction::Commit, Stat::Iops) => {
+            format!("{} commits/s", rigel_expr::units::thousands(x))
+        }
+        _ => format_stat(*stat, x),
+    });
     if unachieved {
         v.status = Status::Fail;
         v.passed = false;
@@ -327,7 +337,15 @@ pub fn point_matches(p: &DataPoint, f: &Filter) -> bool {
     };
     match f.condition {
         Condition::Load(_) => true,
-        Condition::Size(b) => c.size == b,
+        // A size of the class's mix selects the points where the mix has it (and the figure is
+        // then that size's own, `judge_class`).
+        Condition::Size(b) => {
+            c.size == b
+                || c.pattern
+                    .sizes
+                    .as_ref()
+                    .is_some_and(|m| m.items().iter().any(|s| s.size == b))
+        }
         Condition::Access(a) => c.access == a,
         Condition::Mix(m) => c.mix == m,
         Condition::PerStream(n) => c.per_stream == n,
@@ -354,6 +372,7 @@ fn no_data_note(key: &RequirementKey, selected: usize) -> String {
         rigel_expr::Direction::Total => "running",
         rigel_expr::Direction::Read => "reading",
         rigel_expr::Direction::Write => "writing",
+        rigel_expr::Direction::Commit => "committing",
     };
     format!(
         "no selected point finished with class `{}` {doing}",

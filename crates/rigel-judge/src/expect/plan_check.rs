@@ -2,7 +2,9 @@
 //! have would only say NO DATA after the whole run, so `rigel check` says it at once.
 
 use super::point_matches;
-use rigel_expr::{Direction, ExprError, Metric, RequirementKey, parse_requirement_key};
+use rigel_expr::{
+    Condition, Direction, ExprError, Metric, RequirementKey, Size, parse_requirement_key,
+};
 use rigel_plan::{DataPoint, RunPlan};
 
 /// For each requirement (by index in `plan.expect`) whose selector picks no point where its class
@@ -53,6 +55,7 @@ fn unmatched(plan: &RunPlan, key: &RequirementKey, len: usize) -> Option<ExprErr
                     Direction::Total => true,
                     Direction::Read => c.mix.reads(),
                     Direction::Write => c.mix.writes(),
+                    Direction::Commit => c.pattern.flush.is_some(),
                 }
         })
     };
@@ -63,6 +66,7 @@ fn unmatched(plan: &RunPlan, key: &RequirementKey, len: usize) -> Option<ExprErr
         Direction::Total => "runs",
         Direction::Read => "reads",
         Direction::Write => "writes",
+        Direction::Commit => "commits",
     };
     Some(
         ExprError::new(
@@ -81,8 +85,30 @@ fn unmatched(plan: &RunPlan, key: &RequirementKey, len: usize) -> Option<ExprErr
     )
 }
 
-/// `the levels: small 1, 2, 4; large 0, 1`.
+/// `the levels: small 1, 2, 4; large 0, 1`; for a size selector, the sizes the class runs
+/// (`oltp's sizes: 8 KiB, 64 KiB`, a mix's among them).
 fn levels_hint(plan: &RunPlan, key: &RequirementKey) -> String {
+    let sized = key
+        .selector
+        .filters
+        .iter()
+        .find(|f| matches!(f.condition, Condition::Size(_)));
+    if let Some(f) = sized {
+        let mut sizes: Vec<u64> = Vec::new();
+        for c in plan.points.iter().flat_map(|p| &p.classes) {
+            if c.class != f.class.name {
+                continue;
+            }
+            match &c.pattern.sizes {
+                Some(m) => sizes.extend(m.items().iter().map(|s| s.size)),
+                None => sizes.push(c.size),
+            }
+        }
+        sizes.sort_unstable();
+        sizes.dedup();
+        let text: Vec<String> = sizes.iter().map(|&b| Size(b).to_string()).collect();
+        return format!("{}'s sizes: {}", f.class.name, text.join(", "));
+    }
     let mut named: Vec<&str> = key
         .selector
         .filters

@@ -383,6 +383,7 @@ fn class_result(
         skew: None,
         sizes: Vec::new(),
         commit: None,
+        think: None,
     }
 }
 

@@ -135,10 +135,25 @@ pub struct ClassResult {
     /// `durability = "fdatasync:N"` / `"fsync:N"`: the window's commits and their latencies.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub commit: Option<CommitResult>,
+    /// `think = "200us"`: the wait asked and achieved between a completion and the slot's next
+    /// I/O. Little's law then holds for the slots, not only the I/Os in flight: the load equals
+    /// `total.iops` × (mean latency + `mean_ns`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub think: Option<ThinkResult>,
+}
+
+/// A class's think time over the measured window.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ThinkResult {
+    pub asked_ns: u64,
+    /// Waits that ended in the window.
+    pub waits: u64,
+    /// Their mean, ns: above `asked_ns` by the timer's slack.
+    pub mean_ns: f64,
 }
 
 /// One size of a class's size mix over the measured window.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SizeShareResult {
     /// Bytes.
     pub size: u64,
@@ -148,6 +163,16 @@ pub struct SizeShareResult {
     pub ios: u64,
     /// `ios` over the class's I/Os in the window (0 to 1).
     pub achieved: f64,
+    /// The I/Os of this size alone, as the class's `total`, `read` and `write` are for all of
+    /// them (IOPS and MiB/s over the window; latencies from this size's own histograms, merged
+    /// across workers). None for a direction without I/O of this size, and in results written
+    /// before rigel kept them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total: Option<DirStats>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read: Option<DirStats>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write: Option<DirStats>,
 }
 
 /// `durability = "fdatasync:N"` or `"fsync:N"`: the commits completed in the measured window.

@@ -280,6 +280,7 @@ impl ClassSum {
             skew: None,
             sizes: Vec::new(),
             commit: None,
+            think: None,
             // Ticks are not summed across hosts (their clocks' ticks do not line up).
             ticks: None,
             intervals: self

@@ -20,7 +20,9 @@ mod roles;
 
 pub use roles::roles;
 
-use crate::{ClassResult, DirStats, LatencyStats, PointResult, PointStatus, ResultsDoc};
+use crate::{
+    ClassResult, CommitResult, DirStats, LatencyStats, PointResult, PointStatus, ResultsDoc,
+};
 use rigel_expr::{Access, Direction, LatencyStat, Stat};
 use rigel_plan::{ClassLoad, SweepBinding};
 use std::collections::BTreeMap;
@@ -180,6 +182,18 @@ pub fn best<'v, 'a>(
     direction: Direction,
     stat: Stat,
 ) -> Option<Best<'v, 'a>> {
+    best_at(points, class, direction, stat, None)
+}
+
+/// [`best`] over one size of the class's mix where `size` names one (`@ oltp.size=8KiB`): the
+/// value is then that size's own figure ([`ClassRead::value_at`]).
+pub fn best_at<'v, 'a>(
+    points: impl IntoIterator<Item = &'v PointRead<'a>>,
+    class: &str,
+    direction: Direction,
+    stat: Stat,
+    size: Option<u64>,
+) -> Option<Best<'v, 'a>> {
     let better = |a: f64, b: f64| {
         if stat.higher_is_better() {
             a > b
@@ -190,7 +204,7 @@ pub fn best<'v, 'a>(
     let mut found: Option<Best> = None;
     for p in points.into_iter().filter(|p| p.eligible_for_best(class)) {
         let Some(c) = p.class(class) else { continue };
-        let Some(value) = c.value(direction, stat) else {
+        let Some(value) = c.value_at(direction, stat, size) else {
             continue;
         };
         if found.is_none_or(|b| better(value, b.value)) {
@@ -327,26 +341,68 @@ impl<'a> ClassRead<'a> {
             Direction::Total => Some(&c.total),
             Direction::Read => c.read.as_ref().or((pct == 100).then_some(&c.total)),
             Direction::Write => c.write.as_ref().or((pct == 0).then_some(&c.total)),
+            Direction::Commit => None,
         }
     }
 
-    /// A direction's figures (none when the class never does that direction).
+    /// A direction's figures (none when the class never does that direction); the commits'
+    /// (`durability = "fdatasync:N"`) as `Direction::Commit`.
     pub fn figures(&self, direction: Direction) -> Option<Figures> {
+        if direction == Direction::Commit {
+            return self.result?.commit.as_ref().map(Figures::of_commits);
+        }
         self.stats(direction).map(Figures::of)
+    }
+
+    /// One size of the class's mix at this point: its own figures in `direction` (None when the
+    /// class has no mix with that size here, or no I/O of it in that direction).
+    pub fn size_figures(&self, size: u64, direction: Direction) -> Option<Figures> {
+        let row = self.result?.sizes.iter().find(|s| s.size == size)?;
+        let stats = match direction {
+            Direction::Total => row.total.as_ref(),
+            Direction::Read => row.read.as_ref(),
+            Direction::Write => row.write.as_ref(),
+            Direction::Commit => None,
+        };
+        stats.map(Figures::of)
     }
 
     /// The figures when this point counts for the class in `direction`: the point finished
     /// without error, the class ran, and it completed I/O in that direction.
     pub fn counted(&self, direction: Direction) -> Option<Figures> {
+        self.counted_at(direction, None)
+    }
+
+    /// [`ClassRead::counted`], of one size of the class's mix where `size` names one that the
+    /// class's mix has here (else the class's figures: a class of one size is its own row).
+    pub fn counted_at(&self, direction: Direction, size: Option<u64>) -> Option<Figures> {
         if !self.ok || !self.runs() {
             return None;
         }
-        self.figures(direction).filter(|f| f.ios > 0)
+        let in_mix = |b: u64| {
+            direction != Direction::Commit
+                && self
+                    .params
+                    .pattern
+                    .sizes
+                    .as_ref()
+                    .is_some_and(|m| m.items().iter().any(|s| s.size == b))
+        };
+        match size.filter(|&b| in_mix(b)) {
+            Some(b) => self.size_figures(b, direction),
+            None => self.figures(direction),
+        }
+        .filter(|f| f.ios > 0)
     }
 
     /// One figure at a counted point.
     pub fn value(&self, direction: Direction, stat: Stat) -> Option<f64> {
-        self.counted(direction).map(|f| f.value(stat))
+        self.value_at(direction, stat, None)
+    }
+
+    /// One figure at a counted point, of one size of the class's mix ([`ClassRead::counted_at`]).
+    pub fn value_at(&self, direction: Direction, stat: Stat, size: Option<u64>) -> Option<f64> {
+        self.counted_at(direction, size).map(|f| f.value(stat))
     }
 }
 
@@ -363,6 +419,24 @@ impl Figures {
                 .service
                 .as_ref()
                 .map_or_else(|| d.latency.clone(), |s| s.latency.clone())
+                .within_extremes(),
+        }
+    }
+
+    /// A class's commits as figures: commits and commits per second, no bytes, the commit
+    /// latency (from the send time) and its service view (the same in a closed loop).
+    pub fn of_commits(c: &CommitResult) -> Figures {
+        Figures {
+            ios: c.commits,
+            bytes: 0,
+            iops: c.per_s,
+            mbps: 0.0,
+            latency: c.latency.clone().within_extremes(),
+            service: c
+                .service
+                .as_ref()
+                .unwrap_or(&c.latency)
+                .clone()
                 .within_extremes(),
         }
     }

@@ -1,0 +1,61 @@
+//! Think time (`think = "200us"`): a closed-loop slot of such a class waits that long after each
+//! completion before its next I/O, as an application does between requests. The wait is a
+//! timeout request in the ring (`IORING_OP_TIMEOUT`, tagged with the slot), so the worker sleeps
+//! in the kernel as for any completion; the slot is then not in flight (its class's depth does not
+//! count it) and its next I/O's latency starts when it is submitted. The wait achieved (timeouts
+//! fire late by the timer's slack) is recorded beside the one asked.
+
+use super::ring::push_or_submit;
+use super::slots::{PARKED, State};
+use io_uring::{opcode, squeue};
+
+/// user_data of slot `i`'s think timeout: `THINK_TAG | i` (never the timer's or the cancel's).
+pub(super) const THINK_TAG: u64 = 1 << 62;
+
+/// Whether `user_data` is a slot's think timeout (and not the timer or the cancel request).
+#[inline]
+pub(super) fn is_think(user_data: u64) -> bool {
+    user_data & THINK_TAG != 0 && user_data < u64::MAX - 1
+}
+
+impl State<'_> {
+    /// Slot `i`'s I/O (or commit) completed at `now`: when its class thinks, queues the wait and
+    /// returns true (the slot gets its next I/O when the wait completes, `wake`).
+    #[inline]
+    pub(super) fn think(
+        &mut self,
+        i: usize,
+        now: u64,
+        sq: &mut squeue::SubmissionQueue<'_>,
+        submitter: &io_uring::Submitter<'_>,
+    ) -> bool {
+        let slot = &mut self.slots[i];
+        let Some(ts) = &self.classes[slot.class].think else {
+            return false;
+        };
+        let entry = opcode::Timeout::new(ts)
+            .build()
+            .user_data(THINK_TAG | i as u64);
+        // Not in flight: never the oldest I/O for the stall check. The wait's start is kept to
+        // measure the wait achieved.
+        slot.submitted_ns = PARKED;
+        slot.scheduled_ns = now;
+        self.thinking += 1;
+        // SAFETY: the timespec is the class's, alive until the worker's loop and drain end; the
+        // kernel copies it when the request is submitted.
+        unsafe { push_or_submit(sq, submitter, &entry) };
+        true
+    }
+
+    /// Slot `i`'s think timeout completed at `now`: records the wait achieved (inside the
+    /// measured window) and hands the slot back (the caller gives it its next I/O).
+    #[inline]
+    pub(super) fn wake(&mut self, i: usize, now: u64, measuring: bool) {
+        self.thinking -= 1;
+        let slot = &self.slots[i];
+        if measuring {
+            let waited = now.saturating_sub(slot.scheduled_ns);
+            self.classes[slot.class].recorder.record_think(waited);
+        }
+    }
+}
