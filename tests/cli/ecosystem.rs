@@ -13,7 +13,7 @@ fn have(tool: &str) -> bool {
 
 #[test]
 #[serial_test::parallel]
-fn bash_completes_rigel_r_with_run_and_report() {
+fn bash_completes_rigel_r_with_replay_report_and_run() {
     assert!(have("bash"), "bash is not installed");
     let tmp = tempfile::tempdir().unwrap();
     let script = tmp.path().join("rigel.bash");
@@ -40,7 +40,7 @@ fn bash_completes_rigel_r_with_run_and_report() {
         .unwrap();
     let mut words: Vec<&str> = offered.split_whitespace().collect();
     words.sort_unstable();
-    assert_eq!(words, ["report", "run"], "{stdout}");
+    assert_eq!(words, ["replay", "report", "run"], "{stdout}");
 }
 
 #[test]

@@ -91,7 +91,7 @@ fn a_sigstop_inside_a_point_marks_it_instead_of_a_clean_ok() {
 /// ones marked.
 #[test]
 #[serial_test::serial]
-fn short_points_of_a_starved_rigel_are_marked_not_failed_as_stalled() {
+fn short_points_of_a_starved_rigel_are_kept_not_failed_as_stalled() {
     let tmp = tmpfs_dir();
     let out = tmp.path().join("run");
     let child = rigel()
@@ -128,8 +128,18 @@ fn short_points_of_a_starved_rigel_are_marked_not_failed_as_stalled() {
     let planned = doc["plan"]["points"].as_array().expect("plan").len();
     assert_eq!(points.len(), planned, "every point kept");
     assert!(points.iter().all(|p| p["status"]["state"] == "ok"));
-    let marked = points.iter().filter(|p| p.get("partial").is_some()).count();
-    assert!(marked > 0, "some starved window is marked: {stderr}");
+    // Whether a 10 ms window falls wholly inside a stop is chance (a window starts while rigel
+    // runs): on a quiet host none may. A window it never ran in is marked (`pause::tests`, and
+    // `a_sigstop_inside_a_point_marks_it…` for a stop inside a window); here, what is marked
+    // says why.
+    let marked: Vec<&str> = points
+        .iter()
+        .filter_map(|p| p.get("partial").and_then(Value::as_str))
+        .collect();
+    for why in &marked {
+        assert!(why.contains("rigel did not run for"), "{why}");
+    }
+    eprintln!("{} of {} starved points marked", marked.len(), points.len());
 }
 
 /// A fleet whose rank was stopped inside a point: its window is no common one, so the merged point

@@ -12,7 +12,7 @@ const MAX_PAUSE_S: u64 = 60;
 
 /// `think = "200us"`.
 pub(super) fn think_of(r: &mut Reader, n: &Node) -> Option<Sp<std::time::Duration>> {
-    let d = super::schema::duration_of(r, n, "a think time")?;
+    let d = super::read::duration_of(r, n, "a think time")?;
     pause_in_range(r, n, d.value, "think").then_some(d)
 }
 

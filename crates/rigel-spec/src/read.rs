@@ -200,6 +200,18 @@ pub fn size_of(r: &mut Reader, node: &Node, what: &str) -> Option<Sp<expr::Size>
     )
 }
 
+/// A duration value (`"60s"`, `"1m30s"`, or a bare number of seconds).
+pub fn duration_of(r: &mut Reader, node: &Node, what: &str) -> Option<Sp<std::time::Duration>> {
+    let bare = |i: i64| u64::try_from(i).ok().map(std::time::Duration::from_secs);
+    r.parsed(
+        node,
+        what,
+        "\"60s\" or \"1m30s\"",
+        Some(&bare),
+        expr::parse_duration,
+    )
+}
+
 /// The error for a word outside a fixed set, with a "did you mean" hint.
 pub fn one_of(n: &Node, key: &str, found: &str, options: &[&str]) -> SpecError {
     let hint = did_you_mean(found, options.iter().copied())

@@ -4,7 +4,7 @@
 use super::diag::SpecError;
 use super::expect::read_expect;
 use super::model::*;
-use super::read::{Reader, one_of, size_of};
+use super::read::{Reader, duration_of, one_of, size_of};
 use super::source::Loc;
 use super::tree::{Node, Table, Value};
 use super::workload::{read_classes, read_matrix, read_sweep};
@@ -100,17 +100,6 @@ fn path_safe(r: &mut Reader, node: &Node, name: &str) -> bool {
         );
     }
     !bad
-}
-
-pub(super) fn duration_of(r: &mut Reader, node: &Node, what: &str) -> Option<Sp<Duration>> {
-    let bare = |i: i64| u64::try_from(i).ok().map(Duration::from_secs);
-    r.parsed(
-        node,
-        what,
-        "\"60s\" or \"1m30s\"",
-        Some(&bare),
-        expr::parse_duration,
-    )
 }
 
 fn read_targets(
