@@ -1,3 +1,6 @@
+//! Tests of the distribution grammar: its forms parse and print back, bad values point at their
+//! part, theory matches known values.
+
 use super::*;
 
 #[test]

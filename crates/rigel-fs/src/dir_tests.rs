@@ -1,3 +1,6 @@
+//! Tests of the descriptor-relative folder I/O: writes and reads beneath a folder never follow a
+//! link.
+
 use super::*;
 use crate::{read_beneath, read_no_follow};
 use std::os::unix::fs::symlink;

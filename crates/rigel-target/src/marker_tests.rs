@@ -1,3 +1,6 @@
+//! Tests of the test-file mark: it round-trips through the trusted xattr, and nothing else (a user
+//! xattr, a sidecar, a changed file) counts as one.
+
 use super::*;
 use std::io::Write;
 
