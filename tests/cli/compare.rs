@@ -333,7 +333,7 @@ fn back_to_back_runs_flag_nothing_and_a_fifth_fewer_iops_is_flagged() {
     let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
     let spec = tmp.path().join("rd.toml");
     let text = format!(
-        "[[target]]\npath = \"{}\"\n\n[run]\nduration = \"3s\"\nwarmup = \"300ms\"\n\n\
+        "[[target]]\npath = \"{}\"\n\n[run]\nduration = \"2s\"\nwarmup = \"300ms\"\n\n\
          [class.rd]\nsize = \"4KiB\"\n\n[matrix]\nrd = \"4\"\n",
         lo.dev()
     );
