@@ -96,7 +96,7 @@ fn short_points_of_a_starved_rigel_are_kept_not_failed_as_stalled() {
     let out = tmp.path().join("run");
     let child = rigel()
         .arg("run")
-        .arg(spec(tmp.path(), "1..60", "10ms"))
+        .arg(spec(tmp.path(), "1..20", "10ms"))
         .arg("--out")
         .arg(&out)
         .spawn();
