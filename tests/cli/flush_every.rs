@@ -77,11 +77,14 @@ fn fdatasync_8_on_a_poisson_rate_class_sends_one_flush_per_8_writes() {
     assert!(writes >= 1000, "{writes} writes traced");
     assert_eq!(fua, 0, "no FUA write: the flushes are rigel's");
     // The class counts its completed writes into groups of 8 whatever slot carried them: one
-    // flush per full group. Writes in flight when the point ends (16 at most) fill no group.
+    // flush per full group. Writes in flight when the point ends (16 at most) fill no group, and
+    // flushes in flight together may reach the device as one (the block layer lets one flush
+    // stand for those pending beside it: 245 for 249 groups at a load of 12 on 2 cores), so a
+    // tenth fewer is allowed; a flush per write, or none, still fails.
     let groups = writes / 8;
     assert!(
-        flushes <= groups && flushes + 3 >= groups,
-        "{writes} writes, {flushes} flushes (expected {groups}, or up to 2 fewer)"
+        flushes <= groups && flushes * 10 >= groups * 9,
+        "{writes} writes, {flushes} flushes (expected {groups}, or up to a tenth fewer)"
     );
     // At most one commit per 8 writes the device saw; not per flush it saw: flushes in flight
     // together may reach it as one (the block layer lets one flush stand for those pending beside
