@@ -271,7 +271,10 @@ fn point_line(r: &PointResult, i: usize, n: usize) -> String {
                 if p.achieved {
                     String::new()
                 } else {
-                    format!(" (rate not achieved, backlog {})", p.backlog)
+                    format!(
+                        " (rate not achieved, backlog {}, {} of {} sent late)",
+                        p.backlog, p.late, p.scheduled
+                    )
                 },
                 units::mibps(c.total.mbps),
                 units::latency(l.p99_ns as f64),

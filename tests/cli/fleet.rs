@@ -290,13 +290,17 @@ fn mpirun_open_loop_rates_and_service_latencies_merge_exactly() {
         sum_u(&|c| u(&c["pace"]["scheduled"]))
     );
     assert_eq!(u(&pace["backlog"]), sum_u(&|c| u(&c["pace"]["backlog"])));
+    assert_eq!(u(&pace["late"]), sum_u(&|c| u(&c["pace"]["late"])));
     assert_eq!(pace["arrival"], "poisson");
     let ios = u(&merged["total"]["ios"]);
     assert!(ios > 0);
     assert_eq!(ios, sum_u(&|c| u(&c["total"]["ios"])));
     assert_eq!(
         pace["achieved"].as_bool(),
-        Some(u(&pace["backlog"]) == 0 && ios as f64 >= 0.99 * u(&pace["scheduled"]) as f64)
+        Some(
+            u(&pace["backlog"]) == 0
+                && u(&pace["late"]) as f64 <= 0.01 * u(&pace["scheduled"]) as f64
+        )
     );
     for dir in ["total", "read"] {
         let service = &merged[dir]["service"];

@@ -27,16 +27,16 @@ fn traced_fdatasync_8(extra: &str, load: u32) -> (usize, usize, usize, Value) {
     (writes, flushes, fua, doc)
 }
 
-/// The class's results and its `commit`, checked: groups of 8, some commits, no more than the
-/// `flushes` the device saw.
-fn commits_of(doc: &Value, flushes: usize) -> (&Value, &Value) {
+/// The class's results and its `commit`, checked: groups of 8, some commits, no more than `most`
+/// (the flushes the device saw, for one committer).
+fn commits_of(doc: &Value, most: usize) -> (&Value, &Value) {
     let class = &doc["points"][0]["classes"][0];
     let commit = &class["commit"];
     assert_eq!(commit["every"], 8, "{commit}");
     let commits = commit["commits"].as_u64().expect("commits");
     assert!(
-        commits > 0 && commits as usize <= flushes,
-        "{commits} commits, {flushes} flushes"
+        commits > 0 && commits as usize <= most,
+        "{commits} commits, at most {most} expected"
     );
     (class, commit)
 }
@@ -77,13 +77,19 @@ fn fdatasync_8_on_a_poisson_rate_class_sends_one_flush_per_8_writes() {
     assert!(writes >= 1000, "{writes} writes traced");
     assert_eq!(fua, 0, "no FUA write: the flushes are rigel's");
     // The class counts its completed writes into groups of 8 whatever slot carried them: one
-    // flush per full group. Writes in flight when the point ends (16 at most) fill no group.
+    // flush per full group. Writes in flight when the point ends (16 at most) fill no group, and
+    // flushes in flight together may reach the device as one (the block layer lets one flush
+    // stand for those pending beside it: 245 for 249 groups at a load of 12 on 2 cores), so a
+    // tenth fewer is allowed; a flush per write, or none, still fails.
     let groups = writes / 8;
     assert!(
-        flushes <= groups && flushes + 3 >= groups,
-        "{writes} writes, {flushes} flushes (expected {groups}, or up to 2 fewer)"
+        flushes <= groups && flushes * 10 >= groups * 9,
+        "{writes} writes, {flushes} flushes (expected {groups}, or up to a tenth fewer)"
     );
-    let (class, commit) = commits_of(&doc, flushes);
+    // At most one commit per 8 writes the device saw; not per flush it saw: flushes in flight
+    // together may reach it as one (the block layer lets one flush stand for those pending beside
+    // it), seen here as 249 commits over 248 flushes at a load of 12 on 2 cores.
+    let (class, commit) = commits_of(&doc, groups);
     assert_eq!(class["pace"]["arrival"], "poisson", "{}", class["pace"]);
     // Writes are sent at their own times while a flush is in flight: the window's writes are
     // the schedule's, not held back to one group at a time.

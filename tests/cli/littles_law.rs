@@ -1,5 +1,5 @@
 //! Little's law through the binary on real I/O: a loop device over tmpfs (the non-drifting
-//! reference), 4 KiB random reads at QD 1, 4, 16, 32 and 64, 1 s points. Every point's IOPS ×
+//! reference), 4 KiB random reads at QD 1, 4, 16, 32 and 64, 0.5 s points. Every point's IOPS ×
 //! mean latency is the depth rigel records it held (`depth_held`, the time-average of its I/Os in
 //! flight, integrated apart from the latencies): a latency measured short (an I/O's clock started
 //! after rigel's own work on the batch) fails it, at any load on the host. The device's own depth
@@ -26,7 +26,7 @@ fn iops_times_mean_latency_is_the_depth_held_at_every_queue_depth() {
     std::fs::write(
         &spec,
         format!(
-            "[[target]]\npath = \"{}\"\n[run]\nduration = \"1s\"\nwarmup = \"200ms\"\n\n\
+            "[[target]]\npath = \"{}\"\n[run]\nduration = \"500ms\"\nwarmup = \"200ms\"\n\n\
              [class.small]\nsize = \"4KiB\"\nmix = \"read\"\n\n[matrix]\nsmall = \"{}\"\n",
             lo.dev(),
             loads.join(", ")

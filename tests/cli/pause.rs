@@ -47,7 +47,7 @@ fn stop_once(child: &std::process::Child, folder: &Path, delay: Duration, stop: 
     signal(child, "-CONT");
 }
 
-/// A 3 s point stopped for 4 s: before, a clean "ok" point with a 3.0 s window and a
+/// A 3 s point stopped for 2 s: before, a clean "ok" point with a 3.0 s window and a
 /// microsecond max. Now it is partial, says how much of its window rigel did not run and the gap,
 /// and a validity warning names it.
 #[test]
@@ -65,7 +65,7 @@ fn a_sigstop_inside_a_point_marks_it_instead_of_a_clean_ok() {
         &child,
         &out,
         Duration::from_millis(1500),
-        Duration::from_secs(4),
+        Duration::from_secs(2),
     );
     let done = child.wait_with_output().expect("rigel exits");
     let stderr = String::from_utf8_lossy(&done.stderr);
@@ -76,7 +76,7 @@ fn a_sigstop_inside_a_point_marks_it_instead_of_a_clean_ok() {
     let paused = p["paused"]["in_window_s"].as_f64().expect("paused");
     let gap = p["paused"]["longest_gap_s"].as_f64().expect("gap");
     assert!((0.5..=3.0).contains(&paused), "{paused}");
-    assert!(gap >= 3.9, "{gap}");
+    assert!(gap >= 1.9, "{gap}");
     let partial = p["partial"].as_str().expect("partial");
     assert!(partial.contains("rigel did not run for"), "{partial}");
     assert!(
@@ -96,7 +96,7 @@ fn short_points_of_a_starved_rigel_are_kept_not_failed_as_stalled() {
     let out = tmp.path().join("run");
     let child = rigel()
         .arg("run")
-        .arg(spec(tmp.path(), "1..60", "10ms"))
+        .arg(spec(tmp.path(), "1..20", "10ms"))
         .arg("--out")
         .arg(&out)
         .spawn();
@@ -161,7 +161,7 @@ fn a_rank_stopped_inside_a_point_breaks_the_fleets_overlap_claim() {
         &child,
         &fleet.join("rank-0000"),
         Duration::from_millis(3500),
-        Duration::from_secs(3),
+        Duration::from_millis(1500),
     );
     let done = child.wait_with_output().expect("rigel exits");
     let stderr = String::from_utf8_lossy(&done.stderr);

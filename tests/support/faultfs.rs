@@ -166,6 +166,8 @@ struct Counters {
     /// Opens asked of the file (answered or still stalled).
     opens: AtomicU64,
     stalled: AtomicU64,
+    /// fsync and fdatasync calls answered.
+    fsyncs: AtomicU64,
     in_flight: AtomicUsize,
     peak: AtomicUsize,
     /// A one-time stall armed by the test (ns; 0 = none).
@@ -289,6 +291,11 @@ impl FaultFs {
     /// I/Os that have been held by a stall.
     pub fn stalled(&self) -> u64 {
         self.counters.stalled.load(Ordering::Relaxed)
+    }
+
+    /// fsync and fdatasync calls answered (a loop device sends one for each flush it gets).
+    pub fn fsyncs(&self) -> u64 {
+        self.counters.fsyncs.load(Ordering::Relaxed)
     }
 
     /// The most I/Os the file has served at once.
@@ -607,6 +614,7 @@ impl Filesystem for Fs {
         _datasync: bool,
         reply: ReplyEmpty,
     ) {
+        self.counters.fsyncs.fetch_add(1, Ordering::Relaxed);
         let Some(cache) = &self.cache else {
             return reply.ok();
         };

@@ -7,7 +7,7 @@
 use super::punctual::Punctual;
 use io_uring::types;
 use rigel_expr::Arrival;
-use rigel_results::SendGaps;
+use rigel_results::{SEND_TOLERANCE_NS, SendGaps};
 use rigel_trace::replay::{Replay, Request};
 use std::io;
 use std::sync::Arc;
@@ -120,8 +120,10 @@ pub(super) struct Pacer {
     pub(super) schedule: Schedule,
     /// Slots of the class with no I/O in flight (capacity = the class's cap; never grows).
     pub(super) free: Vec<usize>,
-    /// Send times taken inside the measured window.
+    /// Send times taken inside the measured window, and those of them issued later than
+    /// `SEND_TOLERANCE_NS` after their time (the results' rule for a rate achieved).
     pub(super) scheduled: u64,
+    pub(super) late: u64,
     /// A punctual sender's slots: what of each I/O's wait was queueing behind the cap.
     pub(super) punctual: Punctual,
     /// The clock reading of the last send, and the gaps between sends inside the window.
@@ -135,6 +137,7 @@ impl Pacer {
             schedule,
             free: Vec::with_capacity(cap),
             scheduled: 0,
+            late: 0,
             punctual: Punctual::new(cap),
             last_send: None,
             gaps: SendGaps::default(),
@@ -158,6 +161,9 @@ impl Pacer {
         let slot = self.free.pop()?;
         let t = self.schedule.take();
         self.count(t, window);
+        if t >= window.0 && t < window.1 && now.saturating_sub(t) > SEND_TOLERANCE_NS {
+            self.late += 1;
+        }
         if let Some(last) = self.last_send
             && last >= window.0
         {

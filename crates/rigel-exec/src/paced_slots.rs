@@ -174,7 +174,7 @@ impl State<'_> {
         for c in &mut self.classes {
             if let Some(p) = &mut c.pacer {
                 let backlog = p.backlog(window);
-                c.recorder.add_schedule(p.scheduled, backlog);
+                c.recorder.add_schedule(p.scheduled, backlog, p.late);
                 c.recorder.add_send_gaps(&p.gaps);
             }
         }

@@ -143,8 +143,8 @@ fn an_open_loop_class_keeps_response_and_service_apart() {
         a.record_paced(false, 100_000, 100_000, 4096, 0);
     }
     b.record_paced(false, 1_000_100_000, 100_000, 4096, 0);
-    a.add_schedule(60, 0);
-    b.add_schedule(60, 10);
+    a.add_schedule(60, 0, 0);
+    b.add_schedule(60, 10, 0);
     a.merge(&b);
     let r = a.finish("small", 4096, 8, true, false, 1.0);
     let read = r.read.as_ref().expect("reads");
@@ -255,7 +255,7 @@ fn a_backlog_carried_into_the_window_is_not_an_achieved_rate() {
         a.record_paced(false, 100_000, 100_000, 4096, 0);
     }
     (0..20).for_each(|_| a.record_carried());
-    a.add_schedule(100, 0);
+    a.add_schedule(100, 0, 0);
     let pace = a
         .pace(100.0, rigel_expr::Arrival::Uniform, 1.0)
         .expect("paced");
@@ -263,4 +263,26 @@ fn a_backlog_carried_into_the_window_is_not_an_achieved_rate() {
     assert_eq!(pace.carried, 20);
     assert!(pace.achieved);
     assert_eq!(a.ios(), 120, "the class's own count keeps every completion");
+}
+
+#[test]
+fn a_rate_is_achieved_with_io_in_flight_at_the_end_and_missed_with_late_sends_or_a_backlog() {
+    let pace = |backlog: u64, late: u64| {
+        let mut r = ClassRecorder::paced(1);
+        // 180 of the window's 200 send times completed: 20 in flight at its end.
+        for _ in 0..180 {
+            r.record_paced(false, 100_000_000, 100_000_000, 4096, 0);
+        }
+        r.add_schedule(200, backlog, late);
+        r.pace(200.0, rigel_expr::Arrival::Uniform, 1.0)
+            .expect("paced")
+    };
+    let kept = pace(0, 2);
+    assert!(
+        kept.achieved,
+        "in flight at the end, 1% sent late: {kept:?}"
+    );
+    assert_eq!(kept.achieved_iops, 180.0);
+    assert!(!pace(0, 3).achieved, "more than 1% sent late");
+    assert!(!pace(1, 0).achieved, "a send time never issued");
 }

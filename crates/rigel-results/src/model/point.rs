@@ -244,8 +244,13 @@ pub struct PaceResult {
     pub carried: u64,
     /// Send times due by the window's end that were not yet issued (every slot was busy).
     pub backlog: u64,
-    /// False: the device could not keep up (fewer than 99% of the scheduled I/Os completed in the
-    /// window, or a backlog remained). The point is still valid; the rate was not achieved.
+    /// Send times of the window issued later than `SEND_TOLERANCE_NS` (50 ms) after them: a
+    /// full cap's wait for a free slot, or rigel's own lateness. 0 in results written before.
+    #[serde(default)]
+    pub late: u64,
+    /// False: the rate was not held: a backlog remained at the window's end, or more than 1% of
+    /// the window's send times were issued `late`. I/Os in flight at the end are not missed. The
+    /// point is still valid; the rate was not achieved.
     pub achieved: bool,
     /// How each I/O's response time splits (response = queued + lag + service, exactly, per
     /// I/O; `service` is in `total.service`): `queued` is the wait behind the outstanding cap a

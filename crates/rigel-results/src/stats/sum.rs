@@ -215,6 +215,7 @@ impl ClassSum {
                 sum.achieved_iops += p.achieved_iops;
                 sum.carried += p.carried;
                 sum.backlog += p.backlog;
+                sum.late += p.late;
                 // One host's delays and send gaps are its own: not summed across hosts.
                 (sum.queued, sum.lag, sum.send_gap_cv) = (None, None, None);
             }
@@ -251,7 +252,7 @@ impl ClassSum {
     /// The summed class. Each second's p99 is the highest host's: an upper bound of the fleet's
     /// (no host has more than 1% of its I/Os above it), since the per-second histograms are not kept.
     /// An open-loop class achieved its rate when the fleet as a whole did, by the rule one host's
-    /// run uses: no backlog left, and 99% of the scheduled I/Os completed.
+    /// run uses: no backlog left, and 99% of the send times issued on time.
     pub fn finish(mut self) -> ClassResult {
         for d in [&self.read, &self.write].into_iter().flatten() {
             self.total.latency.hist.join(&d.latency.hist);
@@ -261,11 +262,7 @@ impl ClassSum {
             }
         }
         let pace = self.pace.take().map(|p| PaceResult {
-            achieved: rate_achieved(
-                self.total.ios.saturating_sub(p.carried),
-                p.scheduled,
-                p.backlog,
-            ),
+            achieved: rate_achieved(p.scheduled, p.backlog, p.late),
             ..p
         });
         ClassResult {

@@ -88,8 +88,8 @@ fn paced(
         r.record_paced(i % 4 == 0, service + queued, service, 8192, 0);
         both.record_paced(i % 4 == 0, service + queued, service, 8192, 0);
     }
-    r.add_schedule(scheduled, backlog);
-    both.add_schedule(scheduled, backlog);
+    r.add_schedule(scheduled, backlog, 0);
+    both.add_schedule(scheduled, backlog, 0);
     let mut c = r.finish("rate", 8192, 8, true, true, 1.0);
     c.pace = r.pace(scheduled as f64, Arrival::Poisson, 1.0);
     c

@@ -153,7 +153,7 @@ fn a_rate_not_achieved_or_a_failed_search_trial_is_never_the_best() {
         point(3, load("small", 4096, 100, 8), 500, 45_000, true),
     ];
     let mut r = ClassRecorder::paced(1);
-    r.add_schedule(800, 50);
+    r.add_schedule(800, 50, 0);
     pts[1].classes[0].pace = r.pace(800.0, Default::default(), 1.0);
     assert!(!pts[1].classes[0].pace.as_ref().expect("paced").achieved);
     let reads: Vec<PointRead> = pts.iter().map(PointRead::new).collect();
