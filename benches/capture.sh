@@ -12,29 +12,17 @@
 # Needs root (loop devices, tracefs), losetup and python3. The loop device is detached at exit.
 set -euo pipefail
 
-here="$(cd "$(dirname "$0")" && pwd)"
-repo="$(dirname "$here")"
+. "$(dirname "$0")/lib.sh"
 rounds=5
 duration=3
 qd=16
 rigel=""
-while [ $# -gt 0 ]; do
-    case "$1" in
-        --rounds) rounds="$2"; shift 2 ;;
-        --duration) duration="$2"; shift 2 ;;
-        --qd) qd="$2"; shift 2 ;;
-        --rigel) rigel="$2"; shift 2 ;;
-        *) echo "capture.sh: unknown argument $1" >&2; exit 2 ;;
-    esac
-done
-if [ -z "$rigel" ]; then
-    (cd "$repo" && cargo build --release --quiet --bin rigel)
-    rigel="${CARGO_TARGET_DIR:-$repo/target}/release/rigel"
-fi
-out="$(mktemp -d /dev/shm/rigel-capture-bench.XXXXXX)"
+bench_args "rounds duration qd rigel" "$@"
+bench_need python3 losetup
+bench_rigel
+bench_tmpdir out /dev/shm/rigel-capture-bench.XXXXXX
 truncate -s 256M "$out/backing.img"
-dev="$(losetup -f --show --direct-io=on "$out/backing.img")"
-trap 'losetup -d "$dev"; rm -rf "$out"' EXIT
+bench_loop dev "$out/backing.img"
 spec="$out/spec.toml"
 printf '[[target]]\npath = "%s"\n\n[run]\nduration = "%ss"\nwarmup = "500ms"\n\n[class.io]\nsize = "4KiB"\nmix = "read"\n\n[matrix]\nio = "%s"\n' \
     "$dev" "$duration" "$qd" >"$spec"

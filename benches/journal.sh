@@ -19,34 +19,21 @@
 # Needs python3 and taskset.
 set -euo pipefail
 
-here="$(cd "$(dirname "$0")" && pwd)"
-repo="$(dirname "$here")"
+. "$(dirname "$0")/lib.sh"
 work="${RIGEL_BENCH_DIR:-/work/tmp-bench}"
-targets="tmpfs rootfs"
+only="tmpfs rootfs"
 rounds=3
 duration=5
 qd=8
 cpu=1
 rigel=""
-while [ $# -gt 0 ]; do
-    case "$1" in
-        --rounds) rounds="$2"; shift 2 ;;
-        --duration) duration="$2"; shift 2 ;;
-        --qd) qd="$2"; shift 2 ;;
-        --cpu) cpu="$2"; shift 2 ;;
-        --only) targets="$2"; shift 2 ;;
-        --rigel) rigel="$2"; shift 2 ;;
-        *) echo "journal.sh: unknown argument $1" >&2; exit 2 ;;
-    esac
-done
-if [ -z "$rigel" ]; then
-    (cd "$repo" && cargo build --release --quiet --bin rigel)
-    rigel="${CARGO_TARGET_DIR:-$repo/target}/release/rigel"
-fi
+bench_args "rounds duration qd cpu only rigel" "$@"
+targets="$only"
+bench_need python3 taskset
+bench_rigel
 mkdir -p "$work"
-shm="$(mktemp -d /dev/shm/rigel-journal.XXXXXX)"
-out="$(mktemp -d "$work/runs.XXXXXX")"
-trap 'rm -rf "$out" "$shm"' EXIT
+bench_tmpdir shm /dev/shm/rigel-journal.XXXXXX
+bench_tmpdir out "$work/runs.XXXXXX"
 # The root disk: the block device holding $work (its whole disk's counters).
 dev="$(findmnt -no SOURCE -T "$work" | sed 's|/dev/||')"
 disk="$(basename "$(readlink -f "/sys/class/block/$dev/..")")"
@@ -89,7 +76,7 @@ for r in $(seq 1 "$rounds"); do
             before="$(written)"
             taskset -c "$cpu" "$rigel" run "$(spec "$where" "$j")" --out "$dir" --quiet >/dev/null 2>&1 \
                 || [ -s "$dir/results.json" ] \
-                || { echo "journal.sh: rigel failed ($where, journal $j)" >&2; exit 1; }
+                || { echo "$bench: rigel failed ($where, journal $j)" >&2; exit 1; }
             after="$(written)"
             read -r iops per_core p99 < <(figure "$dir")
             size="$(stat -c %s "$dir/journal.map" 2>/dev/null || echo 0)"

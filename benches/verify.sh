@@ -13,31 +13,18 @@
 # Needs python3 and taskset; the file lives in /var/tmp/rigel-bench (RIGEL_BENCH_DIR).
 set -euo pipefail
 
-here="$(cd "$(dirname "$0")" && pwd)"
-repo="$(dirname "$here")"
+. "$(dirname "$0")/lib.sh"
 work="${RIGEL_BENCH_DIR:-/var/tmp/rigel-bench}"
 rounds=5
 duration=3
 qd=1
 cpu=1
 rigel=""
-while [ $# -gt 0 ]; do
-    case "$1" in
-        --rounds) rounds="$2"; shift 2 ;;
-        --duration) duration="$2"; shift 2 ;;
-        --qd) qd="$2"; shift 2 ;;
-        --cpu) cpu="$2"; shift 2 ;;
-        --rigel) rigel="$2"; shift 2 ;;
-        *) echo "verify.sh: unknown argument $1" >&2; exit 2 ;;
-    esac
-done
-if [ -z "$rigel" ]; then
-    (cd "$repo" && cargo build --release --quiet --bin rigel)
-    rigel="${CARGO_TARGET_DIR:-$repo/target}/release/rigel"
-fi
+bench_args "rounds duration qd cpu rigel" "$@"
+bench_need python3 taskset
+bench_rigel
 mkdir -p "$work"
-out="$(mktemp -d)"
-trap 'rm -rf "$out"' EXIT
+bench_tmpdir out "${TMPDIR:-/tmp}/rigel-verify.XXXXXX"
 
 # mode: write | read; verify: true | false
 spec() {
@@ -85,7 +72,7 @@ for r in $(seq 1 "$rounds"); do
             # The figures are in results.json; a report that failed to render does not change them.
             taskset -c "$cpu" "$rigel" run "$(spec "$mode" "$v")" --out "$dir" --quiet >/dev/null 2>&1 \
                 || [ -s "$dir/results.json" ] \
-                || { echo "verify.sh: rigel failed ($mode, verify $v)" >&2; exit 1; }
+                || { echo "$bench: rigel failed ($mode, verify $v)" >&2; exit 1; }
             read -r iops per_core checked written < <(figure "$dir")
             printf '%-6s %-6s %-7s %-9s %-10s %-15s %s\n' "$r" "$mode" "$v" "$iops" "$per_core" "$checked" "$written"
             echo "$r $mode $v $per_core" >>"$table"

@@ -217,12 +217,12 @@ fn rigel_killed_at_any_moment_of_a_journaled_point_leaves_no_false_positive() {
     let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
     let mut journaled = 0;
     let mut in_flight = 0;
+    // One target for every kill: a SIGKILLed rigel's io_uring is torn down after the process is
+    // gone, and the next rigel waits for its lock on the target to go (tests/cli/killed.rs).
+    let target = tmp.path().join("disk.img");
+    std::fs::write(&target, vec![0u8; 16 << 20]).expect("target");
+    let spec = spec(tmp.path(), &target, false, "30s");
     for (i, ms) in [0u64, 150, 600, 1500].into_iter().enumerate() {
-        // A target of its own for each kill: a SIGKILLed rigel's io_uring is torn down after the
-        // process is gone, and until then its lock on the target still refuses the next rigel.
-        let target = tmp.path().join(format!("disk-{i}.img"));
-        std::fs::write(&target, vec![0u8; 16 << 20]).expect("target");
-        let spec = spec(tmp.path(), &target, false, "30s");
         let out = tmp.path().join(format!("run-{i}"));
         killed(&spec, &out, &|| true, Duration::from_millis(ms));
         // The page cache kept every write the storage acknowledged and every journal entry:

@@ -9,6 +9,7 @@
 
 use rand_distr::Distribution as _;
 use rigel_expr::Distribution;
+use rigel_trace::fast_rng::Fast;
 
 /// Shares of the region's blocks whose I/O share results report: the hottest 1%, 10% and 20%.
 pub const HOTTEST: [f64; 3] = [0.01, 0.10, 0.20];
@@ -47,21 +48,6 @@ struct HotBand {
     rank: u64,
     at: u64,
     len: u64,
-}
-
-/// fastrand behind rand's traits, for rand_distr's samplers (one generator per worker).
-struct Fast<'a>(&'a mut fastrand::Rng);
-
-impl rand_core::RngCore for Fast<'_> {
-    fn next_u32(&mut self) -> u32 {
-        self.0.u32(..)
-    }
-    fn next_u64(&mut self) -> u64 {
-        self.0.u64(..)
-    }
-    fn fill_bytes(&mut self, dst: &mut [u8]) {
-        self.0.fill(dst);
-    }
 }
 
 impl Skew {

@@ -1,12 +1,13 @@
 //! The run folder's lock: one rigel at a time writes a folder. `flock` on `rigel.lock` in the
-//! folder, held while the run lasts (the kernel drops it when the process ends, however it ends);
+//! folder, held while the run lasts (the kernel drops it when the process ends, however it ends,
+//! or once a killed rigel's I/O ring lets go of its files: that is waited for a moment);
 //! the holder's pid is written into the file so that a refusal can name it. The folder is opened
 //! once (a fresh run's must be new, or empty and the running user's) and everything in it is
 //! reached through that descriptor, never through a link (see `rigel_fs`).
 
 use super::RecordError;
 use rigel_fs::{Dir, Fresh};
-use rigel_target::lock::{LockKind, try_lock};
+use rigel_target::lock::{LockKind, lock, try_lock};
 use rustix::fs::OFlags;
 use std::fs::File;
 use std::io::{Read, Seek, Write};
@@ -104,13 +105,27 @@ impl FolderLock {
             ));
         }
         let dir = folder.path().to_path_buf();
-        match try_lock(&file, &path, LockKind::Exclusive).map_err(super::io("lock", &path))? {
+        // A holder that has exited (a SIGKILLed rigel whose files the kernel still holds) is
+        // waited for a moment; a live one refuses at once.
+        match lock(&file, &path, LockKind::Exclusive).map_err(super::io("lock", &path))? {
             Ok(()) => {}
             Err(held) => {
-                let holder = held.holder.or_else(|| written_pid(&mut file));
+                let holder = held
+                    .holder
+                    .filter(|&pid| pid != 0)
+                    .or_else(|| written_pid(&mut file));
+                let exited = if held.exited {
+                    format!(
+                        ", which exited {} s ago: the kernel still holds its files while it ends \
+                         the I/O that rigel left in flight",
+                        rigel_target::lock::EXITED_HOLDER_WAIT.as_secs()
+                    )
+                } else {
+                    String::new()
+                };
                 return Err(RecordError::Busy {
                     dir: dir.to_path_buf(),
-                    holder: holder.map_or_else(String::new, |pid| format!(" (pid {pid})")),
+                    holder: holder.map_or_else(String::new, |pid| format!(" (pid {pid}{exited})")),
                 });
             }
         }

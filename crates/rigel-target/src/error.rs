@@ -1,6 +1,6 @@
 //! Why opening, creating or validating a target failed: every error names the path and the step.
 
-use super::lock::{LockKind, try_lock};
+use super::lock::{LockKind, lock};
 use super::refusal::Refusal;
 use std::fs::File;
 use std::io;
@@ -125,9 +125,9 @@ impl TargetError {
     }
 }
 
-/// [`try_lock`] with its failures as target errors: `Locked` naming the holder, or `Io`.
+/// [`lock`] with its failures as target errors: `Locked` naming the holder, or `Io`.
 pub(crate) fn lock_target(file: &File, path: &Path, kind: LockKind) -> Result<(), TargetError> {
-    try_lock(file, path, kind)
+    lock(file, path, kind)
         .map_err(TargetError::io(path, "lock"))?
         .map_err(TargetError::Locked)
 }

@@ -6,7 +6,7 @@ use super::error::lock_target;
 use super::filetype;
 use super::guard::{Consent, check_writable};
 use super::kind::TargetKind;
-use super::lock::LockKind;
+use super::lock::{ExitedWait, LockKind, holding};
 use super::probe::{OpenMode, Probe, open_target, probe, reopen_target};
 use super::sysfs::Sysfs;
 use super::{TargetError, Volume};
@@ -222,7 +222,25 @@ fn open_one(
             direct,
             exclusive: probed.kind == TargetKind::Block,
         };
-        file = reopen_target(&file, &path, mode).map_err(|e| busy_as_refusal(e, &path))?;
+        // A block device a SIGKILLed rigel wrote stays claimed (EBUSY) until the kernel has
+        // torn its ring down: waited for while the device's flock holders have all exited. A
+        // claim another rigel holds is refused naming it.
+        let mut wait = ExitedWait::new();
+        file = loop {
+            match reopen_target(&file, &path, mode) {
+                Err(e) if is_busy(&e) => {
+                    let held = holding(&file, &path);
+                    if wait.again(&held) {
+                        continue;
+                    }
+                    return Err(match held.holder {
+                        Some(_) => TargetError::Locked(held),
+                        None => busy_as_refusal(e, &path),
+                    });
+                }
+                opened => break opened?,
+            }
+        };
     }
     // Held on the run's own descriptor while the run lasts: readers share a target (a file or a
     // block device), a writer (or a filler, see `create`) has it alone. A written device's O_EXCL
@@ -256,16 +274,18 @@ fn open_one(
 }
 
 /// O_EXCL on a block device fails with EBUSY while anything holds it.
+fn is_busy(err: &TargetError) -> bool {
+    matches!(err, TargetError::Io { source, .. } if source.raw_os_error() == Some(libc::EBUSY))
+}
+
 fn busy_as_refusal(err: TargetError, path: &Path) -> TargetError {
-    match err {
-        TargetError::Io { ref source, .. } if source.raw_os_error() == Some(libc::EBUSY) => {
-            TargetError::Refused(Box::new(super::refusal::Refusal {
-                path: path.into(),
-                reason: super::refusal::Reason::Busy,
-            }))
-        }
-        other => other,
+    if is_busy(&err) {
+        return TargetError::Refused(Box::new(super::refusal::Refusal {
+            path: path.into(),
+            reason: super::refusal::Reason::Busy,
+        }));
     }
+    err
 }
 
 /// Every I/O size any point uses (sweeps may change a class's size).

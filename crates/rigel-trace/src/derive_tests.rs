@@ -3,9 +3,9 @@
 //! them, with the spec language's fallbacks where a feature is missing.
 
 use super::{Features, spec};
+use crate::fast_rng::Fast;
 use crate::format::{Header, Op, Record, Trace};
 use crate::stats::measure;
-use crate::test_rng::Fast;
 use rand_distr::Distribution as _;
 
 const DEVICE: u64 = 64 << 20;
@@ -13,7 +13,8 @@ const DEVICE: u64 = 64 << 20;
 fn trace() -> Trace {
     let blocks = DEVICE / 4096;
     let zipf = rand_distr::Zipf::new(blocks as f64, 1.1).expect("zipf");
-    let mut rng = Fast(fastrand::Rng::with_seed(3));
+    let mut seeded = fastrand::Rng::with_seed(3);
+    let mut rng = Fast(&mut seeded);
     // Ranks scattered over the device by a fixed odd multiplier (a bijection modulo 2^k).
     let place = |rank: u64| (rank.wrapping_mul(2_654_435_761) % blocks) * 4096;
     let (mut t, mut writes, mut records) = (0f64, 0u64, Vec::new());

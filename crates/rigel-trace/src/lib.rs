@@ -6,6 +6,7 @@
 
 pub mod derive;
 pub mod device;
+pub mod fast_rng;
 pub mod folder;
 pub mod format;
 pub mod import;
@@ -15,8 +16,6 @@ mod report;
 mod rwbs;
 pub mod skew;
 pub mod stats;
-#[cfg(test)]
-mod test_rng;
 pub mod tracefs;
 
 pub use device::BlockDevice;

@@ -154,12 +154,13 @@ fn rms(cum: &[f64], theory: impl Fn(usize) -> f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_rng::Fast;
+    use crate::fast_rng::Fast;
     use rand_distr::Distribution as _;
 
     fn sample(theta: f64, blocks: u64, n: usize, seed: u64) -> Vec<u64> {
         let z = rand_distr::Zipf::new(blocks as f64, theta).expect("zipf");
-        let mut rng = Fast(fastrand::Rng::with_seed(seed));
+        let mut seeded = fastrand::Rng::with_seed(seed);
+        let mut rng = Fast(&mut seeded);
         let mut counts = std::collections::HashMap::new();
         for _ in 0..n {
             let k: f64 = z.sample(&mut rng);
