@@ -37,7 +37,11 @@ fn bursts_reach_the_device_whole_and_an_idle_apart() {
     // The device's bursts: its requests split where the device saw nothing for most of an idle
     // (inside a burst at load 8 requests follow each other within microseconds).
     let mut bursts: Vec<Vec<u64>> = Vec::new();
-    for r in requests.iter().filter(|r| !r.is_write()) {
+    // rigel's reads: the kernel's probes of a new device are readahead or of other sizes.
+    let reads = requests
+        .iter()
+        .filter(|r| r.rwbs.starts_with('R') && !r.rwbs.contains('A') && r.sectors == 8);
+    for r in reads {
         match bursts.last_mut() {
             Some(b) if r.at_us - b[b.len() - 1] < IDLE_US * 9 / 10 => b.push(r.at_us),
             _ => bursts.push(vec![r.at_us]),

@@ -122,3 +122,53 @@ fn a_sequential_stream_with_a_size_mix_advances_by_each_size_it_draws() {
     let class = &doc["points"][0]["classes"][0];
     assert_eq!(class["sizes"].as_array().map(Vec::len), Some(2), "{class}");
 }
+
+/// A size mix's headline point gets a latency percentile chart with a line per size, drawn from
+/// each size's own histogram: the HTML and Markdown reports carry it, and each size's p50 on it
+/// is the one results.json records for that size.
+#[test]
+#[serial_test::parallel]
+fn a_size_mix_gets_a_latency_percentile_chart_per_size() {
+    let dev = LoopDevice::new(64 << 20);
+    let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
+    let spec = format!(
+        "[[target]]\npath = \"{}\"\n\n[run]\nduration = \"1s\"\nwarmup = \"0s\"\n\n\
+         [class.oltp]\nsize = \"8KiB:70%, 64KiB:30%\"\n\n\
+         [matrix]\nshape = \"point\"\noltp = \"2\"\n",
+        dev.dev()
+    );
+    let doc = super::traced::run_spec(tmp.path(), &spec);
+    let run = tmp.path().join("run");
+    let svg = std::fs::read_to_string(run.join("chart-percentiles-size-oltp-1.svg"))
+        .expect("the per-size percentile chart");
+    assert!(
+        svg.contains("oltp latency percentiles per I/O size at oltp=2"),
+        "{svg}"
+    );
+    let sizes = doc["points"][0]["classes"][0]["sizes"]
+        .as_array()
+        .expect("sizes");
+    for (name, bytes) in [("8 KiB", 8192), ("64 KiB", 65536)] {
+        let row = sizes
+            .iter()
+            .find(|s| s["size"] == bytes)
+            .unwrap_or_else(|| panic!("no row for {bytes}: {sizes:?}"));
+        let p50 = row["total"]["latency"]["p50_ns"].as_f64().expect("p50") as u64;
+        // The hover text of the size's p50 mark, as the chart formats latencies.
+        let hover = format!("{name}: p50 ");
+        let at = svg
+            .find(&hover)
+            .unwrap_or_else(|| panic!("no p50 mark for {name} in {svg}"));
+        let shown = &svg[at + hover.len()..];
+        let shown = &shown[..shown.find('<').unwrap_or(shown.len())];
+        let expected = rigel_expr::units::latency(p50 as f64);
+        assert_eq!(shown, expected, "{name}'s p50 on the chart");
+    }
+    for report in ["report.html", "report.md"] {
+        let text = std::fs::read_to_string(run.join(report)).expect("a report");
+        assert!(
+            text.contains("latency percentiles per I/O size"),
+            "{report}"
+        );
+    }
+}
