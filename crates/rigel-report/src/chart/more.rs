@@ -216,9 +216,12 @@ fn series_charts(points: &[Point], headline: &Headline) -> Vec<Chart> {
         .collect()
 }
 
+/// A percentile plot to draw: its file name, its title, and its lines (name, histogram, exact
+/// maximum).
+type Plot = (String, String, Vec<(String, Histogram<u64>, u64)>);
+
 fn percentile_charts(view: &ResultsView, headline: &Headline) -> Vec<Chart> {
-    type Plot<'h> = (String, String, Vec<(String, Histogram<u64>, u64)>);
-    let mut plots: Vec<Plot<'_>> = Vec::new();
+    let mut plots: Vec<Plot> = Vec::new();
     let mut seen = Vec::new();
     for b in [
         &headline.max_iops,
@@ -259,7 +262,7 @@ fn percentile_charts(view: &ResultsView, headline: &Headline) -> Vec<Chart> {
             format!("{} latency percentiles at {}", b.class, b.label),
             hists,
         ));
-        plots.extend(size_plot(&c, &b.class, b.point, &b.label));
+        plots.extend(size_plot(c, &b.class, b.point, &b.label));
     }
     // One unit for every percentile plot, from the slowest I/O any of them shows.
     let top = plots
@@ -291,7 +294,7 @@ fn size_plot(
     class: &str,
     point: u32,
     label: &str,
-) -> Option<(String, String, Vec<(String, Histogram<u64>, u64)>)> {
+) -> Option<Plot> {
     let sizes = c.mix_sizes();
     // Drawn smallest first, as the tables list them.
     let mut drawn: Vec<u64> = sizes.iter().copied().take(MOST_SERIES).collect();
