@@ -8,6 +8,7 @@
 
 mod bounds;
 mod builder;
+mod burst;
 mod capture;
 mod check;
 mod cold;

@@ -122,3 +122,47 @@ fn a_sequential_stream_with_a_size_mix_advances_by_each_size_it_draws() {
     let class = &doc["points"][0]["classes"][0];
     assert_eq!(class["sizes"].as_array().map(Vec::len), Some(2), "{class}");
 }
+
+/// A size mix's headline point gets a latency percentile chart with a line per size, drawn from
+/// each size's own histogram, which the HTML and Markdown reports carry.
+#[test]
+#[serial_test::parallel]
+fn a_size_mix_gets_a_latency_percentile_chart_per_size() {
+    let dev = LoopDevice::new(64 << 20);
+    let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
+    let spec = format!(
+        "[[target]]\npath = \"{}\"\n\n[run]\nduration = \"1s\"\nwarmup = \"0s\"\n\n\
+         [class.oltp]\nsize = \"8KiB:70%, 64KiB:30%\"\n\n\
+         [matrix]\nshape = \"point\"\noltp = \"2\"\n",
+        dev.dev()
+    );
+    let doc = super::traced::run_spec(tmp.path(), &spec);
+    let run = tmp.path().join("run");
+    let svg = std::fs::read_to_string(run.join("chart-percentiles-size-oltp-1.svg"))
+        .expect("the per-size percentile chart");
+    assert!(
+        svg.contains("<title>oltp latency percentiles per I/O size at oltp=2</title>"),
+        "{svg}"
+    );
+    // One line per size, smallest first in the legend, each size recorded with I/O.
+    assert_eq!(svg.matches("<polyline").count(), 2, "{svg}");
+    let (small, large) = (svg.find(">8 KiB<"), svg.find(">64 KiB<"));
+    assert!(small.is_some() && small < large, "legend: {svg}");
+    let sizes = doc["points"][0]["classes"][0]["sizes"]
+        .as_array()
+        .expect("sizes");
+    for bytes in [8192, 65536] {
+        let row = sizes.iter().find(|s| s["size"] == bytes);
+        assert!(
+            row.is_some_and(|r| r["total"]["ios"].as_u64() > Some(10)),
+            "{sizes:?}"
+        );
+    }
+    for report in ["report.html", "report.md"] {
+        let text = std::fs::read_to_string(run.join(report)).expect("a report");
+        assert!(
+            text.contains("latency percentiles per I/O size"),
+            "{report}"
+        );
+    }
+}

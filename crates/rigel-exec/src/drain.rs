@@ -39,7 +39,7 @@ pub(super) fn drain(
             match cqe.user_data() {
                 TICK_TAG => arm_tick(&mut sq, &submitter),
                 CANCEL_TAG => {}
-                i if super::think::is_think(i) => in_flight -= 1,
+                i if super::think::is_think(i) || super::burst::is_idle(i) => in_flight -= 1,
                 i if st.slots.get(i as usize).is_some_and(|s| s.group.flushing()) => {
                     in_flight -= 1;
                     st.flush_abandoned(i as usize);
@@ -56,6 +56,7 @@ pub(super) fn drain(
         c.in_flight = 0;
     }
     st.thinking = 0;
+    st.idling = 0;
     // A timer request still armed references no memory of ours (the kernel copied its
     // timespec); dropping the ring cancels it.
     in_flight == 0

@@ -5,6 +5,7 @@
 //! registered buffer arena (`ring`) running a closed loop (`worker`, `turn`) over offsets drawn from the
 //! volume's slots (`offsets`); it then merges the workers' recordings into a `PointResult`.
 
+mod burst;
 mod clock;
 mod cpu;
 mod data;

@@ -355,6 +355,7 @@ fn class_setups(
                 dsync: c.pattern.dsync,
                 flush: c.pattern.flush,
                 think_ns: c.pattern.think_ns,
+                burst: c.pattern.burst,
                 data: c.pattern.data,
                 mix,
                 size: c.size,
@@ -434,6 +435,7 @@ fn workload_result(
     if load.pattern.sizes.is_none()
         && load.pattern.flush.is_none()
         && load.pattern.think_ns.is_none()
+        && load.pattern.burst.is_none()
     {
         return;
     }
@@ -461,6 +463,9 @@ fn workload_result(
     }
     if let Some(asked) = load.pattern.think_ns {
         r.think = Some(rec.think_result(asked));
+    }
+    if let Some(b) = load.pattern.burst {
+        r.burst = Some(rec.burst_result(b.ios, b.idle_ns));
     }
 }
 

@@ -1,6 +1,7 @@
 //! Splitting a data point's load among worker threads: each class's outstanding I/Os (random) or
 //! streams (sequential) are dealt out in turn, so workers carry loads that differ by at most one
-//! unit and every worker is busy. Pure, tested without storage.
+//! unit and every worker is busy. A bursting class (`burst`) goes whole to one worker: its bursts
+//! are then the class's, counted and paused in one place. Pure, tested without storage.
 
 use rigel_expr::Access;
 use rigel_plan::DataPoint;
@@ -52,7 +53,16 @@ pub fn split(point: &DataPoint, workers: u32) -> Vec<Vec<ClassShare>> {
                 per_stream: c.per_stream.max(1),
             })
             .collect();
+        let whole = c.pattern.burst.is_some();
         match c.access {
+            Access::Random if whole => {
+                mine[next].random = c.outstanding;
+                next = (next + 1) % n;
+            }
+            Access::Sequential if whole => {
+                mine[next].streams.extend(0..c.load);
+                next = (next + 1) % n;
+            }
             Access::Random => {
                 for _ in 0..c.outstanding {
                     mine[next].random += 1;
@@ -72,6 +82,8 @@ pub fn split(point: &DataPoint, workers: u32) -> Vec<Vec<ClassShare>> {
             }
         }
     }
+    // A bursting class whole on one worker can leave another with nothing.
+    shares.retain(|s| !s.is_empty());
     shares
 }
 
@@ -107,6 +119,34 @@ mod tests {
             sweep: vec![],
             classes,
         }
+    }
+
+    #[test]
+    #[serial_test::parallel]
+    fn a_bursting_class_goes_whole_to_one_worker() {
+        let mut bursting = class("ckpt", Access::Random, 8, 1);
+        bursting.pattern.burst = Some(rigel_plan::Burst {
+            ios: 64,
+            idle_ns: 10_000_000,
+        });
+        let s = split(&point(vec![bursting.clone()]), 4);
+        assert_eq!(s.len(), 1, "{s:?}");
+        assert_eq!(s[0][0].in_flight(), 8);
+        // Beside a steady class, the next worker in the deal takes the burst.
+        let s = split(
+            &point(vec![class("small", Access::Random, 3, 1), bursting]),
+            2,
+        );
+        let ckpt: Vec<u32> = s
+            .iter()
+            .map(|w| {
+                w.iter()
+                    .filter(|c| c.class == 1)
+                    .map(ClassShare::in_flight)
+                    .sum()
+            })
+            .collect();
+        assert_eq!(ckpt, vec![0, 8]);
     }
 
     #[test]

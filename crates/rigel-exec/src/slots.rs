@@ -49,6 +49,8 @@ pub struct ClassSetup {
     pub flush: Option<rigel_plan::Flush>,
     /// `think`: each slot's wait after a completion, ns (closed loop).
     pub think_ns: Option<u64>,
+    /// `burst`: bursts of I/Os apart by an idle time (closed loop, one worker).
+    pub burst: Option<rigel_plan::Burst>,
     /// A size mix: each I/O's size and its slots (`space` is then the smallest size's).
     pub mix: Option<super::mix::MixSetup>,
     /// `compress` / `dedupe`: the shape of written data.
@@ -109,6 +111,8 @@ pub(super) struct WorkerClass<'a> {
     pub(super) group: super::group::Group,
     /// `think`: each slot's wait after a completion (`think.rs`).
     pub(super) think: Option<io_uring::types::Timespec>,
+    /// `burst`: the class's bursts and idle times (`burst.rs`).
+    pub(super) burst: Option<super::burst::BurstState>,
     /// A size mix (None: every I/O is the class's size).
     pub(super) mix: Option<&'a super::mix::MixSetup>,
     /// Shaped write data (None: random words scrambled into the buffer).
@@ -140,6 +144,8 @@ pub(super) struct State<'a> {
     pub(super) flushes: usize,
     /// Slots waiting out their think time (counted in flight, not in their class's depth).
     pub(super) thinking: usize,
+    /// Classes waiting out their idle time between bursts (counted in flight).
+    pub(super) idling: usize,
     /// `verify`: this worker's part (`verify::worker`).
     pub(super) verify: Option<WorkerVerify<'a>>,
 }
@@ -161,6 +167,7 @@ pub(super) fn setup<'a>(spec: &WorkerSpec<'a>, reuse: &Reuse) -> io::Result<(Rin
         let len =
             u32::try_from(setup.size).map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))?;
         let stride = (len as usize).next_multiple_of(BUF_ALIGN);
+        let first = slots.len();
         let mut add_slot = |stream: u32| {
             slots.push(Slot {
                 class: ci,
@@ -193,6 +200,9 @@ pub(super) fn setup<'a>(spec: &WorkerSpec<'a>, reuse: &Reuse) -> io::Result<(Rin
                 add_slot(idx);
             }
         }
+        let burst = setup
+            .burst
+            .map(|b| super::burst::BurstState::new(b, first..slots.len()));
         let replayed = setup.replay.as_ref().map(|r| {
             Pacer::new(
                 Schedule::replay(std::sync::Arc::clone(r), super::replayed::LEAD_NS),
@@ -215,11 +225,8 @@ pub(super) fn setup<'a>(spec: &WorkerSpec<'a>, reuse: &Reuse) -> io::Result<(Rin
             dsync: setup.dsync,
             flush: setup.flush,
             group: super::group::Group::IDLE,
-            think: setup.think_ns.map(|ns| {
-                io_uring::types::Timespec::new()
-                    .sec(ns / 1_000_000_000)
-                    .nsec((ns % 1_000_000_000) as u32)
-            }),
+            think: setup.think_ns.map(super::think::timespec),
+            burst,
             mix: setup.mix.as_ref(),
             data: setup.data.map(|d| super::data::DataFill::new(d, &mut rng)),
             read_percent: setup.read_percent,
@@ -278,6 +285,7 @@ pub(super) fn setup<'a>(spec: &WorkerSpec<'a>, reuse: &Reuse) -> io::Result<(Rin
             budget: spec.options.ios.unwrap_or(u64::MAX),
             flushes: 0,
             thinking: 0,
+            idling: 0,
             verify,
         },
     ))
@@ -304,6 +312,7 @@ impl State<'_> {
             .sum::<usize>()
             + self.flushes
             + self.thinking
+            + self.idling
     }
 
     /// Takes one I/O from the budget: false once it is spent (the slot is then parked).

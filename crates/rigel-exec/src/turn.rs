@@ -7,6 +7,7 @@
 //! call that waits when many complete at once (`submit_each`).
 
 use super::Shared;
+use super::burst::{AfterIo, BURST_TAG, is_idle};
 use super::clock::Elapsed;
 use super::entering::Entering;
 use super::failure::{Failure, failure, stalled, transient};
@@ -138,7 +139,7 @@ pub(super) fn run_loop(
     let now = clock.ns();
     let paced = st.start_pacing(now);
     for i in 0..st.slots.len() {
-        if st.slots[i].submitted_ns != PARKED && st.take_budget(i) {
+        if st.slots[i].submitted_ns != PARKED && st.burst_first(i, now) && st.take_budget(i) {
             st.next_io(i, now, &mut sq, &submitter);
         }
     }
@@ -275,6 +276,13 @@ impl Turns<'_, '_, '_> {
                 let i = (cqe.user_data() & !THINK_TAG) as usize;
                 self.st.wake(i, now, batch.measuring);
                 self.next(i, &batch, false);
+                Reaped::Tick
+            } else if is_idle(cqe.user_data()) {
+                let c = (cqe.user_data() & !BURST_TAG) as usize;
+                let (sq, submitter) = (&mut self.sq, &self.submitter);
+                let queued = self.st.burst_wake(c, now, batch.measuring, sq, submitter);
+                // The idle timeout was counted in flight in place of the burst's last I/O.
+                self.in_flight = self.in_flight + queued - 1;
                 Reaped::Tick
             } else {
                 self.take(i, cqe.result(), now, &mut failed)
@@ -471,6 +479,17 @@ impl Turns<'_, '_, '_> {
     #[inline(always)]
     fn next(&mut self, i: usize, batch: &Batch, verified: bool) {
         let (now, st) = (batch.now, &mut *self.st);
+        if st.classes[st.slots[i].class].burst.is_some() {
+            let (sq, submitter) = (&mut self.sq, &self.submitter);
+            match st.burst_next(i, now, batch.measuring, sq, submitter) {
+                AfterIo::Issue => {}
+                AfterIo::Park => {
+                    self.in_flight -= 1;
+                    return;
+                }
+                AfterIo::Idle => return,
+            }
+        }
         if st.take_budget(i) {
             // The replacement's clock starts at the batch's reading, the moment it could have
             // been submitted, even when the batch's earlier replacements delay its submission

@@ -3,6 +3,7 @@
 
 #![forbid(unsafe_code)]
 
+mod burst;
 mod compile;
 mod conditioning;
 #[cfg(test)]
@@ -18,6 +19,7 @@ mod search_tests;
 mod sweep;
 mod verify;
 
+pub use burst::Burst;
 pub use compile::compile;
 pub use conditioning::CLASS as PRECONDITION_CLASS;
 pub use limits::{MAX_OUTSTANDING, MAX_POINTS};

@@ -37,6 +37,9 @@ pub struct Pattern {
     /// `think`: each slot's wait after a completion before its next I/O, ns (closed loop).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub think_ns: Option<u64>,
+    /// `burst`: bursts of I/Os apart by an idle time (closed loop).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub burst: Option<super::burst::Burst>,
 }
 
 /// The unit `compress` and `dedupe` shape written data in: every I/O size is a multiple of it.
@@ -267,8 +270,10 @@ pub(crate) fn compile(
         );
     }
     let think_ns = think(class, errors);
+    let burst = super::burst::burst(spec, class, errors);
     let pattern = Pattern {
         think_ns,
+        burst,
         targets,
         region,
         distribution,
@@ -393,7 +398,8 @@ pub fn check_region(
 }
 
 impl Pattern {
-    /// Whether the class runs as ORION's box: every target, the whole volume.
+    /// Whether the class runs as ORION's box: every target, the whole volume, one I/O after the
+    /// other with no pause.
     pub fn is_whole(&self) -> bool {
         self.targets.is_empty()
             && self.region.is_none_or(|r| r.is_whole())
@@ -402,5 +408,7 @@ impl Pattern {
             && self.sizes.is_none()
             && self.flush.is_none()
             && self.data.is_none()
+            && self.think_ns.is_none()
+            && self.burst.is_none()
     }
 }

@@ -74,6 +74,13 @@ impl Pattern {
                 rigel_expr::units::latency(t as f64)
             ));
         }
+        if let Some(b) = self.burst {
+            out.push_str(&format!(
+                "; bursts of {} I/Os, idle {} after each burst's last completion",
+                b.ios,
+                rigel_expr::units::latency(b.idle_ns as f64)
+            ));
+        }
 
         if let Some(f) = self.flush {
             let call = if f.fsync { "an fsync" } else { "an fdatasync" };

@@ -220,6 +220,25 @@ fn depth_view(p: &PointRead) -> Option<DepthView> {
             ))
         })
         .collect();
+    // A bursting class holds its depth only during its bursts: its cycle is a burst and its
+    // idle, so IOPS × (mean burst + mean idle) is the I/Os of a burst.
+    let bursting = classes.iter().filter_map(|c| {
+        let b = c.burst?;
+        let ios = c.total.iops * (b.mean_active_ns + b.mean_idle_ns) / 1e9;
+        Some(format!(
+            "{}: bursts of {} I/Os, idle {} asked; {} bursts of {:.1} I/Os in {} each, idle {} achieved, IOPS × (burst + idle) = {:.1} of {}",
+            c.class,
+            b.asked_ios,
+            units::latency(b.asked_idle_ns as f64),
+            b.bursts,
+            b.mean_ios,
+            units::latency(b.mean_active_ns),
+            units::latency(b.mean_idle_ns),
+            ios,
+            b.asked_ios
+        ))
+    });
+    let thinking: Vec<String> = thinking.into_iter().chain(bursting).collect();
     if !thinking.is_empty() {
         text.push_str(&format!(" ({})", thinking.join("; ")));
     }

@@ -92,6 +92,8 @@ pub struct ClassRecorder {
     commits: Option<Box<workload::Commits>>,
     /// `think`: the waits achieved in the window, their count and sum (ns).
     think: (u64, u64),
+    /// `burst`: the bursts and idle times achieved in the window.
+    burst: workload::BurstTally,
 }
 
 /// The second being recorded: per direction at the point's precision.
@@ -262,6 +264,7 @@ impl ClassRecorder {
             sizes: Vec::new(),
             commits: None,
             think: (0, 0),
+            burst: workload::BurstTally::default(),
         }
     }
 
@@ -549,6 +552,7 @@ impl ClassRecorder {
             sizes: Vec::new(),
             commit: None,
             think: None,
+            burst: None,
         }
     }
 

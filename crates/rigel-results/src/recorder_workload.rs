@@ -5,7 +5,7 @@
 
 use super::{ClassRecorder, DirRecorder, dir_stats};
 use crate::codec::encode;
-use crate::model::{CommitResult, DirStats, SizeShareResult, ThinkResult};
+use crate::model::{BurstResult, CommitResult, DirStats, SizeShareResult, ThinkResult};
 
 /// One size of a mix: its I/Os' figures per direction, each made at the first I/O that needs it
 /// (a histogram is a quarter of a MiB).
@@ -146,9 +146,48 @@ impl ClassRecorder {
         }
     }
 
+    /// Records one burst whose last I/O completed in the window: its I/Os completed and its
+    /// length from its first submission to its last completion.
+    #[inline]
+    pub fn record_burst(&mut self, ios: u64, active_ns: u64) {
+        let b = &mut self.burst;
+        b.bursts += 1;
+        b.ios += ios;
+        b.active_ns += active_ns;
+    }
+
+    /// Records one idle time achieved in the window (from a burst's last completion reaped to
+    /// the next burst's start).
+    #[inline]
+    pub fn record_idle(&mut self, ns: u64) {
+        self.burst.idles += 1;
+        self.burst.idle_ns += ns;
+    }
+
+    /// The bursts asked (`ios` per burst, `idle_ns` between) beside those achieved.
+    pub fn burst_result(&self, ios: u32, idle_ns: u64) -> BurstResult {
+        let b = &self.burst;
+        let mean = |sum: u64, n: u64| if n > 0 { sum as f64 / n as f64 } else { 0.0 };
+        BurstResult {
+            asked_ios: ios,
+            asked_idle_ns: idle_ns,
+            bursts: b.bursts,
+            mean_ios: mean(b.ios, b.bursts),
+            mean_active_ns: mean(b.active_ns, b.bursts),
+            idles: b.idles,
+            mean_idle_ns: mean(b.idle_ns, b.idles),
+        }
+    }
+
     pub(super) fn merge_workload(&mut self, other: &ClassRecorder) {
         self.think.0 += other.think.0;
         self.think.1 += other.think.1;
+        let (mine, theirs) = (&mut self.burst, &other.burst);
+        mine.bursts += theirs.bursts;
+        mine.ios += theirs.ios;
+        mine.active_ns += theirs.active_ns;
+        mine.idles += theirs.idles;
+        mine.idle_ns += theirs.idle_ns;
         if self.sizes.len() < other.sizes.len() {
             self.sizes
                 .resize_with(other.sizes.len(), SizeFigures::default);
@@ -216,4 +255,14 @@ impl ClassRecorder {
             service_histogram: (service.ios > 0).then(|| encode(&service.hist)),
         }
     }
+}
+
+/// A bursting class's bursts and idle times in the window, as sums (`record_burst`, `record_idle`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BurstTally {
+    bursts: u64,
+    ios: u64,
+    active_ns: u64,
+    idles: u64,
+    idle_ns: u64,
 }

@@ -41,6 +41,7 @@ pub fn schema() -> Value {
     top.insert("run".into(), run);
     let mut class = object(keys::CLASS, "One I/O class");
     class["required"] = json!(["size"]);
+    class["properties"]["burst"]["required"] = json!(["ios", "idle"]);
     top.insert(
         "class".into(),
         json!({"description": table_doc("class"), "type": "object", "additionalProperties": class}),

@@ -365,6 +365,27 @@ pub const CLASS: &[Key] = &[
         None,
         "Closed loop: each slot waits this long (\"200us\") after a completion before its next I/O; the I/O's latency starts after it, and the load held is IOPS × (latency + think)",
     ),
+    key(
+        "burst",
+        Kind::Table(BURST),
+        None,
+        "Closed loop, checkpoint-like bursts: the class issues `ios` I/Os as fast as its outstanding depth allows, then nothing until `idle` after the last of them completed; results record the bursts, I/Os per burst and idle achieved",
+    ),
+];
+
+pub const BURST: &[Key] = &[
+    key(
+        "ios",
+        Kind::Integer,
+        None,
+        "I/Os per burst, 1 to 1,000,000; the depth held during a burst is the smaller of the class's load and what the burst has left; required",
+    ),
+    key(
+        "idle",
+        Kind::Duration,
+        None,
+        "The pause between bursts (\"10ms\", above 0 and under 60 s and under run.duration), from the completion of a burst's last I/O to the first issue of the next; required",
+    ),
 ];
 
 pub const SEARCH: &[Key] = &[

@@ -162,6 +162,16 @@ pub struct ClassSpec {
     pub verify: Option<Sp<Verify>>,
     /// `think = "200us"`: each slot waits this long after a completion (closed loop).
     pub think: Option<Sp<Duration>>,
+    /// `burst = { ios = 64, idle = "10ms" }`: bursts of I/Os apart by an idle time (closed loop).
+    pub burst: Option<Sp<BurstSpec>>,
+}
+
+/// `burst = { ios = 64, idle = "10ms" }`: the class issues `ios` I/Os as fast as its depth allows,
+/// then nothing until `idle` after the last of them completed.
+#[derive(Clone, Debug)]
+pub struct BurstSpec {
+    pub ios: Sp<u32>,
+    pub idle: Sp<Duration>,
 }
 
 #[derive(Clone, Debug)]

@@ -101,6 +101,9 @@ pub(super) fn read_classes(r: &mut Reader, root: &Table, names: &Names) -> Vec<C
                     .and_then(|n| r.parsed(n, "a ratio", "\"2:1\"", None, expr::parse_data_ratio)),
                 verify,
                 think: c.get("think").and_then(|n| super::pacing::think_of(r, n)),
+                burst: c
+                    .get("burst")
+                    .and_then(|n| super::pacing::burst_of(r, n, names)),
             });
         }
     }

@@ -16,6 +16,8 @@ pub struct Request {
     pub rwbs: String,
     pub sector: u64,
     pub sectors: u32,
+    /// When it was issued: the trace's clock (`local`, monotonic), in microseconds.
+    pub at_us: u64,
 }
 
 impl Request {
@@ -124,7 +126,14 @@ impl Drop for BlockTrace {
 
 /// `… block_rq_issue: 7,0 WS 4096 () 2048 + 8 none,0,0 [rigel-worker-0]`
 fn parse(line: &str) -> Option<Request> {
-    let rest = line.split("block_rq_issue: ").nth(1)?;
+    let (head, rest) = line.split_once("block_rq_issue: ")?;
+    // The timestamp is the last word before the event's name: `2041.117123:`.
+    let at_s: f64 = head
+        .split_whitespace()
+        .last()?
+        .trim_end_matches(':')
+        .parse()
+        .ok()?;
     let mut words = rest.split_whitespace();
     let _dev = words.next()?;
     let rwbs = words.next()?.to_owned();
@@ -141,6 +150,7 @@ fn parse(line: &str) -> Option<Request> {
         rwbs,
         sector,
         sectors,
+        at_us: (at_s * 1e6).round() as u64,
     })
 }
 
@@ -157,7 +167,8 @@ mod tests {
             Request {
                 rwbs: "WFS".into(),
                 sector: 2048,
-                sectors: 8
+                sectors: 8,
+                at_us: 2_041_117_000,
             }
         );
         assert!(r.is_fua() && r.is_write() && !r.is_flush());

@@ -157,6 +157,7 @@ mod tests {
             sizes: Vec::new(),
             commit: None,
             think: None,
+            burst: None,
             pace: None,
         };
         c.total.ios = 1;

@@ -216,9 +216,12 @@ fn series_charts(points: &[Point], headline: &Headline) -> Vec<Chart> {
         .collect()
 }
 
+/// A percentile plot to draw: its file name, its title, and its lines (name, histogram, exact
+/// maximum).
+type Plot = (String, String, Vec<(String, Histogram<u64>, u64)>);
+
 fn percentile_charts(view: &ResultsView, headline: &Headline) -> Vec<Chart> {
-    type Plot<'h> = (String, String, Vec<(&'static str, Histogram<u64>, u64)>);
-    let mut plots: Vec<Plot<'_>> = Vec::new();
+    let mut plots: Vec<Plot> = Vec::new();
     let mut seen = Vec::new();
     for b in [
         &headline.max_iops,
@@ -247,7 +250,7 @@ fn percentile_charts(view: &ResultsView, headline: &Headline) -> Vec<Chart> {
             .filter_map(|d| {
                 let f = c.counted(*d)?;
                 let h = decode_histogram(&c.stats(*d)?.histogram)?;
-                Some((d.name(), h, f.latency.max_ns))
+                Some((d.name().to_string(), h, f.latency.max_ns))
             })
             .filter(|(_, h, _)| !h.is_empty())
             .collect();
@@ -259,6 +262,7 @@ fn percentile_charts(view: &ResultsView, headline: &Headline) -> Vec<Chart> {
             format!("{} latency percentiles at {}", b.class, b.label),
             hists,
         ));
+        plots.extend(size_plot(c, &b.class, b.point, &b.label));
     }
     // One unit for every percentile plot, from the slowest I/O any of them shows.
     let top = plots
@@ -272,7 +276,7 @@ fn percentile_charts(view: &ResultsView, headline: &Headline) -> Vec<Chart> {
             let lines: Vec<Direction<'_>> = hists
                 .iter()
                 .map(|(n, h, max)| Direction {
-                    name: (*n).to_string(),
+                    name: n.clone(),
                     histogram: h,
                     max_ns: *max,
                 })
@@ -281,6 +285,44 @@ fn percentile_charts(view: &ResultsView, headline: &Headline) -> Vec<Chart> {
             chart(file.clone(), &fig.title, fig.to_svg())
         })
         .collect()
+}
+
+/// A size mix's latency percentiles at a point: one line per size (all its I/Os, reads and writes),
+/// from each size's own histogram; the [`MOST_SERIES`] sizes with most I/Os where the mix has more.
+fn size_plot(
+    c: &rigel_results::view::ClassRead<'_>,
+    class: &str,
+    point: u32,
+    label: &str,
+) -> Option<Plot> {
+    let sizes = c.mix_sizes();
+    // Drawn smallest first, as the tables list them.
+    let mut drawn: Vec<u64> = sizes.iter().copied().take(MOST_SERIES).collect();
+    drawn.sort_unstable();
+    let hists: Vec<(String, Histogram<u64>, u64)> = drawn
+        .iter()
+        .filter_map(|&size| {
+            let d = c.size_stats(size, rigel_expr::Direction::Total)?;
+            let h = decode_histogram(&d.histogram).filter(|h| !h.is_empty())?;
+            Some((rigel_expr::units::size(size as f64), h, d.latency.max_ns))
+        })
+        .collect();
+    if hists.len() < 2 {
+        return None;
+    }
+    let most = if sizes.len() > MOST_SERIES {
+        format!(
+            " (the {MOST_SERIES} sizes with most I/Os of {})",
+            sizes.len()
+        )
+    } else {
+        String::new()
+    };
+    Some((
+        format!("percentiles-size-{}-{point}", slug(class)),
+        format!("{class} latency percentiles per I/O size at {label}{most}"),
+        hists,
+    ))
 }
 
 fn chart(name: String, title: &str, svg: String) -> Chart {

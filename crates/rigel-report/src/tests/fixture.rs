@@ -384,6 +384,7 @@ fn class_result(
         sizes: Vec::new(),
         commit: None,
         think: None,
+        burst: None,
     }
 }
 

@@ -140,6 +140,29 @@ pub struct ClassResult {
     /// `total.iops` × (mean latency + `mean_ns`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub think: Option<ThinkResult>,
+    /// `burst = { ios = 64, idle = "10ms" }`: the bursts and idle times asked and achieved. The
+    /// class's cycle is a burst and its idle: `total.iops` × (`mean_active_ns` + `mean_idle_ns`)
+    /// equals `mean_ios`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub burst: Option<BurstResult>,
+}
+
+/// A class's bursts over the measured window.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BurstResult {
+    /// I/Os per burst and the idle time between bursts, as asked.
+    pub asked_ios: u32,
+    pub asked_idle_ns: u64,
+    /// Bursts whose last I/O completed in the window.
+    pub bursts: u64,
+    /// Their I/Os completed, per burst (`asked_ios` unless the point ended inside one).
+    pub mean_ios: f64,
+    /// Their length, ns: from the first I/O's submission to the last one's completion.
+    pub mean_active_ns: f64,
+    /// Idle times that ended in the window, and their mean (ns): from the completion of a
+    /// burst's last I/O to the next burst's start, above `asked_idle_ns` by the timer's slack.
+    pub idles: u64,
+    pub mean_idle_ns: f64,
 }
 
 /// A class's think time over the measured window.

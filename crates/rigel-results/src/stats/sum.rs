@@ -278,6 +278,7 @@ impl ClassSum {
             sizes: Vec::new(),
             commit: None,
             think: None,
+            burst: None,
             // Ticks are not summed across hosts (their clocks' ticks do not line up).
             ticks: None,
             intervals: self

@@ -357,14 +357,35 @@ impl<'a> ClassRead<'a> {
     /// One size of the class's mix at this point: its own figures in `direction` (None when the
     /// class has no mix with that size here, or no I/O of it in that direction).
     pub fn size_figures(&self, size: u64, direction: Direction) -> Option<Figures> {
+        self.size_stats(size, direction).map(Figures::of)
+    }
+
+    /// One size of the class's mix at this point: its raw figures in `direction`, histogram
+    /// included ([`ClassRead::size_figures`]).
+    pub fn size_stats(&self, size: u64, direction: Direction) -> Option<&'a DirStats> {
         let row = self.result?.sizes.iter().find(|s| s.size == size)?;
-        let stats = match direction {
+        match direction {
             Direction::Total => row.total.as_ref(),
             Direction::Read => row.read.as_ref(),
             Direction::Write => row.write.as_ref(),
             Direction::Commit => None,
-        };
-        stats.map(Figures::of)
+        }
+    }
+
+    /// The sizes of the class's mix at this point with I/O in the window, most I/Os first.
+    pub fn mix_sizes(&self) -> Vec<u64> {
+        let mut rows: Vec<(u64, u64)> = self
+            .result
+            .map(|c| {
+                c.sizes
+                    .iter()
+                    .filter(|s| s.ios > 0)
+                    .map(|s| (s.size, s.ios))
+                    .collect()
+            })
+            .unwrap_or_default();
+        rows.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        rows.into_iter().map(|(size, _)| size).collect()
     }
 
     /// The figures when this point counts for the class in `direction`: the point finished
