@@ -73,7 +73,7 @@ impl ClassStats {
         let edge = (w.len() / 100).max(1);
         // Gap k lies between issues k and k + 1.
         let long = |&k: &usize| (w[k + 1] - w[k]) as f64 > lull;
-        let start = (0..edge).filter(long).last().map_or(0, |k| k + 1);
+        let start = (0..edge).rev().find(long).map_or(0, |k| k + 1);
         let end = (w.len() - 1 - edge..w.len() - 1)
             .find(long)
             .map_or(w.len(), |k| k + 1);
