@@ -128,15 +128,15 @@ fn completed(name: &str) -> u64 {
 fn a_captured_run_derives_the_spec_it_ran() {
     // The loop closed: zipf:1.1, 70/30, a size mix, poisson at 5,000 IOPS, an fdatasync every 8
     // writes; derived back within 2 points per size, 1 point of read share, 0.1 of θ, 2% of rate
-    // and 10% of the gaps' CV, and the flushes per write exactly. Up to 128 in flight (the loop
-    // device's queue depth): the loop device completes its requests from kernel threads that a
-    // busy host starves (25 ms without a completion seen at a load of 10); 32 slots filled in
-    // 6.4 ms at this rate, and the sends waiting for one went out together.
+    // and 10% of the gaps' CV, and the flushes per write exactly. Up to 32 in flight: with 128
+    // (to ride out the loop device's completions, which a busy host starves for 25 ms), more
+    // fdatasyncs were in flight at once and the block layer merged their flushes (683 flush
+    // requests for 760 fdatasyncs: fdatasync:9 derived).
     let (spec, results, records, device_ios) = captured(
         "size = \"4KiB:50%, 16KiB:30%, 64KiB:20%\"\nmix = \"70% read\"\n\
          distribution = \"zipf:1.1\"\nrate = \"5000 iops\"\narrival = \"poisson\"\n\
          durability = \"fdatasync:8\"",
-        128,
+        32,
         "4s",
     );
     let derived: toml::Value = toml::from_str(&spec).expect("TOML");
@@ -224,7 +224,7 @@ fn a_captured_run_derives_the_spec_it_ran() {
         .and_then(|s| s.parse().ok())
         .expect("a load");
     assert!(
-        (1..=128).contains(&cap_load),
+        (1..=32).contains(&cap_load),
         "outstanding cap {cap_load}: {why}"
     );
 }
