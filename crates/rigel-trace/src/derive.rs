@@ -415,7 +415,7 @@ fn arrival(s: &mut String, c: &ClassStats) {
     let w = c.steady_issues();
     let _ = writeln!(
         s,
-        "rate = \"{iops} iops\"   # {} requests over {:.3} s, first to last issue of the middle 99% ({rate:.1}/s)",
+        "rate = \"{iops} iops\"   # {} requests over {:.3} s, first to last issue of the steady part: the middle 99%, lulls at its edges left out ({rate:.1}/s)",
         w.len(),
         (w.last().unwrap_or(&0) - w.first().unwrap_or(&0)) as f64 / 1e9
     );

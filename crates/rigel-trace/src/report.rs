@@ -184,7 +184,7 @@ fn gaps(s: &mut String, c: &ClassStats) {
     };
     let _ = writeln!(
         s,
-        "\n### Gaps between issues\n\n{} gaps (the middle 99% of the issues; times to 1 µs, so requests \
+        "\n### Gaps between issues\n\n{} gaps (the steady issues: the middle 99%, lulls at its edges left out; times to 1 µs, so requests \
          sent together read 0), CV {cv:.3}; spec: `{model}` at {} IOPS (CV {}).\n\n\
          | quantile | trace | spec |\n|---:|---:|---:|",
         units::thousands(g.len() as f64),
