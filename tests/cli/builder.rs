@@ -17,22 +17,7 @@ pub struct Output {
 
 /// Starts a `rigel` invocation from the repository root, without colors.
 pub fn rigel() -> Rigel {
-    invocation(Command::new(env!("CARGO_BIN_EXE_rigel")))
-}
-
-/// As [`rigel`], at real-time priority (SCHED_FIFO 1, through `chrt`; root, as `.ci/run` runs),
-/// for a test whose premise is that rigel's sends go out at their times. Measured on this 2-core
-/// host at a load of 6 to 10 (builds beside it): a woken worker at normal priority, even at
-/// nice -20, waited for a CPU 8 ms at a time (two of the kernel's 4 ms ticks), so its Poisson
-/// sends at 5,000 IOPS had a gap CV of 2.6 to 5.9; at SCHED_FIFO 1.1 to 1.4 on the same host.
-/// Its worker sleeps between sends, and the kernel's real-time throttle leaves the host 5%.
-pub fn rigel_realtime() -> Rigel {
-    let mut cmd = Command::new("chrt");
-    cmd.args(["-f", "1", env!("CARGO_BIN_EXE_rigel")]);
-    invocation(cmd)
-}
-
-fn invocation(mut cmd: Command) -> Rigel {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_rigel"));
     cmd.current_dir(repo())
         .env("NO_COLOR", "1")
         .env_remove("RUST_BACKTRACE")

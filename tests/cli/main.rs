@@ -31,7 +31,6 @@ mod impossible;
 mod integrity;
 mod journal;
 mod junit;
-mod killed;
 mod lateness;
 mod library;
 mod littles_law;

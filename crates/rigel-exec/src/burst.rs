@@ -8,8 +8,7 @@
 
 use super::ring::push_or_submit;
 use super::slots::{PARKED, State};
-use io_uring::{opcode, squeue, types};
-use std::ops::Range;
+use io_uring::{opcode, squeue};
 
 /// user_data of class `c`'s idle timeout: `BURST_TAG | c` (never a slot's, a think's, the
 /// timer's or the cancel's).
@@ -19,34 +18,6 @@ pub(super) const BURST_TAG: u64 = 1 << 61;
 #[inline]
 pub(super) fn is_idle(user_data: u64) -> bool {
     user_data & BURST_TAG != 0 && user_data & (1 << 62) == 0
-}
-
-/// A bursting class's state in its worker.
-pub(super) struct BurstState {
-    ios: u32,
-    idle: types::Timespec,
-    /// The class's slots (contiguous: `setup` lays a class's slots out together).
-    slots: Range<usize>,
-    /// I/Os the current burst may still issue, and those of it completed.
-    left: u32,
-    done: u32,
-    /// When the current burst started, and when the last idle started.
-    started_ns: u64,
-    idle_from: u64,
-}
-
-impl BurstState {
-    pub(super) fn new(b: rigel_plan::Burst, slots: Range<usize>) -> BurstState {
-        BurstState {
-            ios: b.ios,
-            idle: super::think::timespec(b.idle_ns),
-            slots,
-            left: b.ios,
-            done: 0,
-            started_ns: 0,
-            idle_from: 0,
-        }
-    }
 }
 
 /// What a bursting class's slot does after its I/O completed.

@@ -6,6 +6,7 @@
 //! volume's slots (`offsets`); it then merges the workers' recordings into a `PointResult`.
 
 mod burst;
+mod burst_state;
 mod clock;
 mod cpu;
 mod data;

@@ -112,7 +112,7 @@ pub(super) struct WorkerClass<'a> {
     /// `think`: each slot's wait after a completion (`think.rs`).
     pub(super) think: Option<io_uring::types::Timespec>,
     /// `burst`: the class's bursts and idle times (`burst.rs`).
-    pub(super) burst: Option<super::burst::BurstState>,
+    pub(super) burst: Option<super::burst_state::BurstState>,
     /// A size mix (None: every I/O is the class's size).
     pub(super) mix: Option<&'a super::mix::MixSetup>,
     /// Shaped write data (None: random words scrambled into the buffer).
@@ -202,7 +202,7 @@ pub(super) fn setup<'a>(spec: &WorkerSpec<'a>, reuse: &Reuse) -> io::Result<(Rin
         }
         let burst = setup
             .burst
-            .map(|b| super::burst::BurstState::new(b, first..slots.len()));
+            .map(|b| super::burst_state::BurstState::new(b, first..slots.len()));
         let replayed = setup.replay.as_ref().map(|r| {
             Pacer::new(
                 Schedule::replay(std::sync::Arc::clone(r), super::replayed::LEAD_NS),
@@ -225,7 +225,7 @@ pub(super) fn setup<'a>(spec: &WorkerSpec<'a>, reuse: &Reuse) -> io::Result<(Rin
             dsync: setup.dsync,
             flush: setup.flush,
             group: super::group::Group::IDLE,
-            think: setup.think_ns.map(super::think::timespec),
+            think: setup.think_ns.map(super::clock::timespec),
             burst,
             mix: setup.mix.as_ref(),
             data: setup.data.map(|d| super::data::DataFill::new(d, &mut rng)),

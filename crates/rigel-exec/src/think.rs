@@ -18,13 +18,6 @@ pub(super) fn is_think(user_data: u64) -> bool {
     user_data & THINK_TAG != 0 && user_data < u64::MAX - 1
 }
 
-/// A wait of `ns` as a timeout request takes it (`think`, a burst's idle).
-pub(super) fn timespec(ns: u64) -> io_uring::types::Timespec {
-    io_uring::types::Timespec::new()
-        .sec(ns / 1_000_000_000)
-        .nsec((ns % 1_000_000_000) as u32)
-}
-
 impl State<'_> {
     /// Slot `i`'s I/O (or commit) completed at `now`: when its class thinks, queues the wait and
     /// returns true (the slot gets its next I/O when the wait completes, `wake`).

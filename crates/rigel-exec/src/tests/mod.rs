@@ -209,8 +209,12 @@ fn assert_littles_law(result: &PointResult, probe: &PointProbe) -> Vec<f64> {
             c.class, p.mean_in_flight, c.total.iops, probe.batches
         );
         assert_eq!(c.depth_held, Some(p.mean_in_flight), "{}", c.class);
+        // Within 2%, and the window's edges: at most `outstanding` I/Os straddle each edge, each
+        // counted whole in IOPS and latency but only partly in the depth held (depth 4 over a
+        // slow class's few hundred I/Os was 3% apart on a loaded host).
+        let edges = 2.0 * want / (c.total.ios.max(1) as f64);
         assert!(
-            (little / p.mean_in_flight - 1.0).abs() <= 0.02,
+            (little / p.mean_in_flight - 1.0).abs() <= 0.02 + edges,
             "{}: IOPS {} × mean {} ns = {} for a depth held of {}",
             c.class,
             c.total.iops,
