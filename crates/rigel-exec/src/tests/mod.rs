@@ -222,7 +222,14 @@ fn assert_littles_law(result: &PointResult, probe: &PointProbe) -> Vec<f64> {
             little,
             p.mean_in_flight
         );
-        assert!(c.total.ios > 100, "{}: only {} I/Os", c.class, c.total.ios);
+        // Enough I/Os that the edges' allowance stays under a third (a debug build's 1 MiB copies
+        // on a busy 2-core host made 45 in a 400 ms window).
+        assert!(
+            c.total.ios as f64 >= 6.0 * want,
+            "{}: only {} I/Os",
+            c.class,
+            c.total.ios
+        );
         littles.push(little / want);
     }
     littles
