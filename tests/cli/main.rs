@@ -31,6 +31,7 @@ mod impossible;
 mod integrity;
 mod journal;
 mod junit;
+mod killed;
 mod lateness;
 mod library;
 mod littles_law;

@@ -198,17 +198,18 @@ fn a_search_over_a_latency_that_falls_with_the_load_reports_the_contradiction() 
     }
     // The FUSE server's threads ahead of the host's builds: a starved server serves late.
     ahead_of_the_host();
-    // Reads served in 1 ms, plus 20 ms for one that arrives more than 15 ms after the last was
-    // served (a device waking from a power state): at 20 IOPS (a read every 50 ms) every read pays
-    // the wake-up; at 250 IOPS (every 4 ms, 3 ms idle) none does but after a 12 ms hold of the
-    // host. A median of 10 ms fails at `low` and holds at `high`, every time: the old bisection
-    // stopped at the fail at `low` ("fails already"), confident, with no trial above it. (Woken
-    // after 5 ms idle, a loaded host's 2 ms delays woke half the reads at 250 IOPS: a median of
-    // 14.9 ms at a load of 12 on 2 cores.)
+    // Reads served in 1 ms, plus 40 ms for one that arrives more than 30 ms after the last was
+    // served (a device waking from a power state): at 10 IOPS (a read every 100 ms) every read
+    // pays the wake-up; at 250 IOPS (every 4 ms, 3 ms idle) none does but after a 27 ms hold of
+    // the host. A median of 10 ms fails at `low` and holds at `high`, every time: the old
+    // bisection stopped at the fail at `low` ("fails already"), confident, with no trial above
+    // it. (Woken after 5 ms idle, a loaded host's 2 ms delays woke half the reads at 250 IOPS: a
+    // median of 14.9 ms at a load of 12 on 2 cores; after 15 ms, a 20 ms wake-up, beside a build, a
+    // 250 IOPS trial was sometimes woken.)
     let fs = FaultFs::mount(
         Faults::new(16 << 20)
             .service_time(Duration::from_millis(1), None)
-            .wake_after_idle(Duration::from_millis(15), Duration::from_millis(20)),
+            .wake_after_idle(Duration::from_millis(30), Duration::from_millis(40)),
     )
     .expect("mount");
     let tmp = tempfile::tempdir().expect("tmp");
@@ -216,9 +217,9 @@ fn a_search_over_a_latency_that_falls_with_the_load_reports_the_contradiction() 
         tmp.path(),
         "falls",
         fs.file(),
-        "rate = \"20 iops\"",
+        "rate = \"10 iops\"",
         "[run]\nduration = \"1s\"\nwarmup = \"200ms\"\n\n[matrix]\nshape = \"point\"\nio = \"16\"\n\n\
-         [search]\ntarget = \"io.read.latency.p50 <= 10ms\"\nlow = \"20 iops\"\n\
+         [search]\ntarget = \"io.read.latency.p50 <= 10ms\"\nlow = \"10 iops\"\n\
          high = \"250 iops\"\nprecision = \"5%\"\nmax_trials = 8",
     );
     let s = &doc["search"];
@@ -231,7 +232,7 @@ fn a_search_over_a_latency_that_falls_with_the_load_reports_the_contradiction() 
     // low failed and high held, and each ran again with the same verdict.
     assert_eq!(
         verdicts,
-        [(20.0, false), (250.0, true), (20.0, false), (250.0, true)],
+        [(10.0, false), (250.0, true), (10.0, false), (250.0, true)],
         "{s}"
     );
     assert!(s["answer"].is_null(), "no answer: {s}");

@@ -6,19 +6,9 @@
 //! bursting class runs on one worker (`share.rs`), so a burst is the class's, not a worker's
 //! share of it. The bursts (I/Os completed, length) and the idle achieved are recorded.
 
-use super::ring::push_or_submit;
 use super::slots::{PARKED, State};
-use io_uring::{opcode, squeue};
-
-/// user_data of class `c`'s idle timeout: `BURST_TAG | c` (never a slot's, a think's, the
-/// timer's or the cancel's).
-pub(super) const BURST_TAG: u64 = 1 << 61;
-
-/// Whether `user_data` is a class's idle timeout.
-#[inline]
-pub(super) fn is_idle(user_data: u64) -> bool {
-    user_data & BURST_TAG != 0 && user_data & (1 << 62) == 0
-}
+use super::tag::{Tag, push_timeout};
+use io_uring::squeue;
 
 /// What a bursting class's slot does after its I/O completed.
 pub(super) enum AfterIo {
@@ -80,13 +70,10 @@ impl State<'_> {
         }
         b.done = 0;
         b.idle_from = now;
-        let entry = opcode::Timeout::new(&b.idle)
-            .build()
-            .user_data(BURST_TAG | c as u64);
         self.idling += 1;
         // SAFETY: the timespec is the class's, alive until the worker's loop and drain end; the
         // kernel copies it when the request is submitted.
-        unsafe { push_or_submit(sq, submitter, &entry) };
+        unsafe { push_timeout(sq, submitter, &b.idle, Tag::Idle(c)) };
         AfterIo::Idle
     }
 

@@ -3,12 +3,10 @@
 
 use super::ring::push_or_submit;
 use super::slots::State;
-use super::tick::{TICK_TAG, arm_tick};
+use super::tag::Tag;
+use super::tick::arm_tick;
 use io_uring::{IoUring, opcode, types};
 use std::time::{Duration, Instant};
-
-/// user_data of the cancel request sent when a point ends.
-const CANCEL_TAG: u64 = u64::MAX - 1;
 
 /// Waits for every I/O still in flight (their results no longer count). False when some did not
 /// complete within `limit`.
@@ -26,7 +24,7 @@ pub(super) fn drain(
         // answer with an error CQE and the drain simply waits.
         let cancel = opcode::AsyncCancel2::new(types::CancelBuilder::any())
             .build()
-            .user_data(CANCEL_TAG);
+            .user_data(Tag::Cancel.user_data());
         // SAFETY: a cancel request references no memory.
         unsafe { push_or_submit(&mut sq, &submitter, &cancel) };
     }
@@ -36,17 +34,17 @@ pub(super) fn drain(
         let _ = submitter.submit_and_wait(1);
         cq.sync();
         for cqe in &mut cq {
-            match cqe.user_data() {
-                TICK_TAG => arm_tick(&mut sq, &submitter),
-                CANCEL_TAG => {}
-                i if super::think::is_think(i) || super::burst::is_idle(i) => in_flight -= 1,
-                i if st.slots.get(i as usize).is_some_and(|s| s.group.flushing()) => {
+            match Tag::of(cqe.user_data()) {
+                Tag::Tick => arm_tick(&mut sq, &submitter),
+                Tag::Cancel => {}
+                Tag::Think(_) | Tag::Idle(_) => in_flight -= 1,
+                Tag::Io(i) if st.slots.get(i).is_some_and(|s| s.group.flushing()) => {
                     in_flight -= 1;
-                    st.flush_abandoned(i as usize);
+                    st.flush_abandoned(i);
                 }
-                i => {
+                Tag::Io(i) => {
                     in_flight -= 1;
-                    st.verify_drained(i as usize, cqe.result());
+                    st.verify_drained(i, cqe.result());
                 }
             }
         }

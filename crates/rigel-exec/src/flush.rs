@@ -14,6 +14,7 @@
 use super::group::Group;
 use super::ring::push_or_submit;
 use super::slots::State;
+use super::tag::Tag;
 use io_uring::{opcode, squeue, types};
 
 use super::group::MAX_FLUSH_TARGETS;
@@ -86,7 +87,7 @@ impl State<'_> {
                 .flags(flags)
                 .build()
         }
-        .user_data(i as u64);
+        .user_data(Tag::Io(i).user_data());
         // SAFETY: a flush references no memory; the fd or fixed index refers to a target that
         // outlives the point.
         unsafe { push_or_submit(sq, submitter, &entry) };

@@ -33,6 +33,7 @@ mod ring;
 mod share;
 pub mod skew;
 mod slots;
+mod tag;
 #[cfg(test)]
 mod tests;
 mod think;

@@ -8,6 +8,7 @@ use super::mix::NO_SIZE;
 use super::replayed::Replayed;
 use super::ring::push_or_submit;
 use super::slots::{NO_BUCKET, State};
+use super::tag::Tag;
 use io_uring::{opcode, squeue, types};
 use rigel_trace::replay::{ReplayOp, Request};
 
@@ -76,7 +77,7 @@ impl State<'_> {
         }
         .flags(types::FsyncFlags::DATASYNC)
         .build()
-        .user_data(i as u64);
+        .user_data(Tag::Io(i).user_data());
         // SAFETY: a flush references no memory; the fd or fixed index refers to a target that
         // outlives the point.
         unsafe { push_or_submit(sq, submitter, &entry) };

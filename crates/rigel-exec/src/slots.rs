@@ -9,6 +9,7 @@ use super::ring::{
     Arena, BUF_ALIGN, RingMode, build_ring, push_or_submit, register_buffers, register_files,
 };
 use super::share::ClassShare;
+use super::tag::Tag;
 use super::verify::worker::WorkerVerify;
 use io_uring::{IoUring, opcode, squeue, types};
 use rigel_plan::limits::MAX_WORKER_IN_FLIGHT;
@@ -471,7 +472,7 @@ impl State<'_> {
         } else {
             rw!(types::Fd(self.fds[slot.target as usize]))
         }
-        .user_data(i as u64);
+        .user_data(Tag::Io(i).user_data());
         // SAFETY: the buffer is this slot's range of the arena, alive until the I/O completes
         // (the worker drains every I/O before the arena is freed, or leaks it); registered buffer
         // `index` contains that range (ring.rs: register_buffers); the fd or fixed index refers

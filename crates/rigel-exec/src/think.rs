@@ -5,18 +5,9 @@
 //! count it) and its next I/O's latency starts when it is submitted. The wait achieved (timeouts
 //! fire late by the timer's slack) is recorded beside the one asked.
 
-use super::ring::push_or_submit;
 use super::slots::{PARKED, State};
-use io_uring::{opcode, squeue};
-
-/// user_data of slot `i`'s think timeout: `THINK_TAG | i` (never the timer's or the cancel's).
-pub(super) const THINK_TAG: u64 = 1 << 62;
-
-/// Whether `user_data` is a slot's think timeout (and not the timer or the cancel request).
-#[inline]
-pub(super) fn is_think(user_data: u64) -> bool {
-    user_data & THINK_TAG != 0 && user_data < u64::MAX - 1
-}
+use super::tag::{Tag, push_timeout};
+use io_uring::squeue;
 
 impl State<'_> {
     /// Slot `i`'s I/O (or commit) completed at `now`: when its class thinks, queues the wait and
@@ -33,9 +24,6 @@ impl State<'_> {
         let Some(ts) = &self.classes[slot.class].think else {
             return false;
         };
-        let entry = opcode::Timeout::new(ts)
-            .build()
-            .user_data(THINK_TAG | i as u64);
         // Not in flight: never the oldest I/O for the stall check. The wait's start is kept to
         // measure the wait achieved.
         slot.submitted_ns = PARKED;
@@ -43,7 +31,7 @@ impl State<'_> {
         self.thinking += 1;
         // SAFETY: the timespec is the class's, alive until the worker's loop and drain end; the
         // kernel copies it when the request is submitted.
-        unsafe { push_or_submit(sq, submitter, &entry) };
+        unsafe { push_timeout(sq, submitter, ts, Tag::Think(i)) };
         true
     }
 

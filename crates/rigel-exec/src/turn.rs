@@ -7,14 +7,14 @@
 //! call that waits when many complete at once (`submit_each`).
 
 use super::Shared;
-use super::burst::{AfterIo, BURST_TAG, is_idle};
+use super::burst::AfterIo;
 use super::clock::Elapsed;
 use super::entering::Entering;
 use super::failure::{Failure, failure, stalled, transient};
 use super::paced_slots::Paced;
 use super::slots::{PARKED, State};
-use super::think::{THINK_TAG, is_think};
-use super::tick::{TICK_TAG, arm_tick};
+use super::tag::Tag;
+use super::tick::arm_tick;
 use super::window::Window;
 use io_uring::{IoUring, Submitter, cqueue, squeue};
 use std::sync::atomic::Ordering;
@@ -269,23 +269,23 @@ impl Turns<'_, '_, '_> {
         let mut failed = false;
         while let Some(cqe) = self.cq.next() {
             left -= 1;
-            let i = cqe.user_data() as usize;
-            let reaped = if cqe.user_data() == TICK_TAG {
-                self.tick(now, &mut failed)
-            } else if is_think(cqe.user_data()) {
-                let i = (cqe.user_data() & !THINK_TAG) as usize;
-                self.st.wake(i, now, batch.measuring);
-                self.next(i, &batch, false);
-                Reaped::Tick
-            } else if is_idle(cqe.user_data()) {
-                let c = (cqe.user_data() & !BURST_TAG) as usize;
-                let (sq, submitter) = (&mut self.sq, &self.submitter);
-                let queued = self.st.burst_wake(c, now, batch.measuring, sq, submitter);
-                // The idle timeout was counted in flight in place of the burst's last I/O.
-                self.in_flight = self.in_flight + queued - 1;
-                Reaped::Tick
-            } else {
-                self.take(i, cqe.result(), now, &mut failed)
+            let (i, reaped) = match Tag::of(cqe.user_data()) {
+                Tag::Tick => (0, self.tick(now, &mut failed)),
+                // Sent only by the drain, after this loop: nothing to do.
+                Tag::Cancel => (0, Reaped::Tick),
+                Tag::Think(i) => {
+                    self.st.wake(i, now, batch.measuring);
+                    self.next(i, &batch, false);
+                    (i, Reaped::Tick)
+                }
+                Tag::Idle(c) => {
+                    let (sq, submitter) = (&mut self.sq, &self.submitter);
+                    let queued = self.st.burst_wake(c, now, batch.measuring, sq, submitter);
+                    // The idle timeout was counted in flight in place of the burst's last I/O.
+                    self.in_flight = self.in_flight + queued - 1;
+                    (c, Reaped::Tick)
+                }
+                Tag::Io(i) => (i, self.take(i, cqe.result(), now, &mut failed)),
             };
             match reaped {
                 Reaped::Done => self.replace(i, &batch, left > 0),

@@ -98,18 +98,44 @@ impl ExitedWait {
     /// Whether to try again after a refusal by `held`: true (after a short sleep) while its
     /// holders have exited and the wait has time left.
     pub fn again(&mut self, held: &Held) -> bool {
-        if !held.exited || self.started.elapsed() >= EXITED_HOLDER_WAIT {
+        if !held.exited {
             return false;
         }
-        if !self.told {
-            // Never silent: a run that does not start at once says what it waits for.
-            eprintln!(
+        self.wait(|| {
+            format!(
                 "note: {}: waiting (at most {} s) for a rigel that has exited{} to let go of it: \
                  the kernel still holds its files while it ends the I/O that rigel left in flight",
                 held.path.display(),
                 EXITED_HOLDER_WAIT.as_secs(),
                 holder_text(held.holder)
-            );
+            )
+        })
+    }
+
+    /// As [`Self::again`], for a block device's O_EXCL claim (EBUSY) that no process is seen to
+    /// hold: neither mounted nor stacked (the write guard looked) nor under anyone's flock. The
+    /// kernel drops a closing file's flock before it releases the device, and the release waits
+    /// for I/O still in flight at the device: a SIGKILLed rigel's claim outlives its lock by
+    /// that long.
+    pub fn again_for_claim(&mut self, path: &Path) -> bool {
+        self.wait(|| {
+            format!(
+                "note: {}: waiting (at most {} s) for the kernel to release an exclusive claim on \
+                 it that no process holds (a file being closed while its I/O ends)",
+                path.display(),
+                EXITED_HOLDER_WAIT.as_secs(),
+            )
+        })
+    }
+
+    /// Sleeps a poll's time and returns true while the wait has time left, telling `what` once.
+    fn wait(&mut self, what: impl FnOnce() -> String) -> bool {
+        if self.started.elapsed() >= EXITED_HOLDER_WAIT {
+            return false;
+        }
+        if !self.told {
+            // Never silent: a run that does not start at once says what it waits for.
+            eprintln!("{}", what());
             self.told = true;
         }
         std::thread::sleep(POLL);

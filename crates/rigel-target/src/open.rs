@@ -223,14 +223,14 @@ fn open_one(
             exclusive: probed.kind == TargetKind::Block,
         };
         // A block device a SIGKILLed rigel wrote stays claimed (EBUSY) until the kernel has
-        // torn its ring down: waited for while the device's flock holders have all exited. A
-        // claim another rigel holds is refused naming it.
+        // torn its ring down: waited for while the device's flock holders have all exited, or
+        // none is left (the flock goes first). A claim another rigel holds is refused naming it.
         let mut wait = ExitedWait::new();
         file = loop {
             match reopen_target(&file, &path, mode) {
                 Err(e) if is_busy(&e) => {
                     let held = holding(&file, &path);
-                    if wait.again(&held) {
+                    if wait.again(&held) || (held.holder.is_none() && wait.again_for_claim(&path)) {
                         continue;
                     }
                     return Err(match held.holder {
