@@ -31,6 +31,7 @@ fn spec(dir: &Path, name: &str, target: &Path, mix: &str, duration: &str) -> Pat
 // Not a timing test: it waits for what it needs (the writer's lock, its I/O, the stall), and
 // its bounds (a refusal within 5 s, a wait of at most 5 s) are for hangs, so it runs beside others.
 #[test]
+#[serial_test::parallel]
 fn the_target_of_a_rigel_killed_with_io_in_flight_is_taken_by_the_next_and_a_live_one_refuses() {
     if let Some(why) = faultfs::unavailable() {
         panic!("{why}");
