@@ -175,8 +175,9 @@ fn rigels_own_file_stays_its_own_after_a_write_run_and_is_cleaned() {
     assert!(!scratch.exists(), "--clean removes rigel's own file");
 }
 
-/// A helper thread swaps a link to root's file in and out under the test file's name while rigel
-/// creates, grows and fills it, for many attempts: root's file must never change.
+/// A helper thread swaps a link to root's file in under the test file's name as soon as rigel
+/// has created it, while rigel grows and fills it, for many attempts: root's file must never
+/// change.
 #[test]
 #[serial_test::parallel]
 fn a_symlink_swapped_in_during_creation_is_never_written() {
@@ -198,15 +199,20 @@ fn a_symlink_swapped_in_during_creation_is_never_written() {
         let aside = shared.path().join("aside");
         std::thread::spawn(move || {
             while !stop.load(Ordering::Relaxed) {
-                // What a user of the 0777 folder may do: move rigel's new file aside and put a
-                // link in its place, then take the link away again.
+                // What a user of the 0777 folder may do: the moment rigel's new file appears,
+                // move it aside and put a link in its place, then take the link away again.
+                // The link goes in only after a swap: one planted blindly and left there while
+                // a loaded host preempts this thread makes every rigel refuse at creation, and
+                // the swap after creation, the attack under test, never happens.
                 if std::fs::rename(&target, &aside).is_ok() {
                     swaps.fetch_add(1, Ordering::Relaxed);
+                    let _ = symlink(&victim, &target);
+                    std::thread::yield_now();
+                    let _ = std::fs::remove_file(&target);
+                    let _ = std::fs::remove_file(&aside);
+                } else {
+                    std::thread::yield_now();
                 }
-                let _ = symlink(&victim, &target);
-                std::thread::yield_now();
-                let _ = std::fs::remove_file(&target);
-                let _ = std::fs::remove_file(&aside);
             }
         })
     };
