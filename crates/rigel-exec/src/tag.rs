@@ -13,9 +13,9 @@ const IDLE: u64 = 1 << 61;
 const TICK: u64 = u64::MAX;
 const CANCEL: u64 = u64::MAX - 1;
 
-// A slot's index never reaches the marking bits (a class's, under 10,000, neither), so no two
-// kinds can collide.
+// Neither a slot's index nor a class's reaches the marking bits, so no two kinds can collide.
 const _: () = assert!(rigel_plan::limits::MAX_WORKER_IN_FLIGHT < IDLE);
+const _: () = assert!((rigel_plan::limits::MAX_CLASSES as u64) < IDLE);
 
 /// A request's kind and the slot or class it belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

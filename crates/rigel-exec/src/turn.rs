@@ -271,8 +271,11 @@ impl Turns<'_, '_, '_> {
             left -= 1;
             let (i, reaped) = match Tag::of(cqe.user_data()) {
                 Tag::Tick => (0, self.tick(now, &mut failed)),
-                // Sent only by the drain, after this loop: nothing to do.
-                Tag::Cancel => (0, Reaped::Tick),
+                // Sent only by the drain, after this loop has ended.
+                Tag::Cancel => {
+                    debug_assert!(false, "a cancel's completion reached the turn");
+                    (0, Reaped::Tick)
+                }
                 Tag::Think(i) => {
                     self.st.wake(i, now, batch.measuring);
                     self.next(i, &batch, false);

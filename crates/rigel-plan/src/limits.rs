@@ -13,6 +13,9 @@ use std::time::Duration;
 pub const SECTOR: u64 = 512;
 /// The largest I/O (ORION's `-size_large` goes to 1 GiB too); io_uring carries at most 4 GiB - 1.
 pub const MAX_IO_SIZE: u64 = 1 << 30;
+/// Classes one spec may declare (ORION has two; a real workload a handful; generated specs that
+/// run each of many classes alone, thousands).
+pub const MAX_CLASSES: usize = 10_000;
 /// Outstanding I/Os one class may keep in flight at one point (and per-stream depth).
 pub const MAX_OUTSTANDING: u64 = 65_536;
 /// I/Os one worker keeps in flight over all classes: with its timer request, as many as the

@@ -1,7 +1,7 @@
 //! ORION's matrix shapes over the classes' load sweeps: which combinations of loads become data
 //! points, and ORION's "Total Data Points" (which counts the idle (0, 0) cell).
 
-use super::limits::{self, MAX_POINTS};
+use super::limits::{self, MAX_CLASSES, MAX_POINTS};
 use super::model::{ClassLevels, MatrixShape};
 use rigel_spec::{Spec, SpecError};
 
@@ -20,9 +20,6 @@ pub(super) struct MatrixCells {
     pub orion_cells: u64,
 }
 
-/// Classes one spec may declare (ORION has two; a real workload a handful; generated specs that
-/// run each of many classes alone, thousands).
-pub const MAX_CLASSES: usize = 10_000;
 /// Up to this many classes, every point lists every class, idle ones with load 0, so that labels
 /// read `small=4 large=0` as ORION's users know them. Beyond, a point lists only the classes that
 /// run (readers find an absent class idle): a label of thousands of idle classes names nothing,
