@@ -28,7 +28,9 @@ pub fn run(a: &CheckArgs) -> i32 {
             }
             Ok((_, Some(plan))) => {
                 if !json {
-                    outln!("{}: ok ({} points)", path.display(), plan.points.len());
+                    let n = plan.points.len();
+                    let points = if n == 1 { "point" } else { "points" };
+                    outln!("{}: ok ({n} {points})", path.display());
                     specs::warn_targets(&plan);
                 }
             }

@@ -167,22 +167,22 @@ fn describe_load(c: &ClassLoad) -> String {
         0 => "write".to_owned(),
         r => format!("{r}% read"),
     };
+    // A size mix: its smallest to its largest (the shares are on the class's line).
+    let size = match &c.pattern.sizes {
+        Some(m) => {
+            let sizes = m.items().iter().map(|s| s.size);
+            let (lo, hi) = (sizes.clone().min().unwrap_or(0), sizes.max().unwrap_or(0));
+            format!("{}..{}", Size(lo), Size(hi))
+        }
+        None => Size(c.size).to_string(),
+    };
     let base = match c.access {
-        Access::Random => match &c.pattern.sizes {
-            // A size mix: its smallest to its largest (the shares are on the class's line).
-            Some(m) => {
-                let sizes = m.items().iter().map(|s| s.size);
-                let (lo, hi) = (sizes.clone().min().unwrap_or(0), sizes.max().unwrap_or(0));
-                format!("{} × {}..{} random {mix}", c.load, Size(lo), Size(hi))
-            }
-            None => format!("{} × {} random {mix}", c.load, Size(c.size)),
-        },
+        Access::Random => format!("{} × {size} random {mix}", c.load),
         Access::Sequential => format!(
-            "{} stream{} × {} × {} sequential {mix}",
+            "{} stream{} × {} × {size} sequential {mix}",
             c.load,
             if c.load == 1 { "" } else { "s" },
             c.per_stream,
-            Size(c.size)
         ),
     };
     // Open loop: the load is the cap on outstanding I/Os, the rate what is asked.

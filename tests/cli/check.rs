@@ -7,7 +7,7 @@ use super::builder::{repo, rigel};
 #[serial_test::parallel]
 fn every_shipped_spec_checks_clean() {
     let mut specs = Vec::new();
-    for folder in ["specs", "specs/orion"] {
+    for folder in ["specs", "specs/oracle", "specs/orion"] {
         let dir = repo().join(folder);
         for entry in std::fs::read_dir(&dir).expect("specs folder") {
             let path = entry.expect("entry").path();

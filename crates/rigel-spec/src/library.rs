@@ -13,11 +13,16 @@ pub const QUICK: &str = include_str!("../../../specs/quick.toml");
 /// The specs shipped in `specs/`, embedded: name (path under `specs/` without `.toml`) and text.
 /// A test checks this list against the folder, so a new spec cannot be left out.
 pub const BUILTIN: &[(&str, &str)] = &[
+    (
+        "backup-stream",
+        include_str!("../../../specs/backup-stream.toml"),
+    ),
     ("base", include_str!("../../../specs/base.toml")),
     (
         "bs-qd-sweep",
         include_str!("../../../specs/bs-qd-sweep.toml"),
     ),
+    ("dss-scan", include_str!("../../../specs/dss-scan.toml")),
     (
         "latency-search",
         include_str!("../../../specs/latency-search.toml"),
@@ -27,6 +32,10 @@ pub const BUILTIN: &[(&str, &str)] = &[
     (
         "oltp-skewed",
         include_str!("../../../specs/oltp-skewed.toml"),
+    ),
+    (
+        "oracle/oltp",
+        include_str!("../../../specs/oracle/oltp.toml"),
     ),
     ("orion/dss", include_str!("../../../specs/orion/dss.toml")),
     (

@@ -9,7 +9,8 @@ use std::collections::BTreeMap;
 const LARGE_IO_FROM: u64 = 128 * 1024;
 
 /// Maps classes to ORION's two roles: a class named `small` or `large` takes that role; a free
-/// "small" role goes to the smallest random class left, a free "large" role to the largest class left.
+/// "small" role goes to the smallest random class left, a free "large" role to the largest class left
+/// (by mean size, a size mix's by count; the last written of equals).
 /// A lone unnamed class is "large" when sequential or at least 128 KiB, else "small".
 pub fn roles(classes: &[IoClass]) -> BTreeMap<String, String> {
     let mut roles = BTreeMap::new();
@@ -40,7 +41,7 @@ pub fn roles(classes: &[IoClass]) -> BTreeMap<String, String> {
         let pick = rest(&roles)
             .into_iter()
             .filter(|c| c.access == Access::Random)
-            .min_by_key(|c| c.size)
+            .min_by_key(|c| c.pattern.mean_size(c.size))
             .map(|c| c.name.clone());
         if let Some(name) = pick {
             roles.insert(name, "small".to_string());
@@ -49,7 +50,7 @@ pub fn roles(classes: &[IoClass]) -> BTreeMap<String, String> {
     if !has(&roles, "large") {
         let pick = rest(&roles)
             .into_iter()
-            .max_by_key(|c| c.size)
+            .max_by_key(|c| c.pattern.mean_size(c.size))
             .map(|c| c.name.clone());
         if let Some(name) = pick {
             roles.insert(name, "large".to_string());
@@ -125,6 +126,26 @@ mod tests {
             [
                 ("small".into(), "small".into()),
                 ("x".into(), "large".into())
+            ]
+        );
+    }
+
+    #[test]
+    fn a_size_mix_counts_by_its_mean_size() {
+        // oracle/oltp: a 1 MiB scan beside redo writes of 512 B to 1 MiB (largest 1 MiB, mean
+        // far smaller): the scan is ORION's large class, not the redo.
+        let mut redo = class("redo", 1 << 20, Access::Sequential);
+        redo.pattern.sizes = Some(rigel_expr::parse_size_mix("512B:60%, 1MiB:40%").unwrap());
+        let c = [
+            class("data", 8192, Access::Random),
+            class("scan", 1 << 20, Access::Random),
+            redo,
+        ];
+        assert_eq!(
+            role_of(&c),
+            [
+                ("data".into(), "small".into()),
+                ("scan".into(), "large".into())
             ]
         );
     }
