@@ -169,11 +169,7 @@ fn describe_load(c: &ClassLoad) -> String {
     };
     // A size mix: its smallest to its largest (the shares are on the class's line).
     let size = match &c.pattern.sizes {
-        Some(m) => {
-            let sizes = m.items().iter().map(|s| s.size);
-            let (lo, hi) = (sizes.clone().min().unwrap_or(0), sizes.max().unwrap_or(0));
-            format!("{}..{}", Size(lo), Size(hi))
-        }
+        Some(m) => format!("{}..{}", Size(m.smallest()), Size(m.largest())),
         None => Size(c.size).to_string(),
     };
     let base = match c.access {

@@ -124,7 +124,8 @@ fn a_sequential_stream_with_a_size_mix_advances_by_each_size_it_draws() {
 }
 
 /// A size mix's headline point gets a latency percentile chart with a line per size, drawn from
-/// each size's own histogram, which the HTML and Markdown reports carry.
+/// each size's own histogram, which the HTML and Markdown reports carry, with the mix in the class
+/// table.
 #[test]
 #[serial_test::parallel]
 fn a_size_mix_gets_a_latency_percentile_chart_per_size() {
@@ -164,5 +165,9 @@ fn a_size_mix_gets_a_latency_percentile_chart_per_size() {
             text.contains("latency percentiles per I/O size"),
             "{report}"
         );
+        // The class table gives the mix's range and mean (0.7 × 8 + 0.3 × 64 = 24.8 KiB), not
+        // its largest size as if fixed; the size-mix table reads asked beside achieved shares.
+        assert!(text.contains("8 KiB–64 KiB mix, mean 24.8 KiB"), "{report}");
+        assert!(text.contains("70.0%") && text.contains("30.0%"), "{report}");
     }
 }

@@ -51,6 +51,11 @@ impl SizeMix {
         })
     }
 
+    /// The smallest size.
+    pub fn smallest(&self) -> u64 {
+        self.0.iter().map(|s| s.size).min().unwrap_or(0)
+    }
+
     /// The largest size (the I/O buffers' size).
     pub fn largest(&self) -> u64 {
         self.0.iter().map(|s| s.size).max().unwrap_or(0)

@@ -159,6 +159,12 @@ pub fn share(share: f64) -> String {
     }
 }
 
+/// A share (1.0 = all) as a percentage with one decimal, for shares read against each other
+/// (asked beside achieved): `30.0%`, `31.2%`, `0.6%`.
+pub fn percent(share: f64) -> String {
+    format!("{:.1}%", share * 100.0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -173,6 +179,8 @@ mod tests {
         assert_eq!(thousands(-1234567.0), "-1,234,567");
         assert_eq!(number(41234.6), "41,235");
         assert_eq!(number(512.34), "512.3");
+        assert_eq!(percent(0.3), "30.0%");
+        assert_eq!(percent(0.31204), "31.2%");
         assert_eq!(number(12.25), "12.25");
         assert_eq!(number(4.25), "4.250");
         assert_eq!(number(7.0), "7");

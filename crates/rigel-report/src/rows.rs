@@ -545,6 +545,22 @@ pub fn heading(class: &str, prm: &ClassLoad, sweep: &[LoadSweep]) -> String {
 }
 
 /// Distinct values in first-seen order, joined: `4 KiB, 64 KiB`.
+/// A class's I/O size at a point: `8 KiB`, or a size mix's range and mean by count
+/// (`512 B–1 MiB mix, mean 31.6 KiB`; its shares are in the size-mix table).
+fn size_text(c: &ClassLoad) -> String {
+    match &c.pattern.sizes {
+        Some(m) if !m.is_fixed() => {
+            format!(
+                "{}–{} mix, mean {}",
+                units::size(m.smallest() as f64),
+                units::size(m.largest() as f64),
+                units::size(m.mean())
+            )
+        }
+        _ => units::size(c.size as f64),
+    }
+}
+
 fn distinct(values: impl Iterator<Item = String>) -> String {
     let mut seen: Vec<String> = Vec::new();
     for v in values {
@@ -654,7 +670,7 @@ pub fn class_views(view: &ResultsView, points: &[Shared<PointView>]) -> Vec<Clas
                 mix: mix_text(&class.mix),
                 read_percent: class.mix.read_percent,
                 per_stream: class.per_stream,
-                size_text: distinct(planned().map(|c| units::size(c.size as f64))),
+                size_text: distinct(planned().map(size_text)),
                 access_text: distinct(planned().map(|c| access_text(c.access).to_string())),
                 mix_text: distinct(planned().map(|c| mix_text(&c.mix))),
                 orion_role: view.roles.get(&class.name).cloned(),

@@ -95,6 +95,7 @@ pub fn base_environment() -> Environment<'static> {
     env.add_filter("lat", units::latency);
     env.add_filter("thousands", units::thousands);
     env.add_filter("number", units::number);
+    env.add_filter("percent", units::percent);
     env.add_filter("si_mbps", units::si_mbps);
     env.add_filter("duration", units::seconds);
     env.add_filter("us", |ns: f64| ns / 1e3);
