@@ -124,7 +124,7 @@ fn a_size_of_a_mix_and_the_commits_are_judged_on_their_own_figures() {
         "{md}"
     );
     assert!(
-        md.contains("| oltp | 8 KiB | 60% |") && md.contains("| oltp | 64 KiB | 40% |"),
+        md.contains("| oltp | 8 KiB | 60.0% |") && md.contains("| oltp | 64 KiB | 40.0% |"),
         "{md}"
     );
     assert!(md.contains("| redo | fdatasync:4 |"), "{md}");
