@@ -217,7 +217,10 @@ fn below_capacity_response_equals_service_equals_the_injected_time() {
         );
         (0.3, 0.5)
     } else {
-        (0.1, 0.0)
+        // Beside a build, with no read held past 7 ms, the floors were seen 0.104 ms apart while
+        // the medians agreed within 0.044 ms: a minimum of 600 reads is one lucky read. A tenth
+        // of the injected time still catches rigel adding a cost of its own to each I/O.
+        (0.2, 0.0)
     };
     assert!(
         (service_min - injected - round_trip).abs() < floor_tolerance,
