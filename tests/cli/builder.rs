@@ -50,6 +50,15 @@ pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// Every spec shipped in `specs/`, at any depth: the built-in list, which rigel-spec's own test
+/// holds equal to the folder.
+pub fn shipped_specs() -> Vec<PathBuf> {
+    rigel_spec::library::BUILTIN
+        .iter()
+        .map(|(name, _)| repo().join("specs").join(format!("{name}.toml")))
+        .collect()
+}
+
 /// A run folder's `results.json`, parsed.
 #[track_caller]
 pub fn results(dir: &Path) -> serde_json::Value {

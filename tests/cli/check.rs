@@ -1,21 +1,12 @@
 //! `rigel check`: every shipped spec checks clean; every broken spec in tests/broken/ exits 2 with a
 //! diagnostic naming its line, never a panic (snapshots of the rendered diagnostics).
 
-use super::builder::{repo, rigel};
+use super::builder::{repo, rigel, shipped_specs};
 
 #[test]
 #[serial_test::parallel]
 fn every_shipped_spec_checks_clean() {
-    let mut specs = Vec::new();
-    for folder in ["specs", "specs/oracle", "specs/orion"] {
-        let dir = repo().join(folder);
-        for entry in std::fs::read_dir(&dir).expect("specs folder") {
-            let path = entry.expect("entry").path();
-            if path.extension().is_some_and(|e| e == "toml") {
-                specs.push(path);
-            }
-        }
-    }
+    let specs = shipped_specs();
     assert!(specs.len() >= 9, "found {specs:?}");
     rigel().arg("check").args(&specs).run().code(0);
 }

@@ -544,7 +544,6 @@ pub fn heading(class: &str, prm: &ClassLoad, sweep: &[LoadSweep]) -> String {
     h
 }
 
-/// Distinct values in first-seen order, joined: `4 KiB, 64 KiB`.
 /// A class's I/O size at a point: `8 KiB`, or a size mix's range and mean by count
 /// (`512 B–1 MiB mix, mean 31.6 KiB`; its shares are in the size-mix table).
 fn size_text(c: &ClassLoad) -> String {
@@ -561,6 +560,7 @@ fn size_text(c: &ClassLoad) -> String {
     }
 }
 
+/// Distinct values in first-seen order, joined: `4 KiB, 64 KiB`.
 fn distinct(values: impl Iterator<Item = String>) -> String {
     let mut seen: Vec<String> = Vec::new();
     for v in values {
