@@ -18,7 +18,7 @@ pub enum ReportError {
     Fs(#[from] rigel_fs::FsError),
     /// The PDF could not be made (a chart usvg cannot read, the writer's own failure).
     #[error("PDF report: {0}")]
-    Pdf(String),
+    Pdf(#[from] rigel_pdf::PdfError),
     /// The run folder could not be read (not a run, unreadable, newer schema in `run.json`).
     #[error(transparent)]
     Record(#[from] rigel_record::RecordError),

@@ -294,7 +294,12 @@ pub fn render_pdf(
         .map(|(p, svg)| (p.to_string_lossy().into_owned(), svg))
         .collect();
     let title = format!("{}: storage calibration report", doc.plan().name);
-    let bytes = super::pdf::document(&markdown, &charts, opts.paper, &title)?;
+    let creator = format!("rigel {}", env!("CARGO_PKG_VERSION"));
+    let info = rigel_pdf::Info {
+        title: &title,
+        creator: &creator,
+    };
+    let bytes = rigel_pdf::document(&markdown, &charts, opts.paper, info)?;
     Ok((PathBuf::from("report.pdf"), bytes))
 }
 

@@ -22,7 +22,6 @@ mod lazy_fields;
 mod load;
 mod names;
 mod orion;
-mod pdf;
 mod render;
 mod rows;
 mod template;
@@ -36,8 +35,8 @@ pub use format::{JUNIT_FILE, write_junit};
 pub use history::{History, history};
 pub use load::{RunFolder, load_run_folder, load_run_folder_status};
 pub use orion::printf::{Arg as PrintfArg, PrintfError, sprintf};
-pub use pdf::Paper;
 pub use render::{render, render_shared};
+pub use rigel_pdf::Paper;
 pub use template::{isolate_user_templates, serve_template_child};
 
 use std::path::PathBuf;
