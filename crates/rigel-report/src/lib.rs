@@ -30,7 +30,7 @@ mod tests;
 
 pub use chart::compare_overlay;
 pub use error::ReportError;
-pub use export::render_to_strings;
+pub use export::render_to_bytes;
 pub use format::{JUNIT_FILE, write_junit};
 pub use history::{History, history};
 pub use load::{RunFolder, load_run_folder, load_run_folder_status};

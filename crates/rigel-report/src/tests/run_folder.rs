@@ -1,9 +1,7 @@
 //! Loading run folders written by `record`: closed, interrupted, newer, broken.
 
-use super::super::{
-    Format, ReportError, ReportOptions, load_run_folder, load_run_folder_status, render_to_strings,
-};
-use super::fixture;
+use super::super::{Format, ReportError, ReportOptions, load_run_folder, load_run_folder_status};
+use super::{fixture, render_to_strings};
 use rigel_plan::SCHEMA_VERSION;
 use rigel_record::{self as record, RunHeader};
 use rigel_results::ResultsDoc;
