@@ -2,9 +2,11 @@
 //! handover with SVG charts, a self-contained HTML page, JSON, or a user's own templates. The built-in
 //! templates are embedded from `templates/`; docs/report-context.md documents what templates see.
 //!
-//! Four rooms: `chart/` (every SVG chart, on one plot primitive), `orion/` (ORION's files),
+//! Five rooms: `context/` (what templates see: the views of the run, its points, rows and
+//! classes), `chart/` (every SVG chart, on one plot primitive), `orion/` (ORION's files),
 //! `template/` (the minijinja environment, user templates and their isolation) and `format/` (JSON,
-//! JUnit, hlog). Here: the formats and options, the exporters (`export`), the context's rows.
+//! JUnit, hlog). The PDF is laid out by the `rigel-pdf` crate. Here: the formats and options, the
+//! exporters (`export`) and the files they write (`render`).
 
 #![forbid(unsafe_code)]
 
@@ -16,14 +18,10 @@ mod fleet;
 mod format;
 mod handover;
 mod history;
-mod lazy_context;
-mod lazy_doc;
-mod lazy_fields;
 mod load;
 mod names;
 mod orion;
 mod render;
-mod rows;
 mod template;
 #[cfg(test)]
 mod tests;

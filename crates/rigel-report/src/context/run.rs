@@ -1,6 +1,6 @@
 //! The template context's run facts and the words it spells parameters with. The per-point and
-//! per-class views are in `rows.rs`; every template, built-in or a user's, gets the same context
-//! (docs/report-context.md documents it).
+//! per-class views are beside this file (`point`, `row`, `class`); every template, built-in or a
+//! user's, gets the same context (docs/report-context.md documents it).
 
 use rigel_expr::{Access, Mix};
 use rigel_results::view::ResultsView;
