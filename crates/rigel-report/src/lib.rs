@@ -1,6 +1,7 @@
 //! Reports: the results document rendered through minijinja templates, as ORION's files, a Markdown
 //! handover with SVG charts, a self-contained HTML page, JSON, or a user's own templates. The built-in
-//! templates are embedded from `templates/`; docs/report-context.md documents what templates see.
+//! templates are embedded from this crate's `templates/`; docs/report-context.md documents what
+//! templates see.
 //!
 //! Five rooms: `context/` (what templates see: the views of the run, its points, rows and
 //! classes), `chart/` (every SVG chart, on one plot primitive), `orion/` (ORION's files),

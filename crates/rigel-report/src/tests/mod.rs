@@ -177,9 +177,9 @@ fn orion_csvs_parse_back_to_the_measured_values() {
 }
 
 /// Renders every fixture's HTML and screenshots it in headless chromium at desktop and phone widths
-/// (`templates/html/check-in-chromium.sh` runs this; look at the PNGs). Skips when chromium is absent.
+/// (`crates/rigel-report/templates/html/check-in-chromium.sh` runs this; look at the PNGs). Skips when chromium is absent.
 #[test]
-#[ignore = "needs chromium; run templates/html/check-in-chromium.sh"]
+#[ignore = "needs chromium; run crates/rigel-report/templates/html/check-in-chromium.sh"]
 fn html_screenshots_in_chromium() {
     let out = std::env::var_os("RIGEL_SCREENSHOT_DIR")
         .map_or_else(|| std::env::temp_dir().join("rigel-shots"), PathBuf::from);
