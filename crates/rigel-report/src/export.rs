@@ -4,9 +4,10 @@
 //! `--format json` asks for none of them: it writes the document itself.
 
 use super::chart::{chart_notes, charts, more_charts};
-use super::context::{self, Context, LazyDoc, Shared, Views};
+use super::context::{self, Context, LazyDoc, Views};
 use super::format::{ROWS_CSV, rows_csv};
 use super::orion::{self, OrionSettings};
+use super::rows::{self, Shared};
 use super::template::{TABLE_ROWS, builtin_environment, render_one, render_user};
 use super::{Dialect, Format, ReportError, ReportOptions};
 use minijinja::{Environment, Value};
@@ -122,9 +123,9 @@ impl Prepared {
         opts: &ReportOptions,
     ) -> Result<Self, ReportError> {
         let view = ResultsView::new(doc);
-        let points = context::point_views(&view);
-        let classes = context::class_views(&view, &points);
-        let headline = context::headline(&view);
+        let points = rows::point_views(&view);
+        let classes = rows::class_views(&view, &points);
+        let headline = rows::headline(&view);
         let mut charts = charts(&classes, &points);
         charts.extend(more_charts(&view, &classes, &points, &headline));
         let chart_notes = chart_notes(&points, &headline);

@@ -1,7 +1,7 @@
 //! The fleet part of the template context: each host's figures at the headline points (so a slow
 //! host stands out), a bar chart of them, and the points left partial.
 
-use super::context::Headline;
+use super::rows::Headline;
 use crate::chart::bars::{Bar, hbars};
 use rigel_expr::units;
 use rigel_results::{PointResult, ResultsDoc};

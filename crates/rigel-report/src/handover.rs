@@ -3,7 +3,7 @@
 //! and the three figures Oracle's `DBMS_RESOURCE_MANAGER.CALIBRATE_IO` reports, each derived from
 //! the per-class rows by the rule its `basis` states.
 
-use super::context::{Best, ClassRow, DirView, Headline, Point};
+use super::rows::{Best, ClassRow, DirView, Headline, Point};
 use rigel_expr::units;
 use serde::Serialize;
 

@@ -3,11 +3,11 @@
 //! templates are embedded from this crate's `templates/`; docs/report-context.md documents what
 //! templates see.
 //!
-//! Five rooms: `context/` (what templates see: the views of the run, its points, rows and
-//! classes), `chart/` (every SVG chart, on one plot primitive), `orion/` (ORION's files),
-//! `template/` (the minijinja environment, user templates and their isolation) and `format/` (JSON,
-//! JUnit, hlog). The PDF is laid out by the `rigel-pdf` crate. Here: the formats and options, the
-//! exporters (`export`) and the files they write (`render`).
+//! Six rooms: `rows/` (the views of the points, rows and classes, one file each), `context/` (what
+//! templates see, converted on demand), `chart/` (every SVG chart, on one plot primitive), `orion/`
+//! (ORION's files), `template/` (the minijinja environment, user templates and their isolation)
+//! and `format/` (JSON, JUnit, hlog). The PDF is laid out by the `rigel-pdf` crate. Here: the
+//! formats and options, the exporters (`export`) and the files they write (`render`).
 
 #![forbid(unsafe_code)]
 
@@ -23,6 +23,7 @@ mod load;
 mod names;
 mod orion;
 mod render;
+mod rows;
 mod template;
 #[cfg(test)]
 mod tests;

@@ -17,7 +17,7 @@ mod varied;
 pub use more::{chart_notes, more_charts};
 pub use overlay::compare_overlay;
 
-use crate::context::{ClassRow, ClassView, Point, Row};
+use crate::rows::{ClassRow, ClassView, Point, Row};
 use axis::Kind;
 use heatmap::HeatMap;
 use plot::{Figure, Line, Mark, Panel};

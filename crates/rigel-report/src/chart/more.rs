@@ -7,7 +7,7 @@ use super::percentiles::{Direction, percentile_plot};
 use super::timeseries::{SecondSeries, slowest_p99, time_series};
 use super::varied::{chunks, varied};
 use super::{Chart, MOST_SERIES, latency_scale, slug};
-use crate::context::{ClassRow, ClassView, Headline, Point};
+use crate::rows::{ClassRow, ClassView, Headline, Point};
 use hdrhistogram::Histogram;
 use rigel_results::decode_histogram;
 use rigel_results::stats::{MIN_SECONDS, full_seconds, iops_spread};

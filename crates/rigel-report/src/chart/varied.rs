@@ -3,7 +3,7 @@
 //! class swept 1..32 is drawn against the small class's load). A class that ran under one condition
 //! only has nothing to draw a line along: it gets a table row, not a one-x chart.
 
-use crate::context::{ClassRow, Row};
+use crate::rows::{ClassRow, Row};
 
 /// The rows of one series: everything but the x parameter the same.
 pub(super) struct Series<'r> {

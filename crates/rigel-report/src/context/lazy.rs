@@ -7,11 +7,11 @@
 use super::doc::plan_value;
 use super::fields::{Fields, Seq, none};
 use super::run::{RigelInfo, RunView};
-use super::{ClassView, Headline, Point, Row, Shared};
 use crate::chart::Chart;
 use crate::fleet::FleetView;
 use crate::handover::Handover;
 use crate::orion::OrionView;
+use crate::rows::{ClassView, Headline, Point, Row, Shared};
 use minijinja::Value;
 use minijinja::value::{Enumerator, Object};
 use rigel_results::ResultsDoc;

@@ -2,7 +2,7 @@
 //! figures (counts, bytes, latencies in ns). Written beside a report whose tables were summarized
 //! (`template::summarize`): the rows a page leaves out are here, as figures, not as prose.
 
-use crate::context::{ClassRow, DirView, Point};
+use crate::rows::{ClassRow, DirView, Point};
 use std::fmt::Write;
 
 pub const ROWS_CSV: &str = "rows.csv";

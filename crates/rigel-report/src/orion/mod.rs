@@ -10,7 +10,7 @@ mod templates;
 
 pub use templates::{TEMPLATES, kinds};
 
-use crate::context::PointView;
+use crate::rows::PointView;
 use crate::{Dialect, ReportError};
 use map::{cache_size, orion_commandline, prefix};
 use rigel_expr::{Access, Direction, LatencyStat, Stat};
@@ -114,7 +114,7 @@ pub struct OrionView {
     /// This matrix's `[sweep]` values (empty without a sweep).
     pub sweep: Vec<SweepBinding>,
     /// This matrix's points, as the top-level `points`.
-    pub points: Vec<crate::context::Shared<PointView>>,
+    pub points: Vec<crate::rows::Shared<PointView>>,
 }
 
 /// What the caller decides about ORION's files.
@@ -338,7 +338,7 @@ pub fn orion_view(
     view: &ResultsView,
     settings: &OrionSettings,
     group: &Group,
-    points: Vec<crate::context::Shared<PointView>>,
+    points: Vec<crate::rows::Shared<PointView>>,
 ) -> Result<OrionView, ReportError> {
     let doc = view.doc;
     let mut m = Matrix {

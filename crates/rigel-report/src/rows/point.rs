@@ -1,43 +1,17 @@
 //! A point's view: its label, loads and `[sweep]` values, its outcome and timing, the devices and
 //! depth it held, and its class rows (`row.rs`), as `points` and ORION's matrices list them.
 
-use super::depth::{DepthView, depth_view, device_view};
+use super::depth::{DepthView, DeviceView, depth_view, device_view};
+use super::load::{LoadSweep, LoadView, loads_of, sweep_of};
 use super::row::{Row, class_row};
-use super::{DeviceView, Shared};
-use rigel_expr::Direction;
+use super::shared::Shared;
 use rigel_results::CpuTime;
-use rigel_results::LatencyStats;
-use rigel_results::view::{Figures, PointRead, ResultsView};
+use rigel_results::view::ResultsView;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
 /// A point's view, shared by the top-level `points` and each ORION matrix's.
 pub type Point = Shared<PointView>;
-
-/// One direction's figures (histogram left out: it is in `doc`).
-#[derive(Clone, Debug, Serialize)]
-pub struct DirView {
-    /// `total` (reads and writes together), `read` or `write`.
-    pub direction: &'static str,
-    pub ios: u64,
-    pub bytes: u64,
-    pub iops: f64,
-    pub mbps: f64,
-    pub latency: LatencyStats,
-}
-
-/// `small=4`: one class's load at a point.
-#[derive(Clone, Debug, Serialize)]
-pub struct LoadView {
-    pub class: String,
-    pub load: u32,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct LoadSweep {
-    pub key: String,
-    pub value: String,
-}
 
 #[derive(Clone, Debug, Serialize)]
 pub struct PointView {
@@ -62,41 +36,6 @@ pub struct PointView {
     pub classes: Vec<Row>,
     /// The same rows keyed by class name.
     pub c: BTreeMap<String, Row>,
-}
-
-pub(super) fn dir_view(direction: Direction, f: Figures) -> DirView {
-    DirView {
-        direction: direction.name(),
-        ios: f.ios,
-        bytes: f.bytes,
-        iops: f.iops,
-        mbps: f.mbps,
-        latency: f.latency,
-    }
-}
-
-pub(super) fn loads_of(p: &PointRead) -> Vec<LoadView> {
-    p.classes
-        .iter()
-        .map(|c| LoadView {
-            class: c.name().to_string(),
-            load: c.params.load,
-        })
-        .collect()
-}
-
-pub(super) fn sweep_of(p: &PointRead) -> Vec<LoadSweep> {
-    sweep_views(p.sweep())
-}
-
-pub(super) fn sweep_views(sweep: &[rigel_plan::SweepBinding]) -> Vec<LoadSweep> {
-    sweep
-        .iter()
-        .map(|b| LoadSweep {
-            key: b.key.clone(),
-            value: b.value.clone(),
-        })
-        .collect()
 }
 
 pub fn point_views(view: &ResultsView) -> Vec<Shared<PointView>> {

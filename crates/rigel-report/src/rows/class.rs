@@ -1,11 +1,12 @@
 //! A class's view: its parameters as declared and as run over the plan, its rows (every point where
 //! it ran, with the same load columns), its `[sweep]` groups and its best points.
 
-use super::Shared;
 use super::best::{Best, bests};
-use super::point::{LoadSweep, LoadView, PointView, sweep_views};
+use super::load::{LoadSweep, LoadView, sweep_views};
+use super::point::PointView;
 use super::row::Row;
-use super::run::{access_text, mix_text};
+use super::shared::Shared;
+use crate::names::{access_text, mix_text};
 use rigel_expr::units;
 use rigel_plan::ClassLoad;
 use rigel_results::view::ResultsView;

@@ -1,11 +1,11 @@
 //! One class at one point (a row of the report's tables): its effective parameters after
 //! `[sweep]`, every direction's figures, its per-second series, its size mix and its commits.
 
-use super::Shared;
-use super::point::{DirView, LoadSweep, LoadView, dir_view, loads_of, sweep_of};
-use super::run::{access_text, mix_text};
+use super::load::{LoadSweep, LoadView, loads_of, sweep_of};
+use super::shared::Shared;
+use crate::names::{access_text, mix_text};
 use rigel_expr::Direction;
-use rigel_results::view::{ClassRead, PointRead};
+use rigel_results::view::{ClassRead, Figures, PointRead};
 use rigel_results::{Interval, LatencyStats};
 use serde::Serialize;
 
@@ -56,6 +56,18 @@ pub struct ClassRow {
     pub commit: Option<CommitView>,
 }
 
+/// One direction's figures (histogram left out: it is in `doc`).
+#[derive(Clone, Debug, Serialize)]
+pub struct DirView {
+    /// `total` (reads and writes together), `read` or `write`.
+    pub direction: &'static str,
+    pub ios: u64,
+    pub bytes: u64,
+    pub iops: f64,
+    pub mbps: f64,
+    pub latency: LatencyStats,
+}
+
 /// One size of a class's mix at a point: its share asked and achieved, and its own figures.
 #[derive(Clone, Debug, Serialize)]
 pub struct SizeView {
@@ -83,6 +95,17 @@ pub struct CommitView {
     pub service: LatencyStats,
     /// The flushes alone.
     pub flush: LatencyStats,
+}
+
+fn dir_view(direction: Direction, f: Figures) -> DirView {
+    DirView {
+        direction: direction.name(),
+        ios: f.ios,
+        bytes: f.bytes,
+        iops: f.iops,
+        mbps: f.mbps,
+        latency: f.latency,
+    }
 }
 
 pub(super) fn class_row(p: &PointRead, c: &ClassRead) -> ClassRow {

@@ -1,7 +1,7 @@
 //! The best points, as the results model finds them (its one rule): a class's best IOPS, MB/s and
 //! lowest mean latency, and ORION's headline over every finished point.
 
-use super::point::{LoadSweep, LoadView, loads_of, sweep_of};
+use super::load::{LoadSweep, LoadView, loads_of, sweep_of};
 use rigel_expr::{Direction, LatencyStat, Stat};
 use rigel_results::view::{self, PointRead, ResultsView};
 use serde::Serialize;
