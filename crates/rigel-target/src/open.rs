@@ -391,6 +391,7 @@ pub(crate) fn test_plan(
                 rate: None,
                 arrival: Default::default(),
                 pattern: Default::default(),
+                engine: Default::default(),
             })
             .collect(),
         matrix: MatrixInfo {

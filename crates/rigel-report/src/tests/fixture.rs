@@ -223,6 +223,7 @@ pub fn build(s: &Scenario) -> ResultsDoc {
                 rate: None,
                 arrival: Default::default(),
                 pattern: Default::default(),
+                engine: Default::default(),
             })
             .collect(),
         matrix: MatrixInfo {
@@ -286,6 +287,8 @@ pub fn build(s: &Scenario) -> ResultsDoc {
                 steady: None,
                 devices: Vec::new(),
                 integrity: None,
+                engines: Vec::new(),
+                placement: None,
             }
         })
         .collect();

@@ -45,6 +45,12 @@ pub struct PointResult {
     /// `verify`: the blocks the point read back and checked, and what was corrupted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub integrity: Option<super::IntegrityResult>,
+    /// Each class's engine (absent in results written before engines could be chosen: io_uring).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub engines: Vec<super::EngineRecord>,
+    /// Where the workers ran and what served the device (absent in older results).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub placement: Option<super::Placement>,
 }
 
 /// How long rigel did not run in a point's window: a gap between its own clock readings far
