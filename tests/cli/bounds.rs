@@ -3,12 +3,9 @@
 //! figures that cannot be (issue 33, items 5 and 6).
 
 use super::builder::rigel;
+use super::scenario::Scenario;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-
-fn tmpfs_dir() -> tempfile::TempDir {
-    tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir")
-}
 
 /// Two classes × 5,000 levels of 10 ms points (ORION's basic shape: 9,998 points) on a test file
 /// rigel creates.
@@ -32,7 +29,7 @@ fn grid_spec(dir: &Path) -> PathBuf {
 #[test]
 #[serial_test::serial]
 fn ctrl_c_on_a_5000_level_grid_ends_the_run_at_once() {
-    let tmp = tmpfs_dir();
+    let tmp = Scenario::new();
     let out = tmp.path().join("run");
     let child = rigel()
         .arg("run")
@@ -110,7 +107,7 @@ fn one_point_of(dir: &Path, classes: usize, pad: usize, duration: &str) -> PathB
 #[test]
 #[serial_test::parallel]
 fn ten_thousand_classes_at_one_point_are_refused_by_check() {
-    let tmp = tmpfs_dir();
+    let tmp = Scenario::new();
     let start = Instant::now();
     let out = rigel()
         .arg("check")
@@ -134,7 +131,7 @@ fn ten_thousand_classes_at_one_point_are_refused_by_check() {
 #[test]
 #[serial_test::parallel]
 fn a_plan_table_column_wider_than_65535_characters_is_written() {
-    let tmp = tmpfs_dir();
+    let tmp = Scenario::new();
     let out = rigel()
         .arg("plan")
         .arg(one_point_of(tmp.path(), 600, 120, "10ms"))

@@ -4,14 +4,15 @@
 //! planted where rigel writes its files: each must leave the other party's data as it was.
 
 use super::builder::rigel;
+use super::scenario::Scenario;
 use rigel_testkit::{LoopDevice, is_root};
 use std::os::unix::fs::{PermissionsExt, symlink};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// A tmpfs folder anyone may write (0777, not sticky), as a shared scratch folder often is.
-fn shared_dir() -> tempfile::TempDir {
-    let dir = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
+fn shared_dir() -> Scenario {
+    let dir = Scenario::new();
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777))
         .expect("chmod 0777");
     dir
@@ -106,7 +107,7 @@ fn a_forged_sidecar_or_user_xattr_is_no_mark() {
 #[test]
 #[serial_test::parallel]
 fn a_copy_over_rigels_file_makes_it_someone_elses() {
-    let dir = tempfile::tempdir_in("/dev/shm").unwrap();
+    let dir = Scenario::new();
     let work = tempfile::tempdir().unwrap();
     let scratch = dir.path().join("scratch.bin");
     let r = spec(work.path(), &scratch, "size = \"1MiB\"", "read");
@@ -151,7 +152,7 @@ fn a_copy_over_rigels_file_makes_it_someone_elses() {
 #[test]
 #[serial_test::parallel]
 fn rigels_own_file_stays_its_own_after_a_write_run_and_is_cleaned() {
-    let dir = tempfile::tempdir_in("/dev/shm").unwrap();
+    let dir = Scenario::new();
     let work = tempfile::tempdir().unwrap();
     let scratch = dir.path().join("scratch.bin");
     let w = spec(work.path(), &scratch, "size = \"1MiB\"", "write");
@@ -184,7 +185,7 @@ fn a_symlink_swapped_in_during_creation_is_never_written() {
     use std::sync::Arc;
     use std::sync::atomic::{AtomicBool, Ordering};
     let shared = shared_dir();
-    let secret_dir = tempfile::tempdir_in("/dev/shm").unwrap();
+    let secret_dir = Scenario::new();
     let victim = secret_dir.path().join("root-only");
     let secret = b"root's 0600 data\n".repeat(64);
     roots_file(&victim, &secret);
@@ -296,10 +297,10 @@ fn a_device_behind_a_loop_device_is_refused_even_forced() {
 #[serial_test::parallel]
 fn a_run_folder_with_planted_links_or_of_another_user_is_refused() {
     let shared = shared_dir();
-    let secret_dir = tempfile::tempdir_in("/dev/shm").unwrap();
+    let secret_dir = Scenario::new();
     let victim = secret_dir.path().join("shadow");
     roots_file(&victim, b"root:secret\n");
-    let data = tempfile::tempdir_in("/dev/shm").unwrap();
+    let data = Scenario::new();
     let r = spec(
         data.path(),
         &data.path().join("t.bin"),
@@ -348,10 +349,10 @@ fn a_run_folder_with_planted_links_or_of_another_user_is_refused() {
 #[test]
 #[serial_test::parallel]
 fn reports_replace_planted_links_and_templates_are_read_through_none() {
-    let secret_dir = tempfile::tempdir_in("/dev/shm").unwrap();
+    let secret_dir = Scenario::new();
     let victim = secret_dir.path().join("shadow");
     roots_file(&victim, b"root:TOKEN-1234\n");
-    let data = tempfile::tempdir_in("/dev/shm").unwrap();
+    let data = Scenario::new();
     let r = spec(
         data.path(),
         &data.path().join("t.bin"),
@@ -406,7 +407,7 @@ fn reports_replace_planted_links_and_templates_are_read_through_none() {
 #[test]
 #[serial_test::parallel]
 fn orion_never_replaces_a_file_in_its_working_directory() {
-    let secret_dir = tempfile::tempdir_in("/dev/shm").unwrap();
+    let secret_dir = Scenario::new();
     let victim = secret_dir.path().join("shadow");
     roots_file(&victim, b"root:secret\n");
     let d = super::orion::LunDir::new();

@@ -5,6 +5,7 @@
 //! both hidden (`RIGEL_WIPEFS=off` too: rigel's table alone).
 
 use super::builder::rigel;
+use super::scenario::Scenario;
 use rigel_testkit::LoopDevice;
 use std::path::Path;
 use std::process::Command;
@@ -77,7 +78,7 @@ fn destructive_run(dir: &Path, dev: &str, force: bool, probe: Probe) -> super::O
 
 /// The signature stops the run (blkid present and hidden), and `--force` lets it through.
 fn refused_until_forced(dev: &LoopDevice, says: &str, blkid_says: Option<&str>) {
-    let tmp = tempfile::tempdir_in("/dev/shm").expect("a temp dir");
+    let tmp = Scenario::new();
     let out = destructive_run(tmp.path(), dev.dev(), false, Probe::Table);
     assert_eq!(out.code, 1, "blkid hidden, {says}: {}", out.stderr);
     assert!(
@@ -212,7 +213,7 @@ fn byte_layouts_of_storage_signatures() {
 fn blkid_reports_what_the_table_does_not_know() {
     let dev = LoopDevice::new(SIZE);
     tool("mkfs.minix", &[], dev.dev());
-    let tmp = tempfile::tempdir_in("/dev/shm").expect("a temp dir");
+    let tmp = Scenario::new();
     let out = destructive_run(tmp.path(), dev.dev(), false, Probe::Blkid);
     assert_eq!(out.code, 1, "{}", out.stderr);
     out.stderr_has("TYPE=minix");

@@ -6,6 +6,7 @@
 //! gives five rows, two trend charts and links that resolve.
 
 use super::builder::{results, rigel};
+use super::scenario::Scenario;
 use rigel_testkit::LoopDevice;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -110,8 +111,8 @@ fn git(repo: &Path, args: &[&str]) -> String {
 }
 
 /// A git repository in tmpfs holding the three specs on `dev`, committed.
-fn repo(dev: &str) -> (tempfile::TempDir, PathBuf) {
-    let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
+fn repo(dev: &str) -> (Scenario, PathBuf) {
+    let tmp = Scenario::new();
     let repo = tmp.path().join("specs");
     std::fs::create_dir(&repo).expect("repo folder");
     for (name, text) in [

@@ -3,12 +3,9 @@
 //! `runs/`, and user templates that loop, grow or link out of their folder.
 
 use super::builder::rigel;
+use super::scenario::Scenario;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-
-fn tmpfs_dir() -> tempfile::TempDir {
-    tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir")
-}
 
 /// A spec reading (or, with `mix = "write"`, writing) `target`, written into `dir`.
 fn spec_on(dir: &Path, target: &str, extra_target: &str, mix: &str) -> PathBuf {
@@ -44,7 +41,7 @@ fn run_within(args: &[&std::ffi::OsStr], cwd: &Path, limit: Duration) -> (i32, S
 #[test]
 #[serial_test::parallel]
 fn a_fifo_target_is_refused_at_once_by_type() {
-    let tmp = tmpfs_dir();
+    let tmp = Scenario::new();
     let fifo = tmp.path().join("fifo");
     let made = std::process::Command::new("mkfifo").arg(&fifo).status();
     assert!(made.is_ok_and(|s| s.success()), "mkfifo (coreutils) failed");
@@ -69,7 +66,7 @@ fn a_fifo_target_is_refused_at_once_by_type() {
 #[test]
 #[serial_test::parallel]
 fn directories_character_devices_and_sockets_are_refused_by_type() {
-    let tmp = tmpfs_dir();
+    let tmp = Scenario::new();
     let socket = tmp.path().join("sock");
     let _listener = std::os::unix::net::UnixListener::bind(&socket).expect("a unix socket");
     let cases = [
@@ -118,7 +115,7 @@ fn directories_character_devices_and_sockets_are_refused_by_type() {
 #[serial_test::serial]
 fn sigterm_while_preparing_a_test_file_ends_the_run_within_a_second() {
     // tmpfs preallocates page by page: 4 GiB takes seconds there.
-    let tmp = tmpfs_dir();
+    let tmp = Scenario::new();
     let free = rustix::fs::statvfs(tmp.path()).expect("statvfs");
     let free = free.f_bavail * free.f_frsize;
     assert!(
@@ -157,7 +154,7 @@ fn sigterm_while_preparing_a_test_file_ends_the_run_within_a_second() {
 #[test]
 #[serial_test::parallel]
 fn a_variable_cycle_is_an_error_naming_the_chain_and_creates_nothing() {
-    let tmp = tmpfs_dir();
+    let tmp = Scenario::new();
     let spec = tmp.path().join("cycle.toml");
     let text = format!(
         "[spec]\nname = \"cycle\"\n\n[vars]\na = \"x${{b}}\"\nb = \"${{c}}\"\nc = \"${{a}}\"\n\n\
@@ -191,7 +188,7 @@ fn a_variable_cycle_is_an_error_naming_the_chain_and_creates_nothing() {
 #[test]
 #[serial_test::parallel]
 fn a_variable_doubling_itself_is_bounded() {
-    let tmp = tmpfs_dir();
+    let tmp = Scenario::new();
     let spec = tmp.path().join("doubling.toml");
     let mut text = String::from("[spec]\nname = \"doubling\"\n\n[vars]\nv0 = \"xxxxxxxx\"\n");
     for i in 1..=40 {
@@ -216,7 +213,7 @@ fn a_variable_doubling_itself_is_bounded() {
 #[test]
 #[serial_test::parallel]
 fn a_spec_name_cannot_place_the_run_folder_outside_runs() {
-    let tmp = tmpfs_dir();
+    let tmp = Scenario::new();
     for name in ["../../escape", "a/b", "/abs", "..", "."] {
         let spec = tmp.path().join("name.toml");
         let text = format!(
@@ -279,7 +276,7 @@ fn report_with(run: &Path, template: &Path, out: &Path) -> (i32, String) {
 #[test]
 #[serial_test::parallel]
 fn user_templates_are_bounded_and_stay_in_their_folder() {
-    let tmp = tmpfs_dir();
+    let tmp = Scenario::new();
     let run = a_run(tmp.path());
 
     // A link to /etc/passwd inside a template folder never reaches a report.
@@ -363,7 +360,7 @@ fn many_classes_with(
 #[test]
 #[serial_test::parallel]
 fn class_count_and_plan_size_are_bounded() {
-    let tmp = tmpfs_dir();
+    let tmp = Scenario::new();
     let spec = many_classes(tmp.path(), 10_001, "basic");
     let (code, stderr) = run_within(
         &["plan".as_ref(), spec.as_os_str()],
@@ -392,7 +389,7 @@ fn class_count_and_plan_size_are_bounded() {
 #[test]
 #[serial_test::parallel]
 fn ten_thousand_classes_plan_in_linear_memory() {
-    let tmp = tmpfs_dir();
+    let tmp = Scenario::new();
     let spec = many_classes(tmp.path(), 10_000, "basic");
     let bin = env!("CARGO_BIN_EXE_rigel");
     let start = Instant::now();
@@ -418,7 +415,7 @@ fn ten_thousand_classes_plan_in_linear_memory() {
 #[test]
 #[serial_test::parallel]
 fn a_run_of_many_classes_reports_absent_classes_as_idle() {
-    let tmp = tmpfs_dir();
+    let tmp = Scenario::new();
     let spec = many_classes_with(
         tmp.path(),
         17,
@@ -462,7 +459,7 @@ fn a_run_of_many_classes_reports_absent_classes_as_idle() {
 #[test]
 #[serial_test::parallel]
 fn a_template_doubling_a_string_fails_with_a_memory_error() {
-    let tmp = tmpfs_dir();
+    let tmp = Scenario::new();
     let run = a_run(tmp.path());
     let doubling = tmp.path().join("double.txt.j2");
     std::fs::write(

@@ -12,6 +12,7 @@
 use super::builder::{Output, rigel};
 use super::faults::faultfs::{self, FaultFs, Faults};
 use super::faults::signal;
+use super::scenario::Scenario;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -133,9 +134,8 @@ fn killed(spec: &Path, out: &Path, ready: &dyn Fn() -> bool, after: Duration) {
 #[test]
 #[serial_test::parallel]
 fn a_finished_run_verifies_and_blocks_damaged_after_it_are_found_at_their_offsets() {
-    let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
-    let target = tmp.path().join("disk.img");
-    std::fs::write(&target, vec![0u8; 16 << 20]).expect("target");
+    let tmp = Scenario::new();
+    let target = tmp.file("disk.img", 16 << 20);
     let out = tmp.path().join("run");
     rigel()
         .args(["run", "--allow-destructive"])
@@ -182,9 +182,8 @@ fn a_finished_run_verifies_and_blocks_damaged_after_it_are_found_at_their_offset
 #[test]
 #[serial_test::parallel]
 fn a_journal_of_zeros_is_a_run_stopped_before_its_first_write_and_a_blank_header_is_refused() {
-    let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
-    let target = tmp.path().join("disk.img");
-    std::fs::write(&target, vec![0u8; 4 << 20]).expect("target");
+    let tmp = Scenario::new();
+    let target = tmp.file("disk.img", 4 << 20);
     let out = tmp.path().join("run");
     rigel()
         .args(["run", "-q", "--allow-destructive"])
@@ -214,13 +213,12 @@ fn a_journal_of_zeros_is_a_run_stopped_before_its_first_write_and_a_blank_header
 #[test]
 #[serial_test::parallel]
 fn rigel_killed_at_any_moment_of_a_journaled_point_leaves_no_false_positive() {
-    let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
+    let tmp = Scenario::new();
     let mut journaled = 0;
     let mut in_flight = 0;
     // One target for every kill: a SIGKILLed rigel's io_uring is torn down after the process is
     // gone, and the next rigel waits for its lock on the target to go (tests/cli/killed.rs).
-    let target = tmp.path().join("disk.img");
-    std::fs::write(&target, vec![0u8; 16 << 20]).expect("target");
+    let target = tmp.file("disk.img", 16 << 20);
     let spec = spec(tmp.path(), &target, false, "30s");
     for (i, ms) in [0u64, 150, 600, 1500].into_iter().enumerate() {
         let out = tmp.path().join(format!("run-{i}"));
@@ -267,7 +265,7 @@ fn cut(
     if let Some(why) = faultfs::unavailable() {
         panic!("{why}");
     }
-    let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
+    let tmp = Scenario::new();
     let fs = FaultFs::mount(faults).expect("mount");
     let fill = tmp.path().join("fill.toml");
     std::fs::write(
