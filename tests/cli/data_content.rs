@@ -43,6 +43,7 @@ fn zstd_ratio(data: &[u8]) -> f64 {
 }
 
 #[test]
+#[ignore = "needs zstd"]
 #[serial_test::serial]
 fn compress_3_to_1_writes_data_zstd_compresses_3_to_1() {
     let data = written("compress = \"3:1\"");

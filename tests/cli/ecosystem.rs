@@ -57,6 +57,7 @@ fn every_shell_gets_completions_that_know_orion() {
 }
 
 #[test]
+#[ignore = "needs man (man-db)"]
 #[serial_test::parallel]
 fn man_renders_the_generated_pages() {
     let tmp = tempfile::tempdir().unwrap();

@@ -59,6 +59,7 @@ fn roots_file(path: &Path, bytes: &[u8]) {
 }
 
 #[test]
+#[ignore = "needs setfattr (attr)"]
 #[serial_test::parallel]
 fn a_forged_sidecar_or_user_xattr_is_no_mark() {
     let shared = shared_dir();

@@ -89,6 +89,7 @@ fn check_sums(doc: &Value, ranks: usize) {
 }
 
 #[test]
+#[ignore = "needs mpirun (openmpi-bin)"]
 #[serial_test::parallel]
 fn mpirun_four_ranks_merge_exactly() {
     let mpirun_bin = mpirun_path();
@@ -259,6 +260,7 @@ fn without_a_launcher_a_rank_is_asked_for() {
 }
 
 #[test]
+#[ignore = "needs mpirun (openmpi-bin)"]
 #[serial_test::serial]
 fn mpirun_open_loop_rates_and_service_latencies_merge_exactly() {
     let mpirun_bin = mpirun_path();

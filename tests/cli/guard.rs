@@ -112,6 +112,7 @@ fn oracle_asm_label() {
 }
 
 #[test]
+#[ignore = "needs mkfs.ocfs2 (ocfs2-tools)"]
 #[serial_test::parallel]
 fn ocfs2_from_mkfs_ocfs2() {
     let dev = LoopDevice::new(SIZE);
@@ -124,6 +125,7 @@ fn ocfs2_from_mkfs_ocfs2() {
 }
 
 #[test]
+#[ignore = "needs cryptsetup (cryptsetup-bin)"]
 #[serial_test::parallel]
 fn luks1_and_luks2_from_cryptsetup() {
     let key = tempfile::NamedTempFile::new_in("/dev/shm").expect("a key file");
@@ -149,6 +151,7 @@ fn luks1_and_luks2_from_cryptsetup() {
 }
 
 #[test]
+#[ignore = "needs make-bcache (bcache-tools)"]
 #[serial_test::parallel]
 fn bcache_from_make_bcache() {
     let dev = LoopDevice::new(SIZE);

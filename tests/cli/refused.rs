@@ -65,6 +65,7 @@ fn spec(dir: &Path) -> std::path::PathBuf {
 }
 
 #[test]
+#[ignore = "needs python3 (it installs the seccomp filter)"]
 #[serial_test::parallel]
 fn a_refused_io_uring_is_explained_and_no_resume_is_suggested() {
     let tmp = tempfile::tempdir().expect("tmp");
