@@ -226,9 +226,8 @@ fn usage_and_missing_runs() {
 fn a_run_throttled_on_purpose() {
     let lo = LoopDevice::new(64 << 20);
     let tmp = Scenario::new();
-    let destructive = toml::Table::from_iter([("destructive".to_owned(), true.into())]);
     let spec = Spec::default()
-        .target_table(lo.dev(), destructive)
+        .destructive_target(lo.dev())
         .set("run.duration", "1s")
         .set("class.rd.size", "4KiB")
         .set("class.wr.size", "4KiB")

@@ -12,7 +12,7 @@
 use super::builder::{Output, rigel};
 use super::faults::faultfs::{self, FaultFs, Faults};
 use super::faults::signal;
-use super::scenario::Scenario;
+use super::scenario::{Scenario, Spec};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -29,20 +29,27 @@ fn spec(dir: &Path, target: &Path, durable: bool, duration: &str) -> PathBuf {
 
 /// `spec` with each class's `durability` (none: no durability).
 fn spec_with(dir: &Path, target: &Path, durability: Option<&str>, duration: &str) -> PathBuf {
+    let mut spec = Spec::named("journal")
+        .destructive_target(target)
+        .set("run.duration", duration)
+        .set("run.verify", true)
+        .set("run.journal", true)
+        .set("class.oltp.size", "4KiB")
+        .set("class.oltp.mix", "20% read")
+        .set("class.log.size", "64KiB")
+        .set("class.log.access", "sequential")
+        .set("class.log.mix", "write")
+        .set("matrix.shape", "point")
+        .set("matrix.oltp", "8")
+        .set("matrix.log", "1");
+    if let Some(d) = durability {
+        spec = spec
+            .set("class.oltp.durability", d)
+            .set("class.log.durability", d);
+    }
     let durable = durability.unwrap_or("none").replace(':', "-");
-    let durability = durability
-        .map(|d| format!("durability = \"{d}\"\n"))
-        .unwrap_or_default();
-    let text = format!(
-        "[spec]\nname = \"journal\"\n\n[[target]]\npath = \"{}\"\ndestructive = true\n\n\
-         [run]\nduration = \"{duration}\"\nverify = true\njournal = true\n\n\
-         [class.oltp]\nsize = \"4KiB\"\nmix = \"20% read\"\n{durability}\n\
-         [class.log]\nsize = \"64KiB\"\naccess = \"sequential\"\nmix = \"write\"\n{durability}\n\
-         [matrix]\nshape = \"point\"\noltp = \"8\"\nlog = \"1\"\n",
-        target.display()
-    );
     let path = dir.join(format!("journal-{durable}.toml"));
-    std::fs::write(&path, text).expect("spec written");
+    std::fs::write(&path, spec.text()).expect("spec written");
     path
 }
 

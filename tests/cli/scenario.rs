@@ -128,7 +128,15 @@ impl Spec {
         self.target_table(path, target)
     }
 
-    /// Adds a `[[target]]` at `path` with `keys` of any type (`destructive = true`).
+    /// Adds a `[[target]]` at `path` that the spec consents to write (`destructive = true`).
+    pub fn destructive_target(self, path: impl AsRef<Path>) -> Spec {
+        self.target_table(
+            path,
+            Table::from_iter([("destructive".into(), true.into())]),
+        )
+    }
+
+    /// Adds a `[[target]]` at `path` with `keys` of any type.
     pub fn target_table(mut self, path: impl AsRef<Path>, keys: Table) -> Spec {
         let path = path.as_ref().to_str().expect("a UTF-8 target path");
         let mut target = Table::new();
