@@ -5,7 +5,7 @@
 //! both hidden (`RIGEL_WIPEFS=off` too: rigel's table alone).
 
 use super::builder::rigel;
-use super::scenario::Scenario;
+use super::scenario::{Scenario, Spec};
 use rigel_testkit::LoopDevice;
 use std::path::Path;
 use std::process::Command;
@@ -53,10 +53,13 @@ enum Probe {
 /// A destructive run on `dev` with consent; `probe` chooses which program rigel may ask.
 fn destructive_run(dir: &Path, dev: &str, force: bool, probe: Probe) -> super::Output {
     let spec = dir.join("w.toml");
-    let text = format!(
-        "[[target]]\npath = \"{dev}\"\ndestructive = true\n\n[run]\nduration = \"100ms\"\n\n\
-         [class.w]\nsize = \"4KiB\"\nmix = \"write\"\n\n[matrix]\nw = \"1\"\n"
-    );
+    let text = Spec::default()
+        .destructive_target(dev)
+        .set("run.duration", "100ms")
+        .set("class.w.size", "4KiB")
+        .set("class.w.mix", "write")
+        .set("matrix.w", "1")
+        .text();
     std::fs::write(&spec, text).expect("spec written");
     let mut r = rigel()
         .arg("run")
