@@ -3,19 +3,21 @@
 //! `runs/`, and user templates that loop, grow or link out of their folder.
 
 use super::builder::rigel;
-use super::scenario::Scenario;
+use super::scenario::{Scenario, Spec};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// A spec reading (or, with `mix = "write"`, writing) `target`, written into `dir`.
-fn spec_on(dir: &Path, target: &str, extra_target: &str, mix: &str) -> PathBuf {
-    let text = format!(
-        "[spec]\nname = \"h\"\n\n[[target]]\npath = \"{target}\"\n{extra_target}\n\n\
-         [run]\nduration = \"200ms\"\n\n[class.s]\nsize = \"8KiB\"\nmix = \"{mix}\"\n\n\
-         [matrix]\ns = \"1\"\n"
-    );
+fn spec_on(dir: &Path, target: &str, size: Option<&str>, mix: &str) -> PathBuf {
+    let keys: Vec<(&str, &str)> = size.map(|s| ("size", s)).into_iter().collect();
+    let spec = Spec::named("h")
+        .target(target, &keys)
+        .set("run.duration", "200ms")
+        .set("class.s.size", "8KiB")
+        .set("class.s.mix", mix)
+        .set("matrix.s", "1");
     let path = dir.join("h.toml");
-    std::fs::write(&path, text).expect("spec written");
+    std::fs::write(&path, spec.text()).expect("spec written");
     path
 }
 
@@ -46,7 +48,7 @@ fn a_fifo_target_is_refused_at_once_by_type() {
     let made = std::process::Command::new("mkfifo").arg(&fifo).status();
     assert!(made.is_ok_and(|s| s.success()), "mkfifo (coreutils) failed");
     for mix in ["read", "write"] {
-        let spec = spec_on(tmp.path(), &fifo.display().to_string(), "", mix);
+        let spec = spec_on(tmp.path(), &fifo.display().to_string(), None, mix);
         let (code, stderr) = run_within(
             &[
                 "run".as_ref(),
@@ -77,7 +79,7 @@ fn directories_character_devices_and_sockets_are_refused_by_type() {
     ];
     for (target, says) in cases {
         for mix in ["read", "write"] {
-            let spec = spec_on(tmp.path(), &target, "", mix);
+            let spec = spec_on(tmp.path(), &target, None, mix);
             let (code, stderr) = run_within(
                 &[
                     "run".as_ref(),
@@ -93,7 +95,7 @@ fn directories_character_devices_and_sockets_are_refused_by_type() {
             assert!(stderr.contains(says), "{target} ({mix}): {stderr}");
         }
         // A declared size does not make rigel create a test file over it either.
-        let spec = spec_on(tmp.path(), &target, "size = \"16MiB\"", "read");
+        let spec = spec_on(tmp.path(), &target, Some("16MiB"), "read");
         let (code, stderr) = run_within(
             &[
                 "run".as_ref(),
@@ -126,7 +128,7 @@ fn sigterm_while_preparing_a_test_file_ends_the_run_within_a_second() {
     let spec = spec_on(
         tmp.path(),
         &data.display().to_string(),
-        "size = \"4GiB\"",
+        Some("4GiB"),
         "read",
     );
     let child = rigel()
@@ -244,7 +246,7 @@ fn a_run(tmp: &Path) -> PathBuf {
     let spec = spec_on(
         tmp,
         &tmp.join("d.bin").display().to_string(),
-        "size = \"16MiB\"",
+        Some("16MiB"),
         "read",
     );
     let dir = tmp.join("run");
@@ -337,20 +339,18 @@ fn many_classes_with(
     shape: &str,
     load: impl Fn(usize) -> &'static str,
 ) -> PathBuf {
-    let mut text = format!(
-        "[spec]\nname = \"many\"\n\n[[target]]\npath = \"{}/m.bin\"\nsize = \"16MiB\"\n\n\
-         [run]\nduration = \"20ms\"\n\n",
-        dir.display()
-    );
+    let mut spec = Spec::named("many")
+        .target(dir.join("m.bin"), &[("size", "16MiB")])
+        .set("run.duration", "20ms");
     for i in 0..classes {
-        text.push_str(&format!("[class.c{i}]\nsize = \"8KiB\"\n\n"));
+        spec = spec.at(&["class", &format!("c{i}"), "size"], "8KiB");
     }
-    text.push_str(&format!("[matrix]\nshape = \"{shape}\"\n"));
+    spec = spec.set("matrix.shape", shape);
     for i in 0..classes {
-        text.push_str(&format!("c{i} = \"{}\"\n", load(i)));
+        spec = spec.at(&["matrix", &format!("c{i}")], load(i));
     }
     let path = dir.join(format!("many-{classes}-{shape}.toml"));
-    std::fs::write(&path, text).expect("spec written");
+    std::fs::write(&path, spec.text()).expect("spec written");
     path
 }
 
