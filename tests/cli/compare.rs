@@ -26,6 +26,16 @@ fn run(scene: &Scenario, name: &str, small: &str) -> PathBuf {
     scene.run(&spec, name, &[]).code(0).folder
 }
 
+/// 4 KiB random reads of `target` at load 4, one point of `duration` after a 300 ms warmup.
+fn reads_at_4(target: &str, duration: &str) -> Spec {
+    Spec::default()
+        .target(target, &[])
+        .set("run.duration", duration)
+        .set("run.warmup", "300ms")
+        .set("class.rd.size", "4KiB")
+        .set("matrix.rd", "4")
+}
+
 fn json(out: &super::Output) -> Value {
     serde_json::from_str(&out.stdout).expect("compare --format json prints JSON")
 }
@@ -305,24 +315,8 @@ fn a_run_throttled_on_purpose() {
 fn back_to_back_runs_flag_nothing_and_a_fifth_fewer_iops_is_flagged() {
     let lo = LoopDevice::new(64 << 20);
     let tmp = Scenario::new();
-    let spec = tmp.path().join("rd.toml");
-    let text = format!(
-        "[[target]]\npath = \"{}\"\n\n[run]\nduration = \"2s\"\nwarmup = \"300ms\"\n\n\
-         [class.rd]\nsize = \"4KiB\"\n\n[matrix]\nrd = \"4\"\n",
-        lo.dev()
-    );
-    std::fs::write(&spec, text).expect("spec written");
-    let run = |name: &str| {
-        let out = tmp.path().join(name);
-        rigel()
-            .arg("run")
-            .arg(&spec)
-            .arg("--out")
-            .arg(&out)
-            .run()
-            .code(0);
-        out
-    };
+    let spec = tmp.spec("rd.toml", &reads_at_4(lo.dev(), "2s"));
+    let run = |name: &str| tmp.run(&spec, name, &[]).code(0).folder;
     lo.throttle_reads(500);
     let base = run("base");
     let again = run("again");
@@ -405,25 +399,8 @@ fn back_to_back_runs_flag_nothing_and_a_fifth_fewer_iops_is_flagged() {
 fn one_second_points_get_a_band_and_a_throttled_fifth_is_flagged() {
     let lo = LoopDevice::new(64 << 20);
     let tmp = Scenario::new();
-    let spec = tmp.path().join("rd.toml");
-    let text = format!(
-        "[[target]]\npath = \"{}\"\n\n[run]\nduration = \"1s\"\nwarmup = \"300ms\"\n\n\
-         [class.rd]\nsize = \"4KiB\"\n\n[matrix]\nrd = \"4\"\n",
-        lo.dev()
-    );
-    std::fs::write(&spec, text).expect("spec written");
-    let run = |name: &str, more: &[&str]| {
-        let out = tmp.path().join(name);
-        rigel()
-            .arg("run")
-            .arg(&spec)
-            .arg("--out")
-            .arg(&out)
-            .args(more)
-            .run()
-            .code(0);
-        out
-    };
+    let spec = tmp.spec("rd.toml", &reads_at_4(lo.dev(), "1s"));
+    let run = |name: &str, more: &[&str]| tmp.run(&spec, name, more).code(0).folder;
     lo.throttle_reads(1000);
     let base = run("base", &[]);
     let again = run("again", &[]);
