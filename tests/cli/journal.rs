@@ -274,17 +274,17 @@ fn cut(
     }
     let tmp = Scenario::new();
     let fs = FaultFs::mount(faults).expect("mount");
-    let fill = tmp.path().join("fill.toml");
-    std::fs::write(
-        &fill,
-        format!(
-            "[[target]]\npath = \"{}\"\ndestructive = true\n\n[run]\nduration = \"1s\"\nverify = true\n\n\
-             [class.fill]\nsize = \"1MiB\"\naccess = \"sequential\"\nmix = \"write\"\n\
-             durability = \"dsync\"\n\n[matrix]\nshape = \"point\"\nfill = \"1\"\n",
-            fs.file().display()
-        ),
-    )
-    .expect("fill spec");
+    let fill = Spec::default()
+        .destructive_target(fs.file())
+        .set("run.duration", "1s")
+        .set("run.verify", true)
+        .set("class.fill.size", "1MiB")
+        .set("class.fill.access", "sequential")
+        .set("class.fill.mix", "write")
+        .set("class.fill.durability", "dsync")
+        .set("matrix.shape", "point")
+        .set("matrix.fill", "1");
+    let fill = tmp.spec("fill.toml", &fill);
     rigel()
         .args(["run", "-q", "--allow-destructive"])
         .arg(&fill)

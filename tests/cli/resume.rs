@@ -207,14 +207,13 @@ fn a_report_that_cannot_be_written_is_exit_1() {
 #[serial_test::parallel]
 fn a_second_rigel_on_a_test_file_being_filled_or_written_is_refused() {
     let tmp = Scenario::new();
-    let text = format!(
-        "[spec]\nname = \"w\"\n\n[[target]]\npath = \"{}/data.bin\"\nsize = \"256MiB\"\n\n\
-         [run]\nduration = \"2s\"\n\n[class.w]\nsize = \"4KiB\"\nmix = \"write\"\n\n\
-         [matrix]\nw = \"1\"\n",
-        tmp.path().display()
-    );
-    let spec = tmp.path().join("w.toml");
-    std::fs::write(&spec, text).expect("spec");
+    let spec = Spec::named("w")
+        .target(tmp.join("data.bin"), &[("size", "256MiB")])
+        .set("run.duration", "2s")
+        .set("class.w.size", "4KiB")
+        .set("class.w.mix", "write")
+        .set("matrix.w", "1");
+    let spec = tmp.spec("w.toml", &spec);
     let first = rigel()
         .arg("run")
         .arg(&spec)
