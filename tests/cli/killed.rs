@@ -9,6 +9,7 @@
 use super::builder::rigel;
 use super::faults::faultfs::{self, FaultFs, Faults};
 use super::faults::signal;
+use super::scenario::Spec;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -17,14 +18,14 @@ const WAITING: &str = "waiting (at most 5 s) for a rigel that has exited";
 
 /// 4 KiB random I/O on `target` (`mix`: "read" or "write") for `duration`, one point at QD 4.
 fn spec(dir: &Path, name: &str, target: &Path, mix: &str, duration: &str) -> PathBuf {
-    let text = format!(
-        "[spec]\nname = \"{name}\"\n\n[[target]]\npath = \"{}\"\ndestructive = true\n\n\
-         [run]\nduration = \"{duration}\"\n\n\
-         [class.io]\nsize = \"4KiB\"\nmix = \"{mix}\"\n\n[matrix]\nio = \"4\"\n",
-        target.display()
-    );
+    let spec = Spec::named(name)
+        .destructive_target(target)
+        .set("run.duration", duration)
+        .set("class.io.size", "4KiB")
+        .set("class.io.mix", mix)
+        .set("matrix.io", "4");
     let path = dir.join(format!("{name}.toml"));
-    std::fs::write(&path, text).expect("spec written");
+    std::fs::write(&path, spec.text()).expect("spec written");
     path
 }
 

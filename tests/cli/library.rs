@@ -2,6 +2,7 @@
 //! command line and in `extends`; `rigel specs`; a spec read from standard input.
 
 use super::builder::rigel;
+use super::scenario::Scenario;
 use std::path::Path;
 
 /// Two team libraries: `libA/team/base` (a partial base with a small test file) and
@@ -34,7 +35,7 @@ fn libraries(root: &Path) -> String {
 #[test]
 #[serial_test::parallel]
 fn a_named_spec_runs_across_libraries_and_its_folder_names_every_file() {
-    let tmp = tempfile::tempdir_in("/dev/shm").unwrap();
+    let tmp = Scenario::new();
     let path = libraries(tmp.path());
     let out_dir = tmp.path().join("run");
     rigel()

@@ -373,21 +373,10 @@ fn class_result(
         })
         .collect();
     ClassResult {
-        class: c.class.clone(),
-        size: c.size,
-        outstanding: c.outstanding,
-        total,
         read,
         write,
         intervals,
-        ticks: None,
-        pace: None,
-        depth_held: None,
-        skew: None,
-        sizes: Vec::new(),
-        commit: None,
-        think: None,
-        burst: None,
+        ..ClassResult::new(c.class.clone(), c.size, c.outstanding, total)
     }
 }
 

@@ -153,6 +153,32 @@ pub struct ClassResult {
     pub burst: Option<BurstResult>,
 }
 
+impl ClassResult {
+    /// A class's figures with nothing measured beside `total`: no direction of its own, no
+    /// intervals or ticks, and none of the optional parts (pace, depth held, skew, size shares,
+    /// commits, think, bursts). Producers fill in what they measured with struct update syntax,
+    /// so a part added here later is absent everywhere until one of them sets it.
+    pub fn new(class: impl Into<String>, size: u64, outstanding: u32, total: DirStats) -> Self {
+        ClassResult {
+            class: class.into(),
+            size,
+            outstanding,
+            total,
+            read: None,
+            write: None,
+            intervals: Vec::new(),
+            ticks: None,
+            pace: None,
+            depth_held: None,
+            skew: None,
+            sizes: Vec::new(),
+            commit: None,
+            think: None,
+            burst: None,
+        }
+    }
+}
+
 /// A class's bursts over the measured window.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BurstResult {
