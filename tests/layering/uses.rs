@@ -22,7 +22,6 @@ pub const LEAVING_ALLOWED: &[(&str, &str)] = &[
         "rigel-report",
         "goes with house-report (the templates and fonts move into the crate, the PDF into rigel-pdf)",
     ),
-    ("rigel-spec", "the shipped specs: next commit"),
     ("rigel-judge", "the results fixtures: next commit"),
     ("rigel-results", "the results fixtures: next commit"),
     ("rigel-record", "the results fixtures: next commit"),
