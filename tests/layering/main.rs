@@ -196,8 +196,9 @@ fn no_include_leaves_its_crate() {
                     leaving_seen.insert(name.clone());
                 }
                 Some(target) => problems.push(format!(
-                    "{at}: includes {}, outside {name}'s folder: the crate would not build from \
-                     its own folder (`cargo package`); move the file into the crate",
+                    "{at}: includes {}, not {name}'s own file (outside its folder, or in another \
+                     crate's): the crate would not build from its own folder (`cargo package`); \
+                     move the file into the crate",
                     target.strip_prefix(root()).unwrap_or(&target).display()
                 )),
                 None => problems.push(format!(

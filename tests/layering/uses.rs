@@ -17,15 +17,10 @@ pub const NAMED_ONLY: &[(&str, &str, &str)] = &[(
 )];
 
 /// Crates whose includes still leave their folder, each with why: (crate, why).
-pub const LEAVING_ALLOWED: &[(&str, &str)] = &[
-    (
-        "rigel-report",
-        "goes with house-report (the templates and fonts move into the crate, the PDF into rigel-pdf)",
-    ),
-    ("rigel-judge", "the results fixtures: next commit"),
-    ("rigel-results", "the results fixtures: next commit"),
-    ("rigel-record", "the results fixtures: next commit"),
-];
+pub const LEAVING_ALLOWED: &[(&str, &str)] = &[(
+    "rigel-report",
+    "goes with house-report (the templates and fonts move into the crate, the PDF into rigel-pdf)",
+)];
 
 /// An `include_str!`/`include_bytes!` of one file: where it is written and the file it names
 /// (`None` when its argument is not a literal path the test can follow).
