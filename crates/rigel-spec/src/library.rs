@@ -251,7 +251,7 @@ mod tests {
     fn every_file_in_specs_is_built_in() {
         let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/specs"));
         let mut found = BTreeMap::new();
-        collect(&root, &root, 0, &mut found);
+        collect(root, root, 0, &mut found);
         let names: Vec<&str> = found.keys().map(String::as_str).collect();
         let builtins: Vec<&str> = BUILTIN.iter().map(|(n, _)| *n).collect();
         assert_eq!(names, builtins, "specs/ and BUILTIN differ");
