@@ -101,6 +101,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 steady: None,
                 devices: Vec::new(),
                 integrity: None,
+                engines: Vec::new(),
+                placement: None,
             })?;
         }
     }

@@ -90,7 +90,7 @@ rigel capture /dev/nvme0n1 --duration 60s --out cap/   # as root: cap/trace.rtr\
 rigel capture --import sda.blkparse.txt --out cap/     # blkparse -i sda -o sda.blkparse.txt\n  \
 rigel capture --import job.iolog --out cap/            # fio write_iolog (v2 or v3)\n  \
 rigel capture /dev/sdb --duration 30s --out cap/ --to-spec && rigel check cap/spec.toml\n\n\
-The trace file's format is in the README (\"Capturing a workload\"). Nothing of the data is read.")]
+The trace file's format is in docs/capture.md (\"The trace file\"). Nothing of the data is read.")]
 pub struct CaptureArgs {
     /// The block device to watch (`/dev/sdb`, a partition, a loop device); needs root
     #[arg(

@@ -8,13 +8,13 @@ use super::run;
 use super::style::outln;
 use super::{exit, plan_table, specs, summary};
 use clap::ValueEnum;
-use rigel_orion::{self as orion, OrionError, OrionJob, OrionOptions, Parsed};
+use rigel_orion::{self as orion, LunFault, OrionError, OrionJob, OrionOptions, Parsed};
 use rigel_plan::RunPlan;
 use rigel_report::{self as report, Dialect, Format, ReportOptions};
 use rigel_results::ResultsDoc;
 use rigel_runner::{self as runner, Job};
 use rigel_spec::SpecInput;
-use rigel_target::Consent;
+use rigel_target::{Consent, TargetError};
 use std::ffi::OsString;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -169,6 +169,19 @@ fn estimate_line(plan: &RunPlan, o: &OrionOptions) -> String {
     format!("Calibration will take approximately {minutes} minutes.")
 }
 
+/// Which of ORION's own wordings a target error takes (rigel-orion words them without knowing the
+/// target layer's error).
+fn lun_fault(e: &TargetError) -> LunFault {
+    match e {
+        TargetError::Missing { .. } | TargetError::NoDevice { .. } => LunFault::Missing,
+        TargetError::TargetTooSmall { size, need, .. } => LunFault::TooSmall {
+            size: *size,
+            need: *need,
+        },
+        _ => LunFault::Other,
+    }
+}
+
 fn dialect(o: &OrionOptions) -> Dialect {
     o.ext.dialect.unwrap_or_default()
 }
@@ -217,7 +230,7 @@ fn calibrate(job: &OrionJob, spec_toml: String, plan: RunPlan, cwd: &Path) -> i3
         replay: None,
     };
     let (code, ran) = run::run_job(Job::fresh(dir, spec_toml, plan, started), opts, &|e| {
-        job.luns.explain(e)
+        job.luns.explain(e.path(), lun_fault(e), &e.to_string())
     });
     let Some(ran) = ran else { return code };
     let Some(doc) = ran.doc else { return code };

@@ -3,25 +3,23 @@
 //! figures that cannot be (issue 33, items 5 and 6).
 
 use super::builder::rigel;
+use super::scenario::{Scenario, Spec};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-
-fn tmpfs_dir() -> tempfile::TempDir {
-    tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir")
-}
 
 /// Two classes × 5,000 levels of 10 ms points (ORION's basic shape: 9,998 points) on a test file
 /// rigel creates.
 fn grid_spec(dir: &Path) -> PathBuf {
-    let text = format!(
-        "[spec]\nname = \"grid\"\n\n[[target]]\npath = \"{}/data.bin\"\nsize = \"16MiB\"\n\n\
-         [run]\nduration = \"10ms\"\n\n[class.small]\nsize = \"4KiB\"\n\n\
-         [class.large]\nsize = \"64KiB\"\n\n[matrix]\nshape = \"basic\"\nsmall = \"1..5000\"\n\
-         large = \"1..5000\"\n",
-        dir.display()
-    );
+    let spec = Spec::named("grid")
+        .target(dir.join("data.bin"), &[("size", "16MiB")])
+        .set("run.duration", "10ms")
+        .set("class.small.size", "4KiB")
+        .set("class.large.size", "64KiB")
+        .set("matrix.shape", "basic")
+        .set("matrix.small", "1..5000")
+        .set("matrix.large", "1..5000");
     let path = dir.join("grid.toml");
-    std::fs::write(&path, text).expect("spec written");
+    std::fs::write(&path, spec.text()).expect("spec written");
     path
 }
 
@@ -32,7 +30,7 @@ fn grid_spec(dir: &Path) -> PathBuf {
 #[test]
 #[serial_test::serial]
 fn ctrl_c_on_a_5000_level_grid_ends_the_run_at_once() {
-    let tmp = tmpfs_dir();
+    let tmp = Scenario::new();
     let out = tmp.path().join("run");
     let child = rigel()
         .arg("run")
@@ -87,20 +85,18 @@ fn ctrl_c_on_a_5000_level_grid_ends_the_run_at_once() {
 /// each named with `pad` more characters.
 fn one_point_of(dir: &Path, classes: usize, pad: usize, duration: &str) -> PathBuf {
     let name = |i: usize| format!("c{i}_{}", "x".repeat(pad));
-    let mut text = format!(
-        "[spec]\nname = \"many\"\n\n[[target]]\npath = \"{}/m.bin\"\nsize = \"16MiB\"\n\n\
-         [run]\nduration = \"{duration}\"\n\n",
-        dir.display()
-    );
+    let mut spec = Spec::named("many")
+        .target(dir.join("m.bin"), &[("size", "16MiB")])
+        .set("run.duration", duration);
     for i in 0..classes {
-        text.push_str(&format!("[class.{}]\nsize = \"8KiB\"\n\n", name(i)));
+        spec = spec.at(&["class", &name(i), "size"], "8KiB");
     }
-    text.push_str("[matrix]\nshape = \"point\"\n");
+    spec = spec.set("matrix.shape", "point");
     for i in 0..classes {
-        text.push_str(&format!("{} = \"1\"\n", name(i)));
+        spec = spec.at(&["matrix", &name(i)], "1");
     }
     let path = dir.join(format!("one-point-{classes}.toml"));
-    std::fs::write(&path, text).expect("spec written");
+    std::fs::write(&path, spec.text()).expect("spec written");
     path
 }
 
@@ -110,7 +106,7 @@ fn one_point_of(dir: &Path, classes: usize, pad: usize, duration: &str) -> PathB
 #[test]
 #[serial_test::parallel]
 fn ten_thousand_classes_at_one_point_are_refused_by_check() {
-    let tmp = tmpfs_dir();
+    let tmp = Scenario::new();
     let start = Instant::now();
     let out = rigel()
         .arg("check")
@@ -134,7 +130,7 @@ fn ten_thousand_classes_at_one_point_are_refused_by_check() {
 #[test]
 #[serial_test::parallel]
 fn a_plan_table_column_wider_than_65535_characters_is_written() {
-    let tmp = tmpfs_dir();
+    let tmp = Scenario::new();
     let out = rigel()
         .arg("plan")
         .arg(one_point_of(tmp.path(), 600, 120, "10ms"))

@@ -4,6 +4,7 @@
 //! least the idle apart. rigel's results agree with it, its per-tick series shows the gaps, and the
 //! class's cycle (burst + idle) times its IOPS is the I/Os of a burst.
 
+use super::scenario::Scenario;
 use super::traced::run_spec;
 use rigel_testkit::{BlockTrace, LoopDevice};
 use serde_json::Value;
@@ -23,7 +24,7 @@ fn bursts_reach_the_device_whole_and_an_idle_apart() {
     let _ = std::process::Command::new("udevadm")
         .args(["settle", "-t", "2"])
         .status();
-    let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
+    let tmp = Scenario::new();
     let spec = format!(
         "[[target]]\npath = \"{}\"\n\n[run]\nduration = \"1600ms\"\nwarmup = \"100ms\"\n\n\
          [class.ckpt]\nsize = \"4KiB\"\nburst = {{ ios = {IOS}, idle = \"200ms\" }}\n\n\

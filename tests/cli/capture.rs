@@ -4,6 +4,7 @@
 //! accept what it wrote. Imports (blkparse text, fio iologs) derive too, without root.
 
 use super::builder::{ahead_of_the_host, rigel};
+use super::scenario::Scenario;
 use rigel_testkit::LoopDevice;
 use std::time::{Duration, Instant};
 
@@ -46,7 +47,7 @@ fn text<'a>(v: &'a toml::Value, key: &str) -> &'a str {
 /// the run's results.
 fn captured(class: &str, load: u32, duration: &str) -> (String, serde_json::Value, u64, u64) {
     let dev = LoopDevice::new(64 << 20);
-    let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
+    let tmp = Scenario::new();
     let spec = format!(
         "[[target]]\npath = \"{}\"\ndestructive = true\n\n[run]\nduration = \"{duration}\"\n\n\
          [class.io]\n{class}\n\n[matrix]\nshape = \"point\"\nio = \"{load}\"\n",

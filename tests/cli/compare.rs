@@ -2,33 +2,38 @@
 //! copy of its results edited to lower one figure, and against a run of a different spec.
 
 use super::builder::rigel;
+use super::scenario::{Scenario, Spec};
 use rigel_testkit::LoopDevice;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-fn spec(dir: &Path, name: &str, small: &str) -> PathBuf {
-    let text = format!(
-        "[spec]\nname = \"{name}\"\n\n[[target]]\npath = \"{}/data.bin\"\nsize = \"32MiB\"\n\n\
-         [run]\nduration = \"3s\"\nwarmup = \"100ms\"\n\n\
-         [class.small]\nsize = \"4KiB\"\n\n[class.large]\nsize = \"128KiB\"\n\n\
-         [matrix]\nsmall = \"{small}\"\nlarge = \"1\"\n",
-        dir.display()
-    );
-    let path = dir.join(format!("{name}.toml"));
-    std::fs::write(&path, text).expect("spec written");
-    path
+/// Small (4 KiB) at the `small` loads and large (128 KiB) at 1, 3 s points over a 32 MiB test file.
+fn spec(name: &str, small: &str, file: &Path) -> Spec {
+    Spec::named(name)
+        .target(file, &[("size", "32MiB")])
+        .set("run.duration", "3s")
+        .set("run.warmup", "100ms")
+        .set("class.small.size", "4KiB")
+        .set("class.large.size", "128KiB")
+        .set("matrix.small", small)
+        .set("matrix.large", "1")
 }
 
-fn run(dir: &Path, name: &str, small: &str) -> PathBuf {
-    let out = dir.join(name);
-    rigel()
-        .arg("run")
-        .arg(spec(dir, name, small))
-        .arg("--out")
-        .arg(&out)
-        .run()
-        .code(0);
-    out
+/// [`spec`] run into the folder `name` of the scene.
+fn run(scene: &Scenario, name: &str, small: &str) -> PathBuf {
+    let spec = spec(name, small, &scene.join("data.bin"));
+    let spec = scene.spec(&format!("{name}.toml"), &spec);
+    scene.run(&spec, name, &[]).code(0).folder
+}
+
+/// 4 KiB random reads of `target` at load 4, one point of `duration` after a 300 ms warmup.
+fn reads_at_4(target: &str, duration: &str) -> Spec {
+    Spec::default()
+        .target(target, &[])
+        .set("run.duration", duration)
+        .set("run.warmup", "300ms")
+        .set("class.rd.size", "4KiB")
+        .set("matrix.rd", "4")
 }
 
 fn json(out: &super::Output) -> Value {
@@ -59,8 +64,8 @@ fn flagged(c: &Value, verdict: &str) -> Vec<String> {
 #[test]
 #[serial_test::parallel]
 fn against_itself_and_against_lowered_iops() {
-    let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
-    let base = run(tmp.path(), "base", "1, 4");
+    let tmp = Scenario::new();
+    let base = run(&tmp, "base", "1, 4");
 
     let out = rigel().arg("compare").arg(&base).arg(&base).run().code(0);
     out.stdout_has("no regression beyond 5% over 3 matched points");
@@ -187,7 +192,7 @@ fn against_itself_and_against_lowered_iops() {
         .code(0);
 
     // Another spec: the points that match are compared, the others listed, with a warning.
-    let other = run(tmp.path(), "other", "1, 8");
+    let other = run(&tmp, "other", "1, 8");
     let out = rigel()
         .arg("compare")
         .arg(&base)
@@ -230,26 +235,20 @@ fn usage_and_missing_runs() {
 #[serial_test::serial]
 fn a_run_throttled_on_purpose() {
     let lo = LoopDevice::new(64 << 20);
-    let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
-    let spec = tmp.path().join("rw.toml");
-    let text = format!(
-        "[[target]]\npath = \"{}\"\ndestructive = true\n\n[run]\nduration = \"1s\"\n\n\
-         [class.rd]\nsize = \"4KiB\"\n\n[class.wr]\nsize = \"4KiB\"\nmix = \"write\"\n\n\
-         [matrix]\nrd = \"1\"\nwr = \"1\"\n",
-        lo.dev()
-    );
-    std::fs::write(&spec, text).expect("spec written");
+    let tmp = Scenario::new();
+    let spec = Spec::default()
+        .destructive_target(lo.dev())
+        .set("run.duration", "1s")
+        .set("class.rd.size", "4KiB")
+        .set("class.wr.size", "4KiB")
+        .set("class.wr.mix", "write")
+        .set("matrix.rd", "1")
+        .set("matrix.wr", "1");
+    let spec = tmp.spec("rw.toml", &spec);
     let run = |name: &str| {
-        let out = tmp.path().join(name);
-        rigel()
-            .arg("run")
-            .arg(&spec)
-            .arg("--allow-destructive")
-            .arg("--out")
-            .arg(&out)
-            .run()
-            .code(0);
-        out
+        tmp.run(&spec, name, &["--allow-destructive"])
+            .code(0)
+            .folder
     };
     // Reads held at 500 IOPS, then at 25 (-95%): far beyond any noise of the write point, whose
     // tiny latencies may well double on a busy machine (so only throughput is judged, against a
@@ -315,25 +314,9 @@ fn a_run_throttled_on_purpose() {
 #[serial_test::serial]
 fn back_to_back_runs_flag_nothing_and_a_fifth_fewer_iops_is_flagged() {
     let lo = LoopDevice::new(64 << 20);
-    let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
-    let spec = tmp.path().join("rd.toml");
-    let text = format!(
-        "[[target]]\npath = \"{}\"\n\n[run]\nduration = \"2s\"\nwarmup = \"300ms\"\n\n\
-         [class.rd]\nsize = \"4KiB\"\n\n[matrix]\nrd = \"4\"\n",
-        lo.dev()
-    );
-    std::fs::write(&spec, text).expect("spec written");
-    let run = |name: &str| {
-        let out = tmp.path().join(name);
-        rigel()
-            .arg("run")
-            .arg(&spec)
-            .arg("--out")
-            .arg(&out)
-            .run()
-            .code(0);
-        out
-    };
+    let tmp = Scenario::new();
+    let spec = tmp.spec("rd.toml", &reads_at_4(lo.dev(), "2s"));
+    let run = |name: &str| tmp.run(&spec, name, &[]).code(0).folder;
     lo.throttle_reads(500);
     let base = run("base");
     let again = run("again");
@@ -415,26 +398,9 @@ fn back_to_back_runs_flag_nothing_and_a_fifth_fewer_iops_is_flagged() {
 #[serial_test::serial]
 fn one_second_points_get_a_band_and_a_throttled_fifth_is_flagged() {
     let lo = LoopDevice::new(64 << 20);
-    let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
-    let spec = tmp.path().join("rd.toml");
-    let text = format!(
-        "[[target]]\npath = \"{}\"\n\n[run]\nduration = \"1s\"\nwarmup = \"300ms\"\n\n\
-         [class.rd]\nsize = \"4KiB\"\n\n[matrix]\nrd = \"4\"\n",
-        lo.dev()
-    );
-    std::fs::write(&spec, text).expect("spec written");
-    let run = |name: &str, more: &[&str]| {
-        let out = tmp.path().join(name);
-        rigel()
-            .arg("run")
-            .arg(&spec)
-            .arg("--out")
-            .arg(&out)
-            .args(more)
-            .run()
-            .code(0);
-        out
-    };
+    let tmp = Scenario::new();
+    let spec = tmp.spec("rd.toml", &reads_at_4(lo.dev(), "1s"));
+    let run = |name: &str, more: &[&str]| tmp.run(&spec, name, more).code(0).folder;
     lo.throttle_reads(1000);
     let base = run("base", &[]);
     let again = run("again", &[]);
@@ -524,7 +490,7 @@ fn one_second_points_get_a_band_and_a_throttled_fifth_is_flagged() {
 #[test]
 #[serial_test::parallel]
 fn ticks_hold_each_direction_s_ios() {
-    let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
+    let tmp = Scenario::new();
     let spec = tmp.path().join("mix.toml");
     let text = format!(
         "[[target]]\npath = \"{}/data.bin\"\nsize = \"16MiB\"\n\n[run]\nduration = \"1s\"\n\n\

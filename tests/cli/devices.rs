@@ -1,20 +1,20 @@
 //! What reached the block device: `rigel run` on a real loop device records the device's own
 //! counters over each point's window (results.json `devices`), and the reports show them.
 
-use super::builder::{results, rigel};
-use rigel_testkit::LoopDevice;
+use super::scenario::{Scenario, Spec};
 use serde_json::Value;
-use std::path::Path;
 
-/// Two points (load 1 and 8) of 4 KiB random reads on `target` (`size` for a file rigel creates).
-fn spec(dir: &Path, target: &str, size: &str) -> std::path::PathBuf {
-    let text = format!(
-        "[[target]]\npath = \"{target}\"\n{size}\n[run]\nduration = \"1s\"\nwarmup = \"300ms\"\n\n\
-         [class.small]\nsize = \"4KiB\"\nmix = \"read\"\n\n[matrix]\nsmall = \"1, 8\"\n"
-    );
-    let path = dir.join("t.toml");
-    std::fs::write(&path, text).expect("spec written");
-    path
+/// Two points (load 1 and 8) of 4 KiB random reads on `target` (`size`: a file rigel creates).
+fn spec(scene: &Scenario, target: &str, size: Option<&str>) -> std::path::PathBuf {
+    let keys: Vec<(&str, &str)> = size.map(|s| ("size", s)).into_iter().collect();
+    let spec = Spec::default()
+        .target(target, &keys)
+        .set("run.duration", "1s")
+        .set("run.warmup", "300ms")
+        .set("class.small.size", "4KiB")
+        .set("class.small.mix", "read")
+        .set("matrix.small", "1, 8");
+    scene.spec("t.toml", &spec)
 }
 
 fn num(v: &Value) -> f64 {
@@ -26,17 +26,10 @@ fn num(v: &Value) -> f64 {
 #[test]
 #[serial_test::serial]
 fn a_loop_device_reports_what_it_served_in_each_window() {
-    let lo = LoopDevice::new(64 << 20);
-    let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
-    let out_dir = tmp.path().join("run");
-    rigel()
-        .arg("run")
-        .arg(spec(tmp.path(), lo.dev(), ""))
-        .arg("--out")
-        .arg(&out_dir)
-        .run()
-        .code(0);
-    let doc = results(&out_dir);
+    let tmp = Scenario::new();
+    let lo = tmp.loop_device(64 << 20);
+    let run = tmp.run(&spec(&tmp, lo.dev(), None), "run", &[]).code(0);
+    let (doc, out_dir) = (run.results(), run.folder);
     let name = lo.dev().rsplit('/').next().expect("a device name");
     let mut depths = Vec::new();
     for p in doc["points"].as_array().expect("points") {
@@ -87,21 +80,11 @@ fn a_loop_device_reports_what_it_served_in_each_window() {
 #[test]
 #[serial_test::parallel]
 fn a_tmpfs_file_has_no_device_figures() {
-    let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
+    let tmp = Scenario::new();
     let target = tmp.path().join("data.bin");
-    let out_dir = tmp.path().join("run");
-    rigel()
-        .arg("run")
-        .arg(spec(
-            tmp.path(),
-            &target.display().to_string(),
-            "size = \"64MiB\"\n",
-        ))
-        .arg("--out")
-        .arg(&out_dir)
-        .run()
-        .code(0);
-    let doc = results(&out_dir);
+    let spec = spec(&tmp, &target.display().to_string(), Some("64MiB"));
+    let run = tmp.run(&spec, "run", &[]).code(0);
+    let (doc, out_dir) = (run.results(), run.folder);
     for p in doc["points"].as_array().expect("points") {
         assert!(p.get("devices").is_none(), "{p}");
     }

@@ -3,12 +3,13 @@
 //! without durability sends none (the control).
 
 use super::builder::rigel;
+use super::scenario::Scenario;
 use rigel_testkit::{BlockTrace, LoopDevice};
 
 /// (writes, flushes, FUA writes) the device was sent for one run of a write class.
 fn traced(durability: &str) -> (usize, usize, usize) {
     let dev = LoopDevice::new(64 << 20);
-    let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
+    let tmp = Scenario::new();
     let spec = format!(
         "[[target]]\npath = \"{}\"\ndestructive = true\n\n[run]\nduration = \"1s\"\n\n\
          [class.log]\nsize = \"8KiB\"\nmix = \"write\"\ndurability = \"{durability}\"\n\

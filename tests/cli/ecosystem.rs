@@ -2,6 +2,7 @@
 //! definition, `orion` known to help, did-you-mean, `--quiet` and `--color`.
 
 use super::builder::rigel;
+use super::scenario::Scenario;
 use std::process::Command;
 
 fn have(tool: &str) -> bool {
@@ -56,6 +57,7 @@ fn every_shell_gets_completions_that_know_orion() {
 }
 
 #[test]
+#[ignore = "needs man (man-db)"]
 #[serial_test::parallel]
 fn man_renders_the_generated_pages() {
     let tmp = tempfile::tempdir().unwrap();
@@ -184,7 +186,7 @@ fn color_follows_the_flag_and_the_environment() {
 #[test]
 #[serial_test::parallel]
 fn quiet_prints_only_the_result() {
-    let tmp = tempfile::tempdir_in("/dev/shm").unwrap();
+    let tmp = Scenario::new();
     let spec = tmp.path().join("q.toml");
     std::fs::write(
         &spec,

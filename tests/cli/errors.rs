@@ -2,18 +2,18 @@
 //! report.rs, a missing spec's diagnostic in check.rs).
 
 use super::builder::{repo, rigel};
+use super::scenario::Spec;
 use std::path::Path;
 
 /// A one-point read spec over `target` (no size: the target must exist).
 fn spec(dir: &Path, target: &str) -> std::path::PathBuf {
+    let spec = Spec::default()
+        .target(target, &[])
+        .set("run.duration", "1s")
+        .set("class.s.size", "4KiB")
+        .set("matrix.s", "1");
     let path = dir.join("t.toml");
-    std::fs::write(
-        &path,
-        format!(
-            "[[target]]\npath = \"{target}\"\n\n[run]\nduration = \"1s\"\n\n[class.s]\nsize = \"4KiB\"\n\n[matrix]\ns = \"1\"\n"
-        ),
-    )
-    .unwrap();
+    std::fs::write(&path, spec.text()).expect("spec written");
     path
 }
 

@@ -3,6 +3,7 @@
 //! verdicts in the terminal table and the reports.
 
 use super::builder::{results, rigel};
+use super::scenario::Scenario;
 use rigel_testkit::LoopDevice;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -82,7 +83,7 @@ fn run(spec: &Path, out: &Path) -> super::Output {
 #[test]
 #[serial_test::parallel]
 fn requirements_below_and_above_a_real_run_pass_and_fail() {
-    let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
+    let tmp = Scenario::new();
     let first = run(&spec(tmp.path(), "first", ""), &tmp.path().join("first")).code(0);
     assert!(!first.stdout.contains("requirements:"), "{}", first.stdout);
     let m = measured(&results(&tmp.path().join("first")));
@@ -143,7 +144,7 @@ fn requirements_below_and_above_a_real_run_pass_and_fail() {
 #[test]
 #[serial_test::parallel]
 fn limits_just_either_side_of_the_measured_values() {
-    let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
+    let tmp = Scenario::new();
     let dir = tmp.path().join("run");
     run(&spec(tmp.path(), "t", ""), &dir).code(0);
     let m = measured(&results(&dir));
@@ -203,7 +204,7 @@ fn limits_just_either_side_of_the_measured_values() {
 #[serial_test::parallel]
 fn requirements_on_a_loop_device() {
     let lo = LoopDevice::new(64 << 20);
-    let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
+    let tmp = Scenario::new();
     let write = |name: &str, expect: &str| {
         let text = format!(
             "[[target]]\npath = \"{}\"\n\n[run]\nduration = \"1s\"\n\n\

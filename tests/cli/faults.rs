@@ -8,6 +8,7 @@
 pub mod faultfs;
 
 use super::builder::{results, rigel};
+use super::scenario::Scenario;
 use faultfs::{FaultFs, Faults, Stall};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -262,7 +263,7 @@ fn finished_ids(run: &Path) -> Vec<u64> {
 #[serial_test::parallel]
 fn a_full_filesystem_mid_run_loses_no_point_and_resume_completes() {
     let fs = Tmpfs::mount("48k");
-    let tmp = tempfile::tempdir_in("/dev/shm").expect("tmp");
+    let tmp = Scenario::new();
     let target = tmp.path().join("e.bin");
     let text = format!(
         "[spec]\nname = \"e\"\n\n[[target]]\npath = \"{}\"\nsize = \"16MiB\"\n\n\

@@ -4,6 +4,7 @@
 
 use super::builder::rigel;
 use super::resume::{fail_point, jsonl};
+use super::scenario::Spec;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -13,20 +14,27 @@ use std::time::{Duration, Instant};
 /// (1 s where the windows' overlap is checked: a 2-core machine shared by several ranks may start
 /// one a few ms late, which is 3% of 300 ms).
 fn spec(dir: &Path, levels: &str, duration: &str) -> PathBuf {
-    spec_of(dir, "", levels, duration)
+    spec_of(dir, &[], levels, duration)
 }
 
-/// [`spec`] with more keys in the class (`rate = "100 iops"`).
-fn spec_of(dir: &Path, class: &str, levels: &str, duration: &str) -> PathBuf {
-    let text = format!(
-        "[spec]\nname = \"fleet\"\n\n[[target]]\npath = \"{}/target-${{rank}}.bin\"\nsize = \"16MiB\"\n\n\
-         [run]\nduration = \"{duration}\"\nwarmup = \"0s\"\n\n[class.small]\nsize = \"4KiB\"\n\
-         access = \"random\"\nmix = \"read\"\n{class}\n[matrix]\nshape = \"row\"\nsmall = \"{levels}\"\n\n\
-         [expect]\n\"small.iops\" = \">= 1\"\n",
-        dir.display(),
-    );
+/// [`spec`] with more keys in the class (`("rate", "100 iops")`).
+fn spec_of(dir: &Path, class: &[(&str, &str)], levels: &str, duration: &str) -> PathBuf {
+    let mut spec = Spec::named("fleet")
+        .target(dir.join("target-${rank}.bin"), &[("size", "16MiB")])
+        .set("run.duration", duration)
+        .set("run.warmup", "0s")
+        .set("class.small.size", "4KiB")
+        .set("class.small.access", "random")
+        .set("class.small.mix", "read");
+    for (key, value) in class {
+        spec = spec.at(&["class", "small", key], *value);
+    }
+    let spec = spec
+        .set("matrix.shape", "row")
+        .set("matrix.small", levels)
+        .at(&["expect", "small.iops"], ">= 1");
     let path = dir.join("fleet.toml");
-    std::fs::write(&path, text).expect("spec written");
+    std::fs::write(&path, spec.text()).expect("spec written");
     path
 }
 
@@ -89,6 +97,7 @@ fn check_sums(doc: &Value, ranks: usize) {
 }
 
 #[test]
+#[ignore = "needs mpirun (openmpi-bin)"]
 #[serial_test::parallel]
 fn mpirun_four_ranks_merge_exactly() {
     let mpirun_bin = mpirun_path();
@@ -259,13 +268,14 @@ fn without_a_launcher_a_rank_is_asked_for() {
 }
 
 #[test]
+#[ignore = "needs mpirun (openmpi-bin)"]
 #[serial_test::serial]
 fn mpirun_open_loop_rates_and_service_latencies_merge_exactly() {
     let mpirun_bin = mpirun_path();
     let tmp = tempfile::tempdir().expect("a temp dir");
     let spec = spec_of(
         tmp.path(),
-        "rate = \"100 iops\"\narrival = \"poisson\"\n",
+        &[("rate", "100 iops"), ("arrival", "poisson")],
         "2",
         "1s",
     );

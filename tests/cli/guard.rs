@@ -5,6 +5,7 @@
 //! both hidden (`RIGEL_WIPEFS=off` too: rigel's table alone).
 
 use super::builder::rigel;
+use super::scenario::{Scenario, Spec};
 use rigel_testkit::LoopDevice;
 use std::path::Path;
 use std::process::Command;
@@ -52,10 +53,13 @@ enum Probe {
 /// A destructive run on `dev` with consent; `probe` chooses which program rigel may ask.
 fn destructive_run(dir: &Path, dev: &str, force: bool, probe: Probe) -> super::Output {
     let spec = dir.join("w.toml");
-    let text = format!(
-        "[[target]]\npath = \"{dev}\"\ndestructive = true\n\n[run]\nduration = \"100ms\"\n\n\
-         [class.w]\nsize = \"4KiB\"\nmix = \"write\"\n\n[matrix]\nw = \"1\"\n"
-    );
+    let text = Spec::default()
+        .destructive_target(dev)
+        .set("run.duration", "100ms")
+        .set("class.w.size", "4KiB")
+        .set("class.w.mix", "write")
+        .set("matrix.w", "1")
+        .text();
     std::fs::write(&spec, text).expect("spec written");
     let mut r = rigel()
         .arg("run")
@@ -77,7 +81,7 @@ fn destructive_run(dir: &Path, dev: &str, force: bool, probe: Probe) -> super::O
 
 /// The signature stops the run (blkid present and hidden), and `--force` lets it through.
 fn refused_until_forced(dev: &LoopDevice, says: &str, blkid_says: Option<&str>) {
-    let tmp = tempfile::tempdir_in("/dev/shm").expect("a temp dir");
+    let tmp = Scenario::new();
     let out = destructive_run(tmp.path(), dev.dev(), false, Probe::Table);
     assert_eq!(out.code, 1, "blkid hidden, {says}: {}", out.stderr);
     assert!(
@@ -111,6 +115,7 @@ fn oracle_asm_label() {
 }
 
 #[test]
+#[ignore = "needs mkfs.ocfs2 (ocfs2-tools)"]
 #[serial_test::parallel]
 fn ocfs2_from_mkfs_ocfs2() {
     let dev = LoopDevice::new(SIZE);
@@ -123,6 +128,7 @@ fn ocfs2_from_mkfs_ocfs2() {
 }
 
 #[test]
+#[ignore = "needs cryptsetup (cryptsetup-bin)"]
 #[serial_test::parallel]
 fn luks1_and_luks2_from_cryptsetup() {
     let key = tempfile::NamedTempFile::new_in("/dev/shm").expect("a key file");
@@ -148,6 +154,7 @@ fn luks1_and_luks2_from_cryptsetup() {
 }
 
 #[test]
+#[ignore = "needs make-bcache (bcache-tools)"]
 #[serial_test::parallel]
 fn bcache_from_make_bcache() {
     let dev = LoopDevice::new(SIZE);
@@ -212,7 +219,7 @@ fn byte_layouts_of_storage_signatures() {
 fn blkid_reports_what_the_table_does_not_know() {
     let dev = LoopDevice::new(SIZE);
     tool("mkfs.minix", &[], dev.dev());
-    let tmp = tempfile::tempdir_in("/dev/shm").expect("a temp dir");
+    let tmp = Scenario::new();
     let out = destructive_run(tmp.path(), dev.dev(), false, Probe::Blkid);
     assert_eq!(out.code, 1, "{}", out.stderr);
     out.stderr_has("TYPE=minix");

@@ -6,6 +6,7 @@
 //! gives five rows, two trend charts and links that resolve.
 
 use super::builder::{results, rigel};
+use super::scenario::Scenario;
 use rigel_testkit::LoopDevice;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -110,8 +111,8 @@ fn git(repo: &Path, args: &[&str]) -> String {
 }
 
 /// A git repository in tmpfs holding the three specs on `dev`, committed.
-fn repo(dev: &str) -> (tempfile::TempDir, PathBuf) {
-    let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
+fn repo(dev: &str) -> (Scenario, PathBuf) {
+    let tmp = Scenario::new();
     let repo = tmp.path().join("specs");
     std::fs::create_dir(&repo).expect("repo folder");
     for (name, text) in [
@@ -179,6 +180,7 @@ fn best_iops(doc: &Value, class: &str) -> f64 {
 }
 
 #[test]
+#[ignore = "needs pdfinfo, pdffonts and pdftotext (poppler-utils)"]
 #[serial_test::parallel]
 fn real_runs_give_a_pdf_with_embedded_fonts_figures_verdicts_and_the_specs_sha256() {
     let lo = LoopDevice::new(64 << 20);
@@ -362,6 +364,7 @@ fn history_over_five_real_runs_of_three_specs_has_five_rows_two_trends_and_links
 }
 
 #[test]
+#[ignore = "needs pdfinfo, pdffonts and pdftotext (poppler-utils)"]
 #[serial_test::parallel]
 fn run_with_format_pdf_writes_the_document_at_the_end_of_the_run_beside_the_reports() {
     let lo = LoopDevice::new(64 << 20);

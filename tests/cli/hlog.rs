@@ -2,6 +2,7 @@
 //! hdrhistogram's own IntervalLogIterator; every I/O of the run is in them, second by second.
 
 use super::builder::rigel;
+use super::scenario::Scenario;
 use base64::Engine;
 use hdrhistogram::Histogram;
 use hdrhistogram::serialization::Deserializer;
@@ -42,7 +43,7 @@ fn read_log(text: &str) -> (bool, Vec<Logged>) {
 #[test]
 #[serial_test::parallel]
 fn a_run_gives_one_interval_log_per_class_and_direction_holding_every_io() {
-    let tmp = tempfile::tempdir_in("/dev/shm").unwrap();
+    let tmp = Scenario::new();
     let spec = tmp.path().join("t.toml");
     std::fs::write(
         &spec,

@@ -3,22 +3,21 @@
 //! `runs/`, and user templates that loop, grow or link out of their folder.
 
 use super::builder::rigel;
+use super::scenario::{Scenario, Spec};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-fn tmpfs_dir() -> tempfile::TempDir {
-    tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir")
-}
-
 /// A spec reading (or, with `mix = "write"`, writing) `target`, written into `dir`.
-fn spec_on(dir: &Path, target: &str, extra_target: &str, mix: &str) -> PathBuf {
-    let text = format!(
-        "[spec]\nname = \"h\"\n\n[[target]]\npath = \"{target}\"\n{extra_target}\n\n\
-         [run]\nduration = \"200ms\"\n\n[class.s]\nsize = \"8KiB\"\nmix = \"{mix}\"\n\n\
-         [matrix]\ns = \"1\"\n"
-    );
+fn spec_on(dir: &Path, target: &str, size: Option<&str>, mix: &str) -> PathBuf {
+    let keys: Vec<(&str, &str)> = size.map(|s| ("size", s)).into_iter().collect();
+    let spec = Spec::named("h")
+        .target(target, &keys)
+        .set("run.duration", "200ms")
+        .set("class.s.size", "8KiB")
+        .set("class.s.mix", mix)
+        .set("matrix.s", "1");
     let path = dir.join("h.toml");
-    std::fs::write(&path, text).expect("spec written");
+    std::fs::write(&path, spec.text()).expect("spec written");
     path
 }
 
@@ -44,12 +43,12 @@ fn run_within(args: &[&std::ffi::OsStr], cwd: &Path, limit: Duration) -> (i32, S
 #[test]
 #[serial_test::parallel]
 fn a_fifo_target_is_refused_at_once_by_type() {
-    let tmp = tmpfs_dir();
+    let tmp = Scenario::new();
     let fifo = tmp.path().join("fifo");
     let made = std::process::Command::new("mkfifo").arg(&fifo).status();
     assert!(made.is_ok_and(|s| s.success()), "mkfifo (coreutils) failed");
     for mix in ["read", "write"] {
-        let spec = spec_on(tmp.path(), &fifo.display().to_string(), "", mix);
+        let spec = spec_on(tmp.path(), &fifo.display().to_string(), None, mix);
         let (code, stderr) = run_within(
             &[
                 "run".as_ref(),
@@ -69,7 +68,7 @@ fn a_fifo_target_is_refused_at_once_by_type() {
 #[test]
 #[serial_test::parallel]
 fn directories_character_devices_and_sockets_are_refused_by_type() {
-    let tmp = tmpfs_dir();
+    let tmp = Scenario::new();
     let socket = tmp.path().join("sock");
     let _listener = std::os::unix::net::UnixListener::bind(&socket).expect("a unix socket");
     let cases = [
@@ -80,7 +79,7 @@ fn directories_character_devices_and_sockets_are_refused_by_type() {
     ];
     for (target, says) in cases {
         for mix in ["read", "write"] {
-            let spec = spec_on(tmp.path(), &target, "", mix);
+            let spec = spec_on(tmp.path(), &target, None, mix);
             let (code, stderr) = run_within(
                 &[
                     "run".as_ref(),
@@ -96,7 +95,7 @@ fn directories_character_devices_and_sockets_are_refused_by_type() {
             assert!(stderr.contains(says), "{target} ({mix}): {stderr}");
         }
         // A declared size does not make rigel create a test file over it either.
-        let spec = spec_on(tmp.path(), &target, "size = \"16MiB\"", "read");
+        let spec = spec_on(tmp.path(), &target, Some("16MiB"), "read");
         let (code, stderr) = run_within(
             &[
                 "run".as_ref(),
@@ -118,7 +117,7 @@ fn directories_character_devices_and_sockets_are_refused_by_type() {
 #[serial_test::serial]
 fn sigterm_while_preparing_a_test_file_ends_the_run_within_a_second() {
     // tmpfs preallocates page by page: 4 GiB takes seconds there.
-    let tmp = tmpfs_dir();
+    let tmp = Scenario::new();
     let free = rustix::fs::statvfs(tmp.path()).expect("statvfs");
     let free = free.f_bavail * free.f_frsize;
     assert!(
@@ -129,7 +128,7 @@ fn sigterm_while_preparing_a_test_file_ends_the_run_within_a_second() {
     let spec = spec_on(
         tmp.path(),
         &data.display().to_string(),
-        "size = \"4GiB\"",
+        Some("4GiB"),
         "read",
     );
     let child = rigel()
@@ -157,7 +156,7 @@ fn sigterm_while_preparing_a_test_file_ends_the_run_within_a_second() {
 #[test]
 #[serial_test::parallel]
 fn a_variable_cycle_is_an_error_naming_the_chain_and_creates_nothing() {
-    let tmp = tmpfs_dir();
+    let tmp = Scenario::new();
     let spec = tmp.path().join("cycle.toml");
     let text = format!(
         "[spec]\nname = \"cycle\"\n\n[vars]\na = \"x${{b}}\"\nb = \"${{c}}\"\nc = \"${{a}}\"\n\n\
@@ -191,7 +190,7 @@ fn a_variable_cycle_is_an_error_naming_the_chain_and_creates_nothing() {
 #[test]
 #[serial_test::parallel]
 fn a_variable_doubling_itself_is_bounded() {
-    let tmp = tmpfs_dir();
+    let tmp = Scenario::new();
     let spec = tmp.path().join("doubling.toml");
     let mut text = String::from("[spec]\nname = \"doubling\"\n\n[vars]\nv0 = \"xxxxxxxx\"\n");
     for i in 1..=40 {
@@ -216,7 +215,7 @@ fn a_variable_doubling_itself_is_bounded() {
 #[test]
 #[serial_test::parallel]
 fn a_spec_name_cannot_place_the_run_folder_outside_runs() {
-    let tmp = tmpfs_dir();
+    let tmp = Scenario::new();
     for name in ["../../escape", "a/b", "/abs", "..", "."] {
         let spec = tmp.path().join("name.toml");
         let text = format!(
@@ -247,7 +246,7 @@ fn a_run(tmp: &Path) -> PathBuf {
     let spec = spec_on(
         tmp,
         &tmp.join("d.bin").display().to_string(),
-        "size = \"16MiB\"",
+        Some("16MiB"),
         "read",
     );
     let dir = tmp.join("run");
@@ -279,7 +278,7 @@ fn report_with(run: &Path, template: &Path, out: &Path) -> (i32, String) {
 #[test]
 #[serial_test::parallel]
 fn user_templates_are_bounded_and_stay_in_their_folder() {
-    let tmp = tmpfs_dir();
+    let tmp = Scenario::new();
     let run = a_run(tmp.path());
 
     // A link to /etc/passwd inside a template folder never reaches a report.
@@ -340,20 +339,18 @@ fn many_classes_with(
     shape: &str,
     load: impl Fn(usize) -> &'static str,
 ) -> PathBuf {
-    let mut text = format!(
-        "[spec]\nname = \"many\"\n\n[[target]]\npath = \"{}/m.bin\"\nsize = \"16MiB\"\n\n\
-         [run]\nduration = \"20ms\"\n\n",
-        dir.display()
-    );
+    let mut spec = Spec::named("many")
+        .target(dir.join("m.bin"), &[("size", "16MiB")])
+        .set("run.duration", "20ms");
     for i in 0..classes {
-        text.push_str(&format!("[class.c{i}]\nsize = \"8KiB\"\n\n"));
+        spec = spec.at(&["class", &format!("c{i}"), "size"], "8KiB");
     }
-    text.push_str(&format!("[matrix]\nshape = \"{shape}\"\n"));
+    spec = spec.set("matrix.shape", shape);
     for i in 0..classes {
-        text.push_str(&format!("c{i} = \"{}\"\n", load(i)));
+        spec = spec.at(&["matrix", &format!("c{i}")], load(i));
     }
     let path = dir.join(format!("many-{classes}-{shape}.toml"));
-    std::fs::write(&path, text).expect("spec written");
+    std::fs::write(&path, spec.text()).expect("spec written");
     path
 }
 
@@ -363,7 +360,7 @@ fn many_classes_with(
 #[test]
 #[serial_test::parallel]
 fn class_count_and_plan_size_are_bounded() {
-    let tmp = tmpfs_dir();
+    let tmp = Scenario::new();
     let spec = many_classes(tmp.path(), 10_001, "basic");
     let (code, stderr) = run_within(
         &["plan".as_ref(), spec.as_os_str()],
@@ -392,7 +389,7 @@ fn class_count_and_plan_size_are_bounded() {
 #[test]
 #[serial_test::parallel]
 fn ten_thousand_classes_plan_in_linear_memory() {
-    let tmp = tmpfs_dir();
+    let tmp = Scenario::new();
     let spec = many_classes(tmp.path(), 10_000, "basic");
     let bin = env!("CARGO_BIN_EXE_rigel");
     let start = Instant::now();
@@ -418,7 +415,7 @@ fn ten_thousand_classes_plan_in_linear_memory() {
 #[test]
 #[serial_test::parallel]
 fn a_run_of_many_classes_reports_absent_classes_as_idle() {
-    let tmp = tmpfs_dir();
+    let tmp = Scenario::new();
     let spec = many_classes_with(
         tmp.path(),
         17,
@@ -462,7 +459,7 @@ fn a_run_of_many_classes_reports_absent_classes_as_idle() {
 #[test]
 #[serial_test::parallel]
 fn a_template_doubling_a_string_fails_with_a_memory_error() {
-    let tmp = tmpfs_dir();
+    let tmp = Scenario::new();
     let run = a_run(tmp.path());
     let doubling = tmp.path().join("double.txt.j2");
     std::fs::write(

@@ -4,27 +4,26 @@
 //! a histogram header claiming 4 GiB and a zlib bomb. Every folder here comes from a real run.
 
 use super::builder::rigel;
+use super::scenario::{Scenario, Spec};
 use base64::Engine;
 use serde_json::Value;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-fn tmpfs_dir() -> tempfile::TempDir {
-    tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir")
-}
-
 /// ORION's basic shape over two small levels and one large: three 100 ms points.
 fn spec(dir: &Path, target: &str) -> PathBuf {
-    let text = format!(
-        "[spec]\nname = \"imp\"\n\n[[target]]\npath = \"{}/{target}\"\nsize = \"16MiB\"\n\n\
-         [run]\nduration = \"100ms\"\nwarmup = \"0s\"\n\n[class.small]\nsize = \"4KiB\"\n\n\
-         [class.large]\nsize = \"64KiB\"\n\n[matrix]\nshape = \"basic\"\nsmall = \"1, 2\"\n\
-         large = \"1\"\n",
-        dir.display()
-    );
+    let spec = Spec::named("imp")
+        .target(dir.join(target), &[("size", "16MiB")])
+        .set("run.duration", "100ms")
+        .set("run.warmup", "0s")
+        .set("class.small.size", "4KiB")
+        .set("class.large.size", "64KiB")
+        .set("matrix.shape", "basic")
+        .set("matrix.small", "1, 2")
+        .set("matrix.large", "1");
     let path = dir.join("imp.toml");
-    std::fs::write(&path, text).expect("spec written");
+    std::fs::write(&path, spec.text()).expect("spec written");
     path
 }
 
@@ -118,7 +117,7 @@ fn zlib_bomb() -> String {
 #[test]
 #[serial_test::parallel]
 fn a_fleet_folder_that_claims_what_cannot_be_is_refused_naming_the_file() {
-    let tmp = tmpfs_dir();
+    let tmp = Scenario::new();
     let fleet = tmp.path().join("fleet");
     rigel()
         .arg("run")
@@ -196,7 +195,7 @@ fn a_fleet_folder_that_claims_what_cannot_be_is_refused_naming_the_file() {
 #[test]
 #[serial_test::parallel]
 fn impossible_figures_are_refused_naming_the_file_and_the_field() {
-    let tmp = tmpfs_dir();
+    let tmp = Scenario::new();
     let run = tmp.path().join("run");
     rigel()
         .arg("run")

@@ -12,6 +12,7 @@
 use super::builder::{Output, rigel};
 use super::faults::faultfs::{self, FaultFs, Faults};
 use super::faults::signal;
+use super::scenario::{Scenario, Spec};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -28,20 +29,27 @@ fn spec(dir: &Path, target: &Path, durable: bool, duration: &str) -> PathBuf {
 
 /// `spec` with each class's `durability` (none: no durability).
 fn spec_with(dir: &Path, target: &Path, durability: Option<&str>, duration: &str) -> PathBuf {
+    let mut spec = Spec::named("journal")
+        .destructive_target(target)
+        .set("run.duration", duration)
+        .set("run.verify", true)
+        .set("run.journal", true)
+        .set("class.oltp.size", "4KiB")
+        .set("class.oltp.mix", "20% read")
+        .set("class.log.size", "64KiB")
+        .set("class.log.access", "sequential")
+        .set("class.log.mix", "write")
+        .set("matrix.shape", "point")
+        .set("matrix.oltp", "8")
+        .set("matrix.log", "1");
+    if let Some(d) = durability {
+        spec = spec
+            .set("class.oltp.durability", d)
+            .set("class.log.durability", d);
+    }
     let durable = durability.unwrap_or("none").replace(':', "-");
-    let durability = durability
-        .map(|d| format!("durability = \"{d}\"\n"))
-        .unwrap_or_default();
-    let text = format!(
-        "[spec]\nname = \"journal\"\n\n[[target]]\npath = \"{}\"\ndestructive = true\n\n\
-         [run]\nduration = \"{duration}\"\nverify = true\njournal = true\n\n\
-         [class.oltp]\nsize = \"4KiB\"\nmix = \"20% read\"\n{durability}\n\
-         [class.log]\nsize = \"64KiB\"\naccess = \"sequential\"\nmix = \"write\"\n{durability}\n\
-         [matrix]\nshape = \"point\"\noltp = \"8\"\nlog = \"1\"\n",
-        target.display()
-    );
     let path = dir.join(format!("journal-{durable}.toml"));
-    std::fs::write(&path, text).expect("spec written");
+    std::fs::write(&path, spec.text()).expect("spec written");
     path
 }
 
@@ -133,9 +141,8 @@ fn killed(spec: &Path, out: &Path, ready: &dyn Fn() -> bool, after: Duration) {
 #[test]
 #[serial_test::parallel]
 fn a_finished_run_verifies_and_blocks_damaged_after_it_are_found_at_their_offsets() {
-    let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
-    let target = tmp.path().join("disk.img");
-    std::fs::write(&target, vec![0u8; 16 << 20]).expect("target");
+    let tmp = Scenario::new();
+    let target = tmp.file("disk.img", 16 << 20);
     let out = tmp.path().join("run");
     rigel()
         .args(["run", "--allow-destructive"])
@@ -182,9 +189,8 @@ fn a_finished_run_verifies_and_blocks_damaged_after_it_are_found_at_their_offset
 #[test]
 #[serial_test::parallel]
 fn a_journal_of_zeros_is_a_run_stopped_before_its_first_write_and_a_blank_header_is_refused() {
-    let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
-    let target = tmp.path().join("disk.img");
-    std::fs::write(&target, vec![0u8; 4 << 20]).expect("target");
+    let tmp = Scenario::new();
+    let target = tmp.file("disk.img", 4 << 20);
     let out = tmp.path().join("run");
     rigel()
         .args(["run", "-q", "--allow-destructive"])
@@ -214,13 +220,12 @@ fn a_journal_of_zeros_is_a_run_stopped_before_its_first_write_and_a_blank_header
 #[test]
 #[serial_test::parallel]
 fn rigel_killed_at_any_moment_of_a_journaled_point_leaves_no_false_positive() {
-    let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
+    let tmp = Scenario::new();
     let mut journaled = 0;
     let mut in_flight = 0;
     // One target for every kill: a SIGKILLed rigel's io_uring is torn down after the process is
     // gone, and the next rigel waits for its lock on the target to go (tests/cli/killed.rs).
-    let target = tmp.path().join("disk.img");
-    std::fs::write(&target, vec![0u8; 16 << 20]).expect("target");
+    let target = tmp.file("disk.img", 16 << 20);
     let spec = spec(tmp.path(), &target, false, "30s");
     for (i, ms) in [0u64, 150, 600, 1500].into_iter().enumerate() {
         let out = tmp.path().join(format!("run-{i}"));
@@ -267,19 +272,19 @@ fn cut(
     if let Some(why) = faultfs::unavailable() {
         panic!("{why}");
     }
-    let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
+    let tmp = Scenario::new();
     let fs = FaultFs::mount(faults).expect("mount");
-    let fill = tmp.path().join("fill.toml");
-    std::fs::write(
-        &fill,
-        format!(
-            "[[target]]\npath = \"{}\"\ndestructive = true\n\n[run]\nduration = \"1s\"\nverify = true\n\n\
-             [class.fill]\nsize = \"1MiB\"\naccess = \"sequential\"\nmix = \"write\"\n\
-             durability = \"dsync\"\n\n[matrix]\nshape = \"point\"\nfill = \"1\"\n",
-            fs.file().display()
-        ),
-    )
-    .expect("fill spec");
+    let fill = Spec::default()
+        .destructive_target(fs.file())
+        .set("run.duration", "1s")
+        .set("run.verify", true)
+        .set("class.fill.size", "1MiB")
+        .set("class.fill.access", "sequential")
+        .set("class.fill.mix", "write")
+        .set("class.fill.durability", "dsync")
+        .set("matrix.shape", "point")
+        .set("matrix.fill", "1");
+    let fill = tmp.spec("fill.toml", &fill);
     rigel()
         .args(["run", "-q", "--allow-destructive"])
         .arg(&fill)

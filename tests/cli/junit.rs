@@ -4,6 +4,7 @@
 //! prints diagnostics for editors and CI.
 
 use super::builder::{repo, rigel};
+use super::scenario::Scenario;
 use quick_xml::Reader;
 use quick_xml::events::Event;
 use serde_json::Value;
@@ -48,7 +49,7 @@ fn cases(path: &Path) -> Vec<Case> {
 #[test]
 #[serial_test::parallel]
 fn a_failed_requirement_is_a_failing_junit_case_and_a_verdict_in_results_json() {
-    let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
+    let tmp = Scenario::new();
     let spec = tmp.path().join("j.toml");
     // Two requirements no storage meets (a trillion IOPS, every I/O within a nanosecond) and one
     // every run that completes meets.

@@ -9,22 +9,23 @@
 use super::builder::rigel;
 use super::faults::faultfs::{self, FaultFs, Faults};
 use super::faults::signal;
+use super::scenario::Spec;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-/// What the next rigel prints while it waits (rigel_target::lock::ExitedWait).
+/// What the next rigel prints while it waits (rigel_fs::lock::ExitedWait).
 const WAITING: &str = "waiting (at most 5 s) for a rigel that has exited";
 
 /// 4 KiB random I/O on `target` (`mix`: "read" or "write") for `duration`, one point at QD 4.
 fn spec(dir: &Path, name: &str, target: &Path, mix: &str, duration: &str) -> PathBuf {
-    let text = format!(
-        "[spec]\nname = \"{name}\"\n\n[[target]]\npath = \"{}\"\ndestructive = true\n\n\
-         [run]\nduration = \"{duration}\"\n\n\
-         [class.io]\nsize = \"4KiB\"\nmix = \"{mix}\"\n\n[matrix]\nio = \"4\"\n",
-        target.display()
-    );
+    let spec = Spec::named(name)
+        .destructive_target(target)
+        .set("run.duration", duration)
+        .set("class.io.size", "4KiB")
+        .set("class.io.mix", mix)
+        .set("matrix.io", "4");
     let path = dir.join(format!("{name}.toml"));
-    std::fs::write(&path, text).expect("spec written");
+    std::fs::write(&path, spec.text()).expect("spec written");
     path
 }
 
@@ -54,7 +55,7 @@ fn the_target_of_a_rigel_killed_with_io_in_flight_is_taken_by_the_next_and_a_liv
         // The writer holds the device's lock (in /proc/locks, under its pid) and has written:
         // I/O counts alone do not say it, since udev's probe of a new loop device reads it too.
         let device = std::fs::File::open(&dev.dev).expect("the loop device opens");
-        while !rigel_target::lock::others_holding(&device).contains(&pid) {
+        while !rigel_fs::lock::others_holding(&device).contains(&pid) {
             assert!(
                 Instant::now() < deadline,
                 "the writer never locked its target"

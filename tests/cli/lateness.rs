@@ -4,6 +4,7 @@
 //! CPU that a real-time busy loop keeps, it falls behind its schedule and says so.
 
 use super::builder::results;
+use super::scenario::Scenario;
 use rigel_testkit::LoopDevice;
 use serde_json::Value;
 use std::path::Path;
@@ -55,7 +56,7 @@ fn rigel_bin() -> Command {
 #[serial_test::serial]
 fn at_1000_iops_response_minus_service_is_the_lag_rigel_records() {
     let lo = LoopDevice::new(64 << 20);
-    let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
+    let tmp = Scenario::new();
     let (doc, text) = paced_run(tmp.path(), lo.dev(), rigel_bin(), "2s");
     let c = &doc["points"][0]["classes"][0];
     let (total, pace) = (&c["total"], &c["pace"]);
@@ -161,7 +162,7 @@ fn pinned_to_a_cpu_a_busy_loop_holds_rigel_says_it_fell_behind() {
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     let cpu = cpus - 1;
     let lo = LoopDevice::new(64 << 20);
-    let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
+    let tmp = Scenario::new();
     let stop = AtomicBool::new(false);
     let (doc, text) = std::thread::scope(|s| {
         let spinning = s.spawn(|| hog(cpu, &stop));

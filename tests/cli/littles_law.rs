@@ -7,6 +7,7 @@
 //! shows both per point.
 
 use super::builder::{results, rigel};
+use super::scenario::Scenario;
 use rigel_testkit::LoopDevice;
 use serde_json::Value;
 
@@ -20,7 +21,7 @@ fn num(v: &Value) -> f64 {
 #[serial_test::serial]
 fn iops_times_mean_latency_is_the_depth_held_at_every_queue_depth() {
     let lo = LoopDevice::new(256 << 20);
-    let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
+    let tmp = Scenario::new();
     let loads: Vec<String> = DEPTHS.iter().map(u32::to_string).collect();
     let spec = tmp.path().join("l.toml");
     std::fs::write(

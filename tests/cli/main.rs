@@ -49,6 +49,7 @@ mod replay;
 mod report;
 mod resume;
 mod run;
+mod scenario;
 mod schema;
 mod search;
 mod size_mix;

@@ -3,27 +3,26 @@
 //! share it, and a writer of a device another rigel reads is refused, naming that rigel.
 
 use super::builder::rigel;
+use super::scenario::Spec;
 use rigel_testkit::LoopDevice;
 use std::path::Path;
 use std::time::Duration;
 
 /// A spec named `twin` of 4 KiB random reads (or writes) on `target` for `duration`.
 fn spec(dir: &Path, file: &str, target: &str, duration: &str, write: bool) -> std::path::PathBuf {
-    let (destructive, mix) = if write {
-        ("destructive = true\n", "mix = \"write\"\n")
+    let spec = Spec::named("twin");
+    let spec = if write {
+        spec.destructive_target(target).set("class.io.mix", "write")
     } else {
-        ("", "")
+        spec.target(target, &[])
     };
+    let spec = spec
+        .set("class.io.size", "4KiB")
+        .set("run.duration", duration)
+        .set("matrix.shape", "point")
+        .set("matrix.io", "1");
     let path = dir.join(file);
-    std::fs::write(
-        &path,
-        format!(
-            "[spec]\nname = \"twin\"\n\n[[target]]\npath = \"{target}\"\n{destructive}\n\
-             [class.io]\nsize = \"4KiB\"\n{mix}\n[run]\nduration = \"{duration}\"\n\n[matrix]\n\
-             shape = \"point\"\nio = \"1\"\n"
-        ),
-    )
-    .expect("spec written");
+    std::fs::write(&path, spec.text()).expect("spec written");
     path
 }
 

@@ -3,17 +3,18 @@
 //! message. Real runs are in `orion_run.rs`.
 
 use super::builder::{Output, rigel};
+use super::scenario::Scenario;
 use std::path::Path;
 
-/// A temp dir in tmpfs (O_DIRECT works there) holding `<testname>.lun`.
+/// A scenario's temp dir in tmpfs (O_DIRECT works there) holding `<testname>.lun`.
 pub struct LunDir {
-    dir: tempfile::TempDir,
+    dir: Scenario,
 }
 
 impl LunDir {
     pub fn new() -> LunDir {
         LunDir {
-            dir: tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir"),
+            dir: Scenario::new(),
         }
     }
 

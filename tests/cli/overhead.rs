@@ -4,6 +4,7 @@
 //! loaded shared machine does not break, and `benches/run.sh` measures the real figure.
 
 use super::builder::rigel;
+use super::scenario::Scenario;
 use serde_json::Value;
 
 const POINTS: usize = 50;
@@ -14,7 +15,7 @@ const LIMIT_MS: f64 = 100.0;
 #[test]
 #[serial_test::parallel]
 fn a_point_costs_little_beyond_its_window() {
-    let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
+    let tmp = Scenario::new();
     let dir = tmp.path();
     let spec = dir.join("overhead.toml");
     std::fs::write(

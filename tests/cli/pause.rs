@@ -5,25 +5,21 @@
 
 use super::builder::rigel;
 use super::faults::signal;
+use super::scenario::{Scenario, Spec};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-fn tmpfs_dir() -> tempfile::TempDir {
-    tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir")
-}
-
 /// Random 4 KiB reads at load 1 over a tmpfs test file, `levels` points of `duration`.
-fn spec(dir: &Path, levels: &str, duration: &str) -> PathBuf {
-    let text = format!(
-        "[spec]\nname = \"pause\"\n\n[[target]]\npath = \"{}/t-${{rank}}.bin\"\nsize = \"16MiB\"\n\n\
-         [run]\nduration = \"{duration}\"\nwarmup = \"0s\"\n\n[class.small]\nsize = \"4KiB\"\n\n\
-         [matrix]\nshape = \"row\"\nsmall = \"{levels}\"\n",
-        dir.display()
-    );
-    let path = dir.join("pause.toml");
-    std::fs::write(&path, text).expect("spec written");
-    path
+fn spec(scene: &Scenario, levels: &str, duration: &str) -> PathBuf {
+    let spec = Spec::named("pause")
+        .target(scene.join("t-${rank}.bin"), &[("size", "16MiB")])
+        .set("run.duration", duration)
+        .set("run.warmup", "0s")
+        .set("class.small.size", "4KiB")
+        .set("matrix.shape", "row")
+        .set("matrix.small", levels);
+    scene.spec("pause.toml", &spec)
 }
 
 fn results(path: &Path) -> Value {
@@ -53,11 +49,11 @@ fn stop_once(child: &std::process::Child, folder: &Path, delay: Duration, stop: 
 #[test]
 #[serial_test::serial]
 fn a_sigstop_inside_a_point_marks_it_instead_of_a_clean_ok() {
-    let tmp = tmpfs_dir();
+    let tmp = Scenario::new();
     let out = tmp.path().join("run");
     let child = rigel()
         .arg("run")
-        .arg(spec(tmp.path(), "1", "3s"))
+        .arg(spec(&tmp, "1", "3s"))
         .arg("--out")
         .arg(&out)
         .spawn();
@@ -92,11 +88,11 @@ fn a_sigstop_inside_a_point_marks_it_instead_of_a_clean_ok() {
 #[test]
 #[serial_test::serial]
 fn short_points_of_a_starved_rigel_are_kept_not_failed_as_stalled() {
-    let tmp = tmpfs_dir();
+    let tmp = Scenario::new();
     let out = tmp.path().join("run");
     let child = rigel()
         .arg("run")
-        .arg(spec(tmp.path(), "1..20", "10ms"))
+        .arg(spec(&tmp, "1..20", "10ms"))
         .arg("--out")
         .arg(&out)
         .spawn();
@@ -147,11 +143,11 @@ fn short_points_of_a_starved_rigel_are_kept_not_failed_as_stalled() {
 #[test]
 #[serial_test::serial]
 fn a_rank_stopped_inside_a_point_breaks_the_fleets_overlap_claim() {
-    let tmp = tmpfs_dir();
+    let tmp = Scenario::new();
     let fleet = tmp.path().join("fleet");
     let child = rigel()
         .arg("run")
-        .arg(spec(tmp.path(), "1", "3s"))
+        .arg(spec(&tmp, "1", "3s"))
         .arg("--fleet")
         .arg(&fleet)
         .args(["--rank", "0", "--ranks", "1"])
@@ -181,8 +177,8 @@ fn a_rank_stopped_inside_a_point_breaks_the_fleets_overlap_claim() {
 #[test]
 #[serial_test::parallel]
 fn runs_back_to_back_on_one_test_file_are_never_refused_in_use() {
-    let tmp = tmpfs_dir();
-    let spec = spec(tmp.path(), "1", "10ms");
+    let tmp = Scenario::new();
+    let spec = spec(&tmp, "1", "10ms");
     for i in 0..5 {
         let out = rigel()
             .arg("run")

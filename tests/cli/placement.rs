@@ -2,6 +2,7 @@
 //! class's region is the only part of the device it touches, as the kernel's own counters and
 //! its trace of issued requests show.
 
+use super::scenario::Scenario;
 use super::traced::run_spec as run;
 use rigel_testkit::{BlockTrace, LoopDevice};
 use serde_json::Value;
@@ -26,7 +27,7 @@ fn device<'a>(point: &'a Value, name: &str) -> &'a Value {
 #[serial_test::parallel]
 fn a_class_on_target_b_moves_no_byte_on_a() {
     let (a, b) = (LoopDevice::new(32 << 20), LoopDevice::new(32 << 20));
-    let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
+    let tmp = Scenario::new();
     let written_before = a.sectors_written();
     let spec = format!(
         "[[target]]\nname = \"a\"\npath = \"{}\"\ndestructive = true\n\n\
@@ -62,7 +63,7 @@ fn a_class_on_target_b_moves_no_byte_on_a() {
 #[serial_test::serial]
 fn a_region_issues_no_io_outside_it() {
     let dev = LoopDevice::new(64 << 20);
-    let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
+    let tmp = Scenario::new();
     let numbers = dev.numbers().expect("the device's numbers");
     let trace = BlockTrace::start(&numbers, 16 << 10);
     let spec = format!(

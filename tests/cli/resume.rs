@@ -2,6 +2,7 @@
 //! by `--resume`, and the exit codes of what cannot be done (real runs on tmpfs files).
 
 use super::builder::{results, rigel};
+use super::scenario::{Scenario, Spec};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -9,19 +10,14 @@ use std::time::{Duration, Instant};
 /// A spec of `points` 500 ms points over a 16 MiB test file rigel creates in `dir`.
 fn spec(dir: &Path, points: usize) -> PathBuf {
     let loads: Vec<String> = (1..=points).map(|n| n.to_string()).collect();
-    let text = format!(
-        "[spec]\nname = \"r\"\n\n[[target]]\npath = \"{}/data.bin\"\nsize = \"16MiB\"\n\n\
-         [run]\nduration = \"500ms\"\n\n[class.io]\nsize = \"4KiB\"\n\n[matrix]\nio = \"{}\"\n",
-        dir.display(),
-        loads.join(", ")
-    );
+    let spec = Spec::named("r")
+        .target(dir.join("data.bin"), &[("size", "16MiB")])
+        .set("run.duration", "500ms")
+        .set("class.io.size", "4KiB")
+        .set("matrix.io", loads.join(", "));
     let path = dir.join("r.toml");
-    std::fs::write(&path, text).expect("spec written");
+    std::fs::write(&path, spec.text()).expect("spec written");
     path
-}
-
-fn tmpfs_dir() -> tempfile::TempDir {
-    tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir")
 }
 
 fn full_run(tmp: &Path, points: usize) -> PathBuf {
@@ -61,7 +57,7 @@ fn states(doc: &Value) -> Vec<(u64, String)> {
 #[test]
 #[serial_test::parallel]
 fn a_torn_last_line_is_cut_and_resume_completes() {
-    let tmp = tmpfs_dir();
+    let tmp = Scenario::new();
     let out = full_run(tmp.path(), 3);
     // A crash while point 3 was being appended: half its line, no newline, no results.json.
     let text = std::fs::read_to_string(out.join("results.jsonl")).expect("jsonl");
@@ -98,7 +94,7 @@ fn a_torn_last_line_is_cut_and_resume_completes() {
 #[test]
 #[serial_test::parallel]
 fn a_second_rigel_on_a_folder_is_refused_naming_the_first() {
-    let tmp = tmpfs_dir();
+    let tmp = Scenario::new();
     let out = tmp.path().join("run");
     let spec = spec(tmp.path(), 6);
     let first = rigel().arg("run").arg(&spec).arg("--out").arg(&out).spawn();
@@ -145,7 +141,7 @@ pub(super) fn fail_point(out: &Path, id: u64) {
 #[test]
 #[serial_test::parallel]
 fn resume_retries_a_failed_point_or_keeps_it_with_skip_failed() {
-    let tmp = tmpfs_dir();
+    let tmp = Scenario::new();
     let out = full_run(tmp.path(), 2);
     fail_point(&out, 2);
     let kept = rigel()
@@ -175,7 +171,7 @@ fn resume_retries_a_failed_point_or_keeps_it_with_skip_failed() {
 #[test]
 #[serial_test::parallel]
 fn resume_refuses_set_and_a_spec() {
-    let tmp = tmpfs_dir();
+    let tmp = Scenario::new();
     let out = tmp.path().join("run");
     let set = rigel()
         .args(["run", "--set", "run.duration=1s", "--resume"])
@@ -195,7 +191,7 @@ fn resume_refuses_set_and_a_spec() {
 #[test]
 #[serial_test::parallel]
 fn a_report_that_cannot_be_written_is_exit_1() {
-    let tmp = tmpfs_dir();
+    let tmp = Scenario::new();
     let out = full_run(tmp.path(), 1);
     std::fs::remove_file(out.join("results.json")).expect("no results.json");
     // A directory where the Markdown report goes: writing it fails as on a full disk.
@@ -210,15 +206,14 @@ fn a_report_that_cannot_be_written_is_exit_1() {
 #[test]
 #[serial_test::parallel]
 fn a_second_rigel_on_a_test_file_being_filled_or_written_is_refused() {
-    let tmp = tmpfs_dir();
-    let text = format!(
-        "[spec]\nname = \"w\"\n\n[[target]]\npath = \"{}/data.bin\"\nsize = \"256MiB\"\n\n\
-         [run]\nduration = \"2s\"\n\n[class.w]\nsize = \"4KiB\"\nmix = \"write\"\n\n\
-         [matrix]\nw = \"1\"\n",
-        tmp.path().display()
-    );
-    let spec = tmp.path().join("w.toml");
-    std::fs::write(&spec, text).expect("spec");
+    let tmp = Scenario::new();
+    let spec = Spec::named("w")
+        .target(tmp.join("data.bin"), &[("size", "256MiB")])
+        .set("run.duration", "2s")
+        .set("class.w.size", "4KiB")
+        .set("class.w.mix", "write")
+        .set("matrix.w", "1");
+    let spec = tmp.spec("w.toml", &spec);
     let first = rigel()
         .arg("run")
         .arg(&spec)
@@ -262,7 +257,7 @@ fn wait_for_lines(dir: &Path, n: usize) {
 #[test]
 #[serial_test::parallel]
 fn a_resume_killed_by_sigkill_leaves_a_folder_that_reads_its_newest_points() {
-    let tmp = tmpfs_dir();
+    let tmp = Scenario::new();
     let out = tmp.path().join("run");
     let spec = spec(tmp.path(), 12);
     // The first run is interrupted after 2 points: its results.json holds those.
@@ -292,7 +287,7 @@ fn a_resume_killed_by_sigkill_leaves_a_folder_that_reads_its_newest_points() {
 #[test]
 #[serial_test::parallel]
 fn a_whole_last_line_that_does_not_parse_is_an_error_not_a_torn_tail() {
-    let tmp = tmpfs_dir();
+    let tmp = Scenario::new();
     let out = full_run(tmp.path(), 2);
     let text = std::fs::read_to_string(out.join("results.jsonl")).expect("jsonl");
     let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();

@@ -3,6 +3,7 @@
 //! the write guard.
 
 use super::builder::{results, rigel};
+use super::scenario::Scenario;
 use serde_json::Value;
 use std::path::Path;
 use std::time::Duration;
@@ -29,10 +30,6 @@ warmup = "200ms"
     path
 }
 
-fn tmpfs_dir() -> tempfile::TempDir {
-    tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir")
-}
-
 const TWO_CLASSES: &str = r#"
 [class.small]
 size = "4KiB"
@@ -50,7 +47,7 @@ large = "2"
 #[test]
 #[serial_test::serial]
 fn a_run_writes_its_folder_and_every_point_obeys_littles_law() {
-    let tmp = tmpfs_dir();
+    let tmp = Scenario::new();
     let spec = write_spec(tmp.path(), TWO_CLASSES);
     let out_dir = tmp.path().join("run");
     let out = rigel()
@@ -105,7 +102,7 @@ fn a_run_writes_its_folder_and_every_point_obeys_littles_law() {
 #[test]
 #[serial_test::serial]
 fn sigint_keeps_finished_points_and_resume_completes_the_run() {
-    let tmp = tmpfs_dir();
+    let tmp = Scenario::new();
     let spec = write_spec(
         tmp.path(),
         "[class.io]\nsize = \"4KiB\"\n\n[matrix]\nio = \"1, 2\"\n",
@@ -169,7 +166,7 @@ fn sigint_keeps_finished_points_and_resume_completes_the_run() {
 #[test]
 #[serial_test::parallel]
 fn writing_a_file_rigel_did_not_create_needs_consent() {
-    let tmp = tmpfs_dir();
+    let tmp = Scenario::new();
     let data = tmp.path().join("data.bin");
     std::fs::write(&data, vec![7u8; 1 << 20]).expect("a foreign file");
     let spec = write_spec(

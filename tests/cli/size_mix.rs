@@ -2,6 +2,7 @@
 //! device; the requests the kernel issued (its trace) have the mix's sizes, each aligned to its
 //! own size, in shares a chi-square test accepts; and the shares rigel records agree.
 
+use super::scenario::Scenario;
 use super::traced::traced_run;
 use rigel_testkit::LoopDevice;
 
@@ -130,7 +131,7 @@ fn a_sequential_stream_with_a_size_mix_advances_by_each_size_it_draws() {
 #[serial_test::parallel]
 fn a_size_mix_gets_a_latency_percentile_chart_per_size() {
     let dev = LoopDevice::new(64 << 20);
-    let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
+    let tmp = Scenario::new();
     let spec = format!(
         "[[target]]\npath = \"{}\"\n\n[run]\nduration = \"1s\"\nwarmup = \"0s\"\n\n\
          [class.oltp]\nsize = \"8KiB:70%, 64KiB:30%\"\n\n\

@@ -5,6 +5,7 @@
 
 use super::builder::rigel;
 use super::orion::LunDir;
+use super::scenario::Scenario;
 use rigel_testkit::{LoopDevice, is_root};
 use std::path::Path;
 use std::process::Command;
@@ -147,7 +148,7 @@ fn one_point_over_a_sparse_file_gives_the_device_and_rigel_counts() {
 #[test]
 #[serial_test::parallel]
 fn check_and_plan_warn_of_holes_and_a_target_without_a_device() {
-    let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
+    let tmp = Scenario::new();
     let f = truncated(tmp.path(), &["t.img"], 64 << 20).remove(0);
     let spec = tmp.path().join("t.toml");
     std::fs::write(

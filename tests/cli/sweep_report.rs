@@ -3,6 +3,7 @@
 //! write rows, no percentile exceeds the maximum, and every output names the same headline point.
 
 use super::builder::rigel;
+use super::scenario::Scenario;
 use serde_json::Value;
 
 const SPEC: &str = r#"[spec]
@@ -39,7 +40,7 @@ fn percentiles_within_max(d: &Value) {
 #[test]
 #[serial_test::parallel]
 fn a_sweep_over_size_and_mix_is_reported_right_everywhere() {
-    let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
+    let tmp = Scenario::new();
     let spec = tmp.path().join("sweep.toml");
     std::fs::write(
         &spec,

@@ -3,6 +3,7 @@
 //! held is IOPS × mean latency, and the load is IOPS × (mean latency + the think achieved). The
 //! device's own counters see the I/Os rigel counted.
 
+use super::scenario::Scenario;
 use super::traced::run_spec;
 use rigel_testkit::LoopDevice;
 use serde_json::Value;
@@ -15,7 +16,7 @@ fn f(v: &Value) -> f64 {
 #[serial_test::serial]
 fn a_thinking_class_holds_iops_times_latency_plus_think_slots() {
     let dev = LoopDevice::new(64 << 20);
-    let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
+    let tmp = Scenario::new();
     let spec = format!(
         "[[target]]\npath = \"{}\"\n\n[run]\nduration = \"2s\"\nwarmup = \"200ms\"\n\n\
          [class.app]\nsize = \"4KiB\"\nthink = \"1ms\"\n\n\

@@ -2,6 +2,7 @@
 //! requests the kernel issued to it.
 
 use super::builder::{results, rigel};
+use super::scenario::Scenario;
 use rigel_testkit::{BlockTrace, LoopDevice, Request};
 use serde_json::Value;
 use std::path::Path;
@@ -26,7 +27,7 @@ pub fn run_spec(dir: &Path, spec: &str) -> Value {
 /// Runs `spec` as [`run_spec`] does, tracing `dev`'s issued requests; returns them and the
 /// run's results.json.
 pub fn traced_run(dev: &LoopDevice, spec: &str) -> (Vec<Request>, Value) {
-    let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
+    let tmp = Scenario::new();
     let trace = BlockTrace::start(&dev.numbers().expect("numbers"), 64 << 10);
     let doc = run_spec(tmp.path(), spec);
     (trace.stop(), doc)

@@ -1,6 +1,7 @@
 //! A run throttled on purpose halfway through its one point (the blkio read-IOPS limit on a loop
 //! device): the run warns that the point was not steady, and the report draws the step.
 
+use super::scenario::Scenario;
 use rigel_testkit::LoopDevice;
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -9,7 +10,7 @@ use std::time::Duration;
 #[serial_test::serial]
 fn a_point_throttled_halfway_is_not_steady() {
     let lo = LoopDevice::new(64 << 20);
-    let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
+    let tmp = Scenario::new();
     let spec = tmp.path().join("step.toml");
     let text = format!(
         "[[target]]\npath = \"{}\"\n\n[run]\nduration = \"6s\"\nwarmup = \"0s\"\n\n\

@@ -5,6 +5,7 @@
 //! for such keys that cannot hold.
 
 use super::builder::{results, rigel};
+use super::scenario::Scenario;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -54,7 +55,7 @@ fn f(v: &Value) -> f64 {
 #[test]
 #[serial_test::parallel]
 fn a_size_of_a_mix_and_the_commits_are_judged_on_their_own_figures() {
-    let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
+    let tmp = Scenario::new();
     let path = spec(
         tmp.path(),
         "\"oltp.read.latency.p99 @ oltp.size=8KiB\" = \"< 10s\"\n\

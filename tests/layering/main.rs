@@ -1,8 +1,11 @@
 //! The walls between the pipeline's stages, checked on every `cargo test`:
 //!
-//! - every crate depends only on crates of earlier stages (the order is written once, in the root
-//!   Cargo.toml's `[workspace.metadata.rigel] stages`); Cargo itself refuses an import of a crate
-//!   that is not a dependency, and refuses a cycle of dependencies;
+//! - every crate depends only on the workspace crates the graph allows it (written once, with why,
+//!   in the root Cargo.toml's `[workspace.metadata.rigel.edges.*]`), the graph is a DAG, and no
+//!   edge is listed that no manifest declares; Cargo itself refuses an import of a crate that is
+//!   not a dependency;
+//! - every declared dependency (normal, dev or build; workspace crate or not) is named by code;
+//! - no `include_str!`/`include_bytes!` reaches outside its crate's folder;
 //! - clap appears only in the binary, `unsafe` only in the executor (`#![forbid(unsafe_code)]` on
 //!   every other crate, and the workspace's unsafe lints on all);
 //! - no two modules of one crate import each other in a cycle, read with `syn` as the compiler reads
@@ -13,6 +16,7 @@ mod manifests;
 mod marks;
 mod modules;
 mod nextest;
+mod uses;
 
 use std::path::{Path, PathBuf};
 
@@ -45,15 +49,174 @@ fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
+fn graph() -> manifests::Graph {
+    manifests::graph(&read(&root().join("Cargo.toml")))
+}
+
+fn manifest(name: &str, dir: &Path) -> manifests::Manifest {
+    manifests::Manifest::parse(name, &read(&dir.join("Cargo.toml")))
+}
+
 #[test]
-fn every_crate_depends_only_on_earlier_stages() {
-    let stages = manifests::stages(&read(&root().join("Cargo.toml")));
+fn every_crate_depends_only_on_its_allowed_edges() {
+    let graph = graph();
     let mut problems = Vec::new();
     for (name, dir) in crates() {
-        let manifest = manifests::Manifest::parse(&name, &read(&dir.join("Cargo.toml")));
-        problems.extend(manifest.problems(&stages));
+        let manifest = manifest(&name, &dir);
+        problems.extend(manifest.problems(&graph));
+        problems.extend(manifest.stale_edges(&graph));
+    }
+    for krate in graph.edges.keys() {
+        if !crates().iter().any(|(n, _)| n == krate) {
+            problems.push(format!(
+                "[workspace.metadata.rigel.edges.{krate}]: no such crate; remove its table"
+            ));
+        }
     }
     assert!(problems.is_empty(), "layering:\n{}", problems.join("\n"));
+}
+
+#[test]
+fn the_allowed_edges_form_a_dag() {
+    let graph = graph();
+    let mut problems = Vec::new();
+    for (krate, deps) in &graph.edges {
+        for dep in deps.keys() {
+            if !graph.edges.contains_key(dep) {
+                problems.push(format!(
+                    "[workspace.metadata.rigel.edges.{krate}] {dep}: not a crate of the graph"
+                ));
+            }
+            if dep == krate {
+                problems.push(format!("{krate} is listed as depending on itself"));
+            }
+        }
+    }
+    for cycle in modules::strongly_connected(&graph.edges) {
+        let names: Vec<&str> = cycle.iter().map(String::as_str).collect();
+        problems.push(format!(
+            "the allowed edges form a cycle among {}: data flows one way",
+            names.join(", ")
+        ));
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// What a crate's code uses: `.0` its library or binary and build script, which
+/// `[dependencies]` and `[build-dependencies]` serve; `.1` its tests, benches and examples, which
+/// `[dev-dependencies]` serve beside `.0`.
+fn uses_of(dir: &Path) -> (uses::Uses, uses::Uses) {
+    let of = |folders: &[&str]| {
+        let paths: Vec<PathBuf> = folders.iter().map(|f| dir.join(f)).collect();
+        uses::Uses::of(&paths, dir)
+    };
+    (
+        of(&["src", "build.rs"]),
+        of(&["tests", "benches", "examples"]),
+    )
+}
+
+#[test]
+fn every_declared_dependency_is_used() {
+    let mut problems = Vec::new();
+    let mut named_only_seen = std::collections::BTreeSet::new();
+    for (name, dir) in crates() {
+        let manifest = manifest(&name, &dir);
+        let (code, tests) = uses_of(&dir);
+        for (section, key) in &manifest.keys {
+            let lib = uses::lib_name(key);
+            let used = code.roots.contains(&lib)
+                || (section == "dev-dependencies" && tests.roots.contains(&lib));
+            if used {
+                continue;
+            }
+            if uses::NAMED_ONLY
+                .iter()
+                .any(|(c, d, _)| *c == name && *d == key)
+            {
+                named_only_seen.insert((name.clone(), key.clone()));
+                continue;
+            }
+            problems.push(format!(
+                "{name}: [{section}] {key} is declared but no code of the crate names it; remove \
+                 it (or list it in tests/layering/uses.rs NAMED_ONLY with why)"
+            ));
+        }
+    }
+    for (c, d, _) in uses::NAMED_ONLY {
+        if !named_only_seen.contains(&(c.to_string(), d.to_string())) {
+            problems.push(format!(
+                "tests/layering/uses.rs NAMED_ONLY: {c} → {d} is used by code now, or no longer \
+                 declared: remove the entry"
+            ));
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "unused dependencies:\n{}",
+        problems.join("\n")
+    );
+}
+
+/// Whether `path` lies in the crate folder `dir` and in no other crate nested in it (the root
+/// crate's folder holds `crates/`).
+fn inside_crate(path: &Path, dir: &Path) -> bool {
+    path.starts_with(dir)
+        && path
+            .ancestors()
+            .skip(1)
+            .take_while(|a| *a != dir)
+            .all(|a| !a.join("Cargo.toml").is_file())
+}
+
+#[test]
+fn no_include_leaves_its_crate() {
+    let mut problems = Vec::new();
+    let mut leaving_seen = std::collections::BTreeSet::new();
+    for (name, dir) in crates() {
+        let dir = std::fs::canonicalize(&dir).unwrap_or(dir);
+        let (code, tests) = uses_of(&dir);
+        for include in code.includes.into_iter().chain(tests.includes) {
+            let at = format!(
+                "{}:{}",
+                include
+                    .file
+                    .strip_prefix(root())
+                    .unwrap_or(&include.file)
+                    .display(),
+                include.line
+            );
+            // Followed through links: a folder linked from elsewhere is not the crate's own.
+            let target = include
+                .target
+                .map(|t| std::fs::canonicalize(&t).unwrap_or(t));
+            match target {
+                Some(target) if inside_crate(&target, &dir) => {}
+                _ if uses::LEAVING_ALLOWED.iter().any(|(c, _)| *c == name) => {
+                    leaving_seen.insert(name.clone());
+                }
+                Some(target) => problems.push(format!(
+                    "{at}: includes {}, not {name}'s own file (outside its folder, or in another \
+                     crate's): the crate would not build from its own folder (`cargo package`); \
+                     move the file into the crate",
+                    target.strip_prefix(root()).unwrap_or(&target).display()
+                )),
+                None => problems.push(format!(
+                    "{at}: an include whose path the test cannot follow; write a literal path (or \
+                     `concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/…\")`)"
+                )),
+            }
+        }
+    }
+    for (c, _) in uses::LEAVING_ALLOWED {
+        if !leaving_seen.contains(*c) {
+            problems.push(format!(
+                "tests/layering/uses.rs LEAVING_ALLOWED: {c} includes nothing outside its folder \
+                 now: remove the entry"
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
 #[test]

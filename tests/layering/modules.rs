@@ -93,7 +93,7 @@ impl fmt::Display for Cycle {
     }
 }
 
-type Graph = BTreeMap<String, BTreeMap<String, String>>;
+pub type Graph = BTreeMap<String, BTreeMap<String, String>>;
 
 pub fn cycles(files: &[SourceFile]) -> Vec<Cycle> {
     let modules: BTreeSet<Vec<String>> = files.iter().map(|f| f.module.clone()).collect();
@@ -149,7 +149,7 @@ pub fn cycles(files: &[SourceFile]) -> Vec<Cycle> {
 }
 
 /// The sets of two or more nodes that reach each other (Tarjan's algorithm).
-fn strongly_connected(graph: &Graph) -> Vec<BTreeSet<String>> {
+pub fn strongly_connected(graph: &Graph) -> Vec<BTreeSet<String>> {
     struct State<'g> {
         graph: &'g Graph,
         index: BTreeMap<&'g str, usize>,

@@ -638,6 +638,8 @@ fn assemble(
         steady: None,
         devices: Vec::new(),
         integrity: None,
+        engines: Vec::new(),
+        placement: None,
     };
     let probe = PointProbe {
         workers: outcomes.len(),

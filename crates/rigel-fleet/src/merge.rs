@@ -370,6 +370,8 @@ fn merge_point(id: u32, runs: &[RankRun], ranks: u32) -> Result<Option<PointResu
         // Each host's devices are its own: in its run folder, not summed here.
         devices: Vec::new(),
         integrity: None,
+        engines: Vec::new(),
+        placement: None,
         ..base
     }))
 }

@@ -57,6 +57,8 @@ fn rank(fleet: &Path, rank: u32, plan: &RunPlan, ids: &[u32], lag_ms: u64, slow:
                 steady: None,
                 devices: Vec::new(),
                 integrity: None,
+                engines: Vec::new(),
+                placement: None,
             })
             .expect("point appended");
     }

@@ -14,7 +14,7 @@ mod rules;
 mod to_spec;
 
 pub use error::OrionError;
-pub use lun::{Lun, LunFile};
+pub use lun::{Lun, LunFault, LunFile};
 pub use options::*;
 pub use parse::{EXTENSIONS, ORION_OPTIONS, Parsed, orion_args, parse};
 pub use to_spec::{

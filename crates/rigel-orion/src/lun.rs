@@ -1,9 +1,9 @@
 //! ORION's `<testname>.lun`: the LUNs to test, one device or file path per line, in the current
 //! directory. Reading it touches no storage; opening the LUNs is the target layer's job, and its
-//! errors are traced back here to the line that named the LUN.
+//! errors are traced back here to the line that named the LUN. This crate does not depend on the
+//! target layer: its caller says which path an error names and which [`LunFault`] it is.
 
 use super::OrionError;
-use rigel_target::TargetError;
 use std::path::{Path, PathBuf};
 
 /// One LUN and the line of the `.lun` file that names it (1-based).
@@ -115,17 +115,18 @@ impl LunFile {
         })
     }
 
-    /// The LUN a target error is about, when it names one.
-    pub fn lun_of(&self, e: &TargetError) -> Option<&Lun> {
-        let path = error_path(e)?;
+    /// The LUN a target error is about, when it names one (`path`, the path the error names).
+    pub fn lun_of(&self, path: Option<&Path>) -> Option<&Lun> {
+        let path = path?;
         self.luns.iter().find(|l| Path::new(&l.path) == path)
     }
 
     /// A target error as an ORION user needs it: the `.lun` file and line first, and the target
     /// layer's spec-centric advice (declare a size to create a file) replaced by ORION's terms.
-    pub fn explain(&self, e: &TargetError) -> String {
-        let Some(lun) = self.lun_of(e) else {
-            return e.to_string();
+    /// `path` is the path the error names, `fault` what it says of it, `message` its own text.
+    pub fn explain(&self, path: Option<&Path>, fault: LunFault, message: &str) -> String {
+        let Some(lun) = self.lun_of(path) else {
+            return message.to_owned();
         };
         let at = format!("{} line {}", self.name, lun.line);
         if Path::new(&lun.path).is_dir() {
@@ -134,36 +135,29 @@ impl LunFile {
                 lun.path
             );
         }
-        match e {
-            TargetError::Missing { .. } | TargetError::NoDevice { .. } => format!(
+        match fault {
+            LunFault::Missing => format!(
                 "{at}: {}: no such device or file; ORION tests existing block devices or pre-created files (create the file, e.g. `fallocate -l 1G {}`, or fix the path)",
                 lun.path, lun.path
             ),
-            TargetError::TargetTooSmall { size, need, .. } => format!(
+            LunFault::TooSmall { size, need } => format!(
                 "{at}: {}: too small for the I/O size: it holds {size} bytes, and rigel needs at least {need} (the largest I/O size, or the raid0 stripe); use a larger LUN or smaller I/Os (-size_large)",
                 lun.path
             ),
-            _ => format!("{at}: {e}"),
+            LunFault::Other => format!("{at}: {message}"),
         }
     }
 }
 
-fn error_path(e: &TargetError) -> Option<&Path> {
-    match e {
-        TargetError::Io { path, .. }
-        | TargetError::IoAt { path, .. }
-        | TargetError::Missing { path }
-        | TargetError::NoDevice { path }
-        | TargetError::NoDirectIo { path }
-        | TargetError::Unsupported { path, .. }
-        | TargetError::TooSmall { path, .. }
-        | TargetError::Interrupted { path, .. }
-        | TargetError::Misaligned { path, .. }
-        | TargetError::TargetTooSmall { path, .. } => Some(path),
-        TargetError::Refused(r) => Some(&r.path),
-        TargetError::Locked(h) => Some(&h.path),
-        TargetError::NoTargets | TargetError::ZeroStripe | TargetError::StoppedOpening => None,
-    }
+/// What a target error says of a LUN, as far as ORION words it its own way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LunFault {
+    /// No such device or file.
+    Missing,
+    /// The LUN holds `size` bytes; rigel needs at least `need` (the largest I/O, or the stripe).
+    TooSmall { size: u64, need: u64 },
+    /// Anything else: the target layer's own message follows the `.lun` line.
+    Other,
 }
 
 #[cfg(test)]
@@ -210,19 +204,18 @@ mod tests {
     #[test]
     fn target_errors_name_the_line() {
         let f = LunFile::parse("t.lun", "/dev/a\n\n/x/b\n").expect("parses");
-        let e = TargetError::TargetTooSmall {
-            path: "/x/b".into(),
+        let fault = LunFault::TooSmall {
             size: 4096,
             need: 1 << 20,
         };
-        let msg = f.explain(&e);
+        let msg = f.explain(Some(Path::new("/x/b")), fault, "target layer's text");
         assert!(msg.starts_with("t.lun line 3: /x/b: too small"), "{msg}");
-        let e = TargetError::Missing {
-            path: "/dev/a".into(),
-        };
-        assert!(f.explain(&e).starts_with("t.lun line 1: /dev/a: no such"));
+        let msg = f.explain(Some(Path::new("/dev/a")), LunFault::Missing, "no such");
+        assert!(msg.starts_with("t.lun line 1: /dev/a: no such device or file"));
+        let msg = f.explain(Some(Path::new("/dev/a")), LunFault::Other, "it failed");
+        assert_eq!(msg, "t.lun line 1: it failed");
         assert_eq!(
-            f.explain(&TargetError::NoTargets),
+            f.explain(None, LunFault::Other, "the plan has no targets"),
             "the plan has no targets"
         );
     }

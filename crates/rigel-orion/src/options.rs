@@ -130,7 +130,7 @@ pub struct Extensions {
     /// Print the equivalent spec (TOML); no I/O.
     pub to_spec: bool,
     /// ORION's file layout: `11.1` or `12c` (rigel's default).
-    pub dialect: Option<rigel_report::Dialect>,
+    pub dialect: Option<rigel_plan::Dialect>,
 }
 
 pub const DEFAULT_TESTNAME: &str = "orion";

@@ -301,7 +301,7 @@ fn check_classes(
                 errors.push(b.at(&r.loc));
             }
             let pattern = super::pattern::compile(spec, c, (volume.layout, volume.stripe), errors);
-            IoClass { name: c.name.value.clone(), size: c.size.value.0, access: c.access.value, mix: c.mix.value, per_stream, rate: c.rate.as_ref().map(|r| r.value), arrival: c.arrival.value, pattern }
+            IoClass { name: c.name.value.clone(), size: c.size.value.0, access: c.access.value, mix: c.mix.value, per_stream, rate: c.rate.as_ref().map(|r| r.value), arrival: c.arrival.value, pattern, engine: Default::default() }
         })
         .collect()
 }

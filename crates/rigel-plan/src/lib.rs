@@ -8,6 +8,7 @@ mod compile;
 mod conditioning;
 #[cfg(test)]
 mod conditioning_tests;
+mod dialect;
 pub mod limits;
 mod matrix;
 mod model;
@@ -22,6 +23,7 @@ mod verify;
 pub use burst::Burst;
 pub use compile::compile;
 pub use conditioning::CLASS as PRECONDITION_CLASS;
+pub use dialect::Dialect;
 pub use limits::{MAX_OUTSTANDING, MAX_POINTS};
 pub use matrix::LISTED_IDLE_CLASSES;
 pub use model::*;

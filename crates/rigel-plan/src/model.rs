@@ -3,7 +3,7 @@
 
 use rigel_expr::{Access, Arrival, Mix, Rate};
 /// Written in the spec and kept in the plan: they live with the spec, which the plan reads.
-pub use rigel_spec::{Buffers, Layout, MatrixShape};
+pub use rigel_spec::{Buffers, Engine, Layout, MatrixShape};
 use serde::{Deserialize, Serialize};
 
 /// Version of the plan and results documents; bumped on any incompatible change.
@@ -150,6 +150,14 @@ pub struct IoClass {
     /// Placement (`targets`, `region`): absent keys when the class uses the whole volume.
     #[serde(flatten)]
     pub pattern: super::pattern::Pattern,
+    /// The engine the class asks for: its own `engine`, else `[run] engine`, else `--engine`'s
+    /// override of both (absent: `auto`).
+    #[serde(default, skip_serializing_if = "is_auto")]
+    pub engine: Engine,
+}
+
+fn is_auto(e: &Engine) -> bool {
+    *e == Engine::Auto
 }
 
 fn is_uniform(a: &Arrival) -> bool {

@@ -6,8 +6,8 @@
 //! reached through that descriptor, never through a link (see `rigel_fs`).
 
 use super::RecordError;
+use rigel_fs::lock::{LockKind, lock, try_lock};
 use rigel_fs::{Dir, Fresh};
-use rigel_target::lock::{LockKind, lock, try_lock};
 use rustix::fs::OFlags;
 use std::fs::File;
 use std::io::{Read, Seek, Write};
@@ -118,7 +118,7 @@ impl FolderLock {
                     format!(
                         ", which exited {} s ago: the kernel still holds its files while it ends \
                          the I/O that rigel left in flight",
-                        rigel_target::lock::EXITED_HOLDER_WAIT.as_secs()
+                        rigel_fs::lock::EXITED_HOLDER_WAIT.as_secs()
                     )
                 } else {
                     String::new()

@@ -124,7 +124,7 @@ pub fn latest(points: Vec<PointResult>) -> Vec<PointResult> {
 mod tests {
     use super::*;
 
-    const POINT: &str = include_str!("../../../tests/fixtures/results-basic.json");
+    const POINT: &str = rigel_testkit::fixtures::BASIC;
 
     fn line(id: u32) -> String {
         let doc: serde_json::Value = serde_json::from_str(POINT).unwrap();

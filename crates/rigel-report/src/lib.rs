@@ -37,6 +37,8 @@ pub use load::{RunFolder, load_run_folder, load_run_folder_status};
 pub use orion::printf::{Arg as PrintfArg, PrintfError, sprintf};
 pub use render::{render, render_shared};
 pub use rigel_pdf::Paper;
+/// ORION's file layouts, [`ReportOptions::dialect`]: the type is ORION's vocabulary, in rigel-plan.
+pub use rigel_plan::Dialect;
 pub use template::{isolate_user_templates, serve_template_child};
 
 use std::path::PathBuf;
@@ -116,46 +118,6 @@ impl std::str::FromStr for Format {
             "pdf" => Ok(Format::Pdf),
             _ => Err(format!(
                 "unknown report format {s:?}; expected orion, markdown, html, json, junit, hlog or pdf"
-            )),
-        }
-    }
-}
-
-/// Which ORION release's file layout to write.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Dialect {
-    /// 11.1: latency in milliseconds without a unit; no `_hist.txt`.
-    V11,
-    /// 12c to 19c: latency in microseconds (`usecs`), `Small Read/Write Latency:` lines, `_hist.txt`.
-    /// The default: microseconds keep the precision that flash storage needs.
-    #[default]
-    V12,
-}
-
-impl Dialect {
-    pub fn name(self) -> &'static str {
-        match self {
-            Dialect::V11 => "11.1",
-            Dialect::V12 => "12c",
-        }
-    }
-    /// The release whose layout this is, for the summary's `ORION VERSION` line.
-    pub fn orion_release(self) -> &'static str {
-        match self {
-            Dialect::V11 => "11.1.0.7.0",
-            Dialect::V12 => "19.3.0.0.0",
-        }
-    }
-}
-
-impl std::str::FromStr for Dialect {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.to_ascii_lowercase().as_str() {
-            "11" | "11.1" | "11g" => Ok(Dialect::V11),
-            "12" | "12c" | "18c" | "19" | "19c" => Ok(Dialect::V12),
-            _ => Err(format!(
-                "unknown ORION dialect {s:?}; expected 11.1 or 12c (12c covers 12c to 19c)"
             )),
         }
     }

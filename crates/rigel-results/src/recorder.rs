@@ -538,21 +538,16 @@ impl ClassRecorder {
             t
         });
         ClassResult {
-            class: class.to_string(),
-            size,
-            outstanding,
-            total: with_service(&total, s_total.as_ref()),
             read: reads.then(|| with_service(&this.read, s.map(|s| &s.0))),
             write: writes.then(|| with_service(&this.write, s.map(|s| &s.1))),
             intervals: this.interval_series(window_s, reads, writes),
             ticks: Some(this.ticks.finish(window_s, reads, writes)),
-            pace: None,
-            depth_held: None,
-            skew: None,
-            sizes: Vec::new(),
-            commit: None,
-            think: None,
-            burst: None,
+            ..ClassResult::new(
+                class,
+                size,
+                outstanding,
+                with_service(&total, s_total.as_ref()),
+            )
         }
     }
 

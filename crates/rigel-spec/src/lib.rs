@@ -5,6 +5,7 @@
 
 mod conditioning;
 mod diag;
+mod engine;
 mod expect;
 pub mod json_schema;
 pub mod keys;
@@ -24,6 +25,7 @@ mod verify;
 mod workload;
 
 pub use diag::{DiagnosticRecord, Diagnostics, SpecError};
+pub use engine::Engine;
 pub use library::Origin;
 pub use load::Override;
 pub use model::*;

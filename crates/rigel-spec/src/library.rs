@@ -1,5 +1,7 @@
 //! Named specs: `acme/oltp-base` is looked up in the folders of `RIGEL_PATH` (in order), then among
 //! the specs built into the binary (`specs/`), so teams share specs by name across repositories.
+//! The shipped specs live in this crate's `specs/` (so it builds from its own folder); the
+//! repository's `specs` is a link to it, the path README and the examples name.
 
 use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
@@ -8,55 +10,34 @@ use std::path::{Component, Path, PathBuf};
 pub const ENV: &str = "RIGEL_PATH";
 
 /// The built-in default: what `rigel run` runs without a spec.
-pub const QUICK: &str = include_str!("../../../specs/quick.toml");
+pub const QUICK: &str = include_str!("../specs/quick.toml");
 
-/// The specs shipped in `specs/`, embedded: name (path under `specs/` without `.toml`) and text.
+/// The specs shipped in this crate's `specs/`, embedded: name (path under `specs/` without `.toml`) and text.
 /// A test checks this list against the folder, so a new spec cannot be left out.
 pub const BUILTIN: &[(&str, &str)] = &[
-    (
-        "backup-stream",
-        include_str!("../../../specs/backup-stream.toml"),
-    ),
-    ("base", include_str!("../../../specs/base.toml")),
-    (
-        "bs-qd-sweep",
-        include_str!("../../../specs/bs-qd-sweep.toml"),
-    ),
-    ("dss-scan", include_str!("../../../specs/dss-scan.toml")),
+    ("backup-stream", include_str!("../specs/backup-stream.toml")),
+    ("base", include_str!("../specs/base.toml")),
+    ("bs-qd-sweep", include_str!("../specs/bs-qd-sweep.toml")),
+    ("dss-scan", include_str!("../specs/dss-scan.toml")),
     (
         "latency-search",
-        include_str!("../../../specs/latency-search.toml"),
+        include_str!("../specs/latency-search.toml"),
     ),
-    ("log-writer", include_str!("../../../specs/log-writer.toml")),
-    ("oltp-70-30", include_str!("../../../specs/oltp-70-30.toml")),
-    (
-        "oltp-skewed",
-        include_str!("../../../specs/oltp-skewed.toml"),
-    ),
-    (
-        "oracle/oltp",
-        include_str!("../../../specs/oracle/oltp.toml"),
-    ),
-    ("orion/dss", include_str!("../../../specs/orion/dss.toml")),
-    (
-        "orion/normal",
-        include_str!("../../../specs/orion/normal.toml"),
-    ),
-    ("orion/oltp", include_str!("../../../specs/orion/oltp.toml")),
-    (
-        "orion/simple",
-        include_str!("../../../specs/orion/simple.toml"),
-    ),
-    (
-        "postgres-wal",
-        include_str!("../../../specs/postgres-wal.toml"),
-    ),
+    ("log-writer", include_str!("../specs/log-writer.toml")),
+    ("oltp-70-30", include_str!("../specs/oltp-70-30.toml")),
+    ("oltp-skewed", include_str!("../specs/oltp-skewed.toml")),
+    ("oracle/oltp", include_str!("../specs/oracle/oltp.toml")),
+    ("orion/dss", include_str!("../specs/orion/dss.toml")),
+    ("orion/normal", include_str!("../specs/orion/normal.toml")),
+    ("orion/oltp", include_str!("../specs/orion/oltp.toml")),
+    ("orion/simple", include_str!("../specs/orion/simple.toml")),
+    ("postgres-wal", include_str!("../specs/postgres-wal.toml")),
     (
         "preconditioned-steady",
-        include_str!("../../../specs/preconditioned-steady.toml"),
+        include_str!("../specs/preconditioned-steady.toml"),
     ),
     ("quick", QUICK),
-    ("sla-rate", include_str!("../../../specs/sla-rate.toml")),
+    ("sla-rate", include_str!("../specs/sla-rate.toml")),
 ];
 
 /// The text of a built-in spec.
@@ -268,9 +249,9 @@ mod tests {
 
     #[test]
     fn every_file_in_specs_is_built_in() {
-        let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join("specs");
+        let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/specs"));
         let mut found = BTreeMap::new();
-        collect(&root, &root, 0, &mut found);
+        collect(root, root, 0, &mut found);
         let names: Vec<&str> = found.keys().map(String::as_str).collect();
         let builtins: Vec<&str> = BUILTIN.iter().map(|(n, _)| *n).collect();
         assert_eq!(names, builtins, "specs/ and BUILTIN differ");

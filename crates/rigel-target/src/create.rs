@@ -4,10 +4,10 @@
 
 use super::TargetError;
 use super::error::lock_target;
-use super::lock::LockKind;
 use super::marker::{self, FillState, Marker};
 use super::probe::{OpenMode, reopen_target};
 use rigel_fs::Dir;
+use rigel_fs::lock::LockKind;
 use rustix::fs::{AtFlags, FallocateFlags, OFlags};
 use std::fs::{self, File};
 use std::io;

@@ -1,7 +1,7 @@
 //! Why opening, creating or validating a target failed: every error names the path and the step.
 
-use super::lock::{LockKind, lock};
 use super::refusal::Refusal;
+use rigel_fs::lock::{LockKind, lock};
 use std::fs::File;
 use std::io;
 use std::path::Path;
@@ -92,7 +92,7 @@ pub enum TargetError {
     TargetTooSmall { path: PathBuf, size: u64, need: u64 },
 
     #[error(transparent)]
-    Locked(#[from] super::lock::Held),
+    Locked(#[from] rigel_fs::lock::Held),
 
     #[error("the plan has no targets")]
     NoTargets,
@@ -102,6 +102,25 @@ pub enum TargetError {
 }
 
 impl TargetError {
+    /// The target (file or device) the error is about; `None` for the plan-wide ones.
+    pub fn path(&self) -> Option<&Path> {
+        match self {
+            TargetError::Io { path, .. }
+            | TargetError::IoAt { path, .. }
+            | TargetError::Missing { path }
+            | TargetError::NoDevice { path }
+            | TargetError::NoDirectIo { path }
+            | TargetError::Unsupported { path, .. }
+            | TargetError::TooSmall { path, .. }
+            | TargetError::Interrupted { path, .. }
+            | TargetError::Misaligned { path, .. }
+            | TargetError::TargetTooSmall { path, .. } => Some(path),
+            TargetError::Refused(r) => Some(&r.path),
+            TargetError::Locked(h) => Some(&h.path),
+            TargetError::NoTargets | TargetError::ZeroStripe | TargetError::StoppedOpening => None,
+        }
+    }
+
     pub(crate) fn io(
         path: impl Into<PathBuf>,
         what: &'static str,

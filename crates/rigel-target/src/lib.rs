@@ -13,7 +13,7 @@ mod guard;
 mod holes;
 mod in_use;
 mod kind;
-pub mod lock;
+
 #[cfg(test)]
 mod loopdev;
 mod marker;

@@ -6,10 +6,10 @@ use super::error::lock_target;
 use super::filetype;
 use super::guard::{Consent, check_writable};
 use super::kind::TargetKind;
-use super::lock::{ExitedWait, LockKind, holding};
 use super::probe::{OpenMode, Probe, open_target, probe, reopen_target};
 use super::sysfs::Sysfs;
 use super::{TargetError, Volume};
+use rigel_fs::lock::{ExitedWait, LockKind, holding};
 use rigel_plan::{Layout, PlannedTarget, RunPlan, limits};
 use rigel_results::TargetInfo;
 use std::os::fd::OwnedFd;
@@ -68,7 +68,7 @@ impl OpenVolume {
             });
         let shared = self.targets.iter().filter_map(|t| {
             let file = std::fs::File::from(t.fd.try_clone().ok()?);
-            let pids = super::lock::others_holding(&file);
+            let pids = rigel_fs::lock::others_holding(&file);
             (!pids.is_empty()).then(|| {
                 let pids: Vec<String> = pids.iter().map(u32::to_string).collect();
                 format!(
@@ -391,6 +391,7 @@ pub(crate) fn test_plan(
                 rate: None,
                 arrival: Default::default(),
                 pattern: Default::default(),
+                engine: Default::default(),
             })
             .collect(),
         matrix: MatrixInfo {

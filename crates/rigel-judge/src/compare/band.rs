@@ -143,23 +143,7 @@ mod tests {
     }
 
     fn between_values(b: &[f64], n: &[f64]) -> f64 {
-        let mut c = rigel_results::ClassResult {
-            class: "c".into(),
-            size: 4096,
-            outstanding: 1,
-            total: dir(),
-            read: None,
-            write: None,
-            intervals: Vec::new(),
-            ticks: None,
-            depth_held: None,
-            skew: None,
-            sizes: Vec::new(),
-            commit: None,
-            think: None,
-            burst: None,
-            pace: None,
-        };
+        let mut c = rigel_results::ClassResult::new("c", 4096, 1, dir());
         c.total.ios = 1;
         let d = c.total.clone();
         let line = |v: f64| RunLine {

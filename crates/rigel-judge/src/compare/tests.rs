@@ -5,8 +5,8 @@ use rigel_results::{IoFailure, PointStatus};
 
 fn fixture(name: &str) -> ResultsDoc {
     let text = match name {
-        "basic" => include_str!("../../../../tests/fixtures/results-basic.json"),
-        _ => include_str!("../../../../tests/fixtures/results-detailed.json"),
+        "basic" => rigel_testkit::fixtures::BASIC,
+        _ => rigel_testkit::fixtures::DETAILED,
     };
     serde_json::from_str(text).expect("fixture parses")
 }

@@ -5,8 +5,8 @@ use rigel_expr::parse_comparison;
 
 fn doc(name: &str, expect: &[(&str, &str)]) -> ResultsDoc {
     let text = match name {
-        "basic" => include_str!("../../../../tests/fixtures/results-basic.json"),
-        _ => include_str!("../../../../tests/fixtures/results-detailed.json"),
+        "basic" => rigel_testkit::fixtures::BASIC,
+        _ => rigel_testkit::fixtures::DETAILED,
     };
     let doc: ResultsDoc = serde_json::from_str(text).expect("fixture parses");
     let mut plan = doc.plan().clone();

@@ -223,6 +223,7 @@ pub fn build(s: &Scenario) -> ResultsDoc {
                 rate: None,
                 arrival: Default::default(),
                 pattern: Default::default(),
+                engine: Default::default(),
             })
             .collect(),
         matrix: MatrixInfo {
@@ -286,6 +287,8 @@ pub fn build(s: &Scenario) -> ResultsDoc {
                 steady: None,
                 devices: Vec::new(),
                 integrity: None,
+                engines: Vec::new(),
+                placement: None,
             }
         })
         .collect();
@@ -370,21 +373,10 @@ fn class_result(
         })
         .collect();
     ClassResult {
-        class: c.class.clone(),
-        size: c.size,
-        outstanding: c.outstanding,
-        total,
         read,
         write,
         intervals,
-        ticks: None,
-        pace: None,
-        depth_held: None,
-        skew: None,
-        sizes: Vec::new(),
-        commit: None,
-        think: None,
-        burst: None,
+        ..ClassResult::new(c.class.clone(), c.size, c.outstanding, total)
     }
 }
 

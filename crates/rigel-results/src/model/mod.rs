@@ -4,6 +4,7 @@
 mod device;
 mod doc;
 mod doc_access;
+mod engine;
 mod integrity;
 mod journal_check;
 mod point;
@@ -17,6 +18,7 @@ pub use doc::{
     FleetHost, FleetInfo, HostInfo, ResultsDoc, RunHeader, SearchRecord, SearchTrial, TargetEnv,
     TargetInfo,
 };
+pub use engine::{DeviceQueues, EngineRecord, Placement};
 pub use integrity::{
     Corruption, CorruptionCounts, CorruptionKind, FIRST_CORRUPTIONS, FoundHeader, IntegrityResult,
 };

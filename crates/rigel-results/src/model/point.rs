@@ -45,6 +45,12 @@ pub struct PointResult {
     /// `verify`: the blocks the point read back and checked, and what was corrupted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub integrity: Option<super::IntegrityResult>,
+    /// Each class's engine (absent in results written before engines could be chosen: io_uring).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub engines: Vec<super::EngineRecord>,
+    /// Where the workers ran and what served the device (absent in older results).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub placement: Option<super::Placement>,
 }
 
 /// How long rigel did not run in a point's window: a gap between its own clock readings far
@@ -145,6 +151,32 @@ pub struct ClassResult {
     /// equals `mean_ios`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub burst: Option<BurstResult>,
+}
+
+impl ClassResult {
+    /// A class's figures with nothing measured beside `total`: no direction of its own, no
+    /// intervals or ticks, and none of the optional parts (pace, depth held, skew, size shares,
+    /// commits, think, bursts). Producers fill in what they measured with struct update syntax,
+    /// so a part added here later is absent everywhere until one of them sets it.
+    pub fn new(class: impl Into<String>, size: u64, outstanding: u32, total: DirStats) -> Self {
+        ClassResult {
+            class: class.into(),
+            size,
+            outstanding,
+            total,
+            read: None,
+            write: None,
+            intervals: Vec::new(),
+            ticks: None,
+            pace: None,
+            depth_held: None,
+            skew: None,
+            sizes: Vec::new(),
+            commit: None,
+            think: None,
+            burst: None,
+        }
+    }
 }
 
 /// A class's bursts over the measured window.

@@ -240,7 +240,7 @@ pub fn doc(d: &ResultsDoc) -> Result<(), Impossible> {
 mod tests {
     use super::*;
 
-    const DOC: &str = include_str!("../../../../tests/fixtures/results-basic.json");
+    const DOC: &str = rigel_testkit::fixtures::BASIC;
 
     fn fixture() -> ResultsDoc {
         serde_json::from_str(DOC).expect("fixture")
@@ -250,10 +250,10 @@ mod tests {
     fn the_fixtures_hold_no_impossible_figure() {
         for text in [
             DOC,
-            include_str!("../../../../tests/fixtures/results-detailed.json"),
-            include_str!("../../../../tests/fixtures/results-real-two-classes.json"),
-            include_str!("../../../../tests/fixtures/results-real-sweep-size-mix.json"),
-            include_str!("../../../../tests/fixtures/results-quick-real-run.json"),
+            rigel_testkit::fixtures::DETAILED,
+            rigel_testkit::fixtures::REAL_TWO_CLASSES,
+            rigel_testkit::fixtures::REAL_SWEEP_SIZE_MIX,
+            rigel_testkit::fixtures::QUICK_REAL_RUN,
         ] {
             let d: ResultsDoc = serde_json::from_str(text).expect("fixture");
             doc(&d).expect("a recorded run's figures are possible");

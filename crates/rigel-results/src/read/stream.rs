@@ -138,7 +138,7 @@ pub struct LightInterval {
 mod tests {
     use super::*;
 
-    const DOC: &str = include_str!("../../../../tests/fixtures/results-basic.json");
+    const DOC: &str = rigel_testkit::fixtures::BASIC;
 
     fn line(id: u32, failed: bool) -> String {
         let doc: serde_json::Value = serde_json::from_str(DOC).expect("fixture");

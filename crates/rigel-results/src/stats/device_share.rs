@@ -186,6 +186,8 @@ mod tests {
                 span_ms,
             }],
             integrity: None,
+            engines: Vec::new(),
+            placement: None,
         }
     }
 

@@ -59,7 +59,7 @@ pub fn settle_warning(doc: &ResultsDoc) -> Option<Warning> {
 mod tests {
     use super::*;
 
-    const DOC: &str = include_str!("../../../../tests/fixtures/results-quick-real-run.json");
+    const DOC: &str = rigel_testkit::fixtures::QUICK_REAL_RUN;
 
     /// The fixture's real run with its first point's per-second IOPS replaced by `iops`.
     fn doc_with(iops: &[f64]) -> ResultsDoc {

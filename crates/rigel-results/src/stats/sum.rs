@@ -265,22 +265,12 @@ impl ClassSum {
             achieved: rate_achieved(p.scheduled, p.backlog, p.late),
             ..p
         });
+        // Ticks are not summed across hosts (their clocks' ticks do not line up), nor the parts
+        // one host measures alone (depth held, skew, size shares, commits, think, bursts).
         ClassResult {
-            class: self.class,
-            size: self.size,
-            outstanding: self.outstanding,
-            total: self.total.stats(),
             read: self.read.as_ref().map(DirSum::stats),
             write: self.write.as_ref().map(DirSum::stats),
             pace,
-            depth_held: None,
-            skew: None,
-            sizes: Vec::new(),
-            commit: None,
-            think: None,
-            burst: None,
-            // Ticks are not summed across hosts (their clocks' ticks do not line up).
-            ticks: None,
             intervals: self
                 .intervals
                 .iter()
@@ -300,6 +290,7 @@ impl ClassSum {
                     write_histogram: None,
                 })
                 .collect(),
+            ..ClassResult::new(self.class, self.size, self.outstanding, self.total.stats())
         }
     }
 }

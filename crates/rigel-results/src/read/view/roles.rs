@@ -74,6 +74,7 @@ mod tests {
             rate: None,
             arrival: Default::default(),
             pattern: Default::default(),
+            engine: Default::default(),
         }
     }
 

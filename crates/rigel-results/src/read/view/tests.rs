@@ -67,6 +67,8 @@ fn point(id: u32, params: ClassLoad, ios: u64, lat_ns: u64, ok: bool) -> PointRe
         steady: None,
         devices: Vec::new(),
         integrity: None,
+        engines: Vec::new(),
+        placement: None,
         classes: vec![result],
         cpu: CpuTime::default(),
     }
