@@ -4,7 +4,6 @@ use super::error::{PLAN_FILE, POINTS_FILE, RESULTS_FILE, RUN_FILE, RecordError, 
 use super::lock::FolderLock;
 use super::points::{self, Torn};
 use rigel_fs::Dir;
-use rigel_judge::expect::Verdict;
 use rigel_plan::{RunPlan, SCHEMA_VERSION};
 pub use rigel_results::RunHeader;
 use rigel_results::{PointResult, ResultsDoc};
@@ -141,29 +140,31 @@ impl RunFolder {
         Ok(())
     }
 
-    /// Writes `results.json` (atomically: a temporary file renamed over it).
-    pub fn finish(&self, doc: &ResultsDoc) -> Result<PathBuf, RecordError> {
-        write_json(self.lock.folder(), RESULTS_FILE, &ResultsFile::new(doc))?;
+    /// Writes `results.json` (atomically: a temporary file renamed over it), with the verdicts the
+    /// runner judged on `doc` (the folder keeps them; judging is not the record's business).
+    pub fn finish<V: Serialize>(
+        &self,
+        doc: &ResultsDoc,
+        verdicts: &[V],
+    ) -> Result<PathBuf, RecordError> {
+        write_json(
+            self.lock.folder(),
+            RESULTS_FILE,
+            &ResultsFile { doc, verdicts },
+        )?;
         Ok(self.dir().join(RESULTS_FILE))
     }
 }
 
 /// `results.json` as written: the results document, and the `[expect]` verdicts judged on it
 /// (recomputed from the document whenever it is read; kept so that CI and other tools need not).
+/// The verdicts come judged (by the runner, or the report's JSON format): the record only writes
+/// them, so it depends on no judge.
 #[derive(Serialize)]
-pub struct ResultsFile<'a> {
+pub struct ResultsFile<'a, V> {
     #[serde(flatten)]
     pub doc: &'a ResultsDoc,
-    pub verdicts: Vec<Verdict>,
-}
-
-impl<'a> ResultsFile<'a> {
-    pub fn new(doc: &'a ResultsDoc) -> ResultsFile<'a> {
-        ResultsFile {
-            doc,
-            verdicts: rigel_judge::expect::evaluate(doc),
-        }
-    }
+    pub verdicts: &'a [V],
 }
 
 /// Reads a run folder: `results.json` when present, else the header, the plan and the points

@@ -31,7 +31,8 @@ pub(super) fn finish(
     let mut doc = ResultsDoc::new(header, spec_toml, plan, points, finished);
     search::record(&mut doc);
     let dir = folder.dir().to_path_buf();
-    folder.finish(&doc)?;
+    // Judged here, where the run ends, and handed to the folder to keep beside the document.
+    folder.finish(&doc, &rigel_judge::expect::evaluate(&doc))?;
     let mut opts = ReportOptions {
         past_runs: record::past_runs(folder.dir()),
         paper: run_opts.paper,
