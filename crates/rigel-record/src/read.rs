@@ -143,8 +143,20 @@ pub struct RunHead {
 }
 
 /// The folder's spec and start: from `run.json` (and `plan.json`'s name when the run predates
-/// provenance), or from `results.json` alone (a fleet's merged folder).
+/// provenance), or from `results.json` alone (a fleet's merged folder). A folder whose small files
+/// do not read is loaded whole, so that its error is [`load`]'s, as every other command says it.
 pub fn head(dir: &Path) -> Result<RunHead, RecordError> {
+    light_head(dir).or_else(|_| {
+        let run = load(dir)?;
+        Ok(RunHead {
+            dir: dir.to_path_buf(),
+            spec: run.doc.plan().name.clone(),
+            started: run.doc.started().to_owned(),
+        })
+    })
+}
+
+fn light_head(dir: &Path) -> Result<RunHead, RecordError> {
     #[derive(Deserialize)]
     struct Header {
         #[serde(default)]
