@@ -21,12 +21,14 @@ pub fn run(a: &CheckArgs) -> i32 {
             &Builtins::single(),
         );
         match checked {
-            Ok(Checked::Partial(_)) => {
+            Ok(Checked { plan: None, .. }) => {
                 if !json {
                     outln!("{}: ok (partial spec: a base to extend)", path.display())
                 }
             }
-            Ok(Checked::Plan { plan, .. }) => {
+            Ok(Checked {
+                plan: Some(plan), ..
+            }) => {
                 if !json {
                     let n = plan.points.len();
                     let points = if n == 1 { "point" } else { "points" };

@@ -6,20 +6,21 @@ use super::model::RunPlan;
 use super::{compile, selectors};
 use rigel_spec::{self as spec, Builtins, Diagnostics, LoadedSpec, Override, SpecError, SpecInput};
 
-/// A spec that checks.
-pub enum Checked {
-    /// A runnable spec and its plan.
-    Plan { loaded: LoadedSpec, plan: RunPlan },
-    /// A partial spec (`partial = true`, a base to extend): it loads, and has nothing to run alone.
-    Partial(LoadedSpec),
+/// A spec that checks: loaded, and its plan unless it is partial.
+pub struct Checked {
+    pub loaded: LoadedSpec,
+    /// The plan; none for a partial spec (`partial = true`, a base to extend), which loads and
+    /// has nothing to run alone.
+    pub plan: Option<RunPlan>,
 }
 
 impl Checked {
     /// The spec and its plan, refusing a partial spec: what `plan` and `run` need.
     pub fn runnable(self) -> Result<(LoadedSpec, RunPlan), Diagnostics> {
-        match self {
-            Checked::Plan { loaded, plan } => Ok((loaded, plan)),
-            Checked::Partial(loaded) => {
+        let Checked { loaded, plan } = self;
+        match plan {
+            Some(plan) => Ok((loaded, plan)),
+            None => {
                 let e = SpecError::whole(format!(
                     "`{}` is a partial spec (a base to extend), not a runnable one",
                     loaded.spec.name
@@ -51,13 +52,16 @@ pub fn check(
 /// selectors held against the plan (one that picks no point would only say NO DATA after the run).
 pub fn check_loaded(loaded: LoadedSpec, cores: u64) -> Result<Checked, Diagnostics> {
     if loaded.spec.partial {
-        return Ok(Checked::Partial(loaded));
+        return Ok(Checked { loaded, plan: None });
     }
     let errors = match compile(&loaded.spec, cores) {
         Ok(plan) => {
             let errors = requirement_points(&loaded, &plan);
             if errors.is_empty() {
-                return Ok(Checked::Plan { loaded, plan });
+                return Ok(Checked {
+                    loaded,
+                    plan: Some(plan),
+                });
             }
             errors
         }
