@@ -5,14 +5,19 @@
 use super::builder::{Output, repo, rigel};
 use std::path::{Path, PathBuf};
 
-/// The fixture's closed run (5 points), as the folder a run leaves before it closes: its header,
-/// plan and spec, the first 3 points in `results.jsonl` and a torn half of the 4th.
-fn torn_and_partial(root: &Path) -> PathBuf {
-    let dir = root.join("torn");
+/// The checked-in results of a real quick run (5 points), and an empty folder `name` under `root`.
+fn fixture(root: &Path, name: &str) -> (serde_json::Value, PathBuf) {
+    let dir = root.join(name);
     std::fs::create_dir_all(&dir).expect("create the folder");
     let text = std::fs::read_to_string(repo().join("tests/fixtures/results-quick-real-run.json"))
         .expect("the fixture");
-    let mut doc: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    (serde_json::from_str(&text).expect("JSON"), dir)
+}
+
+/// The fixture's closed run, as the folder a run leaves before it closes: its header, plan and
+/// spec, the first 3 points in `results.jsonl` and a torn half of the 4th.
+fn torn_and_partial(root: &Path) -> PathBuf {
+    let (mut doc, dir) = fixture(root, "torn");
     let write = |name: &str, text: String| std::fs::write(dir.join(name), text).expect("write");
     write("plan.json", doc["plan"].to_string());
     write(
@@ -42,11 +47,7 @@ fn foreign(root: &Path) -> PathBuf {
 
 /// The fixture's results with a schema this rigel does not know.
 fn newer(root: &Path) -> PathBuf {
-    let dir = root.join("newer");
-    std::fs::create_dir_all(&dir).expect("create the folder");
-    let text = std::fs::read_to_string(repo().join("tests/fixtures/results-quick-real-run.json"))
-        .expect("the fixture");
-    let mut doc: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    let (mut doc, dir) = fixture(root, "newer");
     doc["schema_version"] = serde_json::json!(99);
     std::fs::write(dir.join("results.json"), doc.to_string()).expect("write");
     dir
