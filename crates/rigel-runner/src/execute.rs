@@ -4,8 +4,12 @@
 //! a search's trials; each through steady state when asked), then [`finish`].
 
 use super::finish::{Finish, finish};
+use super::job::{self, Job};
+use super::observer::{Message, Observer, TICK};
+use super::options::Options;
 use super::outcome::{Ended, Ran, RunError, is_failed};
-use super::{Job, Message, Observer, Options, conditioning, job, run_watched, search, wait_until};
+use super::schedule::wait_until;
+use super::{conditioning, search};
 use rigel_exec::{self as exec, ExecError, ExecTarget, LiveCounters, PointControl, Reuse};
 use rigel_plan::{DataPoint, RunPlan};
 use rigel_record::{self as record, FolderLock, RunFolder, RunHeader};
@@ -14,6 +18,7 @@ use rigel_target::{self as target, OpenVolume};
 use std::ops::ControlFlow;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
+use std::sync::mpsc::RecvTimeoutError;
 use std::time::Duration;
 
 /// What the points run on: the volume opened, the executor's targets over it, the buffers kept
@@ -335,4 +340,34 @@ fn record(
             ControlFlow::Break(Ended::Failed)
         }
     }
+}
+
+/// Runs `point` on its own thread, the observer ticking meanwhile.
+fn run_watched(
+    targets: &[ExecTarget],
+    volume: &target::Volume,
+    point: &rigel_plan::DataPoint,
+    settings: &rigel_plan::RunSettings,
+    ctl: &PointControl,
+    obs: &mut dyn Observer,
+) -> Result<PointResult, ExecError> {
+    std::thread::scope(|s| {
+        // The point's result comes back through a channel, so the loop wakes the moment it is
+        // done (polling `is_finished` with a sleep cost up to 200 ms per point).
+        let (tx, rx) = std::sync::mpsc::channel();
+        let worker = s.spawn(move || {
+            let _ = tx.send(exec::run_point(targets, volume, point, settings, ctl));
+        });
+        loop {
+            match rx.recv_timeout(TICK) {
+                Ok(r) => break r,
+                Err(RecvTimeoutError::Timeout) => obs.tick(&ctl.live),
+                Err(RecvTimeoutError::Disconnected) => {
+                    // The worker died without sending: it panicked.
+                    let _ = worker.join();
+                    break Err(ExecError::WorkerPanicked(0));
+                }
+            }
+        }
+    })
 }

@@ -21,7 +21,6 @@ mod search;
 mod verify_dir;
 
 pub use job::{Job, now};
-use observer::TICK;
 pub use observer::{Message, Observer};
 pub use options::Options;
 pub use outcome::{Ended, Ran, RunError};
@@ -30,17 +29,14 @@ pub use schedule::{Starts, WINDOW_LEAD};
 pub use verify_dir::{VerifyError, verify_dir};
 
 use execute::execute;
-use schedule::wait_until;
 
-use rigel_exec::{self as exec, ExecError, ExecTarget, PointControl};
+use rigel_exec as exec;
 use rigel_record::FolderLock;
-use rigel_results::PointResult;
 use rigel_target::{self as target, Consent, OpenVolume, TargetError};
 use std::ops::ControlFlow;
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::RecvTimeoutError;
 use std::time::Duration;
 
 pub use rigel_plan::RunPlan;
@@ -162,34 +158,4 @@ fn open(
         obs.fill_finished();
     }
     opened
-}
-
-/// Runs `point` on its own thread, the observer ticking meanwhile.
-fn run_watched(
-    targets: &[ExecTarget],
-    volume: &target::Volume,
-    point: &rigel_plan::DataPoint,
-    settings: &rigel_plan::RunSettings,
-    ctl: &PointControl,
-    obs: &mut dyn Observer,
-) -> Result<PointResult, ExecError> {
-    std::thread::scope(|s| {
-        // The point's result comes back through a channel, so the loop wakes the moment it is
-        // done (polling `is_finished` with a sleep cost up to 200 ms per point).
-        let (tx, rx) = std::sync::mpsc::channel();
-        let worker = s.spawn(move || {
-            let _ = tx.send(exec::run_point(targets, volume, point, settings, ctl));
-        });
-        loop {
-            match rx.recv_timeout(TICK) {
-                Ok(r) => break r,
-                Err(RecvTimeoutError::Timeout) => obs.tick(&ctl.live),
-                Err(RecvTimeoutError::Disconnected) => {
-                    // The worker died without sending: it panicked.
-                    let _ = worker.join();
-                    break Err(ExecError::WorkerPanicked(0));
-                }
-            }
-        }
-    })
 }
