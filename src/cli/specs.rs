@@ -1,7 +1,7 @@
 //! Loading and compiling a spec for a command, with diagnostics rendered for the terminal.
 
-use rigel_plan::{self as plan, RunPlan};
-use rigel_spec::{self as spec, Diagnostics, LoadedSpec, Override, SpecError, SpecInput};
+use rigel_plan::RunPlan;
+use rigel_spec::{self as spec, Diagnostics, LoadedSpec, Override, SpecInput};
 
 /// The built-in default spec (`rigel run` without a spec).
 pub const QUICK_SPEC: &str = rigel_spec::library::QUICK;
@@ -23,8 +23,8 @@ pub fn cores() -> u64 {
     std::thread::available_parallelism().map_or(1, |n| n.get() as u64)
 }
 
-/// Loads and compiles a spec; on failure, the rendered diagnostics. A partial spec (a base to
-/// extend) is an error here: it cannot run on its own.
+/// Loads and compiles a spec (`rigel_plan::check`); on failure, the diagnostics. A partial spec (a
+/// base to extend) is an error here: it cannot run on its own.
 pub fn compile(
     input: SpecInput<'_>,
     overrides: &[Override],
@@ -38,58 +38,7 @@ pub fn compile_as(
     overrides: &[Override],
     builtins: &spec::Builtins,
 ) -> Result<(LoadedSpec, RunPlan), Diagnostics> {
-    compile_loaded(spec::load_as(input, overrides, cores(), builtins)?)
-}
-
-/// Compiles a spec already loaded (see [`compile`]).
-pub fn compile_loaded(loaded: LoadedSpec) -> Result<(LoadedSpec, RunPlan), Diagnostics> {
-    if loaded.spec.partial {
-        let e = SpecError::whole(format!(
-            "`{}` is a partial spec (a base to extend), not a runnable one",
-            loaded.spec.name
-        ))
-        .hint(
-            "write a spec with `extends = \"...\"` that adds classes and a matrix, and plan that",
-        );
-        return Err(Diagnostics {
-            sources: loaded.sources,
-            errors: vec![e],
-        });
-    }
-    match plan::compile(&loaded.spec, cores()) {
-        Ok(plan) => {
-            let errors = requirement_points(&loaded, &plan);
-            if errors.is_empty() {
-                Ok((loaded, plan))
-            } else {
-                Err(Diagnostics {
-                    sources: loaded.sources,
-                    errors,
-                })
-            }
-        }
-        Err(errors) => Err(Diagnostics {
-            sources: loaded.sources,
-            errors,
-        }),
-    }
-}
-
-/// Requirements whose selector names no point of the plan, underlined in their keys.
-fn requirement_points(loaded: &LoadedSpec, plan: &RunPlan) -> Vec<SpecError> {
-    rigel_judge::expect::check_plan(plan)
-        .into_iter()
-        .filter_map(|(i, e)| {
-            let key = &loaded.spec.expect.get(i)?.key;
-            // The key's location holds exactly its text unless escapes or spaces around dots differ.
-            let loc = if key.loc.span.len() == key.value.len() {
-                key.loc.sub(e.span)
-            } else {
-                key.loc.clone()
-            };
-            Some(SpecError::at(&loc, e.message, "this selector").hint_opt(e.hint))
-        })
-        .collect()
+    rigel_plan::check(input, overrides, cores(), builtins)?.runnable()
 }
 
 /// Prints diagnostics to stderr (colored on a terminal) with a closing count.

@@ -44,6 +44,7 @@ mod pause;
 mod placement;
 mod plan;
 mod precondition;
+mod reader;
 mod refused;
 mod replay;
 mod report;
