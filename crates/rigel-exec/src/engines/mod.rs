@@ -47,6 +47,8 @@
 //!   fails the point), an I/O's error in its completion.
 
 pub(crate) mod arena;
+#[cfg(test)]
+pub(crate) mod fake;
 pub(crate) mod io_uring;
 
 use crate::clock::Elapsed;
