@@ -7,7 +7,7 @@
 //! The script and the log are process-wide (a worker builds its engine on its own thread):
 //! tests using the fake run one at a time (`#[serial]`).
 
-use super::{Completion, Engine, Live, Op, Open, Opened};
+use super::seam::{Completion, Engine, Live, Op, Open, Opened};
 use crate::clock::{Elapsed, monotonic_ns};
 use crate::failure::Failure;
 use std::cmp::Reverse;
