@@ -1,9 +1,9 @@
 //! The worker's open-loop side: parking a rate class's slots, issuing each I/O at its send time
-//! and recording both latencies. Kept apart from `pace` (the schedule) so the slots may hold a
+//! and recording both latencies. Kept apart from `pacing` (the schedule) so the slots may hold a
 //! `Pacer` without the schedule knowing the slots.
 
 use super::engines::Live;
-use super::pace::tight_timer_slack;
+use super::pacing::tight_timer_slack;
 use super::slots::{PARKED, State};
 
 /// What became of an I/O completed on a slot (`State::complete_paced`).

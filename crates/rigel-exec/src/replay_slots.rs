@@ -1,5 +1,5 @@
 //! `rigel replay`'s I/Os: a replayed class's slot takes the request of the send time it was given
-//! (`pace::Schedule::replay`) instead of drawing one: its offset, size and direction, a FUA write
+//! (`pacing::Schedule::replay`) instead of drawing one: its offset, size and direction, a FUA write
 //! as RWF_DSYNC, a flush as an fdatasync (`engines::Op::Flush`, data only). The pacing, the
 //! latencies (response from the send time, service from the submission) and the lag are the open
 //! loop's, unchanged.

@@ -5,7 +5,7 @@ use super::LiveCounters;
 use super::engines::arena::{Arena, BUF_ALIGN};
 use super::engines::{Engine, Interval, Live, Op, Open, Opened, Rw};
 use super::offsets::{SlotSpace, Stream};
-use super::pace::{Pacer, Schedule};
+use super::pacing::{Pacer, Schedule};
 use super::reuse::Reuse;
 use super::share::ClassShare;
 use super::tag::Tag;

@@ -4,7 +4,9 @@
 //! the backlog, and the I/O's response latency (scheduled time → completion) keeps the wait, so a
 //! stalled device shows in the percentiles instead of vanishing (coordinated omission).
 
-use super::punctual::Punctual;
+mod punctual;
+
+use punctual::Punctual;
 use rigel_expr::Arrival;
 use rigel_plan::replay::{Replay, Request};
 use rigel_results::{SEND_TOLERANCE_NS, SendGaps};
