@@ -17,6 +17,7 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 mod entering;
+mod placement;
 mod policy;
 mod unwind;
 mod verify;
