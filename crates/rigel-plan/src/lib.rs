@@ -12,11 +12,13 @@ mod conditioning;
 #[cfg(test)]
 mod conditioning_tests;
 mod dialect;
+pub mod fast_rng;
 pub mod limits;
 mod matrix;
 mod model;
 pub mod pattern;
 mod pattern_describe;
+pub mod replay;
 mod search;
 #[cfg(test)]
 mod search_tests;

@@ -264,6 +264,7 @@ fn run_points(
                 .starts
                 .map(|s| s.window_at(i, Duration::from_millis(plan.run.warmup_ms))),
             replay: rig.opts.replay.clone(),
+            cpus: None,
         };
         if let Some(starts) = rig.opts.starts
             && !wait_until(starts.at(i), rig.stop)
