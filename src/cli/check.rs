@@ -17,7 +17,7 @@ pub fn run(a: &CheckArgs) -> i32 {
                 if loaded.spec.partial {
                     Ok((loaded, None))
                 } else {
-                    specs::compile_loaded(loaded).map(|(l, p)| (l, Some(p)))
+                    specs::compile_loaded(loaded, a.spec.engine.engine).map(|(l, p)| (l, Some(p)))
                 }
             });
         match compiled {

@@ -1,7 +1,8 @@
 //! Loading and compiling a spec for a command, with diagnostics rendered for the terminal.
 
+use super::args::SpecOptions;
 use rigel_plan::{self as plan, RunPlan};
-use rigel_spec::{self as spec, Diagnostics, LoadedSpec, Override, SpecError, SpecInput};
+use rigel_spec::{self as spec, Diagnostics, Engine, LoadedSpec, SpecError, SpecInput};
 
 /// The built-in default spec (`rigel run` without a spec).
 pub const QUICK_SPEC: &str = rigel_spec::library::QUICK;
@@ -23,26 +24,31 @@ pub fn cores() -> u64 {
     std::thread::available_parallelism().map_or(1, |n| n.get() as u64)
 }
 
-/// Loads and compiles a spec; on failure, the rendered diagnostics. A partial spec (a base to
-/// extend) is an error here: it cannot run on its own.
+/// Loads and compiles a spec with the command line's `--set` and `--engine`; on failure, the
+/// rendered diagnostics. A partial spec (a base to extend) is an error here: it cannot run on its
+/// own.
 pub fn compile(
     input: SpecInput<'_>,
-    overrides: &[Override],
+    options: &SpecOptions,
 ) -> Result<(LoadedSpec, RunPlan), Diagnostics> {
-    compile_as(input, overrides, &spec::Builtins::single())
+    compile_as(input, options, &spec::Builtins::single())
 }
 
 /// [`compile`] as a fleet rank (`${rank}`, `${ranks}`, `${host}`).
 pub fn compile_as(
     input: SpecInput<'_>,
-    overrides: &[Override],
+    options: &SpecOptions,
     builtins: &spec::Builtins,
 ) -> Result<(LoadedSpec, RunPlan), Diagnostics> {
-    compile_loaded(spec::load_as(input, overrides, cores(), builtins)?)
+    let loaded = spec::load_as(input, &options.set, cores(), builtins)?;
+    compile_loaded(loaded, options.engine.engine)
 }
 
-/// Compiles a spec already loaded (see [`compile`]).
-pub fn compile_loaded(loaded: LoadedSpec) -> Result<(LoadedSpec, RunPlan), Diagnostics> {
+/// Compiles a spec already loaded (see [`compile`]); `engine` (`--engine`) replaces every class's.
+pub fn compile_loaded(
+    loaded: LoadedSpec,
+    engine: Option<Engine>,
+) -> Result<(LoadedSpec, RunPlan), Diagnostics> {
     if loaded.spec.partial {
         let e = SpecError::whole(format!(
             "`{}` is a partial spec (a base to extend), not a runnable one",
@@ -57,7 +63,10 @@ pub fn compile_loaded(loaded: LoadedSpec) -> Result<(LoadedSpec, RunPlan), Diagn
         });
     }
     match plan::compile(&loaded.spec, cores()) {
-        Ok(plan) => {
+        Ok(mut plan) => {
+            if let Some(e) = engine {
+                plan.force_engine(e);
+            }
             let errors = requirement_points(&loaded, &plan);
             if errors.is_empty() {
                 Ok((loaded, plan))
@@ -99,15 +108,27 @@ pub fn report(d: &Diagnostics) {
     eprintln!("{n} error{} in spec", if n == 1 { "" } else { "s" });
 }
 
-/// Warns (for `check` and `plan`) of what can be known about the targets without I/O: missing
-/// ones (below), a file's holes, a target with no block device below it.
+/// Warns (for `check` and `plan`) of what can be known about the run without I/O: the engine each
+/// class would get here, missing targets (below), a file's holes, a target with no block device.
 pub fn warn_targets(plan: &RunPlan) {
-    if let Err(refused) = rigel_exec::probe_ring() {
-        eprintln!("warning: `rigel run` cannot run here: {refused}");
-    }
+    say_engines(plan);
     warn_missing_targets(plan);
     for w in rigel_target::foresee(plan) {
         eprintln!("warning: {w}");
+    }
+}
+
+/// Which engine each engine the classes ask for becomes on this host: `engine: auto → io_uring
+/// here`, `engine: auto → libaio here (io_uring is refused here …)`; an io_uring named and refused
+/// is a warning that the run cannot start.
+fn say_engines(plan: &RunPlan) {
+    for requested in plan.engines() {
+        match rigel_exec::resolve_engine(requested, plan.run.direct) {
+            Ok((got, None)) if got == requested => eprintln!("engine: {got} here"),
+            Ok((got, None)) => eprintln!("engine: {requested} → {got} here"),
+            Ok((got, Some(why))) => eprintln!("engine: {requested} → {got} here ({why})"),
+            Err(refused) => eprintln!("warning: `rigel run` cannot run here: {refused}"),
+        }
     }
 }
 

@@ -13,6 +13,7 @@ mod data;
 mod descriptions;
 mod diskstat;
 mod drain;
+mod engine_choice;
 mod entering;
 mod failure;
 mod flush;
@@ -45,6 +46,7 @@ mod window;
 mod worker;
 
 pub use clock::init as calibrate_clock;
+pub use engine_choice::resolve_engine;
 pub use offsets::{SlotSpace, Stream};
 pub use options::ExecOptions;
 pub use point::{ClassProbe, PointProbe, run_point, run_point_probed, run_point_with};
@@ -76,6 +78,8 @@ pub struct PointControl {
     pub live: Arc<LiveCounters>,
     /// What the points of one run hand on to the next (share one across a run's points).
     pub reuse: Arc<Reuse>,
+    /// The CPUs the workers are pinned to, round-robin (None: unpinned).
+    pub cpus: Option<Vec<u32>>,
     /// A fleet's agreed start of the measured window (wall clock). Workers ready sooner keep
     /// warming up until then, so every host's window starts together whatever its setup took
     /// (rings, buffers and threads take tens of ms on a loaded host); a time already past, or
@@ -93,6 +97,7 @@ impl PointControl {
             stop: Arc::new(AtomicBool::new(false)),
             live: Arc::new(LiveCounters::new(classes)),
             reuse: Arc::new(Reuse::default()),
+            cpus: None,
             window_at: None,
             replay: None,
         }

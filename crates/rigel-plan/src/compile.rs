@@ -125,6 +125,7 @@ pub fn compile(spec: &Spec, cores: u64) -> Result<RunPlan, Vec<SpecError>> {
         search,
         precondition,
         steady,
+        cpus: spec.run.cpus.as_ref().map(|c| c.value.clone()),
     })
 }
 
@@ -301,9 +302,18 @@ fn check_classes(
                 errors.push(b.at(&r.loc));
             }
             let pattern = super::pattern::compile(spec, c, (volume.layout, volume.stripe), errors);
-            IoClass { name: c.name.value.clone(), size: c.size.value.0, access: c.access.value, mix: c.mix.value, per_stream, rate: c.rate.as_ref().map(|r| r.value), arrival: c.arrival.value, pattern, engine: Default::default() }
+            IoClass { name: c.name.value.clone(), size: c.size.value.0, access: c.access.value, mix: c.mix.value, per_stream, rate: c.rate.as_ref().map(|r| r.value), arrival: c.arrival.value, pattern, engine: engine_of(spec, c) }
         })
         .collect()
+}
+
+/// The class's engine: its own `engine`, else `[run] engine`, else `auto` (`--engine` replaces it
+/// after compiling, see [`RunPlan::force_engine`]).
+fn engine_of(spec: &Spec, c: &ClassSpec) -> Engine {
+    c.engine
+        .as_ref()
+        .or(spec.run.engine.as_ref())
+        .map_or(Engine::Auto, |e| e.value)
 }
 
 /// Declared target sizes against every I/O size the plan uses (and the raid0 stripe): each target

@@ -52,8 +52,15 @@ pub const SECOND_SIGNAL_EXIT: i32 = 130;
 /// Opens the volume, runs every point of `job` not yet done, records each durably and finishes the
 /// run folder (results.json and the built-in reports).
 pub fn run_job(job: Job, opts: Options, obs: &mut dyn Observer) -> Result<Ran, RunError> {
-    // Before a run folder or a test file is made: without io_uring nothing can run.
-    exec::probe_ring()?;
+    // Before a run folder or a test file is made: io_uring named and refused cannot run; `auto`
+    // refused falls back, said once for the run.
+    for requested in job.plan.engines() {
+        if let (got, Some(why)) = exec::resolve_engine(requested, job.plan.run.direct)? {
+            obs.message(Message::Warning(format!(
+                "{why}; engine {requested} runs on {got} instead"
+            )));
+        }
+    }
     let stop = Arc::new(AtomicBool::new(false));
     register_signals(&stop).map_err(RunError::Signals)?;
     // Before the targets: a second rigel on this folder must not fill or load them either.
@@ -69,11 +76,24 @@ pub fn run_job(job: Job, opts: Options, obs: &mut dyn Observer) -> Result<Ran, R
             return Err(e.into());
         }
     };
+    let devices: Vec<(u32, u32)> = volume.targets.iter().map(|t| t.probe.dev).collect();
+    let sysfs = target::Sysfs::default();
+    let placed = match target::place(
+        job.plan.cpus.as_ref(),
+        &devices,
+        &target::Host::this(&sysfs),
+    ) {
+        Ok(p) => p,
+        Err(e) => {
+            lock.abandon();
+            return Err(e.into());
+        }
+    };
     let cold = target::cold_buffered(&job.plan, &volume);
     for w in volume.warnings().into_iter().chain(cold) {
         obs.message(Message::Warning(w.to_string()));
     }
-    let ran = execute(job, lock, &opts, &volume, &stop, obs);
+    let ran = execute(job, lock, &opts, (&volume, &placed), &stop, obs);
     // Before --clean looks at them: a mark vouches only for the file as it was marked.
     if let Err(e) = target::remark_written(&volume.targets) {
         obs.message(Message::Error(format!("marking the test files again: {e}")));
@@ -168,7 +188,7 @@ fn execute(
     job: Job,
     lock: FolderLock,
     opts: &Options,
-    volume: &OpenVolume,
+    (volume, placed): (&OpenVolume, &target::Placed),
     stop: &Arc<AtomicBool>,
     obs: &mut dyn Observer,
 ) -> Result<Ran, RunError> {
@@ -288,6 +308,7 @@ fn execute(
             stop: Arc::clone(stop),
             live: Arc::new(LiveCounters::new(point.classes.len())),
             reuse: Arc::clone(&reuse),
+            cpus: placed.cpus.clone(),
             window_at: starts.map(|s| s.window_at(i, Duration::from_millis(plan.run.warmup_ms))),
             replay: opts.replay.clone(),
         };
@@ -318,7 +339,8 @@ fn execute(
             notes_said = true;
         }
         match result {
-            Ok(r) => {
+            Ok(mut r) => {
+                r.placement = Some(placed.record(r.placement.take()));
                 if let Err(e) = folder.append(&r) {
                     obs.message(Message::Error(e.to_string()));
                     ended = Ended::Failed;
