@@ -64,10 +64,9 @@ pub fn compile_loaded(
     }
     match plan::compile(&loaded.spec, cores()) {
         Ok(mut plan) => {
-            if let Some(e) = engine {
-                plan.force_engine(e);
-            }
-            let errors = requirement_points(&loaded, &plan);
+            let forced = engine.and_then(|e| plan.force_engine(e).err());
+            let mut errors = requirement_points(&loaded, &plan);
+            errors.extend(forced);
             if errors.is_empty() {
                 Ok((loaded, plan))
             } else {

@@ -43,11 +43,18 @@ pub struct RunPlan {
 }
 
 impl RunPlan {
-    /// `--engine NAME`: every class takes this engine, whatever the spec asked.
-    pub fn force_engine(&mut self, engine: Engine) {
+    /// `--engine NAME`: every class takes this engine, whatever the spec asked; an engine that
+    /// cannot serve the run is an error of the spec as a whole.
+    pub fn force_engine(&mut self, engine: Engine) -> Result<(), rigel_spec::SpecError> {
+        if let Some((message, hint)) = super::compile::engine_refusal(engine, self.run.direct) {
+            return Err(
+                rigel_spec::SpecError::whole(format!("--engine {engine}: {message}")).hint(hint),
+            );
+        }
         for c in &mut self.classes {
             c.engine = engine;
         }
+        Ok(())
     }
 
     /// The engines the classes ask for, each once, in class order.
