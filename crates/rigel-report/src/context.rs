@@ -3,6 +3,7 @@
 //! (docs/report-context.md documents it).
 
 use rigel_expr::{Access, Mix};
+use rigel_results::stats::engines;
 use rigel_results::view::ResultsView;
 use serde::Serialize;
 
@@ -39,6 +40,12 @@ pub struct RunView {
     pub direct: bool,
     pub workers: u32,
     pub shape: String,
+    /// The engines that did the I/O: `io_uring`, `libaio (auto fell back: …)`, `small: psync,
+    /// large: io_uring` (empty for results written before engines could be chosen).
+    pub engine: String,
+    /// Where the workers ran: their CPUs, the governor, the devices' hardware queues, notes
+    /// (empty for results without it).
+    pub placement: String,
 }
 
 pub fn mix_text(mix: &Mix) -> String {
@@ -102,6 +109,10 @@ pub fn run_view(view: &ResultsView) -> RunView {
         direct: plan.run.direct,
         workers: plan.run.workers,
         shape: enum_text(&plan.matrix.shape),
+        engine: engines::engines_text(doc.points()).unwrap_or_default(),
+        placement: engines::placement(doc.points())
+            .map(engines::placement_text)
+            .unwrap_or_default(),
     }
 }
 
