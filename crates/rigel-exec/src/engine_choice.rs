@@ -17,8 +17,17 @@ pub fn resolve_engine(
         Engine::Auto => match probe_ring() {
             Ok(()) => Ok((Engine::IoUring, None)),
             // libaio is asynchronous only with O_DIRECT (buffered I/O blocks in io_submit).
-            Err(refused) if direct => Ok((Engine::Libaio, Some(refused.to_string()))),
-            Err(refused) => Ok((Engine::Psync, Some(refused.to_string()))),
+            Err(refused) => {
+                let to = if direct {
+                    Engine::Libaio
+                } else {
+                    Engine::Psync
+                };
+                Ok((
+                    to,
+                    Some(format!("{refused}; engine = \"auto\" uses {to} instead")),
+                ))
+            }
         },
     }
 }

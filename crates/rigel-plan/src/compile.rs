@@ -314,25 +314,12 @@ fn check_classes(
 fn engine_of(spec: &Spec, c: &ClassSpec, errors: &mut Vec<SpecError>) -> Engine {
     let asked = c.engine.as_ref().or(spec.run.engine.as_ref());
     if let Some(e) = asked
-        && let Some((message, hint)) = engine_refusal(e.value, spec.run.direct)
+        && let Some((message, hint)) = super::engine_rule::engine_refusal(e.value, spec.run.direct)
         && !errors.iter().any(|r| r.loc.as_ref() == Some(&e.loc))
     {
         errors.push(SpecError::at(&e.loc, message, "with direct = false").hint(hint));
     }
     asked.map_or(Engine::Auto, |e| e.value)
-}
-
-/// Why `engine` cannot serve a run (`direct`: O_DIRECT), with the fix: libaio is asynchronous only
-/// with O_DIRECT (buffered I/O blocks in `io_submit`), so the engine refuses buffered targets.
-pub(crate) fn engine_refusal(engine: Engine, direct: bool) -> Option<(String, &'static str)> {
-    (engine == Engine::Libaio && !direct).then(|| {
-        (
-            "libaio needs O_DIRECT: buffered I/O blocks in io_submit, so its queue depth would \
-             be one"
-                .to_owned(),
-            "set direct = true in [run], or engine = \"psync\" (or \"auto\") for buffered I/O",
-        )
-    })
 }
 
 /// Declared target sizes against every I/O size the plan uses (and the raid0 stripe): each target

@@ -9,6 +9,7 @@ mod conditioning;
 #[cfg(test)]
 mod conditioning_tests;
 mod dialect;
+mod engine_rule;
 pub mod limits;
 mod matrix;
 mod model;

@@ -46,7 +46,7 @@ impl RunPlan {
     /// `--engine NAME`: every class takes this engine, whatever the spec asked; an engine that
     /// cannot serve the run is an error of the spec as a whole.
     pub fn force_engine(&mut self, engine: Engine) -> Result<(), rigel_spec::SpecError> {
-        if let Some((message, hint)) = super::compile::engine_refusal(engine, self.run.direct) {
+        if let Some((message, hint)) = super::engine_rule::engine_refusal(engine, self.run.direct) {
             return Err(
                 rigel_spec::SpecError::whole(format!("--engine {engine}: {message}")).hint(hint),
             );

@@ -55,10 +55,8 @@ pub fn run_job(job: Job, opts: Options, obs: &mut dyn Observer) -> Result<Ran, R
     // Before a run folder or a test file is made: io_uring named and refused cannot run; `auto`
     // refused falls back, said once for the run.
     for requested in job.plan.engines() {
-        if let (got, Some(why)) = exec::resolve_engine(requested, job.plan.run.direct)? {
-            obs.message(Message::Warning(format!(
-                "{why}; engine {requested} runs on {got} instead"
-            )));
+        if let (_, Some(why)) = exec::resolve_engine(requested, job.plan.run.direct)? {
+            obs.message(Message::Warning(why));
         }
     }
     let stop = Arc::new(AtomicBool::new(false));

@@ -1,8 +1,5 @@
 //! Which I/O path a class's requests take: `engine = "auto" | "io_uring" | "libaio" | "psync"`.
 
-use super::model::Sp;
-use super::read::{Reader, one_of};
-use super::tree::Node;
 use serde::{Deserialize, Serialize};
 
 /// The engine a run or a class asks for. `Auto` takes io_uring and, where the kernel refuses it,
@@ -39,19 +36,6 @@ impl Engine {
             "libaio" => Some(Engine::Libaio),
             "psync" => Some(Engine::Psync),
             _ => None,
-        }
-    }
-}
-
-/// An `engine` value (`[run]` or a class's): one of [`Engine::NAMES`], else a spanned error
-/// listing them with a did-you-mean hint.
-pub(crate) fn engine_of(r: &mut Reader, n: &Node) -> Option<Sp<Engine>> {
-    let s = r.string(n, "`engine`")?;
-    match Engine::from_name(s.trim()) {
-        Some(e) => Some(Sp::new(e, n.loc.clone())),
-        None => {
-            r.push(one_of(n, "engine", s.trim(), &Engine::NAMES));
-            None
         }
     }
 }

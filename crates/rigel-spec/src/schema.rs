@@ -235,7 +235,7 @@ fn read_run(r: &mut Reader, root: &Table, root_loc: &Loc) -> RunSpec {
     run.journal = t
         .get("journal")
         .and_then(|n| r.boolean(n, "`journal`").map(|b| Sp::new(b, n.loc.clone())));
-    run.engine = t.get("engine").and_then(|n| super::engine::engine_of(r, n));
+    run.engine = t.get("engine").and_then(|n| super::read::engine_of(r, n));
     run.cpus = t.get("cpus").and_then(|n| {
         r.parsed(
             n,
