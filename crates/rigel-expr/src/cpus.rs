@@ -116,21 +116,30 @@ fn parse_list_at(text: &str, lead: usize) -> Result<Vec<u32>, ExprError> {
 
 /// The kernel's cpulist form of ascending CPUs: runs of consecutive CPUs as ranges (`0-3,8`).
 pub fn format_cpu_list(cpus: &[u32]) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < cpus.len() {
-        let mut j = i;
-        while j + 1 < cpus.len() && cpus[j + 1] == cpus[j] + 1 {
-            j += 1;
-        }
-        parts.push(if i == j {
-            cpus[i].to_string()
-        } else {
-            format!("{}-{}", cpus[i], cpus[j])
-        });
-        i = j + 1;
-    }
+    let parts: Vec<String> = consecutive_runs(cpus)
+        .into_iter()
+        .map(|(a, b)| {
+            if a == b {
+                a.to_string()
+            } else {
+                format!("{a}-{b}")
+            }
+        })
+        .collect();
     parts.join(",")
+}
+
+/// The runs of consecutive numbers in ascending `sorted`, each as (first, last): `0,1,2,5` gives
+/// (0, 2) and (5, 5).
+pub fn consecutive_runs(sorted: &[u32]) -> Vec<(u32, u32)> {
+    let mut runs: Vec<(u32, u32)> = Vec::new();
+    for &n in sorted {
+        match runs.last_mut() {
+            Some((_, last)) if last.checked_add(1) == Some(n) => *last = n,
+            _ => runs.push((n, n)),
+        }
+    }
+    runs
 }
 
 #[cfg(test)]

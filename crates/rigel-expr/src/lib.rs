@@ -57,7 +57,7 @@ mod proptests;
 
 pub use comparison::parse_comparison;
 pub use count::{CountExpr, parse_count};
-pub use cpus::{CpuSet, MAX_CPU, format_cpu_list, parse_cpu_list, parse_cpus};
+pub use cpus::{CpuSet, MAX_CPU, consecutive_runs, format_cpu_list, parse_cpu_list, parse_cpus};
 pub use data_ratio::{MAX_DATA_RATIO, parse_data_ratio};
 pub use distribution::{Band, Distribution, MAX_BANDS, harmonic, parse_distribution};
 pub use durability::{Durability, MAX_SYNC_EVERY, parse_durability};
