@@ -105,7 +105,7 @@ pub fn main(args: &[OsString], quiet: bool, color: ColorChoice) -> i32 {
         let why = if note.starts_with("-hugenotneeded") {
             "rigel allocates no HugePages"
         } else {
-            "rigel does its I/O through io_uring"
+            "rigel does its I/O through its own engine (--engine)"
         };
         super::style::note(format!(
             "{note} is accepted for ORION's scripts and has no effect: {why}"
@@ -419,6 +419,8 @@ rigel's options (two dashes):
   --allow-destructive   consent to the writes -write asks for
   --force               with --allow-destructive: write even over a filesystem signature
   --dialect 11.1|12c    ORION's file layout (default 12c: latency in microseconds)
+  --engine NAME         auto (default: io_uring, or where refused libaio), io_uring, libaio
+                        (ORION's own) or psync
   -q, --quiet           only errors, warnings and results: no progress, no notes
   --color WHEN          colors on stderr: auto, always or never
 
