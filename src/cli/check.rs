@@ -1,10 +1,12 @@
-//! `rigel check`: validates specs (load, types, compile) without touching storage.
+//! `rigel check`: validates specs (`rigel_plan::check`: load, types, compile, the requirements'
+//! selectors) without touching storage.
 
 use super::args::{CheckArgs, CheckFormat};
 use super::exit;
 use super::specs;
 use super::style::outln;
-use rigel_spec::SpecInput;
+use rigel_plan::Checked;
+use rigel_spec::{Builtins, SpecInput};
 
 pub fn run(a: &CheckArgs) -> i32 {
     let json = a.format == CheckFormat::Json;
@@ -12,21 +14,22 @@ pub fn run(a: &CheckArgs) -> i32 {
     let mut records = Vec::new();
     for path in &a.specs {
         // Loaded once: `-` (standard input) can be read only once.
-        let compiled = rigel_spec::load(SpecInput::Arg(path), &a.spec.set, specs::cores())
-            .and_then(|loaded| {
-                if loaded.spec.partial {
-                    Ok((loaded, None))
-                } else {
-                    specs::compile_loaded(loaded, a.spec.engine.engine).map(|(l, p)| (l, Some(p)))
-                }
-            });
-        match compiled {
-            Ok((_, None)) => {
+        let checked = rigel_plan::check(
+            SpecInput::Arg(path),
+            &a.spec.set,
+            specs::cores(),
+            &Builtins::single(),
+        )
+        .and_then(|c| specs::forced(c, a.spec.engine.engine));
+        match checked {
+            Ok(Checked { plan: None, .. }) => {
                 if !json {
                     outln!("{}: ok (partial spec: a base to extend)", path.display())
                 }
             }
-            Ok((_, Some(plan))) => {
+            Ok(Checked {
+                plan: Some(plan), ..
+            }) => {
                 if !json {
                     let n = plan.points.len();
                     let points = if n == 1 { "point" } else { "points" };

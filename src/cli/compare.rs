@@ -108,16 +108,12 @@ fn load(path: &Path) -> Result<ResultsDoc, String> {
             path.display()
         ));
     }
-    if path.is_file() {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
-        let doc: ResultsDoc = serde_json::from_str(&text)
-            .map_err(|e| format!("`{}` is not a rigel results file: {e}", path.display()))?;
-        return rigel_results::check::doc(&doc)
-            .map(|()| doc)
-            .map_err(|e| format!("`{}` is not a valid rigel file: {e}", path.display()));
-    }
-    rigel_record::load(path).map_err(|e| e.to_string())
+    let doc = if path.is_file() {
+        rigel_record::load_results_file(path)
+    } else {
+        rigel_record::load(path).map(|run| run.doc)
+    };
+    doc.map_err(|e| e.to_string())
 }
 
 fn stats(names: &[String]) -> Result<Vec<Stat>, String> {

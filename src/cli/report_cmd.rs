@@ -6,7 +6,7 @@ use super::style::outln;
 use rigel_report::{self as report, Format, ReportOptions};
 
 pub fn run(a: &ReportArgs) -> i32 {
-    let doc = match report::load_run_folder_status(&a.dir) {
+    let doc = match rigel_record::load(&a.dir) {
         Ok(folder) => {
             folder.notes.iter().for_each(super::style::note);
             // Shared, so that the templates read it without a copy (1 GB at 100,000 points).

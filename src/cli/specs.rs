@@ -1,8 +1,8 @@
 //! Loading and compiling a spec for a command, with diagnostics rendered for the terminal.
 
 use super::args::SpecOptions;
-use rigel_plan::{self as plan, RunPlan};
-use rigel_spec::{self as spec, Diagnostics, Engine, LoadedSpec, SpecError, SpecInput};
+use rigel_plan::{Checked, RunPlan};
+use rigel_spec::{self as spec, Diagnostics, Engine, LoadedSpec, SpecInput};
 
 /// The built-in default spec (`rigel run` without a spec).
 pub const QUICK_SPEC: &str = rigel_spec::library::QUICK;
@@ -24,9 +24,9 @@ pub fn cores() -> u64 {
     std::thread::available_parallelism().map_or(1, |n| n.get() as u64)
 }
 
-/// Loads and compiles a spec with the command line's `--set` and `--engine`; on failure, the
-/// rendered diagnostics. A partial spec (a base to extend) is an error here: it cannot run on its
-/// own.
+/// Loads and compiles a spec (`rigel_plan::check`) with the command line's `--set` and
+/// `--engine`; on failure, the diagnostics. A partial spec (a base to extend) is an error here: it
+/// cannot run on its own.
 pub fn compile(
     input: SpecInput<'_>,
     options: &SpecOptions,
@@ -40,64 +40,23 @@ pub fn compile_as(
     options: &SpecOptions,
     builtins: &spec::Builtins,
 ) -> Result<(LoadedSpec, RunPlan), Diagnostics> {
-    let loaded = spec::load_as(input, &options.set, cores(), builtins)?;
-    compile_loaded(loaded, options.engine.engine)
+    let checked = rigel_plan::check(input, &options.set, cores(), builtins)?;
+    forced(checked, options.engine.engine)?.runnable()
 }
 
-/// Compiles a spec already loaded (see [`compile`]); `engine` (`--engine`) replaces every class's.
-pub fn compile_loaded(
-    loaded: LoadedSpec,
-    engine: Option<Engine>,
-) -> Result<(LoadedSpec, RunPlan), Diagnostics> {
-    if loaded.spec.partial {
-        let e = SpecError::whole(format!(
-            "`{}` is a partial spec (a base to extend), not a runnable one",
-            loaded.spec.name
-        ))
-        .hint(
-            "write a spec with `extends = \"...\"` that adds classes and a matrix, and plan that",
-        );
-        return Err(Diagnostics {
-            sources: loaded.sources,
+/// `--engine NAME`: every class of the checked plan takes this engine; one that cannot serve the
+/// run (libaio with buffered I/O) is an error of the spec as a whole.
+pub fn forced(mut checked: Checked, engine: Option<Engine>) -> Result<Checked, Diagnostics> {
+    let (Some(engine), Some(plan)) = (engine, checked.plan.as_mut()) else {
+        return Ok(checked);
+    };
+    match plan.force_engine(engine) {
+        Ok(()) => Ok(checked),
+        Err(e) => Err(Diagnostics {
+            sources: checked.loaded.sources,
             errors: vec![e],
-        });
-    }
-    match plan::compile(&loaded.spec, cores()) {
-        Ok(mut plan) => {
-            let forced = engine.and_then(|e| plan.force_engine(e).err());
-            let mut errors = requirement_points(&loaded, &plan);
-            errors.extend(forced);
-            if errors.is_empty() {
-                Ok((loaded, plan))
-            } else {
-                Err(Diagnostics {
-                    sources: loaded.sources,
-                    errors,
-                })
-            }
-        }
-        Err(errors) => Err(Diagnostics {
-            sources: loaded.sources,
-            errors,
         }),
     }
-}
-
-/// Requirements whose selector names no point of the plan, underlined in their keys.
-fn requirement_points(loaded: &LoadedSpec, plan: &RunPlan) -> Vec<SpecError> {
-    rigel_judge::expect::check_plan(plan)
-        .into_iter()
-        .filter_map(|(i, e)| {
-            let key = &loaded.spec.expect.get(i)?.key;
-            // The key's location holds exactly its text unless escapes or spaces around dots differ.
-            let loc = if key.loc.span.len() == key.value.len() {
-                key.loc.sub(e.span)
-            } else {
-                key.loc.clone()
-            };
-            Some(SpecError::at(&loc, e.message, "this selector").hint_opt(e.hint))
-        })
-        .collect()
 }
 
 /// Prints diagnostics to stderr (colored on a terminal) with a closing count.

@@ -45,6 +45,7 @@ mod pinning;
 mod placement;
 mod plan;
 mod precondition;
+mod reader;
 mod refused;
 mod replay;
 mod report;

@@ -10,17 +10,14 @@ use std::path::{Component, Path, PathBuf};
 
 /// Dependencies declared and named by no code, each with why: (crate, dependency, why).
 pub const NAMED_ONLY: &[(&str, &str, &str)] = &[(
-    "rigel-report",
+    "rigel-pdf",
     "subsetter",
     "pins krilla's font subsetter at 0.2.3 (see the root Cargo.toml): later ones bring a second \
      font stack into the binary",
 )];
 
 /// Crates whose includes still leave their folder, each with why: (crate, why).
-pub const LEAVING_ALLOWED: &[(&str, &str)] = &[(
-    "rigel-report",
-    "goes with house-report (the templates and fonts move into the crate, the PDF into rigel-pdf)",
-)];
+pub const LEAVING_ALLOWED: &[(&str, &str)] = &[];
 
 /// An `include_str!`/`include_bytes!` of one file: where it is written and the file it names
 /// (`None` when its argument is not a literal path the test can follow).

@@ -21,7 +21,7 @@ pub struct RankIndex {
 
 impl RankIndex {
     /// Indexes `dir/results.jsonl` (none yet: an empty index). A later line for a point (redone by
-    /// a fleet's resume) replaces the earlier one; a torn last line is skipped.
+    /// a fleet's resume) replaces the earlier one; a torn last line is skipped, a damaged one refused.
     pub fn read(dir: &Path) -> Result<RankIndex, FleetError> {
         let path = dir.join(POINTS_FILE);
         let mut entries: Vec<Entry> = Vec::new();
@@ -92,7 +92,15 @@ impl RankIndex {
     }
 }
 
+/// A damaged line (`InvalidData`, from the stream's reader) is the folder's invalid content, as
+/// `rigel_record::load` calls it; any other error is the reading's.
 fn read_error(path: &Path, source: std::io::Error) -> FleetError {
+    if source.kind() == std::io::ErrorKind::InvalidData {
+        return FleetError::Invalid {
+            path: path.to_path_buf(),
+            message: source.to_string(),
+        };
+    }
     FleetError::Io {
         action: "read",
         path: path.to_path_buf(),

@@ -129,3 +129,34 @@ fn a_resume_redoes_the_points_whose_windows_came_apart() {
         vec![1]
     );
 }
+
+#[test]
+fn a_rank_folder_reads_as_the_run_folder_reader_reads_it() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let plan = plan();
+    write_ranks(tmp.path(), 2).expect("ranks");
+    rank(tmp.path(), 0, &plan, &[1, 2], 0, 1);
+    rank(tmp.path(), 1, &plan, &[1, 2], 0, 1);
+    let points = rank_dir(tmp.path(), 1).join(rigel_record::POINTS_FILE);
+    let whole = std::fs::read_to_string(&points).expect("results.jsonl");
+    let (first, second) = whole.split_at(whole.find('\n').expect("two lines") + 1);
+    // A torn tail (a crash mid-append): skipped by both, point 2 then lacks rank 1.
+    std::fs::write(&points, format!("{first}{}", &second[..40])).expect("write");
+    assert_eq!(
+        rigel_record::load(&rank_dir(tmp.path(), 1))
+            .expect("loads")
+            .doc
+            .points()
+            .len(),
+        1
+    );
+    let doc = merge(tmp.path()).expect("merges");
+    assert_eq!(doc.points()[1].partial.as_deref(), Some("1 of 2 hosts"));
+    // A whole line that is not a point, before the last: damage, refused by both, naming line 1.
+    std::fs::write(&points, format!("not a point\n{second}")).expect("write");
+    let loaded = rigel_record::load(&rank_dir(tmp.path(), 1)).expect_err("refused");
+    assert!(loaded.to_string().contains("line 1: "), "{loaded}");
+    let merged = merge(tmp.path()).expect_err("refused");
+    assert!(merged.is_bad_input(), "{merged}");
+    assert!(merged.to_string().contains("line 1: "), "{merged}");
+}

@@ -4,6 +4,9 @@
 #![forbid(unsafe_code)]
 
 mod burst;
+mod check;
+#[cfg(test)]
+mod check_tests;
 mod compile;
 mod conditioning;
 #[cfg(test)]
@@ -18,10 +21,12 @@ mod pattern_describe;
 mod search;
 #[cfg(test)]
 mod search_tests;
+mod selectors;
 mod sweep;
 mod verify;
 
 pub use burst::Burst;
+pub use check::{Checked, check, check_loaded};
 pub use compile::compile;
 pub use conditioning::CLASS as PRECONDITION_CLASS;
 pub use dialect::Dialect;
@@ -30,4 +35,5 @@ pub use matrix::LISTED_IDLE_CLASSES;
 pub use model::*;
 pub use pattern::{Flush, Pattern};
 pub use search::{Contradiction, FLAT_LOAD, FLAT_RISE, Tried, bracket};
+pub use selectors::{check_selectors, point_matches};
 pub use verify::{DEFAULT_UNIT as DEFAULT_VERIFY_UNIT, MAP_BYTES_PER_BLOCK};

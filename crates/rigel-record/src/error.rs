@@ -21,7 +21,7 @@ pub enum RecordError {
     #[error("`{path}` is not a valid rigel file: {message}")]
     Invalid { path: PathBuf, message: String },
     #[error(
-        "`{path}` was written by a newer rigel (schema {found}; this rigel reads up to {SCHEMA_VERSION}): upgrade rigel to read it"
+        "`{path}` has schema version {found}, newer than this rigel understands ({SCHEMA_VERSION}): upgrade rigel to read it"
     )]
     NewerSchema { path: PathBuf, found: u32 },
     #[error("`{dir}` is not a rigel run folder (no {PLAN_FILE} or {RUN_FILE})")]

@@ -1,16 +1,15 @@
-//! Creating, appending to, finishing and reading a run folder.
+//! Creating, appending to and finishing a run folder (reading one back is `read`).
 
 use super::error::{PLAN_FILE, POINTS_FILE, RESULTS_FILE, RUN_FILE, RecordError, SPEC_FILE, io};
 use super::lock::FolderLock;
 use super::points::{self, Torn};
 use rigel_fs::Dir;
-use rigel_judge::expect::Verdict;
-use rigel_plan::{RunPlan, SCHEMA_VERSION};
+use rigel_plan::RunPlan;
 pub use rigel_results::RunHeader;
 use rigel_results::{PointResult, ResultsDoc};
 use rustix::fs::OFlags;
 use serde::Serialize;
-use std::fs::{self, File};
+use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -82,13 +81,7 @@ impl RunFolder {
             .folder()
             .open_file(POINTS_FILE, OFlags::RDWR | OFlags::APPEND | OFlags::CREATE)?;
         let lines = points::read_lines(std::io::BufReader::with_capacity(1 << 20, &points))
-            .map_err(|e| match e {
-                points::ReadError::Io(e) => io("read", &path)(e),
-                points::ReadError::Line(e) => RecordError::Invalid {
-                    path: path.clone(),
-                    message: e.to_string(),
-                },
-            })?;
+            .map_err(|e| points::read_error(&path, e))?;
         if lines.torn.is_some() {
             points
                 .set_len(lines.valid_len)
@@ -141,132 +134,31 @@ impl RunFolder {
         Ok(())
     }
 
-    /// Writes `results.json` (atomically: a temporary file renamed over it).
-    pub fn finish(&self, doc: &ResultsDoc) -> Result<PathBuf, RecordError> {
-        write_json(self.lock.folder(), RESULTS_FILE, &ResultsFile::new(doc))?;
+    /// Writes `results.json` (atomically: a temporary file renamed over it), with the verdicts the
+    /// runner judged on `doc` (the folder keeps them; judging is not the record's business).
+    pub fn finish<V: Serialize>(
+        &self,
+        doc: &ResultsDoc,
+        verdicts: &[V],
+    ) -> Result<PathBuf, RecordError> {
+        write_json(
+            self.lock.folder(),
+            RESULTS_FILE,
+            &ResultsFile { doc, verdicts },
+        )?;
         Ok(self.dir().join(RESULTS_FILE))
     }
 }
 
 /// `results.json` as written: the results document, and the `[expect]` verdicts judged on it
 /// (recomputed from the document whenever it is read; kept so that CI and other tools need not).
+/// The verdicts come judged (by the runner, or the report's JSON format): the record only writes
+/// them, so it depends on no judge.
 #[derive(Serialize)]
-pub struct ResultsFile<'a> {
+pub struct ResultsFile<'a, V> {
     #[serde(flatten)]
     pub doc: &'a ResultsDoc,
-    pub verdicts: Vec<Verdict>,
-}
-
-impl<'a> ResultsFile<'a> {
-    pub fn new(doc: &'a ResultsDoc) -> ResultsFile<'a> {
-        ResultsFile {
-            doc,
-            verdicts: rigel_judge::expect::evaluate(doc),
-        }
-    }
-}
-
-/// Reads a run folder: `results.json` when present, else the header, the plan and the points
-/// finished so far (an interrupted run; `finished` is then empty). A torn last line is ignored.
-pub fn load(dir: &Path) -> Result<ResultsDoc, RecordError> {
-    let results = dir.join(RESULTS_FILE);
-    if results.exists() {
-        let doc: ResultsDoc = read_json(&results)?;
-        check_schema(&results, doc.schema_version())?;
-        return possible(&results, rigel_results::check::doc(&doc)).map(|()| doc);
-    }
-    if !dir.join(PLAN_FILE).exists() || !dir.join(RUN_FILE).exists() {
-        return Err(RecordError::NotARun {
-            dir: dir.to_path_buf(),
-        });
-    }
-    let header: RunHeader = read_json(&dir.join(RUN_FILE))?;
-    check_schema(&dir.join(RUN_FILE), header.schema_version)?;
-    let plan: RunPlan = read_json(&dir.join(PLAN_FILE))?;
-    let spec_path = dir.join(SPEC_FILE);
-    let spec_toml = fs::read_to_string(&spec_path).map_err(io("read", &spec_path))?;
-    let points = finished_points(dir)?;
-    plan_holds(dir, &plan, &points)?;
-    Ok(ResultsDoc::new(
-        header,
-        spec_toml,
-        plan,
-        points,
-        String::new(),
-    ))
-}
-
-/// The points of `results.jsonl` are the plan's (`plan.json`): a point the plan does not hold, or
-/// holds otherwise, is refused naming both files.
-pub fn plan_holds(dir: &Path, plan: &RunPlan, points: &[PointResult]) -> Result<(), RecordError> {
-    rigel_results::check::against_plan(plan, points).map_err(|e| RecordError::Invalid {
-        path: dir.join(POINTS_FILE),
-        message: format!("{e} (against `{}`)", dir.join(PLAN_FILE).display()),
-    })
-}
-
-/// A document's impossible figure as an error naming its file.
-fn possible(
-    path: &Path,
-    checked: Result<(), rigel_results::check::Impossible>,
-) -> Result<(), RecordError> {
-    checked.map_err(|e| RecordError::Invalid {
-        path: path.to_path_buf(),
-        message: e.to_string(),
-    })
-}
-
-/// The latest record of each point in `results.jsonl`, in the order they finished; a torn
-/// (unterminated or unparsable) last line from a crash is skipped.
-pub fn finished_points(dir: &Path) -> Result<Vec<PointResult>, RecordError> {
-    let path = dir.join(POINTS_FILE);
-    let file = match File::open(&path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(io("read", &path)(e)),
-    };
-    let lines = points::read_lines(std::io::BufReader::with_capacity(1 << 20, file)).map_err(
-        |e| match e {
-            points::ReadError::Io(e) => io("read", &path)(e),
-            points::ReadError::Line(e) => RecordError::Invalid {
-                path: path.clone(),
-                message: e.to_string(),
-            },
-        },
-    )?;
-    Ok(points::latest(lines.points))
-}
-
-/// Reads the header, spec and plan of a folder to resume it.
-pub fn load_parts(dir: &Path) -> Result<(RunHeader, String, RunPlan), RecordError> {
-    if !dir.join(PLAN_FILE).exists() || !dir.join(RUN_FILE).exists() {
-        return Err(RecordError::NotARun {
-            dir: dir.to_path_buf(),
-        });
-    }
-    let header: RunHeader = read_json(&dir.join(RUN_FILE))?;
-    check_schema(&dir.join(RUN_FILE), header.schema_version)?;
-    let spec_path = dir.join(SPEC_FILE);
-    let spec = fs::read_to_string(&spec_path).map_err(io("read", &spec_path))?;
-    Ok((header, spec, read_json(&dir.join(PLAN_FILE))?))
-}
-
-fn check_schema(path: &Path, found: u32) -> Result<(), RecordError> {
-    if found > SCHEMA_VERSION {
-        return Err(RecordError::NewerSchema {
-            path: path.to_path_buf(),
-            found,
-        });
-    }
-    Ok(())
-}
-
-fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, RecordError> {
-    let text = fs::read_to_string(path).map_err(io("read", path))?;
-    serde_json::from_str(&text).map_err(|e| RecordError::Invalid {
-        path: path.to_path_buf(),
-        message: e.to_string(),
-    })
+    pub verdicts: &'a [V],
 }
 
 fn write_json<T: Serialize>(folder: &Dir, name: &str, value: &T) -> Result<(), RecordError> {

@@ -2,15 +2,9 @@
 //! they started, with which seed, on which targets. Read for the seed-reuse warning; a sibling that
 //! is not a run folder, or cannot be read, is skipped.
 
-use super::error::{PLAN_FILE, RUN_FILE};
-use super::folder::RunHeader;
-use rigel_plan::RunPlan;
+use super::read::load_parts;
 use rigel_results::stats::PastRun;
 use std::path::Path;
-
-fn read<T: serde::de::DeserializeOwned>(path: &Path) -> Option<T> {
-    serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()
-}
 
 /// The run folders beside `dir` (not `dir` itself), in no particular order.
 pub fn past_runs(dir: &Path) -> Vec<PastRun> {
@@ -26,8 +20,7 @@ pub fn past_runs(dir: &Path) -> Vec<PastRun> {
         .map(|e| e.path())
         .filter(|p| p.is_dir() && std::fs::canonicalize(p).ok() != me)
         .filter_map(|p| {
-            let header: RunHeader = read(&p.join(RUN_FILE))?;
-            let plan: RunPlan = read(&p.join(PLAN_FILE))?;
+            let (header, _, plan) = load_parts(&p).ok()?;
             Some(PastRun {
                 folder: p.display().to_string(),
                 started: header.started,

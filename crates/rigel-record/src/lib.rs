@@ -10,6 +10,7 @@ mod history;
 mod journal;
 mod lock;
 mod points;
+mod read;
 
 pub use error::*;
 pub use folder::*;
@@ -17,3 +18,4 @@ pub use history::past_runs;
 pub use journal::{JOURNAL_FILE, VERIFY_FILE, read_journal, write_check};
 pub use lock::{FolderLock, LOCK_FILE};
 pub use points::{BadLine, PointLines, ReadError, Torn, latest, parse_lines, read_lines};
+pub use read::*;

@@ -56,6 +56,17 @@ pub enum ReadError {
     Line(BadLine),
 }
 
+/// A [`ReadError`] of the `results.jsonl` at `path`, as the folder's error.
+pub(crate) fn read_error(path: &std::path::Path, e: ReadError) -> crate::RecordError {
+    match e {
+        ReadError::Io(e) => crate::error::io("read", path)(e),
+        ReadError::Line(e) => crate::RecordError::Invalid {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        },
+    }
+}
+
 /// [`parse_lines`] over a reader, one line in memory at a time: a folder of 100,000 points is
 /// about 1 GB of lines, which need not be held beside the points parsed from them.
 pub fn read_lines(mut reader: impl BufRead) -> Result<PointLines, ReadError> {

@@ -18,25 +18,10 @@ pub enum ReportError {
     Fs(#[from] rigel_fs::FsError),
     /// The PDF could not be made (a chart usvg cannot read, the writer's own failure).
     #[error("PDF report: {0}")]
-    Pdf(String),
-    /// The run folder could not be read (not a run, unreadable, newer schema in `run.json`).
+    Pdf(#[from] rigel_pdf::PdfError),
+    /// The run folder could not be read (`rigel_record::load`: not a run, unreadable, broken, newer).
     #[error(transparent)]
     Record(#[from] rigel_record::RecordError),
-    #[error("{path}, line {line}: {message}")]
-    BadJson {
-        path: PathBuf,
-        line: usize,
-        message: String,
-    },
-    #[error(
-        "{path} has schema version {found}, newer than this rigel understands ({supported}); \
-         render it with a newer rigel"
-    )]
-    NewerSchema {
-        path: PathBuf,
-        found: u32,
-        supported: u32,
-    },
     /// A template failed to parse or render: `name` is the template file, `line` where it failed.
     #[error("template {name}{}: {message}", line.map(|l| format!(", line {l}")).unwrap_or_default())]
     Template {

@@ -1,13 +1,11 @@
-//! The exporters: one table maps each built-in format to the function that renders it, and the
-//! views a template needs (the results model, ORION's matrices, charts, verdicts) are computed
-//! only when an exporter asks for them, once. `--format json` asks for none of them: it writes the
-//! document itself.
+//! The exporters: one table maps each built-in format to the function that renders its files (as
+//! bytes: text and the PDF alike), and the views a template needs (the results model, ORION's
+//! matrices, charts, verdicts) are computed only when an exporter asks for them, once.
+//! `--format json` asks for none of them: it writes the document itself.
 
 use super::chart::{chart_notes, charts, more_charts};
-use super::context;
+use super::context::{self, Context, LazyDoc, Views};
 use super::format::{ROWS_CSV, rows_csv};
-use super::lazy_context::{Context, Views};
-use super::lazy_doc::LazyDoc;
 use super::orion::{self, OrionSettings};
 use super::rows::{self, Shared};
 use super::template::{TABLE_ROWS, builtin_environment, render_one, render_user};
@@ -22,7 +20,12 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 /// Rendered outputs: (file name relative to the output folder, content).
-type Files = Vec<(PathBuf, String)>;
+pub type Files = Vec<(PathBuf, Vec<u8>)>;
+
+/// A text output as a file.
+fn text(name: impl Into<PathBuf>, content: String) -> (PathBuf, Vec<u8>) {
+    (name.into(), content.into_bytes())
+}
 
 /// A built-in format and the function that renders it.
 struct Exporter {
@@ -55,6 +58,10 @@ const EXPORTERS: &[Exporter] = &[
     Exporter {
         format: Format::Hlog,
         render: hlog,
+    },
+    Exporter {
+        format: Format::Pdf,
+        render: pdf,
     },
 ];
 
@@ -102,10 +109,10 @@ impl<'a> Inputs<'a> {
         format: &str,
         template: &str,
         file: &str,
-    ) -> Result<(PathBuf, String), ReportError> {
+    ) -> Result<(PathBuf, Vec<u8>), ReportError> {
         let prep = self.prepared()?;
         let ctx = prep.context(format, 0);
-        Ok((file.into(), render_one(self.env()?, template, &ctx)?))
+        Ok(text(file, render_one(self.env()?, template, &ctx)?))
     }
 }
 
@@ -192,16 +199,16 @@ impl Prepared {
 
     /// `rows.csv`, where the pages summarize their per-point tables: more finished points than a
     /// table shows (`template::summarize`).
-    fn rows_file(&self) -> Option<(PathBuf, String)> {
+    fn rows_file(&self) -> Option<(PathBuf, Vec<u8>)> {
         let points = &self.views.points;
-        (points.len() > TABLE_ROWS).then(|| (ROWS_CSV.into(), rows_csv(points)))
+        (points.len() > TABLE_ROWS).then(|| text(ROWS_CSV, rows_csv(points)))
     }
 
-    fn chart_files(&self) -> impl Iterator<Item = (PathBuf, String)> + '_ {
+    fn chart_files(&self) -> impl Iterator<Item = (PathBuf, Vec<u8>)> + '_ {
         self.views
             .charts
             .iter()
-            .map(|c| (PathBuf::from(&c.file), c.svg.clone()))
+            .map(|c| text(&c.file, c.svg.clone()))
     }
 }
 
@@ -213,8 +220,8 @@ fn orion_files(i: &Inputs) -> Result<Files, ReportError> {
     for (n, view) in prep.views.orion.iter().enumerate() {
         let ctx = prep.context("orion", n);
         for kind in &kinds {
-            let text = render_one(i.env()?, &format!("orion/{kind}"), &ctx)?;
-            out.push((PathBuf::from(format!("{}_{kind}", view.prefix)), text));
+            let content = render_one(i.env()?, &format!("orion/{kind}"), &ctx)?;
+            out.push(text(format!("{}_{kind}", view.prefix), content));
         }
     }
     Ok(out)
@@ -236,42 +243,40 @@ fn html(i: &Inputs) -> Result<Files, ReportError> {
 
 /// The results document itself: no view, no chart, no template.
 fn json(i: &Inputs) -> Result<Files, ReportError> {
-    Ok(vec![super::format::json(i.doc)?])
+    let (name, content) = super::format::json(i.doc)?;
+    Ok(vec![text(name, content)])
 }
 
 fn hlog(i: &Inputs) -> Result<Files, ReportError> {
-    super::format::hlog::render(i.doc)
+    let logs = super::format::hlog::render(i.doc)?;
+    Ok(logs
+        .into_iter()
+        .map(|(name, log)| text(name, log))
+        .collect())
 }
 
 fn junit(i: &Inputs) -> Result<Files, ReportError> {
     let file = super::format::JUNIT_FILE;
     let xml = super::format::junit_text(i.doc, std::path::Path::new(file))?;
-    Ok(vec![(file.into(), xml)])
+    Ok(vec![text(file, xml)])
 }
 
 /// A user's template file or folder, with the charts beside it.
 fn user(i: &Inputs, path: &std::path::Path) -> Result<Files, ReportError> {
     let prep = i.prepared()?;
     let ctx = prep.context("user", 0);
-    let mut out = render_user(path, &ctx)?;
+    let mut out: Files = render_user(path, &ctx)?
+        .into_iter()
+        .map(|(name, content)| text(name, content))
+        .collect();
     out.extend(prep.chart_files());
     Ok(out)
 }
 
 /// `report.pdf`: the Markdown report laid out on pages with its charts. A user's Markdown template
 /// (`--template FILE.md`) is laid out instead of the built-in one.
-pub fn render_pdf(
-    doc: &ResultsDoc,
-    shared: Option<Arc<ResultsDoc>>,
-    opts: &ReportOptions,
-) -> Result<(PathBuf, Vec<u8>), ReportError> {
-    let i = Inputs {
-        doc,
-        shared,
-        opts,
-        prepared: OnceCell::new(),
-        env: OnceCell::new(),
-    };
+fn pdf(i: &Inputs) -> Result<Files, ReportError> {
+    let (doc, opts) = (i.doc, i.opts);
     let prep = i.prepared()?;
     let ctx = prep.context("pdf", 0);
     let user_md = opts.template.as_deref().filter(|p| {
@@ -290,16 +295,23 @@ pub fn render_pdf(
         None => render_one(i.env()?, "markdown/report.md", &ctx)?,
     };
     let charts: Vec<(String, String)> = prep
-        .chart_files()
-        .map(|(p, svg)| (p.to_string_lossy().into_owned(), svg))
+        .views
+        .charts
+        .iter()
+        .map(|c| (c.file.clone(), c.svg.clone()))
         .collect();
     let title = format!("{}: storage calibration report", doc.plan().name);
-    let bytes = super::pdf::document(&markdown, &charts, opts.paper, &title)?;
-    Ok((PathBuf::from("report.pdf"), bytes))
+    let creator = format!("rigel {}", env!("CARGO_PKG_VERSION"));
+    let info = rigel_pdf::Info {
+        title: &title,
+        creator: &creator,
+    };
+    let bytes = rigel_pdf::document(&markdown, &charts, opts.paper, info)?;
+    Ok(vec![(PathBuf::from("report.pdf"), bytes)])
 }
 
 /// Renders every requested output in memory: (file name relative to `out_dir`, content).
-pub fn render_to_strings(doc: &ResultsDoc, opts: &ReportOptions) -> Result<Files, ReportError> {
+pub fn render_to_bytes(doc: &ResultsDoc, opts: &ReportOptions) -> Result<Files, ReportError> {
     render_inputs(Inputs {
         doc,
         shared: None,
@@ -309,8 +321,8 @@ pub fn render_to_strings(doc: &ResultsDoc, opts: &ReportOptions) -> Result<Files
     })
 }
 
-/// [`render_to_strings`] of a shared document: templates read it without a copy (a fleet's).
-pub fn render_shared_to_strings(
+/// [`render_to_bytes`] of a shared document: templates read it without a copy (a fleet's).
+pub fn render_shared_to_bytes(
     doc: &Arc<ResultsDoc>,
     opts: &ReportOptions,
 ) -> Result<Files, ReportError> {

@@ -1,10 +1,13 @@
 //! Reports: the results document rendered through minijinja templates, as ORION's files, a Markdown
 //! handover with SVG charts, a self-contained HTML page, JSON, or a user's own templates. The built-in
-//! templates are embedded from `templates/`; docs/report-context.md documents what templates see.
+//! templates are embedded from this crate's `templates/`; docs/report-context.md documents what
+//! templates see.
 //!
-//! Four rooms: `chart/` (every SVG chart, on one plot primitive), `orion/` (ORION's files),
-//! `template/` (the minijinja environment, user templates and their isolation) and `format/` (JSON,
-//! JUnit, hlog). Here: the formats and options, the exporters (`export`), the context's rows.
+//! Six rooms: `rows/` (the views of the points, rows and classes, one file each), `context/` (what
+//! templates see, converted on demand), `chart/` (every SVG chart, on one plot primitive), `orion/`
+//! (ORION's files), `template/` (the minijinja environment, user templates and their isolation)
+//! and `format/` (JSON, JUnit, hlog). The PDF is laid out by the `rigel-pdf` crate. Here: the
+//! formats and options, the exporters (`export`) and the files they write (`render`).
 
 #![forbid(unsafe_code)]
 
@@ -16,13 +19,8 @@ mod fleet;
 mod format;
 mod handover;
 mod history;
-mod lazy_context;
-mod lazy_doc;
-mod lazy_fields;
-mod load;
 mod names;
 mod orion;
-mod pdf;
 mod render;
 mod rows;
 mod template;
@@ -31,13 +29,12 @@ mod tests;
 
 pub use chart::compare_overlay;
 pub use error::ReportError;
-pub use export::render_to_strings;
+pub use export::render_to_bytes;
 pub use format::{JUNIT_FILE, write_junit};
 pub use history::{History, history};
-pub use load::{RunFolder, load_run_folder, load_run_folder_status};
 pub use orion::printf::{Arg as PrintfArg, PrintfError, sprintf};
-pub use pdf::Paper;
 pub use render::{render, render_shared};
+pub use rigel_pdf::Paper;
 /// ORION's file layouts, [`ReportOptions::dialect`]: the type is ORION's vocabulary, in rigel-plan.
 pub use rigel_plan::Dialect;
 pub use template::{isolate_user_templates, serve_template_child};

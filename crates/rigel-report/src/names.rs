@@ -1,5 +1,8 @@
-//! File-name words made from what a user wrote (class names, `[sweep]` bindings): the one rule
-//! for ORION's file prefixes and the chart files, so no name holds `%`, spaces or doubled dashes.
+//! Words made from what a user wrote: file-name words (class names, `[sweep]` bindings; the one
+//! rule for ORION's file prefixes and the chart files, so no name holds `%`, spaces or doubled
+//! dashes), a class's access and mix as reports spell them, and a command line shell-quoted.
+
+use rigel_expr::{Access, Mix};
 
 /// A name as a file-name word: `%` spelt `pct`, every other run of characters a file name
 /// should not hold one `-` (`small.mix-70% read` → `small.mix-70pct-read`).
@@ -15,6 +18,38 @@ pub(crate) fn file_word(text: &str) -> String {
     out.trim_matches('-').to_string()
 }
 
+/// A mix as reports spell it: `70% read, 30% write`, `100% read`.
+pub(crate) fn mix_text(mix: &Mix) -> String {
+    match mix.read_percent {
+        100 => "100% read".to_string(),
+        0 => "100% write".to_string(),
+        r => format!("{r}% read, {}% write", 100 - r),
+    }
+}
+
+/// An access pattern as reports spell it: `random`, `sequential`.
+pub(crate) fn access_text(access: Access) -> &'static str {
+    match access {
+        Access::Random => "random",
+        Access::Sequential => "sequential",
+    }
+}
+
+/// Joins a command line so that a shell would split it back the same way.
+pub(crate) fn shell_join(args: &[String]) -> String {
+    let quote = |a: &String| {
+        let plain = !a.is_empty()
+            && a.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%^".contains(c));
+        if plain {
+            a.clone()
+        } else {
+            format!("'{}'", a.replace('\'', r"'\''"))
+        }
+    };
+    args.iter().map(quote).collect::<Vec<_>>().join(" ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -27,5 +62,29 @@ mod tests {
         assert_eq!(file_word("small.size-4KiB"), "small.size-4KiB");
         assert_eq!(file_word("io.rate-20000 iops"), "io.rate-20000-iops");
         assert_eq!(file_word("redo_log"), "redo_log");
+    }
+
+    #[test]
+    fn shell_join_quotes_what_a_shell_would_split() {
+        let args = [
+            "rigel",
+            "run",
+            "my spec.toml",
+            "--set",
+            "lun=/dev/sdb",
+            "it's",
+        ]
+        .map(String::from);
+        assert_eq!(
+            shell_join(&args),
+            r"rigel run 'my spec.toml' --set lun=/dev/sdb 'it'\''s'"
+        );
+    }
+
+    #[test]
+    fn mix_text_names_both_directions() {
+        assert_eq!(mix_text(&Mix { read_percent: 70 }), "70% read, 30% write");
+        assert_eq!(mix_text(&Mix::READ), "100% read");
+        assert_eq!(mix_text(&Mix { read_percent: 0 }), "100% write");
     }
 }

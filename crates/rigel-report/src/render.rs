@@ -1,8 +1,8 @@
 //! Rendering to files: the outputs the exporters produce (`export.rs`) written into the output
 //! folder, every name kept inside it.
 
-use super::export::{render_pdf, render_shared_to_strings, render_to_strings};
-use super::{Format, ReportError, ReportOptions};
+use super::export::{Files, render_shared_to_bytes, render_to_bytes};
+use super::{ReportError, ReportOptions};
 use rigel_fs::{Dir, FsError};
 use rigel_results::ResultsDoc;
 use std::path::{Path, PathBuf};
@@ -10,11 +10,7 @@ use std::sync::Arc;
 
 /// Renders the requested outputs into `opts.out_dir` and returns the paths written.
 pub fn render(doc: &ResultsDoc, opts: &ReportOptions) -> Result<Vec<PathBuf>, ReportError> {
-    let mut files = bytes(render_to_strings(doc, opts)?);
-    if opts.formats.contains(&Format::Pdf) {
-        files.push(render_pdf(doc, None, opts)?);
-    }
-    write_files(files, opts)
+    write_files(render_to_bytes(doc, opts)?, opts)
 }
 
 /// [`render`] of a shared document, which templates then read without a copy.
@@ -22,24 +18,10 @@ pub fn render_shared(
     doc: &Arc<ResultsDoc>,
     opts: &ReportOptions,
 ) -> Result<Vec<PathBuf>, ReportError> {
-    let mut files = bytes(render_shared_to_strings(doc, opts)?);
-    if opts.formats.contains(&Format::Pdf) {
-        files.push(render_pdf(doc, Some(doc.clone()), opts)?);
-    }
-    write_files(files, opts)
+    write_files(render_shared_to_bytes(doc, opts)?, opts)
 }
 
-fn bytes(files: Vec<(PathBuf, String)>) -> Vec<(PathBuf, Vec<u8>)> {
-    files
-        .into_iter()
-        .map(|(p, text)| (p, text.into_bytes()))
-        .collect()
-}
-
-fn write_files(
-    files: Vec<(PathBuf, Vec<u8>)>,
-    opts: &ReportOptions,
-) -> Result<Vec<PathBuf>, ReportError> {
+fn write_files(files: Files, opts: &ReportOptions) -> Result<Vec<PathBuf>, ReportError> {
     // Names come from templates and test names: keep every file inside the output folder.
     if let Some((rel, _)) = files.iter().find(|(rel, _)| {
         rel.components()
@@ -73,7 +55,7 @@ fn write_files(
 
 /// Writes every file new (`O_EXCL`): where a name is taken (another run's files, in the same
 /// minute), all of them get the first free `.N` before their last `_` (`ec2_20250101_1200.2_summary.txt`).
-fn write_exclusive(out: &Dir, files: Vec<(PathBuf, Vec<u8>)>) -> Result<Vec<PathBuf>, ReportError> {
+fn write_exclusive(out: &Dir, files: Files) -> Result<Vec<PathBuf>, ReportError> {
     for n in 1..1000u32 {
         let names: Vec<PathBuf> = files.iter().map(|(rel, _)| numbered(rel, n)).collect();
         if names.iter().any(|name| out.exists(name)) {

@@ -8,18 +8,31 @@ use rigel_record::{self as record, RunFolder, RunHeader};
 use rigel_report::{self as report, ReportOptions};
 use rigel_results::{PointResult, ResultsDoc};
 
-// The run's parts as `execute` holds them, apart: bundling them would only move the list.
-#[allow(clippy::too_many_arguments)]
+/// The run as `execute` ends it: its folder, what its results document is made of, and how the
+/// points ended.
+pub(super) struct Finish<'a> {
+    pub folder: &'a RunFolder,
+    pub header: RunHeader,
+    pub spec_toml: String,
+    pub plan: RunPlan,
+    /// The points recorded, in the order they finished.
+    pub done: Vec<PointResult>,
+    pub ended: Ended,
+}
+
 pub(super) fn finish(
-    folder: &RunFolder,
-    header: RunHeader,
-    spec_toml: String,
-    plan: RunPlan,
-    done: Vec<PointResult>,
-    ended: Ended,
+    run: Finish<'_>,
     run_opts: &Options,
     obs: &mut dyn Observer,
 ) -> Result<Ran, RunError> {
+    let Finish {
+        folder,
+        header,
+        spec_toml,
+        plan,
+        done,
+        ended,
+    } = run;
     let complete = match &plan.search {
         Some(s) => search::finished(s, &done),
         None => done.len() == plan.points.len(),
@@ -31,7 +44,8 @@ pub(super) fn finish(
     let mut doc = ResultsDoc::new(header, spec_toml, plan, points, finished);
     search::record(&mut doc);
     let dir = folder.dir().to_path_buf();
-    folder.finish(&doc)?;
+    // Judged here, where the run ends, and handed to the folder to keep beside the document.
+    folder.finish(&doc, &rigel_judge::expect::evaluate(&doc))?;
     let mut opts = ReportOptions {
         past_runs: record::past_runs(folder.dir()),
         paper: run_opts.paper,

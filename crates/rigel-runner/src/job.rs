@@ -55,15 +55,14 @@ impl Job {
 
     /// The rest of the interrupted run in `dir`: its own spec and plan, only the missing points.
     pub fn resume(dir: &Path) -> Result<Job, RecordError> {
-        let (header, spec_toml, plan) = record::load_parts(dir)?;
-        let done = record::finished_points(dir)?;
-        record::plan_holds(dir, &plan, &done)?;
+        // The same reading as `rigel report` of the unfinished folder: what one reads, the other runs.
+        let r = record::load_recorded(dir)?;
         Ok(Job {
             dir: dir.to_path_buf(),
-            spec_toml,
-            plan,
-            header: Some(header),
-            done,
+            spec_toml: r.spec_toml,
+            plan: r.plan,
+            header: Some(r.header),
+            done: r.points,
             started: String::new(),
             schedule: None,
             unique: false,

@@ -9,6 +9,7 @@
 mod conditioning;
 #[cfg(test)]
 mod conditioning_tests;
+mod execute;
 mod finish;
 mod job;
 mod observer;
@@ -20,27 +21,22 @@ mod search;
 mod verify_dir;
 
 pub use job::{Job, now};
-use observer::TICK;
 pub use observer::{Message, Observer};
 pub use options::Options;
-use outcome::is_failed;
 pub use outcome::{Ended, Ran, RunError};
 pub use repeat::{repeat_dir, repeats};
 pub use schedule::{Starts, WINDOW_LEAD};
 pub use verify_dir::{VerifyError, verify_dir};
 
-use finish::finish;
-use schedule::wait_until;
+use execute::execute;
 
-use rigel_exec::{self as exec, ExecError, ExecTarget, LiveCounters, PointControl, Reuse};
-use rigel_record::{self as record, FolderLock, RunFolder, RunHeader};
-use rigel_results::PointResult;
+use rigel_exec as exec;
+use rigel_record::FolderLock;
 use rigel_target::{self as target, Consent, OpenVolume, TargetError};
 use std::ops::ControlFlow;
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::RecvTimeoutError;
 use std::time::Duration;
 
 pub use rigel_plan::RunPlan;
@@ -180,221 +176,4 @@ fn open(
         obs.fill_finished();
     }
     opened
-}
-
-fn execute(
-    job: Job,
-    lock: FolderLock,
-    opts: &Options,
-    (volume, placed): (&OpenVolume, &target::Placed),
-    stop: &Arc<AtomicBool>,
-    obs: &mut dyn Observer,
-) -> Result<Ran, RunError> {
-    let (skip_failed, starts) = (opts.skip_failed, opts.starts);
-    let Job {
-        dir: _,
-        spec_toml,
-        plan,
-        header,
-        mut done,
-        started,
-        schedule,
-        unique: _,
-        provenance,
-    } = job;
-    let resumed = header.is_some();
-    let header = header.unwrap_or_else(|| RunHeader {
-        schema_version: rigel_plan::SCHEMA_VERSION,
-        rigel_version: env!("CARGO_PKG_VERSION").to_owned(),
-        command: std::env::args().collect(),
-        started,
-        host: target::host_info(),
-        targets: volume.infos(),
-        provenance,
-    });
-    let mut folder = if resumed {
-        let reopened = RunFolder::reopen(lock)?;
-        if let Some(t) = reopened.torn {
-            obs.message(Message::Warning(format!(
-                "{}: cut a torn last line (line {}, {} bytes at offset {}) left by an \
-                 interrupted write; its point runs again",
-                reopened.folder.dir().join(record::POINTS_FILE).display(),
-                t.line,
-                t.bytes,
-                t.offset
-            )));
-        }
-        // Read again under the lock: the folder may have changed since the job was prepared.
-        done = reopened.points;
-        reopened.folder
-    } else {
-        RunFolder::create_locked(lock, &spec_toml, &plan, &header)?
-    };
-    if let Some(ids) = &schedule {
-        // Read again under the lock above: drop what the schedule measures again.
-        done.retain(|p| !ids.contains(&p.point.id));
-    }
-    let failed_before = done.iter().filter(|p| is_failed(p)).count();
-    if failed_before > 0 && schedule.is_none() {
-        obs.message(Message::Note(if skip_failed {
-            format!("{failed_before} point(s) recorded as failed are kept (--skip-failed)")
-        } else {
-            format!("{failed_before} point(s) recorded as failed run again")
-        }));
-    }
-    let todo = job::to_do(&plan, &done, skip_failed, schedule.as_deref());
-    let targets: Vec<ExecTarget> = volume
-        .targets
-        .iter()
-        .map(|t| ExecTarget {
-            fd: std::os::fd::AsFd::as_fd(&t.fd),
-            path: t.path.to_str().unwrap_or("?"),
-        })
-        .collect();
-    let planned = match &plan.search {
-        Some(s) => (s.worst_trials as usize).saturating_sub(done.len()),
-        None => todo.len(),
-    };
-    // The fill runs before the first point (again on a resume that has no point yet); how it
-    // ended when it stopped the run.
-    let fill_ended = match plan.precondition.as_ref().filter(|_| done.is_empty()) {
-        Some(pre) => {
-            match conditioning::precondition(pre, &plan.run, &targets, &volume.volume, stop, obs) {
-                Ok(()) => None,
-                Err(conditioning::PreconditionError::Exec(ExecError::Interrupted)) => {
-                    Some(Ended::Interrupted)
-                }
-                Err(e) => {
-                    obs.message(Message::Error(e.to_string()));
-                    Some(Ended::Failed)
-                }
-            }
-        }
-        None => None,
-    };
-    obs.run_started(&plan, planned);
-    let mut notes_said = false;
-    let mut ended = fill_ended.unwrap_or(Ended::Complete);
-    // The executor's buffers, kept from one point to the next.
-    let reuse = Arc::new(Reuse::default());
-    if let Some(v) = plan.run.verify.as_ref().filter(|v| v.journal) {
-        reuse.keep_journal(exec::verify::journal::JournalFile {
-            file: folder.new_journal()?,
-            durable: v.durable,
-        });
-    }
-    // The executor's clock is calibrated now, before any point's agreed start: in a fleet every
-    // rank then starts its first window on time (calibration takes up to 200 ms).
-    exec::calibrate_clock();
-    for i in (0..).take_while(|_| fill_ended.is_none()) {
-        // A search's next trial depends on the trials before it; other plans run their list.
-        let trial;
-        let point = match &plan.search {
-            Some(s) => match search::next_point(s, &done) {
-                Some(p) => {
-                    trial = p;
-                    &trial
-                }
-                None => break,
-            },
-            None => match todo.get(i) {
-                Some(p) => *p,
-                None => break,
-            },
-        };
-        let ctl = PointControl {
-            stop: Arc::clone(stop),
-            live: Arc::new(LiveCounters::new(point.classes.len())),
-            reuse: Arc::clone(&reuse),
-            cpus: placed.cpus.clone(),
-            window_at: starts.map(|s| s.window_at(i, Duration::from_millis(plan.run.warmup_ms))),
-            replay: opts.replay.clone(),
-        };
-        if let Some(starts) = starts
-            && !wait_until(starts.at(i), stop)
-        {
-            ended = Ended::Interrupted;
-            break;
-        }
-        obs.point_started(i, point);
-        let result = match &plan.steady {
-            Some(st) => conditioning::steady(
-                st,
-                stop,
-                &mut |p| {
-                    ctl.live.reset();
-                    run_watched(&targets, &volume.volume, p, &plan.run, &ctl, obs)
-                },
-                point,
-            ),
-            None => run_watched(&targets, &volume.volume, point, &plan.run, &ctl, obs),
-        };
-        if !notes_said {
-            ctl.live
-                .notes()
-                .iter()
-                .for_each(|n| obs.message(Message::Note(n.to_string())));
-            notes_said = true;
-        }
-        match result {
-            Ok(mut r) => {
-                r.placement = Some(placed.record(r.placement.take()));
-                if let Err(e) = folder.append(&r) {
-                    obs.message(Message::Error(e.to_string()));
-                    ended = Ended::Failed;
-                    break;
-                }
-                obs.point_finished(&r);
-                let failed = is_failed(&r);
-                // A retried point replaces its failed record (results.jsonl keeps both lines).
-                done.retain(|p| p.point.id != r.point.id);
-                done.push(r);
-                if failed {
-                    ended = Ended::Failed;
-                    break;
-                }
-            }
-            Err(ExecError::Interrupted) => {
-                ended = Ended::Interrupted;
-                break;
-            }
-            Err(e) => {
-                obs.message(Message::Error(format!("point {}: {e}", point.id)));
-                ended = Ended::Failed;
-                break;
-            }
-        }
-    }
-    obs.run_finished();
-    finish(&folder, header, spec_toml, plan, done, ended, opts, obs)
-}
-
-/// Runs `point` on its own thread, the observer ticking meanwhile.
-fn run_watched(
-    targets: &[ExecTarget],
-    volume: &target::Volume,
-    point: &rigel_plan::DataPoint,
-    settings: &rigel_plan::RunSettings,
-    ctl: &PointControl,
-    obs: &mut dyn Observer,
-) -> Result<PointResult, ExecError> {
-    std::thread::scope(|s| {
-        // The point's result comes back through a channel, so the loop wakes the moment it is
-        // done (polling `is_finished` with a sleep cost up to 200 ms per point).
-        let (tx, rx) = std::sync::mpsc::channel();
-        let worker = s.spawn(move || {
-            let _ = tx.send(exec::run_point(targets, volume, point, settings, ctl));
-        });
-        loop {
-            match rx.recv_timeout(TICK) {
-                Ok(r) => break r,
-                Err(RecvTimeoutError::Timeout) => obs.tick(&ctl.live),
-                Err(RecvTimeoutError::Disconnected) => {
-                    // The worker died without sending: it panicked.
-                    let _ = worker.join();
-                    break Err(ExecError::WorkerPanicked(0));
-                }
-            }
-        }
-    })
 }

@@ -3,7 +3,6 @@
 //! `results.json` keeps them, and the report's JUnit format writes them for CI test reporters.
 
 mod measure;
-mod plan_check;
 mod search;
 mod steady;
 mod table;
@@ -11,7 +10,6 @@ mod table;
 mod tests;
 
 pub use measure::*;
-pub use plan_check::check_plan;
 pub use search::{search_record, trials};
 pub use steady::{round_figure, round_text};
 pub use table::table;
@@ -20,7 +18,7 @@ use rigel_expr::{
     CmpOp, Comparison, Condition, Filter, Metric, Pick, Quantity, RequirementKey, Stat,
     parse_requirement_key,
 };
-use rigel_plan::{DataPoint, Requirement};
+use rigel_plan::Requirement;
 use rigel_results::view::{self, PointRead};
 use rigel_results::{PointResult, PointStatus, ResultsDoc};
 use serde::Serialize;
@@ -326,31 +324,9 @@ pub fn matches(p: &PointResult, f: &Filter) -> bool {
     point_matches(&p.point, f)
 }
 
-/// Whether a planned point satisfies one selector condition.
-pub fn point_matches(p: &DataPoint, f: &Filter) -> bool {
-    let name = f.class.name.as_str();
-    if let Condition::Load(n) = f.condition {
-        return p.load_of(name) == n;
-    }
-    let Some(c) = p.classes.iter().find(|c| c.class == name) else {
-        return false;
-    };
-    match f.condition {
-        Condition::Load(_) => true,
-        // A size of the class's mix selects the points where the mix has it (and the figure is
-        // then that size's own, `judge_class`).
-        Condition::Size(b) => {
-            c.size == b
-                || c.pattern
-                    .sizes
-                    .as_ref()
-                    .is_some_and(|m| m.items().iter().any(|s| s.size == b))
-        }
-        Condition::Access(a) => c.access == a,
-        Condition::Mix(m) => c.mix == m,
-        Condition::PerStream(n) => c.per_stream == n,
-    }
-}
+// A point satisfies a selector by the compiler's rule: the points a requirement judges are those
+// its check found in the plan.
+use rigel_plan::point_matches;
 
 fn no_data_note(key: &RequirementKey, selected: usize) -> String {
     let Metric::Class {

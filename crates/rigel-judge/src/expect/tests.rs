@@ -163,39 +163,3 @@ fn margins_are_relative_to_the_limit() {
     let v = one("basic", "errors", "<= 0");
     assert_eq!((v.margin_text.as_str(), v.margin), ("", Some(0.0)));
 }
-
-#[test]
-fn selectors_are_checked_against_the_plan() {
-    let d = doc(
-        "basic",
-        &[
-            ("small.iops @ small=2", ">= 1"),
-            ("small.iops @ small=7", ">= 1"),
-            ("small.iops @ large=2", ">= 1"),
-            ("small.write.iops", ">= 1"),
-            ("errors @ large=9", "== 0"),
-            ("large.mbps @ all", ">= 1MiB/s"),
-        ],
-    );
-    let found: Vec<(usize, String, std::ops::Range<usize>)> = check_plan(d.plan())
-        .into_iter()
-        .map(|(i, e)| (i, e.message, e.span))
-        .collect();
-    assert_eq!(
-        found,
-        vec![
-            (1, "no point of the plan has small=7".to_owned(), 13..20),
-            (
-                2,
-                "`small` runs at no point with large=2".to_owned(),
-                13..20
-            ),
-            (
-                3,
-                "`small` writes at no point of the plan".to_owned(),
-                0..16
-            ),
-            (4, "no point of the plan has large=9".to_owned(), 9..16),
-        ]
-    );
-}

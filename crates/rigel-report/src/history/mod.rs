@@ -12,9 +12,10 @@ mod scan;
 
 pub use model::{RunRow, Unread, Versus};
 
+use crate::ReportError;
 use crate::chart::trend::{TrendRun, trend};
-use crate::{ReportError, load_run_folder};
 use rigel_judge::compare::{self, CompareOptions};
+use rigel_record::RunHead;
 use rigel_results::ResultsDoc;
 use rigel_results::stats::{ValidityConfig, warnings};
 use rigel_results::view::ResultsView;
@@ -34,9 +35,9 @@ pub fn history(root: &Path, out: &Path) -> Result<History, ReportError> {
     let found = scan::run_folders(root)?;
     let mut unread = Vec::new();
     // Light first: each folder's spec and start (run.json, plan.json's name), to order them.
-    let mut heads: Vec<scan::Head> = Vec::new();
+    let mut heads: Vec<RunHead> = Vec::new();
     for dir in found {
-        match scan::head(&dir) {
+        match rigel_record::head(&dir) {
             Ok(h) => heads.push(h),
             Err(e) => unread.push(Unread {
                 dir: rel(root, &dir),
@@ -45,7 +46,7 @@ pub fn history(root: &Path, out: &Path) -> Result<History, ReportError> {
         }
     }
     heads.sort_by(|a, b| (&a.spec, &a.started, &a.dir).cmp(&(&b.spec, &b.started, &b.dir)));
-    let groups: Vec<&[scan::Head]> = heads.chunk_by(|a, b| a.spec == b.spec).collect();
+    let groups: Vec<&[RunHead]> = heads.chunk_by(|a, b| a.spec == b.spec).collect();
     // The specs' groups are independent: read and compared on every core.
     let next = std::sync::atomic::AtomicUsize::new(0);
     let workers = std::thread::available_parallelism()
@@ -138,14 +139,14 @@ struct Group {
 }
 
 /// Reads one spec's runs in order, comparing each with the previous one read.
-fn group(root: &Path, heads: &[scan::Head]) -> Group {
+fn group(root: &Path, heads: &[RunHead]) -> Group {
     let opts = CompareOptions::default();
     let mut out = Group::default();
     let mut previous: Option<(String, ResultsDoc)> = None;
     for h in heads {
         let dir = rel(root, &h.dir);
-        let doc = match load_run_folder(&h.dir) {
-            Ok(d) => d,
+        let doc = match rigel_record::load(&h.dir) {
+            Ok(run) => run.doc,
             Err(e) => {
                 out.unread.push(Unread {
                     dir,

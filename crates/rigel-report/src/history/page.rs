@@ -8,8 +8,8 @@ use rigel_fs::Dir;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
-const TEMPLATE: &str = include_str!("../../../../templates/html/history.html");
-const STYLE: &str = include_str!("../../../../templates/html/style.css");
+const TEMPLATE: &str = include_str!("../../templates/html/history.html");
+const STYLE: &str = include_str!("../../templates/html/style.css");
 
 /// A spec's trend chart.
 #[derive(Serialize)]

@@ -1,21 +1,12 @@
-//! Finding the run folders under a root (a folder holding `results.json`, or `run.json` with
-//! `plan.json`; nothing below one is searched, and links are not followed) and reading what orders
-//! them: the spec's name and the start time, from the small files beside the results.
+//! Finding the run folders under a root (what `rigel_record::is_run_folder` calls one; nothing
+//! below one is searched, and links are not followed). What orders them, the spec's name and the
+//! start time, is read by the record's reader (`rigel_record::head`).
 
 use crate::ReportError;
-use rigel_record::{PLAN_FILE, RESULTS_FILE, RUN_FILE};
-use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
 /// How deep below the root run folders are looked for (`runs/host/spec/run-3`).
 const MAX_DEPTH: usize = 6;
-
-/// A run folder's spec and start.
-pub struct Head {
-    pub dir: PathBuf,
-    pub spec: String,
-    pub started: String,
-}
 
 pub fn run_folders(root: &Path) -> Result<Vec<PathBuf>, ReportError> {
     let mut out = Vec::new();
@@ -27,13 +18,8 @@ pub fn run_folders(root: &Path) -> Result<Vec<PathBuf>, ReportError> {
     Ok(out)
 }
 
-fn is_run(dir: &Path) -> bool {
-    dir.join(RESULTS_FILE).is_file()
-        || (dir.join(RUN_FILE).is_file() && dir.join(PLAN_FILE).is_file())
-}
-
 fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    if is_run(dir) {
+    if rigel_record::is_run_folder(dir) {
         out.push(dir.to_path_buf());
         return Ok(());
     }
@@ -53,65 +39,4 @@ fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) -> std::io::Result<()>
         }
     }
     Ok(())
-}
-
-#[derive(Deserialize)]
-struct LightHeader {
-    #[serde(default)]
-    started: String,
-    #[serde(default)]
-    provenance: Option<LightProvenance>,
-}
-
-#[derive(Deserialize)]
-struct LightProvenance {
-    spec: LightName,
-}
-
-#[derive(Deserialize)]
-struct LightName {
-    name: String,
-}
-
-#[derive(Deserialize)]
-struct LightResults {
-    #[serde(default)]
-    started: String,
-    plan: LightName,
-}
-
-fn read_json<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<T, ReportError> {
-    let text = std::fs::read(path).map_err(|source| ReportError::Read {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    serde_json::from_slice(&text).map_err(|e| ReportError::BadJson {
-        path: path.to_path_buf(),
-        line: e.line().max(1),
-        message: e.to_string(),
-    })
-}
-
-/// The folder's spec and start: from `run.json` (and `plan.json`'s name when the run predates
-/// provenance), or from `results.json` alone (a fleet's merged folder).
-pub fn head(dir: &Path) -> Result<Head, ReportError> {
-    let run = dir.join(RUN_FILE);
-    if run.is_file() {
-        let h: LightHeader = read_json(&run)?;
-        let spec = match h.provenance {
-            Some(p) => p.spec.name,
-            None => read_json::<LightName>(&dir.join(PLAN_FILE))?.name,
-        };
-        return Ok(Head {
-            dir: dir.to_path_buf(),
-            spec,
-            started: h.started,
-        });
-    }
-    let r: LightResults = read_json(&dir.join(RESULTS_FILE))?;
-    Ok(Head {
-        dir: dir.to_path_buf(),
-        spec: r.plan.name,
-        started: r.started,
-    })
 }

@@ -2,8 +2,8 @@
 //! combination) and ORION's command line. Which classes play ORION's roles is the results model's
 //! (`rigel_results::view::roles`).
 
-use crate::context::shell_join;
 use crate::names::file_word;
+use crate::names::shell_join;
 use rigel_plan::SweepBinding;
 use rigel_results::ResultsDoc;
 

@@ -7,27 +7,27 @@ use crate::Dialect;
 pub const TEMPLATES: &[(&str, &str)] = &[
     (
         "orion/summary.txt",
-        include_str!("../../../../templates/orion/summary.txt"),
+        include_str!("../../templates/orion/summary.txt"),
     ),
     (
         "orion/iops.csv",
-        include_str!("../../../../templates/orion/iops.csv"),
+        include_str!("../../templates/orion/iops.csv"),
     ),
     (
         "orion/mbps.csv",
-        include_str!("../../../../templates/orion/mbps.csv"),
+        include_str!("../../templates/orion/mbps.csv"),
     ),
     (
         "orion/lat.csv",
-        include_str!("../../../../templates/orion/lat.csv"),
+        include_str!("../../templates/orion/lat.csv"),
     ),
     (
         "orion/hist.txt",
-        include_str!("../../../../templates/orion/hist.txt"),
+        include_str!("../../templates/orion/hist.txt"),
     ),
     (
         "orion/trace.txt",
-        include_str!("../../../../templates/orion/trace.txt"),
+        include_str!("../../templates/orion/trace.txt"),
     ),
 ];
 

@@ -11,63 +11,63 @@ use rigel_expr::units;
 const BUILTIN: &[(&str, &str)] = &[
     (
         "markdown/report.md",
-        include_str!("../../../../templates/markdown/report.md"),
+        include_str!("../../templates/markdown/report.md"),
     ),
     (
         "markdown/requirements.md",
-        include_str!("../../../../templates/markdown/requirements.md"),
+        include_str!("../../templates/markdown/requirements.md"),
     ),
     (
         "markdown/fleet.md",
-        include_str!("../../../../templates/markdown/fleet.md"),
+        include_str!("../../templates/markdown/fleet.md"),
     ),
     (
         "html/fleet.html",
-        include_str!("../../../../templates/html/fleet.html"),
+        include_str!("../../templates/html/fleet.html"),
     ),
     (
         "html/report.html",
-        include_str!("../../../../templates/html/report.html"),
+        include_str!("../../templates/html/report.html"),
     ),
     (
         "html/style.css",
-        include_str!("../../../../templates/html/style.css"),
+        include_str!("../../templates/html/style.css"),
     ),
     (
         "markdown/cover.md",
-        include_str!("../../../../templates/markdown/cover.md"),
+        include_str!("../../templates/markdown/cover.md"),
     ),
     (
         "html/cover.html",
-        include_str!("../../../../templates/html/cover.html"),
+        include_str!("../../templates/html/cover.html"),
     ),
     (
         "markdown/summary.md",
-        include_str!("../../../../templates/markdown/summary.md"),
+        include_str!("../../templates/markdown/summary.md"),
     ),
     (
         "html/summary.html",
-        include_str!("../../../../templates/html/summary.html"),
+        include_str!("../../templates/html/summary.html"),
     ),
     (
         "markdown/appendix.md",
-        include_str!("../../../../templates/markdown/appendix.md"),
+        include_str!("../../templates/markdown/appendix.md"),
     ),
     (
         "html/appendix.html",
-        include_str!("../../../../templates/html/appendix.html"),
+        include_str!("../../templates/html/appendix.html"),
     ),
     (
         "markdown/signoff.md",
-        include_str!("../../../../templates/markdown/signoff.md"),
+        include_str!("../../templates/markdown/signoff.md"),
     ),
     (
         "html/signoff.html",
-        include_str!("../../../../templates/html/signoff.html"),
+        include_str!("../../templates/html/signoff.html"),
     ),
     (
         "html/requirements.html",
-        include_str!("../../../../templates/html/requirements.html"),
+        include_str!("../../templates/html/requirements.html"),
     ),
 ];
 

@@ -2,8 +2,9 @@
 //! against the swept load, never as dots at one x; more series than a legend holds become small
 //! multiples on one scale; per-second charts need 5 full seconds. Checked on every chart's SVG.
 
-use super::super::{Format, ReportOptions, render_to_strings};
+use super::super::{Format, ReportOptions};
 use super::fixture::{self, PlannedLoads, Scenario};
+use super::render_to_strings;
 use rigel_expr::Access;
 use rigel_plan::{Layout, MatrixShape};
 

@@ -9,9 +9,24 @@ mod orion_samples;
 mod run_folder;
 mod user_templates;
 
-use super::{Dialect, Format, ReportOptions, render_to_strings};
+use super::{Dialect, Format, ReportError, ReportOptions, render_to_bytes};
 use rigel_results::ResultsDoc;
 use std::path::{Path, PathBuf};
+
+/// The outputs of `opts` as text: every format but the PDF is text, and these tests read it.
+pub(super) fn render_to_strings(
+    doc: &ResultsDoc,
+    opts: &ReportOptions,
+) -> Result<Vec<(PathBuf, String)>, ReportError> {
+    Ok(render_to_bytes(doc, opts)?
+        .into_iter()
+        .map(|(name, bytes)| {
+            let text = String::from_utf8(bytes)
+                .unwrap_or_else(|e| panic!("{} is not text: {e}", name.display()));
+            (name, text)
+        })
+        .collect())
+}
 
 fn fixtures_dir() -> PathBuf {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join("tests/fixtures")
@@ -162,9 +177,9 @@ fn orion_csvs_parse_back_to_the_measured_values() {
 }
 
 /// Renders every fixture's HTML and screenshots it in headless chromium at desktop and phone widths
-/// (`templates/html/check-in-chromium.sh` runs this; look at the PNGs). Skips when chromium is absent.
+/// (`crates/rigel-report/templates/html/check-in-chromium.sh` runs this; look at the PNGs). Skips when chromium is absent.
 #[test]
-#[ignore = "needs chromium; run templates/html/check-in-chromium.sh"]
+#[ignore = "needs chromium; run crates/rigel-report/templates/html/check-in-chromium.sh"]
 fn html_screenshots_in_chromium() {
     let out = std::env::var_os("RIGEL_SCREENSHOT_DIR")
         .map_or_else(|| std::env::temp_dir().join("rigel-shots"), PathBuf::from);
@@ -250,6 +265,34 @@ fn json_alone_builds_no_view() {
     let out = render_to_strings(&doc, &only(Format::Json)).expect("JSON needs no view");
     assert_eq!(out.len(), 1);
     assert_eq!(out[0].0, PathBuf::from("report.json"));
+}
+
+/// Every format `--format` takes is a row of the exporter table, the PDF too: each renders files
+/// in memory (hlog's row runs and refuses results without per-interval histograms, as these are).
+#[test]
+fn every_format_renders_through_the_exporter_table() {
+    let doc = load_fixture(&fixtures_dir().join("results-basic.json"));
+    for format in Format::CHOICES {
+        let opts = ReportOptions {
+            formats: vec![format],
+            ..ReportOptions::new("unused")
+        };
+        match render_to_bytes(&doc, &opts) {
+            Err(ReportError::Histogram { reason, .. }) if format == Format::Hlog => {
+                assert!(reason.contains("no per-interval histograms"), "{reason}")
+            }
+            Ok(files) => assert!(!files.is_empty(), "{format} rendered no file"),
+            Err(e) => panic!("{format}: {e}"),
+        }
+    }
+    let opts = ReportOptions {
+        formats: vec![Format::Pdf],
+        ..ReportOptions::new("unused")
+    };
+    let files = render_to_bytes(&doc, &opts).unwrap();
+    assert_eq!(files.len(), 1);
+    assert_eq!(files[0].0, PathBuf::from("report.pdf"));
+    assert!(files[0].1.starts_with(b"%PDF-"));
 }
 
 /// Headless, offline, and leaving no state behind.

@@ -1,7 +1,8 @@
 //! ORION's published samples (orion-reference.md), rebuilt from their numbers and compared byte for byte.
 
-use super::super::{Dialect, Format, ReportOptions, render_to_strings};
+use super::super::{Dialect, Format, ReportOptions};
 use super::fixture::{self, Scenario};
+use super::render_to_strings;
 use rigel_expr::Access;
 use rigel_plan::{Layout, MatrixShape};
 use rigel_results::{DirStats, ResultsDoc};

@@ -32,12 +32,15 @@ struct Head {
 }
 
 /// The heads of every complete line of `results.jsonl`, in file order (a retried point appears
-/// once per attempt). A line without its newline (torn by a crash) or that is not a point's
-/// result is skipped; only an error reading `file` ends the pass early.
+/// once per attempt). The run folder's rules for the file (rigel-record's `points`): the last line
+/// without its newline (torn by a crash) and blank lines are skipped; a whole line that is not a
+/// point's result is damage, an error of kind `InvalidData` naming its line, which ends the pass
+/// as an error reading `file` does.
 pub fn heads(file: impl Read) -> impl Iterator<Item = std::io::Result<LineHead>> {
     let mut reader = BufReader::with_capacity(256 * 1024, file);
     let mut line = Vec::new();
     let mut offset = 0u64;
+    let mut line_no = 0usize;
     std::iter::from_fn(move || {
         loop {
             line.clear();
@@ -48,18 +51,23 @@ pub fn heads(file: impl Read) -> impl Iterator<Item = std::io::Result<LineHead>>
             };
             let at = offset;
             offset += n as u64;
-            if !line.ends_with(b"\n") {
+            line_no += 1;
+            if !line.ends_with(b"\n") || line.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            if let Ok(h) = serde_json::from_slice::<Head>(&line) {
-                return Some(Ok(LineHead {
+            return Some(match serde_json::from_slice::<Head>(&line) {
+                Ok(h) => Ok(LineHead {
                     id: h.point.id,
                     ok: matches!(h.status, PointStatus::Ok),
                     window: h.window,
                     offset: at,
                     len: n,
-                }));
-            }
+                }),
+                Err(e) => Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    format!("line {line_no}: {e}"),
+                )),
+            });
         }
     })
 }
@@ -152,18 +160,18 @@ mod tests {
     }
 
     #[test]
-    fn heads_place_every_complete_line_and_skip_torn_or_foreign_ones() {
+    fn heads_place_every_complete_line_skip_a_torn_one_and_refuse_a_foreign_one() {
         let (a, b, c) = (line(1, false), line(2, true), line(1, false));
         let torn = &line(3, false)[..60];
-        let text = format!("{a}not a point\n{b}{c}{torn}");
-        let heads: Vec<LineHead> = heads(text.as_bytes())
+        let text = format!("{a}\n{b}{c}{torn}");
+        let found: Vec<LineHead> = heads(text.as_bytes())
             .collect::<Result<_, _>>()
             .expect("reads");
-        let places: Vec<(u32, bool, u64, usize)> = heads
+        let places: Vec<(u32, bool, u64, usize)> = found
             .iter()
             .map(|h| (h.id, h.ok, h.offset, h.len))
             .collect();
-        let skip = a.len() + "not a point\n".len();
+        let skip = a.len() + "\n".len();
         assert_eq!(
             places,
             [
@@ -172,9 +180,16 @@ mod tests {
                 (1, true, (skip + b.len()) as u64, c.len()),
             ]
         );
+        // A whole line that is not a point is damage, as the run folder's reader says.
+        let damaged = format!("{a}not a point\n{b}");
+        let err = heads(damaged.as_bytes())
+            .collect::<Result<Vec<_>, _>>()
+            .expect_err("a foreign line");
+        assert_eq!(err.kind(), std::io::ErrorKind::InvalidData);
+        assert!(err.to_string().starts_with("line 2: "), "{err}");
         // Each place holds its line, which reads as a light point.
-        let at = heads[1].offset as usize;
-        let p: LightPoint = serde_json::from_str(&text[at..at + heads[1].len]).expect("a point");
+        let at = found[1].offset as usize;
+        let p: LightPoint = serde_json::from_str(&text[at..at + found[1].len]).expect("a point");
         assert_eq!(p.point.id, 2);
         assert!(!p.classes.is_empty());
     }

@@ -1,17 +1,17 @@
 //! The template context as an object read on demand: each top-level name is converted when a
 //! template first reads it, and the lists that grow with the points (`points`, a class's `rows`, a
 //! group's `rows`, ORION's `points` and `hist`) hand out one item at a time, each read a field at a
-//! time (`lazy_fields`). The whole context converted up front took about 90 KB a point, per page:
+//! time (`fields`). The whole context converted up front took about 90 KB a point, per page:
 //! 100,000 points did not fit in 11 GB. docs/report-context.md documents the names.
 
-use super::chart::Chart;
-use super::context::{RigelInfo, RunView};
-use super::fleet::FleetView;
-use super::handover::Handover;
-use super::lazy_doc::plan_value;
-use super::lazy_fields::{Fields, Seq, none};
-use super::orion::OrionView;
-use super::rows::{ClassView, Headline, Point, Row, Shared};
+use super::doc::plan_value;
+use super::fields::{Fields, Seq, none};
+use super::run::{RigelInfo, RunView};
+use crate::chart::Chart;
+use crate::fleet::FleetView;
+use crate::handover::Handover;
+use crate::orion::OrionView;
+use crate::rows::{ClassView, Headline, Point, Row, Shared};
 use minijinja::Value;
 use minijinja::value::{Enumerator, Object};
 use rigel_results::ResultsDoc;

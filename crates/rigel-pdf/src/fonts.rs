@@ -5,9 +5,9 @@
 use super::blocks::Style;
 use std::sync::Arc;
 
-static REGULAR: &[u8] = include_bytes!("../../fonts/DejaVuSans.ttf");
-static BOLD: &[u8] = include_bytes!("../../fonts/DejaVuSans-Bold.ttf");
-static MONO: &[u8] = include_bytes!("../../fonts/DejaVuSansMono.ttf");
+static REGULAR: &[u8] = include_bytes!("../fonts/DejaVuSans.ttf");
+static BOLD: &[u8] = include_bytes!("../fonts/DejaVuSans-Bold.ttf");
+static MONO: &[u8] = include_bytes!("../fonts/DejaVuSansMono.ttf");
 
 /// One face: the PDF's font and its metrics.
 pub struct Face {

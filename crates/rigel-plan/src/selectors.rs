@@ -1,15 +1,42 @@
-//! Requirements against the plan, before any I/O: a selector that names a point the plan does not
-//! have would only say NO DATA after the whole run, so `rigel check` says it at once.
+//! Requirements' selectors against the plan, before any I/O: which planned points a selector picks
+//! (the judge's rule too, on the points that ran), and a selector that names a point the plan does
+//! not have, which would only say NO DATA after the whole run, so the compiler's check says it at
+//! once. Depends only on the expressions and the plan, so it sits with the compiler.
 
-use super::point_matches;
+use super::model::{DataPoint, RunPlan};
 use rigel_expr::{
-    Condition, Direction, ExprError, Metric, RequirementKey, Size, parse_requirement_key,
+    Condition, Direction, ExprError, Filter, Metric, RequirementKey, Size, parse_requirement_key,
 };
-use rigel_plan::{DataPoint, RunPlan};
+
+/// Whether a planned point satisfies one selector condition.
+pub fn point_matches(p: &DataPoint, f: &Filter) -> bool {
+    let name = f.class.name.as_str();
+    if let Condition::Load(n) = f.condition {
+        return p.load_of(name) == n;
+    }
+    let Some(c) = p.classes.iter().find(|c| c.class == name) else {
+        return false;
+    };
+    match f.condition {
+        Condition::Load(_) => true,
+        // A size of the class's mix selects the points where the mix has it (and the judged
+        // figure is then that size's own).
+        Condition::Size(b) => {
+            c.size == b
+                || c.pattern
+                    .sizes
+                    .as_ref()
+                    .is_some_and(|m| m.items().iter().any(|s| s.size == b))
+        }
+        Condition::Access(a) => c.access == a,
+        Condition::Mix(m) => c.mix == m,
+        Condition::PerStream(n) => c.per_stream == n,
+    }
+}
 
 /// For each requirement (by index in `plan.expect`) whose selector picks no point where its class
 /// runs in its direction: the mistake, spanned in the key.
-pub fn check_plan(plan: &RunPlan) -> Vec<(usize, ExprError)> {
+pub fn check_selectors(plan: &RunPlan) -> Vec<(usize, ExprError)> {
     plan.expect
         .iter()
         .enumerate()

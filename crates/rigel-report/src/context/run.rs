@@ -1,8 +1,7 @@
-//! The template context's run facts and the words it spells parameters with. The per-point and
-//! per-class views are in `rows.rs`; every template, built-in or a user's, gets the same context
-//! (docs/report-context.md documents it).
+//! The template context's run facts (`run`, `rigel`): the run's name, command, times, point counts
+//! and settings. The per-point and per-class views are in `rows/`.
 
-use rigel_expr::{Access, Mix};
+use crate::names::shell_join;
 use rigel_results::stats::engines;
 use rigel_results::view::ResultsView;
 use serde::Serialize;
@@ -48,36 +47,6 @@ pub struct RunView {
     pub placement: String,
 }
 
-pub fn mix_text(mix: &Mix) -> String {
-    match mix.read_percent {
-        100 => "100% read".to_string(),
-        0 => "100% write".to_string(),
-        r => format!("{r}% read, {}% write", 100 - r),
-    }
-}
-
-pub fn access_text(access: Access) -> &'static str {
-    match access {
-        Access::Random => "random",
-        Access::Sequential => "sequential",
-    }
-}
-
-/// Joins a command line so that a shell would split it back the same way.
-pub fn shell_join(args: &[String]) -> String {
-    let quote = |a: &String| {
-        let plain = !a.is_empty()
-            && a.chars()
-                .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%^".contains(c));
-        if plain {
-            a.clone()
-        } else {
-            format!("'{}'", a.replace('\'', r"'\''"))
-        }
-    };
-    args.iter().map(quote).collect::<Vec<_>>().join(" ")
-}
-
 pub fn run_view(view: &ResultsView) -> RunView {
     let doc = view.doc;
     let plan = &doc.plan();
@@ -121,34 +90,5 @@ fn enum_text<T: Serialize>(v: &T) -> String {
     match serde_json::to_value(v) {
         Ok(serde_json::Value::String(s)) => s,
         _ => String::new(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn shell_join_quotes_what_a_shell_would_split() {
-        let args = [
-            "rigel",
-            "run",
-            "my spec.toml",
-            "--set",
-            "lun=/dev/sdb",
-            "it's",
-        ]
-        .map(String::from);
-        assert_eq!(
-            shell_join(&args),
-            r"rigel run 'my spec.toml' --set lun=/dev/sdb 'it'\''s'"
-        );
-    }
-
-    #[test]
-    fn mix_text_names_both_directions() {
-        assert_eq!(mix_text(&Mix { read_percent: 70 }), "70% read, 30% write");
-        assert_eq!(mix_text(&Mix::READ), "100% read");
-        assert_eq!(mix_text(&Mix { read_percent: 0 }), "100% write");
     }
 }

@@ -3,9 +3,9 @@
 //! built-in templates read three small fields; a fleet's document holds every host's row at every
 //! point, which a deep copy per rendered page held in memory (150 MB at 1,000 hosts). The two
 //! fields that grow with the points, `plan` (its `points`) and `points`, are lists made one item
-//! at a time (`lazy_fields`): reading `doc.points` of 100,000 points as one value took gigabytes.
+//! at a time (`fields`): reading `doc.points` of 100,000 points as one value took gigabytes.
 
-use crate::lazy_fields::{Fields, Seq, none};
+use super::fields::{Fields, Seq, none};
 use minijinja::Value;
 use minijinja::value::{Enumerator, Object};
 use rigel_results::ResultsDoc;

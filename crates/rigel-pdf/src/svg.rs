@@ -1,9 +1,9 @@
 //! A chart's SVG (parsed by usvg) drawn on a PDF page as vectors: groups with their transform and
 //! opacity, paths filled and stroked in flat colours, and text as real glyphs of the embedded
-//! DejaVu faces (selectable, like the page's own text). That is all the charts (`crate::chart`)
-//! write. krilla-svg draws any SVG, but brings a raster renderer for filters and four image
-//! decoders the charts never need: 2 MB of the binary. Gradients, patterns, clip paths, masks,
-//! filters and images are not drawn.
+//! DejaVu faces (selectable, like the page's own text). That is all the charts (rigel-report's
+//! `chart`) write. krilla-svg draws any SVG, but brings a raster renderer for filters and four
+//! image decoders the charts never need: 2 MB of the binary. Gradients, patterns, clip paths,
+//! masks, filters and images are not drawn.
 
 use super::fonts::Fonts;
 use krilla::color::rgb;

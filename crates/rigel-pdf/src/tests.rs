@@ -4,7 +4,7 @@
 use super::blocks::{self, Block};
 use super::fonts::Fonts;
 use super::layout::{Charts, Geometry, Layout, Op};
-use super::{Paper, document};
+use super::{Info, Paper, document};
 
 struct Fixed(f32, f32);
 impl Charts for Fixed {
@@ -125,7 +125,11 @@ fn a_word_wider_than_the_line_is_broken() {
 fn the_pdf_embeds_its_fonts_and_keeps_its_text() {
     let svg = r##"<svg xmlns="http://www.w3.org/2000/svg" width="200" height="100" font-family="sans-serif"><rect width="200" height="100" fill="#fff"/><text x="10" y="50">IOPS axis</text></svg>"##;
     let md = "# Handover\n\nMax IOPS **41,235 IOPS** at p99 1.2 ms.\n\n![c](chart-a.svg)\n";
-    let pdf = document(md, &[("chart-a.svg".into(), svg.into())], Paper::A4, "t").unwrap();
+    let info = Info {
+        title: "t",
+        creator: "rigel test",
+    };
+    let pdf = document(md, &[("chart-a.svg".into(), svg.into())], Paper::A4, info).unwrap();
     assert!(pdf.starts_with(b"%PDF-"));
     let text = String::from_utf8_lossy(&pdf);
     assert!(text.contains("/FontFile2"), "no embedded TrueType font");

@@ -1,16 +1,21 @@
-//! The PDF report, made without a browser: the Markdown the templates render (the same
+//! The PDF writer, made without a browser: Markdown (rigel-report renders it from the same
 //! `markdown/report.md`, or a user's Markdown template) read into blocks (`blocks`), paginated
 //! on A4 or Letter (`layout`) and written by krilla with the DejaVu fonts embedded (`fonts`), its
-//! text selectable, and the SVG charts drawn as vectors (`svg`).
+//! text selectable, and the SVG charts drawn as vectors (`svg`). A leaf: it knows nothing of
+//! rigel's results, only Markdown, SVG and paper; its heavy dependencies stay out of the report
+//! crate's build and its fonts live in this crate's `fonts/`.
+
+#![forbid(unsafe_code)]
 
 mod blocks;
+mod error;
 mod fonts;
 mod layout;
 mod svg;
 #[cfg(test)]
 mod tests;
 
-use crate::ReportError;
+pub use error::PdfError;
 use fonts::Fonts;
 use krilla::color::rgb;
 use krilla::geom::{PathBuilder, Point, Rect, Size, Transform};
@@ -69,16 +74,25 @@ impl layout::Charts for ChartTrees {
     }
 }
 
-/// The PDF of `markdown`, its images found among `charts` (file name, SVG), with `title` in its
-/// metadata and footers.
+/// What the PDF says of itself: its metadata, and the title its footers repeat.
+#[derive(Clone, Copy, Debug)]
+pub struct Info<'a> {
+    /// The document's title (metadata and every page's footer).
+    pub title: &'a str,
+    /// The program that made it (the metadata's creator), e.g. `rigel 0.1.0`.
+    pub creator: &'a str,
+}
+
+/// The PDF of `markdown`, its images found among `charts` (file name, SVG), with `info` in its
+/// metadata and its title in the footers.
 pub fn document(
     markdown: &str,
     charts: &[(String, String)],
     paper: Paper,
-    title: &str,
-) -> Result<Vec<u8>, ReportError> {
-    let fonts =
-        Fonts::load().ok_or_else(|| ReportError::Pdf("cannot read the built-in fonts".into()))?;
+    info: Info,
+) -> Result<Vec<u8>, PdfError> {
+    let title = info.title;
+    let fonts = Fonts::load().ok_or(PdfError::Fonts)?;
     let mut options = usvg::Options {
         font_family: "DejaVu Sans".into(),
         ..Default::default()
@@ -96,7 +110,10 @@ pub fn document(
         .map(|(name, svg)| {
             usvg::Tree::from_str(svg, &options)
                 .map(|t| (name.clone(), t))
-                .map_err(|e| ReportError::Pdf(format!("chart {name}: {e}")))
+                .map_err(|source| PdfError::Chart {
+                    name: name.clone(),
+                    source,
+                })
         })
         .collect::<Result<Vec<_>, _>>()?;
     let charts = ChartTrees { trees };
@@ -106,12 +123,11 @@ pub fn document(
     doc.set_metadata(
         Metadata::new()
             .title(title.to_owned())
-            .creator(format!("rigel {}", env!("CARGO_PKG_VERSION"))),
+            .creator(info.creator.to_owned()),
     );
     let n = pages.len();
     for (i, ops) in pages.iter().enumerate() {
-        let settings = PageSettings::from_wh(g.width, g.height)
-            .ok_or_else(|| ReportError::Pdf("bad page size".into()))?;
+        let settings = PageSettings::from_wh(g.width, g.height).ok_or(PdfError::PageSize)?;
         let mut page = doc.start_page_with(settings);
         let mut surface = page.surface();
         for op in ops {
@@ -135,8 +151,7 @@ pub fn document(
         surface.finish();
         page.finish();
     }
-    doc.finish()
-        .map_err(|e| ReportError::Pdf(format!("cannot write the PDF: {e:?}")))
+    doc.finish().map_err(PdfError::Write)
 }
 
 fn fill(color: Rgb) -> Fill {

@@ -18,10 +18,10 @@
 # it after the tests. It installs Debian's chromium and poppler-utils when missing, needs root for
 # the loop device (losetup), and exits 1 when the layout check finds a problem.
 #
-#   templates/html/check-in-chromium.sh [OUT_DIR]        (default: target/html-screenshots)
+#   crates/rigel-report/templates/html/check-in-chromium.sh [OUT_DIR]        (default: target/html-screenshots)
 #   RIGEL_SCREENSHOT_SIZES="desktop=1280,3600 phone=390,7000" picks the window sizes.
 set -eu
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../../../.."
 command -v chromium >/dev/null || { apt-get update && apt-get install -y chromium poppler-utils; }
 out="${1:-${CARGO_TARGET_DIR:-target}/html-screenshots}"
 mkdir -p "$out"
@@ -144,7 +144,7 @@ for page in "$out"/*.html "$out"/history/*.html "$run/report.html" "$out/row-hel
     case "$page" in *.layout.html) continue ;; esac
     checked="${page%.html}.layout.html"
     for s in $sizes; do
-        python3 - "$page" "$checked" templates/html/layout-check.js "${s#*=}" <<'PY'
+        python3 - "$page" "$checked" crates/rigel-report/templates/html/layout-check.js "${s#*=}" <<'PY'
 import html, sys
 page, js = open(sys.argv[1]).read(), open(sys.argv[3]).read()
 w, h = sys.argv[4].split(",")
