@@ -1,14 +1,14 @@
 //! Bursts (`burst = { ios = 64, idle = "10ms" }`), as a checkpoint or a batch job issues them: the
 //! class keeps its depth in flight until it has issued the burst's `ios` I/Os, its slots park as
 //! their I/Os complete, and when the burst's last I/O completes the class is idle for `idle`: a
-//! timeout request in the ring (tagged with the class), so the worker sleeps in the kernel as for
+//! timer request in the engine (tagged with the class), so the worker sleeps in the kernel as for
 //! any completion. When it completes the next burst starts at once on every parked slot. A
 //! bursting class runs on one worker (`share.rs`), so a burst is the class's, not a worker's
 //! share of it. The bursts (I/Os completed, length) and the idle achieved are recorded.
 
+use super::engines::Live;
 use super::slots::{PARKED, State};
-use super::tag::{Tag, push_timeout};
-use io_uring::squeue;
+use super::tag::{Tag, push_timer};
 
 /// What a bursting class's slot does after its I/O completed.
 pub(super) enum AfterIo {
@@ -46,8 +46,7 @@ impl State<'_> {
         i: usize,
         now: u64,
         measuring: bool,
-        sq: &mut squeue::SubmissionQueue<'_>,
-        submitter: &io_uring::Submitter<'_>,
+        eng: &mut impl Live,
     ) -> AfterIo {
         let slot = &mut self.slots[i];
         let c = slot.class;
@@ -71,9 +70,7 @@ impl State<'_> {
         b.done = 0;
         b.idle_from = now;
         self.idling += 1;
-        // SAFETY: the timespec is the class's, alive until the worker's loop and drain end; the
-        // kernel copies it when the request is submitted.
-        unsafe { push_timeout(sq, submitter, &b.idle, Tag::Idle(c)) };
+        push_timer(eng, &b.idle, Tag::Idle(c));
         AfterIo::Idle
     }
 
@@ -84,8 +81,7 @@ impl State<'_> {
         c: usize,
         now: u64,
         measuring: bool,
-        sq: &mut squeue::SubmissionQueue<'_>,
-        submitter: &io_uring::Submitter<'_>,
+        eng: &mut impl Live,
     ) -> usize {
         self.idling -= 1;
         let class = &mut self.classes[c];
@@ -107,7 +103,7 @@ impl State<'_> {
             }
             b.left -= 1;
             if self.take_budget(i) {
-                self.next_io(i, now, sq, submitter);
+                self.next_io(i, now, eng);
                 queued += 1;
             }
         }

@@ -1,13 +1,13 @@
 //! A bursting class's state in its worker (`burst.rs` drives it), apart from the slots that hold
 //! it, so that neither module imports the other.
 
-use io_uring::types;
+use super::engines::Interval;
 use std::ops::Range;
 
 /// A bursting class's state in its worker.
 pub(super) struct BurstState {
     pub(super) ios: u32,
-    pub(super) idle: types::Timespec,
+    pub(super) idle: Interval,
     /// The class's slots (contiguous: `setup` lays a class's slots out together).
     pub(super) slots: Range<usize>,
     /// I/Os the current burst may still issue, and those of it completed.
@@ -22,7 +22,7 @@ impl BurstState {
     pub(super) fn new(b: rigel_plan::Burst, slots: Range<usize>) -> BurstState {
         BurstState {
             ios: b.ios,
-            idle: super::clock::timespec(b.idle_ns),
+            idle: Interval::from_ns(b.idle_ns),
             slots,
             left: b.ios,
             done: 0,

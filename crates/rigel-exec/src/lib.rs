@@ -1,9 +1,10 @@
-//! The io_uring executor: runs one data point against an open volume and measures it. All
-//! `unsafe` lives here.
+//! The executor: runs one data point against an open volume and measures it. All `unsafe` lives
+//! here.
 //!
-//! `run_point` spreads the point's load over worker threads (`share`), each with its own ring and
-//! registered buffer arena (`ring`) running a closed loop (`worker`, `turn`) over offsets drawn from the
-//! volume's slots (`offsets`); it then merges the workers' recordings into a `PointResult`.
+//! `run_point` spreads the point's load over worker threads (`share`), each with its own engine
+//! (`engines`: io_uring by default, chosen by `resolve_engine`) and buffer arena, running a closed
+//! or open loop (`worker`, `turn`) over offsets drawn from the volume's slots (`offsets`); it then
+//! merges the workers' recordings into a `PointResult`.
 
 mod burst;
 mod burst_state;
@@ -14,23 +15,22 @@ mod descriptions;
 mod diskstat;
 mod drain;
 mod engine_choice;
-mod entering;
+mod engines;
+mod failed;
 mod failure;
 mod flush;
 mod group;
 mod mix;
 mod offsets;
 mod options;
-mod pace;
 mod paced_slots;
+mod pacing;
 mod pause;
 mod point;
-mod punctual;
 mod refused;
 mod replay_slots;
 mod replayed;
 mod reuse;
-mod ring;
 mod share;
 pub mod skew;
 mod slots;
@@ -47,12 +47,12 @@ mod worker;
 
 pub use clock::init as calibrate_clock;
 pub use engine_choice::resolve_engine;
+pub use engines::RingMode;
 pub use offsets::{SlotSpace, Stream};
 pub use options::ExecOptions;
 pub use point::{ClassProbe, PointProbe, run_point, run_point_probed, run_point_with};
 pub use refused::{RingRefused, probe_ring};
 pub use reuse::Reuse;
-pub use ring::RingMode;
 pub use share::{ClassShare, split};
 pub use skew::{BlockMap, Skew, class_key};
 
@@ -78,8 +78,6 @@ pub struct PointControl {
     pub live: Arc<LiveCounters>,
     /// What the points of one run hand on to the next (share one across a run's points).
     pub reuse: Arc<Reuse>,
-    /// The CPUs the workers are pinned to, round-robin (None: unpinned).
-    pub cpus: Option<Vec<u32>>,
     /// A fleet's agreed start of the measured window (wall clock). Workers ready sooner keep
     /// warming up until then, so every host's window starts together whatever its setup took
     /// (rings, buffers and threads take tens of ms on a loaded host); a time already past, or
@@ -87,7 +85,10 @@ pub struct PointControl {
     pub window_at: Option<SystemTime>,
     /// `rigel replay`: the point's one class sends these requests at their send times (one
     /// worker) instead of drawing its I/Os.
-    pub replay: Option<Arc<rigel_trace::replay::Replay>>,
+    pub replay: Option<Arc<rigel_plan::replay::Replay>>,
+    /// The CPUs to pin the workers to, dealt round-robin in worker order (`cpus = "0-3"`, or the
+    /// device's NUMA node); `None` leaves them to the scheduler.
+    pub cpus: Option<Vec<u32>>,
 }
 
 impl PointControl {
@@ -97,9 +98,9 @@ impl PointControl {
             stop: Arc::new(AtomicBool::new(false)),
             live: Arc::new(LiveCounters::new(classes)),
             reuse: Arc::new(Reuse::default()),
-            cpus: None,
             window_at: None,
             replay: None,
+            cpus: None,
         }
     }
 }

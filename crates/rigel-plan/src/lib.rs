@@ -13,11 +13,13 @@ mod conditioning;
 mod conditioning_tests;
 mod dialect;
 mod engine_rule;
+pub mod fast_rng;
 pub mod limits;
 mod matrix;
 mod model;
 pub mod pattern;
 mod pattern_describe;
+pub mod replay;
 mod search;
 #[cfg(test)]
 mod search_tests;

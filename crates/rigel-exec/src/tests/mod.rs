@@ -17,6 +17,8 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 mod entering;
+mod placement;
+mod policy;
 mod unwind;
 mod verify;
 
@@ -112,6 +114,7 @@ fn class(
         rate: None,
         arrival: Default::default(),
         pattern: Default::default(),
+        engine: Default::default(),
     }
 }
 

@@ -4,12 +4,12 @@
 //! the backlog, and the I/O's response latency (scheduled time → completion) keeps the wait, so a
 //! stalled device shows in the percentiles instead of vanishing (coordinated omission).
 
-use super::punctual::Punctual;
-use io_uring::types;
+mod punctual;
+
+use punctual::Punctual;
 use rigel_expr::Arrival;
+use rigel_plan::replay::{Replay, Request};
 use rigel_results::{SEND_TOLERANCE_NS, SendGaps};
-use rigel_trace::replay::{Replay, Request};
-use std::io;
 use std::sync::Arc;
 
 /// A schedule of send times, ns since the point's start.
@@ -193,24 +193,6 @@ impl Pacer {
     }
 }
 
-/// Submits what is queued and waits for a completion, or until `until_ns` (an open-loop send
-/// time, ns since the point's start, `now_ns` being the present) when that comes first.
-pub(super) fn submit_and_wait_until(
-    submitter: &io_uring::Submitter<'_>,
-    now_ns: u64,
-    until_ns: u64,
-) -> io::Result<usize> {
-    let wait = until_ns.saturating_sub(now_ns);
-    if wait == 0 {
-        return submitter.submit();
-    }
-    let ts = types::Timespec::new()
-        .sec(wait / 1_000_000_000)
-        .nsec((wait % 1_000_000_000) as u32);
-    let args = types::SubmitArgs::new().timespec(&ts);
-    submitter.submit_with_args(1, &args)
-}
-
 /// Makes this thread's timed waits end on time: the kernel's default timer slack (50 µs) would
 /// delay every paced send by up to that much. Best effort: failing leaves the default.
 pub(super) fn tight_timer_slack() {
@@ -295,7 +277,7 @@ mod tests {
     #[test]
     #[serial_test::parallel]
     fn a_replay_schedule_keeps_the_traces_absolute_times_and_hands_out_its_requests() {
-        use rigel_trace::replay::ReplayOp;
+        use rigel_plan::replay::ReplayOp;
         let req = |at_ns, offset| Request {
             at_ns,
             offset,

@@ -13,13 +13,13 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 /// When each of a class's slots would have become free under a punctual sender, earliest first.
-pub(super) struct Punctual {
+pub(crate) struct Punctual {
     free_at: BinaryHeap<Reverse<u64>>,
 }
 
 impl Punctual {
     /// `slots` slots, all free from time 0.
-    pub(super) fn new(slots: usize) -> Punctual {
+    pub(crate) fn new(slots: usize) -> Punctual {
         let mut free_at = BinaryHeap::with_capacity(slots.max(1));
         for _ in 0..slots.max(1) {
             free_at.push(Reverse(0));
@@ -32,7 +32,7 @@ impl Punctual {
     /// (close to the order of the send times: the model may give an I/O that overtook an earlier
     /// one the earlier one's slot, an error only while the cap is reached).
     #[inline]
-    pub(super) fn queued(&mut self, scheduled: u64, service_ns: u64) -> u64 {
+    pub(crate) fn queued(&mut self, scheduled: u64, service_ns: u64) -> u64 {
         let mut first = self
             .free_at
             .peek_mut()
