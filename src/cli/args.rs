@@ -197,7 +197,8 @@ pub enum GenerateArgs {
 #[derive(Args, Debug)]
 pub struct OrionArgs {
     /// ORION's options, one dash each: -run simple|normal|oltp|dss|advanced, -testname NAME,
-    /// -num_disks N, -size_small K, -size_large K, -write PERCENT, -duration S, …
+    /// -num_disks N, -size_small K, -size_large K, -write PERCENT, -duration S, …; and rigel's
+    /// --engine NAME (auto, io_uring, libaio, psync; default auto)
     #[arg(
         value_name = "ORION_OPTION",
         trailing_var_arg = true,
@@ -256,12 +257,30 @@ pub struct HistoryArgs {
     pub dir: PathBuf,
 }
 
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Default)]
 pub struct SpecOptions {
     /// Override a variable (`disks=4`) or any dotted key (`run.duration=10s`, `class.small.size=4KiB`,
     /// `target.0.path=/dev/sdb`); repeatable
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<Override>,
+    #[command(flatten)]
+    pub engine: EngineOption,
+}
+
+#[derive(Args, Debug, Default, Clone, Copy)]
+pub struct EngineOption {
+    /// The I/O engine of every class, whatever the spec says: auto (io_uring, or where the kernel
+    /// refuses it libaio for O_DIRECT, else psync), io_uring, libaio or psync
+    #[arg(long = "engine", value_name = "NAME", value_parser = engine_parser())]
+    pub engine: Option<rigel_spec::Engine>,
+}
+
+/// `--engine`'s names, listed in `--help` and completed by shells.
+fn engine_parser() -> impl clap::builder::TypedValueParser<Value = rigel_spec::Engine> {
+    use clap::builder::TypedValueParser;
+    // A listed name always maps to its engine; `auto` stands for the impossible other case.
+    clap::builder::PossibleValuesParser::new(rigel_spec::Engine::NAMES)
+        .map(|s| rigel_spec::Engine::from_name(&s).unwrap_or_default())
 }
 
 #[derive(Args, Debug)]
@@ -306,7 +325,7 @@ pub struct RunArgs {
     pub out: Option<PathBuf>,
     /// Finish an interrupted run with its own spec and plan: run the points missing from
     /// DIR/results.jsonl and those recorded as failed (no SPEC, --out or --set with it)
-    #[arg(long, value_name = "DIR", conflicts_with_all = ["spec_file", "out", "set"])]
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["spec_file", "out", "set", "engine"])]
     pub resume: Option<PathBuf>,
     /// With --resume: keep the points recorded as failed instead of running them again
     #[arg(long, requires = "resume")]

@@ -19,7 +19,8 @@ pub fn run(a: &CheckArgs) -> i32 {
             &a.spec.set,
             specs::cores(),
             &Builtins::single(),
-        );
+        )
+        .and_then(|c| specs::forced(c, a.spec.engine.engine));
         match checked {
             Ok(Checked { plan: None, .. }) => {
                 if !json {

@@ -104,7 +104,7 @@ fn prepare(a: &RunArgs, dir: &Path, rank: &Rank) -> Result<Job, i32> {
         host: rigel_spec::hostname(),
     };
     let input = specs::input(a.spec_file.as_deref());
-    let (loaded, plan) = specs::compile_as(input, &a.spec.set, &builtins).map_err(|d| {
+    let (loaded, plan) = specs::compile_as(input, &a.spec, &builtins).map_err(|d| {
         specs::report(&d);
         exit::BAD_SPEC
     })?;

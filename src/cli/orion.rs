@@ -3,7 +3,7 @@
 //! current directory, with ORION's console lines. The run folder goes beside them, in
 //! `<prefix>.rigel/`, with rigel's own reports.
 
-use super::args::ColorChoice;
+use super::args::{ColorChoice, EngineOption, SpecOptions};
 use super::run;
 use super::style::outln;
 use super::{exit, plan_table, specs, summary};
@@ -24,6 +24,8 @@ use std::path::{Path, PathBuf};
 struct Globals {
     quiet: bool,
     color: Option<ColorChoice>,
+    /// `--engine NAME`: every class's engine (ORION has no such option: `auto` without it).
+    engine: Option<rigel_spec::Engine>,
     rest: Vec<String>,
 }
 
@@ -31,6 +33,7 @@ fn globals(args: Vec<String>) -> Result<Globals, String> {
     let mut g = Globals {
         quiet: false,
         color: None,
+        engine: None,
         rest: Vec::new(),
     };
     let mut it = args.into_iter();
@@ -38,6 +41,17 @@ fn globals(args: Vec<String>) -> Result<Globals, String> {
         let when = match a.as_str() {
             "-q" | "--quiet" => {
                 g.quiet = true;
+                continue;
+            }
+            "--engine" => {
+                let names = rigel_spec::Engine::NAMES.join(", ");
+                let name = it
+                    .next()
+                    .ok_or_else(|| format!("--engine needs a value: {names}"))?;
+                g.engine = Some(
+                    rigel_spec::Engine::from_name(&name)
+                        .ok_or_else(|| format!("--engine {name}: expected {names}"))?,
+                );
                 continue;
             }
             "--color" => it
@@ -69,10 +83,10 @@ pub fn main(args: &[OsString], quiet: bool, color: ColorChoice) -> i32 {
         eprintln!("rigel orion: the arguments must be valid UTF-8");
         return exit::BAD_SPEC;
     };
-    let args = match globals(args) {
+    let (args, engine) = match globals(args) {
         Ok(g) => {
             super::style::init(quiet || g.quiet, g.color.unwrap_or(color));
-            g.rest
+            (g.rest, g.engine)
         }
         Err(e) => {
             eprintln!("rigel orion: {e}");
@@ -91,7 +105,7 @@ pub fn main(args: &[OsString], quiet: bool, color: ColorChoice) -> i32 {
         let why = if note.starts_with("-hugenotneeded") {
             "rigel allocates no HugePages"
         } else {
-            "rigel does its I/O through io_uring"
+            "rigel does its I/O through its own engine (--engine)"
         };
         super::style::note(format!(
             "{note} is accepted for ORION's scripts and has no effect: {why}"
@@ -116,7 +130,11 @@ pub fn main(args: &[OsString], quiet: bool, color: ColorChoice) -> i32 {
         name: job.options.testname(),
         text: &job.spec_toml,
     };
-    let (loaded, plan) = match specs::compile(input, &[]) {
+    let spec_options = SpecOptions {
+        set: Vec::new(),
+        engine: EngineOption { engine },
+    };
+    let (loaded, plan) = match specs::compile(input, &spec_options) {
         Ok(p) => p,
         Err(d) => {
             specs::report(&d);
@@ -401,6 +419,8 @@ rigel's options (two dashes):
   --allow-destructive   consent to the writes -write asks for
   --force               with --allow-destructive: write even over a filesystem signature
   --dialect 11.1|12c    ORION's file layout (default 12c: latency in microseconds)
+  --engine NAME         auto (default: io_uring, or where refused libaio), io_uring, libaio
+                        (ORION's own) or psync
   -q, --quiet           only errors, warnings and results: no progress, no notes
   --color WHEN          colors on stderr: auto, always or never
 

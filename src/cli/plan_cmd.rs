@@ -7,7 +7,7 @@ use super::specs;
 use std::io::Write;
 
 pub fn run(a: &PlanArgs) -> i32 {
-    let (_, plan) = match specs::compile(specs::input(a.spec_file.as_deref()), &a.spec.set) {
+    let (_, plan) = match specs::compile(specs::input(a.spec_file.as_deref()), &a.spec) {
         Ok(p) => p,
         Err(d) => {
             specs::report(&d);

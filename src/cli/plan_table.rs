@@ -118,6 +118,21 @@ fn write_header(out: &mut impl Write, plan: &RunPlan) -> io::Result<()> {
         run.seed,
         run.workers
     )?;
+    // What the classes ask for; what they get on this host is `rigel plan`'s `engine:` line.
+    let engines = plan.engines();
+    let engine = match engines.as_slice() {
+        [one] => one.to_string(),
+        _ => plan
+            .classes
+            .iter()
+            .map(|c| format!("{} ({})", c.engine, c.name))
+            .collect::<Vec<_>>()
+            .join(", "),
+    };
+    writeln!(out, "  engine     {engine}")?;
+    if let Some(cpus) = &plan.cpus {
+        writeln!(out, "  cpus       {cpus} (workers pinned round-robin)")?;
+    }
     writeln!(
         out,
         "  points     {} (ORION's Total Data Points: {})",

@@ -62,7 +62,7 @@ pub fn run(a: &ReplayArgs) -> i32 {
             name: "replay",
             text: &text,
         },
-        &[],
+        &Default::default(),
     ) {
         Ok(p) => p,
         Err(d) => {

@@ -149,8 +149,8 @@ fn prepare(a: &RunArgs) -> Result<Job, i32> {
 fn compiled(
     a: &RunArgs,
 ) -> Result<(PathBuf, String, runner::RunPlan, rigel_results::Provenance), i32> {
-    let (loaded, plan) = specs::compile(specs::input(a.spec_file.as_deref()), &a.spec.set)
-        .map_err(|d| {
+    let (loaded, plan) =
+        specs::compile(specs::input(a.spec_file.as_deref()), &a.spec).map_err(|d| {
             specs::report(&d);
             exit::BAD_SPEC
         })?;

@@ -1,7 +1,8 @@
 //! Loading and compiling a spec for a command, with diagnostics rendered for the terminal.
 
-use rigel_plan::RunPlan;
-use rigel_spec::{self as spec, Diagnostics, LoadedSpec, Override, SpecInput};
+use super::args::SpecOptions;
+use rigel_plan::{Checked, RunPlan};
+use rigel_spec::{self as spec, Diagnostics, Engine, LoadedSpec, SpecInput};
 
 /// The built-in default spec (`rigel run` without a spec).
 pub const QUICK_SPEC: &str = rigel_spec::library::QUICK;
@@ -23,22 +24,39 @@ pub fn cores() -> u64 {
     std::thread::available_parallelism().map_or(1, |n| n.get() as u64)
 }
 
-/// Loads and compiles a spec (`rigel_plan::check`); on failure, the diagnostics. A partial spec (a
-/// base to extend) is an error here: it cannot run on its own.
+/// Loads and compiles a spec (`rigel_plan::check`) with the command line's `--set` and
+/// `--engine`; on failure, the diagnostics. A partial spec (a base to extend) is an error here: it
+/// cannot run on its own.
 pub fn compile(
     input: SpecInput<'_>,
-    overrides: &[Override],
+    options: &SpecOptions,
 ) -> Result<(LoadedSpec, RunPlan), Diagnostics> {
-    compile_as(input, overrides, &spec::Builtins::single())
+    compile_as(input, options, &spec::Builtins::single())
 }
 
 /// [`compile`] as a fleet rank (`${rank}`, `${ranks}`, `${host}`).
 pub fn compile_as(
     input: SpecInput<'_>,
-    overrides: &[Override],
+    options: &SpecOptions,
     builtins: &spec::Builtins,
 ) -> Result<(LoadedSpec, RunPlan), Diagnostics> {
-    rigel_plan::check(input, overrides, cores(), builtins)?.runnable()
+    let checked = rigel_plan::check(input, &options.set, cores(), builtins)?;
+    forced(checked, options.engine.engine)?.runnable()
+}
+
+/// `--engine NAME`: every class of the checked plan takes this engine; one that cannot serve the
+/// run (libaio with buffered I/O) is an error of the spec as a whole.
+pub fn forced(mut checked: Checked, engine: Option<Engine>) -> Result<Checked, Diagnostics> {
+    let (Some(engine), Some(plan)) = (engine, checked.plan.as_mut()) else {
+        return Ok(checked);
+    };
+    match plan.force_engine(engine) {
+        Ok(()) => Ok(checked),
+        Err(e) => Err(Diagnostics {
+            sources: checked.loaded.sources,
+            errors: vec![e],
+        }),
+    }
 }
 
 /// Prints diagnostics to stderr (colored on a terminal) with a closing count.
@@ -48,15 +66,27 @@ pub fn report(d: &Diagnostics) {
     eprintln!("{n} error{} in spec", if n == 1 { "" } else { "s" });
 }
 
-/// Warns (for `check` and `plan`) of what can be known about the targets without I/O: missing
-/// ones (below), a file's holes, a target with no block device below it.
+/// Warns (for `check` and `plan`) of what can be known about the run without I/O: the engine each
+/// class would get here, missing targets (below), a file's holes, a target with no block device.
 pub fn warn_targets(plan: &RunPlan) {
-    if let Err(refused) = rigel_exec::probe_ring() {
-        eprintln!("warning: `rigel run` cannot run here: {refused}");
-    }
+    say_engines(plan);
     warn_missing_targets(plan);
     for w in rigel_target::foresee(plan) {
         eprintln!("warning: {w}");
+    }
+}
+
+/// Which engine each engine the classes ask for becomes on this host: `engine: auto → io_uring
+/// here`, `engine: auto → libaio here (io_uring is refused here …)`; an io_uring named and refused
+/// is a warning that the run cannot start.
+fn say_engines(plan: &RunPlan) {
+    for requested in plan.engines() {
+        match rigel_exec::resolve_engine(requested, plan.run.direct) {
+            Ok((got, None)) if got == requested => eprintln!("engine: {got} here"),
+            Ok((got, None)) => eprintln!("engine: {requested} → {got} here"),
+            Ok((got, Some(why))) => eprintln!("engine: {requested} → {got} here ({why})"),
+            Err(refused) => eprintln!("warning: `rigel run` cannot run here: {refused}"),
+        }
     }
 }
 

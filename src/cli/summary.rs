@@ -2,6 +2,7 @@
 
 use super::style::outln;
 use rigel_results::ResultsDoc;
+use rigel_results::stats::engines;
 use rigel_results::view::{Best, ResultsView};
 use std::path::Path;
 
@@ -12,6 +13,12 @@ pub fn print(doc: &ResultsDoc, dir: &Path, interrupted: bool) {
             outln!("{line}");
         }
         outln!();
+        if let Some(e) = engines::engines_text(doc.points()) {
+            outln!("engine: {e}");
+        }
+        if let Some(p) = engines::placement(doc.points()) {
+            outln!("placement: {}", engines::placement_text(p));
+        }
     }
     warn(doc, dir);
     for p in doc.points() {

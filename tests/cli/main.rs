@@ -41,6 +41,7 @@ mod orion;
 mod orion_run;
 mod overhead;
 mod pause;
+mod pinning;
 mod placement;
 mod plan;
 mod precondition;

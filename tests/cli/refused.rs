@@ -1,6 +1,7 @@
 //! Where io_uring is refused (here: a real seccomp filter that answers `io_uring_setup` with
-//! EPERM, as the default profiles of Docker 25+ and containerd 2.x do), `rigel run` says why and
-//! how to fix it, makes no run folder and suggests no `--resume`; `rigel check` warns the same.
+//! EPERM, as the default profiles of Docker 25+ and containerd 2.x do), `rigel run` with
+//! `engine = "io_uring"` says why and how to fix it, makes no run folder and suggests no
+//! `--resume`; `rigel check` and `plan` warn the same, and say what `auto` falls back to.
 //! The filter is installed by python3 (ctypes: prctl NO_NEW_PRIVS, then PR_SET_SECCOMP) before it
 //! executes rigel, so rigel itself runs unchanged under it.
 
@@ -72,7 +73,14 @@ fn a_refused_io_uring_is_explained_and_no_resume_is_suggested() {
     let out = tmp.path().join("out");
     let (code, text) = refused_rigel(
         tmp.path(),
-        &["run", spec, "--out", out.to_str().expect("utf-8")],
+        &[
+            "run",
+            spec,
+            "--engine",
+            "io_uring",
+            "--out",
+            out.to_str().expect("utf-8"),
+        ],
     );
     assert_eq!(code, 1, "{text}");
     assert!(text.contains("io_uring is refused here"), "{text}");
@@ -87,14 +95,21 @@ fn a_refused_io_uring_is_explained_and_no_resume_is_suggested() {
         !tmp.path().join("data.bin").exists(),
         "no test file made for a run that cannot start"
     );
-    // check and plan, which do no I/O, say the same.
+    // check and plan, which do no I/O, say the same of io_uring named, and what auto gets.
     for cmd in ["check", "plan"] {
-        let (code, text) = refused_rigel(&repo(), &[cmd, spec]);
+        let (code, text) = refused_rigel(&repo(), &[cmd, spec, "--engine", "io_uring"]);
         assert_eq!(code, 0, "{cmd}: {text}");
         assert!(
             text.contains("warning: `rigel run` cannot run here: io_uring is refused"),
             "{cmd}: {text}"
         );
         assert!(text.contains("seccomp"), "{cmd}: {text}");
+        let (code, text) = refused_rigel(&repo(), &[cmd, spec]);
+        assert_eq!(code, 0, "{cmd}: {text}");
+        assert!(
+            text.contains("engine: auto → libaio here (io_uring is refused here"),
+            "{cmd}: {text}"
+        );
+        assert!(!text.contains("cannot run here"), "{cmd}: {text}");
     }
 }

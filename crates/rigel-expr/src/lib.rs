@@ -18,6 +18,7 @@
 //! | size mix | `8KiB:60%, 64KiB:30%, 1MiB:10%`, `4KiB..=64KiB x2`, `8KiB, 1MiB` | a class's sizes; shares of the I/Os by count (fio's `bssplit`), adding up to 100%, to a hundredth of a percent; without shares every size is equally likely |
 //! | durability | `none`, `dsync`, `fdatasync:8`, `fsync:1` | a class's durable writes: RWF_DSYNC on each write, or a flush after every N writes |
 //! | data ratio | `3:1`, `2.5:1`, `2` | a class's `compress` or `dedupe`, 1:1 to 100:1, to a hundredth |
+//! | cpus | `0-3`, `0,2,4-7`, `node:0` | `[run] cpus`: the kernel's cpulist format, or a NUMA node's CPUs |
 //! | rate | `20000 iops`, `20000`, `400MiB/s`, `1.5GiB/s`; a list `5000 iops, 10000 iops` | a class's open-loop rate; exact; `MB/s` is an error |
 //!
 //! `orion(M)` is ORION's level rule: step `s = max(1, M / 20)`, levels `1..=s`, then `2s, 3s, …`
@@ -33,6 +34,7 @@ pub mod units;
 
 mod comparison;
 mod count;
+mod cpus;
 mod data_ratio;
 mod distribution;
 mod durability;
@@ -55,6 +57,7 @@ mod proptests;
 
 pub use comparison::parse_comparison;
 pub use count::{CountExpr, parse_count};
+pub use cpus::{CpuSet, MAX_CPU, consecutive_runs, format_cpu_list, parse_cpu_list, parse_cpus};
 pub use data_ratio::{MAX_DATA_RATIO, parse_data_ratio};
 pub use distribution::{Band, Distribution, MAX_BANDS, harmonic, parse_distribution};
 pub use durability::{Durability, MAX_SYNC_EVERY, parse_durability};

@@ -125,6 +125,7 @@ pub fn compile(spec: &Spec, cores: u64) -> Result<RunPlan, Vec<SpecError>> {
         search,
         precondition,
         steady,
+        cpus: spec.run.cpus.as_ref().map(|c| c.value.clone()),
     })
 }
 
@@ -301,9 +302,24 @@ fn check_classes(
                 errors.push(b.at(&r.loc));
             }
             let pattern = super::pattern::compile(spec, c, (volume.layout, volume.stripe), errors);
-            IoClass { name: c.name.value.clone(), size: c.size.value.0, access: c.access.value, mix: c.mix.value, per_stream, rate: c.rate.as_ref().map(|r| r.value), arrival: c.arrival.value, pattern, engine: Default::default() }
+            IoClass { name: c.name.value.clone(), size: c.size.value.0, access: c.access.value, mix: c.mix.value, per_stream, rate: c.rate.as_ref().map(|r| r.value), arrival: c.arrival.value, pattern, engine: engine_of(spec, c, errors) }
         })
         .collect()
+}
+
+/// The class's engine: its own `engine`, else `[run] engine`, else `auto` (`--engine` replaces it
+/// after compiling, see [`RunPlan::force_engine`]).
+/// An engine written where it cannot serve the run is reported where written: on the class, or
+/// once on `[run]` (for the first class inheriting it).
+fn engine_of(spec: &Spec, c: &ClassSpec, errors: &mut Vec<SpecError>) -> Engine {
+    let asked = c.engine.as_ref().or(spec.run.engine.as_ref());
+    if let Some(e) = asked
+        && let Some((message, hint)) = super::engine_rule::engine_refusal(e.value, spec.run.direct)
+        && !errors.iter().any(|r| r.loc.as_ref() == Some(&e.loc))
+    {
+        errors.push(SpecError::at(&e.loc, message, "with direct = false").hint(hint));
+    }
+    asked.map_or(Engine::Auto, |e| e.value)
 }
 
 /// Declared target sizes against every I/O size the plan uses (and the raid0 stripe): each target

@@ -12,6 +12,7 @@ mod conditioning;
 #[cfg(test)]
 mod conditioning_tests;
 mod dialect;
+mod engine_rule;
 pub mod fast_rng;
 pub mod limits;
 mod matrix;

@@ -36,6 +36,37 @@ pub struct RunPlan {
     /// `run.steady`: every point repeats rounds until steady, then measures.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steady: Option<SteadyPlan>,
+    /// `run.cpus`: the CPUs the workers are pinned to, as written (absent: the device's NUMA
+    /// node's CPUs where it has one, resolved where the run runs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpus: Option<rigel_expr::CpuSet>,
+}
+
+impl RunPlan {
+    /// `--engine NAME`: every class takes this engine, whatever the spec asked; an engine that
+    /// cannot serve the run is an error of the spec as a whole.
+    pub fn force_engine(&mut self, engine: Engine) -> Result<(), rigel_spec::SpecError> {
+        if let Some((message, hint)) = super::engine_rule::engine_refusal(engine, self.run.direct) {
+            return Err(
+                rigel_spec::SpecError::whole(format!("--engine {engine}: {message}")).hint(hint),
+            );
+        }
+        for c in &mut self.classes {
+            c.engine = engine;
+        }
+        Ok(())
+    }
+
+    /// The engines the classes ask for, each once, in class order.
+    pub fn engines(&self) -> Vec<Engine> {
+        let mut out: Vec<Engine> = Vec::new();
+        for c in &self.classes {
+            if !out.contains(&c.engine) {
+                out.push(c.engine);
+            }
+        }
+        out
+    }
 }
 
 /// One `[expect]` entry: `"small.iops" = ">= 40000"`.

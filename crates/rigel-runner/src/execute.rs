@@ -26,6 +26,8 @@ use std::time::Duration;
 struct Rig<'a> {
     opts: &'a Options,
     volume: &'a OpenVolume,
+    /// Where the workers go (`PointControl::cpus`) and the host facts each point records.
+    placed: &'a target::Placed,
     targets: Vec<ExecTarget<'a>>,
     reuse: Arc<Reuse>,
     stop: &'a Arc<AtomicBool>,
@@ -47,7 +49,7 @@ pub(super) fn execute(
     job: Job,
     lock: FolderLock,
     opts: &Options,
-    volume: &OpenVolume,
+    (volume, placed): (&OpenVolume, &target::Placed),
     stop: &Arc<AtomicBool>,
     obs: &mut dyn Observer,
 ) -> Result<Ran, RunError> {
@@ -66,6 +68,7 @@ pub(super) fn execute(
     let rig = Rig {
         opts,
         volume,
+        placed,
         targets,
         reuse: executor_buffers(&plan, &mut folder)?,
         stop,
@@ -259,12 +262,12 @@ fn run_points(
             stop: Arc::clone(rig.stop),
             live: Arc::new(LiveCounters::new(point.classes.len())),
             reuse: Arc::clone(&rig.reuse),
+            cpus: rig.placed.cpus.clone(),
             window_at: rig
                 .opts
                 .starts
                 .map(|s| s.window_at(i, Duration::from_millis(plan.run.warmup_ms))),
             replay: rig.opts.replay.clone(),
-            cpus: None,
         };
         if let Some(starts) = rig.opts.starts
             && !wait_until(starts.at(i), rig.stop)
@@ -272,7 +275,10 @@ fn run_points(
             return Ended::Interrupted;
         }
         obs.point_started(i, point);
-        let result = measure(rig, plan, point, &ctl, obs);
+        let result = measure(rig, plan, point, &ctl, obs).map(|mut r| {
+            r.placement = Some(rig.placed.record(r.placement.take()));
+            r
+        });
         if !notes_said {
             ctl.live
                 .notes()

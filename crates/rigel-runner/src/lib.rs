@@ -48,8 +48,13 @@ pub const SECOND_SIGNAL_EXIT: i32 = 130;
 /// Opens the volume, runs every point of `job` not yet done, records each durably and finishes the
 /// run folder (results.json and the built-in reports).
 pub fn run_job(job: Job, opts: Options, obs: &mut dyn Observer) -> Result<Ran, RunError> {
-    // Before a run folder or a test file is made: without io_uring nothing can run.
-    exec::probe_ring()?;
+    // Before a run folder or a test file is made: io_uring named and refused cannot run; `auto`
+    // refused falls back, said once for the run.
+    for requested in job.plan.engines() {
+        if let (_, Some(why)) = exec::resolve_engine(requested, job.plan.run.direct)? {
+            obs.message(Message::Warning(why));
+        }
+    }
     let stop = Arc::new(AtomicBool::new(false));
     register_signals(&stop).map_err(RunError::Signals)?;
     // Before the targets: a second rigel on this folder must not fill or load them either.
@@ -65,11 +70,24 @@ pub fn run_job(job: Job, opts: Options, obs: &mut dyn Observer) -> Result<Ran, R
             return Err(e.into());
         }
     };
+    let devices: Vec<(u32, u32)> = volume.targets.iter().map(|t| t.probe.dev).collect();
+    let sysfs = target::Sysfs::default();
+    let placed = match target::place(
+        job.plan.cpus.as_ref(),
+        &devices,
+        &target::Host::this(&sysfs),
+    ) {
+        Ok(p) => p,
+        Err(e) => {
+            lock.abandon();
+            return Err(e.into());
+        }
+    };
     let cold = target::cold_buffered(&job.plan, &volume);
     for w in volume.warnings().into_iter().chain(cold) {
         obs.message(Message::Warning(w.to_string()));
     }
-    let ran = execute(job, lock, &opts, &volume, &stop, obs);
+    let ran = execute(job, lock, &opts, (&volume, &placed), &stop, obs);
     // Before --clean looks at them: a mark vouches only for the file as it was marked.
     if let Err(e) = target::remark_written(&volume.targets) {
         obs.message(Message::Error(format!("marking the test files again: {e}")));

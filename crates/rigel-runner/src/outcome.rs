@@ -36,6 +36,9 @@ pub enum RunError {
     /// io_uring is refused to this process: no point could run, and a resume cannot help.
     #[error(transparent)]
     Ring(#[from] rigel_exec::RingRefused),
+    /// `[run] cpus` names CPUs this process may not run on, or a node the host lacks.
+    #[error(transparent)]
+    Placement(#[from] rigel_target::PlacementError),
 }
 
 impl RunError {

@@ -57,6 +57,7 @@ const fn key(
 pub const ACCESS: &[&str] = &["random", "sequential", "rand", "seq"];
 pub const LAYOUTS: &[&str] = &["concat", "raid0"];
 pub const BUFFERS: &[&str] = &["pages", "huge"];
+pub const ENGINES: &[&str] = &super::Engine::NAMES;
 pub const SHAPES: &[&str] = &["basic", "detailed", "point", "row", "col", "max"];
 /// The class parameters `[sweep]` can loop over.
 pub const SWEEP_PARAMS: &[&str] = &["size", "mix", "access", "per_stream", "rate"];
@@ -165,6 +166,22 @@ pub const RUN: &[Key] = &[
         Some("pages"),
         "pages: 4 KiB pages, as fio's iomem=malloc; huge: transparent huge pages, as fio's \
          iomem=mmaphuge (one segment per I/O up to 2 MiB)",
+    ),
+    key(
+        "engine",
+        Kind::OneOf(ENGINES),
+        Some("auto"),
+        "The I/O path of every class (a class's own `engine` wins; --engine overrides both): \
+         io_uring; libaio (Linux native AIO, ORION's engine); psync (one thread per outstanding \
+         I/O, pread/pwrite); auto takes io_uring and, where the kernel refuses it, says so and \
+         falls back to libaio for O_DIRECT, else psync",
+    ),
+    key(
+        "cpus",
+        Kind::Text,
+        None,
+        "The CPUs the workers are pinned to, round-robin: \"0-3\", \"0,2,4-7\" or a NUMA node's, \
+         \"node:0\" (default: the CPUs of the device's NUMA node where it has one, else unpinned)",
     ),
     key(
         "seed",
@@ -364,6 +381,12 @@ pub const CLASS: &[Key] = &[
         Kind::Duration,
         None,
         "Closed loop: each slot waits this long (\"200us\") after a completion before its next I/O; the I/O's latency starts after it, and the load held is IOPS × (latency + think)",
+    ),
+    key(
+        "engine",
+        Kind::OneOf(ENGINES),
+        None,
+        "This class's I/O path (default: run.engine): auto, io_uring, libaio or psync",
     ),
     key(
         "burst",

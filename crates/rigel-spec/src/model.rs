@@ -129,6 +129,10 @@ pub struct RunSpec {
     pub verify_unit: Option<Sp<Size>>,
     /// `run.journal`: keep the generation map in the run folder (`rigel verify DIR`).
     pub journal: Option<Sp<bool>>,
+    /// `run.engine`: every class's engine (a class's own `engine` wins; None: `auto`).
+    pub engine: Option<Sp<super::Engine>>,
+    /// `run.cpus`: the CPUs the workers are pinned to (None: the device's NUMA node, if any).
+    pub cpus: Option<Sp<rigel_expr::CpuSet>>,
 }
 
 #[derive(Clone, Debug)]
@@ -164,6 +168,8 @@ pub struct ClassSpec {
     pub think: Option<Sp<Duration>>,
     /// `burst = { ios = 64, idle = "10ms" }`: bursts of I/Os apart by an idle time (closed loop).
     pub burst: Option<Sp<BurstSpec>>,
+    /// `engine` on the class (None: `run.engine`).
+    pub engine: Option<Sp<super::Engine>>,
 }
 
 /// `burst = { ios = 64, idle = "10ms" }`: the class issues `ios` I/Os as fast as its depth allows,

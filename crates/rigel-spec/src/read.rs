@@ -223,3 +223,16 @@ pub fn one_of(n: &Node, key: &str, found: &str, options: &[&str]) -> SpecError {
     )
     .hint(hint)
 }
+
+/// An `engine` value (`[run]` or a class's): one of [`super::Engine::NAMES`], else a spanned error
+/// listing them with a did-you-mean hint.
+pub(crate) fn engine_of(r: &mut Reader, n: &Node) -> Option<Sp<super::Engine>> {
+    let s = r.string(n, "`engine`")?;
+    match super::Engine::from_name(s.trim()) {
+        Some(e) => Some(Sp::new(e, n.loc.clone())),
+        None => {
+            r.push(one_of(n, "engine", s.trim(), &super::Engine::NAMES));
+            None
+        }
+    }
+}

@@ -206,6 +206,8 @@ fn read_run(r: &mut Reader, root: &Table, root_loc: &Loc) -> RunSpec {
         verify: None,
         verify_unit: None,
         journal: None,
+        engine: None,
+        cpus: None,
     };
     let Some(t) = r.table(root, "run") else {
         return run;
@@ -233,6 +235,16 @@ fn read_run(r: &mut Reader, root: &Table, root_loc: &Loc) -> RunSpec {
     run.journal = t
         .get("journal")
         .and_then(|n| r.boolean(n, "`journal`").map(|b| Sp::new(b, n.loc.clone())));
+    run.engine = t.get("engine").and_then(|n| super::read::engine_of(r, n));
+    run.cpus = t.get("cpus").and_then(|n| {
+        r.parsed(
+            n,
+            "a CPU list",
+            "\"0-3\" or \"node:0\"",
+            None,
+            expr::parse_cpus,
+        )
+    });
     if let Some(b) = t.get("direct").and_then(|n| r.boolean(n, "`direct`")) {
         run.direct = b;
     }

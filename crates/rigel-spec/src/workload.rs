@@ -104,6 +104,7 @@ pub(super) fn read_classes(r: &mut Reader, root: &Table, names: &Names) -> Vec<C
                 burst: c
                     .get("burst")
                     .and_then(|n| super::pacing::burst_of(r, n, names)),
+                engine: c.get("engine").and_then(|n| super::read::engine_of(r, n)),
             });
         }
     }

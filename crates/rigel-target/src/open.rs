@@ -405,6 +405,7 @@ pub(crate) fn test_plan(
         search: None,
         precondition: None,
         steady: None,
+        cpus: None,
     }
 }
 

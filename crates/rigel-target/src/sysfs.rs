@@ -36,6 +36,11 @@ impl Sysfs {
         Sysfs { root: root.into() }
     }
 
+    /// The tree's root (`/sys`, or a test's).
+    pub(crate) fn root(&self) -> &Path {
+        &self.root
+    }
+
     /// `/sys/dev/block/MAJ:MIN`, resolved: the device's own directory (a partition's lies inside
     /// its disk's).
     pub fn device_dir(&self, dev: (u32, u32)) -> Option<PathBuf> {
@@ -236,7 +241,7 @@ pub(crate) fn parse_dev(s: &str) -> Option<(u32, u32)> {
     Some((a.parse().ok()?, b.parse().ok()?))
 }
 
-fn read_trimmed(path: &Path) -> Option<String> {
+pub(crate) fn read_trimmed(path: &Path) -> Option<String> {
     let s = fs::read_to_string(path).ok()?;
     let s = s.trim();
     (!s.is_empty()).then(|| s.to_string())

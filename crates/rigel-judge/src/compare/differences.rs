@@ -4,6 +4,7 @@
 use super::{RunSummary, spec_diff};
 use rigel_expr::units;
 use rigel_results::ResultsDoc;
+use rigel_results::stats::engines;
 
 pub(super) fn summary(doc: &ResultsDoc, runs: usize) -> RunSummary {
     RunSummary {
@@ -49,6 +50,12 @@ pub(super) fn warnings(base: &ResultsDoc, new: &ResultsDoc) -> Vec<String> {
         "the worker count",
         b.workers.to_string(),
         n.workers.to_string(),
+    );
+    // Figures taken through another I/O path measure the path too (its CPU cost, its batching).
+    differ(
+        "the engine",
+        engines::engines_label(base.points()),
+        engines::engines_label(new.points()),
     );
     let paths = |d: &ResultsDoc| {
         let p: Vec<&str> = d.plan().targets.iter().map(|t| t.path.as_str()).collect();

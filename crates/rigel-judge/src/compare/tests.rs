@@ -317,3 +317,36 @@ fn html_marks_regressions_and_escapes_what_it_quotes() {
     assert!(page.contains("REGRESSED") && page.contains("<svg id=\"overlay\">"));
     assert!(html(&c, None).matches("<svg").count() == 0);
 }
+
+#[test]
+fn figures_taken_by_different_engines_are_warned_about() {
+    let base = fixture("basic");
+    let mut points = base.points().to_vec();
+    for p in &mut points {
+        p.engines = vec![rigel_results::EngineRecord {
+            class: "small".into(),
+            name: "libaio".into(),
+            requested: "auto".into(),
+            fallback: Some("io_uring is refused here".into()),
+            options: Default::default(),
+        }];
+    }
+    let new = ResultsDoc::new(
+        base.header(),
+        base.spec_toml().to_owned(),
+        base.plan().clone(),
+        points,
+        base.finished().to_owned(),
+    );
+    let c = compare(&base, &new, &CompareOptions::default());
+    assert_eq!(
+        c.warnings,
+        ["the engine differs: BASE io_uring, NEW libaio"],
+        "results written before engines were recorded were taken by io_uring"
+    );
+    assert!(
+        compare(&new, &new, &CompareOptions::default())
+            .warnings
+            .is_empty()
+    );
+}

@@ -2,6 +2,7 @@
 //! and settings. The per-point and per-class views are in `rows/`.
 
 use crate::names::shell_join;
+use rigel_results::stats::engines;
 use rigel_results::view::ResultsView;
 use serde::Serialize;
 
@@ -38,6 +39,12 @@ pub struct RunView {
     pub direct: bool,
     pub workers: u32,
     pub shape: String,
+    /// The engines that did the I/O: `io_uring`, `libaio (auto fell back: …)`, `small: psync,
+    /// large: io_uring` (empty for results written before engines could be chosen).
+    pub engine: String,
+    /// Where the workers ran: their CPUs, the governor, the devices' hardware queues, notes
+    /// (empty for results without it).
+    pub placement: String,
 }
 
 pub fn run_view(view: &ResultsView) -> RunView {
@@ -71,6 +78,10 @@ pub fn run_view(view: &ResultsView) -> RunView {
         direct: plan.run.direct,
         workers: plan.run.workers,
         shape: enum_text(&plan.matrix.shape),
+        engine: engines::engines_text(doc.points()).unwrap_or_default(),
+        placement: engines::placement(doc.points())
+            .map(engines::placement_text)
+            .unwrap_or_default(),
     }
 }
 

@@ -97,6 +97,9 @@ pub struct OrionView {
     pub stripe_kb: u64,
     pub write_percent: u32,
     pub cache_size: String,
+    /// rigel's note of the engine when it was not io_uring (ORION's own files, and rigel's of an
+    /// io_uring run, have no such line): `libaio (auto fell back: …)`.
+    pub engine: Option<String>,
     pub duration_s: u64,
     pub small_columns: Vec<u32>,
     pub large_columns: Vec<u32>,
@@ -391,6 +394,9 @@ pub fn orion_view(
         stripe_kb: doc.plan().volume.stripe / 1024,
         write_percent,
         cache_size: cache_size(doc.command()),
+        engine: (rigel_results::stats::engines::engine_names(doc.points()) != ["io_uring"])
+            .then(|| rigel_results::stats::engines::engines_text(doc.points()))
+            .flatten(),
         duration_s: (doc.plan().run.duration_ms + 500) / 1000,
         small_columns,
         large_columns,

@@ -237,6 +237,7 @@ pub fn build(s: &Scenario) -> ResultsDoc {
         search: None,
         precondition: None,
         steady: None,
+        cpus: None,
         points: planned.clone(),
     };
     let start = chrono::DateTime::parse_from_rfc3339(s.started).expect("fixture start time");

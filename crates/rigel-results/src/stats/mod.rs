@@ -2,6 +2,7 @@
 //! every report shows, and the steady-state judgement of a point's rounds.
 
 mod device_share;
+pub mod engines;
 mod lateness;
 mod seconds;
 mod settle;

@@ -98,20 +98,16 @@ fn ratio(x: f64) -> String {
 
 /// `1–4, 7, 9–12` for sorted ids.
 pub(super) fn ranges(ids: &[u32]) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < ids.len() {
-        let mut j = i;
-        while j + 1 < ids.len() && ids[j + 1] == ids[j] + 1 {
-            j += 1;
-        }
-        parts.push(if i == j {
-            ids[i].to_string()
-        } else {
-            format!("{}–{}", ids[i], ids[j])
-        });
-        i = j + 1;
-    }
+    let parts: Vec<String> = rigel_expr::consecutive_runs(ids)
+        .into_iter()
+        .map(|(a, b)| {
+            if a == b {
+                a.to_string()
+            } else {
+                format!("{a}–{b}")
+            }
+        })
+        .collect();
     parts.join(", ")
 }
 
