@@ -46,6 +46,9 @@
 //!   come back from [`Engine::open`], a failing wait from [`Live::enter`] (as a `Failure` that
 //!   fails the point), an I/O's error in its completion.
 
+pub(crate) mod libaio;
+pub(crate) mod psync;
+
 use crate::clock::Elapsed;
 use crate::failure::Failure;
 use crate::options::ExecOptions;
