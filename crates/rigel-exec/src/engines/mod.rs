@@ -46,8 +46,11 @@
 //!   come back from [`Engine::open`], a failing wait from [`Live::enter`] (as a `Failure` that
 //!   fails the point), an I/O's error in its completion.
 
+#[cfg(test)]
+mod contract_tests;
 pub(crate) mod libaio;
 pub(crate) mod psync;
+mod timers;
 
 use crate::clock::Elapsed;
 use crate::failure::Failure;

@@ -3,7 +3,7 @@
 //! pool really runs its requests at once (one thread each).
 
 use super::{MAX_THREADS, Psync, SyncDone, SyncOp, SyncReq};
-use crate::engines::libaio::tests::ShmFile;
+use crate::engines::libaio::aio::tests::ShmFile;
 use crate::ring::Arena;
 use rigel_plan::Buffers;
 use std::os::fd::AsRawFd;
@@ -59,7 +59,13 @@ fn round_trip(slots: usize) {
     }
     e.prep(SyncReq {
         len: 0,
-        ..req(SyncOp::Flush, fd, std::ptr::null_mut(), 0, 99)
+        ..req(
+            SyncOp::Flush { data_only: true },
+            fd,
+            std::ptr::null_mut(),
+            0,
+            99,
+        )
     });
     e.submit();
     assert_eq!(reap_all(&mut e, 1), vec![SyncDone { data: 99, res: 0 }]);

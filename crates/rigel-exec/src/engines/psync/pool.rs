@@ -1,4 +1,4 @@
-//! The `psync` engine: plain blocking system calls, one I/O at a time per thread, as fio's
+//! The `psync` engine's core: plain blocking system calls, one I/O at a time per thread, as fio's
 //! `ioengine=psync` (depth = threads) and t/io_uring's `-S1` sync path: `pread` for reads,
 //! `pwrite` for writes, `pwritev2(RWF_DSYNC)` for durable writes, `fdatasync` for flushes. It
 //! needs nothing from the kernel but those calls, so it runs where io_uring and AIO are refused.
@@ -29,8 +29,10 @@ pub enum SyncOp {
     Write {
         dsync: bool,
     },
-    /// `fdatasync` of the descriptor.
-    Flush,
+    /// `fdatasync` (`data_only`) or `fsync` of the descriptor.
+    Flush {
+        data_only: bool,
+    },
 }
 
 /// One request: `len` bytes at `offset` of `fd` to or from `buf`, tagged `data`.
@@ -76,7 +78,9 @@ pub fn perform(req: &SyncReq) -> i64 {
             unsafe { libc::pwritev2(req.fd, &iov, 1, off, libc::RWF_DSYNC) as i64 }
         }
         // SAFETY: no memory is passed; fd is open.
-        SyncOp::Flush => unsafe { i64::from(libc::fdatasync(req.fd)) },
+        SyncOp::Flush { data_only: true } => unsafe { i64::from(libc::fdatasync(req.fd)) },
+        // SAFETY: as above.
+        SyncOp::Flush { data_only: false } => unsafe { i64::from(libc::fsync(req.fd)) },
     };
     if r < 0 {
         -i64::from(
@@ -253,8 +257,8 @@ impl Pool {
     #[inline]
     fn start(&mut self, req: SyncReq) {
         let Some(t) = self.idle.pop() else {
-            // More requests than threads: run it here rather than lose it (a caller's bug).
-            debug_assert!(false, "more psync requests than threads");
+            // More requests than threads (a flush beside its slot's write, say): run it here
+            // rather than lose it; the worker waits for it meanwhile.
             let res = perform(&req);
             lock(&self.shared.done).push((
                 usize::MAX,
@@ -369,5 +373,5 @@ fn io_thread(i: usize, s: &PoolShared) {
 }
 
 #[cfg(test)]
-#[path = "psync_tests.rs"]
+#[path = "pool_tests.rs"]
 mod tests;

@@ -66,10 +66,10 @@ fn writes_at_depth_eight_read_back_as_written() {
     let mut aio = Aio::new(8).expect("io_setup");
     // Linux maps the completion ring to user space: reaps read it without a system call.
     assert!(aio.user_ring);
-    for i in 0..8 {
+    for i in 0..8usize {
         // Blocks written out of order, one apart: block 2i.
         aio.prep_write(
-            i,
+            i as u64,
             fd,
             arena.range(i * BLOCK, BLOCK),
             BLOCK as u32,
@@ -82,9 +82,9 @@ fn writes_at_depth_eight_read_back_as_written() {
     let done = reap_all(&mut aio, 8);
     assert!(done.iter().all(|d| d.res == BLOCK as i64), "{done:?}");
     assert_eq!(aio.in_flight(), 0);
-    for i in 0..8 {
+    for i in 0..8usize {
         aio.prep_read(
-            i,
+            i as u64,
             fd,
             arena.range((8 + i) * BLOCK, BLOCK),
             BLOCK as u32,
@@ -114,7 +114,7 @@ fn a_flush_completes_and_a_refused_request_completes_with_its_error() {
     let f = ShmFile::new("aio-flush");
     let mut aio = Aio::new(4).expect("io_setup");
     let arena = Arena::new(BLOCK, Buffers::Pages).expect("arena");
-    aio.prep_flush(0, f.file.as_raw_fd());
+    aio.prep_flush(0, f.file.as_raw_fd(), true);
     // A closed descriptor: the kernel refuses it at submission.
     aio.prep_read(1, 1 << 20, arena.range(0, BLOCK), BLOCK as u32, 0);
     aio.prep_read(

@@ -24,6 +24,7 @@ use std::time::Duration;
 /// `IOCB_CMD_*` of `linux/aio_abi.h`.
 const CMD_PREAD: u16 = 0;
 const CMD_PWRITE: u16 = 1;
+const CMD_FSYNC: u16 = 2;
 const CMD_FDSYNC: u16 = 3;
 /// `AIO_RING_MAGIC`: the shared ring's header is the layout below.
 const RING_MAGIC: u32 = 0xa10a_10a1;
@@ -83,9 +84,12 @@ pub struct AioDone {
 /// One AIO context with room for `depth` requests in flight, and the requests being prepared.
 pub struct Aio {
     ctx: u64,
-    /// One control block per request slot (index = the caller's slot), stable in memory while
-    /// its request is in flight: the kernel reads it at `io_submit` only, but `io_cancel` names it.
+    /// The control blocks, one per request in flight, never moved (the vector is never
+    /// resized): the kernel reads one at `io_submit`, `io_cancel` names it by its address, and a
+    /// completion's `obj` is that address, which tells which block is free again.
     iocbs: Vec<Iocb>,
+    /// Blocks not in use (indices into `iocbs`).
+    free: Vec<u32>,
     /// Slots prepared since the last submission, in order.
     queued: Vec<*mut Iocb>,
     /// Completions read by `io_getevents`.
@@ -122,6 +126,7 @@ impl Aio {
         Ok(Aio {
             ctx,
             iocbs: vec![Iocb::default(); depth],
+            free: (0..depth as u32).rev().collect(),
             queued: Vec::with_capacity(depth),
             events: vec![IoEvent::default(); depth],
             in_flight: 0,
@@ -149,21 +154,22 @@ impl Aio {
         self.in_flight + self.queued.len()
     }
 
-    /// Prepares slot `slot`'s read of `len` bytes at `offset` into `buf` (submitted by `submit`).
+    /// Prepares a read of `len` bytes at `offset` into `buf` tagged `tag` (submitted by
+    /// `submit`).
     ///
     /// The buffer must stay valid until the request's completion is reaped (or the context is
     /// dropped, which waits for every request).
     #[inline]
-    pub fn prep_read(&mut self, slot: usize, fd: RawFd, buf: *mut u8, len: u32, offset: u64) {
-        self.prep(slot, CMD_PREAD, fd, buf, len, offset, 0);
+    pub fn prep_read(&mut self, tag: u64, fd: RawFd, buf: *mut u8, len: u32, offset: u64) {
+        self.prep(tag, CMD_PREAD, fd, buf, len, offset, 0);
     }
 
-    /// Prepares slot `slot`'s write (`dsync`: complete once durable, `RWF_DSYNC`).
+    /// Prepares a write tagged `tag` (`dsync`: complete once durable, `RWF_DSYNC`).
     #[inline]
     #[allow(clippy::too_many_arguments)]
     pub fn prep_write(
         &mut self,
-        slot: usize,
+        tag: u64,
         fd: RawFd,
         buf: *const u8,
         len: u32,
@@ -171,25 +177,49 @@ impl Aio {
         dsync: bool,
     ) {
         let flags = if dsync { libc::RWF_DSYNC } else { 0 };
-        self.prep(slot, CMD_PWRITE, fd, buf.cast_mut(), len, offset, flags);
+        self.prep(tag, CMD_PWRITE, fd, buf.cast_mut(), len, offset, flags);
     }
 
-    /// Prepares slot `slot`'s flush of `fd` (`fdatasync`); inline when the kernel refuses it
-    /// asynchronously (see the module's note).
-    pub fn prep_flush(&mut self, slot: usize, fd: RawFd) {
+    /// Prepares a flush of `fd` tagged `tag` (`fdatasync` when `data_only`, else `fsync`);
+    /// inline when the kernel refuses it asynchronously (see the module's note).
+    pub fn prep_flush(&mut self, tag: u64, fd: RawFd, data_only: bool) {
         if self.inline_flush {
-            self.flush_inline(slot, fd);
+            self.flush_inline(tag, fd, data_only);
         } else {
-            self.prep(slot, CMD_FDSYNC, fd, std::ptr::null_mut(), 0, 0, 0);
+            let op = if data_only { CMD_FDSYNC } else { CMD_FSYNC };
+            self.prep(tag, op, fd, std::ptr::null_mut(), 0, 0, 0);
         }
+    }
+
+    /// Whether completions are read from the ring mapped to user space.
+    pub fn user_ring(&self) -> bool {
+        self.user_ring
     }
 
     #[inline]
     #[allow(clippy::too_many_arguments)]
-    fn prep(&mut self, slot: usize, op: u16, fd: RawFd, buf: *mut u8, len: u32, off: u64, rw: i32) {
-        let cb = &mut self.iocbs[slot];
+    fn prep(&mut self, tag: u64, op: u16, fd: RawFd, buf: *mut u8, len: u32, off: u64, rw: i32) {
+        let i = loop {
+            if let Some(i) = self.free.pop() {
+                break i as usize;
+            }
+            // More requests than the context holds (the caller's depth was exceeded): hand the
+            // queue to the kernel and wait for a block to come free.
+            if let Err(e) = self.submit().and_then(|()| {
+                let n = self.wait_events(1, None)?;
+                self.pending_events(n);
+                Ok(())
+            }) {
+                self.inline_done.push(AioDone {
+                    data: tag,
+                    res: -i64::from(e.raw_os_error().unwrap_or(libc::EIO)),
+                });
+                return;
+            }
+        };
+        let cb = &mut self.iocbs[i];
         *cb = Iocb {
-            data: slot as u64,
+            data: tag,
             rw_flags: rw,
             opcode: op,
             fildes: fd as u32,
@@ -201,9 +231,15 @@ impl Aio {
         self.queued.push(cb);
     }
 
-    fn flush_inline(&mut self, slot: usize, fd: RawFd) {
-        // SAFETY: fdatasync on a descriptor the caller keeps open; no memory is passed.
-        let r = unsafe { libc::fdatasync(fd) };
+    fn flush_inline(&mut self, tag: u64, fd: RawFd, data_only: bool) {
+        // SAFETY: fdatasync/fsync on a descriptor the caller keeps open; no memory is passed.
+        let r = unsafe {
+            if data_only {
+                libc::fdatasync(fd)
+            } else {
+                libc::fsync(fd)
+            }
+        };
         let res = if r < 0 {
             -i64::from(
                 io::Error::last_os_error()
@@ -213,10 +249,20 @@ impl Aio {
         } else {
             0
         };
-        self.inline_done.push(AioDone {
-            data: slot as u64,
-            res,
-        });
+        self.inline_done.push(AioDone { data: tag, res });
+    }
+
+    /// The control block a completion's `obj` (its address) names is free again.
+    #[inline]
+    fn release(&mut self, obj: u64) {
+        let i = (obj as usize - self.iocbs.as_ptr() as usize) / std::mem::size_of::<Iocb>();
+        debug_assert!(i < self.iocbs.len());
+        self.free.push(i as u32);
+    }
+
+    /// The index of the block `cb` points to.
+    fn index(&self, cb: *mut Iocb) -> u32 {
+        ((cb as usize - self.iocbs.as_ptr() as usize) / std::mem::size_of::<Iocb>()) as u32
     }
 
     /// Hands every prepared request to the kernel. A request the kernel refuses at submission
@@ -265,9 +311,11 @@ impl Aio {
             // cannot do asynchronously is done inline), and the rest go on.
             // SAFETY: the pointer is a live iocb of `self.iocbs`, read only.
             let cb = unsafe { *self.queued[done] };
-            if cb.opcode == CMD_FDSYNC && err == libc::EINVAL {
+            self.free.push(self.index(self.queued[done]));
+            let flush = cb.opcode == CMD_FDSYNC || cb.opcode == CMD_FSYNC;
+            if flush && err == libc::EINVAL {
                 self.inline_flush = true;
-                self.flush_inline(cb.data as usize, cb.fildes as RawFd);
+                self.flush_inline(cb.data, cb.fildes as RawFd, cb.opcode == CMD_FDSYNC);
             } else {
                 self.inline_done.push(AioDone {
                     data: cb.data,
@@ -282,7 +330,9 @@ impl Aio {
 
     /// Completions read by `wait_events` while submitting, kept for the next reap.
     fn pending_events(&mut self, n: usize) {
-        for e in &self.events[..n] {
+        for k in 0..n {
+            let e = self.events[k];
+            self.release(e.obj);
             self.inline_done.push(AioDone {
                 data: e.data,
                 res: e.res,
@@ -308,7 +358,9 @@ impl Aio {
         n += self.reap_user(&mut each);
         if n < min && self.in_flight > 0 {
             let got = self.wait_events((min - n).min(self.in_flight), timeout)?;
-            for e in &self.events[..got] {
+            for k in 0..got {
+                let e = self.events[k];
+                self.release(e.obj);
                 each(AioDone {
                     data: e.data,
                     res: e.res,
@@ -342,6 +394,7 @@ impl Aio {
             // SAFETY: head < nr, so the event lies inside the ring's `nr` events after the
             // header; the kernel does not write it again until head moves past it.
             let e = unsafe { std::ptr::read_volatile(events.add(head as usize)) };
+            self.release(e.obj);
             each(AioDone {
                 data: e.data,
                 res: e.res,
@@ -389,21 +442,30 @@ impl Aio {
         }
     }
 
-    /// Asks the kernel to cancel slot `slot`'s request (most block devices and files cannot
-    /// cancel a request already sent: EINVAL/EAGAIN; it then completes as usual).
-    pub fn cancel(&mut self, slot: usize) -> bool {
-        let mut ev = IoEvent::default();
-        // SAFETY: the iocb is the one submitted for this slot (the kernel compares its address
-        // and key); `ev` is a live io_event the kernel may fill.
-        let r = unsafe {
-            libc::syscall(
-                libc::SYS_io_cancel,
-                self.ctx,
-                &mut self.iocbs[slot] as *mut Iocb,
-                &mut ev,
-            )
-        };
-        r == 0
+    /// Asks the kernel to cancel every request in flight. Linux cancels none of the reads,
+    /// writes and flushes (io_cancel: EINVAL; only a few drivers' requests can be withdrawn),
+    /// so each completes as it finishes; a cancelled one would complete with -ECANCELED.
+    pub fn cancel_all(&mut self) {
+        let mut busy = vec![true; self.iocbs.len()];
+        for &i in &self.free {
+            busy[i as usize] = false;
+        }
+        for (i, busy) in busy.into_iter().enumerate() {
+            if !busy {
+                continue;
+            }
+            let mut ev = IoEvent::default();
+            // SAFETY: the block of a submitted request (the kernel matches its address and
+            // key, and refuses any other); `ev` is a live io_event the kernel may fill.
+            unsafe {
+                libc::syscall(
+                    libc::SYS_io_cancel,
+                    self.ctx,
+                    &mut self.iocbs[i] as *mut Iocb,
+                    &mut ev,
+                )
+            };
+        }
     }
 }
 
@@ -417,5 +479,5 @@ impl Drop for Aio {
 }
 
 #[cfg(test)]
-#[path = "libaio_tests.rs"]
+#[path = "aio_tests.rs"]
 pub(crate) mod tests;
