@@ -1,19 +1,26 @@
 //! What reached the block device: `rigel run` on a real loop device records the device's own
-//! counters over each point's window (results.json `devices`), and the reports show them.
+//! counters over each point's window (results.json `devices`), and the reports show them; the
+//! same under each engine (`engines.rs`).
 
 use super::builder::{results, rigel};
+use super::engines::{on_engine, ran_on};
 use rigel_testkit::LoopDevice;
 use serde_json::Value;
 use std::path::Path;
 
 /// Two points (load 1 and 8) of 4 KiB random reads on `target` (`size` for a file rigel creates).
 fn spec(dir: &Path, target: &str, size: &str) -> std::path::PathBuf {
+    spec_on(dir, target, size, None)
+}
+
+/// [`spec`] on `engine` (`None`: the default).
+fn spec_on(dir: &Path, target: &str, size: &str, engine: Option<&str>) -> std::path::PathBuf {
     let text = format!(
         "[[target]]\npath = \"{target}\"\n{size}\n[run]\nduration = \"1s\"\nwarmup = \"300ms\"\n\n\
          [class.small]\nsize = \"4KiB\"\nmix = \"read\"\n\n[matrix]\nsmall = \"1, 8\"\n"
     );
     let path = dir.join("t.toml");
-    std::fs::write(&path, text).expect("spec written");
+    std::fs::write(&path, on_engine(&text, engine)).expect("spec written");
     path
 }
 
@@ -26,17 +33,36 @@ fn num(v: &Value) -> f64 {
 #[test]
 #[serial_test::serial]
 fn a_loop_device_reports_what_it_served_in_each_window() {
+    served_in_each_window(None);
+}
+
+#[test]
+#[serial_test::serial]
+fn a_loop_device_reports_what_it_served_in_each_window_under_psync() {
+    served_in_each_window(Some("psync"));
+}
+
+#[test]
+#[serial_test::serial]
+fn a_loop_device_reports_what_it_served_in_each_window_under_libaio() {
+    served_in_each_window(Some("libaio"));
+}
+
+fn served_in_each_window(engine: Option<&str>) {
     let lo = LoopDevice::new(64 << 20);
     let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
     let out_dir = tmp.path().join("run");
     rigel()
         .arg("run")
-        .arg(spec(tmp.path(), lo.dev(), ""))
+        .arg(spec_on(tmp.path(), lo.dev(), "", engine))
         .arg("--out")
         .arg(&out_dir)
         .run()
         .code(0);
     let doc = results(&out_dir);
+    if let Some(engine) = engine {
+        ran_on(&doc, engine);
+    }
     let name = lo.dev().rsplit('/').next().expect("a device name");
     let mut depths = Vec::new();
     for p in doc["points"].as_array().expect("points") {

@@ -9,7 +9,8 @@
 //! cache whose flush lies breaks that promise. They need
 //! root and /dev/fuse (`.ci/run` has both).
 
-use super::builder::{Output, rigel};
+use super::builder::{Output, results, rigel};
+use super::engines::{ran_on, set_engine};
 use super::faults::faultfs::{self, FaultFs, Faults};
 use super::faults::signal;
 use serde_json::Value;
@@ -133,17 +134,35 @@ fn killed(spec: &Path, out: &Path, ready: &dyn Fn() -> bool, after: Duration) {
 #[test]
 #[serial_test::parallel]
 fn a_finished_run_verifies_and_blocks_damaged_after_it_are_found_at_their_offsets() {
+    finished_run_verifies(None);
+}
+
+#[test]
+#[serial_test::parallel]
+fn a_finished_run_verifies_and_damage_is_found_under_psync_and_libaio() {
+    finished_run_verifies(Some("psync"));
+    finished_run_verifies(Some("libaio"));
+}
+
+/// The journaled run on `engine` (`None`: the default), verified clean, then damaged and
+/// verified again.
+fn finished_run_verifies(engine: Option<&str>) {
     let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
     let target = tmp.path().join("disk.img");
     std::fs::write(&target, vec![0u8; 16 << 20]).expect("target");
     let out = tmp.path().join("run");
+    let spec = spec(tmp.path(), &target, true, "1s");
+    set_engine(&spec, engine);
     rigel()
         .args(["run", "--allow-destructive"])
-        .arg(spec(tmp.path(), &target, true, "1s"))
+        .arg(spec)
         .arg("--out")
         .arg(&out)
         .run()
         .code(0);
+    if let Some(engine) = engine {
+        ran_on(&results(&out), engine);
+    }
     let (clean, r) = verify(&out, None, 0);
     r.stdout_has("no broken promise");
     assert_eq!(clean["durable"], true);

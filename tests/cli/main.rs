@@ -17,6 +17,7 @@ mod data_content;
 mod devices;
 mod durability;
 mod ecosystem;
+mod engines;
 mod errors;
 mod expect;
 mod faults;
