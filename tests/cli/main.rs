@@ -20,6 +20,7 @@ mod ecosystem;
 mod engines;
 mod errors;
 mod expect;
+mod fallback;
 mod faults;
 mod files;
 mod fleet;
