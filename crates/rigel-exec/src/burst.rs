@@ -1,14 +1,43 @@
 //! Bursts (`burst = { ios = 64, idle = "10ms" }`), as a checkpoint or a batch job issues them: the
 //! class keeps its depth in flight until it has issued the burst's `ios` I/Os, its slots park as
 //! their I/Os complete, and when the burst's last I/O completes the class is idle for `idle`: a
-//! timeout request in the ring (tagged with the class), so the worker sleeps in the kernel as for
+//! timer request in the engine (tagged with the class), so the worker sleeps in the kernel as for
 //! any completion. When it completes the next burst starts at once on every parked slot. A
 //! bursting class runs on one worker (`share.rs`), so a burst is the class's, not a worker's
 //! share of it. The bursts (I/Os completed, length) and the idle achieved are recorded.
 
+use super::engines::{Interval, Live};
 use super::slots::{PARKED, State};
-use super::tag::{Tag, push_timeout};
-use io_uring::squeue;
+use super::tag::{Tag, push_timer};
+use std::ops::Range;
+
+/// A bursting class's state in its worker.
+pub(super) struct BurstState {
+    pub(super) ios: u32,
+    pub(super) idle: Interval,
+    /// The class's slots (contiguous: `setup` lays a class's slots out together).
+    pub(super) slots: Range<usize>,
+    /// I/Os the current burst may still issue, and those of it completed.
+    pub(super) left: u32,
+    pub(super) done: u32,
+    /// When the current burst started, and when the last idle started.
+    pub(super) started_ns: u64,
+    pub(super) idle_from: u64,
+}
+
+impl BurstState {
+    pub(super) fn new(b: rigel_plan::Burst, slots: Range<usize>) -> BurstState {
+        BurstState {
+            ios: b.ios,
+            idle: Interval::from_ns(b.idle_ns),
+            slots,
+            left: b.ios,
+            done: 0,
+            started_ns: 0,
+            idle_from: 0,
+        }
+    }
+}
 
 /// What a bursting class's slot does after its I/O completed.
 pub(super) enum AfterIo {
@@ -46,8 +75,7 @@ impl State<'_> {
         i: usize,
         now: u64,
         measuring: bool,
-        sq: &mut squeue::SubmissionQueue<'_>,
-        submitter: &io_uring::Submitter<'_>,
+        eng: &mut impl Live,
     ) -> AfterIo {
         let slot = &mut self.slots[i];
         let c = slot.class;
@@ -71,9 +99,7 @@ impl State<'_> {
         b.done = 0;
         b.idle_from = now;
         self.idling += 1;
-        // SAFETY: the timespec is the class's, alive until the worker's loop and drain end; the
-        // kernel copies it when the request is submitted.
-        unsafe { push_timeout(sq, submitter, &b.idle, Tag::Idle(c)) };
+        push_timer(eng, &b.idle, Tag::Idle(c));
         AfterIo::Idle
     }
 
@@ -84,8 +110,7 @@ impl State<'_> {
         c: usize,
         now: u64,
         measuring: bool,
-        sq: &mut squeue::SubmissionQueue<'_>,
-        submitter: &io_uring::Submitter<'_>,
+        eng: &mut impl Live,
     ) -> usize {
         self.idling -= 1;
         let class = &mut self.classes[c];
@@ -107,7 +132,7 @@ impl State<'_> {
             }
             b.left -= 1;
             if self.take_budget(i) {
-                self.next_io(i, now, sq, submitter);
+                self.next_io(i, now, eng);
                 queued += 1;
             }
         }

@@ -84,13 +84,6 @@ fn os_monotonic_ns() -> u64 {
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
-/// A wait of `ns` as a timeout request takes it (`think`, a burst's idle).
-pub(super) fn timespec(ns: u64) -> io_uring::types::Timespec {
-    io_uring::types::Timespec::new()
-        .sec(ns / 1_000_000_000)
-        .nsec((ns % 1_000_000_000) as u32)
-}
-
 #[cfg(test)]
 mod tests {
     use super::{monotonic_ns, os_monotonic_ns};

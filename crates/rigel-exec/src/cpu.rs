@@ -1,4 +1,5 @@
-//! The process's CPU time (getrusage RUSAGE_SELF: every thread, io_uring's io-wq workers included).
+//! The process's CPU time (getrusage RUSAGE_SELF: every thread, io_uring's io-wq workers included),
+//! and a worker's CPU: pinning it, reading where it runs.
 
 use rigel_results::CpuTime;
 
@@ -24,4 +25,20 @@ pub fn delta(before: CpuTime, after: CpuTime) -> CpuTime {
         user_s: (after.user_s - before.user_s).max(0.0),
         system_s: (after.system_s - before.system_s).max(0.0),
     }
+}
+
+/// Pins the calling thread (a worker) to CPU `cpu` (`PointControl::cpus`).
+pub(super) fn pin(cpu: u32) -> std::io::Result<()> {
+    let mut set = rustix::thread::CpuSet::new();
+    let i = cpu as usize;
+    if i >= rustix::thread::CpuSet::MAX_CPU {
+        return Err(std::io::Error::from_raw_os_error(libc::EINVAL));
+    }
+    set.set(i);
+    rustix::thread::sched_setaffinity(None, &set).map_err(std::io::Error::from)
+}
+
+/// The CPU the calling thread runs on now.
+pub(super) fn current() -> Option<u32> {
+    u32::try_from(rustix::thread::sched_getcpu()).ok()
 }

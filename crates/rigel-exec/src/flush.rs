@@ -1,6 +1,6 @@
 //! Grouped durable writes (`durability = "fdatasync:N"` / `"fsync:N"`): each slot of such a class
-//! is a committer. After its N-th completed write it sends a flush through io_uring
-//! (`IORING_OP_FSYNC`, data only for fdatasync) to every target the group wrote, one after the
+//! is a committer. After its N-th completed write it sends a flush through its engine
+//! (`engines::Op::Flush`, data only for fdatasync) to every target the group wrote, one after the
 //! other, before its next I/O; the commit's latency runs from the group's first write's
 //! submission to the last flush's completion.
 //!
@@ -11,26 +11,66 @@
 //! from the group's earliest send time (the scheduled time: the response view, waits for a slot
 //! included) and, as `service`, from its earliest submission, to the flush's completion.
 
-use super::group::Group;
-use super::ring::push_or_submit;
+use super::engines::Live;
 use super::slots::State;
 use super::tag::Tag;
-use io_uring::{opcode, squeue, types};
 
-use super::group::MAX_FLUSH_TARGETS;
+/// Most targets a grouped class's writes are tracked over (the plan refuses more).
+pub(super) const MAX_FLUSH_TARGETS: u32 = 64;
+
+/// A slot's group of writes toward its next flush.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Group {
+    /// Writes completed in the group.
+    pub(super) writes: u32,
+    /// The submission of the group's first write, ns (open loop: the earliest submission of
+    /// the group's writes).
+    pub(super) from_ns: u64,
+    /// The earliest send time of the group's writes, ns: their submission in a closed loop,
+    /// their scheduled time in an open loop.
+    pub(super) sent_ns: u64,
+    /// Targets written in the group and not flushed yet (bit k: target k).
+    pub(super) targets: u64,
+    /// The flush in flight was sent at this time (`u64::MAX`: no flush in flight).
+    pub(super) flush_ns: u64,
+}
+
+impl Group {
+    pub(super) const IDLE: Group = Group {
+        writes: 0,
+        from_ns: 0,
+        sent_ns: 0,
+        targets: 0,
+        flush_ns: u64::MAX,
+    };
+
+    /// Counts a completed write, submitted at `submitted`, due at `sent`, on `target`.
+    #[inline]
+    pub(super) fn add(&mut self, submitted: u64, sent: u64, target: u32) {
+        if self.writes == 0 {
+            (self.from_ns, self.sent_ns) = (submitted, sent);
+        } else {
+            // Open loop: writes complete out of their send order.
+            self.from_ns = self.from_ns.min(submitted);
+            self.sent_ns = self.sent_ns.min(sent);
+        }
+        self.writes += 1;
+        self.targets |= 1u64 << target.min(MAX_FLUSH_TARGETS - 1);
+    }
+
+    /// A flush of this slot is in flight.
+    #[inline]
+    pub(super) fn flushing(&self) -> bool {
+        self.flush_ns != u64::MAX
+    }
+}
 
 impl State<'_> {
     /// Slot `i`'s write just completed at `now`: counts it in its group (the slot's; an open-loop
     /// class's own), and when the group is full sends its first flush from slot `i` (true: the
     /// slot holds the flush and stays busy until the commit).
     #[inline]
-    pub(super) fn start_flush(
-        &mut self,
-        i: usize,
-        now: u64,
-        sq: &mut squeue::SubmissionQueue<'_>,
-        submitter: &io_uring::Submitter<'_>,
-    ) -> bool {
+    pub(super) fn start_flush(&mut self, i: usize, now: u64, eng: &mut impl Live) -> bool {
         let slot = &mut self.slots[i];
         let class = &mut self.classes[slot.class];
         let Some(flush) = class.flush else {
@@ -53,18 +93,13 @@ impl State<'_> {
         // The stall check watches the flush from now on.
         slot.submitted_ns = now;
         self.flushes += 1;
-        self.queue_flush(i, sq, submitter);
+        self.queue_flush(i, eng);
         true
     }
 
     /// Queues slot `i`'s flush of the lowest target its group wrote and has not flushed.
     #[inline]
-    pub(super) fn queue_flush(
-        &mut self,
-        i: usize,
-        sq: &mut squeue::SubmissionQueue<'_>,
-        submitter: &io_uring::Submitter<'_>,
-    ) {
+    pub(super) fn queue_flush(&mut self, i: usize, eng: &mut impl Live) {
         let slot = &mut self.slots[i];
         let target = slot
             .group
@@ -73,39 +108,17 @@ impl State<'_> {
             .min(MAX_FLUSH_TARGETS - 1);
         slot.target = target;
         let fsync = self.classes[slot.class].flush.is_some_and(|f| f.fsync);
-        let flags = if fsync {
-            types::FsyncFlags::empty()
-        } else {
-            types::FsyncFlags::DATASYNC
-        };
-        let entry = if self.fixed_files {
-            opcode::Fsync::new(types::Fixed(target))
-                .flags(flags)
-                .build()
-        } else {
-            opcode::Fsync::new(types::Fd(self.fds[target as usize]))
-                .flags(flags)
-                .build()
-        }
-        .user_data(Tag::Io(i).user_data());
-        // SAFETY: a flush references no memory; the fd or fixed index refers to a target that
-        // outlives the point.
-        unsafe { push_or_submit(sq, submitter, &entry) };
+        eng.flush(Tag::Io(i).user_data(), target, !fsync);
     }
 
     /// Slot `i`'s flush completed: true when every target of its group is flushed (the commit),
     /// false when the next target's flush was queued.
     #[inline]
-    pub(super) fn flush_done(
-        &mut self,
-        i: usize,
-        sq: &mut squeue::SubmissionQueue<'_>,
-        submitter: &io_uring::Submitter<'_>,
-    ) -> bool {
+    pub(super) fn flush_done(&mut self, i: usize, eng: &mut impl Live) -> bool {
         let g = &mut self.slots[i].group;
         g.targets &= g.targets.wrapping_sub(1);
         if g.targets != 0 {
-            self.queue_flush(i, sq, submitter);
+            self.queue_flush(i, eng);
             return false;
         }
         self.flushes -= 1;

@@ -1,24 +1,22 @@
-//! The io_uring executor: runs one data point against an open volume and measures it. All
-//! `unsafe` lives here.
+//! The executor: runs one data point against an open volume and measures it. All `unsafe` lives
+//! here.
 //!
-//! `run_point` spreads the point's load over worker threads (`share`), each with its own ring and
-//! registered buffer arena (`ring`) running a closed loop (`worker`, `turn`) over offsets drawn from the
-//! volume's slots (`offsets`); it then merges the workers' recordings into a `PointResult`.
+//! `run_point` spreads the point's load over worker threads (`share`), each with its own engine
+//! (`engines`: io_uring by default, chosen by `resolve_engine`) and buffer arena, running a closed
+//! or open loop (`worker`, `turn`) over offsets drawn from the volume's slots (`offsets`); it then
+//! merges the workers' recordings into a `PointResult`.
 
 mod burst;
-mod burst_state;
 mod clock;
 mod cpu;
 mod data;
 mod descriptions;
 mod diskstat;
 mod drain;
-#[allow(dead_code)] // the policy moves onto the seam in the next commits
+mod engine_choice;
 mod engines;
-mod entering;
 mod failure;
 mod flush;
-mod group;
 mod mix;
 mod offsets;
 mod options;
@@ -29,9 +27,7 @@ mod point;
 mod punctual;
 mod refused;
 mod replay_slots;
-mod replayed;
 mod reuse;
-mod ring;
 mod share;
 pub mod skew;
 mod slots;
@@ -47,12 +43,13 @@ mod window;
 mod worker;
 
 pub use clock::init as calibrate_clock;
+pub use engine_choice::resolve_engine;
+pub use engines::io_uring::RingMode;
 pub use offsets::{SlotSpace, Stream};
 pub use options::ExecOptions;
 pub use point::{ClassProbe, PointProbe, run_point, run_point_probed, run_point_with};
 pub use refused::{RingRefused, probe_ring};
 pub use reuse::Reuse;
-pub use ring::RingMode;
 pub use share::{ClassShare, split};
 pub use skew::{BlockMap, Skew, class_key};
 
@@ -86,6 +83,9 @@ pub struct PointControl {
     /// `rigel replay`: the point's one class sends these requests at their send times (one
     /// worker) instead of drawing its I/Os.
     pub replay: Option<Arc<rigel_trace::replay::Replay>>,
+    /// The CPUs to pin the workers to, dealt round-robin in worker order (`cpus = "0-3"`, or the
+    /// device's NUMA node); `None` leaves them to the scheduler.
+    pub cpus: Option<Vec<u32>>,
 }
 
 impl PointControl {
@@ -97,6 +97,7 @@ impl PointControl {
             reuse: Arc::new(Reuse::default()),
             window_at: None,
             replay: None,
+            cpus: None,
         }
     }
 }

@@ -5,11 +5,9 @@
 //! stalled device shows in the percentiles instead of vanishing (coordinated omission).
 
 use super::punctual::Punctual;
-use io_uring::types;
 use rigel_expr::Arrival;
 use rigel_results::{SEND_TOLERANCE_NS, SendGaps};
 use rigel_trace::replay::{Replay, Request};
-use std::io;
 use std::sync::Arc;
 
 /// A schedule of send times, ns since the point's start.
@@ -191,24 +189,6 @@ impl Pacer {
         }
         n.saturating_sub(self.free.len() as u64)
     }
-}
-
-/// Submits what is queued and waits for a completion, or until `until_ns` (an open-loop send
-/// time, ns since the point's start, `now_ns` being the present) when that comes first.
-pub(super) fn submit_and_wait_until(
-    submitter: &io_uring::Submitter<'_>,
-    now_ns: u64,
-    until_ns: u64,
-) -> io::Result<usize> {
-    let wait = until_ns.saturating_sub(now_ns);
-    if wait == 0 {
-        return submitter.submit();
-    }
-    let ts = types::Timespec::new()
-        .sec(wait / 1_000_000_000)
-        .nsec((wait % 1_000_000_000) as u32);
-    let args = types::SubmitArgs::new().timespec(&ts);
-    submitter.submit_with_args(1, &args)
 }
 
 /// Makes this thread's timed waits end on time: the kernel's default timer slack (50 µs) would

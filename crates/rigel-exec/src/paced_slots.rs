@@ -2,9 +2,9 @@
 //! and recording both latencies. Kept apart from `pace` (the schedule) so the slots may hold a
 //! `Pacer` without the schedule knowing the slots.
 
+use super::engines::Live;
 use super::pace::tight_timer_slack;
 use super::slots::{PARKED, State};
-use io_uring::squeue;
 
 /// What became of an I/O completed on a slot (`State::complete_paced`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,14 +51,14 @@ impl State<'_> {
         measuring: bool,
         tick: usize,
         from: u64,
-        (sq, submitter): (&mut squeue::SubmissionQueue<'_>, &io_uring::Submitter<'_>),
+        eng: &mut impl Live,
     ) -> Paced {
         let slot = &mut self.slots[i];
         let class = &mut self.classes[slot.class];
         let Some(p) = &mut class.pacer else {
             return Paced::No;
         };
-        if slot.replayed == super::replayed::Replayed::Flush {
+        if slot.replayed == super::replay_slots::Replayed::Flush {
             // A replayed flush moves no data: its response and service go to the commits.
             if measuring {
                 let service = now.saturating_sub(slot.submitted_ns);
@@ -107,7 +107,7 @@ impl State<'_> {
                 );
             }
         }
-        if slot.write && self.start_flush(i, now, sq, submitter) {
+        if slot.write && self.start_flush(i, now, eng) {
             return Paced::Flushing;
         }
         self.park(i);
@@ -127,13 +127,7 @@ impl State<'_> {
     /// Issues every open-loop I/O due by `now` that has a free slot; returns how many. `window`
     /// is the measured window [from, end), ns.
     #[inline]
-    pub(super) fn issue_due(
-        &mut self,
-        now: u64,
-        window: (u64, u64),
-        sq: &mut squeue::SubmissionQueue<'_>,
-        submitter: &io_uring::Submitter<'_>,
-    ) -> usize {
+    pub(super) fn issue_due(&mut self, now: u64, window: (u64, u64), eng: &mut impl Live) -> usize {
         let mut issued = 0;
         for c in 0..self.classes.len() {
             while let Some((i, t)) = self.classes[c]
@@ -141,15 +135,15 @@ impl State<'_> {
                 .as_mut()
                 .and_then(|p| p.due(now, window))
             {
-                // Stamped with this turn's clock reading: the ring is entered with it right
+                // Stamped with this turn's clock reading: the engine is entered with it right
                 // after the turn (nothing waits in between), so the reading stands for the send.
                 let replayed = self.classes[c]
                     .pacer
                     .as_ref()
                     .and_then(|p| p.schedule.taken_request());
                 match replayed {
-                    Some(req) => self.replay_io(i, now, req, sq, submitter),
-                    None => self.next_io(i, now, sq, submitter),
+                    Some(req) => self.replay_io(i, now, req, eng),
+                    None => self.next_io(i, now, eng),
                 }
                 self.slots[i].scheduled_ns = t;
                 issued += 1;

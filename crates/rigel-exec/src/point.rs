@@ -5,6 +5,7 @@ use super::clock::monotonic_ns;
 use super::cpu::{delta, process_cpu};
 use super::descriptions::per_worker;
 use super::diskstat::Devices;
+use super::engine_choice::{by_engine, class_engines, records};
 use super::mix::MixSetup;
 use super::offsets::SlotSpace;
 use super::options::ExecOptions;
@@ -93,7 +94,9 @@ pub fn run_point_with(
 ) -> Result<(PointResult, PointProbe), ExecError> {
     limits::point(point, run).map_err(|b| ExecError::InvalidPoint(b.message))?;
     let mut classes = class_setups(targets, volume, point, run.seed)?;
-    let shares = split(point, run.workers);
+    let engines = class_engines(point, run.direct)
+        .map_err(|source| ExecError::Setup { worker: 0, source })?;
+    let shares = by_engine(split(point, run.workers), &engines);
     if shares.is_empty() {
         return Err(ExecError::InvalidPoint("no class has any load".into()));
     }
@@ -137,9 +140,16 @@ pub fn run_point_with(
     let (outcomes, cpu, disks, wall) = std::thread::scope(|s| {
         let mut handles = Vec::new();
         let mut spawn_error = None;
-        for (w, share) in shares.into_iter().enumerate() {
+        for (w, (engine, share)) in shares.into_iter().enumerate() {
             let spec = WorkerSpec {
                 shares: share,
+                engine,
+                // Round-robin over the CPUs given, in worker order.
+                cpu: ctl
+                    .cpus
+                    .as_deref()
+                    .filter(|c| !c.is_empty())
+                    .map(|c| c[w % c.len()]),
                 classes: &classes,
                 fds: &worker_fds[w].fds,
                 seed: worker_seed(run.seed, point.id, w),
@@ -221,14 +231,22 @@ pub fn run_point_with(
     if outcomes.iter().any(|o| o.end == End::Stop) {
         return Err(ExecError::Interrupted);
     }
-    if outcomes.iter().any(|o| !o.fixed_buffers) {
+    if outcomes
+        .iter()
+        .any(|o| o.facts.fixed_buffers == Some(false))
+    {
         ctl.live.note(FALLBACK_BUFFERS);
     }
-    if outcomes.iter().any(|o| !o.fixed_files) {
+    if outcomes.iter().any(|o| o.facts.fixed_files == Some(false)) {
         ctl.live.note(FALLBACK_FILES);
     }
     let tallies: Vec<_> = outcomes.iter_mut().filter_map(|o| o.tally.take()).collect();
     let (mut result, probe) = assemble(targets, point, shared, &outcomes, cpu, wall);
+    result.engines = records(point, &engines, &outcomes);
+    result.placement = Some(rigel_results::Placement {
+        worker_cpus: outcomes.iter().filter_map(|o| o.cpu).collect(),
+        ..Default::default()
+    });
     let window_s = result.elapsed_s;
     for r in &mut result.classes {
         if let Some(c) = point.classes.iter().position(|l| l.class == r.class) {
@@ -648,9 +666,13 @@ fn assemble(
         submit_only: outcomes.iter().map(|o| o.submit_only).sum(),
         inline_turns: outcomes.iter().map(|o| o.inline_turns).sum(),
         requeued: outcomes.iter().map(|o| o.requeued).sum(),
-        fixed_buffers: outcomes.iter().all(|o| o.fixed_buffers),
-        fixed_files: outcomes.iter().all(|o| o.fixed_files),
-        ring_modes: outcomes.iter().filter_map(|o| o.mode).collect(),
+        fixed_buffers: outcomes
+            .iter()
+            .all(|o| o.facts.fixed_buffers.unwrap_or(false)),
+        fixed_files: outcomes
+            .iter()
+            .all(|o| o.facts.fixed_files.unwrap_or(false)),
+        ring_modes: outcomes.iter().filter_map(|o| o.facts.mode).collect(),
     };
     (result, probe)
 }

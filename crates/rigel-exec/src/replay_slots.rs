@@ -1,28 +1,36 @@
 //! `rigel replay`'s I/Os: a replayed class's slot takes the request of the send time it was given
 //! (`pace::Schedule::replay`) instead of drawing one: its offset, size and direction, a FUA write
-//! as RWF_DSYNC, a flush as an fdatasync (`IORING_OP_FSYNC`, data only). The pacing, the
+//! as RWF_DSYNC, a flush as an fdatasync (`engines::Op::Flush`, data only). The pacing, the
 //! latencies (response from the send time, service from the submission) and the lag are the open
 //! loop's, unchanged.
 
+use super::engines::Live;
 use super::mix::NO_SIZE;
-use super::replayed::Replayed;
-use super::ring::push_or_submit;
 use super::slots::{NO_BUCKET, State};
 use super::tag::Tag;
-use io_uring::{opcode, squeue, types};
 use rigel_trace::replay::{ReplayOp, Request};
+
+/// The first request goes out this long after the worker starts (its send time 0): the measured
+/// window starts just after the start, and the first send must fall inside it.
+pub(super) const LEAD_NS: u64 = 1_000_000;
+
+/// What a slot's current I/O is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Replayed {
+    /// Drawn by the class (offset, size, direction), not replayed.
+    Drawn,
+    /// A replayed read or write as it was traced.
+    Data,
+    /// A replayed write that carried FUA: sent with RWF_DSYNC.
+    DsyncWrite,
+    /// A replayed cache flush.
+    Flush,
+}
 
 impl State<'_> {
     /// Queues `req` on slot `i`, sent at `now` (its send time is the caller's to stamp).
     #[inline]
-    pub(super) fn replay_io(
-        &mut self,
-        i: usize,
-        now: u64,
-        req: Request,
-        sq: &mut squeue::SubmissionQueue<'_>,
-        submitter: &io_uring::Submitter<'_>,
-    ) {
+    pub(super) fn replay_io(&mut self, i: usize, now: u64, req: Request, eng: &mut impl Live) {
         let slot = &mut self.slots[i];
         let class = &mut self.classes[slot.class];
         slot.bucket = NO_BUCKET;
@@ -37,7 +45,7 @@ impl State<'_> {
             slot.write = false;
             slot.offset = 0;
             slot.len = 0;
-            self.queue_replayed_flush(i, sq, submitter);
+            self.queue_replayed_flush(i, eng);
             return;
         }
         slot.replayed = match req.op {
@@ -59,28 +67,13 @@ impl State<'_> {
                 }
             }
         }
-        self.queue(i, sq, submitter);
+        self.queue(i, eng);
     }
 
     /// Queues slot `i`'s replayed flush (again after EINTR/EAGAIN).
     #[inline]
-    pub(super) fn queue_replayed_flush(
-        &self,
-        i: usize,
-        sq: &mut squeue::SubmissionQueue<'_>,
-        submitter: &io_uring::Submitter<'_>,
-    ) {
-        let entry = if self.fixed_files {
-            opcode::Fsync::new(types::Fixed(0))
-        } else {
-            opcode::Fsync::new(types::Fd(self.fds[0]))
-        }
-        .flags(types::FsyncFlags::DATASYNC)
-        .build()
-        .user_data(Tag::Io(i).user_data());
-        // SAFETY: a flush references no memory; the fd or fixed index refers to a target that
-        // outlives the point.
-        unsafe { push_or_submit(sq, submitter, &entry) };
+    pub(super) fn queue_replayed_flush(&self, i: usize, eng: &mut impl Live) {
+        eng.flush(Tag::Io(i).user_data(), 0, true);
     }
 
     /// Whether slot `i` holds a replayed flush.

@@ -3,7 +3,7 @@
 //! arena: tens of milliseconds), paid on every point before; a run now pays it once per size. And `verify`'s generation map, kept
 //! for the whole run.
 
-use super::ring::Arena;
+use super::engines::arena::Arena;
 use super::verify::journal::JournalFile;
 use super::verify::map::GenMap;
 use rigel_plan::Buffers;

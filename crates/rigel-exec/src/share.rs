@@ -110,6 +110,7 @@ mod tests {
             rate: None,
             arrival: Default::default(),
             pattern: Default::default(),
+            engine: Default::default(),
         }
     }
 

@@ -2,16 +2,14 @@
 //! queueing the next I/O of a slot (offset, direction, fresh write data) when the last completes.
 
 use super::LiveCounters;
+use super::engines::arena::{Arena, BUF_ALIGN};
+use super::engines::{Engine, Interval, Live, Op, Open, Opened, Rw};
 use super::offsets::{SlotSpace, Stream};
 use super::pace::{Pacer, Schedule};
 use super::reuse::Reuse;
-use super::ring::{
-    Arena, BUF_ALIGN, RingMode, build_ring, push_or_submit, register_buffers, register_files,
-};
 use super::share::ClassShare;
 use super::tag::Tag;
 use super::verify::worker::WorkerVerify;
-use io_uring::{IoUring, opcode, squeue, types};
 use rigel_plan::limits::MAX_WORKER_IN_FLIGHT;
 use rigel_results::ClassRecorder;
 use std::io;
@@ -37,6 +35,10 @@ pub struct WorkerSpec<'a> {
     pub buffers: rigel_plan::Buffers,
     /// `verify`: the run's generation map and the classes that stamp and check.
     pub verify: Option<super::verify::worker::VerifySetup<'a>>,
+    /// The engine of every class of the worker (a concrete one: `resolve_engine`'s).
+    pub engine: rigel_plan::Engine,
+    /// The CPU to pin the worker to (`PointControl::cpus`).
+    pub cpu: Option<u32>,
 }
 
 /// A point class as the workers need it.
@@ -75,7 +77,7 @@ pub(super) struct Slot {
     pub(super) class: usize,
     pub(super) stream: u32,
     pub(super) buf: usize,
-    /// The registered buffer holding it (when buffers are registered).
+    /// The registered buffer holding it (when the engine registered the buffers).
     pub(super) buf_index: u16,
     pub(super) len: u32,
     pub(super) write: bool,
@@ -84,7 +86,7 @@ pub(super) struct Slot {
     /// A size-mix class's I/O: its size's index in the mix (`mix::NO_SIZE` otherwise).
     pub(super) size_index: u8,
     /// Grouped durable writes: the slot's writes toward its next flush.
-    pub(super) group: super::group::Group,
+    pub(super) group: super::flush::Group,
     pub(super) target: u32,
     pub(super) offset: u64,
     pub(super) done: u32,
@@ -93,7 +95,7 @@ pub(super) struct Slot {
     /// When it was due: its send time (open loop), its submission (closed loop).
     pub(super) scheduled_ns: u64,
     /// A replayed request's own kind (`replay_slots`): a flush, a write with RWF_DSYNC.
-    pub(super) replayed: super::replayed::Replayed,
+    pub(super) replayed: super::replay_slots::Replayed,
 }
 
 /// `submitted_ns` of a slot with no I/O: never the oldest in flight.
@@ -109,11 +111,11 @@ pub(super) struct WorkerClass<'a> {
     /// A flush after every N writes of a slot (`durability = "fdatasync:N"`).
     pub(super) flush: Option<rigel_plan::Flush>,
     /// Open loop with `flush`: the class's writes toward its next flush (`flush.rs`).
-    pub(super) group: super::group::Group,
+    pub(super) group: super::flush::Group,
     /// `think`: each slot's wait after a completion (`think.rs`).
-    pub(super) think: Option<io_uring::types::Timespec>,
+    pub(super) think: Option<Interval>,
     /// `burst`: the class's bursts and idle times (`burst.rs`).
-    pub(super) burst: Option<super::burst_state::BurstState>,
+    pub(super) burst: Option<super::burst::BurstState>,
     /// A size mix (None: every I/O is the class's size).
     pub(super) mix: Option<&'a super::mix::MixSetup>,
     /// Shaped write data (None: random words scrambled into the buffer).
@@ -129,15 +131,12 @@ pub(super) struct WorkerClass<'a> {
     pub(super) pacer: Option<Pacer>,
 }
 
-/// Everything the hot loop touches besides the ring.
+/// Everything the hot loop touches besides the engine.
 pub(super) struct State<'a> {
     pub(super) slots: Vec<Slot>,
     pub(super) streams: Vec<Stream>,
     pub(super) classes: Vec<WorkerClass<'a>>,
     pub(super) arena: Arena,
-    pub(super) fds: &'a [RawFd],
-    pub(super) fixed_buffers: bool,
-    pub(super) fixed_files: bool,
     pub(super) rng: fastrand::Rng,
     /// I/Os this worker may still issue (`ExecOptions::ios`; unbounded without one).
     pub(super) budget: u64,
@@ -151,9 +150,11 @@ pub(super) struct State<'a> {
     pub(super) verify: Option<WorkerVerify<'a>>,
 }
 
-type Ring = (IoUring, RingMode);
-
-pub(super) fn setup<'a>(spec: &WorkerSpec<'a>, reuse: &Reuse) -> io::Result<(Ring, State<'a>)> {
+/// A worker's state and its engine `E`, built on the worker's thread.
+pub(super) fn setup<'a, E: Engine>(
+    spec: &WorkerSpec<'a>,
+    reuse: &Reuse,
+) -> io::Result<(E, State<'a>)> {
     let mut rng = fastrand::Rng::with_seed(spec.seed);
     let mut slots = Vec::new();
     let mut streams = Vec::new();
@@ -179,13 +180,13 @@ pub(super) fn setup<'a>(spec: &WorkerSpec<'a>, reuse: &Reuse) -> io::Result<(Rin
                 write: false,
                 bucket: NO_BUCKET,
                 size_index: super::mix::NO_SIZE,
-                group: super::group::Group::IDLE,
+                group: super::flush::Group::IDLE,
                 target: 0,
                 offset: 0,
                 done: 0,
                 submitted_ns: 0,
                 scheduled_ns: 0,
-                replayed: super::replayed::Replayed::Drawn,
+                replayed: super::replay_slots::Replayed::Drawn,
             });
             arena_bytes += stride;
         };
@@ -203,10 +204,10 @@ pub(super) fn setup<'a>(spec: &WorkerSpec<'a>, reuse: &Reuse) -> io::Result<(Rin
         }
         let burst = setup
             .burst
-            .map(|b| super::burst_state::BurstState::new(b, first..slots.len()));
+            .map(|b| super::burst::BurstState::new(b, first..slots.len()));
         let replayed = setup.replay.as_ref().map(|r| {
             Pacer::new(
-                Schedule::replay(std::sync::Arc::clone(r), super::replayed::LEAD_NS),
+                Schedule::replay(std::sync::Arc::clone(r), super::replay_slots::LEAD_NS),
                 share.in_flight() as usize,
             )
         });
@@ -225,8 +226,8 @@ pub(super) fn setup<'a>(spec: &WorkerSpec<'a>, reuse: &Reuse) -> io::Result<(Rin
             skew: setup.skew.as_ref(),
             dsync: setup.dsync,
             flush: setup.flush,
-            group: super::group::Group::IDLE,
-            think: setup.think_ns.map(super::clock::timespec),
+            group: super::flush::Group::IDLE,
+            think: setup.think_ns.map(Interval::from_ns),
             burst,
             mix: setup.mix.as_ref(),
             data: setup.data.map(|d| super::data::DataFill::new(d, &mut rng)),
@@ -254,34 +255,30 @@ pub(super) fn setup<'a>(spec: &WorkerSpec<'a>, reuse: &Reuse) -> io::Result<(Rin
     // first I/O.
     let writes = classes.iter().any(|c| c.read_percent < 100);
     let arena = reuse.arena(arena_bytes, spec.buffers, writes, &mut rng)?;
-    // One entry per slot, one for the timer request.
-    let ring = build_ring(slots.len() as u32 + 1)?;
     let buffers: Vec<(usize, usize)> = slots.iter().map(|s| (s.buf, s.len as usize)).collect();
-    let registered = spec
-        .options
-        .register_buffers
-        .then(|| register_buffers(&ring.0, &arena, &buffers).ok())
-        .flatten();
-    let fixed_buffers = registered.is_some();
-    for (slot, index) in slots.iter_mut().zip(registered.unwrap_or_default()) {
+    let Opened { engine, buf_index } = E::open(&Open {
+        // One entry per slot, one for the timer request.
+        entries: slots.len() as u32 + 1,
+        fds: spec.fds,
+        arena: &arena,
+        buffers: &buffers,
+        options: &spec.options,
+    })?;
+    for (slot, index) in slots.iter_mut().zip(buf_index) {
         slot.buf_index = index;
     }
-    let fixed_files = spec.options.register_files && register_files(&ring.0, spec.fds).is_ok();
     let point_classes: Vec<usize> = classes.iter().map(|c| c.point_class).collect();
     let verify = spec
         .verify
         .as_ref()
         .map(|v| WorkerVerify::new(v, &point_classes, arena_bytes));
     Ok((
-        ring,
+        engine,
         State {
             slots,
             streams,
             classes,
             arena,
-            fds: spec.fds,
-            fixed_buffers,
-            fixed_files,
             rng,
             budget: spec.options.ios.unwrap_or(u64::MAX),
             flushes: 0,
@@ -329,13 +326,7 @@ impl State<'_> {
 
     /// Chooses slot `i`'s next I/O (offset, direction, fresh write data) and queues it.
     #[inline]
-    pub(super) fn next_io(
-        &mut self,
-        i: usize,
-        now_ns: u64,
-        sq: &mut squeue::SubmissionQueue<'_>,
-        submitter: &io_uring::Submitter<'_>,
-    ) {
+    pub(super) fn next_io(&mut self, i: usize, now_ns: u64, eng: &mut impl Live) {
         let slot = &mut self.slots[i];
         let class = &mut self.classes[slot.class];
         let (space, stream, skew, mix) = (class.space, slot.stream, class.skew, class.mix);
@@ -427,56 +418,32 @@ impl State<'_> {
                 }
             }
         }
-        self.queue(i, sq, submitter);
+        self.queue(i, eng);
     }
 
     /// Queues slot `i`'s current I/O (what remains of it after a short transfer).
     #[inline]
-    pub(super) fn queue(
-        &self,
-        i: usize,
-        sq: &mut squeue::SubmissionQueue<'_>,
-        submitter: &io_uring::Submitter<'_>,
-    ) {
+    pub(super) fn queue(&self, i: usize, eng: &mut impl Live) {
         let slot = &self.slots[i];
         let len = slot.len - slot.done;
-        let buf = self
-            .arena
-            .range(slot.buf + slot.done as usize, len as usize);
-        let off = slot.offset + slot.done as u64;
-        let (fixed, write, index) = (self.fixed_buffers, slot.write, slot.buf_index);
         // RWF_DSYNC: the write completes once durable (FUA, or a flush after it).
         let dsync = self.classes[slot.class].dsync
-            || slot.replayed == super::replayed::Replayed::DsyncWrite;
-        let flags = if write && dsync { libc::RWF_DSYNC } else { 0 };
-        macro_rules! rw {
-            ($fd:expr) => {
-                match (fixed, write) {
-                    (true, false) => opcode::ReadFixed::new($fd, buf, len, index)
-                        .offset(off)
-                        .build(),
-                    (true, true) => opcode::WriteFixed::new($fd, buf, len, index)
-                        .offset(off)
-                        .rw_flags(flags)
-                        .build(),
-                    (false, false) => opcode::Read::new($fd, buf, len).offset(off).build(),
-                    (false, true) => opcode::Write::new($fd, buf, len)
-                        .offset(off)
-                        .rw_flags(flags)
-                        .build(),
-                }
-            };
-        }
-        let entry = if self.fixed_files {
-            rw!(types::Fixed(slot.target))
-        } else {
-            rw!(types::Fd(self.fds[slot.target as usize]))
-        }
-        .user_data(Tag::Io(i).user_data());
-        // SAFETY: the buffer is this slot's range of the arena, alive until the I/O completes
-        // (the worker drains every I/O before the arena is freed, or leaks it); registered buffer
-        // `index` contains that range (ring.rs: register_buffers); the fd or fixed index refers
-        // to a target that outlives the point.
-        unsafe { push_or_submit(sq, submitter, &entry) };
+            || slot.replayed == super::replay_slots::Replayed::DsyncWrite;
+        let rw = Rw {
+            target: slot.target,
+            offset: slot.offset + slot.done as u64,
+            buf: self
+                .arena
+                .range(slot.buf + slot.done as usize, len as usize),
+            len,
+            buf_index: slot.buf_index,
+            write: slot.write,
+            dsync,
+        };
+        // SAFETY: the buffer is this slot's range of the arena (`Arena::range` checked it), alive
+        // until the I/O completes (the worker drains every I/O before the arena is freed, or
+        // leaks it) and untouched meanwhile (the slot's next write data is written only after
+        // this I/O's completion); registered buffer `buf_index` holds the slot's whole range.
+        unsafe { eng.push(Tag::Io(i).user_data(), Op::Rw(rw)) };
     }
 }

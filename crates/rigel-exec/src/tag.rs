@@ -2,8 +2,7 @@
 //! slot's index), a slot's think wait, a class's idle between bursts, the timer that bounds every
 //! wait, or the cancel sent when a point ends. One encoding, so no two kinds can collide.
 
-use super::ring::push_or_submit;
-use io_uring::{opcode, squeue, types};
+use super::engines::{Interval, Live, Op};
 
 /// Bit 62 marks a think wait (with the slot's index below it).
 const THINK: u64 = 1 << 62;
@@ -58,20 +57,14 @@ impl Tag {
     }
 }
 
-/// Queues a timeout request of `ts`, tagged `tag` (a think, an idle or the timer).
-///
-/// # Safety
-/// `ts` must stay valid until the request is submitted (the kernel copies it then): a class's or
-/// a static timespec, alive until the worker's loop and drain end.
-pub(super) unsafe fn push_timeout(
-    sq: &mut squeue::SubmissionQueue<'_>,
-    submitter: &io_uring::Submitter<'_>,
-    ts: &types::Timespec,
-    tag: Tag,
-) {
-    let entry = opcode::Timeout::new(ts).build().user_data(tag.user_data());
-    // SAFETY: the caller keeps `ts` alive until submission; the entry references nothing else.
-    unsafe { push_or_submit(sq, submitter, &entry) };
+/// Queues a timer of `iv`, tagged `tag` (a think, an idle or the tick). `iv` is a class's or a
+/// static interval: the worker's state outlives its loop and its drain, so it outlives the
+/// request (the borrow says no less: it lasts as long as the state's).
+#[inline]
+pub(super) fn push_timer(eng: &mut impl Live, iv: &Interval, tag: Tag) {
+    // SAFETY: a timer references only `iv`, which lives in the worker's state (or is a static)
+    // until the loop and the drain end, after the request's completion or the engine's close.
+    unsafe { eng.push(tag.user_data(), Op::Timer(iv)) };
 }
 
 #[cfg(test)]

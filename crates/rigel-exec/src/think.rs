@@ -1,27 +1,21 @@
 //! Think time (`think = "200us"`): a closed-loop slot of such a class waits that long after each
 //! completion before its next I/O, as an application does between requests. The wait is a
-//! timeout request in the ring (`IORING_OP_TIMEOUT`, tagged with the slot), so the worker sleeps
+//! timer request in the engine (`engines::Op::Timer`, tagged with the slot), so the worker sleeps
 //! in the kernel as for any completion; the slot is then not in flight (its class's depth does not
 //! count it) and its next I/O's latency starts when it is submitted. The wait achieved (timeouts
 //! fire late by the timer's slack) is recorded beside the one asked.
 
+use super::engines::Live;
 use super::slots::{PARKED, State};
-use super::tag::{Tag, push_timeout};
-use io_uring::squeue;
+use super::tag::{Tag, push_timer};
 
 impl State<'_> {
     /// Slot `i`'s I/O (or commit) completed at `now`: when its class thinks, queues the wait and
     /// returns true (the slot gets its next I/O when the wait completes, `wake`).
     #[inline]
-    pub(super) fn think(
-        &mut self,
-        i: usize,
-        now: u64,
-        sq: &mut squeue::SubmissionQueue<'_>,
-        submitter: &io_uring::Submitter<'_>,
-    ) -> bool {
+    pub(super) fn think(&mut self, i: usize, now: u64, eng: &mut impl Live) -> bool {
         let slot = &mut self.slots[i];
-        let Some(ts) = &self.classes[slot.class].think else {
+        let Some(iv) = &self.classes[slot.class].think else {
             return false;
         };
         // Not in flight: never the oldest I/O for the stall check. The wait's start is kept to
@@ -29,9 +23,7 @@ impl State<'_> {
         slot.submitted_ns = PARKED;
         slot.scheduled_ns = now;
         self.thinking += 1;
-        // SAFETY: the timespec is the class's, alive until the worker's loop and drain end; the
-        // kernel copies it when the request is submitted.
-        unsafe { push_timeout(sq, submitter, ts, Tag::Think(i)) };
+        push_timer(eng, iv, Tag::Think(i));
         true
     }
 

@@ -9,14 +9,13 @@
 use super::Shared;
 use super::burst::AfterIo;
 use super::clock::Elapsed;
-use super::entering::Entering;
+use super::engines::Live;
 use super::failure::{Failure, failure, stalled, transient};
 use super::paced_slots::Paced;
 use super::slots::{PARKED, State};
 use super::tag::Tag;
 use super::tick::arm_tick;
 use super::window::Window;
-use io_uring::{IoUring, Submitter, cqueue, squeue};
 use std::sync::atomic::Ordering;
 
 /// The live counters are updated this often (ns): shared atomics on every batch would cost.
@@ -41,8 +40,6 @@ pub(super) struct LoopEnd {
     pub(super) failure: Option<Failure>,
     pub(super) batches: u64,
     pub(super) requeued: u64,
-    pub(super) submit_only: u64,
-    pub(super) inline_turns: u64,
     /// The measured window's time this worker did not run, and the longest such gap, ns (the
     /// window elapsed; zeros when the loop ended otherwise).
     pub(super) paused: (u64, u64),
@@ -88,20 +85,16 @@ struct Batch {
     each: bool,
 }
 
-/// The loop's state: the ring's three parts, the worker's state, and what carries over from one
-/// turn to the next. A local of `run_loop`, so its fields live in registers as separate locals
-/// would.
-struct Turns<'r, 'a, 's> {
-    submitter: Submitter<'r>,
-    sq: squeue::SubmissionQueue<'r>,
-    cq: cqueue::CompletionQueue<'r>,
+/// The loop's state: the engine, the worker's state, and what carries over from one turn to the
+/// next. A local of `run_loop`, so its fields live in registers as separate locals would.
+struct Turns<'r, 'a, 's, L: Live> {
+    eng: L,
     st: &'r mut State<'a>,
     shared: &'r Shared<'s>,
     clock: Elapsed,
     /// Some class is open loop (its slots wait for their send times, `pace.rs`).
     paced: bool,
     window: Window,
-    entering: Entering,
     /// When the live counters were last updated.
     published: u64,
     /// Whether the timer completed since the stop and abort flags were last read.
@@ -116,31 +109,27 @@ struct Turns<'r, 'a, 's> {
     panic_after_turns: Option<u64>,
 }
 
-/// The closed loop on `ring` until the point ends for this worker (the drain is the caller's).
+/// The closed loop on engine `eng` until the point ends for this worker (the drain is the
+/// caller's).
 ///
-/// Each turn: enter the kernel (submit, wait for one completion; or only submit while I/Os
-/// complete during their submission, `entering.rs`), read the clock once, update the window, then
+/// Each turn: enter the engine (submit, wait for one completion), read the clock once, update the window, then
 /// reap every completion already queued. A closed-loop slot gets its next I/O the moment its last
 /// one is reaped; a class issuing at scheduled times would instead keep its free
 /// slots and issue from them when their time comes (and bound the wait by the next one).
-pub(super) fn run_loop(
-    ring: &mut IoUring,
+pub(super) fn run_loop<L: Live>(
+    mut eng: L,
     st: &mut State<'_>,
     shared: &Shared<'_>,
     start: u64,
     #[cfg(test)] panic_after_turns: Option<u64>,
 ) -> LoopEnd {
     let clock = Elapsed::new(start);
-    let (mut submitter, mut sq, cq) = ring.split();
-    // Enter through the ring's registered index: saves a file lookup per system call (5.18+;
-    // without it the plain descriptor is used).
-    let _ = submitter.register_ring_fd();
-    arm_tick(&mut sq, &submitter);
+    arm_tick(&mut eng);
     let now = clock.ns();
     let paced = st.start_pacing(now);
     for i in 0..st.slots.len() {
         if st.slots[i].submitted_ns != PARKED && st.burst_first(i, now) && st.take_budget(i) {
-            st.next_io(i, now, &mut sq, &submitter);
+            st.next_io(i, now, &mut eng);
         }
     }
     if shared.running.fetch_add(1, Ordering::AcqRel) + 1 == shared.workers {
@@ -150,15 +139,12 @@ pub(super) fn run_loop(
     }
     let in_flight = st.in_flight();
     let mut t = Turns {
-        submitter,
-        sq,
-        cq,
+        eng,
         st,
         shared,
         clock,
         paced,
         window: Window::new(now),
-        entering: Entering::new(),
         published: now,
         // Read the flags at the first turn.
         ticked: true,
@@ -182,8 +168,6 @@ pub(super) fn run_loop(
         failure: t.failure,
         batches: t.batches,
         requeued: t.requeued,
-        submit_only: t.entering.submit_only,
-        inline_turns: t.entering.inline_turns,
         paused: if end == End::Window {
             t.window.pauses.of_window(shared.window_ns)
         } else {
@@ -193,7 +177,7 @@ pub(super) fn run_loop(
     }
 }
 
-impl Turns<'_, '_, '_> {
+impl<L: Live> Turns<'_, '_, '_, L> {
     /// One turn; `Some` when the loop ends, and why.
     #[inline(always)]
     fn turn(&mut self) -> Option<End> {
@@ -215,20 +199,14 @@ impl Turns<'_, '_, '_> {
     /// why the loop ends.
     #[inline(always)]
     fn enter(&mut self) -> Result<u64, End> {
-        self.sq.sync();
         let until = if self.paced {
             self.st.next_send()
         } else {
             None
         };
-        let entered = self.entering.enter(
-            &self.submitter,
-            &mut self.cq,
-            &self.clock,
-            self.window.prev,
-            self.in_flight,
-            until,
-        );
+        let entered = self
+            .eng
+            .enter(&self.clock, self.window.prev, self.in_flight, until);
         if let Err(f) = entered {
             self.failure = Some(f);
             self.shared.abort.store(true, Ordering::Relaxed);
@@ -258,8 +236,7 @@ impl Turns<'_, '_, '_> {
     /// Returns whether the point failed (an I/O error or a stall).
     #[inline(always)]
     fn reap(&mut self, now: u64) -> bool {
-        self.cq.sync();
-        let mut left = self.cq.len();
+        let mut left = self.eng.ready();
         let batch = Batch {
             now,
             measuring: now >= self.window.from,
@@ -267,9 +244,9 @@ impl Turns<'_, '_, '_> {
             each: submit_each(left, self.in_flight),
         };
         let mut failed = false;
-        while let Some(cqe) = self.cq.next() {
+        while let Some(done) = self.eng.next() {
             left -= 1;
-            let (i, reaped) = match Tag::of(cqe.user_data()) {
+            let (i, reaped) = match Tag::of(done.tag) {
                 Tag::Tick => (0, self.tick(now, &mut failed)),
                 // Sent only by the drain, after this loop has ended.
                 Tag::Cancel => {
@@ -282,13 +259,12 @@ impl Turns<'_, '_, '_> {
                     (i, Reaped::Tick)
                 }
                 Tag::Idle(c) => {
-                    let (sq, submitter) = (&mut self.sq, &self.submitter);
-                    let queued = self.st.burst_wake(c, now, batch.measuring, sq, submitter);
+                    let queued = self.st.burst_wake(c, now, batch.measuring, &mut self.eng);
                     // The idle timeout was counted in flight in place of the burst's last I/O.
                     self.in_flight = self.in_flight + queued - 1;
                     (c, Reaped::Tick)
                 }
-                Tag::Io(i) => (i, self.take(i, cqe.result(), now, &mut failed)),
+                Tag::Io(i) => (i, self.take(i, done.result, now, &mut failed)),
             };
             match reaped {
                 Reaped::Done => self.replace(i, &batch, left > 0),
@@ -307,7 +283,7 @@ impl Turns<'_, '_, '_> {
         if now >= self.window.from && now < self.window.end {
             self.window.pauses.ticked_in_window = true;
         }
-        arm_tick(&mut self.sq, &self.submitter);
+        arm_tick(&mut self.eng);
         // The timer bounds every wait, so a stalled I/O is seen within 100 ms of its
         // timeout; checking here costs nothing per I/O.
         if !*failed
@@ -331,7 +307,7 @@ impl Turns<'_, '_, '_> {
             return self.take_replayed_flush(i, res, now, failed);
         }
         if res < 0 && transient(-res) && !*failed {
-            st.queue(i, &mut self.sq, &self.submitter);
+            st.queue(i, &mut self.eng);
             self.requeued += 1;
             return Reaped::Requeued;
         }
@@ -347,7 +323,7 @@ impl Turns<'_, '_, '_> {
         let slot = &mut st.slots[i];
         slot.done += res as u32;
         if slot.done < slot.len {
-            st.queue(i, &mut self.sq, &self.submitter);
+            st.queue(i, &mut self.eng);
             self.requeued += 1;
             return Reaped::Requeued;
         }
@@ -361,7 +337,7 @@ impl Turns<'_, '_, '_> {
     fn take_flush(&mut self, i: usize, res: i32, now: u64, failed: &mut bool) -> Reaped {
         let st = &mut *self.st;
         if res < 0 && transient(-res) && !*failed {
-            st.queue_flush(i, &mut self.sq, &self.submitter);
+            st.queue_flush(i, &mut self.eng);
             self.requeued += 1;
             return Reaped::Requeued;
         }
@@ -376,7 +352,7 @@ impl Turns<'_, '_, '_> {
             st.flush_abandoned(i);
             return Reaped::Retired;
         }
-        if st.flush_done(i, &mut self.sq, &self.submitter) {
+        if st.flush_done(i, &mut self.eng) {
             Reaped::Committed
         } else {
             Reaped::Requeued
@@ -389,7 +365,7 @@ impl Turns<'_, '_, '_> {
     fn take_replayed_flush(&mut self, i: usize, res: i32, now: u64, failed: &mut bool) -> Reaped {
         let st = &mut *self.st;
         if res < 0 && transient(-res) && !*failed {
-            st.queue_replayed_flush(i, &mut self.sq, &self.submitter);
+            st.queue_replayed_flush(i, &mut self.eng);
             self.requeued += 1;
             return Reaped::Requeued;
         }
@@ -410,8 +386,7 @@ impl Turns<'_, '_, '_> {
     #[cold]
     fn committed(&mut self, i: usize, batch: &Batch, more: bool) {
         self.st.commit(i, batch.now, batch.measuring);
-        let (sq, submitter) = (&mut self.sq, &self.submitter);
-        if self.st.think(i, batch.now, sq, submitter) {
+        if self.st.think(i, batch.now, &mut self.eng) {
             return;
         }
         if self.st.classes[self.st.slots[i].class].pacer.is_some() {
@@ -422,8 +397,7 @@ impl Turns<'_, '_, '_> {
         }
         self.next(i, batch, false);
         if batch.each && more {
-            self.sq.sync();
-            let _ = self.submitter.submit();
+            self.eng.submit();
         }
     }
 
@@ -434,8 +408,8 @@ impl Turns<'_, '_, '_> {
         let (now, st) = (batch.now, &mut *self.st);
         let verified = st.verify_complete(i);
         if self.paced {
-            let ring = (&mut self.sq, &self.submitter);
-            match st.complete_paced(i, now, batch.measuring, batch.tick, self.window.from, ring) {
+            let eng = &mut self.eng;
+            match st.complete_paced(i, now, batch.measuring, batch.tick, self.window.from, eng) {
                 Paced::No => {}
                 // The slot's flush stays in flight in its place.
                 Paced::Flushing => return,
@@ -450,15 +424,14 @@ impl Turns<'_, '_, '_> {
         let (bucket, size_index) = (slot.bucket, slot.size_index);
         // A committer's N-th write is followed by its flush, not by its next I/O.
         // (The think time of a committer follows its commit, `committed`.)
-        let busy = (write && st.start_flush(i, now, &mut self.sq, &self.submitter))
-            || st.think(i, now, &mut self.sq, &self.submitter);
+        let busy =
+            (write && st.start_flush(i, now, &mut self.eng)) || st.think(i, now, &mut self.eng);
         if !busy {
             self.next(i, batch, verified);
         }
         if batch.each && more {
             // The last replacement goes with the next wait.
-            self.sq.sync();
-            let _ = self.submitter.submit();
+            self.eng.submit();
         }
         let st = &mut *self.st;
         let class = &mut st.classes[st.slots[i].class];
@@ -483,8 +456,7 @@ impl Turns<'_, '_, '_> {
     fn next(&mut self, i: usize, batch: &Batch, verified: bool) {
         let (now, st) = (batch.now, &mut *self.st);
         if st.classes[st.slots[i].class].burst.is_some() {
-            let (sq, submitter) = (&mut self.sq, &self.submitter);
-            match st.burst_next(i, now, batch.measuring, sq, submitter) {
+            match st.burst_next(i, now, batch.measuring, &mut self.eng) {
                 AfterIo::Issue => {}
                 AfterIo::Park => {
                     self.in_flight -= 1;
@@ -500,7 +472,7 @@ impl Turns<'_, '_, '_> {
             // instead, that wait was counted nowhere: IOPS × mean latency fell to 0.85 of the
             // depth at QD 16-64 (issue 28). The in-flight count (`window.rs`) counts it from the
             // same reading, so the depth held and the latencies obey Little's law exactly.
-            st.next_io(i, now, &mut self.sq, &self.submitter);
+            st.next_io(i, now, &mut self.eng);
             if verified {
                 // Checking the last I/O and stamping this one is the worker's time, not the
                 // storage's: the I/O's clock starts after it, and it is not counted in flight
@@ -523,9 +495,7 @@ impl Turns<'_, '_, '_> {
     fn refill(&mut self, now: u64) {
         if self.paced {
             let window = (self.window.from, self.window.end);
-            self.in_flight += self
-                .st
-                .issue_due(now, window, &mut self.sq, &self.submitter);
+            self.in_flight += self.st.issue_due(now, window, &mut self.eng);
         }
     }
 
@@ -533,9 +503,9 @@ impl Turns<'_, '_, '_> {
     /// then, and says whether the loop ends (a failure, or the I/O budget spent and drained).
     #[inline(always)]
     fn publish(&mut self, now: u64, failed: bool) -> Option<End> {
-        // Publish the consumed head before entering again, or the kernel would see the old
-        // entries and return at once.
-        self.cq.sync();
+        // Give the consumed completions back before entering again, or the kernel would see the
+        // old entries and return at once.
+        self.eng.consumed();
         if now - self.published >= LIVE_EVERY_NS {
             self.st.publish(self.shared.live);
             self.published = now;

@@ -1,17 +1,16 @@
-//! One worker thread: its setup, its loop (`turn.rs`), and the end of its point. The ring and the
-//! state it runs on (the buffer arena among them) belong to a `Worker`, whose drop drains every
-//! I/O still in flight, or leaks the ring and the arena when that fails: whatever ends the worker
-//! (the loop's end, an early return, a panic unwinding through it), no memory the kernel may
-//! still write into is freed.
+//! One worker thread: its CPU, its engine, its setup, its loop (`turn.rs`), and the end of its
+//! point. The engine and the state it runs on (the buffer arena among them) belong to a `Worker`,
+//! whose drop drains every I/O still in flight, or leaks the engine and the arena when that fails:
+//! whatever ends the worker (the loop's end, an early return, a panic unwinding through it), no
+//! memory the kernel may still write into is freed.
 
 use super::Shared;
 use super::drain::drain;
+use super::engines::{self, Engine, Visit};
 use super::failure::Failure;
 use super::reuse::Reuse;
-use super::ring::RingMode;
 use super::slots::{State, WorkerSpec, setup};
 use super::turn::{End, run_loop};
-use io_uring::IoUring;
 use rigel_results::ClassRecorder;
 use std::io;
 use std::mem::ManuallyDrop;
@@ -38,9 +37,12 @@ pub struct WorkerOutcome {
     pub inline_turns: u64,
     /// I/Os submitted again: the rest of a short transfer, or after EINTR/EAGAIN.
     pub requeued: u64,
-    pub mode: Option<RingMode>,
-    pub fixed_buffers: bool,
-    pub fixed_files: bool,
+    /// The engine's name, its options as results record them, and what its setup got.
+    pub engine: &'static str,
+    pub engine_options: std::collections::BTreeMap<String, String>,
+    pub facts: engines::Facts,
+    /// The CPU the worker was pinned to, else the one it last ran on.
+    pub cpu: Option<u32>,
     /// The measured window's time this worker did not run, and the longest gap, ns (`pause.rs`).
     pub paused: (u64, u64),
     /// The timer completed inside the window: this worker ran and waited there.
@@ -53,7 +55,25 @@ pub struct WorkerOutcome {
 /// in the outcome.
 pub fn run(spec: WorkerSpec<'_>, shared: &Shared<'_>) -> WorkerOutcome {
     let _ended = Ended(shared);
-    run_inner(spec, shared)
+    // Pinned first: the arena's pages are then taken on the CPU's node.
+    let pinned = spec.cpu.filter(|&c| super::cpu::pin(c).is_ok());
+    let mut outcome = engines::visit(spec.engine, Run { spec, shared });
+    outcome.cpu = pinned.or_else(super::cpu::current);
+    outcome
+}
+
+/// A worker's run on the engine its classes got (`engines::visit` picks it).
+struct Run<'a, 's, 'r> {
+    spec: WorkerSpec<'a>,
+    shared: &'r Shared<'s>,
+}
+
+impl Visit for Run<'_, '_, '_> {
+    type Out = WorkerOutcome;
+
+    fn visit<E: Engine>(self) -> WorkerOutcome {
+        run_inner::<E>(self.spec, self.shared)
+    }
 }
 
 /// Tells the coordinator the worker ended, once its ring and arena are settled (drained or
@@ -71,28 +91,39 @@ impl Drop for Ended<'_, '_> {
     }
 }
 
-fn run_inner(spec: WorkerSpec<'_>, shared: &Shared<'_>) -> WorkerOutcome {
+impl WorkerOutcome {
+    /// The outcome of a worker that did nothing yet.
+    fn empty() -> WorkerOutcome {
+        WorkerOutcome {
+            recorders: Vec::new(),
+            in_flight_area: Vec::new(),
+            end: End::Abort,
+            failure: None,
+            setup_error: None,
+            batches: 0,
+            submit_only: 0,
+            inline_turns: 0,
+            requeued: 0,
+            engine: "",
+            engine_options: Default::default(),
+            facts: engines::Facts::default(),
+            cpu: None,
+            paused: (0, 0),
+            ticked_in_window: false,
+            tally: None,
+        }
+    }
+}
+
+fn run_inner<E: Engine>(spec: WorkerSpec<'_>, shared: &Shared<'_>) -> WorkerOutcome {
     let mut outcome = WorkerOutcome {
-        recorders: Vec::new(),
-        in_flight_area: Vec::new(),
-        end: End::Abort,
-        failure: None,
-        setup_error: None,
-        batches: 0,
-        submit_only: 0,
-        inline_turns: 0,
-        requeued: 0,
-        mode: None,
-        fixed_buffers: false,
-        fixed_files: false,
-        paused: (0, 0),
-        ticked_in_window: false,
-        tally: None,
+        engine: E::NAME,
+        ..WorkerOutcome::empty()
     };
-    let setup = setup(&spec, shared.reuse);
+    let setup = setup::<E>(&spec, shared.reuse);
     shared.ready.fetch_add(1, Ordering::AcqRel);
     shared.wake();
-    let ((ring, mode), state) = match setup {
+    let (engine, state) = match setup {
         Ok(s) => s,
         Err(e) => {
             shared.abort.store(true, Ordering::Relaxed);
@@ -100,14 +131,12 @@ fn run_inner(spec: WorkerSpec<'_>, shared: &Shared<'_>) -> WorkerOutcome {
             return outcome;
         }
     };
-    // From here on the worker's drop settles the ring and the arena, however this function ends.
-    let mut worker = Worker::new(ring, state, shared.reuse);
+    // From here on the worker's drop settles the engine and the arena, however this function ends.
+    let mut worker = Worker::new(engine, state, shared.reuse);
     let start = shared.wait_for_start();
-    outcome.mode = Some(mode);
-    outcome.fixed_buffers = worker.st.fixed_buffers;
-    outcome.fixed_files = worker.st.fixed_files;
+    outcome.engine_options = worker.engine.options();
     let ended = run_loop(
-        &mut worker.ring,
+        worker.engine.live(),
         &mut worker.st,
         shared,
         start,
@@ -120,12 +149,14 @@ fn run_inner(spec: WorkerSpec<'_>, shared: &Shared<'_>) -> WorkerOutcome {
     outcome.requeued = ended.requeued;
     outcome.paused = ended.paused;
     outcome.ticked_in_window = ended.ticked_in_window;
-    (outcome.submit_only, outcome.inline_turns) = (ended.submit_only, ended.inline_turns);
     let limit = match outcome.end {
         End::Window => Duration::from_nanos(shared.io_timeout_ns),
         End::Stop | End::Abort | End::Failed => STOP_DRAIN_LIMIT,
     };
     worker.drain(limit);
+    outcome.facts = worker.engine.facts();
+    (outcome.submit_only, outcome.inline_turns) =
+        (outcome.facts.submit_only, outcome.facts.inline_turns);
     let st = &mut *worker.st;
     outcome.tally = st.verify.take().map(|v| v.tally);
     outcome.in_flight_area = st.classes.iter().map(|c| c.area as f64).collect();
@@ -141,27 +172,27 @@ fn run_inner(spec: WorkerSpec<'_>, shared: &Shared<'_>) -> WorkerOutcome {
     outcome
 }
 
-/// A worker's ring and the state it runs on (its buffer arena among them), owned together so that
-/// dropping them is settled in one place: after every I/O completed, the ring is closed first
-/// (which unregisters the buffers) and the arena goes back to the run's pool; while some I/O may
-/// still be in flight, both are leaked instead (fields in `ManuallyDrop`: leaking is what happens
-/// unless a drain proved otherwise).
-struct Worker<'a, 'r> {
-    ring: ManuallyDrop<IoUring>,
+/// A worker's engine and the state it runs on (its buffer arena among them), owned together so
+/// that dropping them is settled in one place: after every I/O completed, the engine is closed
+/// first (a ring unregisters the buffers) and the arena goes back to the run's pool; while some
+/// I/O may still be in flight, both are leaked instead (fields in `ManuallyDrop`: leaking is what
+/// happens unless a drain proved otherwise).
+struct Worker<'a, 'r, E: Engine> {
+    engine: ManuallyDrop<E>,
     st: ManuallyDrop<State<'a>>,
     reuse: &'r Reuse,
     /// Reads left the target's data in the buffers: a later write point fills them again.
     reads: bool,
-    /// Once drained: whether every I/O completed (the kernel then uses neither the ring's requests
-    /// nor the arena any more). `None` before the drain.
+    /// Once drained: whether every I/O completed (the kernel then uses neither the engine's
+    /// requests nor the arena any more). `None` before the drain.
     drained: Option<bool>,
 }
 
-impl<'a, 'r> Worker<'a, 'r> {
-    fn new(ring: IoUring, st: State<'a>, reuse: &'r Reuse) -> Worker<'a, 'r> {
+impl<'a, 'r, E: Engine> Worker<'a, 'r, E> {
+    fn new(engine: E, st: State<'a>, reuse: &'r Reuse) -> Worker<'a, 'r, E> {
         let reads = st.classes.iter().any(|c| c.read_percent > 0);
         Worker {
-            ring: ManuallyDrop::new(ring),
+            engine: ManuallyDrop::new(engine),
             st: ManuallyDrop::new(st),
             reuse,
             reads,
@@ -174,32 +205,27 @@ impl<'a, 'r> Worker<'a, 'r> {
     fn drain(&mut self, limit: Duration) -> bool {
         *self.drained.get_or_insert_with(|| {
             let in_flight = self.st.in_flight();
-            drain(&mut self.ring, &mut self.st, in_flight, limit)
+            drain(&mut self.engine.live(), &mut self.st, in_flight, limit)
         })
     }
 }
 
-impl Drop for Worker<'_, '_> {
+impl<E: Engine> Drop for Worker<'_, '_, E> {
     fn drop(&mut self) {
         // Not drained yet: the loop did not end normally (a panic unwinding, an early return).
         // Its in-flight count is then an upper bound (a slot counts before its I/O is queued and
         // until its completion is taken), so a drain that ends is a true one.
         if !self.drain(STOP_DRAIN_LIMIT) {
-            // Some I/O may still target the arena: freeing it (or closing the ring) could let the
-            // kernel write into reused memory. Both stay leaked.
+            // Some I/O may still target the arena: freeing it (or closing the engine) could let
+            // the kernel write into reused memory. Both stay leaked.
             return;
         }
-        // The ring's references to the targets go now, not whenever the kernel's asynchronous
-        // teardown of a closed ring gets to them: until the last reference goes, a test file's
-        // flock and a block device's O_EXCL claim stay held, and the next rigel is refused.
-        if self.st.fixed_files {
-            let _ = self.ring.submitter().unregister_files();
-        }
-        // SAFETY: every I/O completed (drained), so the kernel no longer uses the ring's
-        // requests; the ring is dropped once, here, and never used after.
-        unsafe { ManuallyDrop::drop(&mut self.ring) };
-        // SAFETY: taken once, here, and `self.st` is never used after; the ring that registered
-        // the arena's pages is closed (above) before the arena is reused or unmapped.
+        // SAFETY: taken once, here, and `self.engine` is never used after. Every I/O completed
+        // (drained), so closing the engine withdraws nothing the kernel still uses.
+        let engine = unsafe { ManuallyDrop::take(&mut self.engine) };
+        engine.close();
+        // SAFETY: taken once, here, and `self.st` is never used after; the engine that may have
+        // registered the arena's pages is closed (above) before the arena is reused or unmapped.
         let st = unsafe { ManuallyDrop::take(&mut self.st) };
         let mut arena = st.arena;
         arena.random &= !self.reads;

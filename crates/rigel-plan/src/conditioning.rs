@@ -30,6 +30,7 @@ impl PreconditionPlan {
                 rate: None,
                 arrival: Default::default(),
                 pattern: Default::default(),
+                engine: Default::default(),
             }],
         }
     }

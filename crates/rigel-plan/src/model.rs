@@ -216,6 +216,10 @@ pub struct ClassLoad {
     /// Placement (`targets`, `region`): absent keys when the class uses the whole volume.
     #[serde(flatten)]
     pub pattern: super::pattern::Pattern,
+    /// The engine the class asks for (its `IoClass::engine`; absent: `auto`). The executor
+    /// resolves it (`rigel_exec::resolve_engine`).
+    #[serde(default, skip_serializing_if = "is_auto")]
+    pub engine: Engine,
 }
 
 impl ClassLoad {

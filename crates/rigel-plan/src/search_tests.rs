@@ -171,6 +171,7 @@ fn a_trial_point_sets_the_knob_and_names_it() {
         rate: None,
         arrival: Default::default(),
         pattern: Default::default(),
+        engine: Default::default(),
     });
     let t = p.point(3, 5.0);
     assert_eq!(

@@ -153,6 +153,7 @@ pub(super) fn build_points(
                         rate: c.rate,
                         arrival: c.arrival,
                         pattern: c.pattern.clone(),
+                        engine: c.engine,
                     }
                 })
                 .collect();

@@ -73,6 +73,7 @@ fn a_budget_ends_the_point_after_exactly_that_many_ios_over_workers() {
             rate: None,
             arrival: Default::default(),
             pattern: Default::default(),
+            engine: Default::default(),
         }],
     };
     // Odd, so the two workers' shares differ by one.

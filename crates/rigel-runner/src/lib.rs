@@ -290,6 +290,7 @@ fn execute(
             reuse: Arc::clone(&reuse),
             window_at: starts.map(|s| s.window_at(i, Duration::from_millis(plan.run.warmup_ms))),
             replay: opts.replay.clone(),
+            cpus: None,
         };
         if let Some(starts) = starts
             && !wait_until(starts.at(i), stop)

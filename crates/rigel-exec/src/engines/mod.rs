@@ -46,8 +46,10 @@
 //!   come back from [`Engine::open`], a failing wait from [`Live::enter`] (as a `Failure` that
 //!   fails the point), an I/O's error in its completion.
 
+pub(crate) mod arena;
 #[cfg(test)]
 mod contract_tests;
+pub(crate) mod io_uring;
 pub(crate) mod libaio;
 pub(crate) mod psync;
 mod timers;
@@ -55,7 +57,7 @@ mod timers;
 use crate::clock::Elapsed;
 use crate::failure::Failure;
 use crate::options::ExecOptions;
-use crate::ring::Arena;
+use arena::Arena;
 use std::collections::BTreeMap;
 use std::io;
 use std::os::fd::RawFd;
@@ -65,6 +67,7 @@ use std::os::fd::RawFd;
 /// request.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Interval {
+    #[allow(dead_code)] // see `ns()`
     ns: u64,
     ts: ::io_uring::types::Timespec,
 }
@@ -79,7 +82,8 @@ impl Interval {
         }
     }
 
-    /// The interval in ns.
+    /// The interval in ns (engines that keep their timers themselves).
+    #[allow(dead_code)] // read by the psync and libaio engines (eng-sync) and the fake engine
     #[inline]
     pub(crate) fn ns(&self) -> u64 {
         self.ns
@@ -158,7 +162,7 @@ pub(crate) struct Opened<E> {
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Facts {
     /// io_uring: the ring's setup flags.
-    pub mode: Option<crate::ring::RingMode>,
+    pub mode: Option<io_uring::RingMode>,
     /// io_uring: whether the buffers and the files were registered (`None`: the engine has no
     /// such thing, and no note is due).
     pub fixed_buffers: Option<bool>,
@@ -214,6 +218,13 @@ pub(crate) trait Live {
     /// registered; a timer's [`Interval`] must outlive the request.
     unsafe fn push(&mut self, tag: u64, op: Op<'_>);
 
+    /// Queues a flush of `target` ([`Op::Flush`]), which references no memory of the caller's.
+    #[inline]
+    fn flush(&mut self, tag: u64, target: u32, data_only: bool) {
+        // SAFETY: a flush carries no buffer and no interval: nothing the caller must keep alive.
+        unsafe { self.push(tag, Op::Flush { target, data_only }) };
+    }
+
     /// Hands every queued request to the kernel without waiting (errors surface at the next
     /// [`Live::enter`] or in completions).
     fn submit(&mut self);
@@ -247,4 +258,22 @@ pub(crate) trait Live {
     /// device, a psync `pread`, cannot be withdrawn). Each still yields its completion, so the
     /// drain can count them down. The cancel itself yields at most one completion, tagged `tag`.
     fn cancel(&mut self, tag: u64);
+}
+
+/// Something to run on an engine chosen at run time (a worker's loop): [`visit`] calls
+/// `visit::<E>` with the engine's type, so the loop is compiled once per engine.
+pub(crate) trait Visit {
+    type Out;
+    fn visit<E: Engine>(self) -> Self::Out;
+}
+
+/// Runs `v` on `engine` (a concrete one: `resolve_engine` turned `auto` into one). The one place
+/// that maps an engine's name to its type.
+pub(crate) fn visit<V: Visit>(engine: rigel_plan::Engine, v: V) -> V::Out {
+    use rigel_plan::Engine as Name;
+    match engine {
+        Name::IoUring | Name::Auto => v.visit::<io_uring::IoUringEngine>(),
+        Name::Libaio => v.visit::<libaio::LibaioEngine>(),
+        Name::Psync => v.visit::<psync::PsyncEngine>(),
+    }
 }

@@ -112,6 +112,7 @@ fn class(
         rate: None,
         arrival: Default::default(),
         pattern: Default::default(),
+        engine: Default::default(),
     }
 }
 

@@ -119,6 +119,7 @@ fn class_load(c: &ClassSpec, load: u32, size: u64) -> ClassLoad {
         rate: None,
         arrival: Default::default(),
         pattern: Default::default(),
+        engine: Default::default(),
     }
 }
 

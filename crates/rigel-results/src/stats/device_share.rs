@@ -158,6 +158,7 @@ mod tests {
             rate: None,
             arrival: Default::default(),
             pattern: Default::default(),
+            engine: Default::default(),
         };
         PointResult {
             point: DataPoint {

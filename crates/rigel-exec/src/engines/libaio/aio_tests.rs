@@ -2,7 +2,7 @@
 //! writes and flushes complete, a refused request completes with its error, a wait is bounded.
 
 use super::{Aio, AioDone};
-use crate::ring::Arena;
+use crate::engines::arena::Arena;
 use rigel_plan::Buffers;
 use std::fs::{File, OpenOptions};
 use std::os::fd::AsRawFd;

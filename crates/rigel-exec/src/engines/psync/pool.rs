@@ -169,26 +169,6 @@ impl Psync {
         }
         n
     }
-
-    /// Waits up to `limit` for every request in flight to finish (their completions are
-    /// dropped); false when some are still blocked in the kernel (their buffers must then not
-    /// be freed: the threads still hold them).
-    pub fn drain(&mut self, limit: Duration) -> bool {
-        self.queued.clear();
-        self.done.clear();
-        let Some(pool) = &mut self.pool else {
-            return true;
-        };
-        let until = Instant::now() + limit;
-        while pool.busy > 0 {
-            let left = until.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return false;
-            }
-            pool.reap(1, Some(left), &mut |_| {});
-        }
-        true
-    }
 }
 
 /// One thread per slot, each carrying out one request at a time.
@@ -329,7 +309,7 @@ impl Drop for Pool {
 
 /// Tells every thread to end and joins those `idle` says hold no request; a thread still
 /// blocked in one is left to end on its own after it (it holds only its `Arc`; the caller keeps
-/// the request's buffer, see [`Psync::drain`]).
+/// the request's buffer: the worker leaks its engine and arena when a drain could not prove every request done).
 fn shutdown(shared: &PoolShared, threads: &mut Vec<JoinHandle<()>>, idle: impl Fn(usize) -> bool) {
     shared.shutdown.store(true, Ordering::SeqCst);
     for t in threads.iter() {

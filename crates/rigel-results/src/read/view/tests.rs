@@ -18,6 +18,7 @@ fn load(class: &str, size: u64, read_percent: u8, load: u32) -> ClassLoad {
         rate: None,
         arrival: Default::default(),
         pattern: Default::default(),
+        engine: Default::default(),
     }
 }
 

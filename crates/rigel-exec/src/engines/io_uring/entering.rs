@@ -11,10 +11,10 @@
 //! Otherwise the worker waits at once, and keeps waiting for `BACKOFF` turns before trying
 //! again.
 
-use super::clock::Elapsed;
-use super::failure::{Failure, transient};
-use super::pace;
-use io_uring::cqueue;
+use crate::clock::Elapsed;
+use crate::failure::{Failure, transient};
+use io_uring::{cqueue, types};
+use std::io;
 
 /// Turns a worker waits as usual after a submit-only entry found nothing completed. A device
 /// worker then pays one extra system call every this many turns.
@@ -24,19 +24,19 @@ const BACKOFF: u32 = 256;
 const WAIT_EVERY_NS: u64 = 1_000_000;
 
 /// The worker's choice between the two kinds of entry.
-pub(super) struct Entering {
+pub(crate) struct Entering {
     /// Turns left before a submit-only entry is tried again (0: submit only).
     backoff: u32,
     /// While submitting only: when (ns since the point's start) the next entry waits anyway.
     wait_due: u64,
     /// Submit-only entries made, and those that found completions (they completed during
     /// their submission).
-    pub(super) submit_only: u64,
-    pub(super) inline_turns: u64,
+    pub(crate) submit_only: u64,
+    pub(crate) inline_turns: u64,
 }
 
 impl Entering {
-    pub(super) fn new() -> Entering {
+    pub(crate) fn new() -> Entering {
         Entering {
             backoff: 0,
             wait_due: 0,
@@ -50,7 +50,7 @@ impl Entering {
     /// the I/Os in flight once the queue is submitted. An error that is not transient fails the
     /// point.
     #[inline]
-    pub(super) fn enter(
+    pub(crate) fn enter(
         &mut self,
         submitter: &io_uring::Submitter<'_>,
         cq: &mut cqueue::CompletionQueue<'_>,
@@ -78,7 +78,7 @@ impl Entering {
             self.backoff -= 1;
         }
         let entered = match until {
-            Some(t) => pace::submit_and_wait_until(submitter, clock.ns(), t),
+            Some(t) => submit_and_wait_until(submitter, clock.ns(), t),
             None => submitter.submit_and_wait(1),
         };
         checked(entered, clock)
@@ -99,4 +99,22 @@ fn checked(entered: std::io::Result<usize>, clock: &Elapsed) -> Result<(), Failu
         }),
         _ => Ok(()),
     }
+}
+
+/// Submits what is queued and waits for a completion, or until `until_ns` (an open-loop send
+/// time, ns since the point's start, `now_ns` being the present) when that comes first.
+fn submit_and_wait_until(
+    submitter: &io_uring::Submitter<'_>,
+    now_ns: u64,
+    until_ns: u64,
+) -> io::Result<usize> {
+    let wait = until_ns.saturating_sub(now_ns);
+    if wait == 0 {
+        return submitter.submit();
+    }
+    let ts = types::Timespec::new()
+        .sec(wait / 1_000_000_000)
+        .nsec((wait % 1_000_000_000) as u32);
+    let args = types::SubmitArgs::new().timespec(&ts);
+    submitter.submit_with_args(1, &args)
 }

@@ -1,61 +1,15 @@
-//! A worker's io_uring and its buffer arena: the ring built with the best setup flags the kernel
-//! accepts, the arena mapped (4 KiB or huge pages), then both the arena and the targets
-//! registered with the ring when the kernel and the locked-memory limit allow it.
+//! A worker's buffer arena: one page-aligned mapping (4 KiB or huge pages) carved into the
+//! slots' buffers. The policy owns it (every engine borrows a request's range until its
+//! completion); io_uring registers it (`engines::io_uring::setup`).
 
-use io_uring::IoUring;
 use rigel_plan::Buffers;
 use std::io;
-use std::os::fd::RawFd;
 
 /// Alignment of every slot's buffer: a page satisfies any device's direct-I/O alignment.
 pub const BUF_ALIGN: usize = rigel_plan::limits::BUFFER_ALIGN as usize;
 /// The size of a transparent huge page: `Pages` arenas at least this large are told not to use
 /// them; `Huge` arenas are made of them.
 const HUGE_PAGE: usize = 2 << 20;
-
-/// Which setup flags the ring got (the strongest set the kernel accepted).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RingMode {
-    /// SINGLE_ISSUER | DEFER_TASKRUN | COOP_TASKRUN (kernel 6.1+).
-    Deferred,
-    /// COOP_TASKRUN only (5.19+).
-    Coop,
-    /// No optional flags.
-    Plain,
-}
-
-/// Builds a ring of at least `entries` submission entries, trying the fastest modes first.
-pub fn build_ring(entries: u32) -> io::Result<(IoUring, RingMode)> {
-    let entries = entries.max(1).next_power_of_two();
-    // CLAMP: a request beyond the kernel's maximum gets the maximum (the worker then hands full
-    // submission queues to the kernel as it goes) rather than failing.
-    // NO_SQARRAY (6.6+): the kernel reads each entry at its ring index, one indirection (and one
-    // cache line) less per submitted I/O; t/io_uring sets it too. Without it on older kernels.
-    for no_sqarray in [true, false] {
-        let mut b = IoUring::builder();
-        b.setup_clamp()
-            .setup_single_issuer()
-            .setup_defer_taskrun()
-            .setup_coop_taskrun();
-        if no_sqarray {
-            b.setup_no_sqarray();
-        }
-        if let Ok(r) = b.build(entries) {
-            return Ok((r, RingMode::Deferred));
-        }
-    }
-    if let Ok(r) = IoUring::builder()
-        .setup_clamp()
-        .setup_coop_taskrun()
-        .build(entries)
-    {
-        return Ok((r, RingMode::Coop));
-    }
-    IoUring::builder()
-        .setup_clamp()
-        .build(entries)
-        .map(|r| (r, RingMode::Plain))
-}
 
 /// One page-aligned allocation carved into per-slot buffers.
 pub struct Arena {
@@ -205,113 +159,4 @@ fn map_anonymous(len: usize) -> io::Result<*mut u8> {
         return Err(io::Error::last_os_error());
     }
     Ok(base.cast())
-}
-
-/// The largest buffer io_uring registers as one (a longer one is refused with EFAULT).
-const MAX_REGISTERED: usize = 1 << 30;
-
-/// Registers the arena with the ring as fixed buffers, as few as the kernel allows: one for all
-/// the slots, or one per GiB cut at slot boundaries. `slots` are the slots' (offset, length) in the
-/// arena, in arena order; returns each slot's buffer index.
-///
-/// One buffer for all slots is what t/io_uring registers: every I/O then reaches its pages
-/// through the same registered node, whose cache lines stay hot, where one buffer per slot
-/// spread the kernel's lookups over as many nodes (`io_import_reg_buf` took 3.5% of the CPU at
-/// QD 64 on page-cache reads against t/io_uring's 1.8%). The pages an I/O covers are the same
-/// either way, so a device sees the same segments.
-pub fn register_buffers(
-    ring: &IoUring,
-    arena: &Arena,
-    slots: &[(usize, usize)],
-) -> io::Result<Vec<u16>> {
-    let chunks = chunk_slots(slots, MAX_REGISTERED);
-    let iovecs: Vec<libc::iovec> = chunks
-        .iter()
-        .map(|&(off, len)| libc::iovec {
-            iov_base: arena.range(off, len).cast(),
-            iov_len: len,
-        })
-        .collect();
-    // SAFETY: every iovec lies inside the arena, which outlives the ring's use of it: the
-    // worker drains all I/O before dropping the arena, and drops the ring (unregistering the
-    // buffers) before the arena, or leaks both.
-    unsafe { ring.submitter().register_buffers(&iovecs)? };
-    let mut index = Vec::with_capacity(slots.len());
-    let mut chunk = 0;
-    for &(off, _) in slots {
-        while off >= chunks[chunk].0 + chunks[chunk].1 {
-            chunk += 1;
-        }
-        index.push(u16::try_from(chunk).map_err(|_| io::Error::from_raw_os_error(libc::E2BIG))?);
-    }
-    Ok(index)
-}
-
-/// Cuts slots (offset, length; in increasing offset order, not overlapping) into runs no longer
-/// than `max` bytes each, from the first slot's start to the last slot's end; a slot longer than
-/// `max` is a run of its own.
-fn chunk_slots(slots: &[(usize, usize)], max: usize) -> Vec<(usize, usize)> {
-    let mut chunks: Vec<(usize, usize)> = Vec::new();
-    for &(off, len) in slots {
-        match chunks.last_mut() {
-            Some((start, run)) if off + len - *start <= max => *run = off + len - *start,
-            _ => chunks.push((off, len)),
-        }
-    }
-    chunks
-}
-
-/// Registers the targets' descriptors with the ring, index = target index.
-pub fn register_files(ring: &IoUring, fds: &[RawFd]) -> io::Result<()> {
-    ring.submitter().register_files(fds)
-}
-
-/// Queues `entry`, handing the queue to the kernel while it is full (only with more requests than
-/// ring entries).
-///
-/// # Safety
-/// Everything `entry` references (buffers, timespecs, descriptors) must stay valid until its
-/// completion is reaped, as for [`squeue::SubmissionQueue::push`].
-pub unsafe fn push_or_submit(
-    sq: &mut io_uring::squeue::SubmissionQueue<'_>,
-    submitter: &io_uring::Submitter<'_>,
-    entry: &io_uring::squeue::Entry,
-) {
-    loop {
-        // SAFETY: the caller guarantees what the entry references outlives the request.
-        if unsafe { sq.push(entry) }.is_ok() {
-            return;
-        }
-        sq.sync();
-        let _ = submitter.submit();
-        sq.sync();
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::chunk_slots;
-
-    #[test]
-    #[serial_test::parallel]
-    fn slots_make_one_chunk_up_to_the_limit() {
-        let slots: Vec<(usize, usize)> = (0..64).map(|i| (i * 4096, 4096)).collect();
-        assert_eq!(chunk_slots(&slots, 1 << 30), vec![(0, 64 * 4096)]);
-    }
-
-    #[test]
-    #[serial_test::parallel]
-    fn chunks_are_cut_at_slot_boundaries() {
-        // Slots of 3 KiB padded to 4 KiB strides: a chunk ends with its last slot's bytes.
-        let slots: Vec<(usize, usize)> = (0..5).map(|i| (i * 4096, 3072)).collect();
-        assert_eq!(
-            chunk_slots(&slots, 8192),
-            vec![(0, 7168), (8192, 7168), (16384, 3072)]
-        );
-        // A slot larger than the limit is a chunk of its own.
-        assert_eq!(
-            chunk_slots(&[(0, 100), (4096, 9000), (16384, 100)], 4096),
-            vec![(0, 100), (4096, 9000), (16384, 100)]
-        );
-    }
 }
