@@ -122,10 +122,8 @@ fn under_seccomp_an_orion_run_completes_on_libaio_and_writes_its_summary() {
         .find(|n| n.ends_with("_summary.txt"))
         .unwrap_or_else(|| panic!("no summary written: {text}"));
     let summary = std::fs::read_to_string(d.path().join(summary)).expect("summary");
-    assert!(
-        summary.contains("libaio"),
-        "the engine in the summary's notes: {summary}"
-    );
+    // Figures were measured: the summary's small-I/O line has a rate.
+    assert!(summary.contains("Maximum Small IOPS="), "{summary}");
 }
 
 /// `kernel.io_uring_disabled` set to 2 for as long as it lives (io_uring refused to every
