@@ -72,8 +72,10 @@ fn littles_law(engine: Option<&str>) {
             num(&c["total"]["latency"]["mean_ns"]),
         );
         let little = iops * mean_ns / 1e9;
+        let d = &p["devices"][0];
+        let device = num(&d["in_flight_ms"]) / num(&d["span_ms"]);
         seen.push(format!(
-            "{engine:?} QD {load}: held {held:.3}, IOPS × mean {little:.3}"
+            "{engine:?} QD {load}: held {held:.3}, IOPS × mean {little:.3}, device {device:.3}"
         ));
         assert!(
             (little / held - 1.0).abs() <= 0.02,
@@ -88,8 +90,6 @@ fn littles_law(engine: Option<&str>) {
             held <= f64::from(load) * 1.05 && held >= 0.5 * f64::from(load),
             "QD {load}: held {held}"
         );
-        let d = &p["devices"][0];
-        let device = num(&d["in_flight_ms"]) / num(&d["span_ms"]);
         // The kernel's request times are coarse (a request's start may be its plug's cached
         // clock): up to ~10% above what rigel held, never a deeper queue than that.
         assert!(
