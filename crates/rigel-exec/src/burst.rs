@@ -6,38 +6,9 @@
 //! bursting class runs on one worker (`share.rs`), so a burst is the class's, not a worker's
 //! share of it. The bursts (I/Os completed, length) and the idle achieved are recorded.
 
-use super::engines::{Interval, Live};
+use super::engines::Live;
 use super::slots::{PARKED, State};
 use super::tag::{Tag, push_timer};
-use std::ops::Range;
-
-/// A bursting class's state in its worker.
-pub(super) struct BurstState {
-    pub(super) ios: u32,
-    pub(super) idle: Interval,
-    /// The class's slots (contiguous: `setup` lays a class's slots out together).
-    pub(super) slots: Range<usize>,
-    /// I/Os the current burst may still issue, and those of it completed.
-    pub(super) left: u32,
-    pub(super) done: u32,
-    /// When the current burst started, and when the last idle started.
-    pub(super) started_ns: u64,
-    pub(super) idle_from: u64,
-}
-
-impl BurstState {
-    pub(super) fn new(b: rigel_plan::Burst, slots: Range<usize>) -> BurstState {
-        BurstState {
-            ios: b.ios,
-            idle: Interval::from_ns(b.idle_ns),
-            slots,
-            left: b.ios,
-            done: 0,
-            started_ns: 0,
-            idle_from: 0,
-        }
-    }
-}
 
 /// What a bursting class's slot does after its I/O completed.
 pub(super) enum AfterIo {

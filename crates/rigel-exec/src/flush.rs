@@ -15,55 +15,7 @@ use super::engines::Live;
 use super::slots::State;
 use super::tag::Tag;
 
-/// Most targets a grouped class's writes are tracked over (the plan refuses more).
-pub(super) const MAX_FLUSH_TARGETS: u32 = 64;
-
-/// A slot's group of writes toward its next flush.
-#[derive(Clone, Copy, Debug, Default)]
-pub(super) struct Group {
-    /// Writes completed in the group.
-    pub(super) writes: u32,
-    /// The submission of the group's first write, ns (open loop: the earliest submission of
-    /// the group's writes).
-    pub(super) from_ns: u64,
-    /// The earliest send time of the group's writes, ns: their submission in a closed loop,
-    /// their scheduled time in an open loop.
-    pub(super) sent_ns: u64,
-    /// Targets written in the group and not flushed yet (bit k: target k).
-    pub(super) targets: u64,
-    /// The flush in flight was sent at this time (`u64::MAX`: no flush in flight).
-    pub(super) flush_ns: u64,
-}
-
-impl Group {
-    pub(super) const IDLE: Group = Group {
-        writes: 0,
-        from_ns: 0,
-        sent_ns: 0,
-        targets: 0,
-        flush_ns: u64::MAX,
-    };
-
-    /// Counts a completed write, submitted at `submitted`, due at `sent`, on `target`.
-    #[inline]
-    pub(super) fn add(&mut self, submitted: u64, sent: u64, target: u32) {
-        if self.writes == 0 {
-            (self.from_ns, self.sent_ns) = (submitted, sent);
-        } else {
-            // Open loop: writes complete out of their send order.
-            self.from_ns = self.from_ns.min(submitted);
-            self.sent_ns = self.sent_ns.min(sent);
-        }
-        self.writes += 1;
-        self.targets |= 1u64 << target.min(MAX_FLUSH_TARGETS - 1);
-    }
-
-    /// A flush of this slot is in flight.
-    #[inline]
-    pub(super) fn flushing(&self) -> bool {
-        self.flush_ns != u64::MAX
-    }
-}
+use super::group::{Group, MAX_FLUSH_TARGETS};
 
 impl State<'_> {
     /// Slot `i`'s write just completed at `now`: counts it in its group (the slot's; an open-loop

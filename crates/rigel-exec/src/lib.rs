@@ -7,6 +7,7 @@
 //! merges the workers' recordings into a `PointResult`.
 
 mod burst;
+mod burst_state;
 mod clock;
 mod cpu;
 mod data;
@@ -15,8 +16,10 @@ mod diskstat;
 mod drain;
 mod engine_choice;
 mod engines;
+mod failed;
 mod failure;
 mod flush;
+mod group;
 mod mix;
 mod offsets;
 mod options;
@@ -27,6 +30,7 @@ mod point;
 mod punctual;
 mod refused;
 mod replay_slots;
+mod replayed;
 mod reuse;
 mod share;
 pub mod skew;
@@ -44,7 +48,7 @@ mod worker;
 
 pub use clock::init as calibrate_clock;
 pub use engine_choice::resolve_engine;
-pub use engines::io_uring::RingMode;
+pub use engines::RingMode;
 pub use offsets::{SlotSpace, Stream};
 pub use options::ExecOptions;
 pub use point::{ClassProbe, PointProbe, run_point, run_point_probed, run_point_with};
@@ -82,7 +86,7 @@ pub struct PointControl {
     pub window_at: Option<SystemTime>,
     /// `rigel replay`: the point's one class sends these requests at their send times (one
     /// worker) instead of drawing its I/Os.
-    pub replay: Option<Arc<rigel_trace::replay::Replay>>,
+    pub replay: Option<Arc<rigel_plan::replay::Replay>>,
     /// The CPUs to pin the workers to, dealt round-robin in worker order (`cpus = "0-3"`, or the
     /// device's NUMA node); `None` leaves them to the scheduler.
     pub cpus: Option<Vec<u32>>,

@@ -14,6 +14,10 @@ pub struct ExecOptions {
     /// Test-only fault: each worker panics at the end of this many turns of its loop.
     #[cfg(test)]
     pub(crate) panic_after_turns: Option<u64>,
+    /// Test-only: the workers run on the fake engine (`engines::fake`), whatever their classes
+    /// asked for.
+    #[cfg(test)]
+    pub(crate) fake_engine: bool,
 }
 
 impl Default for ExecOptions {
@@ -24,6 +28,8 @@ impl Default for ExecOptions {
             ios: None,
             #[cfg(test)]
             panic_after_turns: None,
+            #[cfg(test)]
+            fake_engine: false,
         }
     }
 }

@@ -6,8 +6,8 @@
 
 use super::punctual::Punctual;
 use rigel_expr::Arrival;
+use rigel_plan::replay::{Replay, Request};
 use rigel_results::{SEND_TOLERANCE_NS, SendGaps};
-use rigel_trace::replay::{Replay, Request};
 use std::sync::Arc;
 
 /// A schedule of send times, ns since the point's start.
@@ -275,7 +275,7 @@ mod tests {
     #[test]
     #[serial_test::parallel]
     fn a_replay_schedule_keeps_the_traces_absolute_times_and_hands_out_its_requests() {
-        use rigel_trace::replay::ReplayOp;
+        use rigel_plan::replay::ReplayOp;
         let req = |at_ns, offset| Request {
             at_ns,
             offset,

@@ -58,7 +58,7 @@ impl State<'_> {
         let Some(p) = &mut class.pacer else {
             return Paced::No;
         };
-        if slot.replayed == super::replay_slots::Replayed::Flush {
+        if slot.replayed == super::replayed::Replayed::Flush {
             // A replayed flush moves no data: its response and service go to the commits.
             if measuring {
                 let service = now.saturating_sub(slot.submitted_ns);

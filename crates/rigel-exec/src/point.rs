@@ -403,7 +403,7 @@ fn replay_setup(
     point: &DataPoint,
     run: &RunSettings,
     workers: usize,
-    replay: &Arc<rigel_trace::replay::Replay>,
+    replay: &Arc<rigel_plan::replay::Replay>,
 ) -> Result<(), ExecError> {
     let refuse = |why: String| Err(ExecError::InvalidPoint(format!("a replay {why}")));
     let active: Vec<usize> = (0..classes.len())
@@ -433,7 +433,7 @@ fn replay_setup(
 /// A replayed class's flushes, as commits of the trace's writes per flush.
 fn replay_result(
     r: &mut rigel_results::ClassResult,
-    replay: &rigel_trace::replay::Replay,
+    replay: &rigel_plan::replay::Replay,
     c: usize,
     outcomes: &[WorkerOutcome],
     window_s: f64,

@@ -8,24 +8,9 @@ use super::engines::Live;
 use super::mix::NO_SIZE;
 use super::slots::{NO_BUCKET, State};
 use super::tag::Tag;
-use rigel_trace::replay::{ReplayOp, Request};
+use rigel_plan::replay::{ReplayOp, Request};
 
-/// The first request goes out this long after the worker starts (its send time 0): the measured
-/// window starts just after the start, and the first send must fall inside it.
-pub(super) const LEAD_NS: u64 = 1_000_000;
-
-/// What a slot's current I/O is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Replayed {
-    /// Drawn by the class (offset, size, direction), not replayed.
-    Drawn,
-    /// A replayed read or write as it was traced.
-    Data,
-    /// A replayed write that carried FUA: sent with RWF_DSYNC.
-    DsyncWrite,
-    /// A replayed cache flush.
-    Flush,
-}
+use super::replayed::Replayed;
 
 impl State<'_> {
     /// Queues `req` on slot `i`, sent at `now` (its send time is the caller's to stamp).

@@ -9,7 +9,7 @@
 
 use rand_distr::Distribution as _;
 use rigel_expr::Distribution;
-use rigel_trace::fast_rng::Fast;
+use rigel_plan::fast_rng::Fast;
 
 /// Shares of the region's blocks whose I/O share results report: the hottest 1%, 10% and 20%.
 pub const HOTTEST: [f64; 3] = [0.01, 0.10, 0.20];

@@ -69,7 +69,7 @@ pub struct ClassSetup {
     pub outstanding: u32,
     /// `rigel replay`: the class sends these requests at their send times instead of drawing
     /// its I/Os (one worker; `rate` is then the trace's mean, for the pace's figures).
-    pub replay: Option<std::sync::Arc<rigel_trace::replay::Replay>>,
+    pub replay: Option<std::sync::Arc<rigel_plan::replay::Replay>>,
 }
 
 /// One in-flight slot: its buffer, and the I/O it currently carries.
@@ -86,7 +86,7 @@ pub(super) struct Slot {
     /// A size-mix class's I/O: its size's index in the mix (`mix::NO_SIZE` otherwise).
     pub(super) size_index: u8,
     /// Grouped durable writes: the slot's writes toward its next flush.
-    pub(super) group: super::flush::Group,
+    pub(super) group: super::group::Group,
     pub(super) target: u32,
     pub(super) offset: u64,
     pub(super) done: u32,
@@ -95,7 +95,7 @@ pub(super) struct Slot {
     /// When it was due: its send time (open loop), its submission (closed loop).
     pub(super) scheduled_ns: u64,
     /// A replayed request's own kind (`replay_slots`): a flush, a write with RWF_DSYNC.
-    pub(super) replayed: super::replay_slots::Replayed,
+    pub(super) replayed: super::replayed::Replayed,
 }
 
 /// `submitted_ns` of a slot with no I/O: never the oldest in flight.
@@ -111,11 +111,11 @@ pub(super) struct WorkerClass<'a> {
     /// A flush after every N writes of a slot (`durability = "fdatasync:N"`).
     pub(super) flush: Option<rigel_plan::Flush>,
     /// Open loop with `flush`: the class's writes toward its next flush (`flush.rs`).
-    pub(super) group: super::flush::Group,
+    pub(super) group: super::group::Group,
     /// `think`: each slot's wait after a completion (`think.rs`).
     pub(super) think: Option<Interval>,
     /// `burst`: the class's bursts and idle times (`burst.rs`).
-    pub(super) burst: Option<super::burst::BurstState>,
+    pub(super) burst: Option<super::burst_state::BurstState>,
     /// A size mix (None: every I/O is the class's size).
     pub(super) mix: Option<&'a super::mix::MixSetup>,
     /// Shaped write data (None: random words scrambled into the buffer).
@@ -180,13 +180,13 @@ pub(super) fn setup<'a, E: Engine>(
                 write: false,
                 bucket: NO_BUCKET,
                 size_index: super::mix::NO_SIZE,
-                group: super::flush::Group::IDLE,
+                group: super::group::Group::IDLE,
                 target: 0,
                 offset: 0,
                 done: 0,
                 submitted_ns: 0,
                 scheduled_ns: 0,
-                replayed: super::replay_slots::Replayed::Drawn,
+                replayed: super::replayed::Replayed::Drawn,
             });
             arena_bytes += stride;
         };
@@ -204,10 +204,10 @@ pub(super) fn setup<'a, E: Engine>(
         }
         let burst = setup
             .burst
-            .map(|b| super::burst::BurstState::new(b, first..slots.len()));
+            .map(|b| super::burst_state::BurstState::new(b, first..slots.len()));
         let replayed = setup.replay.as_ref().map(|r| {
             Pacer::new(
-                Schedule::replay(std::sync::Arc::clone(r), super::replay_slots::LEAD_NS),
+                Schedule::replay(std::sync::Arc::clone(r), super::replayed::LEAD_NS),
                 share.in_flight() as usize,
             )
         });
@@ -226,7 +226,7 @@ pub(super) fn setup<'a, E: Engine>(
             skew: setup.skew.as_ref(),
             dsync: setup.dsync,
             flush: setup.flush,
-            group: super::flush::Group::IDLE,
+            group: super::group::Group::IDLE,
             think: setup.think_ns.map(Interval::from_ns),
             burst,
             mix: setup.mix.as_ref(),
@@ -428,7 +428,7 @@ impl State<'_> {
         let len = slot.len - slot.done;
         // RWF_DSYNC: the write completes once durable (FUA, or a flush after it).
         let dsync = self.classes[slot.class].dsync
-            || slot.replayed == super::replay_slots::Replayed::DsyncWrite;
+            || slot.replayed == super::replayed::Replayed::DsyncWrite;
         let rw = Rw {
             target: slot.target,
             offset: slot.offset + slot.done as u64,

@@ -57,7 +57,16 @@ pub fn run(spec: WorkerSpec<'_>, shared: &Shared<'_>) -> WorkerOutcome {
     let _ended = Ended(shared);
     // Pinned first: the arena's pages are then taken on the CPU's node.
     let pinned = spec.cpu.filter(|&c| super::cpu::pin(c).is_ok());
-    let mut outcome = engines::visit(spec.engine, Run { spec, shared });
+    #[cfg(test)]
+    let fake = spec.options.fake_engine;
+    let run = Run { spec, shared };
+    #[cfg(test)]
+    if fake {
+        let mut outcome = run.visit::<engines::fake::FakeEngine>();
+        outcome.cpu = pinned.or_else(super::cpu::current);
+        return outcome;
+    }
+    let mut outcome = engines::visit(run.spec.engine, run);
     outcome.cpu = pinned.or_else(super::cpu::current);
     outcome
 }

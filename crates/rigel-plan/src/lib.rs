@@ -8,11 +8,13 @@ mod compile;
 mod conditioning;
 #[cfg(test)]
 mod conditioning_tests;
+pub mod fast_rng;
 pub mod limits;
 mod matrix;
 mod model;
 pub mod pattern;
 mod pattern_describe;
+pub mod replay;
 mod search;
 #[cfg(test)]
 mod search_tests;

@@ -19,5 +19,5 @@ pub struct Options {
     /// The PDF's paper, when `formats` holds the PDF.
     pub paper: rigel_report::Paper,
     /// `rigel replay`: the trace the plan's one class sends instead of drawing its I/Os.
-    pub replay: Option<std::sync::Arc<rigel_trace::replay::Replay>>,
+    pub replay: Option<std::sync::Arc<rigel_plan::replay::Replay>>,
 }

@@ -3,10 +3,10 @@
 //! them, with the spec language's fallbacks where a feature is missing.
 
 use super::{Features, spec};
-use crate::fast_rng::Fast;
 use crate::format::{Header, Op, Record, Trace};
 use crate::stats::measure;
 use rand_distr::Distribution as _;
+use rigel_plan::fast_rng::Fast;
 
 const DEVICE: u64 = 64 << 20;
 

@@ -6,7 +6,6 @@
 
 pub mod derive;
 pub mod device;
-pub mod fast_rng;
 pub mod folder;
 pub mod format;
 pub mod import;

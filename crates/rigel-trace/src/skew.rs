@@ -154,8 +154,8 @@ fn rms(cum: &[f64], theory: impl Fn(usize) -> f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fast_rng::Fast;
     use rand_distr::Distribution as _;
+    use rigel_plan::fast_rng::Fast;
 
     fn sample(theta: f64, blocks: u64, n: usize, seed: u64) -> Vec<u64> {
         let z = rand_distr::Zipf::new(blocks as f64, theta).expect("zipf");

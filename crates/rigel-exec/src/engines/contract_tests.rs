@@ -6,7 +6,7 @@
 use super::libaio::LibaioEngine;
 use super::libaio::aio::tests::ShmFile;
 use super::psync::PsyncEngine;
-use super::{Completion, Engine, Interval, Live, Op, Open, Rw};
+use super::seam::{Completion, Engine, Interval, Live, Op, Open, Rw};
 use crate::clock::{Elapsed, monotonic_ns};
 use crate::engines::arena::Arena;
 use crate::options::ExecOptions;

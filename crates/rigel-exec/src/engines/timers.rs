@@ -2,7 +2,7 @@
 //! (libaio, psync): each completes, as io_uring's timeout request does (`-ETIME`), once its
 //! deadline passed, and bounds the engine's wait until then.
 
-use super::{Completion, Interval};
+use super::seam::{Completion, Interval};
 use crate::clock::{Elapsed, monotonic_ns};
 use std::collections::VecDeque;
 

@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 
 mod engines;
 mod entering;
+mod policy;
 mod unwind;
 mod verify;
 

@@ -6,12 +6,11 @@
 pub(crate) mod entering;
 pub(crate) mod setup;
 
-use super::{Completion, Engine, Facts, Live, Op, Open, Opened};
+use super::seam::{Completion, Engine, Facts, Live, Op, Open, Opened, RingMode, Rw};
 use crate::clock::Elapsed;
 use crate::failure::Failure;
 use entering::Entering;
 use io_uring::{IoUring, Submitter, cqueue, opcode, squeue, types};
-pub use setup::RingMode;
 use setup::{build_ring, push_or_submit, register_buffers, register_files};
 use std::collections::BTreeMap;
 use std::io;
@@ -130,8 +129,8 @@ pub(crate) struct IoUringLive<'r> {
 impl IoUringLive<'_> {
     /// A read or a write's submission entry.
     #[inline(always)]
-    fn rw(&self, rw: &super::Rw) -> squeue::Entry {
-        let super::Rw {
+    fn rw(&self, rw: &Rw) -> squeue::Entry {
+        let Rw {
             target,
             offset,
             buf,

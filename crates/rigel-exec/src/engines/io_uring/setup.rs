@@ -3,20 +3,10 @@
 //! allow it.
 
 use crate::engines::arena::Arena;
+use crate::engines::seam::RingMode;
 use io_uring::IoUring;
 use std::io;
 use std::os::fd::RawFd;
-
-/// Which setup flags the ring got (the strongest set the kernel accepted).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RingMode {
-    /// SINGLE_ISSUER | DEFER_TASKRUN | COOP_TASKRUN (kernel 6.1+).
-    Deferred,
-    /// COOP_TASKRUN only (5.19+).
-    Coop,
-    /// No optional flags.
-    Plain,
-}
 
 /// Builds a ring of at least `entries` submission entries, trying the fastest modes first.
 pub fn build_ring(entries: u32) -> io::Result<(IoUring, RingMode)> {

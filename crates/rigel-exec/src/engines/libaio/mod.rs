@@ -5,8 +5,8 @@
 
 pub(crate) mod aio;
 
+use super::seam::{Completion, Engine, Live, Op, Open, Opened};
 use super::timers::Timers;
-use super::{Completion, Engine, Live, Op, Open, Opened};
 use crate::clock::Elapsed;
 use crate::failure::Failure;
 use aio::{Aio, AioDone};

@@ -10,8 +10,8 @@
 
 pub(crate) mod pool;
 
+use super::seam::{Completion, Engine, Live, Op, Open, Opened};
 use super::timers::Timers;
-use super::{Completion, Engine, Live, Op, Open, Opened};
 use crate::clock::Elapsed;
 use crate::failure::Failure;
 use pool::{Psync, SyncDone, SyncOp, SyncReq};

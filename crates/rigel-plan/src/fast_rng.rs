@@ -1,6 +1,6 @@
 //! fastrand behind rand's traits, for rand_distr's samplers: the executor's skewed offsets (one
-//! generator per worker, borrowed for each draw) and the tests' traces drawn from known
-//! statistics. Kept here, the lowest stage that draws through it.
+//! generator per worker, borrowed for each draw) and rigel-trace's tests' traces drawn from known
+//! statistics. Kept here, the lowest stage both import (they are siblings).
 
 /// A borrowed fastrand generator as a `rand_core::RngCore`.
 pub struct Fast<'a>(pub &'a mut fastrand::Rng);
