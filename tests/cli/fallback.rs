@@ -31,7 +31,10 @@ fn device_spec(dir: &Path, target: &str, engine: Option<&str>) -> std::path::Pat
 /// Where io_uring is refused by `run` (rigel's arguments, as `refused_rigel` takes them):
 /// `auto` (the default) runs the loop device on libaio, says why once and names the engine per
 /// point; an explicit `io_uring` stops with the refusal, as before.
-fn falls_back_to_libaio(run: &dyn Fn(&Path, &[&str]) -> (i32, String)) {
+/// How a test runs rigel where io_uring is refused: (cwd, arguments) → (exit code, output).
+type Refused<'a> = &'a dyn Fn(&Path, &[&str]) -> (i32, String);
+
+fn falls_back_to_libaio(run: Refused<'_>) {
     let dev = LoopDevice::new(64 << 20);
     let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
     let out = tmp.path().join("auto");
