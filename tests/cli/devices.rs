@@ -1,20 +1,26 @@
 //! What reached the block device: `rigel run` on a real loop device records the device's own
-//! counters over each point's window (results.json `devices`), and the reports show them.
+//! counters over each point's window (results.json `devices`), and the reports show them; the
+//! same under each engine (`engines.rs`).
 
-use super::scenario::{Scenario, Spec};
+use super::engines::{on_engine, ran_on};
+use super::scenario::Scenario;
 use serde_json::Value;
+use std::path::Path;
 
-/// Two points (load 1 and 8) of 4 KiB random reads on `target` (`size`: a file rigel creates).
-fn spec(scene: &Scenario, target: &str, size: Option<&str>) -> std::path::PathBuf {
-    let keys: Vec<(&str, &str)> = size.map(|s| ("size", s)).into_iter().collect();
-    let spec = Spec::default()
-        .target(target, &keys)
-        .set("run.duration", "1s")
-        .set("run.warmup", "300ms")
-        .set("class.small.size", "4KiB")
-        .set("class.small.mix", "read")
-        .set("matrix.small", "1, 8");
-    scene.spec("t.toml", &spec)
+/// Two points (load 1 and 8) of 4 KiB random reads on `target` (`size` for a file rigel creates).
+fn spec(dir: &Path, target: &str, size: &str) -> std::path::PathBuf {
+    spec_on(dir, target, size, None)
+}
+
+/// [`spec`] on `engine` (`None`: the default).
+fn spec_on(dir: &Path, target: &str, size: &str, engine: Option<&str>) -> std::path::PathBuf {
+    let text = format!(
+        "[[target]]\npath = \"{target}\"\n{size}\n[run]\nduration = \"1s\"\nwarmup = \"300ms\"\n\n\
+         [class.small]\nsize = \"4KiB\"\nmix = \"read\"\n\n[matrix]\nsmall = \"1, 8\"\n"
+    );
+    let path = dir.join("t.toml");
+    std::fs::write(&path, on_engine(&text, engine)).expect("spec written");
+    path
 }
 
 fn num(v: &Value) -> f64 {
@@ -26,10 +32,31 @@ fn num(v: &Value) -> f64 {
 #[test]
 #[serial_test::serial]
 fn a_loop_device_reports_what_it_served_in_each_window() {
+    served_in_each_window(None);
+}
+
+#[test]
+#[serial_test::serial]
+fn a_loop_device_reports_what_it_served_in_each_window_under_psync() {
+    served_in_each_window(Some("psync"));
+}
+
+#[test]
+#[serial_test::serial]
+fn a_loop_device_reports_what_it_served_in_each_window_under_libaio() {
+    served_in_each_window(Some("libaio"));
+}
+
+fn served_in_each_window(engine: Option<&str>) {
     let tmp = Scenario::new();
     let lo = tmp.loop_device(64 << 20);
-    let run = tmp.run(&spec(&tmp, lo.dev(), None), "run", &[]).code(0);
+    let run = tmp
+        .run(&spec_on(tmp.path(), lo.dev(), "", engine), "run", &[])
+        .code(0);
     let (doc, out_dir) = (run.results(), run.folder);
+    if let Some(engine) = engine {
+        ran_on(&doc, engine);
+    }
     let name = lo.dev().rsplit('/').next().expect("a device name");
     let mut depths = Vec::new();
     for p in doc["points"].as_array().expect("points") {
@@ -81,9 +108,14 @@ fn a_loop_device_reports_what_it_served_in_each_window() {
 #[serial_test::parallel]
 fn a_tmpfs_file_has_no_device_figures() {
     let tmp = Scenario::new();
-    let target = tmp.path().join("data.bin");
-    let spec = spec(&tmp, &target.display().to_string(), Some("64MiB"));
-    let run = tmp.run(&spec, "run", &[]).code(0);
+    let target = tmp.file("data.bin", 64 << 20);
+    let run = tmp
+        .run(
+            &spec(tmp.path(), &target.display().to_string(), ""),
+            "run",
+            &[],
+        )
+        .code(0);
     let (doc, out_dir) = (run.results(), run.folder);
     for p in doc["points"].as_array().expect("points") {
         assert!(p.get("devices").is_none(), "{p}");

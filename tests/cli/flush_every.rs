@@ -1,7 +1,9 @@
 //! Grouped durable writes at the device: a class with `durability = "fdatasync:8"` on a loop
 //! device (a write-back cache without FUA) sends one flush request per 8 writes, as the kernel's
 //! trace of issued requests shows, and records as many commits as the flushes the device saw.
+//! The same under each engine (`engines.rs`).
 
+use super::engines::{on_engine, ran_on};
 use super::traced::traced_run;
 use rigel_testkit::LoopDevice;
 use serde_json::Value;
@@ -10,6 +12,15 @@ use serde_json::Value;
 /// `extra` at load `load` on a fresh loop device for 1 s, tracing the device: its writes, flushes
 /// and FUA writes, and the run's results.
 fn traced_fdatasync_8(extra: &str, load: u32) -> (usize, usize, usize, Value) {
+    traced_fdatasync_8_on(extra, load, None)
+}
+
+/// [`traced_fdatasync_8`] on `engine` (`None`: the default).
+fn traced_fdatasync_8_on(
+    extra: &str,
+    load: u32,
+    engine: Option<&str>,
+) -> (usize, usize, usize, Value) {
     let dev = LoopDevice::new(64 << 20);
     let spec = format!(
         "[[target]]\npath = \"{}\"\ndestructive = true\n\n[run]\nduration = \"1s\"\n\n\
@@ -17,7 +28,10 @@ fn traced_fdatasync_8(extra: &str, load: u32) -> (usize, usize, usize, Value) {
          [matrix]\nshape = \"point\"\nlog = \"{load}\"\n",
         dev.dev()
     );
-    let (requests, doc) = traced_run(&dev, &spec);
+    let (requests, doc) = traced_run(&dev, &on_engine(&spec, engine));
+    if let Some(engine) = engine {
+        ran_on(&doc, engine);
+    }
     let count = |f: fn(&rigel_testkit::Request) -> bool| requests.iter().filter(|r| f(r)).count();
     let (writes, flushes, fua) = (
         count(|r| r.is_write()),
@@ -44,7 +58,18 @@ fn commits_of(doc: &Value, most: usize) -> (&Value, &Value) {
 #[test]
 #[serial_test::serial]
 fn fdatasync_8_sends_one_flush_per_8_writes() {
-    let (writes, flushes, fua, doc) = traced_fdatasync_8("", 1);
+    one_flush_per_8_writes(None);
+}
+
+#[test]
+#[serial_test::serial]
+fn fdatasync_8_sends_one_flush_per_8_writes_under_psync_and_libaio() {
+    one_flush_per_8_writes(Some("psync"));
+    one_flush_per_8_writes(Some("libaio"));
+}
+
+fn one_flush_per_8_writes(engine: Option<&str>) {
+    let (writes, flushes, fua, doc) = traced_fdatasync_8_on("", 1, engine);
     assert!(writes >= 400, "{writes} writes traced");
     assert_eq!(fua, 0, "no FUA write: the flushes are rigel's");
     // One committer: its groups run one after another, so the device sees exactly one flush per

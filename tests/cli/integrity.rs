@@ -5,6 +5,7 @@
 //! of a loop device on tmpfs finds none. They need root and /dev/fuse (`.ci/run` has both).
 
 use super::builder::{ahead_of_the_host, results, rigel};
+use super::engines::ran_on;
 use super::faults::faultfs::{self, Corrupt, FaultFs, Faults};
 use rigel_testkit::LoopDevice;
 use serde_json::Value;
@@ -15,9 +16,19 @@ const SIZE: u64 = 1 << 20;
 const BLOCK: u64 = 0x4_0000;
 const ELSEWHERE: u64 = 0x8_0000;
 
-/// Runs a verified 50/50 4 KiB random point on `target` (re-read at its end) and returns the
-/// point's integrity record; the run must exit `code`.
-fn verified_run(target: &Path, run: &str, class: &str, code: i32) -> Value {
+/// Runs a verified 50/50 4 KiB random point on `target` (re-read at its end) on `engine`
+/// (`None`: the default) and returns the point's integrity record; the run must exit `code`.
+fn verified_run_on(
+    target: &Path,
+    run: &str,
+    class: &str,
+    code: i32,
+    engine: Option<&str>,
+) -> Value {
+    let run = match engine {
+        Some(e) => format!("engine = \"{e}\"\n{run}"),
+        None => run.to_string(),
+    };
     let tmp = tempfile::tempdir().expect("tmp");
     let spec = tmp.path().join("v.toml");
     let text = format!(
@@ -35,6 +46,9 @@ fn verified_run(target: &Path, run: &str, class: &str, code: i32) -> Value {
         .run();
     let r = r.code(code);
     let doc = results(&out);
+    if let Some(engine) = engine {
+        ran_on(&doc, engine);
+    }
     let integrity = doc["points"][0]["integrity"].clone();
     assert!(integrity.is_object(), "no integrity record\n{}", r.stderr);
     if code == 6 {
@@ -60,6 +74,17 @@ fn verified_run(target: &Path, run: &str, class: &str, code: i32) -> Value {
 /// corruption reported is of `kind` at `BLOCK` (or, for misdirected writes, lands `ELSEWHERE`
 /// naming `BLOCK`), and at least one is.
 fn corrupted(how: Corrupt, through_loop: bool, kinds: &[(&str, u64)], must: &str) {
+    corrupted_on(None, how, through_loop, kinds, must);
+}
+
+/// [`corrupted`] on `engine` (`None`: the default).
+fn corrupted_on(
+    engine: Option<&str>,
+    how: Corrupt,
+    through_loop: bool,
+    kinds: &[(&str, u64)],
+    must: &str,
+) {
     if let Some(why) = faultfs::unavailable() {
         panic!("{why}");
     }
@@ -69,11 +94,12 @@ fn corrupted(how: Corrupt, through_loop: bool, kinds: &[(&str, u64)], must: &str
     let fs = FaultFs::mount(Faults::new(SIZE).corrupt(BLOCK, how)).expect("mount");
     let dev = through_loop.then(|| fs.loop_device().expect("a loop device over the FUSE file"));
     let target = dev.as_ref().map_or(fs.file(), |d| d.dev.as_path());
-    let i = verified_run(
+    let i = verified_run_on(
         target,
         "duration = \"1500ms\"\nverify = \"after\"",
         "size = \"4KiB\"\nmix = \"50% read\"",
         6,
+        engine,
     );
     let first = i["first"].as_array().expect("first corruptions");
     assert!(!first.is_empty(), "{i:#}");
@@ -147,6 +173,19 @@ fn torn_write(through_loop: bool) {
 fn a_flipped_bit_in_a_read_is_a_torn_block_at_its_offset() {
     flipped_bit(false);
     flipped_bit(true);
+}
+
+/// Verification is the policy's, not the engine's: a flipped bit and a dropped write are found
+/// the same under psync (directly) and libaio (through a loop device).
+#[test]
+#[serial_test::parallel]
+fn corruption_is_found_the_same_under_psync_and_libaio() {
+    for (engine, through_loop) in [("psync", false), ("libaio", true)] {
+        let flip = Corrupt::FlipRead { byte: 777 };
+        corrupted_on(Some(engine), flip, through_loop, &[("torn", BLOCK)], "torn");
+        let drop = Corrupt::DropWrites;
+        corrupted_on(Some(engine), drop, through_loop, &[("lost", BLOCK)], "lost");
+    }
 }
 
 #[test]

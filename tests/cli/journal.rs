@@ -9,10 +9,10 @@
 //! cache whose flush lies breaks that promise. They need
 //! root and /dev/fuse (`.ci/run` has both).
 
-use super::builder::{Output, rigel};
+use super::builder::{Output, results, rigel};
+use super::engines::{ran_on, set_engine};
 use super::faults::faultfs::{self, FaultFs, Faults};
 use super::faults::signal;
-use super::scenario::{Scenario, Spec};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -29,27 +29,20 @@ fn spec(dir: &Path, target: &Path, durable: bool, duration: &str) -> PathBuf {
 
 /// `spec` with each class's `durability` (none: no durability).
 fn spec_with(dir: &Path, target: &Path, durability: Option<&str>, duration: &str) -> PathBuf {
-    let mut spec = Spec::named("journal")
-        .destructive_target(target)
-        .set("run.duration", duration)
-        .set("run.verify", true)
-        .set("run.journal", true)
-        .set("class.oltp.size", "4KiB")
-        .set("class.oltp.mix", "20% read")
-        .set("class.log.size", "64KiB")
-        .set("class.log.access", "sequential")
-        .set("class.log.mix", "write")
-        .set("matrix.shape", "point")
-        .set("matrix.oltp", "8")
-        .set("matrix.log", "1");
-    if let Some(d) = durability {
-        spec = spec
-            .set("class.oltp.durability", d)
-            .set("class.log.durability", d);
-    }
     let durable = durability.unwrap_or("none").replace(':', "-");
+    let durability = durability
+        .map(|d| format!("durability = \"{d}\"\n"))
+        .unwrap_or_default();
+    let text = format!(
+        "[spec]\nname = \"journal\"\n\n[[target]]\npath = \"{}\"\ndestructive = true\n\n\
+         [run]\nduration = \"{duration}\"\nverify = true\njournal = true\n\n\
+         [class.oltp]\nsize = \"4KiB\"\nmix = \"20% read\"\n{durability}\n\
+         [class.log]\nsize = \"64KiB\"\naccess = \"sequential\"\nmix = \"write\"\n{durability}\n\
+         [matrix]\nshape = \"point\"\noltp = \"8\"\nlog = \"1\"\n",
+        target.display()
+    );
     let path = dir.join(format!("journal-{durable}.toml"));
-    std::fs::write(&path, spec.text()).expect("spec written");
+    std::fs::write(&path, text).expect("spec written");
     path
 }
 
@@ -141,16 +134,35 @@ fn killed(spec: &Path, out: &Path, ready: &dyn Fn() -> bool, after: Duration) {
 #[test]
 #[serial_test::parallel]
 fn a_finished_run_verifies_and_blocks_damaged_after_it_are_found_at_their_offsets() {
-    let tmp = Scenario::new();
-    let target = tmp.file("disk.img", 16 << 20);
+    finished_run_verifies(None);
+}
+
+#[test]
+#[serial_test::parallel]
+fn a_finished_run_verifies_and_damage_is_found_under_psync_and_libaio() {
+    finished_run_verifies(Some("psync"));
+    finished_run_verifies(Some("libaio"));
+}
+
+/// The journaled run on `engine` (`None`: the default), verified clean, then damaged and
+/// verified again.
+fn finished_run_verifies(engine: Option<&str>) {
+    let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
+    let target = tmp.path().join("disk.img");
+    std::fs::write(&target, vec![0u8; 16 << 20]).expect("target");
     let out = tmp.path().join("run");
+    let spec = spec(tmp.path(), &target, true, "1s");
+    set_engine(&spec, engine);
     rigel()
         .args(["run", "--allow-destructive"])
-        .arg(spec(tmp.path(), &target, true, "1s"))
+        .arg(spec)
         .arg("--out")
         .arg(&out)
         .run()
         .code(0);
+    if let Some(engine) = engine {
+        ran_on(&results(&out), engine);
+    }
     let (clean, r) = verify(&out, None, 0);
     r.stdout_has("no broken promise");
     assert_eq!(clean["durable"], true);
@@ -189,8 +201,9 @@ fn a_finished_run_verifies_and_blocks_damaged_after_it_are_found_at_their_offset
 #[test]
 #[serial_test::parallel]
 fn a_journal_of_zeros_is_a_run_stopped_before_its_first_write_and_a_blank_header_is_refused() {
-    let tmp = Scenario::new();
-    let target = tmp.file("disk.img", 4 << 20);
+    let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
+    let target = tmp.path().join("disk.img");
+    std::fs::write(&target, vec![0u8; 4 << 20]).expect("target");
     let out = tmp.path().join("run");
     rigel()
         .args(["run", "-q", "--allow-destructive"])
@@ -220,12 +233,13 @@ fn a_journal_of_zeros_is_a_run_stopped_before_its_first_write_and_a_blank_header
 #[test]
 #[serial_test::parallel]
 fn rigel_killed_at_any_moment_of_a_journaled_point_leaves_no_false_positive() {
-    let tmp = Scenario::new();
+    let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
     let mut journaled = 0;
     let mut in_flight = 0;
     // One target for every kill: a SIGKILLed rigel's io_uring is torn down after the process is
     // gone, and the next rigel waits for its lock on the target to go (tests/cli/killed.rs).
-    let target = tmp.file("disk.img", 16 << 20);
+    let target = tmp.path().join("disk.img");
+    std::fs::write(&target, vec![0u8; 16 << 20]).expect("target");
     let spec = spec(tmp.path(), &target, false, "30s");
     for (i, ms) in [0u64, 150, 600, 1500].into_iter().enumerate() {
         let out = tmp.path().join(format!("run-{i}"));
@@ -272,19 +286,19 @@ fn cut(
     if let Some(why) = faultfs::unavailable() {
         panic!("{why}");
     }
-    let tmp = Scenario::new();
+    let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
     let fs = FaultFs::mount(faults).expect("mount");
-    let fill = Spec::default()
-        .destructive_target(fs.file())
-        .set("run.duration", "1s")
-        .set("run.verify", true)
-        .set("class.fill.size", "1MiB")
-        .set("class.fill.access", "sequential")
-        .set("class.fill.mix", "write")
-        .set("class.fill.durability", "dsync")
-        .set("matrix.shape", "point")
-        .set("matrix.fill", "1");
-    let fill = tmp.spec("fill.toml", &fill);
+    let fill = tmp.path().join("fill.toml");
+    std::fs::write(
+        &fill,
+        format!(
+            "[[target]]\npath = \"{}\"\ndestructive = true\n\n[run]\nduration = \"1s\"\nverify = true\n\n\
+             [class.fill]\nsize = \"1MiB\"\naccess = \"sequential\"\nmix = \"write\"\n\
+             durability = \"dsync\"\n\n[matrix]\nshape = \"point\"\nfill = \"1\"\n",
+            fs.file().display()
+        ),
+    )
+    .expect("fill spec");
     rigel()
         .args(["run", "-q", "--allow-destructive"])
         .arg(&fill)

@@ -4,10 +4,10 @@
 //! flight, integrated apart from the latencies): a latency measured short (an I/O's clock started
 //! after rigel's own work on the batch) fails it, at any load on the host. The device's own depth
 //! (`devices[]`, the kernel's time in queue) is never above what rigel held, and the report
-//! shows both per point.
+//! shows both per point. The same under each engine (`engines.rs`).
 
 use super::builder::{results, rigel};
-use super::scenario::Scenario;
+use super::engines::{on_engine, ran_on};
 use rigel_testkit::LoopDevice;
 use serde_json::Value;
 
@@ -20,20 +20,34 @@ fn num(v: &Value) -> f64 {
 #[test]
 #[serial_test::serial]
 fn iops_times_mean_latency_is_the_depth_held_at_every_queue_depth() {
+    littles_law(None);
+}
+
+#[test]
+#[serial_test::serial]
+fn iops_times_mean_latency_is_the_depth_held_at_every_queue_depth_under_psync() {
+    littles_law(Some("psync"));
+}
+
+#[test]
+#[serial_test::serial]
+fn iops_times_mean_latency_is_the_depth_held_at_every_queue_depth_under_libaio() {
+    littles_law(Some("libaio"));
+}
+
+/// The run at every depth of `DEPTHS` on `engine` (`None`: the default).
+fn littles_law(engine: Option<&str>) {
     let lo = LoopDevice::new(256 << 20);
-    let tmp = Scenario::new();
+    let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
     let loads: Vec<String> = DEPTHS.iter().map(u32::to_string).collect();
     let spec = tmp.path().join("l.toml");
-    std::fs::write(
-        &spec,
-        format!(
-            "[[target]]\npath = \"{}\"\n[run]\nduration = \"500ms\"\nwarmup = \"200ms\"\n\n\
-             [class.small]\nsize = \"4KiB\"\nmix = \"read\"\n\n[matrix]\nsmall = \"{}\"\n",
-            lo.dev(),
-            loads.join(", ")
-        ),
-    )
-    .expect("spec written");
+    let text = format!(
+        "[[target]]\npath = \"{}\"\n[run]\nduration = \"500ms\"\nwarmup = \"200ms\"\n\n\
+         [class.small]\nsize = \"4KiB\"\nmix = \"read\"\n\n[matrix]\nsmall = \"{}\"\n",
+        lo.dev(),
+        loads.join(", ")
+    );
+    std::fs::write(&spec, on_engine(&text, engine)).expect("spec written");
     let out = tmp.path().join("run");
     rigel()
         .arg("run")
@@ -43,6 +57,9 @@ fn iops_times_mean_latency_is_the_depth_held_at_every_queue_depth() {
         .run()
         .code(0);
     let doc = results(&out);
+    if let Some(engine) = engine {
+        ran_on(&doc, engine);
+    }
     let points = doc["points"].as_array().expect("points");
     assert_eq!(points.len(), DEPTHS.len());
     let md = std::fs::read_to_string(out.join("report.md")).expect("report.md");
@@ -55,8 +72,10 @@ fn iops_times_mean_latency_is_the_depth_held_at_every_queue_depth() {
             num(&c["total"]["latency"]["mean_ns"]),
         );
         let little = iops * mean_ns / 1e9;
+        let d = &p["devices"][0];
+        let device = num(&d["in_flight_ms"]) / num(&d["span_ms"]);
         seen.push(format!(
-            "QD {load}: held {held:.3}, IOPS × mean {little:.3}"
+            "{engine:?} QD {load}: held {held:.3}, IOPS × mean {little:.3}, device {device:.3}"
         ));
         assert!(
             (little / held - 1.0).abs() <= 0.02,
@@ -71,8 +90,6 @@ fn iops_times_mean_latency_is_the_depth_held_at_every_queue_depth() {
             held <= f64::from(load) * 1.05 && held >= 0.5 * f64::from(load),
             "QD {load}: held {held}"
         );
-        let d = &p["devices"][0];
-        let device = num(&d["in_flight_ms"]) / num(&d["span_ms"]);
         // The kernel's request times are coarse (a request's start may be its plug's cached
         // clock): up to ~10% above what rigel held, never a deeper queue than that.
         assert!(

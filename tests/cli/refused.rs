@@ -33,7 +33,7 @@ os.execv(sys.argv[1], sys.argv[1:])
 "#;
 
 /// `rigel ARGS` under the filter: (exit code, stdout + stderr).
-fn refused_rigel(cwd: &Path, args: &[&str]) -> (i32, String) {
+pub fn refused_rigel(cwd: &Path, args: &[&str]) -> (i32, String) {
     let out = Command::new("python3")
         .arg("-c")
         .arg(SECCOMP)

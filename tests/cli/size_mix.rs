@@ -1,8 +1,9 @@
 //! Size mixes on a real device: a class with `size = "8KiB:60%, 64KiB:30%, 256KiB:10%"` reads a loop
 //! device; the requests the kernel issued (its trace) have the mix's sizes, each aligned to its
-//! own size, in shares a chi-square test accepts; and the shares rigel records agree.
+//! own size, in shares a chi-square test accepts; and the shares rigel records agree. The same
+//! under each engine (`engines.rs`).
 
-use super::scenario::Scenario;
+use super::engines::{on_engine, ran_on};
 use super::traced::traced_run;
 use rigel_testkit::LoopDevice;
 
@@ -22,6 +23,17 @@ const CRITICAL_2DF: f64 = 13.82;
 #[test]
 #[serial_test::serial]
 fn a_size_mix_reaches_the_device_in_its_shares_each_aligned_to_its_size() {
+    size_mix_at_the_device(None);
+}
+
+#[test]
+#[serial_test::serial]
+fn a_size_mix_reaches_the_device_in_its_shares_under_psync_and_libaio() {
+    size_mix_at_the_device(Some("psync"));
+    size_mix_at_the_device(Some("libaio"));
+}
+
+fn size_mix_at_the_device(engine: Option<&str>) {
     let dev = LoopDevice::new(256 << 20);
     let spec = format!(
         "[[target]]\npath = \"{}\"\n\n[run]\nduration = \"2s\"\nseed = 3\n\n\
@@ -29,7 +41,10 @@ fn a_size_mix_reaches_the_device_in_its_shares_each_aligned_to_its_size() {
          [matrix]\nshape = \"point\"\nmixed = \"4\"\n",
         dev.dev()
     );
-    let (requests, doc) = traced_run(&dev, &spec);
+    let (requests, doc) = traced_run(&dev, &on_engine(&spec, engine));
+    if let Some(engine) = engine {
+        ran_on(&doc, engine);
+    }
     let sizes = [8u64 << 10, 64 << 10, 256 << 10];
     let shares = [0.6, 0.3, 0.1];
     let mut counts = [0u64; 3];
@@ -131,7 +146,7 @@ fn a_sequential_stream_with_a_size_mix_advances_by_each_size_it_draws() {
 #[serial_test::parallel]
 fn a_size_mix_gets_a_latency_percentile_chart_per_size() {
     let dev = LoopDevice::new(64 << 20);
-    let tmp = Scenario::new();
+    let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
     let spec = format!(
         "[[target]]\npath = \"{}\"\n\n[run]\nduration = \"1s\"\nwarmup = \"0s\"\n\n\
          [class.oltp]\nsize = \"8KiB:70%, 64KiB:30%\"\n\n\

@@ -202,7 +202,8 @@ pub fn run_point_with(
         sleep_until(start + Duration::from_nanos(measure_from), &all_done);
         let cpu0 = process_cpu();
         let (disks0, from) = (devices.read(), Instant::now());
-        let end = start + Duration::from_nanos(measure_from + shared.window_ns);
+        // Saturating: when every worker ended in its setup, the window's start was never set.
+        let end = start + Duration::from_nanos(measure_from.saturating_add(shared.window_ns));
         sleep_until(end, &all_done);
         let cpu = delta(cpu0, process_cpu());
         let disks = devices.window(&disks0, &devices.read(), from.elapsed());
@@ -218,6 +219,14 @@ pub fn run_point_with(
         .collect::<Result<_, _>>()?;
     for (w, o) in outcomes.iter().enumerate() {
         if let Some(e) = &o.setup_error {
+            // Only io_uring's refusal is a `RingRefused` (with its causes and fixes); another
+            // engine's setup error says itself (libaio's O_DIRECT or fs.aio-max-nr, psync's cap).
+            if o.engine != "io_uring" {
+                return Err(ExecError::InvalidPoint(format!(
+                    "worker {w} could not set up its {} engine: {e}",
+                    o.engine
+                )));
+            }
             let source = e.raw_os_error().map_or_else(
                 || std::io::Error::new(e.kind(), e.to_string()),
                 std::io::Error::from_raw_os_error,

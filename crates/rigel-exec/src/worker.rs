@@ -87,16 +87,6 @@ impl Visit for Run<'_, '_, '_> {
     fn visit<E: Engine>(self) -> WorkerOutcome {
         run_inner::<E>(self.spec, self.shared)
     }
-
-    fn unavailable(self, error: std::io::Error) -> WorkerOutcome {
-        self.shared.ready.fetch_add(1, Ordering::AcqRel);
-        self.shared.abort.store(true, Ordering::Relaxed);
-        self.shared.wake();
-        WorkerOutcome {
-            setup_error: Some(error),
-            ..WorkerOutcome::empty()
-        }
-    }
 }
 
 /// Tells the coordinator the worker ended, once its ring and arena are settled (drained or

@@ -16,6 +16,7 @@ use std::os::fd::{AsFd, FromRawFd};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
+mod engines;
 mod entering;
 mod placement;
 mod policy;

@@ -1,0 +1,213 @@
+//! The `libaio` engine: Linux native AIO (`aio.rs`, ORION's own engine) behind the seam. Reads
+//! and writes go to the kernel in one `io_submit` per turn; completions come from the ring the
+//! kernel maps to user space, with `io_getevents` only to wait; the policy's timers are kept
+//! here (`timers.rs`), AIO having none. O_DIRECT only (see `aio.rs` for why and for flushes).
+
+pub(crate) mod aio;
+
+use super::seam::{Completion, Engine, Live, Op, Open, Opened};
+use super::timers::Timers;
+use crate::clock::Elapsed;
+use crate::failure::Failure;
+use aio::{Aio, AioDone};
+use std::collections::{BTreeMap, VecDeque};
+use std::io;
+use std::os::fd::RawFd;
+use std::time::Duration;
+
+/// A worker's AIO context, its targets and what is ready to reap.
+pub(crate) struct LibaioEngine {
+    aio: Aio,
+    fds: Vec<RawFd>,
+    timers: Timers,
+    ready: VecDeque<Completion>,
+    /// A submission that failed outright (not one request's error), reported at the next enter.
+    error: Option<io::Error>,
+    entries: u32,
+}
+
+/// Whether `fd` was opened with O_DIRECT.
+pub(crate) fn is_direct(fd: RawFd) -> io::Result<bool> {
+    // SAFETY: F_GETFL reads the descriptor's flags; no memory is passed.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+    if flags < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(flags & libc::O_DIRECT != 0)
+}
+
+impl Engine for LibaioEngine {
+    const NAME: &'static str = "libaio";
+    type Live<'r> = LibaioLive<'r>;
+
+    fn open(open: &Open<'_>) -> io::Result<Opened<Self>> {
+        for &fd in open.fds {
+            if let Err(why) = Aio::check_direct(is_direct(fd)?) {
+                return Err(io::Error::new(io::ErrorKind::InvalidInput, why));
+            }
+        }
+        let aio = Aio::new(open.entries as usize).map_err(|e| {
+            io::Error::new(
+                e.kind(),
+                format!(
+                    "io_setup of an AIO context for {} requests: {e} (fs.aio-max-nr may be too \
+                     low: sysctl fs.aio-max-nr)",
+                    open.entries
+                ),
+            )
+        })?;
+        Ok(Opened {
+            engine: LibaioEngine {
+                aio,
+                fds: open.fds.to_vec(),
+                timers: Timers::default(),
+                ready: VecDeque::with_capacity(open.entries as usize),
+                error: None,
+                entries: open.entries,
+            },
+            buf_index: Vec::new(),
+        })
+    }
+
+    fn live(&mut self) -> LibaioLive<'_> {
+        LibaioLive { e: self }
+    }
+
+    fn options(&self) -> BTreeMap<String, String> {
+        let flush = if self.aio.inline_flush {
+            "inline fdatasync (the kernel refused IOCB_CMD_FDSYNC)"
+        } else {
+            "IOCB_CMD_FDSYNC"
+        };
+        let reap = if self.aio.user_ring() {
+            "user ring"
+        } else {
+            "io_getevents"
+        };
+        BTreeMap::from([
+            ("depth".to_string(), self.entries.to_string()),
+            ("flush".to_string(), flush.to_string()),
+            ("reap".to_string(), reap.to_string()),
+        ])
+    }
+
+    fn close(self) {}
+}
+
+/// The hot path of [`LibaioEngine`].
+pub(crate) struct LibaioLive<'r> {
+    e: &'r mut LibaioEngine,
+}
+
+impl LibaioLive<'_> {
+    /// Moves the completions already there (no system call) and the timers due to `ready`.
+    #[inline]
+    fn collect(&mut self) {
+        let e = &mut *self.e;
+        let ready = &mut e.ready;
+        if let Err(err) = e.aio.reap(0, None, |d| ready.push_back(completion(d))) {
+            e.error.get_or_insert(err);
+        }
+        e.timers.fire(&mut e.ready);
+    }
+}
+
+#[inline]
+fn completion(d: AioDone) -> Completion {
+    Completion {
+        tag: d.data,
+        result: i32::try_from(d.res).unwrap_or(-libc::EOVERFLOW),
+    }
+}
+
+impl Live for LibaioLive<'_> {
+    #[inline]
+    unsafe fn push(&mut self, tag: u64, op: Op<'_>) {
+        let e = &mut *self.e;
+        match op {
+            Op::Rw(rw) => {
+                let fd = e.fds[rw.target as usize];
+                if rw.write {
+                    e.aio
+                        .prep_write(tag, fd, rw.buf, rw.len, rw.offset, rw.dsync);
+                } else {
+                    e.aio.prep_read(tag, fd, rw.buf, rw.len, rw.offset);
+                }
+            }
+            Op::Flush { target, data_only } => {
+                e.aio.prep_flush(tag, e.fds[target as usize], data_only);
+            }
+            Op::Timer(interval) => e.timers.push(tag, interval),
+        }
+    }
+
+    #[inline]
+    fn submit(&mut self) {
+        if let Err(err) = self.e.aio.submit() {
+            self.e.error.get_or_insert(err);
+        }
+    }
+
+    #[inline]
+    fn enter(
+        &mut self,
+        clock: &Elapsed,
+        _now: u64,
+        _in_flight: usize,
+        until: Option<u64>,
+    ) -> Result<(), Failure> {
+        self.submit();
+        self.collect();
+        if self.e.ready.is_empty() {
+            let e = &mut *self.e;
+            let wait = e.timers.wait_ns(clock, until).map(Duration::from_nanos);
+            if e.aio.in_flight() > 0 {
+                let ready = &mut e.ready;
+                if let Err(err) = e.aio.reap(1, wait, |d| ready.push_back(completion(d))) {
+                    e.error.get_or_insert(err);
+                }
+            } else if let Some(wait) = wait {
+                std::thread::sleep(wait);
+            }
+            e.timers.fire(&mut e.ready);
+        }
+        match self.e.error.take() {
+            None => Ok(()),
+            Some(err) => Err(Failure {
+                target: 0,
+                offset: 0,
+                errno: err.raw_os_error().unwrap_or(0),
+                message: format!("libaio: {err}"),
+                at_ns: clock.ns(),
+                stalled: false,
+            }),
+        }
+    }
+
+    #[inline]
+    fn ready(&mut self) -> usize {
+        let e = &mut *self.e;
+        if e.ready.is_empty() {
+            let ready = &mut e.ready;
+            if let Err(err) = e.aio.reap(0, None, |d| ready.push_back(completion(d))) {
+                e.error.get_or_insert(err);
+            }
+        }
+        e.ready.len()
+    }
+
+    #[inline]
+    fn next(&mut self) -> Option<Completion> {
+        self.e.ready.pop_front()
+    }
+
+    #[inline]
+    fn consumed(&mut self) {}
+
+    fn cancel(&mut self, tag: u64) {
+        let e = &mut *self.e;
+        e.aio.cancel_all();
+        e.timers.cancel(&mut e.ready);
+        e.ready.push_back(Completion { tag, result: 0 });
+    }
+}
