@@ -101,12 +101,19 @@ pub fn handover(doc: &ResultsDoc, points: &[Point], headline: &Headline) -> Hand
         .flatten()
         .collect(),
     };
+    let integrity = integrity_failures(doc);
     let why_none = match &search {
+        _ if !integrity.is_empty() => {
+            "No figures to hand over: the data read back was corrupted (above).".to_owned()
+        }
         Some(s) if s.answer.is_none() => format!("The search found no answer: {}.", s.summary),
         _ if points.iter().any(|p| p.ok) => {
             "No finished point counts for a headline: each was a failed trial, missed its rate \
              or was partial."
                 .to_owned()
+        }
+        _ if !points.is_empty() => {
+            "No point finished without an error, so there are no figures to hand over.".to_owned()
         }
         _ => "No point finished, so there are no figures to hand over.".to_owned(),
     };
@@ -154,7 +161,7 @@ pub fn handover(doc: &ResultsDoc, points: &[Point], headline: &Headline) -> Hand
         mbps_text,
     );
     Handover {
-        integrity: integrity_failures(doc),
+        integrity,
         headline: headline_rows,
         why_none,
         random_read_8k,
