@@ -106,7 +106,7 @@ pub fn handover(doc: &ResultsDoc, points: &[Point], headline: &Headline) -> Hand
         _ if !integrity.is_empty() => {
             "No figures to hand over: the data read back was corrupted (above).".to_owned()
         }
-        Some(s) if s.answer.is_none() => format!("The search found no answer: {}.", s.summary),
+        Some(s) if s.answer.is_none() => format!("Search: {}.", s.summary),
         _ if points.iter().any(|p| p.ok) => {
             "No finished point counts for a headline: each was a failed trial, missed its rate \
              or was partial."
