@@ -7,8 +7,19 @@ use rigel_results::view::{Best, ResultsView};
 use std::path::Path;
 
 pub fn print(doc: &ResultsDoc, dir: &Path, interrupted: bool) {
+    // The run's verdict before any figure: a corrupted block makes every figure beside it moot.
+    if super::integrity::failed(doc) {
+        eprintln!(
+            "DATA INTEGRITY FAILURE: blocks read back were not what the storage had acknowledged; \
+             the figures below are not to be handed over (each point's account follows)"
+        );
+    }
     if !super::style::quiet() {
         outln!();
+        // A search's answer is its headline; ORION's lines follow as the trials' context.
+        if let Some(s) = doc.search().filter(|s| s.answer.is_some()) {
+            outln!("Answer: {}", s.summary);
+        }
         for line in headline(doc) {
             outln!("{line}");
         }

@@ -59,7 +59,32 @@ fn verified_run_on(
                 && report.contains("First corrupted blocks of point 1"),
             "{report}"
         );
+        // The failure is the summary's first line, before any figure, not pages later.
+        let summary = report
+            .split("## Summary")
+            .nth(1)
+            .and_then(|rest| rest.split("<!-- page -->").next())
+            .expect("a summary section");
+        assert!(
+            summary
+                .trim_start()
+                .starts_with("**DATA INTEGRITY FAILURE**")
+                && summary.contains("- point 1: ")
+                && !summary.contains("No point finished"),
+            "{summary}"
+        );
+        // The terminal says it as the run's verdict, not only per point.
+        assert!(
+            r.stderr
+                .contains("DATA INTEGRITY FAILURE: blocks read back were not what the storage"),
+            "{}",
+            r.stderr
+        );
         let html = std::fs::read_to_string(out.join("report.html")).expect("report.html");
+        assert!(
+            html.contains("<p class=\"notice bad\"><strong>DATA INTEGRITY FAILURE</strong>"),
+            "no integrity failure at the top of report.html's summary"
+        );
         assert!(
             html.contains("<h2>Data integrity</h2>")
                 && html.contains("First corrupted blocks of point 1")

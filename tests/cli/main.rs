@@ -6,6 +6,7 @@
 //! open-loop test's thousand reads a second moved another's FUSE service p50 from 2.3 ms to 17 ms).
 //! A new test takes one of the two attributes.
 
+mod answers;
 mod bounds;
 mod builder;
 mod burst;

@@ -187,3 +187,44 @@ fn a_size_mix_gets_a_latency_percentile_chart_per_size() {
         assert!(text.contains("70.0%") && text.contains("30.0%"), "{report}");
     }
 }
+
+/// `oltp-skewed`'s shape (issue 42): one random class of `8KiB:95%, 1MiB:5%`, 70% read, is an
+/// 8 KiB class by count: the terminal's and the summary's headline are its IOPS (with the load and
+/// latency beside them), not "1 MiB MB/s" from its largest size.
+#[test]
+#[serial_test::parallel]
+fn a_skewed_size_mix_headlines_the_size_most_of_its_ios_take() {
+    use super::scenario::Spec;
+    let tmp = Scenario::new();
+    let target = tmp.file("t.bin", 64 << 20);
+    let spec = Spec::named("skewed")
+        .destructive_target(&target)
+        .set("run.duration", "1s")
+        .set("run.warmup", "0s")
+        .set("class.data.size", "8KiB:95%, 1MiB:5%")
+        .set("class.data.access", "random")
+        .set("class.data.mix", "70% read")
+        .set("matrix.data", "1, 4");
+    let spec = tmp.spec("skewed.toml", &spec);
+    let run = tmp.run(&spec, "run", &["--allow-destructive"]).code(0);
+    assert!(
+        run.output.stdout.contains("Maximum Small IOPS=")
+            && !run.output.stdout.contains("Maximum Large MBPS="),
+        "{}",
+        run.output.stdout
+    );
+    let report = std::fs::read_to_string(run.folder.join("report.md")).expect("report.md");
+    let from = report.find("## Summary").expect("a summary");
+    let summary = &report[from..from + report[from..].find("<!-- page -->").expect("page end")];
+    let max_iops = summary
+        .lines()
+        .find(|l| l.contains("Max IOPS"))
+        .unwrap_or_else(|| panic!("no IOPS headline:\n{summary}"));
+    // The load it was taken at and the latency there, on the same line.
+    assert!(
+        max_iops.contains("data=") && max_iops.contains("p99 "),
+        "{max_iops}"
+    );
+    assert!(!summary.contains("1 MiB MB/s"), "{summary}");
+    assert!(summary.contains("8 KiB random-read IOPS"), "{summary}");
+}

@@ -71,6 +71,18 @@ impl SizeMix {
             / total
     }
 
+    /// The size most I/Os take (the first written of equal shares): what the class *is* by count,
+    /// `8KiB` for `8KiB:95%, 1MiB:5%`, where its mean (60 KiB) and largest (1 MiB) are not.
+    pub fn most_common(&self) -> u64 {
+        let mut best: Option<&SizeShare> = None;
+        for s in &self.0 {
+            if best.is_none_or(|b| s.weight > b.weight) {
+                best = Some(s);
+            }
+        }
+        best.map_or(0, |s| s.size)
+    }
+
     /// One size only.
     pub fn is_fixed(&self) -> bool {
         self.0.len() == 1

@@ -86,6 +86,12 @@ impl Pattern {
         }
     }
 
+    /// The size most of the class's I/Os take (`size` when it has no mix): the size it is read as
+    /// (ORION's role, the report's headline), never its mean or largest.
+    pub fn common_size(&self, size: u64) -> u64 {
+        self.sizes.as_ref().map_or(size, |m| m.most_common())
+    }
+
     /// The mean I/O size by count (`size` when it has no mix): what a `MiB/s` rate is divided by.
     pub fn mean_size(&self, size: u64) -> u64 {
         self.sizes

@@ -2,9 +2,15 @@
 //! the numbers a DBA passes on (8 KiB random-read IOPS at their p99, 1 MiB MB/s, redo write p99),
 //! and the three figures Oracle's `DBMS_RESOURCE_MANAGER.CALIBRATE_IO` reports, each derived from
 //! the per-class rows by the rule its `basis` states.
+//!
+//! Rules every figure keeps: only rows that count (a whole point, not a search trial that failed
+//! its target, the class's rate achieved); a class is the size most of its I/Os take; a search's
+//! figures are its answer's trial; a log writer's latency is the worst, under the most load the
+//! spec puts beside it; a data integrity failure comes before any figure.
 
 use super::rows::{Best, ClassRow, DirView, Headline, Point};
 use rigel_expr::units;
+use rigel_results::{ResultsDoc, SearchRecord};
 use serde::Serialize;
 
 const KIB: u64 = 1024;
@@ -44,19 +50,29 @@ pub struct CalibrateIo {
 
 #[derive(Clone, Debug, Serialize)]
 pub struct Handover {
-    /// Max IOPS, max MB/s and min latency, each with its load and latency.
+    /// One line per point whose data read back corrupted: the run's verdict, before any figure.
+    pub integrity: Vec<String>,
+    /// Max IOPS, max MB/s and min latency, each with its load and latency; a search's answer
+    /// alone for a search.
     pub headline: Vec<Figure>,
+    /// Why there is no headline, when there is none.
+    pub why_none: String,
     pub random_read_8k: Option<Figure>,
     pub mbps_1m: Option<Figure>,
     pub redo_write: Option<Figure>,
     pub calibrate_io: CalibrateIo,
 }
 
-pub fn handover(points: &[Point], headline: &Headline) -> Handover {
+pub fn handover(doc: &ResultsDoc, points: &[Point], headline: &Headline) -> Handover {
+    let search = doc.search();
+    // A search's figures are its answer's: its other trials probed rates the storage did or did
+    // not hold, none of them the answer.
+    let answer_point = search.as_ref().and_then(|s| answer_trial(s));
     let rows: Vec<&ClassRow> = points
         .iter()
-        .filter(|p| p.ok)
+        .filter(|p| p.ok && (search.is_none() || Some(p.id) == answer_point))
         .flat_map(|p| p.classes.iter().map(|r| &**r))
+        .filter(|r| r.counted)
         .collect();
     let best = |b: &Option<Best>, measure: &str, text: &dyn Fn(f64) -> String| {
         let b = b.as_ref()?;
@@ -72,19 +88,38 @@ pub fn handover(points: &[Point], headline: &Headline) -> Handover {
             "the best point of any class",
         ))
     };
-    let headline_rows = [
-        best(&headline.max_iops, "Max IOPS", &|v| iops_text(v)),
-        best(&headline.max_mbps, "Max MB/s", &|v| mbps_text(v)),
-        best(&headline.min_latency, "Min mean latency", &|v| {
-            units::latency(v)
-        }),
-    ]
-    .into_iter()
-    .flatten()
-    .collect();
+    let headline_rows = match &search {
+        Some(s) => search_answer(s, &rows).into_iter().collect(),
+        None => [
+            best(&headline.max_iops, "Max IOPS", &|v| iops_text(v)),
+            best(&headline.max_mbps, "Max MB/s", &|v| mbps_text(v)),
+            best(&headline.min_latency, "Min mean latency", &|v| {
+                units::latency(v)
+            }),
+        ]
+        .into_iter()
+        .flatten()
+        .collect(),
+    };
+    let integrity = integrity_failures(doc);
+    let why_none = match &search {
+        _ if !integrity.is_empty() => {
+            "No figures to hand over: the data read back was corrupted (above).".to_owned()
+        }
+        Some(s) if s.answer.is_none() => format!("Search: {}.", s.summary),
+        _ if points.iter().any(|p| p.ok) => {
+            "No finished point counts for a headline: each was a failed trial, missed its rate \
+             or was partial."
+                .to_owned()
+        }
+        _ if !points.is_empty() => {
+            "No point finished without an error, so there are no figures to hand over.".to_owned()
+        }
+        _ => "No point finished, so there are no figures to hand over.".to_owned(),
+    };
     let random_read_8k = best_read(
         &rows,
-        |r| r.size == 8 * KIB && r.access == "random",
+        |r| r.io_size == 8 * KIB && r.access == "random",
         "8 KiB random-read IOPS",
         "the highest read IOPS of the 8 KiB random classes (read-only ones first), with the p99 of \
          those reads",
@@ -93,7 +128,7 @@ pub fn handover(points: &[Point], headline: &Headline) -> Handover {
     );
     let mbps_1m = pick(
         &rows,
-        |r| r.size == MIB,
+        |r| r.io_size == MIB,
         |r| r.mbps,
         |r| {
             let v = r.mbps;
@@ -110,7 +145,7 @@ pub fn handover(points: &[Point], headline: &Headline) -> Handover {
     let redo_write = redo(&rows);
     let iops_from = best_read(
         &rows,
-        |r| r.size <= 32 * KIB && r.access == "random" && r.read_percent == 100,
+        |r| r.io_size <= 32 * KIB && r.access == "random" && r.read_percent == 100,
         "max_iops",
         "the highest IOPS of a read-only random class of database-block size (at most 32 KiB); no \
          latency limit is applied",
@@ -119,14 +154,16 @@ pub fn handover(points: &[Point], headline: &Headline) -> Handover {
     );
     let mbps_from = best_read(
         &rows,
-        |r| r.size >= MIB && r.read_percent == 100,
+        |r| r.io_size >= MIB && r.read_percent == 100,
         "max_mbps",
         "the highest MB/s (MiB/s, as Oracle's MB) of a read-only class of 1 MiB or larger I/Os",
         |d| d.mbps,
         mbps_text,
     );
     Handover {
+        integrity,
         headline: headline_rows,
+        why_none,
         random_read_8k,
         mbps_1m,
         redo_write,
@@ -181,7 +218,9 @@ fn pick(
 }
 
 /// Redo log writes: a class named `redo`, or else a write-only sequential class of at most
-/// 128 KiB; the p99 at its lowest load (a log writer waits on each write).
+/// 128 KiB; its worst latency under the most load the spec puts beside it (a log writer's commit
+/// waits on the write while the data classes run), the commit (write + flush) where the class
+/// groups its writes into commits.
 fn redo(rows: &[&ClassRow]) -> Option<Figure> {
     let named: Vec<&ClassRow> = rows
         .iter()
@@ -191,28 +230,113 @@ fn redo(rows: &[&ClassRow]) -> Option<Figure> {
     let from = if named.is_empty() {
         rows.iter()
             .copied()
-            .filter(|r| r.read_percent == 0 && r.access == "sequential" && r.size <= 128 * KIB)
+            .filter(|r| r.read_percent == 0 && r.access == "sequential" && r.io_size <= 128 * KIB)
             .collect()
     } else {
         named
     };
-    let row = from.into_iter().min_by_key(|r| {
-        (
-            r.load,
-            r.write.as_ref().map_or(u64::MAX, |w| w.latency.p99_ns),
-        )
-    })?;
-    let write = row.write.as_ref()?;
-    let v = write.latency.p99_ns as f64;
+    let side = |r: &ClassRow| -> u64 {
+        r.loads
+            .iter()
+            .filter(|l| l.class != r.class)
+            .map(|l| u64::from(l.load))
+            .sum()
+    };
+    let lat = |r: &ClassRow| log_latency(r).map(|(_, d)| d.latency.p99_ns);
+    let row = from
+        .into_iter()
+        .filter(|r| lat(r).is_some())
+        .max_by_key(|r| (side(r), r.load, lat(r)))?;
+    let (commit, d) = log_latency(row)?;
+    let v = d.latency.p99_ns as f64;
+    let (measure, what) = if commit {
+        ("Commit p99 (write + flush)", "commit p99 (write + flush)")
+    } else {
+        ("Redo write p99", "write p99")
+    };
     Some(figure(
-        "Redo write p99",
+        measure,
         row,
-        write,
+        &d,
         v,
         units::latency(v),
-        "the write p99 of a class named `redo` (else a write-only sequential class of at most \
-         128 KiB) at its lowest load",
+        &format!(
+            "the {what} of a class named `redo` (else a write-only sequential class of at most \
+             128 KiB) at the highest load of the other classes, then its own, the worst of equals"
+        ),
     ))
+}
+
+/// A log writer's latency: its commits' (write + flush) where it groups writes into commits,
+/// else its writes'; `true` for commits.
+fn log_latency(r: &ClassRow) -> Option<(bool, DirView)> {
+    match &r.commit {
+        Some(c) if c.commits > 0 => Some((
+            true,
+            DirView {
+                direction: "commit",
+                ios: c.commits,
+                bytes: 0,
+                iops: c.per_s,
+                mbps: 0.0,
+                latency: c.latency.clone(),
+            },
+        )),
+        _ => r.write.clone().map(|w| (false, w)),
+    }
+}
+
+/// The point of the trial that gave a search its answer: the last that passed at the answer.
+fn answer_trial(s: &SearchRecord) -> Option<u32> {
+    let answer = s.answer?;
+    s.trials
+        .iter()
+        .rev()
+        .find(|t| t.passed && t.value == answer)
+        .map(|t| t.point_id)
+}
+
+/// A search's answer as its headline, at its trial, "not confirmed" when no repeat passed.
+fn search_answer(s: &SearchRecord, rows: &[&ClassRow]) -> Option<Figure> {
+    let answer = s.answer?;
+    let point = answer_trial(s)?;
+    let row = rows
+        .iter()
+        .find(|r| r.point == point && r.class == s.class)?;
+    let mut text = if s.knob == "rate" {
+        iops_text(answer)
+    } else {
+        format!("load {}", units::thousands(answer))
+    };
+    if !s.confirmed {
+        text.push_str(" (not confirmed)");
+    }
+    let d = row.read.clone().unwrap_or_else(|| total(row));
+    Some(figure(
+        &format!("Highest {} with {}", s.knob, s.target),
+        row,
+        &d,
+        answer,
+        text,
+        "the search's answer: the highest value whose trial held the target, at that trial",
+    ))
+}
+
+/// One line per point whose data read back corrupted.
+fn integrity_failures(doc: &ResultsDoc) -> Vec<String> {
+    doc.points()
+        .iter()
+        .filter_map(|p| {
+            let i = p.integrity.as_ref().filter(|i| i.corrupted() > 0)?;
+            Some(format!(
+                "point {}: {} of {} blocks checked corrupted ({})",
+                p.point.id,
+                units::thousands(i.corrupted() as f64),
+                units::thousands(i.blocks_checked as f64),
+                i.counts.summary()
+            ))
+        })
+        .collect()
 }
 
 fn total(r: &ClassRow) -> DirView {

@@ -22,9 +22,14 @@ pub struct ClassRow {
     pub loads: Vec<LoadView>,
     pub sweep: Vec<LoadSweep>,
     pub ok: bool,
+    /// The row may be a headline: the point finished whole (not partial), it is not a search
+    /// trial that failed its target, and the class achieved its rate where it had one.
+    pub counted: bool,
     pub class: String,
     /// Effective parameters: as the point ran them, after `[sweep]`.
     pub size: u64,
+    /// The size most of its I/Os take (`size` without a mix): what the class is read as.
+    pub io_size: u64,
     pub access: &'static str,
     pub mix: String,
     pub read_percent: u8,
@@ -125,8 +130,10 @@ pub(super) fn class_row(p: &PointRead, c: &ClassRead) -> ClassRow {
         loads: loads_of(p),
         sweep: sweep_of(p),
         ok: p.ok,
+        counted: p.ok && p.eligible_for_best(c.name()),
         class: c.name().to_string(),
         size: prm.size,
+        io_size: prm.pattern.common_size(prm.size),
         access: access_text(prm.access),
         mix: mix_text(&prm.mix),
         read_percent: prm.mix.read_percent,

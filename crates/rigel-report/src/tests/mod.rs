@@ -3,6 +3,7 @@
 
 mod chart_fit;
 mod fixture;
+mod headline_rules;
 mod many_points;
 mod new_charts;
 mod orion_samples;

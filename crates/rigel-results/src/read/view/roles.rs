@@ -10,8 +10,9 @@ const LARGE_IO_FROM: u64 = 128 * 1024;
 
 /// Maps classes to ORION's two roles: a class named `small` or `large` takes that role; a free
 /// "small" role goes to the smallest random class left, a free "large" role to the largest class left
-/// (by mean size, a size mix's by count; the last written of equals).
-/// A lone unnamed class is "large" when sequential or at least 128 KiB, else "small".
+/// (by the size most of its I/Os take, a size mix's most common one; the last written of equals).
+/// A lone unnamed class is "large" when sequential or its most common size is at least 128 KiB,
+/// else "small": `8KiB:95%, 1MiB:5%` is an 8 KiB class, whatever its mean or largest size.
 pub fn roles(classes: &[IoClass]) -> BTreeMap<String, String> {
     let mut roles = BTreeMap::new();
     for c in classes {
@@ -29,11 +30,12 @@ pub fn roles(classes: &[IoClass]) -> BTreeMap<String, String> {
     };
     if !has(&roles, "small") && !has(&roles, "large") && rest(&roles).len() == 1 {
         let c = rest(&roles)[0];
-        let role = if c.access == Access::Sequential || c.size >= LARGE_IO_FROM {
-            "large"
-        } else {
-            "small"
-        };
+        let role =
+            if c.access == Access::Sequential || c.pattern.common_size(c.size) >= LARGE_IO_FROM {
+                "large"
+            } else {
+                "small"
+            };
         roles.insert(c.name.clone(), role.to_string());
         return roles;
     }
@@ -41,7 +43,7 @@ pub fn roles(classes: &[IoClass]) -> BTreeMap<String, String> {
         let pick = rest(&roles)
             .into_iter()
             .filter(|c| c.access == Access::Random)
-            .min_by_key(|c| c.pattern.mean_size(c.size))
+            .min_by_key(|c| c.pattern.common_size(c.size))
             .map(|c| c.name.clone());
         if let Some(name) = pick {
             roles.insert(name, "small".to_string());
@@ -50,7 +52,7 @@ pub fn roles(classes: &[IoClass]) -> BTreeMap<String, String> {
     if !has(&roles, "large") {
         let pick = rest(&roles)
             .into_iter()
-            .max_by_key(|c| c.pattern.mean_size(c.size))
+            .max_by_key(|c| c.pattern.common_size(c.size))
             .map(|c| c.name.clone());
         if let Some(name) = pick {
             roles.insert(name, "large".to_string());
@@ -132,9 +134,9 @@ mod tests {
     }
 
     #[test]
-    fn a_size_mix_counts_by_its_mean_size() {
-        // oracle/oltp: a 1 MiB scan beside redo writes of 512 B to 1 MiB (largest 1 MiB, mean
-        // far smaller): the scan is ORION's large class, not the redo.
+    fn a_size_mix_counts_by_its_most_common_size() {
+        // oracle/oltp: a 1 MiB scan beside redo writes of 512 B to 1 MiB (largest 1 MiB, most
+        // common 512 B): the scan is ORION's large class, not the redo.
         let mut redo = class("redo", 1 << 20, Access::Sequential);
         redo.pattern.sizes = Some(rigel_expr::parse_size_mix("512B:60%, 1MiB:40%").unwrap());
         let c = [
@@ -149,5 +151,17 @@ mod tests {
                 ("scan".into(), "large".into())
             ]
         );
+    }
+
+    #[test]
+    fn a_lone_size_mix_class_is_its_most_common_size() {
+        // oltp-skewed: 95% of the I/Os are 8 KiB; its largest (1 MiB) made it ORION's "large"
+        // class, so the headline had 1 MiB MB/s and no IOPS.
+        let mut data = class("data", 1 << 20, Access::Random);
+        data.pattern.sizes = Some(rigel_expr::parse_size_mix("8KiB:95%, 1MiB:5%").unwrap());
+        assert_eq!(role_of(&[data]), [("data".into(), "small".into())]);
+        let mut big = class("big", 1 << 20, Access::Random);
+        big.pattern.sizes = Some(rigel_expr::parse_size_mix("8KiB:5%, 1MiB:95%").unwrap());
+        assert_eq!(role_of(&[big]), [("big".into(), "large".into())]);
     }
 }

@@ -1,0 +1,53 @@
+//! The summary's answers from real runs (issue 42): a log writer that commits each write
+//! (`postgres-wal`'s shape: 8 KiB writes, each followed by an fdatasync) on a loop device is
+//! headlined by its commit latency (write + flush), taken at its highest load, not by the write
+//! alone at its quietest point.
+
+use super::scenario::{Scenario, Spec};
+
+#[test]
+#[serial_test::parallel]
+fn a_committing_log_writer_headlines_its_commit_latency_under_its_highest_load() {
+    let tmp = Scenario::new();
+    let dev = tmp.loop_device(64 << 20);
+    let spec = Spec::named("wal")
+        .destructive_target(dev.dev())
+        .set("run.duration", "1s")
+        .set("run.warmup", "0s")
+        .set("class.wal.size", "8KiB")
+        .set("class.wal.access", "sequential")
+        .set("class.wal.per_stream", 1)
+        .set("class.wal.mix", "write")
+        .set("class.wal.durability", "fdatasync:1")
+        .set("matrix.wal", "1, 4");
+    let spec = tmp.spec("wal.toml", &spec);
+    let run = tmp.run(&spec, "run", &["--allow-destructive"]).code(0);
+    let doc = run.results();
+    let report = std::fs::read_to_string(run.folder.join("report.md")).expect("report.md");
+    let from = report.find("## Summary").expect("a summary");
+    let summary = &report[from..from + report[from..].find("<!-- page -->").expect("page end")];
+    let line = summary
+        .lines()
+        .find(|l| l.contains("Commit p99 (write + flush)"))
+        .unwrap_or_else(|| panic!("no commit latency in the summary:\n{summary}"));
+    assert!(line.contains("wal=4"), "not at the highest load: {line}");
+    assert!(!summary.contains("Redo write p99"), "{summary}");
+    // What it reports is the commit, which waits for the write and then the flush.
+    let at4 = doc["points"]
+        .as_array()
+        .expect("points")
+        .iter()
+        .find(|p| p["point"]["classes"][0]["load"] == 4)
+        .expect("the point at wal=4");
+    let class = &at4["classes"][0];
+    let commit = class["commit"]["latency"]["p99_ns"]
+        .as_u64()
+        .expect("commit p99");
+    let write = class["total"]["latency"]["p99_ns"]
+        .as_u64()
+        .expect("write p99");
+    assert!(
+        commit >= write,
+        "commit p99 {commit} below the write's {write}"
+    );
+}
