@@ -127,7 +127,10 @@ fn usage(msg: &str) -> i32 {
 pub(super) fn failed(e: &TraceError) -> i32 {
     eprintln!("rigel: {e}");
     match e {
-        TraceError::Import { .. } | TraceError::Usage(_) | TraceError::Format(_) => exit::BAD_SPEC,
+        TraceError::Import { .. }
+        | TraceError::Usage(_)
+        | TraceError::Format(_)
+        | TraceError::Generated { .. } => exit::BAD_SPEC,
         _ => exit::RUNTIME,
     }
 }

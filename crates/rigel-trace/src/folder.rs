@@ -1,6 +1,6 @@
 //! A capture folder: `trace.rtr`, and what `derive` writes beside it (`spec.toml`, `derive.md`).
 
-use crate::derive::{Features, spec};
+use crate::derive::{Features, checked_spec};
 use crate::format::Trace;
 use crate::report::report;
 use crate::stats::{TraceStats, measure};
@@ -83,7 +83,7 @@ pub fn derive(dir: &Path) -> Result<Derived, TraceError> {
     }
     let stats = measure(&trace);
     let features = Features::AVAILABLE;
-    let text = spec(&trace, &stats, features);
+    let text = checked_spec(&trace, &stats, features)?;
     let md = report(&trace, &stats, features);
     let folder = if dir.is_dir() {
         Dir::open_following(dir)?
