@@ -12,6 +12,7 @@ pub mod format;
 pub mod import;
 mod pair;
 pub mod replay;
+pub mod replay_spec;
 mod report;
 mod rwbs;
 pub mod skew;
