@@ -61,11 +61,7 @@ fn import(
     file: &std::path::Path,
     a: &CaptureArgs,
 ) -> Result<(std::path::PathBuf, Trace), TraceError> {
-    let text = std::fs::read_to_string(file).map_err(|e| TraceError::Io {
-        action: "read",
-        path: file.to_path_buf(),
-        source: e,
-    })?;
+    let text = rigel_trace::import::read_text(file)?;
     let trace = rigel_trace::import::import(file, &text)?;
     Ok((folder::save(&a.out, &trace)?, trace))
 }

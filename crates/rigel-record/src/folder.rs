@@ -4,13 +4,14 @@ use super::error::{PLAN_FILE, POINTS_FILE, RESULTS_FILE, RUN_FILE, RecordError, 
 use super::lock::FolderLock;
 use super::points::{self, Torn};
 use rigel_fs::Dir;
+use rigel_fs::limits::RUN_FILE_BYTES;
 use rigel_judge::expect::Verdict;
 use rigel_plan::{RunPlan, SCHEMA_VERSION};
 pub use rigel_results::RunHeader;
 use rigel_results::{PointResult, ResultsDoc};
 use rustix::fs::OFlags;
 use serde::Serialize;
-use std::fs::{self, File};
+use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -184,7 +185,7 @@ pub fn load(dir: &Path) -> Result<ResultsDoc, RecordError> {
     check_schema(&dir.join(RUN_FILE), header.schema_version)?;
     let plan: RunPlan = read_json(&dir.join(PLAN_FILE))?;
     let spec_path = dir.join(SPEC_FILE);
-    let spec_toml = fs::read_to_string(&spec_path).map_err(io("read", &spec_path))?;
+    let spec_toml = rigel_fs::read_no_follow(&spec_path, RUN_FILE_BYTES)?;
     let points = finished_points(dir)?;
     plan_holds(dir, &plan, &points)?;
     Ok(ResultsDoc::new(
@@ -220,10 +221,12 @@ fn possible(
 /// (unterminated or unparsable) last line from a crash is skipped.
 pub fn finished_points(dir: &Path) -> Result<Vec<PointResult>, RecordError> {
     let path = dir.join(POINTS_FILE);
-    let file = match File::open(&path) {
+    let file = match rigel_fs::open_no_follow(&path) {
         Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(io("read", &path)(e)),
+        Err(e) if e.raw_os_error() == Some(rustix::io::Errno::NOENT.raw_os_error()) => {
+            return Ok(Vec::new());
+        }
+        Err(e) => return Err(e.into()),
     };
     let lines = points::read_lines(std::io::BufReader::with_capacity(1 << 20, file)).map_err(
         |e| match e {
@@ -247,7 +250,7 @@ pub fn load_parts(dir: &Path) -> Result<(RunHeader, String, RunPlan), RecordErro
     let header: RunHeader = read_json(&dir.join(RUN_FILE))?;
     check_schema(&dir.join(RUN_FILE), header.schema_version)?;
     let spec_path = dir.join(SPEC_FILE);
-    let spec = fs::read_to_string(&spec_path).map_err(io("read", &spec_path))?;
+    let spec = rigel_fs::read_no_follow(&spec_path, RUN_FILE_BYTES)?;
     Ok((header, spec, read_json(&dir.join(PLAN_FILE))?))
 }
 
@@ -262,7 +265,7 @@ fn check_schema(path: &Path, found: u32) -> Result<(), RecordError> {
 }
 
 fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, RecordError> {
-    let text = fs::read_to_string(path).map_err(io("read", path))?;
+    let text = rigel_fs::read_no_follow(path, RUN_FILE_BYTES)?;
     serde_json::from_str(&text).map_err(|e| RecordError::Invalid {
         path: path.to_path_buf(),
         message: e.to_string(),

@@ -9,7 +9,8 @@ use rigel_results::stats::PastRun;
 use std::path::Path;
 
 fn read<T: serde::de::DeserializeOwned>(path: &Path) -> Option<T> {
-    serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()
+    serde_json::from_str(&rigel_fs::read_no_follow(path, rigel_fs::limits::RUN_FILE_BYTES).ok()?)
+        .ok()
 }
 
 /// The run folders beside `dir` (not `dir` itself), in no particular order.

@@ -55,9 +55,13 @@ pub fn load_run_folder_status(dir: &Path) -> Result<RunFolder, ReportError> {
     // Straight into the model when it reads (twice as fast as through a `Value`, which
     // `rigel history` feels over hundreds of folders); through a `Value` only to explain a failure
     // (a newer schema, the line of a syntax error).
-    let direct = std::fs::read(&results)
-        .ok()
-        .and_then(|bytes| serde_json::from_slice::<ResultsDoc>(&bytes).ok())
+    // Through no link, bounded, and never a FIFO or a device (refused here, not waited on).
+    let text = match rigel_fs::read_no_follow(&results, rigel_fs::limits::RUN_FILE_BYTES) {
+        Err(e @ rigel_fs::FsError::NotAFile { .. }) => return Err(e.into()),
+        read => read.ok(),
+    };
+    let direct = text
+        .and_then(|text| serde_json::from_str::<ResultsDoc>(&text).ok())
         .filter(|d| d.schema_version() <= SCHEMA_VERSION);
     // Figures that cannot be (negative rates, min > max, a point twice or not the plan's).
     let checked = |doc: ResultsDoc| {

@@ -5,9 +5,49 @@
 use crate::format::{Header, Op, Trace, flag};
 use crate::pair::Pairer;
 use crate::{TraceError, rwbs, tracefs::parse_seconds};
+use rigel_fs::limits::IMPORT_BYTES;
+use std::io::Read as _;
 use std::path::Path;
 
 /// Imports `text` read from `path` (named in errors and in the header).
+/// The text of the file `path` to import: a regular file (no link, no FIFO), at most
+/// [`IMPORT_BYTES`], UTF-8 (the line of the first byte that is not is named).
+pub fn read_text(path: &Path) -> Result<String, TraceError> {
+    let io = |source| TraceError::Io {
+        action: "read",
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut bytes = Vec::new();
+    rigel_fs::open_no_follow(path)?
+        .take(IMPORT_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    if bytes.len() as u64 > IMPORT_BYTES {
+        return Err(TraceError::Usage(format!(
+            "{}: larger than {} bytes, the most rigel imports",
+            path.display(),
+            IMPORT_BYTES
+        )));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let bytes = e.as_bytes();
+        TraceError::Import {
+            path: path.to_path_buf(),
+            line: bytes[..at].iter().filter(|b| **b == b'\n').count() + 1,
+            message: format!(
+                "byte {} of the line is not UTF-8 text",
+                at - bytes[..at]
+                    .iter()
+                    .rposition(|b| *b == b'\n')
+                    .map_or(0, |n| n + 1)
+                    + 1
+            ),
+        }
+    })
+}
+
 pub fn import(path: &Path, text: &str) -> Result<Trace, TraceError> {
     let first = text.lines().next().unwrap_or_default().trim();
     let (host, _) = crate::device::host_and_kernel();
