@@ -116,3 +116,57 @@ fn a_fifo_journal_or_template_is_refused_at_once() {
     assert!(out.code != 0 && out.code != 6, "{}", out.stderr);
     out.stderr_has("not a regular file");
 }
+
+/// A journaled, verified run on its own file; returns the run folder.
+fn journaled(tmp: &Scenario, name: &str) -> std::path::PathBuf {
+    let target = tmp.file(&format!("{name}.dat"), 4 << 20);
+    let spec = tmp.spec(
+        &format!("{name}.toml"),
+        &Spec::named(name)
+            .destructive_target(&target)
+            .set("run.duration", "300ms")
+            .set("run.verify", true)
+            .set("run.journal", true)
+            .set("class.w.size", "4KiB")
+            .set("class.w.mix", "write")
+            .set("matrix.shape", "point")
+            .set("matrix.w", "4"),
+    );
+    tmp.run(&spec, name, &["--allow-destructive"]).code(0).folder
+}
+
+/// `rigel verify` with a journal that is not its run's: never exit 6 (a verdict of lost data),
+/// never a panic, always an error naming the journal.
+#[track_caller]
+fn not_this_runs(dir: &Path, why: &str) {
+    let out = at_once(rigel().arg("verify").arg(dir));
+    assert!(
+        out.code != 0 && out.code != 6 && out.code != 101,
+        "{why}: exit {}\n{}\n{}",
+        out.code,
+        out.stdout,
+        out.stderr
+    );
+    out.stderr_has("journal.map");
+}
+
+#[test]
+#[serial_test::parallel]
+fn a_journal_of_another_run_or_forged_is_an_error_about_the_journal() {
+    let tmp = Scenario::new();
+    let a = journaled(&tmp, "a");
+    let b = journaled(&tmp, "b");
+    let own = std::fs::read(a.join("journal.map")).expect("a's journal");
+    rigel().arg("verify").arg(&a).run().code(0);
+    std::fs::copy(b.join("journal.map"), a.join("journal.map")).expect("b's journal over a's");
+    not_this_runs(&a, "another run's journal");
+    // The block size (bytes 32-39): forged, then 0.
+    for unit in [3072u64, 0] {
+        let mut forged = own.clone();
+        forged[32..40].copy_from_slice(&unit.to_le_bytes());
+        std::fs::write(a.join("journal.map"), &forged).expect("forged journal");
+        not_this_runs(&a, &format!("a block size of {unit}"));
+    }
+    std::fs::write(a.join("journal.map"), &own).expect("a's own journal back");
+    rigel().arg("verify").arg(&a).run().code(0);
+}
