@@ -126,7 +126,7 @@ pub fn spec(trace: &Trace, stats: &TraceStats, features: Features) -> String {
                 "outstanding cap: the most requests of the class in flight at once".to_owned(),
             )
         };
-        s.set(&c.name, load.to_string(), Some(&why));
+        s.set(c.name, load.to_string(), Some(&why));
     }
     s.finish()
 }
@@ -197,7 +197,7 @@ fn class(s: &mut SpecDoc, c: &ClassStats, trace: &Trace, f: Features) {
             String::new()
         }
     ));
-    s.table(&["class", &c.name]);
+    s.table(&["class", c.name]);
     sizes(s, c, f);
     let access = if c.sequential { "sequential" } else { "random" };
     s.set(
