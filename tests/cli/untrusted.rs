@@ -132,7 +132,9 @@ fn journaled(tmp: &Scenario, name: &str) -> std::path::PathBuf {
             .set("matrix.shape", "point")
             .set("matrix.w", "4"),
     );
-    tmp.run(&spec, name, &["--allow-destructive"]).code(0).folder
+    tmp.run(&spec, name, &["--allow-destructive"])
+        .code(0)
+        .folder
 }
 
 /// `rigel verify` with a journal that is not its run's: never exit 6 (a verdict of lost data),
