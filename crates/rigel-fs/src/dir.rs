@@ -295,6 +295,31 @@ impl Dir {
         Ok(bytes)
     }
 
+    /// [`Dir::read`], at most `limit` bytes: a larger file is an error naming it (see [`crate::limits`]).
+    pub fn read_at_most(&self, rel: impl AsRef<Path>, limit: u64) -> Result<Vec<u8>, FsError> {
+        let rel = rel.as_ref();
+        let io = |source| FsError::Io {
+            action: "read",
+            path: self.join(rel),
+            source,
+        };
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(
+            &mut std::io::Read::take(
+                self.open_file(rel, OFlags::RDONLY)?,
+                limit.saturating_add(1),
+            ),
+            &mut bytes,
+        )
+        .map_err(io)?;
+        if bytes.len() as u64 > limit {
+            return Err(io(std::io::Error::other(format!(
+                "larger than {limit} bytes, the most rigel reads there"
+            ))));
+        }
+        Ok(bytes)
+    }
+
     /// Whether `rel` exists (a link counts: it is not followed).
     pub fn exists(&self, rel: impl AsRef<Path>) -> bool {
         let rel = rel.as_ref();

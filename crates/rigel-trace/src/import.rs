@@ -61,6 +61,9 @@ pub fn import(path: &Path, text: &str) -> Result<Trace, TraceError> {
     if trace.header.host.is_empty() {
         trace.header.host = host;
     }
+    trace
+        .check_span()
+        .map_err(|e| TraceError::Usage(format!("{}: {e}", path.display())))?;
     Ok(trace)
 }
 
