@@ -109,8 +109,8 @@ fn load(path: &Path) -> Result<ResultsDoc, String> {
         ));
     }
     if path.is_file() {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+        let text = rigel_fs::read_no_follow(path, rigel_fs::limits::RUN_FILE_BYTES)
+            .map_err(|e| e.to_string())?;
         let doc: ResultsDoc = serde_json::from_str(&text)
             .map_err(|e| format!("`{}` is not a rigel results file: {e}", path.display()))?;
         return rigel_results::check::doc(&doc)

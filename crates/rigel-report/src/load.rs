@@ -24,10 +24,7 @@ pub fn load_run_folder(dir: &Path) -> Result<ResultsDoc, ReportError> {
 }
 
 fn read_value(path: &Path) -> Result<serde_json::Value, ReportError> {
-    let text = std::fs::read_to_string(path).map_err(|source| ReportError::Read {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let text = rigel_fs::read_no_follow(path, rigel_fs::limits::RUN_FILE_BYTES)?;
     let value: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| ReportError::BadJson {
             path: path.to_path_buf(),

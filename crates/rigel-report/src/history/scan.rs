@@ -81,11 +81,9 @@ struct LightResults {
 }
 
 fn read_json<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<T, ReportError> {
-    let text = std::fs::read(path).map_err(|source| ReportError::Read {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    serde_json::from_slice(&text).map_err(|e| ReportError::BadJson {
+    // Through no link (a results.json linked out of the tree is not quoted), never a FIFO, bounded.
+    let text = rigel_fs::read_no_follow(path, rigel_fs::limits::RUN_FILE_BYTES)?;
+    serde_json::from_str(&text).map_err(|e| ReportError::BadJson {
         path: path.to_path_buf(),
         line: e.line().max(1),
         message: e.to_string(),
