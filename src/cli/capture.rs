@@ -36,6 +36,12 @@ pub fn capture(a: &CaptureArgs) -> i32 {
                 units::duration(duration),
                 a.out.display()
             ));
+            for name in rigel_trace::tracefs::remove_stale_instances() {
+                note(format!(
+                    "removed the tracefs instance {name}: its capture had ended without \
+                     removing it (killed), leaving it tracing with its buffers allocated"
+                ));
+            }
             let opts = CaptureOptions {
                 duration,
                 buffer_kib: buffer,

@@ -32,6 +32,36 @@ pub struct CaptureOptions {
     pub buffer_kib: u64,
 }
 
+/// The instances of captures whose rigel is gone (killed with SIGKILL, say: no drop ran), left
+/// tracing with their buffers allocated: each is stopped and removed; their names are returned
+/// so the caller can say so.
+pub fn remove_stale_instances() -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(Path::new(TRACEFS).join("instances")) else {
+        return Vec::new();
+    };
+    let mut removed = Vec::new();
+    for e in entries.filter_map(Result::ok) {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(pid) = name
+            .strip_prefix(INSTANCE_PREFIX)
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if Path::new("/proc").join(pid.to_string()).exists() {
+            continue;
+        }
+        drop(Instance { dir: e.path() });
+        if !e.path().exists() {
+            removed.push(name);
+        }
+    }
+    removed
+}
+
+/// An instance's name: this prefix and the capturing rigel's pid.
+const INSTANCE_PREFIX: &str = "rigel-capture-";
+
 /// A tracefs instance, removed on drop.
 struct Instance {
     dir: PathBuf,
@@ -47,7 +77,7 @@ impl Instance {
         }
         let dir = root
             .join("instances")
-            .join(format!("rigel-capture-{}", std::process::id()));
+            .join(format!("{INSTANCE_PREFIX}{}", std::process::id()));
         std::fs::create_dir(&dir).map_err(|e| TraceError::Io {
             action: "create the tracefs instance (capturing needs root)",
             path: dir.clone(),
@@ -451,6 +481,34 @@ mod tests {
                 "{line}"
             );
         }
+    }
+
+    /// A capture's instance whose rigel is gone (SIGKILL) is stopped and removed by the next.
+    #[test]
+    fn a_dead_captures_instance_is_removed() {
+        let instances = Path::new(TRACEFS).join("instances");
+        if !instances.is_dir() {
+            eprintln!("skipped: no tracefs at {TRACEFS}");
+            return;
+        }
+        let mut child = std::process::Command::new("true")
+            .spawn()
+            .expect("true runs");
+        let pid = child.id();
+        child.wait().expect("true ends");
+        let stale = instances.join(format!("{INSTANCE_PREFIX}{pid}"));
+        std::fs::create_dir(&stale).expect("a tracefs instance made");
+        std::fs::write(stale.join("tracing_on"), "1").expect("tracing on");
+        let removed = remove_stale_instances();
+        let exists = stale.exists();
+        if exists {
+            let _ = std::fs::remove_dir(&stale);
+        }
+        assert!(!exists, "{} left behind", stale.display());
+        assert!(
+            removed.contains(&format!("{INSTANCE_PREFIX}{pid}")),
+            "{removed:?}"
+        );
     }
 
     #[test]
