@@ -172,3 +172,40 @@ fn a_journal_of_another_run_or_forged_is_an_error_about_the_journal() {
     std::fs::write(a.join("journal.map"), &own).expect("a's own journal back");
     rigel().arg("verify").arg(&a).run().code(0);
 }
+
+/// One run given twice on a side of `rigel compare` is refused (it is not two runs); a results
+/// file claiming schema_version 0 is no rigel's.
+#[test]
+#[serial_test::parallel]
+fn a_run_given_twice_or_a_schema_of_0_is_refused() {
+    let tmp = Scenario::new();
+    let target = tmp.file("t.dat", 4 << 20);
+    let spec = tmp.spec(
+        "r.toml",
+        &Spec::named("r")
+            .target(&target, &[])
+            .set("run.duration", "200ms")
+            .set("class.r.size", "4KiB")
+            .set("matrix.shape", "point")
+            .set("matrix.r", "1"),
+    );
+    let a = tmp.run(&spec, "a", &[]).code(0).folder;
+    let b = tmp.run(&spec, "b", &[]).code(0).folder;
+    let out = rigel()
+        .arg("compare")
+        .arg(&a)
+        .arg(&b)
+        .arg("--base")
+        .arg(&a)
+        .run();
+    assert_ne!(out.code, 0, "{}", out.stdout);
+    out.stderr_has("given twice");
+    let results = b.join("results.json");
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&results).expect("results")).expect("JSON");
+    doc["schema_version"] = 0.into();
+    std::fs::write(&results, doc.to_string()).expect("rewritten");
+    let out = rigel().arg("compare").arg(&a).arg(&b).run();
+    assert_ne!(out.code, 0, "{}", out.stdout);
+    out.stderr_has("schema_version 0");
+}

@@ -255,6 +255,13 @@ pub fn load_parts(dir: &Path) -> Result<(RunHeader, String, RunPlan), RecordErro
 }
 
 fn check_schema(path: &Path, found: u32) -> Result<(), RecordError> {
+    // Versions count from 1: a 0 is no rigel's file (a forged or hand-made one).
+    if found == 0 {
+        return Err(RecordError::Invalid {
+            path: path.to_path_buf(),
+            message: "schema_version 0: rigel's versions start at 1".into(),
+        });
+    }
     if found > SCHEMA_VERSION {
         return Err(RecordError::NewerSchema {
             path: path.to_path_buf(),
