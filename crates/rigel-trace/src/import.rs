@@ -241,6 +241,17 @@ fn iolog(path: &Path, text: &str, version: u8) -> Result<Trace, TraceError> {
 mod tests {
     use super::*;
 
+    /// An import with a byte that is not UTF-8 names its line (and a FIFO is refused at once).
+    #[test]
+    fn bad_utf8_names_its_line() {
+        let path = std::env::temp_dir().join(format!("rigel-import-{}.txt", std::process::id()));
+        std::fs::write(&path, b"fio version 2 iolog\n/x add\n/x wr\xffite 0 4096\n")
+            .expect("written");
+        let err = read_text(&path).expect_err("not UTF-8");
+        let _ = std::fs::remove_file(&path);
+        assert!(matches!(err, TraceError::Import { line: 3, .. }), "{err}");
+    }
+
     #[test]
     fn blkparse_text_imports_issues_and_completions() {
         let text = "  8,0    3        1     0.000000000  4162  Q  WS 1234 + 8 [fio]\n\
