@@ -11,3 +11,5 @@ run() { nice -n 19 cargo +nightly fuzz run -O "$1" "corpus/$1" $(seeds "$1") -- 
 seeds() { [ "$1" = results ] && echo ../tests/fixtures; true; }
 run expr & run spec & wait
 run orion & run results & wait
+run trace & run journal & wait
+run import

@@ -36,6 +36,12 @@ pub fn capture(a: &CaptureArgs) -> i32 {
                 units::duration(duration),
                 a.out.display()
             ));
+            for name in rigel_trace::tracefs::remove_stale_instances() {
+                note(format!(
+                    "removed the tracefs instance {name}: its capture had ended without \
+                     removing it (killed), leaving it tracing with its buffers allocated"
+                ));
+            }
             let opts = CaptureOptions {
                 duration,
                 buffer_kib: buffer,
@@ -61,11 +67,7 @@ fn import(
     file: &std::path::Path,
     a: &CaptureArgs,
 ) -> Result<(std::path::PathBuf, Trace), TraceError> {
-    let text = std::fs::read_to_string(file).map_err(|e| TraceError::Io {
-        action: "read",
-        path: file.to_path_buf(),
-        source: e,
-    })?;
+    let text = rigel_trace::import::read_text(file)?;
     let trace = rigel_trace::import::import(file, &text)?;
     Ok((folder::save(&a.out, &trace)?, trace))
 }
@@ -127,7 +129,10 @@ fn usage(msg: &str) -> i32 {
 pub(super) fn failed(e: &TraceError) -> i32 {
     eprintln!("rigel: {e}");
     match e {
-        TraceError::Import { .. } | TraceError::Usage(_) | TraceError::Format(_) => exit::BAD_SPEC,
+        TraceError::Import { .. }
+        | TraceError::Usage(_)
+        | TraceError::Format(_)
+        | TraceError::Generated { .. } => exit::BAD_SPEC,
         _ => exit::RUNTIME,
     }
 }

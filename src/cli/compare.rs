@@ -87,7 +87,16 @@ pub fn run(a: &CompareArgs) -> i32 {
 /// One side's runs: `first` (a run, a results.json, or a folder of repeats) and `more`.
 fn side(first: &Path, more: &[std::path::PathBuf]) -> Result<Vec<ResultsDoc>, String> {
     let mut docs = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     for path in std::iter::once(first).chain(more.iter().map(|p| p.as_path())) {
+        // One run given twice is not two runs: it would narrow the noise band to nothing.
+        let id = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        if !seen.insert(id) {
+            return Err(format!(
+                "`{}` is given twice on one side: each run counts once (repeats are separate runs)",
+                path.display()
+            ));
+        }
         let repeats = rigel_runner::repeats(path);
         if repeats.is_empty() || path.join(rigel_record::RUN_FILE).exists() {
             docs.push(load(path)?);

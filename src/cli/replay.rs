@@ -9,21 +9,13 @@ use super::capture::failed;
 use super::style::note;
 use super::{exit, run, specs};
 use rigel_expr::units;
-use rigel_plan::replay::Replay;
 use rigel_runner::{self as runner, Job};
 use rigel_target::Consent;
+use rigel_trace::folder;
 use rigel_trace::replay::{Fit, ReplayOptions, prepare};
-use rigel_trace::{Trace, folder};
+use rigel_trace::replay_spec::{ReplayTarget, replay_spec};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-
-/// After the last send, the window waits this long for the last completions.
-const TAIL_MS: u64 = 50;
-/// The outstanding cap: twice the most the traced device had in flight, within these bounds, so
-/// a send never waits for a slot unless the target is much slower than the traced device.
-const CAP: (u32, u32) = (16, 1024);
-/// The slots' buffers together stay under this.
-const ARENA_BYTES: u64 = 256 << 20;
 
 pub fn run(a: &ReplayArgs) -> i32 {
     let speed = match parse_speed(&a.speed) {
@@ -56,7 +48,16 @@ pub fn run(a: &ReplayArgs) -> i32 {
         Ok(r) => r,
         Err(e) => return failed(&e),
     };
-    let text = spec_text(a, &trace, &replay, opts);
+    let to = ReplayTarget {
+        source: &a.dir,
+        target: &a.target,
+        size: a.size.as_deref(),
+        allow_destructive: a.allow_destructive,
+    };
+    let text = match replay_spec(&to, &trace, &replay, opts) {
+        Ok(t) => t,
+        Err(e) => return failed(&e),
+    };
     let (loaded, plan) = match specs::compile(
         rigel_spec::SpecInput::Text {
             name: "replay",
@@ -186,68 +187,6 @@ fn target_size(path: &Path, size: Option<&str>) -> Result<u64, String> {
         }
         Err(e) => Err(format!("{}: {e}", path.display())),
     }
-}
-
-/// The spec the replay runs: one rate class on one worker, sized for the largest request.
-fn spec_text(a: &ReplayArgs, trace: &Trace, r: &Replay, opts: ReplayOptions) -> String {
-    let data = r.reads + r.writes;
-    let mix = match (r.reads, r.writes) {
-        (_, 0) if r.flushes == 0 => "read".to_owned(),
-        (0, _) => "write".to_owned(),
-        (_, 0) => "99% read".to_owned(),
-        (reads, _) => {
-            let p = (reads as f64 * 100.0 / data as f64)
-                .round()
-                .clamp(1.0, 99.0);
-            format!("{p}% read")
-        }
-    };
-    let span_s = (r.span_ns as f64 / 1e9).max(1e-3);
-    let rate = (r.requests.len() as f64 / span_s).round().max(1.0);
-    let cap = (r.max_in_flight.saturating_mul(2))
-        .clamp(CAP.0, CAP.1)
-        .min((ARENA_BYTES / u64::from(r.largest.max(4096))).max(1) as u32);
-    let duration_ms = (r.span_ns / 1_000_000 + 1).max(10) + TAIL_MS;
-    let writes = r.writes + r.flushes > 0;
-    let mut t = format!(
-        "# rigel replay of {} ({}, {} requests)\n\
-         # speed {}x, offsets {:?}, target {} bytes; skipped: {} discards, {} others\n\
-         [spec]\nname = \"replay\"\n\
-         description = \"replay of {}: {} reads, {} writes ({} with RWF_DSYNC), {} flushes\"\n\n\
-         [[target]]\npath = {:?}\n",
-        a.dir.display(),
-        trace.header.device,
-        trace.records.len(),
-        opts.speed,
-        opts.fit,
-        opts.target_bytes,
-        r.discards,
-        r.others,
-        a.dir.display().to_string().replace('"', "'"),
-        r.reads,
-        r.writes,
-        r.dsync,
-        r.flushes,
-        a.target.display().to_string()
-    );
-    if let Some(s) = &a.size {
-        t.push_str(&format!("size = {s:?}\n"));
-    }
-    if writes && a.allow_destructive {
-        t.push_str("destructive = true\n");
-    }
-    t.push_str(&format!(
-        "\n[run]\nduration = \"{duration_ms}ms\"\nwarmup = \"0s\"\nworkers = 1\n\n\
-         # Sized for the trace's largest request; each replayed request keeps its own size.\n\
-         [class.replay]\nsize = \"{}\"\nmix = \"{mix}\"\n\
-         # The trace's mean rate: the send times themselves are the trace's.\n\
-         rate = \"{rate} iops\"\n\n[matrix]\nshape = \"point\"\n\
-         # The outstanding cap: twice the most the traced device had in flight ({}).\n\
-         replay = \"{cap}\"\n",
-        r.largest.max(512),
-        r.max_in_flight
-    ));
-    t
 }
 
 fn usage(msg: &str) -> i32 {

@@ -64,6 +64,7 @@ mod sweep_report;
 mod think;
 mod traced;
 mod unsteady;
+mod untrusted;
 mod workload_expect;
 
 pub use builder::{Output, rigel};

@@ -272,3 +272,105 @@ fn a_replay_needs_a_target_that_holds_its_requests_and_consent_to_write() {
         .code(2)
         .stderr_has("--speed");
 }
+
+/// A trace's header is data: a device name carrying a `[[target]]` table stays in a comment, and
+/// the replay plans (and writes) only the target named on the command line.
+#[test]
+#[serial_test::parallel]
+fn a_hostile_trace_header_adds_no_target() {
+    let tmp = Scenario::new();
+    let log = tmp.path().join("job.iolog");
+    std::fs::write(
+        &log,
+        "fio version 2 iolog\n/x add\n/x open\n/x write 0 65536\n/x read 1048576 4096\n/x close\n",
+    )
+    .expect("iolog written");
+    let cap = tmp.path().join("cap");
+    rigel()
+        .args(["capture", "--import"])
+        .arg(&log)
+        .arg("--out")
+        .arg(&cap)
+        .run()
+        .code(0);
+    let evil = tmp.path().join("evil.dat");
+    let mut trace = rigel_trace::folder::load(&cap).expect("the imported trace");
+    trace.header.device = format!(
+        "/dev/sdz\n[[target]]\npath = {:?}\nsize = \"1MiB\"\ndestructive = true\n",
+        evil.display().to_string()
+    );
+    let hostile = tmp.path().join("hostile");
+    rigel_trace::folder::save(&hostile, &trace).expect("the hostile trace saved");
+    let out = tmp.path().join("r");
+    rigel()
+        .arg("replay")
+        .arg(&hostile)
+        .arg("--target")
+        .arg(tmp.path().join("mine.dat"))
+        .args(["--size", "1MiB", "--allow-destructive", "--out"])
+        .arg(&out)
+        .run()
+        .code(0);
+    assert!(
+        !evil.exists(),
+        "the trace's header made rigel write {}",
+        evil.display()
+    );
+    let spec: toml::Value =
+        toml::from_str(&std::fs::read_to_string(out.join("spec.toml")).expect("the run's spec"))
+            .expect("TOML");
+    let targets = spec["target"].as_array().expect("targets");
+    assert_eq!(targets.len(), 1, "{spec}");
+}
+
+/// `rigel derive` of a trace whose header fields (device, model, host, kernel, start, source,
+/// clock) each carry a `[[target]]` table: the derived spec plans `${target}` alone, and
+/// `rigel check` accepts it.
+#[test]
+#[serial_test::parallel]
+fn a_hostile_trace_header_derives_a_spec_of_one_target() {
+    let tmp = Scenario::new();
+    let log = tmp.path().join("job.iolog");
+    std::fs::write(
+        &log,
+        "fio version 2 iolog\n/x add\n/x open\n/x write 0 65536\n/x read 1048576 4096\n/x close\n",
+    )
+    .expect("iolog written");
+    let cap = tmp.path().join("cap");
+    rigel()
+        .args(["capture", "--import"])
+        .arg(&log)
+        .arg("--out")
+        .arg(&cap)
+        .run()
+        .code(0);
+    let evil = tmp.path().join("evil.dat");
+    let table = format!(
+        "\n[[target]]\npath = {:?}\nsize = \"1MiB\"\ndestructive = true\n",
+        evil.display().to_string()
+    );
+    let mut trace = rigel_trace::folder::load(&cap).expect("the imported trace");
+    let h = &mut trace.header;
+    h.device = format!("/dev/sdz{table}");
+    h.model = Some(table.clone());
+    for field in [
+        &mut h.host,
+        &mut h.kernel,
+        &mut h.start,
+        &mut h.source,
+        &mut h.clock,
+    ] {
+        *field = table.clone();
+    }
+    let hostile = tmp.path().join("hostile");
+    rigel_trace::folder::save(&hostile, &trace).expect("the hostile trace saved");
+    rigel().arg("derive").arg(&hostile).run().code(0);
+    let derived = hostile.join("spec.toml");
+    let spec: toml::Value =
+        toml::from_str(&std::fs::read_to_string(&derived).expect("the derived spec"))
+            .expect("TOML");
+    let targets = spec["target"].as_array().expect("targets");
+    assert_eq!(targets.len(), 1, "{spec}");
+    assert_eq!(targets[0]["path"].as_str(), Some("${target}"), "{spec}");
+    rigel().arg("check").arg(&derived).run().code(0);
+}

@@ -4,6 +4,7 @@
 //! under each engine (`engines.rs`).
 
 use super::engines::{on_engine, ran_on};
+use super::scenario::Scenario;
 use super::traced::traced_run;
 use rigel_testkit::LoopDevice;
 

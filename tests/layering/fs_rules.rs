@@ -83,8 +83,46 @@ pub const ALLOWED: &[(&str, &str, &str, &str)] = &[
     ),
 ];
 
-/// Uses of the patterns in non-test code, as (file under src/, pattern, line).
-pub fn uses(files: &[SourceFile], src: &std::path::Path) -> Vec<(String, &'static str, usize)> {
+/// Issue 43's rule: the crates that read files someone else may have written (traces, imports,
+/// run folders, journals, templates) read them only through `rigel-fs` (no link, no FIFO or
+/// device, bounded by `rigel_fs::limits`), never by path with these.
+pub const READ_PATTERNS: [&str; 3] = ["fs::read_to_string(", "fs::read(", "File::open("];
+pub const READERS: [&str; 5] = [
+    "rigel-trace",
+    "rigel-record",
+    "rigel-runner",
+    "rigel-report",
+    "rigel",
+];
+
+/// (crate, file under src/, pattern, why it is allowed) for [`READ_PATTERNS`].
+pub const READS_ALLOWED: &[(&str, &str, &str, &str)] = &[
+    (
+        "rigel-trace",
+        "tracefs.rs",
+        "fs::read_to_string(",
+        "the per-CPU `stats` of rigel's own tracefs instance: kernel files, not user data",
+    ),
+    (
+        "rigel-trace",
+        "device.rs",
+        "fs::read_to_string(",
+        "the traced device's sysfs attributes (model, size): kernel files, not user data",
+    ),
+    (
+        "rigel",
+        "cli/orion.rs",
+        "fs::read_to_string(",
+        "the ORION summary rigel itself has just written (its path is the one render returned)",
+    ),
+];
+
+/// Uses of `patterns` in non-test code, as (file under src/, pattern, line).
+pub fn uses_of(
+    files: &[SourceFile],
+    src: &std::path::Path,
+    patterns: &[&'static str],
+) -> Vec<(String, &'static str, usize)> {
     let mut out = Vec::new();
     for file in files {
         let rel = file
@@ -103,7 +141,7 @@ pub fn uses(files: &[SourceFile], src: &std::path::Path) -> Vec<(String, &'stati
             if line.trim_start().starts_with("//") {
                 continue;
             }
-            for p in PATTERNS {
+            for &p in patterns {
                 if line.contains(p) {
                     out.push((rel.clone(), p, n + 1));
                 }
@@ -111,4 +149,9 @@ pub fn uses(files: &[SourceFile], src: &std::path::Path) -> Vec<(String, &'stati
         }
     }
     out
+}
+
+/// Uses of [`PATTERNS`] in non-test code, as (file under src/, pattern, line).
+pub fn uses(files: &[SourceFile], src: &std::path::Path) -> Vec<(String, &'static str, usize)> {
+    uses_of(files, src, &PATTERNS)
 }

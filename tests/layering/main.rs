@@ -287,6 +287,40 @@ fn the_allowed_cycles_still_exist() {
     }
 }
 
+/// Issue 43: files others may have written are read through rigel-fs (no link, no FIFO, bounded).
+#[test]
+fn untrusted_files_are_read_only_through_rigel_fs() {
+    let mut problems = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for (name, dir) in crates() {
+        if !fs_rules::READERS.contains(&name.as_str()) {
+            continue;
+        }
+        let src = dir.join("src");
+        let files = modules::source_files(&src);
+        for (file, pattern, line) in fs_rules::uses_of(&files, &src, &fs_rules::READ_PATTERNS) {
+            let allowed = fs_rules::READS_ALLOWED
+                .iter()
+                .any(|(c, f, p, _)| *c == name && *f == file && *p == pattern);
+            if allowed {
+                seen.insert((name.clone(), file, pattern));
+            } else {
+                problems.push(format!(
+                    "{name}/src/{file}:{line}: `{pattern}` reads by path, following links and \
+                     waiting on a FIFO; use rigel_fs::read_no_follow / open_no_follow / \
+                     Dir::read_at_most (or list it in tests/layering/fs_rules.rs with why)"
+                ));
+            }
+        }
+    }
+    for (c, f, p, _) in fs_rules::READS_ALLOWED {
+        if !seen.contains(&(c.to_string(), f.to_string(), *p)) {
+            problems.push(format!("{c}/src/{f}: `{p}` is allowed but no longer used"));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
 #[test]
 fn nothing_is_written_by_a_path_outside_rigel_fs() {
     let mut problems = Vec::new();

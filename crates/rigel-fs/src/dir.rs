@@ -193,22 +193,16 @@ impl Dir {
         let (sub, name) = self.parent_of(rel, create)?;
         let parent = sub.as_ref().unwrap_or(self);
         let flags = flags | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-        let fd = rustix::fs::openat(&parent.fd, name, flags, Mode::from_raw_mode(FILE_MODE))
+        let new = flags.contains(OFlags::CREATE) && flags.contains(OFlags::EXCL);
+        // O_NOFOLLOW stops a link; a FIFO or a device under a rigel name is refused too, opened
+        // without blocking so that a FIFO cannot hold the open itself.
+        let open_flags = if new { flags } else { flags | OFlags::NONBLOCK };
+        let fd = rustix::fs::openat(&parent.fd, name, open_flags, Mode::from_raw_mode(FILE_MODE))
             .map_err(FsError::io("open", self.join(rel)))?;
-        let file = File::from(fd);
-        if !flags.contains(OFlags::CREATE) || !flags.contains(OFlags::EXCL) {
-            // O_NOFOLLOW stops a link; a FIFO or a device under a rigel name is refused too.
-            let st = rustix::fs::fstat(&file).map_err(FsError::io("stat", self.join(rel)))?;
-            if rustix::fs::FileType::from_raw_mode(st.st_mode) != rustix::fs::FileType::RegularFile
-            {
-                return Err(FsError::Io {
-                    action: "open (not a regular file)",
-                    path: self.join(rel),
-                    source: std::io::ErrorKind::InvalidInput.into(),
-                });
-            }
+        if new {
+            return Ok(File::from(fd));
         }
-        Ok(file)
+        Ok(File::from(crate::read::regular(fd, &self.join(rel))?))
     }
 
     /// Creates `rel`, which must not exist (not even as a dangling link), for writing.
@@ -298,6 +292,31 @@ impl Dir {
             path: self.join(rel),
             source,
         })?;
+        Ok(bytes)
+    }
+
+    /// [`Dir::read`], at most `limit` bytes: a larger file is an error naming it (see [`crate::limits`]).
+    pub fn read_at_most(&self, rel: impl AsRef<Path>, limit: u64) -> Result<Vec<u8>, FsError> {
+        let rel = rel.as_ref();
+        let io = |source| FsError::Io {
+            action: "read",
+            path: self.join(rel),
+            source,
+        };
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(
+            &mut std::io::Read::take(
+                self.open_file(rel, OFlags::RDONLY)?,
+                limit.saturating_add(1),
+            ),
+            &mut bytes,
+        )
+        .map_err(io)?;
+        if bytes.len() as u64 > limit {
+            return Err(io(std::io::Error::other(format!(
+                "larger than {limit} bytes, the most rigel reads there"
+            ))));
+        }
         Ok(bytes)
     }
 

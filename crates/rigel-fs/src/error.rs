@@ -26,6 +26,13 @@ pub enum FsError {
         path.display()
     )]
     NotOwned { path: PathBuf, owner: u32, uid: u32 },
+    /// A FIFO, a device or a socket where rigel reads a file: refused before it is read (a FIFO
+    /// would block rigel forever, a device would feed it without end).
+    #[error(
+        "`{}` is not a regular file (it is a {kind}); rigel reads only regular files there",
+        path.display()
+    )]
+    NotAFile { path: PathBuf, kind: &'static str },
     #[error("`{}` is not a directory", path.display())]
     NotADirectory { path: PathBuf },
 }

@@ -10,9 +10,10 @@
 
 mod dir;
 mod error;
+pub mod limits;
 pub mod lock;
 mod read;
 
 pub use dir::{Dir, Fresh};
 pub use error::FsError;
-pub use read::{read_beneath, read_no_follow};
+pub use read::{open_no_follow, read_beneath, read_no_follow};

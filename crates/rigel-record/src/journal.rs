@@ -31,7 +31,10 @@ pub fn read_journal(lock: &FolderLock) -> Result<Option<Vec<u8>>, RecordError> {
     if !folder.exists(JOURNAL_FILE) {
         return Ok(None);
     }
-    Ok(Some(folder.read(JOURNAL_FILE)?))
+    Ok(Some(folder.read_at_most(
+        JOURNAL_FILE,
+        rigel_fs::limits::JOURNAL_BYTES,
+    )?))
 }
 
 /// Writes `rigel verify`'s account into the locked folder (atomically).

@@ -4,12 +4,12 @@
 //! `plan.json` and `results.jsonl` (an interrupted or running run). A file from a newer schema is
 //! refused before its shape can confuse the parser.
 
-use super::error::{PLAN_FILE, POINTS_FILE, RESULTS_FILE, RUN_FILE, RecordError, SPEC_FILE, io};
+use super::error::{PLAN_FILE, POINTS_FILE, RESULTS_FILE, RUN_FILE, RecordError, SPEC_FILE};
 use super::points;
+use rigel_fs::limits::RUN_FILE_BYTES;
 use rigel_plan::{RunPlan, SCHEMA_VERSION};
 use rigel_results::{PointResult, ResultsDoc, RunHeader};
 use serde::Deserialize;
-use std::fs::{self, File};
 use std::path::{Path, PathBuf};
 
 /// A run folder read back, and what to tell the user about it.
@@ -98,7 +98,7 @@ pub fn load_parts(dir: &Path) -> Result<(RunHeader, String, RunPlan), RecordErro
     }
     let header: RunHeader = read_versioned(&dir.join(RUN_FILE), |h: &RunHeader| h.schema_version)?;
     let spec_path = dir.join(SPEC_FILE);
-    let spec = fs::read_to_string(&spec_path).map_err(io("read", &spec_path))?;
+    let spec = rigel_fs::read_no_follow(&spec_path, RUN_FILE_BYTES)?;
     Ok((header, spec, read_json(&dir.join(PLAN_FILE))?))
 }
 
@@ -113,12 +113,14 @@ fn plan_holds(dir: &Path, plan: &RunPlan, points: &[PointResult]) -> Result<(), 
 
 /// The latest record of each point in `results.jsonl`, in the order they finished; a torn
 /// (unterminated or unparsable) last line from a crash is skipped.
-fn finished_points(dir: &Path) -> Result<Vec<PointResult>, RecordError> {
+pub fn finished_points(dir: &Path) -> Result<Vec<PointResult>, RecordError> {
     let path = dir.join(POINTS_FILE);
-    let file = match File::open(&path) {
+    let file = match rigel_fs::open_no_follow(&path) {
         Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(io("read", &path)(e)),
+        Err(e) if e.raw_os_error() == Some(rustix::io::Errno::NOENT.raw_os_error()) => {
+            return Ok(Vec::new());
+        }
+        Err(e) => return Err(e.into()),
     };
     let lines = points::read_lines(std::io::BufReader::with_capacity(1 << 20, file))
         .map_err(|e| points::read_error(&path, e))?;
@@ -204,7 +206,8 @@ fn read_versioned<T: serde::de::DeserializeOwned>(
     path: &Path,
     version: impl Fn(&T) -> u32,
 ) -> Result<T, RecordError> {
-    let bytes = fs::read(path).map_err(io("read", path))?;
+    // Through no link, bounded, and never a FIFO or a device (refused here, not waited on).
+    let bytes = rigel_fs::read_no_follow(path, RUN_FILE_BYTES)?.into_bytes();
     let typed = serde_json::from_slice::<T>(&bytes);
     let found = match &typed {
         Ok(value) => u64::from(version(value)),
@@ -213,6 +216,13 @@ fn read_versioned<T: serde::de::DeserializeOwned>(
             .and_then(|v| v.get("schema_version")?.as_u64())
             .unwrap_or(0),
     };
+    // Versions count from 1: a 0 is no rigel's file (a forged or hand-made one).
+    if typed.is_ok() && found == 0 {
+        return Err(RecordError::Invalid {
+            path: path.to_path_buf(),
+            message: "schema_version 0: rigel's versions start at 1".into(),
+        });
+    }
     if found > u64::from(SCHEMA_VERSION) {
         return Err(RecordError::NewerSchema {
             path: path.to_path_buf(),
@@ -223,7 +233,7 @@ fn read_versioned<T: serde::de::DeserializeOwned>(
 }
 
 fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, RecordError> {
-    let bytes = fs::read(path).map_err(io("read", path))?;
+    let bytes = rigel_fs::read_no_follow(path, RUN_FILE_BYTES)?.into_bytes();
     serde_json::from_slice(&bytes).map_err(|e| invalid(path, &e))
 }
 

@@ -39,7 +39,7 @@ pub fn verify_dir(
     stop: &AtomicBool,
 ) -> Result<JournalCheck, VerifyError> {
     let lock = FolderLock::take_existing(dir)?;
-    let (_, _, plan) = record::load_parts(dir)?;
+    let (run, _, plan) = record::load_parts(dir)?;
     let path = dir.join(record::JOURNAL_FILE);
     let bytes = record::read_journal(&lock)?.ok_or_else(|| VerifyError::NoJournal(dir.into()))?;
     let bad = |message: String| VerifyError::BadJournal {
@@ -54,6 +54,8 @@ pub fn verify_dir(
         return Ok(account);
     }
     let header = journal::JournalHeader::decode(&bytes).map_err(bad)?;
+    let points = record::finished_points(dir)?;
+    bound_to_run(&header, &plan, &run, &points).map_err(bad)?;
     let mut entries: Vec<u16> = bytes[journal::HEADER..]
         .chunks_exact(2)
         .map(|b| u16::from_le_bytes([b[0], b[1]]))
@@ -100,6 +102,66 @@ pub fn verify_dir(
     let account = report::journal_check(found, &header, &exec_targets);
     record::write_check(&lock, &account)?;
     Ok(account)
+}
+
+/// The journal must be this run's, as the folder's own files record it: its block size the plan's
+/// `verify_unit`, its targets the plan's (no larger than `run.json` saw them), its blocks those
+/// sizes' and its run id the one the finished points stamped. A journal that is not (copied from
+/// another run, forged, damaged) is an error about the journal, never a verdict about the storage.
+fn bound_to_run(
+    h: &journal::JournalHeader,
+    plan: &rigel_plan::RunPlan,
+    run: &rigel_results::RunHeader,
+    points: &[rigel_results::PointResult],
+) -> Result<(), String> {
+    let Some(unit) = plan.run.verify.as_ref().map(|v| v.unit) else {
+        return Err("the run verified nothing (no `verify` in its plan), yet this journal is here: it is not this run's".into());
+    };
+    if h.unit != unit {
+        return Err(format!(
+            "the journal counts blocks of {} bytes, the run's plan {unit}: it is not this run's journal (or it is damaged)",
+            h.unit
+        ));
+    }
+    if h.target_sizes.len() != plan.targets.len() {
+        return Err(format!(
+            "the journal covers {} target(s), the run's plan {}: it is not this run's journal",
+            h.target_sizes.len(),
+            plan.targets.len()
+        ));
+    }
+    for (t, (&size, info)) in h.target_sizes.iter().zip(&run.targets).enumerate() {
+        if size > info.size {
+            return Err(format!(
+                "the journal's target {t} is {size} bytes, larger than the {} bytes `{}` had in this run: it is not this run's journal",
+                info.size, info.path
+            ));
+        }
+    }
+    let blocks = h
+        .target_sizes
+        .iter()
+        .fold(0u64, |n, s| n.saturating_add(s / unit));
+    if blocks != h.blocks
+        || blocks.saturating_mul(rigel_plan::MAP_BYTES_PER_BLOCK)
+            > rigel_plan::limits::MAX_VERIFY_MAP_BYTES
+    {
+        return Err(format!(
+            "the journal's header says {} blocks, its target sizes make {blocks}: it is damaged",
+            h.blocks
+        ));
+    }
+    let stamped = points
+        .iter()
+        .filter_map(|p| p.integrity.as_ref().map(|i| i.run))
+        .find(|&r| r != 0);
+    if let Some(id) = stamped.filter(|&id| id != h.run) {
+        return Err(format!(
+            "the journal is run {}'s, and this folder's results were stamped by run {id}: it is another run's journal",
+            h.run
+        ));
+    }
+    Ok(())
 }
 
 /// A target opened for reading only: O_DIRECT (past the page cache, to the storage) where the

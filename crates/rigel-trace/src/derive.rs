@@ -1,11 +1,12 @@
 //! The spec that reproduces a trace's statistics: one rate class per kind of access found, every
 //! derived number followed by a comment naming the trace statistic it came from.
 
+use crate::TraceError;
 use crate::format::Trace;
+use crate::spec_doc::{self, Expected, SpecDoc, one_line};
 use crate::stats::{ClassStats, TraceStats};
 use rigel_expr::{Size, units};
 use rigel_plan::MAX_OUTSTANDING;
-use std::fmt::Write as _;
 
 /// Spec features the derivation may use beyond what every rigel reads.
 #[derive(Clone, Copy, Debug)]
@@ -35,14 +36,14 @@ const MAX_SIZES: usize = 64;
 pub const UNIFORM_CV: f64 = 0.5;
 pub const BURSTY_CV: f64 = 1.5;
 
-/// The spec's text for `trace` with statistics `stats`.
+/// The spec's text for `trace` with statistics `stats`: built as a document (see [`SpecDoc`]), so
+/// nothing in the trace's header can add a key or a table; comments hold one line each.
 pub fn spec(trace: &Trace, stats: &TraceStats, features: Features) -> String {
     let h = &trace.header;
-    let mut s = String::new();
+    let mut s = SpecDoc::default();
     let secs = stats.span_ns as f64 / 1e9;
-    let _ = writeln!(
-        s,
-        "# Derived by `rigel derive` from a trace of {} ({}{}), host {}, kernel {}, started {}.",
+    s.comment(&format!(
+        "Derived by `rigel derive` from a trace of {} ({}{}), host {}, kernel {}, started {}.",
         h.device,
         h.model.as_deref().unwrap_or("model unknown"),
         h.size
@@ -51,10 +52,9 @@ pub fn spec(trace: &Trace, stats: &TraceStats, features: Features) -> String {
         or_unknown(&h.host),
         or_unknown(&h.kernel),
         or_unknown(&h.start),
-    );
-    let _ = writeln!(
-        s,
-        "# {} requests over {} (source {}, clock {}); {} flushes, {} discards or other requests \
+    ));
+    s.comment(&format!(
+        "{} requests over {} (source {}, clock {}); {} flushes, {} discards or other requests \
          (not reproduced); {} events dropped{}.",
         units::thousands(h.records as f64),
         units::seconds(secs),
@@ -68,33 +68,44 @@ pub fn spec(trace: &Trace, stats: &TraceStats, features: Features) -> String {
         } else {
             ""
         },
-    );
-    let name = spec_name(&h.device);
+    ));
+    s.blank();
     let writes = stats.classes.iter().any(|c| c.writes > 0);
-    let _ = write!(
-        s,
-        "\n[spec]\nname = \"{name}\"\ndescription = \"Derived from a {} trace of {}\"\n\n\
-         [vars]\n# Run it on a scratch device or file, never on the one traced: --set target=/dev/…\n\
-         target = \"{}\"\n\n[[target]]\npath = \"${{target}}\"\n",
-        units::seconds(secs),
-        escape(&h.device),
-        escape(h.device.split(' ').next().unwrap_or_default()),
+    s.table(&["spec"]);
+    s.set("name", spec_name(&h.device), None);
+    s.set(
+        "description",
+        format!(
+            "Derived from a {} trace of {}",
+            units::seconds(secs),
+            one_line(&h.device)
+        ),
+        None,
     );
+    s.table(&["vars"]);
+    s.comment("Run it on a scratch device or file, never on the one traced: --set target=/dev/…");
+    s.set("target", default_target(&h.device), None);
+    s.target();
+    s.set("path", TARGET_VAR, None);
     if writes {
-        s.push_str(
-            "destructive = true   # the trace writes; rigel writes only with --allow-destructive too\n",
+        s.set(
+            "destructive",
+            true,
+            Some("the trace writes; rigel writes only with --allow-destructive too"),
         );
     }
     let duration_ms = (stats.span_ns / 1_000_000).max(10);
-    let _ = writeln!(
-        s,
-        "\n[run]\nduration = \"{}ms\"   # the trace's span, first to last issue",
-        duration_ms
+    s.table(&["run"]);
+    s.set(
+        "duration",
+        format!("{duration_ms}ms"),
+        Some("the trace's span, first to last issue"),
     );
     for c in &stats.classes {
         class(&mut s, c, trace, features);
     }
-    s.push_str("\n[matrix]\nshape = \"point\"\n");
+    s.table(&["matrix"]);
+    s.set("shape", "point", None);
     for c in &stats.classes {
         let (load, why) = if !trace.records.iter().any(|r| r.complete_ns.is_some()) {
             (
@@ -115,17 +126,37 @@ pub fn spec(trace: &Trace, stats: &TraceStats, features: Features) -> String {
                 "outstanding cap: the most requests of the class in flight at once".to_owned(),
             )
         };
-        let _ = writeln!(s, "{} = \"{load}\"   # {why}", c.name);
+        s.set(c.name, load.to_string(), Some(&why));
     }
-    s
+    s.finish()
+}
+
+/// [`spec`], loaded back and compiled: it must plan the one target `${target}` (the traced
+/// device's path until the user sets another), destructive exactly when the trace writes.
+pub fn checked_spec(
+    trace: &Trace,
+    stats: &TraceStats,
+    features: Features,
+) -> Result<String, TraceError> {
+    let text = spec(trace, stats, features);
+    let expected = Expected {
+        path: default_target(&trace.header.device),
+        destructive: stats.classes.iter().any(|c| c.writes > 0),
+    };
+    spec_doc::check("derived", &text, &[expected])?;
+    Ok(text)
+}
+
+/// The derived spec's one target: a variable the user sets.
+pub const TARGET_VAR: &str = "${target}";
+
+/// The `target` variable's default: the traced device's path (its first word), one line.
+pub fn default_target(device: &str) -> String {
+    one_line(device.split(' ').next().unwrap_or_default())
 }
 
 fn or_unknown(s: &str) -> &str {
     if s.is_empty() { "unknown" } else { s }
-}
-
-fn escape(s: &str) -> String {
-    s.replace('\\', "\\\\").replace('"', "\\\"")
 }
 
 /// `derived-sdb` from `/dev/sdb`: one path component of safe characters.
@@ -150,11 +181,11 @@ fn spec_name(device: &str) -> String {
     format!("derived-{}", clean.trim_matches('-'))
 }
 
-fn class(s: &mut String, c: &ClassStats, trace: &Trace, f: Features) {
+fn class(s: &mut SpecDoc, c: &ClassStats, trace: &Trace, f: Features) {
     let n = c.count();
-    let _ = writeln!(
-        s,
-        "\n# {} of the {} data requests{}.",
+    s.blank();
+    s.comment(&format!(
+        "{} of the {} data requests{}.",
         units::thousands(n as f64),
         c.name,
         if c.folded > 0 {
@@ -165,13 +196,14 @@ fn class(s: &mut String, c: &ClassStats, trace: &Trace, f: Features) {
         } else {
             String::new()
         }
-    );
-    let _ = writeln!(s, "[class.{}]", c.name);
+    ));
+    s.table(&["class", c.name]);
     sizes(s, c, f);
     let access = if c.sequential { "sequential" } else { "random" };
-    let _ = writeln!(
-        s,
-        "access = \"{access}\"   # a request continuing where a recent one of its direction ended is sequential"
+    s.set(
+        "access",
+        access,
+        Some("a request continuing where a recent one of its direction ended is sequential"),
     );
     let read_pct = (c.reads as f64 * 100.0 / n.max(1) as f64).round() as u64;
     let mix = match read_pct {
@@ -179,16 +211,21 @@ fn class(s: &mut String, c: &ClassStats, trace: &Trace, f: Features) {
         0 => "write".to_owned(),
         p => format!("{p}% read"),
     };
-    let _ = writeln!(
-        s,
-        "mix = \"{mix}\"   # {} reads, {} writes ({:.2}% reads)",
-        c.reads,
-        c.writes,
-        c.reads as f64 * 100.0 / n.max(1) as f64
+    s.set(
+        "mix",
+        mix,
+        Some(&format!(
+            "{} reads, {} writes ({:.2}% reads)",
+            c.reads,
+            c.writes,
+            c.reads as f64 * 100.0 / n.max(1) as f64
+        )),
     );
     if c.sequential {
-        s.push_str(
-            "per_stream = 1   # the outstanding cap below counts requests, one stream each\n",
+        s.set(
+            "per_stream",
+            1_i64,
+            Some("the outstanding cap below counts requests, one stream each"),
         );
     }
     region(s, c, trace);
@@ -225,17 +262,16 @@ fn class(s: &mut String, c: &ClassStats, trace: &Trace, f: Features) {
                 fit.dispersion
             ),
         };
-        let _ = writeln!(s, "distribution = \"{}\"", fit.distribution);
-        let _ = writeln!(
-            s,
-            "# ^ {why}; the hottest 1%/10%/20% of blocks took {observed} of the I/Os ({theory} in theory)"
-        );
+        s.set("distribution", fit.distribution.to_string(), None);
+        s.comment(&format!(
+            "^ {why}; the hottest 1%/10%/20% of blocks took {observed} of the I/Os ({theory} in theory)"
+        ));
     }
     durability(s, c, f);
     arrival(s, c);
 }
 
-fn sizes(s: &mut String, c: &ClassStats, f: Features) {
+fn sizes(s: &mut SpecDoc, c: &ClassStats, f: Features) {
     let n = c.count().max(1);
     let mut by_count: Vec<(u32, u64)> = c.sizes.iter().map(|(&k, &v)| (k, v)).collect();
     by_count.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
@@ -257,10 +293,10 @@ fn sizes(s: &mut String, c: &ClassStats, f: Features) {
     };
     let dominant = by_count.first().map_or(512, |b| b.0);
     if by_count.len() == 1 {
-        let _ = writeln!(
-            s,
-            "size = \"{}\"   # every request was this size",
-            Size(u64::from(dominant))
+        s.set(
+            "size",
+            Size(u64::from(dominant)).to_string(),
+            Some("every request was this size"),
         );
         return;
     }
@@ -273,36 +309,38 @@ fn sizes(s: &mut String, c: &ClassStats, f: Features) {
         .collect();
     let left_out: u64 = n.saturating_sub(kept.iter().map(|b| b.1).sum::<u64>());
     if f.size_mix && !c.sequential && kept.len() == 1 {
-        let _ = writeln!(
-            s,
-            "size = \"{}\"   # {left_out} requests of {} other sizes (each under 1%) left out; sizes seen by count: {}{more}",
-            Size(u64::from(kept[0].0)),
-            by_count.len() - 1,
-            seen.join(", ")
+        s.set(
+            "size",
+            Size(u64::from(kept[0].0)).to_string(),
+            Some(&format!(
+                "{left_out} requests of {} other sizes (each under 1%) left out; sizes seen by count: {}{more}",
+                by_count.len() - 1,
+                seen.join(", ")
+            )),
         );
     } else if f.size_mix && !c.sequential && kept.len() > 1 {
-        let _ = writeln!(s, "size = \"{}\"", size_mix(&kept));
-        let _ = writeln!(
-            s,
-            "# ^ shares of the requests by count: {}{more}; {left_out} requests of sizes under 1% each left out",
+        s.set("size", size_mix(&kept), None);
+        s.comment(&format!(
+            "^ shares of the requests by count: {}{more}; {left_out} requests of sizes under 1% each left out",
             seen.join(", ")
-        );
+        ));
     } else {
-        let _ = writeln!(
-            s,
-            "size = \"{}\"   # the most common size; sizes seen by count: {}{more}",
-            Size(u64::from(dominant)),
-            seen.join(", ")
+        s.set(
+            "size",
+            Size(u64::from(dominant)).to_string(),
+            Some(&format!(
+                "the most common size; sizes seen by count: {}{more}",
+                seen.join(", ")
+            )),
         );
-        let _ = writeln!(
-            s,
-            "# (a size mix would reproduce them all: this rigel's spec language takes one size per class{})",
+        s.comment(&format!(
+            "(a size mix would reproduce them all: this rigel's spec language takes one size per class{})",
             if c.sequential {
                 ", and mixes only on random classes"
             } else {
                 ""
             }
-        );
+        ));
     }
 }
 
@@ -337,7 +375,7 @@ pub fn size_mix(by_count: &[(u32, u64)]) -> String {
         .join(", ")
 }
 
-fn region(s: &mut String, c: &ClassStats, trace: &Trace) {
+fn region(s: &mut SpecDoc, c: &ClassStats, trace: &Trace) {
     // Ends on a power of two at least 1 MiB and the largest size: a multiple of every
     // power-of-two size, and a round number to read.
     let largest = u64::from(c.sizes.keys().last().copied().unwrap_or(512))
@@ -351,28 +389,28 @@ fn region(s: &mut String, c: &ClassStats, trace: &Trace) {
     }
     let whole = device.is_some_and(|d| start < d / 100 && end > d / 100 * 99);
     if whole {
-        let _ = writeln!(
-            s,
-            "# region: the whole device (requests from {} to {} of {})",
+        s.comment(&format!(
+            "region: the whole device (requests from {} to {} of {})",
             Size(c.region.0),
             Size(c.region.1),
             Size(device.unwrap_or(0))
-        );
+        ));
     } else {
-        let _ = writeln!(
-            s,
-            "region = \"{}..{}\"   # lowest offset to highest end seen, aligned to {}{}",
-            Size(start),
-            Size(end),
-            Size(largest),
-            device
-                .map(|d| format!(" (of {} traced)", Size(d)))
-                .unwrap_or_default()
+        s.set(
+            "region",
+            format!("{}..{}", Size(start), Size(end)),
+            Some(&format!(
+                "lowest offset to highest end seen, aligned to {}{}",
+                Size(largest),
+                device
+                    .map(|d| format!(" (of {} traced)", Size(d)))
+                    .unwrap_or_default()
+            )),
         );
     }
 }
 
-fn durability(s: &mut String, c: &ClassStats, f: Features) {
+fn durability(s: &mut SpecDoc, c: &ClassStats, f: Features) {
     if c.writes == 0 {
         return;
     }
@@ -403,21 +441,24 @@ fn durability(s: &mut String, c: &ClassStats, f: Features) {
              so each write is made durable, more flushes than the trace's",
         )
     };
-    let _ = writeln!(s, "durability = \"{value}\"   # {what}: {why}");
+    s.set("durability", value, Some(&format!("{what}: {why}")));
 }
 
-fn arrival(s: &mut String, c: &ClassStats) {
+fn arrival(s: &mut SpecDoc, c: &ClassStats) {
     let Some(rate) = c.rate() else {
-        s.push_str("# no rate: the trace has no times (fio iolog v2) or fewer than 2 requests; the class runs closed loop\n");
+        s.comment("no rate: the trace has no times (fio iolog v2) or fewer than 2 requests; the class runs closed loop");
         return;
     };
     let iops = rate.round().max(1.0) as u64;
     let w = c.steady_issues();
-    let _ = writeln!(
-        s,
-        "rate = \"{iops} iops\"   # {} requests over {:.3} s, first to last issue of the steady part: the middle 99%, lulls at its edges left out ({rate:.1}/s)",
-        w.len(),
-        (w.last().unwrap_or(&0) - w.first().unwrap_or(&0)) as f64 / 1e9
+    s.set(
+        "rate",
+        format!("{iops} iops"),
+        Some(&format!(
+            "{} requests over {:.3} s, first to last issue of the steady part: the middle 99%, lulls at its edges left out ({rate:.1}/s)",
+            w.len(),
+            w.last().unwrap_or(&0).saturating_sub(*w.first().unwrap_or(&0)) as f64 / 1e9
+        )),
     );
     let cv = c.gap_cv().unwrap_or(0.0);
     let (arrival, why) = if cv < UNIFORM_CV {
@@ -436,9 +477,12 @@ fn arrival(s: &mut String, c: &ClassStats) {
             ),
         )
     };
-    let _ = writeln!(
-        s,
-        "arrival = \"{arrival}\"   # the gaps between those issues have a CV (stdev / mean) of {cv:.3}, {why}"
+    s.set(
+        "arrival",
+        arrival,
+        Some(&format!(
+            "the gaps between those issues have a CV (stdev / mean) of {cv:.3}, {why}"
+        )),
     );
 }
 

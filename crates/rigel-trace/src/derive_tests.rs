@@ -140,3 +140,31 @@ fn a_trace_of_known_statistics_derives_them() {
     assert_eq!(value(&fallback, "durability"), "dsync");
     assert!(fallback.contains("no group commit"), "{fallback}");
 }
+
+/// Every header field a trace's author controls, each carrying a table and a target.
+const HOSTILE: &str = "x\n[[target]]\npath = \"/tmp/rigel-hostile\"\ndestructive = true\n";
+
+#[test]
+fn a_hostile_header_plans_only_the_target_variable() {
+    let mut t = trace();
+    t.header.device = format!("/dev/loop9{HOSTILE}");
+    t.header.model = Some(HOSTILE.into());
+    t.header.host = HOSTILE.into();
+    t.header.kernel = format!("6.1\r{HOSTILE}");
+    t.header.start = HOSTILE.into();
+    t.header.source = HOSTILE.into();
+    t.header.clock = HOSTILE.into();
+    let stats = measure(&t);
+    let text = spec(&t, &stats, Features::AVAILABLE);
+    let doc: toml_edit::DocumentMut = text.parse().unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let targets = doc["target"].as_array_of_tables().expect("[[target]]");
+    assert_eq!(targets.len(), 1, "{text}");
+    assert_eq!(
+        targets.get(0).and_then(|t| t["path"].as_str()),
+        Some("${target}")
+    );
+    assert!(!text.contains("rigel-hostile\"\n"), "{text}");
+    // And it loads back and compiles to that one target (the traced path, one line).
+    let checked = super::checked_spec(&t, &stats, Features::AVAILABLE).expect("a checked spec");
+    assert_eq!(checked, text);
+}

@@ -1,11 +1,12 @@
 //! A capture folder: `trace.rtr`, and what `derive` writes beside it (`spec.toml`, `derive.md`).
 
-use crate::derive::{Features, spec};
+use crate::derive::{Features, checked_spec};
 use crate::format::Trace;
 use crate::report::report;
 use crate::stats::{TraceStats, measure};
 use crate::{BlockDevice, CaptureOptions, TRACE_FILE, TraceError, capture};
 use rigel_fs::Dir;
+use rigel_fs::limits::TRACE_BYTES;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -51,13 +52,13 @@ pub fn capture_into(
 /// Reads the trace of folder `dir` (or the trace file `dir` names).
 pub fn load(dir: &Path) -> Result<Trace, TraceError> {
     let bytes = if dir.is_dir() {
-        Dir::open_following(dir)?.read(TRACE_FILE)?
+        Dir::open_following(dir)?.read_at_most(TRACE_FILE, TRACE_BYTES)?
     } else {
         let parent = dir.parent().filter(|p| !p.as_os_str().is_empty());
         let name = dir
             .file_name()
             .ok_or_else(|| TraceError::Usage(format!("{} names no trace file", dir.display())))?;
-        Dir::open_following(parent.unwrap_or(Path::new(".")))?.read(name)?
+        Dir::open_following(parent.unwrap_or(Path::new(".")))?.read_at_most(name, TRACE_BYTES)?
     };
     Trace::read(&mut bytes.as_slice()).map_err(|e| match e {
         TraceError::Format(m) => TraceError::Format(format!("{}: {m}", dir.display())),
@@ -83,7 +84,7 @@ pub fn derive(dir: &Path) -> Result<Derived, TraceError> {
     }
     let stats = measure(&trace);
     let features = Features::AVAILABLE;
-    let text = spec(&trace, &stats, features);
+    let text = checked_spec(&trace, &stats, features)?;
     let md = report(&trace, &stats, features);
     let folder = if dir.is_dir() {
         Dir::open_following(dir)?

@@ -16,6 +16,7 @@
 //! | 30..32 | zero (reserved) |
 
 use crate::TraceError;
+use rigel_fs::limits::TRACE_SPAN_NS;
 use serde::{Deserialize, Serialize};
 use std::io::{Read, Write};
 
@@ -243,7 +244,16 @@ impl Trace {
                 rest.len()
             )));
         }
-        let mut records = Vec::with_capacity(rest.len() / RECORD_BYTES);
+        // The count is checked before a record is decoded: a header that says 100 records does
+        // not get a file of millions decoded first.
+        let held = rest.len() / RECORD_BYTES;
+        if header.complete && header.records != held as u64 {
+            return Err(TraceError::Format(format!(
+                "the header counts {} records, the file holds {held}",
+                header.records
+            )));
+        }
+        let mut records = Vec::with_capacity(held);
         for (i, chunk) in rest.chunks_exact(RECORD_BYTES).enumerate() {
             let mut a = [0u8; RECORD_BYTES];
             a.copy_from_slice(chunk);
@@ -251,14 +261,27 @@ impl Trace {
                 TraceError::Format(format!("record {i}: unknown operation code {}", a[28]))
             })?);
         }
-        if header.complete && header.records != records.len() as u64 {
+        let trace = Trace { header, records };
+        trace.check_span()?;
+        Ok(trace)
+    }
+
+    /// Every time within [`TRACE_SPAN_NS`] of the trace's time 0 (what its statistics can hold).
+    pub fn check_span(&self) -> Result<(), TraceError> {
+        let last = self
+            .records
+            .iter()
+            .map(|r| r.complete_ns.unwrap_or(r.issue_ns).max(r.issue_ns))
+            .max()
+            .unwrap_or(0);
+        if last > TRACE_SPAN_NS {
             return Err(TraceError::Format(format!(
-                "the header counts {} records, the file holds {}",
-                header.records,
-                records.len()
+                "a request at {:.0} s from the trace's start, past the {} s rigel reads (a time that large is damage, or not a trace)",
+                last as f64 / 1e9,
+                TRACE_SPAN_NS / 1_000_000_000
             )));
         }
-        Ok(Trace { header, records })
+        Ok(())
     }
 }
 
@@ -312,5 +335,30 @@ mod tests {
         let mut not = bytes.clone();
         not[0] = b'x';
         assert!(Trace::read(&mut not.as_slice()).is_err());
+    }
+
+    /// A time past any trace's (the per-second statistics would be a table of its size, 147 GB
+    /// for a 96-byte file) is refused when the trace is read.
+    #[test]
+    fn a_forged_time_is_refused_before_statistics_are_sized_by_it() {
+        let trace = Trace {
+            header: Header {
+                device: "/dev/x".into(),
+                records: 1,
+                complete: true,
+                ..Header::default()
+            },
+            records: vec![Record {
+                issue_ns: 1 << 60,
+                complete_ns: None,
+                offset: 0,
+                size: 4096,
+                op: Op::Read,
+                flags: 0,
+            }],
+        };
+        let bytes = trace.encode().expect("encodes");
+        let err = Trace::read(&mut bytes.as_slice()).expect_err("refused");
+        assert!(err.to_string().contains("past the"), "{err}");
     }
 }

@@ -5,9 +5,49 @@
 use crate::format::{Header, Op, Trace, flag};
 use crate::pair::Pairer;
 use crate::{TraceError, rwbs, tracefs::parse_seconds};
+use rigel_fs::limits::IMPORT_BYTES;
+use std::io::Read as _;
 use std::path::Path;
 
 /// Imports `text` read from `path` (named in errors and in the header).
+/// The text of the file `path` to import: a regular file (no link, no FIFO), at most
+/// [`IMPORT_BYTES`], UTF-8 (the line of the first byte that is not is named).
+pub fn read_text(path: &Path) -> Result<String, TraceError> {
+    let io = |source| TraceError::Io {
+        action: "read",
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut bytes = Vec::new();
+    rigel_fs::open_no_follow(path)?
+        .take(IMPORT_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    if bytes.len() as u64 > IMPORT_BYTES {
+        return Err(TraceError::Usage(format!(
+            "{}: larger than {} bytes, the most rigel imports",
+            path.display(),
+            IMPORT_BYTES
+        )));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let bytes = e.as_bytes();
+        TraceError::Import {
+            path: path.to_path_buf(),
+            line: bytes[..at].iter().filter(|b| **b == b'\n').count() + 1,
+            message: format!(
+                "byte {} of the line is not UTF-8 text",
+                at - bytes[..at]
+                    .iter()
+                    .rposition(|b| *b == b'\n')
+                    .map_or(0, |n| n + 1)
+                    + 1
+            ),
+        }
+    })
+}
+
 pub fn import(path: &Path, text: &str) -> Result<Trace, TraceError> {
     let first = text.lines().next().unwrap_or_default().trim();
     let (host, _) = crate::device::host_and_kernel();
@@ -21,6 +61,9 @@ pub fn import(path: &Path, text: &str) -> Result<Trace, TraceError> {
     if trace.header.host.is_empty() {
         trace.header.host = host;
     }
+    trace
+        .check_span()
+        .map_err(|e| TraceError::Usage(format!("{}: {e}", path.display())))?;
     Ok(trace)
 }
 
@@ -197,6 +240,17 @@ fn iolog(path: &Path, text: &str, version: u8) -> Result<Trace, TraceError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An import with a byte that is not UTF-8 names its line (and a FIFO is refused at once).
+    #[test]
+    fn bad_utf8_names_its_line() {
+        let path = std::env::temp_dir().join(format!("rigel-import-{}.txt", std::process::id()));
+        std::fs::write(&path, b"fio version 2 iolog\n/x add\n/x wr\xffite 0 4096\n")
+            .expect("written");
+        let err = read_text(&path).expect_err("not UTF-8");
+        let _ = std::fs::remove_file(&path);
+        assert!(matches!(err, TraceError::Import { line: 3, .. }), "{err}");
+    }
 
     #[test]
     fn blkparse_text_imports_issues_and_completions() {

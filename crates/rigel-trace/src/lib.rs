@@ -11,9 +11,11 @@ pub mod format;
 pub mod import;
 mod pair;
 pub mod replay;
+pub mod replay_spec;
 mod report;
 mod rwbs;
 pub mod skew;
+pub mod spec_doc;
 pub mod stats;
 pub mod tracefs;
 
@@ -49,4 +51,7 @@ pub enum TraceError {
     },
     #[error("{0}")]
     Usage(String),
+    /// A spec rigel generated that does not load back as meant: rigel's fault, so none is written.
+    #[error("rigel refuses to write the {name} spec it generated: {why}")]
+    Generated { name: String, why: String },
 }

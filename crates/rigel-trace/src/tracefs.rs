@@ -32,6 +32,36 @@ pub struct CaptureOptions {
     pub buffer_kib: u64,
 }
 
+/// The instances of captures whose rigel is gone (killed with SIGKILL, say: no drop ran), left
+/// tracing with their buffers allocated: each is stopped and removed; their names are returned
+/// so the caller can say so.
+pub fn remove_stale_instances() -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(Path::new(TRACEFS).join("instances")) else {
+        return Vec::new();
+    };
+    let mut removed = Vec::new();
+    for e in entries.filter_map(Result::ok) {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(pid) = name
+            .strip_prefix(INSTANCE_PREFIX)
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if Path::new("/proc").join(pid.to_string()).exists() {
+            continue;
+        }
+        drop(Instance { dir: e.path() });
+        if !e.path().exists() {
+            removed.push(name);
+        }
+    }
+    removed
+}
+
+/// An instance's name: this prefix and the capturing rigel's pid.
+const INSTANCE_PREFIX: &str = "rigel-capture-";
+
 /// A tracefs instance, removed on drop.
 struct Instance {
     dir: PathBuf,
@@ -47,7 +77,7 @@ impl Instance {
         }
         let dir = root
             .join("instances")
-            .join(format!("rigel-capture-{}", std::process::id()));
+            .join(format!("{INSTANCE_PREFIX}{}", std::process::id()));
         std::fs::create_dir(&dir).map_err(|e| TraceError::Io {
             action: "create the tracefs instance (capturing needs root)",
             path: dir.clone(),
@@ -288,10 +318,17 @@ fn lost_events(line: &str) -> Option<u64> {
 /// A `trace_pipe` line of either event:
 /// `fio-812 [001] ..... 2041.117201: block_rq_issue: 7,3 WS 4096 () 2048 + 8 none,0,0 [fio]`
 /// `<idle>-0 [001] d.h1. 2041.117290: block_rq_complete: 7,3 WS () 2048 + 8 none,0,0 [0]`
+///
+/// The task name (`fio`) is text any process sets to what it likes (`prctl(PR_SET_NAME)`), up to
+/// [`COMM_MAX`] bytes, so nothing is searched for in it: the kernel's fixed fields that follow it
+/// (`-PID [CPU] FLAGS SECONDS: block_rq_EVENT: `) are read strictly from the first `-` after which
+/// they all parse (a `-` inside the name is followed by the rest of the name, which does not).
 fn parse_line(line: &str) -> Option<Event<'_>> {
-    let (head, rest) = line.split_once(": block_rq_")?;
-    let t = parse_seconds(head.split_whitespace().last()?)?;
-    let (name, args) = rest.split_once(": ")?;
+    let (t, name, args) = line
+        .char_indices()
+        .take_while(|(i, _)| *i <= COMM_MAX + COMM_PAD)
+        .filter(|(_, c)| *c == '-')
+        .find_map(|(i, _)| fixed_fields(&line[i + 1..]))?;
     let mut words = args.split_whitespace();
     let _dev = words.next()?;
     let rwbs = words.next()?;
@@ -326,6 +363,40 @@ fn parse_line(line: &str) -> Option<Event<'_>> {
             rwbs,
         }
     })
+}
+
+/// The longest task name (`TASK_COMM_LEN` less its NUL), and the padding the kernel puts before
+/// a shorter one (`%16s`), in bytes.
+const COMM_MAX: usize = 15;
+const COMM_PAD: usize = 16;
+
+/// After the `-` that ends the task name: `PID [CPU] FLAGS SECONDS: block_rq_EVENT: ARGS`, each
+/// field as the kernel writes it; the time, the event's name and its arguments.
+fn fixed_fields(s: &str) -> Option<(u64, &str, &str)> {
+    let digits = |w: &str| !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit());
+    let pid_end = s.find(|c: char| !c.is_ascii_digit())?;
+    if pid_end == 0 || !s[pid_end..].starts_with(' ') {
+        return None;
+    }
+    let rest = s[pid_end..].trim_start_matches(' ');
+    let cpu = rest.strip_prefix('[')?;
+    let (cpu, rest) = cpu.split_once("] ")?;
+    if !digits(cpu) {
+        return None;
+    }
+    let rest = rest.trim_start_matches(' ');
+    let (flags, rest) = rest.split_once(' ')?;
+    if flags.is_empty() || flags.len() > 8 {
+        return None;
+    }
+    let rest = rest.trim_start_matches(' ');
+    let (seconds, rest) = rest.split_once(": block_rq_")?;
+    if seconds.contains(' ') {
+        return None;
+    }
+    let t = parse_seconds(seconds)?;
+    let (name, args) = rest.split_once(": ")?;
+    Some((t, name, args))
 }
 
 /// `2041.117201` (seconds, up to 9 decimals) as whole nanoseconds, exactly.
@@ -381,6 +452,63 @@ mod tests {
         assert_eq!(parse_seconds("1.000000001"), Some(1_000_000_001));
         assert_eq!(parse_seconds("12"), Some(12_000_000_000));
         assert_eq!(parse_seconds("1.x"), None);
+    }
+
+    /// Task names any process can give itself (15 bytes at most), shaped like the fields after
+    /// them: the request is still read from the kernel's fields.
+    #[test]
+    fn a_task_name_cannot_hide_or_forge_a_request() {
+        for comm in [
+            "x: block_rq_iss",
+            ": block_rq_",
+            "a-1 [0] . 1.0",
+            "-9 [1] d 7.5: b",
+            "  -",
+            "<...>",
+        ] {
+            assert!(comm.len() <= COMM_MAX);
+            let line = format!(
+                "{comm:>16}-4242    [002] ..... 2041.117201: block_rq_issue: 7,3 R 4096 () 2048 + 8 none,0,0 [{comm}]"
+            );
+            assert_eq!(
+                parse_line(&line),
+                Some(Event::Issue {
+                    t: 2_041_117_201_000,
+                    sector: 2048,
+                    sectors: 8,
+                    rwbs: "R"
+                }),
+                "{line}"
+            );
+        }
+    }
+
+    /// A capture's instance whose rigel is gone (SIGKILL) is stopped and removed by the next.
+    #[test]
+    fn a_dead_captures_instance_is_removed() {
+        let instances = Path::new(TRACEFS).join("instances");
+        if !instances.is_dir() {
+            eprintln!("skipped: no tracefs at {TRACEFS}");
+            return;
+        }
+        let mut child = std::process::Command::new("true")
+            .spawn()
+            .expect("true runs");
+        let pid = child.id();
+        child.wait().expect("true ends");
+        let stale = instances.join(format!("{INSTANCE_PREFIX}{pid}"));
+        std::fs::create_dir(&stale).expect("a tracefs instance made");
+        std::fs::write(stale.join("tracing_on"), "1").expect("tracing on");
+        let removed = remove_stale_instances();
+        let exists = stale.exists();
+        if exists {
+            let _ = std::fs::remove_dir(&stale);
+        }
+        assert!(!exists, "{} left behind", stale.display());
+        assert!(
+            removed.contains(&format!("{INSTANCE_PREFIX}{pid}")),
+            "{removed:?}"
+        );
     }
 
     #[test]
