@@ -36,7 +36,8 @@ pub struct Recorded {
 pub fn load(dir: &Path) -> Result<LoadedRun, RecordError> {
     let results = dir.join(RESULTS_FILE);
     let mut notes = Vec::new();
-    let doc = if results.is_file() {
+    // Whatever its type: a link, a FIFO or a device in its place is refused by the read, saying so.
+    let doc = if results.symlink_metadata().is_ok() {
         load_results_file(&results)?
     } else {
         let r = load_recorded(dir)?;
