@@ -1,24 +1,30 @@
 //! Running one data point: checking it can run, starting the workers together, timing the measured
 //! window and its CPU use, and merging what the workers recorded into the point's result.
 
-use super::clock::monotonic_ns;
-use super::cpu::{delta, process_cpu};
-use super::descriptions::per_worker;
-use super::diskstat::Devices;
-use super::engine_choice::{by_engine, class_engines, records};
-use super::mix::MixSetup;
-use super::offsets::SlotSpace;
-use super::options::ExecOptions;
-use super::share::split;
-use super::skew::{HOTTEST, Skew};
-use super::slots::{ClassSetup, WorkerSpec};
-use super::turn::End;
-use super::verify::after::reread;
-use super::verify::map::GenMap;
-use super::verify::report::{integrity, status as integrity_status};
-use super::verify::worker::VerifySetup;
-use super::worker::{self, WorkerOutcome};
-use super::{
+pub(crate) mod cpu;
+mod descriptions;
+mod diskstat;
+pub(crate) mod engine_choice;
+pub(crate) mod worker;
+
+use self::cpu::{delta, process_cpu};
+use self::descriptions::per_worker;
+use self::diskstat::Devices;
+use self::engine_choice::{by_engine, class_engines, records};
+use self::worker::WorkerOutcome;
+use crate::clock::monotonic_ns;
+use crate::options::ExecOptions;
+use crate::policy::mix::MixSetup;
+use crate::policy::offsets::SlotSpace;
+use crate::policy::skew::{HOTTEST, Skew};
+use crate::policy::slots::{ClassSetup, WorkerSpec};
+use crate::policy::turn::End;
+use crate::share::split;
+use crate::verify::after::reread;
+use crate::verify::map::GenMap;
+use crate::verify::report::{integrity, status as integrity_status};
+use crate::verify::worker::VerifySetup;
+use crate::{
     ExecError, ExecTarget, FALLBACK_BUFFERS, FALLBACK_FILES, NOT_YET, PointControl, RingMode,
     Shared,
 };
@@ -116,7 +122,7 @@ pub fn run_point_with(
     let worker_fds = per_worker(targets, shares.len());
     let intervals = run.duration_ms.div_ceil(1000).max(1) as usize;
     // Calibrated before the first point's workers start (the run loop does it earlier still).
-    super::clock::init();
+    crate::clock::init();
     let shared = Shared {
         ready: AtomicUsize::new(0),
         ended: AtomicUsize::new(0),
@@ -233,7 +239,7 @@ pub fn run_point_with(
             );
             return Err(ExecError::Setup {
                 worker: w,
-                source: super::refused::refused(source),
+                source: crate::refused::refused(source),
             });
         }
     }
@@ -370,7 +376,7 @@ fn class_setups(
             };
             let skew = space.as_ref().and_then(|s| {
                 let random = c.access == rigel_expr::Access::Random;
-                let key = super::skew::class_key(seed, &c.class);
+                let key = crate::policy::skew::class_key(seed, &c.class);
                 let d = &c.pattern.distribution;
                 random
                     .then(|| Skew::new(d, s.len(), c.pattern.contiguous, key))
@@ -584,7 +590,7 @@ fn assemble(
         };
         result.depth_held = Some(held);
         classes.push(result);
-        probes.push(super::point::ClassProbe {
+        probes.push(crate::point::ClassProbe {
             class: load.class.clone(),
             outstanding: load.outstanding,
             mean_in_flight: held,

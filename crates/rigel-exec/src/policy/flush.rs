@@ -11,9 +11,9 @@
 //! from the group's earliest send time (the scheduled time: the response view, waits for a slot
 //! included) and, as `service`, from its earliest submission, to the flush's completion.
 
-use super::engines::Live;
 use super::slots::State;
 use super::tag::Tag;
+use crate::engines::Live;
 
 use super::group::{Group, MAX_FLUSH_TARGETS};
 
@@ -22,7 +22,7 @@ impl State<'_> {
     /// class's own), and when the group is full sends its first flush from slot `i` (true: the
     /// slot holds the flush and stays busy until the commit).
     #[inline]
-    pub(super) fn start_flush(&mut self, i: usize, now: u64, eng: &mut impl Live) -> bool {
+    pub(crate) fn start_flush(&mut self, i: usize, now: u64, eng: &mut impl Live) -> bool {
         let slot = &mut self.slots[i];
         let class = &mut self.classes[slot.class];
         let Some(flush) = class.flush else {
@@ -51,7 +51,7 @@ impl State<'_> {
 
     /// Queues slot `i`'s flush of the lowest target its group wrote and has not flushed.
     #[inline]
-    pub(super) fn queue_flush(&mut self, i: usize, eng: &mut impl Live) {
+    pub(crate) fn queue_flush(&mut self, i: usize, eng: &mut impl Live) {
         let slot = &mut self.slots[i];
         let target = slot
             .group
@@ -66,7 +66,7 @@ impl State<'_> {
     /// Slot `i`'s flush completed: true when every target of its group is flushed (the commit),
     /// false when the next target's flush was queued.
     #[inline]
-    pub(super) fn flush_done(&mut self, i: usize, eng: &mut impl Live) -> bool {
+    pub(crate) fn flush_done(&mut self, i: usize, eng: &mut impl Live) -> bool {
         let g = &mut self.slots[i].group;
         g.targets &= g.targets.wrapping_sub(1);
         if g.targets != 0 {
@@ -80,7 +80,7 @@ impl State<'_> {
     /// Slot `i`'s commit completed at `now`: records its latency and its last flush's (inside the
     /// measured window) and starts a new group.
     #[inline]
-    pub(super) fn commit(&mut self, i: usize, now: u64, measuring: bool) {
+    pub(crate) fn commit(&mut self, i: usize, now: u64, measuring: bool) {
         self.verify_promise(i);
         let slot = &mut self.slots[i];
         let g = slot.group;
@@ -98,7 +98,7 @@ impl State<'_> {
     }
 
     /// Slot `i`'s flush failed or was abandoned: the slot holds no flush any more.
-    pub(super) fn flush_abandoned(&mut self, i: usize) {
+    pub(crate) fn flush_abandoned(&mut self, i: usize) {
         self.verify_forget(i);
         if self.slots[i].group.flushing() {
             self.slots[i].group = Group::IDLE;

@@ -1,15 +1,15 @@
 //! A worker's slots: each in-flight I/O's buffer in the registered arena, and choosing and
 //! queueing the next I/O of a slot (offset, direction, fresh write data) when the last completes.
 
-use super::LiveCounters;
-use super::engines::arena::{Arena, BUF_ALIGN};
-use super::engines::{Engine, Interval, Live, Op, Open, Opened, Rw};
 use super::offsets::{SlotSpace, Stream};
-use super::pacing::{Pacer, Schedule};
-use super::reuse::Reuse;
-use super::share::ClassShare;
 use super::tag::Tag;
-use super::verify::worker::WorkerVerify;
+use crate::LiveCounters;
+use crate::engines::arena::{Arena, BUF_ALIGN};
+use crate::engines::{Engine, Interval, Live, Op, Open, Opened, Rw};
+use crate::pacing::{Pacer, Schedule};
+use crate::reuse::Reuse;
+use crate::share::ClassShare;
+use crate::verify::worker::WorkerVerify;
 use rigel_plan::limits::MAX_WORKER_IN_FLIGHT;
 use rigel_results::ClassRecorder;
 use std::io;
@@ -20,7 +20,7 @@ use std::os::fd::RawFd;
 const SCRAMBLE_STRIDE: usize = 512;
 const NO_STREAM: u32 = u32::MAX;
 /// `Slot::bucket` of a uniform class's I/O: nothing to count.
-pub(super) const NO_BUCKET: u8 = u8::MAX;
+pub(crate) const NO_BUCKET: u8 = u8::MAX;
 
 /// What a worker is given: its share of the point and everything needed to run it.
 pub struct WorkerSpec<'a> {
@@ -30,11 +30,11 @@ pub struct WorkerSpec<'a> {
     pub fds: &'a [RawFd],
     pub seed: u64,
     pub intervals: usize,
-    pub options: super::options::ExecOptions,
+    pub options: crate::options::ExecOptions,
     /// What backs the buffer arena (`run.buffers`).
     pub buffers: rigel_plan::Buffers,
     /// `verify`: the run's generation map and the classes that stamp and check.
-    pub verify: Option<super::verify::worker::VerifySetup<'a>>,
+    pub verify: Option<crate::verify::worker::VerifySetup<'a>>,
     /// The engine of every class of the worker (a concrete one: `resolve_engine`'s).
     pub engine: rigel_plan::Engine,
     /// The CPU to pin the worker to (`PointControl::cpus`).
@@ -73,85 +73,85 @@ pub struct ClassSetup {
 }
 
 /// One in-flight slot: its buffer, and the I/O it currently carries.
-pub(super) struct Slot {
-    pub(super) class: usize,
-    pub(super) stream: u32,
-    pub(super) buf: usize,
+pub(crate) struct Slot {
+    pub(crate) class: usize,
+    pub(crate) stream: u32,
+    pub(crate) buf: usize,
     /// The registered buffer holding it (when the engine registered the buffers).
-    pub(super) buf_index: u16,
-    pub(super) len: u32,
-    pub(super) write: bool,
+    pub(crate) buf_index: u16,
+    pub(crate) len: u32,
+    pub(crate) write: bool,
     /// A skewed class's I/O: its rank's bucket (`Skew::next`), counted at completion.
-    pub(super) bucket: u8,
+    pub(crate) bucket: u8,
     /// A size-mix class's I/O: its size's index in the mix (`mix::NO_SIZE` otherwise).
-    pub(super) size_index: u8,
+    pub(crate) size_index: u8,
     /// Grouped durable writes: the slot's writes toward its next flush.
-    pub(super) group: super::group::Group,
-    pub(super) target: u32,
-    pub(super) offset: u64,
-    pub(super) done: u32,
+    pub(crate) group: super::group::Group,
+    pub(crate) target: u32,
+    pub(crate) offset: u64,
+    pub(crate) done: u32,
     /// When the I/O was queued (`PARKED` while an open-loop slot waits for its send time).
-    pub(super) submitted_ns: u64,
+    pub(crate) submitted_ns: u64,
     /// When it was due: its send time (open loop), its submission (closed loop).
-    pub(super) scheduled_ns: u64,
+    pub(crate) scheduled_ns: u64,
     /// A replayed request's own kind (`replay_slots`): a flush, a write with RWF_DSYNC.
-    pub(super) replayed: super::replayed::Replayed,
+    pub(crate) replayed: super::replayed::Replayed,
 }
 
 /// `submitted_ns` of a slot with no I/O: never the oldest in flight.
-pub(super) const PARKED: u64 = u64::MAX;
+pub(crate) const PARKED: u64 = u64::MAX;
 
 /// A class's live state inside the worker.
-pub(super) struct WorkerClass<'a> {
-    pub(super) point_class: usize,
-    pub(super) space: &'a SlotSpace,
-    pub(super) skew: Option<&'a super::skew::Skew>,
+pub(crate) struct WorkerClass<'a> {
+    pub(crate) point_class: usize,
+    pub(crate) space: &'a SlotSpace,
+    pub(crate) skew: Option<&'a super::skew::Skew>,
     /// Every write carries RWF_DSYNC (`durability = "dsync"`).
-    pub(super) dsync: bool,
+    pub(crate) dsync: bool,
     /// A flush after every N writes of a slot (`durability = "fdatasync:N"`).
-    pub(super) flush: Option<rigel_plan::Flush>,
+    pub(crate) flush: Option<rigel_plan::Flush>,
     /// Open loop with `flush`: the class's writes toward its next flush (`flush.rs`).
-    pub(super) group: super::group::Group,
+    pub(crate) group: super::group::Group,
     /// `think`: each slot's wait after a completion (`think.rs`).
-    pub(super) think: Option<Interval>,
+    pub(crate) think: Option<Interval>,
     /// `burst`: the class's bursts and idle times (`burst.rs`).
-    pub(super) burst: Option<super::burst_state::BurstState>,
+    pub(crate) burst: Option<super::burst_state::BurstState>,
     /// A size mix (None: every I/O is the class's size).
-    pub(super) mix: Option<&'a super::mix::MixSetup>,
+    pub(crate) mix: Option<&'a super::mix::MixSetup>,
     /// Shaped write data (None: random words scrambled into the buffer).
-    pub(super) data: Option<super::data::DataFill>,
-    pub(super) read_percent: u8,
-    pub(super) in_flight: u32,
+    pub(crate) data: Option<super::data::DataFill>,
+    pub(crate) read_percent: u8,
+    pub(crate) in_flight: u32,
     /// ∫ in-flight I/Os dt over the window, I/O·ns (integer: no conversion per batch).
-    pub(super) area: u128,
-    pub(super) ios_delta: u64,
-    pub(super) bytes_delta: u64,
-    pub(super) recorder: ClassRecorder,
+    pub(crate) area: u128,
+    pub(crate) ios_delta: u64,
+    pub(crate) bytes_delta: u64,
+    pub(crate) recorder: ClassRecorder,
     /// Open loop: the class's send times and free slots.
-    pub(super) pacer: Option<Pacer>,
+    pub(crate) pacer: Option<Pacer>,
 }
 
 /// Everything the hot loop touches besides the engine.
-pub(super) struct State<'a> {
-    pub(super) slots: Vec<Slot>,
-    pub(super) streams: Vec<Stream>,
-    pub(super) classes: Vec<WorkerClass<'a>>,
-    pub(super) arena: Arena,
-    pub(super) rng: fastrand::Rng,
+pub(crate) struct State<'a> {
+    pub(crate) slots: Vec<Slot>,
+    pub(crate) streams: Vec<Stream>,
+    pub(crate) classes: Vec<WorkerClass<'a>>,
+    pub(crate) arena: Arena,
+    pub(crate) rng: fastrand::Rng,
     /// I/Os this worker may still issue (`ExecOptions::ios`; unbounded without one).
-    pub(super) budget: u64,
+    pub(crate) budget: u64,
     /// Slots whose flush is in flight (counted in flight, not in their class's depth).
-    pub(super) flushes: usize,
+    pub(crate) flushes: usize,
     /// Slots waiting out their think time (counted in flight, not in their class's depth).
-    pub(super) thinking: usize,
+    pub(crate) thinking: usize,
     /// Classes waiting out their idle time between bursts (counted in flight).
-    pub(super) idling: usize,
+    pub(crate) idling: usize,
     /// `verify`: this worker's part (`verify::worker`).
-    pub(super) verify: Option<WorkerVerify<'a>>,
+    pub(crate) verify: Option<WorkerVerify<'a>>,
 }
 
 /// A worker's state and its engine `E`, built on the worker's thread.
-pub(super) fn setup<'a, E: Engine>(
+pub(crate) fn setup<'a, E: Engine>(
     spec: &WorkerSpec<'a>,
     reuse: &Reuse,
 ) -> io::Result<(E, State<'a>)> {
@@ -291,7 +291,7 @@ pub(super) fn setup<'a, E: Engine>(
 
 impl State<'_> {
     /// Adds the I/Os completed since the last call to the live counters.
-    pub(super) fn publish(&mut self, live: &LiveCounters) {
+    pub(crate) fn publish(&mut self, live: &LiveCounters) {
         for c in &mut self.classes {
             if c.ios_delta > 0 {
                 live.add(c.point_class, c.ios_delta, c.bytes_delta);
@@ -303,7 +303,7 @@ impl State<'_> {
 
     /// I/Os in flight (queued or at the kernel), over all classes. Never fewer than the kernel
     /// holds: a slot counts from before its I/O is queued until after its completion is taken.
-    pub(super) fn in_flight(&self) -> usize {
+    pub(crate) fn in_flight(&self) -> usize {
         self.classes
             .iter()
             .map(|c| c.in_flight as usize)
@@ -315,7 +315,7 @@ impl State<'_> {
 
     /// Takes one I/O from the budget: false once it is spent (the slot is then parked).
     #[inline]
-    pub(super) fn take_budget(&mut self, i: usize) -> bool {
+    pub(crate) fn take_budget(&mut self, i: usize) -> bool {
         if self.budget == 0 {
             self.slots[i].submitted_ns = PARKED;
             return false;
@@ -326,7 +326,7 @@ impl State<'_> {
 
     /// Chooses slot `i`'s next I/O (offset, direction, fresh write data) and queues it.
     #[inline]
-    pub(super) fn next_io(&mut self, i: usize, now_ns: u64, eng: &mut impl Live) {
+    pub(crate) fn next_io(&mut self, i: usize, now_ns: u64, eng: &mut impl Live) {
         let slot = &mut self.slots[i];
         let class = &mut self.classes[slot.class];
         let (space, stream, skew, mix) = (class.space, slot.stream, class.skew, class.mix);
@@ -423,7 +423,7 @@ impl State<'_> {
 
     /// Queues slot `i`'s current I/O (what remains of it after a short transfer).
     #[inline]
-    pub(super) fn queue(&self, i: usize, eng: &mut impl Live) {
+    pub(crate) fn queue(&self, i: usize, eng: &mut impl Live) {
         let slot = &self.slots[i];
         let len = slot.len - slot.done;
         // RWF_DSYNC: the write completes once durable (FUA, or a flush after it).

@@ -3,11 +3,11 @@
 
 /// The first request goes out this long after the worker starts (its send time 0): the measured
 /// window starts just after the start, and the first send must fall inside it.
-pub(super) const LEAD_NS: u64 = 1_000_000;
+pub(crate) const LEAD_NS: u64 = 1_000_000;
 
 /// What a slot's current I/O is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Replayed {
+pub(crate) enum Replayed {
     /// Drawn by the class (offset, size, direction), not replayed.
     Drawn,
     /// A replayed read or write as it was traced.

@@ -6,12 +6,12 @@
 //! bursting class runs on one worker (`share.rs`), so a burst is the class's, not a worker's
 //! share of it. The bursts (I/Os completed, length) and the idle achieved are recorded.
 
-use super::engines::Live;
 use super::slots::{PARKED, State};
 use super::tag::{Tag, push_timer};
+use crate::engines::Live;
 
 /// What a bursting class's slot does after its I/O completed.
-pub(super) enum AfterIo {
+pub(crate) enum AfterIo {
     /// Its next I/O, of the current burst.
     Issue,
     /// Nothing: the burst has issued its I/Os; the slot waits for the next burst.
@@ -24,7 +24,7 @@ pub(super) enum AfterIo {
 impl State<'_> {
     /// The point's first I/Os: slot `i` of a bursting class takes one I/O of the first burst,
     /// started at `now`, or parks (false) when the burst is smaller than the class's depth.
-    pub(super) fn burst_first(&mut self, i: usize, now: u64) -> bool {
+    pub(crate) fn burst_first(&mut self, i: usize, now: u64) -> bool {
         let slot = &mut self.slots[i];
         let Some(b) = &mut self.classes[slot.class].burst else {
             return true;
@@ -41,7 +41,7 @@ impl State<'_> {
     /// Slot `i`'s I/O of a bursting class completed at `now` (`measuring`: inside the window):
     /// the slot's next I/O, or it parks, and the burst ends with its last completion.
     #[inline]
-    pub(super) fn burst_next(
+    pub(crate) fn burst_next(
         &mut self,
         i: usize,
         now: u64,
@@ -76,7 +76,7 @@ impl State<'_> {
 
     /// Class `c`'s idle timeout completed at `now`: records the idle achieved and starts the next
     /// burst on the class's parked slots. Returns how many I/Os it queued.
-    pub(super) fn burst_wake(
+    pub(crate) fn burst_wake(
         &mut self,
         c: usize,
         now: u64,

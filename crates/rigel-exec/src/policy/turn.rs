@@ -6,17 +6,17 @@
 //! Replacements go to the kernel one by one when completions trickle in, or all in the system
 //! call that waits when many complete at once (`submit_each`).
 
-use super::Shared;
 use super::burst::AfterIo;
-use super::clock::Elapsed;
-use super::engines::Live;
 use super::failed::{failure, stalled};
-use super::failure::{Failure, transient};
 use super::paced_slots::Paced;
 use super::slots::{PARKED, State};
 use super::tag::Tag;
 use super::tick::arm_tick;
 use super::window::Window;
+use crate::Shared;
+use crate::clock::Elapsed;
+use crate::engines::Live;
+use crate::failure::{Failure, transient};
 use std::sync::atomic::Ordering;
 
 /// The live counters are updated this often (ns): shared atomics on every batch would cost.
@@ -36,16 +36,16 @@ pub enum End {
 }
 
 /// What the loop leaves for the worker's outcome.
-pub(super) struct LoopEnd {
-    pub(super) end: End,
-    pub(super) failure: Option<Failure>,
-    pub(super) batches: u64,
-    pub(super) requeued: u64,
+pub(crate) struct LoopEnd {
+    pub(crate) end: End,
+    pub(crate) failure: Option<Failure>,
+    pub(crate) batches: u64,
+    pub(crate) requeued: u64,
     /// The measured window's time this worker did not run, and the longest such gap, ns (the
     /// window elapsed; zeros when the loop ended otherwise).
-    pub(super) paused: (u64, u64),
+    pub(crate) paused: (u64, u64),
     /// The timer completed inside the window (`Pauses::ticked_in_window`).
-    pub(super) ticked_in_window: bool,
+    pub(crate) ticked_in_window: bool,
 }
 
 /// Whether the replacements of a batch of `batch` completions go to the kernel one by one (each as
@@ -117,7 +117,7 @@ struct Turns<'r, 'a, 's, L: Live> {
 /// reap every completion already queued. A closed-loop slot gets its next I/O the moment its last
 /// one is reaped; a class issuing at scheduled times would instead keep its free
 /// slots and issue from them when their time comes (and bound the wait by the next one).
-pub(super) fn run_loop<L: Live>(
+pub(crate) fn run_loop<L: Live>(
     mut eng: L,
     st: &mut State<'_>,
     shared: &Shared<'_>,

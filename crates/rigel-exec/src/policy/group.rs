@@ -2,27 +2,27 @@
 //! state `flush` keeps per slot, apart from the slots so neither module imports the other.
 
 /// Most targets a grouped class's writes are tracked over (the plan refuses more).
-pub(super) const MAX_FLUSH_TARGETS: u32 = 64;
+pub(crate) const MAX_FLUSH_TARGETS: u32 = 64;
 
 /// A slot's group of writes toward its next flush.
 #[derive(Clone, Copy, Debug, Default)]
-pub(super) struct Group {
+pub(crate) struct Group {
     /// Writes completed in the group.
-    pub(super) writes: u32,
+    pub(crate) writes: u32,
     /// The submission of the group's first write, ns (open loop: the earliest submission of
     /// the group's writes).
-    pub(super) from_ns: u64,
+    pub(crate) from_ns: u64,
     /// The earliest send time of the group's writes, ns: their submission in a closed loop,
     /// their scheduled time in an open loop.
-    pub(super) sent_ns: u64,
+    pub(crate) sent_ns: u64,
     /// Targets written in the group and not flushed yet (bit k: target k).
-    pub(super) targets: u64,
+    pub(crate) targets: u64,
     /// The flush in flight was sent at this time (`u64::MAX`: no flush in flight).
-    pub(super) flush_ns: u64,
+    pub(crate) flush_ns: u64,
 }
 
 impl Group {
-    pub(super) const IDLE: Group = Group {
+    pub(crate) const IDLE: Group = Group {
         writes: 0,
         from_ns: 0,
         sent_ns: 0,
@@ -32,7 +32,7 @@ impl Group {
 
     /// Counts a completed write, submitted at `submitted`, due at `sent`, on `target`.
     #[inline]
-    pub(super) fn add(&mut self, submitted: u64, sent: u64, target: u32) {
+    pub(crate) fn add(&mut self, submitted: u64, sent: u64, target: u32) {
         if self.writes == 0 {
             (self.from_ns, self.sent_ns) = (submitted, sent);
         } else {
@@ -46,7 +46,7 @@ impl Group {
 
     /// A flush of this slot is in flight.
     #[inline]
-    pub(super) fn flushing(&self) -> bool {
+    pub(crate) fn flushing(&self) -> bool {
         self.flush_ns != u64::MAX
     }
 }

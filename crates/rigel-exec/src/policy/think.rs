@@ -5,15 +5,15 @@
 //! count it) and its next I/O's latency starts when it is submitted. The wait achieved (timeouts
 //! fire late by the timer's slack) is recorded beside the one asked.
 
-use super::engines::Live;
 use super::slots::{PARKED, State};
 use super::tag::{Tag, push_timer};
+use crate::engines::Live;
 
 impl State<'_> {
     /// Slot `i`'s I/O (or commit) completed at `now`: when its class thinks, queues the wait and
     /// returns true (the slot gets its next I/O when the wait completes, `wake`).
     #[inline]
-    pub(super) fn think(&mut self, i: usize, now: u64, eng: &mut impl Live) -> bool {
+    pub(crate) fn think(&mut self, i: usize, now: u64, eng: &mut impl Live) -> bool {
         let slot = &mut self.slots[i];
         let Some(iv) = &self.classes[slot.class].think else {
             return false;
@@ -30,7 +30,7 @@ impl State<'_> {
     /// Slot `i`'s think timeout completed at `now`: records the wait achieved (inside the
     /// measured window) and hands the slot back (the caller gives it its next I/O).
     #[inline]
-    pub(super) fn wake(&mut self, i: usize, now: u64, measuring: bool) {
+    pub(crate) fn wake(&mut self, i: usize, now: u64, measuring: bool) {
         self.thinking -= 1;
         let slot = &self.slots[i];
         if measuring {

@@ -4,10 +4,10 @@
 //! latencies (response from the send time, service from the submission) and the lag are the open
 //! loop's, unchanged.
 
-use super::engines::Live;
 use super::mix::NO_SIZE;
 use super::slots::{NO_BUCKET, State};
 use super::tag::Tag;
+use crate::engines::Live;
 use rigel_plan::replay::{ReplayOp, Request};
 
 use super::replayed::Replayed;
@@ -15,7 +15,7 @@ use super::replayed::Replayed;
 impl State<'_> {
     /// Queues `req` on slot `i`, sent at `now` (its send time is the caller's to stamp).
     #[inline]
-    pub(super) fn replay_io(&mut self, i: usize, now: u64, req: Request, eng: &mut impl Live) {
+    pub(crate) fn replay_io(&mut self, i: usize, now: u64, req: Request, eng: &mut impl Live) {
         let slot = &mut self.slots[i];
         let class = &mut self.classes[slot.class];
         slot.bucket = NO_BUCKET;
@@ -57,13 +57,13 @@ impl State<'_> {
 
     /// Queues slot `i`'s replayed flush (again after EINTR/EAGAIN).
     #[inline]
-    pub(super) fn queue_replayed_flush(&self, i: usize, eng: &mut impl Live) {
+    pub(crate) fn queue_replayed_flush(&self, i: usize, eng: &mut impl Live) {
         eng.flush(Tag::Io(i).user_data(), 0, true);
     }
 
     /// Whether slot `i` holds a replayed flush.
     #[inline]
-    pub(super) fn replayed_flush(&self, i: usize) -> bool {
+    pub(crate) fn replayed_flush(&self, i: usize) -> bool {
         self.slots[i].replayed == Replayed::Flush
     }
 }
