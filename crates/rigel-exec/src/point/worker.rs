@@ -1,4 +1,4 @@
-//! One worker thread: its CPU, its engine, its setup, its loop (`turn.rs`), and the end of its
+//! One worker thread: its CPU, its engine, its setup, its loop (`policy::turn`), and the end of its
 //! point. The engine and the state it runs on (the buffer arena among them) belong to a `Worker`,
 //! whose drop drains every I/O still in flight, or leaks the engine and the arena when that fails:
 //! whatever ends the worker (the loop's end, an early return, a panic unwinding through it), no
@@ -8,7 +8,8 @@ use crate::Shared;
 use crate::engines::{self, Engine, Visit};
 use crate::failure::Failure;
 use crate::policy::drain::drain;
-use crate::policy::slots::{State, WorkerSpec, setup};
+use crate::policy::setup::{WorkerSpec, setup};
+use crate::policy::slots::State;
 use crate::policy::turn::{End, run_loop};
 use crate::reuse::Reuse;
 use rigel_results::ClassRecorder;

@@ -6,9 +6,9 @@
 //! bursting class runs on one worker (`share.rs`), so a burst is the class's, not a worker's
 //! share of it. The bursts (I/Os completed, length) and the idle achieved are recorded.
 
-use super::slots::{PARKED, State};
-use super::tag::{Tag, push_timer};
-use crate::engines::Live;
+use crate::engines::Interval;
+use rigel_results::ClassRecorder;
+use std::ops::Range;
 
 /// What a bursting class's slot does after its I/O completed.
 pub(crate) enum AfterIo {
@@ -21,92 +21,83 @@ pub(crate) enum AfterIo {
     Idle,
 }
 
-impl State<'_> {
-    /// The point's first I/Os: slot `i` of a bursting class takes one I/O of the first burst,
-    /// started at `now`, or parks (false) when the burst is smaller than the class's depth.
-    pub(crate) fn burst_first(&mut self, i: usize, now: u64) -> bool {
-        let slot = &mut self.slots[i];
-        let Some(b) = &mut self.classes[slot.class].burst else {
-            return true;
-        };
-        b.started_ns = now;
-        if b.left == 0 {
-            slot.submitted_ns = PARKED;
+/// A bursting class's state in its worker (the worker's state holds it; `waits` drives its
+/// slots and timers from what it says).
+pub(crate) struct BurstState {
+    pub(crate) ios: u32,
+    pub(crate) idle: Interval,
+    /// The class's slots (contiguous: `setup` lays a class's slots out together).
+    pub(crate) slots: Range<usize>,
+    /// I/Os the current burst may still issue, and those of it completed.
+    left: u32,
+    done: u32,
+    /// When the current burst started, and when the last idle started.
+    started_ns: u64,
+    idle_from: u64,
+}
+
+impl BurstState {
+    pub(crate) fn new(b: rigel_plan::Burst, slots: Range<usize>) -> BurstState {
+        BurstState {
+            ios: b.ios,
+            idle: Interval::from_ns(b.idle_ns),
+            slots,
+            left: b.ios,
+            done: 0,
+            started_ns: 0,
+            idle_from: 0,
+        }
+    }
+
+    /// The point's first I/Os, started at `now`: one of the first burst (true), or none when the
+    /// burst is smaller than the class's depth (false: the slot parks).
+    pub(crate) fn first(&mut self, now: u64) -> bool {
+        self.started_ns = now;
+        self.take()
+    }
+
+    /// Takes one I/O of the current burst: false once the burst has issued all of them.
+    #[inline]
+    pub(crate) fn take(&mut self) -> bool {
+        if self.left == 0 {
             return false;
         }
-        b.left -= 1;
+        self.left -= 1;
         true
     }
 
-    /// Slot `i`'s I/O of a bursting class completed at `now` (`measuring`: inside the window):
-    /// the slot's next I/O, or it parks, and the burst ends with its last completion.
+    /// One of the burst's I/Os completed at `now`, `in_flight` of the class's I/Os still out:
+    /// the slot's next I/O, or it parks, and the burst ends with its last completion (recorded
+    /// in `rec` inside the measured window) and the idle starts.
     #[inline]
-    pub(crate) fn burst_next(
+    pub(crate) fn completed(
         &mut self,
-        i: usize,
+        in_flight: u32,
         now: u64,
         measuring: bool,
-        eng: &mut impl Live,
+        rec: &mut ClassRecorder,
     ) -> AfterIo {
-        let slot = &mut self.slots[i];
-        let c = slot.class;
-        let class = &mut self.classes[c];
-        let Some(b) = &mut class.burst else {
-            return AfterIo::Issue;
-        };
-        b.done += 1;
-        if b.left > 0 {
-            b.left -= 1;
+        self.done += 1;
+        if self.take() {
             return AfterIo::Issue;
         }
-        slot.submitted_ns = PARKED;
-        if class.in_flight > 0 {
+        if in_flight > 0 {
             return AfterIo::Park;
         }
         if measuring {
-            let (done, active) = (u64::from(b.done), now.saturating_sub(b.started_ns));
-            class.recorder.record_burst(done, active);
+            rec.record_burst(u64::from(self.done), now.saturating_sub(self.started_ns));
         }
-        b.done = 0;
-        b.idle_from = now;
-        self.idling += 1;
-        push_timer(eng, &b.idle, Tag::Idle(c));
+        self.done = 0;
+        self.idle_from = now;
         AfterIo::Idle
     }
 
-    /// Class `c`'s idle timeout completed at `now`: records the idle achieved and starts the next
-    /// burst on the class's parked slots. Returns how many I/Os it queued.
-    pub(crate) fn burst_wake(
-        &mut self,
-        c: usize,
-        now: u64,
-        measuring: bool,
-        eng: &mut impl Live,
-    ) -> usize {
-        self.idling -= 1;
-        let class = &mut self.classes[c];
-        let Some(b) = &mut class.burst else {
-            return 0;
-        };
+    /// The idle ended at `now`: records the idle achieved (inside the measured window) and starts
+    /// the next burst.
+    pub(crate) fn wake(&mut self, now: u64, measuring: bool, rec: &mut ClassRecorder) {
         if measuring {
-            class.recorder.record_idle(now.saturating_sub(b.idle_from));
+            rec.record_idle(now.saturating_sub(self.idle_from));
         }
-        (b.left, b.started_ns) = (b.ios, now);
-        let mut queued = 0;
-        for i in b.slots.clone() {
-            let class = &mut self.classes[c];
-            let Some(b) = class.burst.as_mut().filter(|b| b.left > 0) else {
-                break;
-            };
-            if self.slots[i].submitted_ns != PARKED {
-                continue;
-            }
-            b.left -= 1;
-            if self.take_budget(i) {
-                self.next_io(i, now, eng);
-                queued += 1;
-            }
-        }
-        queued
+        (self.left, self.started_ns) = (self.ios, now);
     }
 }

@@ -11,98 +11,66 @@
 //! from the group's earliest send time (the scheduled time: the response view, waits for a slot
 //! included) and, as `service`, from its earliest submission, to the flush's completion.
 
-use super::slots::State;
-use super::tag::Tag;
-use crate::engines::Live;
+/// Most targets a grouped class's writes are tracked over (the plan refuses more).
+pub(crate) const MAX_FLUSH_TARGETS: u32 = 64;
 
-use super::group::{Group, MAX_FLUSH_TARGETS};
+/// A slot's group of writes toward its next flush.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Group {
+    /// Writes completed in the group.
+    pub(crate) writes: u32,
+    /// The submission of the group's first write, ns (open loop: the earliest submission of
+    /// the group's writes).
+    pub(crate) from_ns: u64,
+    /// The earliest send time of the group's writes, ns: their submission in a closed loop,
+    /// their scheduled time in an open loop.
+    pub(crate) sent_ns: u64,
+    /// Targets written in the group and not flushed yet (bit k: target k).
+    pub(crate) targets: u64,
+    /// The flush in flight was sent at this time (`u64::MAX`: no flush in flight).
+    pub(crate) flush_ns: u64,
+}
 
-impl State<'_> {
-    /// Slot `i`'s write just completed at `now`: counts it in its group (the slot's; an open-loop
-    /// class's own), and when the group is full sends its first flush from slot `i` (true: the
-    /// slot holds the flush and stays busy until the commit).
+impl Group {
+    pub(crate) const IDLE: Group = Group {
+        writes: 0,
+        from_ns: 0,
+        sent_ns: 0,
+        targets: 0,
+        flush_ns: u64::MAX,
+    };
+
+    /// Counts a completed write, submitted at `submitted`, due at `sent`, on `target`.
     #[inline]
-    pub(crate) fn start_flush(&mut self, i: usize, now: u64, eng: &mut impl Live) -> bool {
-        let slot = &mut self.slots[i];
-        let class = &mut self.classes[slot.class];
-        let Some(flush) = class.flush else {
-            return false;
-        };
-        let paced = class.pacer.is_some();
-        let g = if paced {
-            &mut class.group
+    pub(crate) fn add(&mut self, submitted: u64, sent: u64, target: u32) {
+        if self.writes == 0 {
+            (self.from_ns, self.sent_ns) = (submitted, sent);
         } else {
-            &mut slot.group
-        };
-        g.add(slot.submitted_ns, slot.scheduled_ns, slot.target);
-        if g.writes < flush.every {
-            return false;
+            // Open loop: writes complete out of their send order.
+            self.from_ns = self.from_ns.min(submitted);
+            self.sent_ns = self.sent_ns.min(sent);
         }
-        if paced {
-            slot.group = std::mem::replace(&mut class.group, Group::IDLE);
-        }
-        slot.group.flush_ns = now;
-        // The stall check watches the flush from now on.
-        slot.submitted_ns = now;
-        self.flushes += 1;
-        self.queue_flush(i, eng);
-        true
+        self.writes += 1;
+        self.targets |= 1u64 << target.min(MAX_FLUSH_TARGETS - 1);
     }
 
-    /// Queues slot `i`'s flush of the lowest target its group wrote and has not flushed.
+    /// A flush of this slot is in flight.
     #[inline]
-    pub(crate) fn queue_flush(&mut self, i: usize, eng: &mut impl Live) {
-        let slot = &mut self.slots[i];
-        let target = slot
-            .group
-            .targets
-            .trailing_zeros()
-            .min(MAX_FLUSH_TARGETS - 1);
-        slot.target = target;
-        let fsync = self.classes[slot.class].flush.is_some_and(|f| f.fsync);
-        eng.flush(Tag::Io(i).user_data(), target, !fsync);
+    pub(crate) fn flushing(&self) -> bool {
+        self.flush_ns != u64::MAX
     }
 
-    /// Slot `i`'s flush completed: true when every target of its group is flushed (the commit),
-    /// false when the next target's flush was queued.
+    /// The lowest target the group wrote and has not flushed: the next flush's.
     #[inline]
-    pub(crate) fn flush_done(&mut self, i: usize, eng: &mut impl Live) -> bool {
-        let g = &mut self.slots[i].group;
-        g.targets &= g.targets.wrapping_sub(1);
-        if g.targets != 0 {
-            self.queue_flush(i, eng);
-            return false;
-        }
-        self.flushes -= 1;
-        true
+    pub(crate) fn next_target(&self) -> u32 {
+        self.targets.trailing_zeros().min(MAX_FLUSH_TARGETS - 1)
     }
 
-    /// Slot `i`'s commit completed at `now`: records its latency and its last flush's (inside the
-    /// measured window) and starts a new group.
+    /// The flush of `next_target` completed: true when every target the group wrote is flushed
+    /// (the commit).
     #[inline]
-    pub(crate) fn commit(&mut self, i: usize, now: u64, measuring: bool) {
-        self.verify_promise(i);
-        let slot = &mut self.slots[i];
-        let g = slot.group;
-        slot.group = Group::IDLE;
-        if measuring {
-            let class = &mut self.classes[slot.class];
-            // Closed loop: sent when submitted, so the service view is the same figure.
-            let service = class.pacer.is_some().then(|| now.saturating_sub(g.from_ns));
-            class.recorder.record_commit(
-                now.saturating_sub(g.sent_ns),
-                service,
-                now.saturating_sub(g.flush_ns),
-            );
-        }
-    }
-
-    /// Slot `i`'s flush failed or was abandoned: the slot holds no flush any more.
-    pub(crate) fn flush_abandoned(&mut self, i: usize) {
-        self.verify_forget(i);
-        if self.slots[i].group.flushing() {
-            self.slots[i].group = Group::IDLE;
-            self.flushes = self.flushes.saturating_sub(1);
-        }
+    pub(crate) fn flushed(&mut self) -> bool {
+        self.targets &= self.targets.wrapping_sub(1);
+        self.targets == 0
     }
 }

@@ -5,12 +5,11 @@
 //! loop's, unchanged.
 
 use super::mix::NO_SIZE;
-use super::slots::{NO_BUCKET, State};
+use super::next_io::SCRAMBLE_STRIDE;
+use super::slots::{NO_BUCKET, Replayed, State};
 use super::tag::Tag;
 use crate::engines::Live;
 use rigel_plan::replay::{ReplayOp, Request};
-
-use super::replayed::Replayed;
 
 impl State<'_> {
     /// Queues `req` on slot `i`, sent at `now` (its send time is the caller's to stamp).
@@ -46,7 +45,7 @@ impl State<'_> {
             // class's size is the largest request), and no I/O uses it now: the slot was free.
             let buf = unsafe { self.arena.slot_mut(slot.buf, slot.len as usize) };
             // Fresh words in every 512 bytes: no two writes carry the same blocks.
-            for chunk in buf.chunks_mut(512) {
+            for chunk in buf.chunks_mut(SCRAMBLE_STRIDE) {
                 if let Some(word) = chunk.first_chunk_mut::<8>() {
                     *word = self.rng.u64(..).to_ne_bytes();
                 }

@@ -1,10 +1,9 @@
-//! The worker's open-loop side: parking a rate class's slots, issuing each I/O at its send time
-//! and recording both latencies. Kept apart from `pacing` (the schedule) so the slots may hold a
-//! `Pacer` without the schedule knowing the slots.
+//! A turn's open-loop side: parking a rate class's slots, issuing each I/O at its send time
+//! (`pacing` keeps the schedule) and recording both latencies.
 
-use super::slots::{PARKED, State};
 use crate::engines::Live;
 use crate::pacing::tight_timer_slack;
+use crate::policy::slots::{PARKED, State};
 
 /// What became of an I/O completed on a slot (`State::complete_paced`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -58,7 +57,7 @@ impl State<'_> {
         let Some(p) = &mut class.pacer else {
             return Paced::No;
         };
-        if slot.replayed == super::replayed::Replayed::Flush {
+        if slot.replayed == crate::policy::slots::Replayed::Flush {
             // A replayed flush moves no data: its response and service go to the commits.
             if measuring {
                 let service = now.saturating_sub(slot.submitted_ns);
@@ -93,10 +92,10 @@ impl State<'_> {
             if slot.scheduled_ns < from && slot.submitted_ns >= from {
                 class.recorder.record_carried();
             }
-            if slot.bucket != super::slots::NO_BUCKET {
+            if slot.bucket != crate::policy::slots::NO_BUCKET {
                 class.recorder.count_rank(slot.bucket);
             }
-            if slot.size_index != super::mix::NO_SIZE {
+            if slot.size_index != crate::policy::mix::NO_SIZE {
                 let len = slot.len as u64;
                 class.recorder.record_size(
                     slot.size_index,
