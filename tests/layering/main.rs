@@ -7,7 +7,7 @@
 //! - every declared dependency (normal, dev or build; workspace crate or not) is named by code;
 //! - no `include_str!`/`include_bytes!` reaches outside its crate's folder;
 //! - clap appears only in the binary, `unsafe` only in the executor (`#![forbid(unsafe_code)]` on
-//!   every other crate, and the workspace's unsafe lints on all);
+//!   every other crate, and the workspace's unsafe lints on all) and there only in its engines;
 //! - no two modules of one crate import each other in a cycle, read with `syn` as the compiler reads
 //!   them (grouped imports, `super::` chains, strings and comments included).
 
@@ -16,6 +16,7 @@ mod manifests;
 mod marks;
 mod modules;
 mod nextest;
+mod unsafe_code;
 mod uses;
 
 use std::path::{Path, PathBuf};
@@ -247,6 +248,38 @@ fn unsafe_code_is_forbidden_outside_the_executor() {
         }
     }
     assert!(problems.is_empty(), "unsafe:\n{}", problems.join("\n"));
+}
+
+#[test]
+fn the_executors_unsafe_lives_only_in_its_engines() {
+    let src = root().join("crates/rigel-exec/src");
+    let mut problems = Vec::new();
+    let mut allowed_seen = Vec::new();
+    for (rel, text) in unsafe_code::outside_home(&src) {
+        let lines = unsafe_code::unsafe_lines(&text);
+        if lines.is_empty() {
+            continue;
+        }
+        if unsafe_code::ALLOWED.iter().any(|(f, _)| *f == rel) {
+            allowed_seen.push(rel);
+            continue;
+        }
+        for line in lines {
+            problems.push(format!(
+                "crates/rigel-exec/src/{rel}:{line}: `unsafe` outside src/{}/: put the operation \
+                 behind a safe API in the engines (or `engines::sys`)",
+                unsafe_code::UNSAFE_HOME
+            ));
+        }
+    }
+    for (f, _) in unsafe_code::ALLOWED {
+        if !allowed_seen.iter().any(|s| s == f) {
+            problems.push(format!(
+                "tests/layering/unsafe_code.rs ALLOWED: {f} holds no `unsafe` now: remove the entry"
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
 #[test]

@@ -9,7 +9,6 @@
 //! (chosen by `resolve_engine`) and buffer arena, running a closed or open loop over offsets drawn
 //! from the volume's slots; it then merges the workers' recordings into a `PointResult`.
 
-mod clock;
 mod engines;
 mod failure;
 mod options;
@@ -23,8 +22,8 @@ mod share;
 mod tests;
 pub mod verify;
 
-pub use clock::init as calibrate_clock;
 pub use engines::RingMode;
+pub use engines::clock::init as calibrate_clock;
 pub use options::ExecOptions;
 pub use point::engine_choice::resolve_engine;
 pub use point::{ClassProbe, PointProbe, run_point, run_point_probed, run_point_with};

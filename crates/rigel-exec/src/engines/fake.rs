@@ -8,7 +8,7 @@
 //! tests using the fake run one at a time (`#[serial]`).
 
 use super::seam::{Completion, Engine, Live, Op, Open, Opened};
-use crate::clock::{Elapsed, monotonic_ns};
+use crate::engines::clock::{Elapsed, monotonic_ns};
 use crate::failure::Failure;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, VecDeque};

@@ -47,7 +47,7 @@
 //!   fails the point), an I/O's error in its completion.
 
 use super::arena::Arena;
-use crate::clock::Elapsed;
+use crate::engines::clock::Elapsed;
 use crate::failure::Failure;
 use crate::options::ExecOptions;
 use std::collections::BTreeMap;

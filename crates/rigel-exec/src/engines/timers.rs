@@ -3,7 +3,7 @@
 //! deadline passed, and bounds the engine's wait until then.
 
 use super::seam::{Completion, Interval};
-use crate::clock::{Elapsed, monotonic_ns};
+use crate::engines::clock::{Elapsed, monotonic_ns};
 use std::collections::VecDeque;
 
 /// Timers in flight: (deadline, monotonic ns; tag). A handful (the tick, a think per slot at
@@ -63,7 +63,7 @@ impl Timers {
 #[cfg(test)]
 mod tests {
     use super::{Interval, Timers};
-    use crate::clock::Elapsed;
+    use crate::engines::clock::Elapsed;
     use std::collections::VecDeque;
 
     #[test]
@@ -71,7 +71,7 @@ mod tests {
     fn a_timer_completes_once_its_deadline_passed_and_bounds_the_wait() {
         static SHORT: Interval = Interval::from_ns(5_000_000);
         static LONG: Interval = Interval::from_ns(60_000_000_000);
-        let clock = Elapsed::new(crate::clock::monotonic_ns());
+        let clock = Elapsed::new(crate::engines::clock::monotonic_ns());
         let mut t = Timers::default();
         t.push(1, &LONG);
         t.push(2, &SHORT);

@@ -196,10 +196,7 @@ impl Pacer {
 /// Makes this thread's timed waits end on time: the kernel's default timer slack (50 µs) would
 /// delay every paced send by up to that much. Best effort: failing leaves the default.
 pub(super) fn tight_timer_slack() {
-    // SAFETY: PR_SET_TIMERSLACK takes an integer and touches no memory of ours.
-    unsafe {
-        libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong, 0, 0, 0);
-    }
+    let _ = rustix::thread::set_current_timer_slack(std::num::NonZeroU64::new(1));
 }
 
 #[cfg(test)]

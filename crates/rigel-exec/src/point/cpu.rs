@@ -5,18 +5,8 @@ use rigel_results::CpuTime;
 
 /// User and system CPU seconds used by the process so far.
 pub fn process_cpu() -> CpuTime {
-    // SAFETY: rusage is plain old data; zeroed is a valid value, and getrusage only writes it.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: valid `who` and a pointer to a live rusage; cannot fail with these arguments.
-    let rc = unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
-    if rc != 0 {
-        return CpuTime::default();
-    }
-    let secs = |tv: libc::timeval| tv.tv_sec as f64 + tv.tv_usec as f64 / 1e6;
-    CpuTime {
-        user_s: secs(ru.ru_utime),
-        system_s: secs(ru.ru_stime),
-    }
+    let (user_s, system_s) = crate::engines::sys::process_cpu_s().unwrap_or_default();
+    CpuTime { user_s, system_s }
 }
 
 /// CPU used between two readings.

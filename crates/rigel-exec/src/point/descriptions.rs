@@ -82,8 +82,8 @@ mod tests {
         assert!(raws[1] != raws[0] && raws[2] != raws[1], "{raws:?}");
         let ino = file.metadata().expect("stat").ino();
         for w in &fds[1..] {
-            // SAFETY: the descriptor is owned by `w` and outlives this borrow.
-            let fd = unsafe { BorrowedFd::borrow_raw(w.fds[0]) };
+            let fd = w._owned[0].as_fd();
+            assert_eq!(fd.as_raw_fd(), w.fds[0]);
             assert_eq!(rustix::fs::fstat(fd).expect("fstat").st_ino, ino);
             let flags = fcntl_getfl(fd).expect("getfl");
             assert!(flags.contains(OFlags::DIRECT), "{flags:?}");

@@ -17,7 +17,7 @@ use self::diskstat::Devices;
 use self::engine_choice::{by_engine, class_engines, records};
 use self::setups::{class_setups, replay_setup, verify_map};
 use self::worker::WorkerOutcome;
-use crate::clock::monotonic_ns;
+use crate::engines::clock::monotonic_ns;
 use crate::options::ExecOptions;
 use crate::policy::setup::WorkerSpec;
 use crate::policy::turn::End;
@@ -94,7 +94,7 @@ pub fn run_point_with(
     let worker_fds = per_worker(targets, shares.len());
     let intervals = run.duration_ms.div_ceil(1000).max(1) as usize;
     // Calibrated before the first point's workers start (the run loop does it earlier still).
-    crate::clock::init();
+    crate::engines::clock::init();
     let shared = Shared {
         ready: AtomicUsize::new(0),
         ended: AtomicUsize::new(0),

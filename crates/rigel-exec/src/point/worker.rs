@@ -14,7 +14,6 @@ use crate::policy::turn::{End, run_loop};
 use crate::reuse::Reuse;
 use rigel_results::ClassRecorder;
 use std::io;
-use std::mem::ManuallyDrop;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
@@ -148,10 +147,13 @@ fn run_inner<E: Engine>(spec: WorkerSpec<'_>, shared: &Shared<'_>) -> WorkerOutc
     // From here on the worker's drop settles the engine and the arena, however this function ends.
     let mut worker = Worker::new(engine, state, shared.reuse);
     let start = shared.wait_for_start();
-    outcome.engine_options = worker.engine.options();
+    outcome.engine_options = worker.engine().options();
+    let (Some(engine), Some(st)) = (worker.engine.as_mut(), worker.st.as_mut()) else {
+        unreachable!("the worker's engine and state are taken only by its drop");
+    };
     let ended = run_loop(
-        worker.engine.live(),
-        &mut worker.st,
+        engine.live(),
+        st,
         shared,
         start,
         #[cfg(test)]
@@ -168,10 +170,10 @@ fn run_inner<E: Engine>(spec: WorkerSpec<'_>, shared: &Shared<'_>) -> WorkerOutc
         End::Stop | End::Abort | End::Failed => STOP_DRAIN_LIMIT,
     };
     worker.drain(limit);
-    outcome.facts = worker.engine.facts();
+    outcome.facts = worker.engine().facts();
     (outcome.submit_only, outcome.inline_turns) =
         (outcome.facts.submit_only, outcome.facts.inline_turns);
-    let st = &mut *worker.st;
+    let st = worker.st();
     outcome.tally = st.verify.take().map(|v| v.tally);
     outcome.in_flight_area = st.classes.iter().map(|c| c.area as f64).collect();
     // The recorders are moved out, their last second folded in here (not copied: a class's
@@ -189,11 +191,11 @@ fn run_inner<E: Engine>(spec: WorkerSpec<'_>, shared: &Shared<'_>) -> WorkerOutc
 /// A worker's engine and the state it runs on (its buffer arena among them), owned together so
 /// that dropping them is settled in one place: after every I/O completed, the engine is closed
 /// first (a ring unregisters the buffers) and the arena goes back to the run's pool; while some
-/// I/O may still be in flight, both are leaked instead (fields in `ManuallyDrop`: leaking is what
-/// happens unless a drain proved otherwise).
+/// I/O may still be in flight, both are leaked instead (`mem::forget`: leaking is what happens
+/// unless a drain proved otherwise). Both are `Some` until the drop takes them.
 struct Worker<'a, 'r, E: Engine> {
-    engine: ManuallyDrop<E>,
-    st: ManuallyDrop<State<'a>>,
+    engine: Option<E>,
+    st: Option<State<'a>>,
     reuse: &'r Reuse,
     /// Reads left the target's data in the buffers: a later write point fills them again.
     reads: bool,
@@ -206,20 +208,37 @@ impl<'a, 'r, E: Engine> Worker<'a, 'r, E> {
     fn new(engine: E, st: State<'a>, reuse: &'r Reuse) -> Worker<'a, 'r, E> {
         let reads = st.classes.iter().any(|c| c.read_percent > 0);
         Worker {
-            engine: ManuallyDrop::new(engine),
-            st: ManuallyDrop::new(st),
+            engine: Some(engine),
+            st: Some(st),
             reuse,
             reads,
             drained: None,
         }
     }
 
+    /// The engine (until the drop takes it).
+    fn engine(&mut self) -> &mut E {
+        self.engine
+            .as_mut()
+            .expect("the worker's engine is taken only by its drop")
+    }
+
+    /// The worker's state (until the drop takes it).
+    fn st(&mut self) -> &mut State<'a> {
+        self.st
+            .as_mut()
+            .expect("the worker's state is taken only by its drop")
+    }
+
     /// Waits up to `limit` for every I/O still in flight (once: a later call gives the first
     /// one's answer); whether all completed.
     fn drain(&mut self, limit: Duration) -> bool {
         *self.drained.get_or_insert_with(|| {
-            let in_flight = self.st.in_flight();
-            drain(&mut self.engine.live(), &mut self.st, in_flight, limit)
+            let (Some(engine), Some(st)) = (self.engine.as_mut(), self.st.as_mut()) else {
+                return false;
+            };
+            let in_flight = st.in_flight();
+            drain(&mut engine.live(), st, in_flight, limit)
         })
     }
 }
@@ -232,15 +251,17 @@ impl<E: Engine> Drop for Worker<'_, '_, E> {
         if !self.drain(STOP_DRAIN_LIMIT) {
             // Some I/O may still target the arena: freeing it (or closing the engine) could let
             // the kernel write into reused memory. Both stay leaked.
+            std::mem::forget(self.engine.take());
+            std::mem::forget(self.st.take());
             return;
         }
-        // SAFETY: taken once, here, and `self.engine` is never used after. Every I/O completed
-        // (drained), so closing the engine withdraws nothing the kernel still uses.
-        let engine = unsafe { ManuallyDrop::take(&mut self.engine) };
+        // Every I/O completed (drained): closing the engine withdraws nothing the kernel still
+        // uses, and it is closed (a ring unregisters the arena's pages) before the arena is
+        // reused or unmapped.
+        let (Some(engine), Some(st)) = (self.engine.take(), self.st.take()) else {
+            return;
+        };
         engine.close();
-        // SAFETY: taken once, here, and `self.st` is never used after; the engine that may have
-        // registered the arena's pages is closed (above) before the arena is reused or unmapped.
-        let st = unsafe { ManuallyDrop::take(&mut self.st) };
         let mut arena = st.arena;
         arena.random &= !self.reads;
         self.reuse.give(arena);

@@ -4,8 +4,8 @@
 use super::slots::State;
 use super::tag::Tag;
 use super::tick::arm_tick;
-use crate::clock::Elapsed;
 use crate::engines::Live;
+use crate::engines::clock::Elapsed;
 use std::time::{Duration, Instant};
 
 /// Waits for every I/O still in flight (their results no longer count). False when some did not
@@ -21,7 +21,7 @@ pub(crate) fn drain(
         eng.cancel(Tag::Cancel.user_data());
     }
     // The engine's waits need a clock: any will do here (no completion is timed).
-    let clock = Elapsed::new(crate::clock::monotonic_ns());
+    let clock = Elapsed::new(crate::engines::clock::monotonic_ns());
     while in_flight > 0 && Instant::now() < deadline {
         // Requests still queued (not yet submitted) are submitted here and complete too. The
         // armed tick bounds the wait.

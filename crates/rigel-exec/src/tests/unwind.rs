@@ -3,7 +3,6 @@
 
 use super::*;
 use std::io::Read;
-use std::os::fd::AsRawFd;
 use std::time::{Duration, Instant};
 
 #[test]
@@ -43,9 +42,8 @@ fn a_worker_panicking_with_io_in_flight_drains_it_before_freeing_the_arena() {
     assert_eq!(format!("{:?}", ctl.reuse), "Reuse { 1 arenas }");
     // And the read is no longer in flight: what is written now stays in the pipe for us.
     wr.write_all(&[5u8; 4096]).expect("write the pipe");
-    // SAFETY: F_SETFL on a descriptor this test owns; no memory is passed.
-    let rc = unsafe { libc::fcntl(rd.as_raw_fd(), libc::F_SETFL, libc::O_NONBLOCK) };
-    assert_eq!(rc, 0, "make the pipe's read end non-blocking");
+    rustix::fs::fcntl_setfl(&rd, rustix::fs::OFlags::NONBLOCK)
+        .expect("make the pipe's read end non-blocking");
     let mut back = [0u8; 4096];
     let n = rd
         .read(&mut back)

@@ -36,9 +36,9 @@
 //! | 64–67 | targets |
 //! | 72– | each target's usable size, u64 |
 
+use crate::engines::sys::SharedMap;
 use std::fs::File;
 use std::io;
-use std::os::fd::AsRawFd;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU16, Ordering};
 use std::thread::JoinHandle;
@@ -144,51 +144,20 @@ pub fn now_ns() -> u64 {
         .map_or(0, |d| d.as_nanos() as u64)
 }
 
-/// A shared mapping of the journal file: the header and the map's entries.
-struct Mapping {
-    base: *mut u8,
-    len: usize,
-}
+/// The header's `synced_ns`, written by the sync thread after each write-back.
+const SYNCED_AT: usize = 56;
 
-// SAFETY: the mapping is plain shared memory, accessed only through atomics (the entries) or
-// by one thread at a time (the header's sync time, written by the sync thread alone).
-unsafe impl Send for Mapping {}
-// SAFETY: as above.
-unsafe impl Sync for Mapping {}
-
-impl Mapping {
-    fn sync(&self) -> io::Result<()> {
-        // SAFETY: `base..base+len` is this mapping, alive while `self` is.
-        let r = unsafe { libc::msync(self.base.cast(), self.len, libc::MS_SYNC) };
-        if r == 0 {
-            Ok(())
-        } else {
-            Err(io::Error::last_os_error())
-        }
-    }
-
-    fn set_synced(&self, ns: u64) {
-        // SAFETY: bytes 56..64 are inside the header page of this mapping; only the sync thread
-        // (or the journal's drop, after joining it) writes them.
-        unsafe {
-            std::ptr::copy_nonoverlapping(ns.to_le_bytes().as_ptr(), self.base.add(56), 8);
-        }
-    }
-}
-
-impl Drop for Mapping {
-    fn drop(&mut self) {
-        // SAFETY: this mapping was made by `mmap` with this length and nothing refers to it past
-        // this point (the entries' slice borrows the journal, which owns the mapping).
-        unsafe {
-            libc::munmap(self.base.cast(), self.len);
-        }
-    }
+/// Records the time of the last write-back in the header (bytes 56..64, little-endian).
+fn set_synced(mapping: &SharedMap, ns: u64) {
+    // A native store of the little-endian value writes its little-endian bytes.
+    mapping
+        .u64_at(SYNCED_AT)
+        .store(ns.to_le(), Ordering::Relaxed);
 }
 
 /// The map's entries in the journal file, and the thread writing them back.
 pub struct Journal {
-    mapping: Arc<Mapping>,
+    mapping: Arc<SharedMap>,
     blocks: usize,
     promises: bool,
     stop: Arc<AtomicBool>,
@@ -208,28 +177,9 @@ impl Journal {
         let maps = if header.promises { 2 } else { 1 };
         let len = HEADER + blocks * 2 * maps;
         j.file.set_len(len as u64)?;
-        // SAFETY: a fresh shared mapping of `len` bytes of a file just sized to `len`; the
-        // kernel picks the address.
-        let base = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED,
-                j.file.as_raw_fd(),
-                0,
-            )
-        };
-        if base == libc::MAP_FAILED {
-            return Err(io::Error::last_os_error());
-        }
-        let mapping = Arc::new(Mapping {
-            base: base.cast(),
-            len,
-        });
-        let bytes = header.encode();
-        // SAFETY: the header page is inside the mapping, which nothing else uses yet.
-        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), mapping.base, HEADER) };
+        let mut mapping = SharedMap::new(&j.file, len)?;
+        mapping.write(0, &header.encode());
+        let mapping = Arc::new(mapping);
         mapping.sync()?;
         let stop = Arc::new(AtomicBool::new(false));
         let syncer = {
@@ -246,7 +196,7 @@ impl Journal {
                             since = Duration::ZERO;
                             let at = now_ns();
                             if mapping.sync().is_ok() {
-                                mapping.set_synced(at);
+                                set_synced(&mapping, at);
                             }
                         }
                     }
@@ -261,18 +211,9 @@ impl Journal {
         })
     }
 
-    /// The entries: one per block, in the file's pages.
+    /// The entries: one per block, in the file's pages (they start zeroed: a new file's).
     pub fn entries(&self) -> &[AtomicU16] {
-        // SAFETY: the map region starts at the page-aligned `HEADER` and holds `blocks` u16s;
-        // AtomicU16 has u16's layout, the file's pages start zeroed (a new file's), and every
-        // access goes through the atomics; the slice lives no longer than `self`, which keeps the
-        // mapping.
-        unsafe {
-            std::slice::from_raw_parts(
-                self.mapping.base.add(HEADER).cast::<AtomicU16>(),
-                self.blocks,
-            )
-        }
+        self.mapping.u16s(HEADER, self.blocks)
     }
 
     /// The promised generations, one per block after the entries (empty without them).
@@ -280,18 +221,7 @@ impl Journal {
         if !self.promises {
             return &[];
         }
-        // SAFETY: the file holds `blocks` more u16s after the entries (`create` sized it so when
-        // `promises`), at an even offset; as for `entries`, they start zeroed, are accessed only
-        // through atomics, and the slice lives no longer than `self`.
-        unsafe {
-            std::slice::from_raw_parts(
-                self.mapping
-                    .base
-                    .add(HEADER + self.blocks * 2)
-                    .cast::<AtomicU16>(),
-                self.blocks,
-            )
-        }
+        self.mapping.u16s(HEADER + self.blocks * 2, self.blocks)
     }
 }
 
@@ -303,7 +233,7 @@ impl Drop for Journal {
         }
         let at = now_ns();
         if self.mapping.sync().is_ok() {
-            self.mapping.set_synced(at);
+            set_synced(&self.mapping, at);
             let _ = self.mapping.sync();
         }
     }

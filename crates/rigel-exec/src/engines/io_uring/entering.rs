@@ -11,7 +11,7 @@
 //! Otherwise the worker waits at once, and keeps waiting for `BACKOFF` turns before trying
 //! again.
 
-use crate::clock::Elapsed;
+use crate::engines::clock::Elapsed;
 use crate::failure::{Failure, transient};
 use io_uring::{cqueue, types};
 use std::io;

@@ -7,7 +7,7 @@ pub(crate) mod entering;
 pub(crate) mod setup;
 
 use super::seam::{Completion, Engine, Facts, Live, Op, Open, Opened, RingMode, Rw};
-use crate::clock::Elapsed;
+use crate::engines::clock::Elapsed;
 use crate::failure::Failure;
 use entering::Entering;
 use io_uring::{IoUring, Submitter, cqueue, opcode, squeue, types};

@@ -7,7 +7,7 @@ pub(crate) mod aio;
 
 use super::seam::{Completion, Engine, Live, Op, Open, Opened};
 use super::timers::Timers;
-use crate::clock::Elapsed;
+use crate::engines::clock::Elapsed;
 use crate::failure::Failure;
 use aio::{Aio, AioDone};
 use std::collections::{BTreeMap, VecDeque};

@@ -12,7 +12,7 @@ pub(crate) mod pool;
 
 use super::seam::{Completion, Engine, Live, Op, Open, Opened};
 use super::timers::Timers;
-use crate::clock::Elapsed;
+use crate::engines::clock::Elapsed;
 use crate::failure::Failure;
 use pool::{Psync, SyncDone, SyncOp, SyncReq};
 use std::collections::{BTreeMap, VecDeque};

@@ -11,8 +11,8 @@ mod replace;
 mod take;
 
 use crate::Shared;
-use crate::clock::Elapsed;
 use crate::engines::Live;
+use crate::engines::clock::Elapsed;
 use crate::failure::Failure;
 use crate::policy::failed::stalled;
 use crate::policy::slots::{PARKED, State};

@@ -52,14 +52,14 @@ impl Clock {
 }
 
 /// A worker's copy of the clock, read as nanoseconds since its point's start.
-pub(super) struct Elapsed {
+pub(crate) struct Elapsed {
     clock: Clock,
     /// The point's start, monotonic ns.
     start: u64,
 }
 
 impl Elapsed {
-    pub(super) fn new(start: u64) -> Elapsed {
+    pub(crate) fn new(start: u64) -> Elapsed {
         Elapsed {
             clock: clock().clone(),
             start,
@@ -68,21 +68,12 @@ impl Elapsed {
 
     /// Nanoseconds since the point's start.
     #[inline(always)]
-    pub(super) fn ns(&self) -> u64 {
+    pub(crate) fn ns(&self) -> u64 {
         self.clock.now_ns().saturating_sub(self.start)
     }
 }
 
-/// CLOCK_MONOTONIC from the kernel (through the vDSO).
-fn os_monotonic_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: a valid clock id and a pointer to a live timespec; CLOCK_MONOTONIC cannot fail.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
-}
+use super::sys::monotonic_ns as os_monotonic_ns;
 
 #[cfg(test)]
 mod tests {
