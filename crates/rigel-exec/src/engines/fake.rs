@@ -7,11 +7,12 @@
 //! The script and the log are process-wide (a worker builds its engine on its own thread):
 //! tests using the fake run one at a time (`#[serial]`).
 
+use super::ready::Ready;
 use super::seam::{Completion, Engine, Live, Op, Open, Opened};
 use crate::engines::clock::{Elapsed, monotonic_ns};
 use crate::failure::Failure;
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap, VecDeque};
+use std::collections::{BTreeMap, BinaryHeap};
 use std::io;
 use std::sync::Mutex;
 use std::time::Duration;
@@ -76,7 +77,7 @@ fn note(tag: u64, kind: Kind, done: Option<i32>) {
 pub(crate) struct FakeEngine {
     script: Script,
     pending: BinaryHeap<Pending>,
-    ready: VecDeque<(Completion, Kind)>,
+    ready: Ready<Kind>,
     stalled: Vec<(u64, Kind)>,
     pushed: u64,
     rws: u64,
@@ -128,7 +129,7 @@ impl Engine for FakeEngine {
             engine: FakeEngine {
                 script,
                 pending: BinaryHeap::new(),
-                ready: VecDeque::new(),
+                ready: Ready::with_capacity(0),
                 stalled: Vec::new(),
                 pushed: 0,
                 rws: 0,
@@ -149,7 +150,7 @@ impl Engine for FakeEngine {
 }
 
 impl FakeEngine {
-    /// Moves every pending request due by now to the ready queue.
+    /// Moves every pending request and timer due by now to the ready queue.
     fn collect(&mut self) {
         let now = monotonic_ns();
         while let Some(Reverse((due, _, tag, result, kind))) = self.pending.peek().copied() {
@@ -157,9 +158,9 @@ impl FakeEngine {
                 break;
             }
             self.pending.pop();
-            self.ready
-                .push_back((Completion { tag, result }, kind.kind()));
+            self.ready.push(Completion { tag, result }, kind.kind());
         }
+        self.ready.fire();
     }
 }
 
@@ -189,7 +190,11 @@ impl Live for &mut FakeEngine {
             Op::Flush { target, data_only } => {
                 (Kind::Flush { target, data_only }, self.script.flush_ns, 0)
             }
-            Op::Timer(iv) => (Kind::Timer { ns: iv.ns() }, iv.ns(), -libc::ETIME),
+            Op::Timer(iv) => {
+                note(tag, Kind::Timer { ns: iv.ns() }, None);
+                self.ready.push_timer(tag, iv, Kind::Timer { ns: iv.ns() });
+                return;
+            }
         };
         note(tag, kind, None);
         let due = monotonic_ns() + after;
@@ -213,8 +218,8 @@ impl Live for &mut FakeEngine {
         }
         let now = monotonic_ns();
         let mut wake = self.pending.peek().map_or(u64::MAX, |r| r.0.0);
-        if let Some(t) = until {
-            wake = wake.min(now + t.saturating_sub(clock.ns()));
+        if let Some(wait) = self.ready.wait_ns(clock, until) {
+            wake = wake.min(now + wait);
         }
         if wake == u64::MAX {
             // Nothing will ever complete (only a stalled request): a bounded wait, as the tick
@@ -231,7 +236,7 @@ impl Live for &mut FakeEngine {
     }
 
     fn next(&mut self) -> Option<Completion> {
-        let (c, kind) = self.ready.pop_front()?;
+        let (c, kind) = self.ready.next()?;
         note(c.tag, kind, Some(c.result));
         Some(c)
     }
@@ -242,25 +247,16 @@ impl Live for &mut FakeEngine {
         note(tag, Kind::Cancel, None);
         // Everything not yet done is withdrawn, as io_uring's cancel of any request does (a real
         // device's I/O would finish instead: either way each request completes once).
+        let cancelled = |tag| Completion {
+            tag,
+            result: -libc::ECANCELED,
+        };
         for (t, kind) in std::mem::take(&mut self.stalled) {
-            self.ready.push_back((
-                Completion {
-                    tag: t,
-                    result: -libc::ECANCELED,
-                },
-                kind,
-            ));
+            self.ready.push(cancelled(t), kind);
         }
         while let Some(Reverse((_, _, t, _, kind))) = self.pending.pop() {
-            self.ready.push_back((
-                Completion {
-                    tag: t,
-                    result: -libc::ECANCELED,
-                },
-                kind.kind(),
-            ));
+            self.ready.push(cancelled(t), kind.kind());
         }
-        self.ready
-            .push_back((Completion { tag, result: 0 }, Kind::Cancel));
+        self.ready.cancel(tag, Kind::Cancel);
     }
 }

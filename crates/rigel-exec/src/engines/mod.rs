@@ -1,6 +1,6 @@
 //! The engines: the seam every one implements (`seam`), the buffer arena they borrow from
-//! (`arena`), io_uring (`io_uring`), libaio (`libaio`) and psync (`psync`) with the timers the
-//! last two keep themselves (`timers`), the policy tests' fake (`fake`), and the one place that
+//! (`arena`), io_uring (`io_uring`), libaio (`libaio`) and psync (`psync`) with the ready
+//! queue and timers the last two and the fake keep themselves (`ready`), the policy tests' fake (`fake`), and the one place that
 //! maps an engine's name to its type (`visit`); the clock every engine and the policy time I/O by
 //! (`clock`), and `sys`, the few other OS calls that need `unsafe`. All of rigel-exec's `unsafe`
 //! is in this folder (`tests/layering` checks it).
@@ -14,9 +14,9 @@ pub(crate) mod fake;
 pub(crate) mod io_uring;
 pub(crate) mod libaio;
 pub(crate) mod psync;
+mod ready;
 pub(crate) mod seam;
 pub(crate) mod sys;
-mod timers;
 
 pub use seam::RingMode;
 pub(crate) use seam::{Engine, Facts, Interval, Live, Op, Open, Opened, Rw};

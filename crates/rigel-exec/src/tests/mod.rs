@@ -150,6 +150,19 @@ fn run_with(
     run: &RunSettings,
     ctl: &PointControl,
 ) -> (PointResult, PointProbe) {
+    run_options(files, layout, classes, run, ctl, ExecOptions::default()).expect("point runs")
+}
+
+/// `run_with` with explicit executor options (the fake engine, no registration), and the
+/// point's error if it could not run: the one place the tests build a volume and a point.
+fn run_options(
+    files: &[(&File, &str)],
+    layout: Layout,
+    classes: Vec<ClassLoad>,
+    run: &RunSettings,
+    ctl: &PointControl,
+    options: ExecOptions,
+) -> Result<(PointResult, PointProbe), ExecError> {
     let sizes: Vec<u64> = files
         .iter()
         .map(|(f, _)| {
@@ -170,7 +183,7 @@ fn run_with(
         sweep: vec![],
         classes,
     };
-    run_point_probed(&targets, &volume, &point, run, ctl).expect("point runs")
+    run_point_with(&targets, &volume, &point, run, ctl, options)
 }
 
 /// A block device's size (BLKGETSIZE64).
@@ -287,26 +300,16 @@ fn huge_page_buffers_carry_reads_and_writes() {
 #[serial_test::serial]
 fn without_registration_plain_reads_and_writes_do_the_same_work() {
     let t = TempTarget::new("/dev/shm", "plain", 16 * MIB);
-    let volume = Volume::new(Layout::Concat, MIB, &[16 * MIB]);
-    let targets = [ExecTarget {
-        fd: t.file.as_fd(),
-        path: t.path(),
-    }];
-    let point = DataPoint {
-        id: 1,
-        sweep: vec![],
-        classes: vec![class("small", 4 * KIB, Access::Random, 50, 4, 1)],
-    };
     let ctl = PointControl::new(1);
     let options = ExecOptions {
         register_buffers: false,
         register_files: false,
         ..ExecOptions::default()
     };
-    let (r, p) = run_point_with(
-        &targets,
-        &volume,
-        &point,
+    let (r, p) = run_options(
+        &[(&t.file, t.path())],
+        Layout::Concat,
+        vec![class("small", 4 * KIB, Access::Random, 50, 4, 1)],
         &settings(300, 0, 1),
         &ctl,
         options,

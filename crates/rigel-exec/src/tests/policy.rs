@@ -33,16 +33,6 @@ fn fake_point(
 ) -> Result<(PointResult, PointProbe), ExecError> {
     fake::script(s);
     let t = TempTarget::new("/dev/shm", "fake", 16 * MIB);
-    let volume = Volume::new(Layout::Concat, MIB, &[16 * MIB]);
-    let targets = [ExecTarget {
-        fd: t.file.as_fd(),
-        path: t.path(),
-    }];
-    let point = DataPoint {
-        id: 1,
-        sweep: vec![],
-        classes,
-    };
     let run = RunSettings {
         io_timeout_ms,
         ..settings(duration_ms, 0, 1)
@@ -51,7 +41,8 @@ fn fake_point(
         fake_engine: true,
         ..ExecOptions::default()
     };
-    run_point_with(&targets, &volume, &point, &run, ctl, options)
+    let files = [(&t.file, t.path())];
+    run_options(&files, Layout::Concat, classes, &run, ctl, options)
 }
 
 fn is_rw(k: Kind) -> bool {

@@ -1,26 +1,24 @@
 //! The `libaio` engine: Linux native AIO (`aio.rs`, ORION's own engine) behind the seam. Reads
 //! and writes go to the kernel in one `io_submit` per turn; completions come from the ring the
 //! kernel maps to user space, with `io_getevents` only to wait; the policy's timers are kept
-//! here (`timers.rs`), AIO having none. O_DIRECT only (see `aio.rs` for why and for flushes).
+//! here (`ready.rs`), AIO having none. O_DIRECT only (see `aio.rs` for why and for flushes).
 
 pub(crate) mod aio;
 
+use super::ready::Ready;
 use super::seam::{Completion, Engine, Live, Op, Open, Opened};
-use super::timers::Timers;
 use crate::engines::clock::Elapsed;
 use crate::failure::Failure;
 use aio::{Aio, AioDone};
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 use std::io;
 use std::os::fd::RawFd;
-use std::time::Duration;
 
 /// A worker's AIO context, its targets and what is ready to reap.
 pub(crate) struct LibaioEngine {
     aio: Aio,
     fds: Vec<RawFd>,
-    timers: Timers,
-    ready: VecDeque<Completion>,
+    ready: Ready,
     /// A submission that failed outright (not one request's error), reported at the next enter.
     error: Option<io::Error>,
     entries: u32,
@@ -60,8 +58,7 @@ impl Engine for LibaioEngine {
             engine: LibaioEngine {
                 aio,
                 fds: open.fds.to_vec(),
-                timers: Timers::default(),
-                ready: VecDeque::with_capacity(open.entries as usize),
+                ready: Ready::with_capacity(open.entries as usize),
                 error: None,
                 entries: open.entries,
             },
@@ -105,10 +102,10 @@ impl LibaioLive<'_> {
     fn collect(&mut self) {
         let e = &mut *self.e;
         let ready = &mut e.ready;
-        if let Err(err) = e.aio.reap(0, None, |d| ready.push_back(completion(d))) {
+        if let Err(err) = e.aio.reap(0, None, |d| ready.push(completion(d), ())) {
             e.error.get_or_insert(err);
         }
-        e.timers.fire(&mut e.ready);
+        e.ready.fire();
     }
 }
 
@@ -137,7 +134,7 @@ impl Live for LibaioLive<'_> {
             Op::Flush { target, data_only } => {
                 e.aio.prep_flush(tag, e.fds[target as usize], data_only);
             }
-            Op::Timer(interval) => e.timers.push(tag, interval),
+            Op::Timer(interval) => e.ready.push_timer(tag, interval, ()),
         }
     }
 
@@ -158,19 +155,13 @@ impl Live for LibaioLive<'_> {
     ) -> Result<(), Failure> {
         self.submit();
         self.collect();
-        if self.e.ready.is_empty() {
-            let e = &mut *self.e;
-            let wait = e.timers.wait_ns(clock, until).map(Duration::from_nanos);
-            if e.aio.in_flight() > 0 {
-                let ready = &mut e.ready;
-                if let Err(err) = e.aio.reap(1, wait, |d| ready.push_back(completion(d))) {
-                    e.error.get_or_insert(err);
-                }
-            } else if let Some(wait) = wait {
-                std::thread::sleep(wait);
+        let e = &mut *self.e;
+        let (aio, error) = (&mut e.aio, &mut e.error);
+        e.ready.wait(clock, until, aio.in_flight(), |ready, wait| {
+            if let Err(err) = aio.reap(1, wait, |d| ready.push(completion(d), ())) {
+                error.get_or_insert(err);
             }
-            e.timers.fire(&mut e.ready);
-        }
+        });
         match self.e.error.take() {
             None => Ok(()),
             Some(err) => Err(Failure {
@@ -189,7 +180,7 @@ impl Live for LibaioLive<'_> {
         let e = &mut *self.e;
         if e.ready.is_empty() {
             let ready = &mut e.ready;
-            if let Err(err) = e.aio.reap(0, None, |d| ready.push_back(completion(d))) {
+            if let Err(err) = e.aio.reap(0, None, |d| ready.push(completion(d), ())) {
                 e.error.get_or_insert(err);
             }
         }
@@ -198,7 +189,7 @@ impl Live for LibaioLive<'_> {
 
     #[inline]
     fn next(&mut self) -> Option<Completion> {
-        self.e.ready.pop_front()
+        self.e.ready.next().map(|(c, ())| c)
     }
 
     #[inline]
@@ -207,7 +198,6 @@ impl Live for LibaioLive<'_> {
     fn cancel(&mut self, tag: u64) {
         let e = &mut *self.e;
         e.aio.cancel_all();
-        e.timers.cancel(&mut e.ready);
-        e.ready.push_back(Completion { tag, result: 0 });
+        e.ready.cancel(tag, ());
     }
 }

@@ -1,6 +1,6 @@
 //! The `psync` engine behind the seam: each request is a blocking system call (`pool.rs`), run
 //! at its push, on the worker's thread when the worker has one slot, else on the slot's own
-//! thread; the policy's timers are kept here (`timers.rs`). fio's `ioengine=psync` is the
+//! thread; the policy's timers are kept here (`ready.rs`). fio's `ioengine=psync` is the
 //! reference: one I/O at a time per thread, depth = threads.
 //!
 //! Its limit: a request cannot be withdrawn once started (a `pread` runs to its end), and on a
@@ -10,22 +10,20 @@
 
 pub(crate) mod pool;
 
+use super::ready::Ready;
 use super::seam::{Completion, Engine, Live, Op, Open, Opened};
-use super::timers::Timers;
 use crate::engines::clock::Elapsed;
 use crate::failure::Failure;
 use pool::{Psync, SyncDone, SyncOp, SyncReq};
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 use std::io;
 use std::os::fd::RawFd;
-use std::time::Duration;
 
 /// A worker's psync engine: the blocking calls, its targets and what is ready to reap.
 pub(crate) struct PsyncEngine {
     core: Psync,
     fds: Vec<RawFd>,
-    timers: Timers,
-    ready: VecDeque<Completion>,
+    ready: Ready,
 }
 
 impl Engine for PsyncEngine {
@@ -39,8 +37,7 @@ impl Engine for PsyncEngine {
             engine: PsyncEngine {
                 core,
                 fds: open.fds.to_vec(),
-                timers: Timers::default(),
-                ready: VecDeque::with_capacity(open.entries as usize),
+                ready: Ready::with_capacity(open.entries as usize),
             },
             buf_index: Vec::new(),
         })
@@ -86,8 +83,8 @@ impl PsyncLive<'_> {
     fn collect(&mut self) {
         let e = &mut *self.e;
         let ready = &mut e.ready;
-        e.core.reap(0, None, |d| ready.push_back(completion(d)));
-        e.timers.fire(&mut e.ready);
+        e.core.reap(0, None, |d| ready.push(completion(d), ()));
+        e.ready.fire();
     }
 }
 
@@ -117,7 +114,7 @@ impl Live for PsyncLive<'_> {
                 data: tag,
             },
             Op::Timer(interval) => {
-                e.timers.push(tag, interval);
+                e.ready.push_timer(tag, interval, ());
                 return;
             }
         };
@@ -138,17 +135,11 @@ impl Live for PsyncLive<'_> {
         until: Option<u64>,
     ) -> Result<(), Failure> {
         self.collect();
-        if self.e.ready.is_empty() {
-            let e = &mut *self.e;
-            let wait = e.timers.wait_ns(clock, until).map(Duration::from_nanos);
-            if e.core.in_flight() > 0 {
-                let ready = &mut e.ready;
-                e.core.reap(1, wait, |d| ready.push_back(completion(d)));
-            } else if let Some(wait) = wait {
-                std::thread::sleep(wait);
-            }
-            e.timers.fire(&mut e.ready);
-        }
+        let e = &mut *self.e;
+        let core = &mut e.core;
+        e.ready.wait(clock, until, core.in_flight(), |ready, wait| {
+            core.reap(1, wait, |d| ready.push(completion(d), ()));
+        });
         Ok(())
     }
 
@@ -159,7 +150,7 @@ impl Live for PsyncLive<'_> {
 
     #[inline]
     fn next(&mut self) -> Option<Completion> {
-        self.e.ready.pop_front()
+        self.e.ready.next().map(|(c, ())| c)
     }
 
     #[inline]
@@ -167,7 +158,6 @@ impl Live for PsyncLive<'_> {
 
     fn cancel(&mut self, tag: u64) {
         let e = &mut *self.e;
-        e.timers.cancel(&mut e.ready);
-        e.ready.push_back(Completion { tag, result: 0 });
+        e.ready.cancel(tag, ());
     }
 }
