@@ -32,3 +32,64 @@ pub fn ran_on(doc: &serde_json::Value, engine: &str) {
         }
     }
 }
+
+/// A psync class deeper than the engine's threads (one per I/O in flight, 256 per worker) is
+/// refused by `check` and `plan` where its engine is written, with the fix, not when the run
+/// starts; the same depth over two workers fits; `--engine psync` is held to the same rule.
+#[test]
+#[serial_test::parallel]
+fn a_psync_class_deeper_than_its_threads_is_refused_at_plan_time() {
+    use super::builder::rigel;
+    use super::scenario::{Scenario, Spec};
+    let tmp = Scenario::new();
+    let file = tmp.file("t.dat", 1 << 20);
+    let deep = |engine: Option<&str>, workers: i64| {
+        let spec = Spec::named("deep")
+            .target(&file, &[])
+            .set("run.duration", "1s")
+            .set("run.workers", workers)
+            .set("class.deep.size", "4KiB")
+            .set("matrix.deep", "300");
+        match engine {
+            Some(e) => spec.set("class.deep.engine", e),
+            None => spec,
+        }
+    };
+    let spec = tmp.spec("deep.toml", &deep(Some("psync"), 1));
+    for cmd in ["check", "plan"] {
+        let out = rigel().arg(cmd).arg(&spec).run().code(2);
+        out.stderr_has("deep.toml:")
+            .stderr_has("300 I/Os in flight on one worker")
+            .stderr_has("at most 256")
+            .stderr_has("use the libaio or io_uring engine");
+        let at = out
+            .stderr
+            .lines()
+            .find(|l| l.contains("deep.toml:"))
+            .expect("a located line");
+        // file:line:col, at the class's `engine` key.
+        let loc: Vec<&str> = at
+            .rsplit("deep.toml:")
+            .next()
+            .unwrap_or("")
+            .split(':')
+            .collect();
+        assert!(
+            loc.len() >= 2 && loc[0].trim().parse::<u32>().is_ok(),
+            "{at}"
+        );
+    }
+    // Over two workers each holds 150: the engine starts them.
+    let two = tmp.spec("two.toml", &deep(Some("psync"), 2));
+    rigel().arg("check").arg(&two).run().code(0);
+    // io_uring and libaio have no such cap.
+    let ring = tmp.spec("ring.toml", &deep(None, 1));
+    rigel().arg("check").arg(&ring).run().code(0);
+    rigel()
+        .args(["check", "--engine", "psync"])
+        .arg(&ring)
+        .run()
+        .code(2)
+        .stderr_has("--engine psync")
+        .stderr_has("at most 256");
+}

@@ -6,7 +6,7 @@ use super::matrix::expand_matrix;
 use super::model::*;
 use super::sweep::{build_points, sweep_combos};
 use rigel_expr::{Access, Names, Size};
-use rigel_spec::{ClassSpec, Spec, SpecError};
+use rigel_spec::{ClassSpec, Loc, Spec, SpecError};
 use std::time::Duration;
 
 /// Compiles a spec. `cores` is the value of the name `cores` in count expressions.
@@ -43,6 +43,12 @@ pub fn compile(spec: &Spec, cores: u64) -> Result<RunPlan, Vec<SpecError>> {
     let points = build_points(&classes, &cells, &combos);
     if let Some(b) = points.iter().find_map(|p| limits::point(p, &run).err()) {
         return Err(vec![b.at(&spec.matrix.loc)]);
+    }
+    if let Some((class, b)) = points
+        .iter()
+        .find_map(|p| super::engine_rule::psync_threads(p, &run))
+    {
+        return Err(vec![b.at(engine_loc(spec, &class))]);
     }
     check_fit(spec, &points, volume, &mut errors);
     let mut run = run;
@@ -320,6 +326,15 @@ fn engine_of(spec: &Spec, c: &ClassSpec, errors: &mut Vec<SpecError>) -> Engine 
         errors.push(SpecError::at(&e.loc, message, "with direct = false").hint(hint));
     }
     asked.map_or(Engine::Auto, |e| e.value)
+}
+
+/// Where class `class`'s engine is written: its own `engine`, else `[run] engine` (the matrix when
+/// neither is, which a compiled engine rule never meets).
+fn engine_loc<'s>(spec: &'s Spec, class: &str) -> &'s Loc {
+    let own = spec.classes.iter().find(|c| c.name.value == class);
+    own.and_then(|c| c.engine.as_ref())
+        .or(spec.run.engine.as_ref())
+        .map_or(&spec.matrix.loc, |e| &e.loc)
 }
 
 /// Declared target sizes against every I/O size the plan uses (and the raid0 stripe): each target

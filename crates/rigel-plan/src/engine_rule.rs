@@ -1,5 +1,9 @@
-//! Which engine cannot serve which run, said once for the spec's `engine` and for `--engine`.
+//! Which engine cannot serve which run, said once for the spec's `engine` and for `--engine`:
+//! libaio without O_DIRECT, and psync asked to keep more I/Os in flight on one worker than it
+//! starts threads for.
 
+use super::limits::{Breach, MAX_PSYNC_THREADS, worker_in_flight};
+use super::model::{DataPoint, RunSettings};
 use rigel_spec::Engine;
 
 /// Why `engine` cannot serve a run (`direct`: O_DIRECT), with the fix: libaio is asynchronous only
@@ -13,4 +17,33 @@ pub(crate) fn engine_refusal(engine: Engine, direct: bool) -> Option<(String, &'
             "set direct = true in [run], or engine = \"psync\" (or \"auto\") for buffered I/O",
         )
     })
+}
+
+/// A point whose `engine = "psync"` classes would hold more I/Os in flight on one worker than
+/// the psync engine starts threads for (one per I/O, [`MAX_PSYNC_THREADS`]): the first such
+/// class and the breach, with the fix. Counted as the executor deals the load out to workers.
+pub(crate) fn psync_threads(p: &DataPoint, run: &RunSettings) -> Option<(String, Breach)> {
+    let psync = |c: &super::model::ClassLoad| c.engine == Engine::Psync;
+    let first = p.active().find(|c| psync(c))?;
+    let threads = worker_in_flight(p, run, psync);
+    if threads <= MAX_PSYNC_THREADS {
+        return None;
+    }
+    let workers = u64::from(run.workers).max(1);
+    Some((
+        first.class.clone(),
+        Breach {
+            message: format!(
+                "class `{}` would keep {threads} I/Os in flight on one worker with engine = \
+                 \"psync\", which runs one thread per I/O in flight, at most {MAX_PSYNC_THREADS}",
+                first.class
+            ),
+            label: "engine = \"psync\"",
+            hint: format!(
+                "use the libaio or io_uring engine for this depth, lower the load, or add workers \
+                 ([run] workers = {})",
+                threads.div_ceil(MAX_PSYNC_THREADS) * workers
+            ),
+        },
+    ))
 }

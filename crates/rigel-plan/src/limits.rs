@@ -65,6 +65,11 @@ pub const POINT_OVERHEAD: Duration = Duration::from_millis(5);
 pub const MAX_RUN_TIME: Duration = Duration::from_secs(30 * 86_400);
 /// Worker threads, each with its own ring.
 pub const MAX_WORKERS: u64 = 256;
+/// The `psync` engine's I/O threads on one worker: one per I/O it keeps in flight (threads are
+/// not free, and hundreds blocked in the kernel measure the scheduler more than the storage).
+/// The plan refuses more (`engine_rule::psync_threads`); the engine checks it again for a class
+/// that `auto` turned into psync where the run runs.
+pub const MAX_PSYNC_THREADS: u64 = 256;
 /// The block a verified class stamps and checks (`verify`, `unit`): a multiple of the sector
 /// from 512 bytes to 1 MiB, and it divides every verified class's I/O size.
 pub const MIN_VERIFY_UNIT: u64 = SECTOR;
@@ -434,17 +439,7 @@ pub fn point(p: &DataPoint, run: &RunSettings) -> Result<(), Breach> {
     }
     let workers = u64::from(run.workers).clamp(1, units.max(1));
     histograms(p, run, workers)?;
-    let per_worker: u64 = p
-        .active()
-        .map(|c| {
-            let depth = if c.access == Access::Sequential {
-                u64::from(c.per_stream)
-            } else {
-                1
-            };
-            u64::from(dealt(c.access, c.load, c.outstanding)).div_ceil(workers) * depth
-        })
-        .sum();
+    let per_worker = worker_in_flight(p, run, |_| true);
     if per_worker > MAX_WORKER_IN_FLIGHT {
         return breach(
             format!(
@@ -517,6 +512,32 @@ fn short_label(p: &DataPoint) -> String {
         Some((at, _)) => format!("{} (…)", &label[..at]),
         None => label,
     }
+}
+
+/// The most I/Os one worker holds in flight for the point's active classes that `pick` keeps:
+/// each class's units dealt out over the workers in turn (as the executor does), a stream's
+/// `per_stream` I/Os each. The workers are `run.workers`, fewer when the point has fewer units.
+pub fn worker_in_flight(
+    p: &DataPoint,
+    run: &RunSettings,
+    pick: impl Fn(&super::model::ClassLoad) -> bool,
+) -> u64 {
+    let units: u64 = p
+        .active()
+        .map(|c| u64::from(dealt(c.access, c.load, c.outstanding)))
+        .sum();
+    let workers = u64::from(run.workers).clamp(1, units.max(1));
+    p.active()
+        .filter(|c| pick(c))
+        .map(|c| {
+            let depth = if c.access == Access::Sequential {
+                u64::from(c.per_stream)
+            } else {
+                1
+            };
+            u64::from(dealt(c.access, c.load, c.outstanding)).div_ceil(workers) * depth
+        })
+        .sum()
 }
 
 /// The units the executor deals out to workers: outstanding I/Os (random) or streams (sequential).

@@ -54,6 +54,24 @@ impl RunPlan {
         for c in &mut self.classes {
             c.engine = engine;
         }
+        let search = self.search.iter_mut().map(|s| &mut s.template);
+        for p in self.points.iter_mut().chain(search) {
+            for c in &mut p.classes {
+                c.engine = engine;
+            }
+        }
+        let trials = self.search.as_ref().map(|s| s.point(1, s.high));
+        let points = self.points.iter().chain(trials.as_ref());
+        if let Some((_, b)) = points
+            .into_iter()
+            .find_map(|p| super::engine_rule::psync_threads(p, &self.run))
+        {
+            let hint = b.hint.replace("engine = ", "--engine ");
+            return Err(
+                rigel_spec::SpecError::whole(format!("--engine {engine}: {}", b.message))
+                    .hint(hint),
+            );
+        }
         Ok(())
     }
 

@@ -300,5 +300,8 @@ pub(super) fn compile_search(
     if let Some(b) = check.err().or_else(|| limits::point(&top, run).err()) {
         return Err(vec![b.at(&s.high.loc)]);
     }
+    if let Some((_, b)) = super::engine_rule::psync_threads(&top, run) {
+        return Err(vec![b.at(&s.high.loc)]);
+    }
     Ok(Some(plan))
 }

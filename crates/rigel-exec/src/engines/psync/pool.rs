@@ -5,8 +5,9 @@
 //!
 //! A worker holding one I/O in flight runs it inline (the worker's thread is the I/O's thread:
 //! no hand-over, fio's model exactly); a worker holding more starts one thread per slot
-//! ([`Pool`]), up to [`MAX_THREADS`] per point: above, the point is refused (threads are
-//! not free, and hundreds blocked in the kernel measure the scheduler more than the storage).
+//! ([`Pool`]), up to [`MAX_THREADS`] per worker (`rigel_plan::limits::MAX_PSYNC_THREADS`: the
+//! plan refuses an `engine = "psync"` class above it; here it is checked again for a class
+//! `auto` turned into psync where the run runs).
 //!
 //! Clocked as io_uring is: the caller stamps a request when it queues it and a completion when
 //! it reaps it (one clock reading per reap), so latency includes what the engine costs.
@@ -18,8 +19,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::{JoinHandle, Thread};
 use std::time::{Duration, Instant};
 
-/// The most I/O threads the psync engine starts for one point.
-pub const MAX_THREADS: usize = 256;
+/// The most I/O threads the psync engine starts for one worker (the plan's limit).
+pub const MAX_THREADS: usize = rigel_plan::limits::MAX_PSYNC_THREADS as usize;
 
 /// What a request does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
