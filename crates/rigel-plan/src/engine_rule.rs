@@ -3,7 +3,7 @@
 //! starts threads for.
 
 use super::limits::{Breach, MAX_PSYNC_THREADS, worker_in_flight};
-use super::model::{DataPoint, RunSettings};
+use super::model::{DataPoint, RunPlan, RunSettings};
 use rigel_spec::Engine;
 
 /// Why `engine` cannot serve a run (`direct`: O_DIRECT), with the fix: libaio is asynchronous only
@@ -46,4 +46,35 @@ pub(crate) fn psync_threads(p: &DataPoint, run: &RunSettings) -> Option<(String,
             ),
         },
     ))
+}
+
+impl RunPlan {
+    /// `--engine NAME`: every class takes this engine, whatever the spec asked; an engine that
+    /// cannot serve the run is an error of the spec as a whole.
+    pub fn force_engine(&mut self, engine: Engine) -> Result<(), rigel_spec::SpecError> {
+        if let Some((message, hint)) = engine_refusal(engine, self.run.direct) {
+            return Err(
+                rigel_spec::SpecError::whole(format!("--engine {engine}: {message}")).hint(hint),
+            );
+        }
+        for c in &mut self.classes {
+            c.engine = engine;
+        }
+        let search = self.search.iter_mut().map(|s| &mut s.template);
+        for p in self.points.iter_mut().chain(search) {
+            for c in &mut p.classes {
+                c.engine = engine;
+            }
+        }
+        let trials = self.search.as_ref().map(|s| s.point(1, s.high));
+        let points = self.points.iter().chain(trials.as_ref());
+        if let Some((_, b)) = points.into_iter().find_map(|p| psync_threads(p, &self.run)) {
+            let hint = b.hint.replace("engine = ", "--engine ");
+            return Err(
+                rigel_spec::SpecError::whole(format!("--engine {engine}: {}", b.message))
+                    .hint(hint),
+            );
+        }
+        Ok(())
+    }
 }

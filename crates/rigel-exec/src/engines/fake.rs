@@ -63,7 +63,14 @@ pub(crate) fn log() -> Vec<Event> {
     l
 }
 
+/// Logs a request or its completion under the policy's own tag (a slot's read or write without
+/// its `SLOT_RW` marker, as `SlotBufs::returned` hands it to the policy).
 fn note(tag: u64, kind: Kind, done: Option<i32>) {
+    let tag = if super::seam::is_slot_rw(tag) {
+        tag & !super::seam::SLOT_RW
+    } else {
+        tag
+    };
     LOG.lock().unwrap_or_else(|e| e.into_inner()).push(Event {
         at: monotonic_ns(),
         tag,
@@ -244,6 +251,11 @@ impl Live for &mut FakeEngine {
     fn consumed(&mut self) {}
 
     fn cancel(&mut self, tag: u64) {
+        // Its completion must not pass for a slot's read or write (`SlotBufs::returned`).
+        assert!(
+            !crate::engines::seam::is_slot_rw(tag),
+            "a cancel tagged as a slot's I/O"
+        );
         note(tag, Kind::Cancel, None);
         // Everything not yet done is withdrawn, as io_uring's cancel of any request does (a real
         // device's I/O would finish instead: either way each request completes once).

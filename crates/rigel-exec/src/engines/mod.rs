@@ -16,10 +16,11 @@ pub(crate) mod libaio;
 pub(crate) mod psync;
 mod ready;
 pub(crate) mod seam;
+pub(crate) mod slot_bufs;
 pub(crate) mod sys;
 
 pub use seam::RingMode;
-pub(crate) use seam::{Engine, Facts, Interval, Live, Op, Open, Opened, Rw};
+pub(crate) use seam::{Engine, Facts, Interval, Live, Open, Opened};
 
 /// Something to run on an engine chosen at run time (a worker's loop): [`visit`] calls
 /// `visit::<E>` with the engine's type, so the loop is compiled once per engine.

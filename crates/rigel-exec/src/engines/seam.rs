@@ -118,13 +118,40 @@ pub(crate) enum Op<'a> {
     Timer(&'a Interval),
 }
 
-/// One finished request.
+/// One finished request. Made only by the engines (its fields are theirs), so a completion the
+/// policy hands to `SlotBufs::returned` is a real one.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Completion {
     /// The tag the request was pushed with.
-    pub tag: u64,
+    pub(super) tag: u64,
     /// Bytes transferred, 0, or `-errno` (see the module's contract on results).
-    pub result: i32,
+    pub(super) result: i32,
+}
+
+impl Completion {
+    /// The tag the request was pushed with.
+    #[inline(always)]
+    pub(crate) fn tag(&self) -> u64 {
+        self.tag
+    }
+
+    /// Bytes transferred, 0, or `-errno`.
+    #[inline(always)]
+    pub(crate) fn result(&self) -> i32 {
+        self.result
+    }
+}
+
+/// The tags of a slot's read or write pushed by `SlotBufs::push_rw`: the slot's index with this
+/// marker (bits 63..60 = 0001), which no tag of the policy's has (its indexes are far below bit
+/// 60, its marked tags set bit 61 or 62, its tick and cancel all four). `SlotBufs::returned`
+/// takes it off.
+pub(crate) const SLOT_RW: u64 = 1 << 60;
+
+/// Whether `tag` is a slot's read or write (`SLOT_RW`).
+#[inline(always)]
+pub(crate) const fn is_slot_rw(tag: u64) -> bool {
+    tag >> 60 == 1
 }
 
 /// What a worker's engine is built for.
@@ -215,17 +242,33 @@ pub(crate) trait Live {
     /// [`Live::enter`] (an engine that cannot batch may start it at once). Queues without
     /// failing: a full queue is handed to the kernel first.
     ///
+    /// The policy does not call it: it pushes a slot's read or write through
+    /// `SlotBufs::push_rw`, a flush through [`Live::flush`] and a timer through [`Live::timer`].
+    ///
     /// # Safety
     /// A [`Rw`]'s buffer range must stay valid and untouched by the caller until the request's
     /// completion is reaped, and lie inside the registered buffer `buf_index` when buffers are
-    /// registered; a timer's [`Interval`] must outlive the request.
+    /// registered.
     unsafe fn push(&mut self, tag: u64, op: Op<'_>);
 
     /// Queues a flush of `target` ([`Op::Flush`]), which references no memory of the caller's.
+    /// Its tag may not be a slot read's or write's ([`SLOT_RW`]: its completion would hand the
+    /// slot's buffer back while the read or write may still be in flight).
     #[inline]
     fn flush(&mut self, tag: u64, target: u32, data_only: bool) {
+        assert!(!is_slot_rw(tag), "a flush tagged as a slot's read or write");
         // SAFETY: a flush carries no buffer and no interval: nothing the caller must keep alive.
         unsafe { self.push(tag, Op::Flush { target, data_only }) };
+    }
+
+    /// Queues a timer of `iv` ([`Op::Timer`]). Every engine copies the interval at the push (or,
+    /// io_uring, into a timespec of its own that lives until the kernel has read it), so `iv`
+    /// need not outlive the call. Its tag may not be a slot read's or write's, as for `flush`.
+    #[inline]
+    fn timer(&mut self, tag: u64, iv: &Interval) {
+        assert!(!is_slot_rw(tag), "a timer tagged as a slot's read or write");
+        // SAFETY: the engines copy a timer's interval (see above): nothing outlives the call.
+        unsafe { self.push(tag, Op::Timer(iv)) };
     }
 
     /// Hands every queued request to the kernel without waiting (errors surface at the next

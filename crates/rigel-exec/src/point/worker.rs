@@ -262,7 +262,11 @@ impl<E: Engine> Drop for Worker<'_, '_, E> {
             return;
         };
         engine.close();
-        let mut arena = st.arena;
+        // Nothing is lent after a drain that ended (every completion was returned); were it
+        // otherwise, the arena stays leaked.
+        let Some(mut arena) = st.bufs.into_arena() else {
+            return;
+        };
         arena.random &= !self.reads;
         self.reuse.give(arena);
     }

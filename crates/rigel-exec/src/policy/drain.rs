@@ -32,7 +32,8 @@ pub(crate) fn drain(
         }
         eng.ready();
         while let Some(c) = eng.next() {
-            match Tag::of(c.tag) {
+            let c = st.bufs.returned(c);
+            match Tag::of(c.tag()) {
                 Tag::Tick => arm_tick(eng),
                 Tag::Cancel => {}
                 Tag::Think(_) | Tag::Idle(_) => in_flight -= 1,
@@ -42,7 +43,7 @@ pub(crate) fn drain(
                 }
                 Tag::Io(i) => {
                     in_flight -= 1;
-                    st.verify_drained(i, c.result);
+                    st.verify_drained(i, c.result());
                 }
             }
         }

@@ -5,8 +5,8 @@
 use super::mix::NO_SIZE;
 use super::offsets::Stream;
 use super::slots::{NO_BUCKET, NO_STREAM, Replayed, State};
-use super::tag::Tag;
-use crate::engines::{Live, Op, Rw};
+use crate::engines::Live;
+use crate::engines::slot_bufs::SlotRw;
 
 /// Write buffers get a fresh random word every this many bytes before each write, so no two
 /// writes carry the same blocks (defeats deduplication without refilling whole buffers).
@@ -91,10 +91,9 @@ impl State<'_> {
         slot.scheduled_ns = now_ns;
         class.in_flight += 1;
         if slot.write {
-            // SAFETY: the slot's buffer is its own range of the arena (setup lays the slots out
-            // one after another), and no I/O uses it now: its previous one completed, the next
-            // is queued below, after the slice's last use.
-            let buf = unsafe { self.arena.slot_mut(slot.buf, slot.len as usize) };
+            // No I/O uses the slot's range now: its previous one completed, the next is queued
+            // below, after the slice's last use (`SlotBufs` checks it).
+            let buf = self.bufs.buf(i, slot.len as usize);
             if let Some(v) = verify {
                 v.stamp(buf, slot.buf, slot.class, (target, offset));
             } else if let Some(d) = &class.data {
@@ -112,26 +111,22 @@ impl State<'_> {
 
     /// Queues slot `i`'s current I/O (what remains of it after a short transfer).
     #[inline]
-    pub(crate) fn queue(&self, i: usize, eng: &mut impl Live) {
+    pub(crate) fn queue(&mut self, i: usize, eng: &mut impl Live) {
         let slot = &self.slots[i];
         let len = slot.len - slot.done;
         // RWF_DSYNC: the write completes once durable (FUA, or a flush after it).
         let dsync = self.classes[slot.class].dsync || slot.replayed == Replayed::DsyncWrite;
-        let rw = Rw {
+        let rw = SlotRw {
             target: slot.target,
             offset: slot.offset + slot.done as u64,
-            buf: self
-                .arena
-                .range(slot.buf + slot.done as usize, len as usize),
+            done: slot.done,
             len,
             buf_index: slot.buf_index,
             write: slot.write,
             dsync,
         };
-        // SAFETY: the buffer is this slot's range of the arena (`Arena::range` checked it), alive
-        // until the I/O completes (the worker drains every I/O before the arena is freed, or
-        // leaks it) and untouched meanwhile (the slot's next write data is written only after
-        // this I/O's completion); registered buffer `buf_index` holds the slot's whole range.
-        unsafe { eng.push(Tag::Io(i).user_data(), Op::Rw(rw)) };
+        // Lent to the engine until the completion comes back (`SlotBufs::returned`), which the
+        // loop reads as `Tag::Io(i)`.
+        self.bufs.push_rw(eng, i, rw);
     }
 }

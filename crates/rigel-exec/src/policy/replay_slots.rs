@@ -41,9 +41,9 @@ impl State<'_> {
         // Never above the slot's buffer (the class's size is the trace's largest request).
         slot.len = req.len;
         if slot.write {
-            // SAFETY: the slot's buffer is its own range of the arena, at least `len` bytes (the
-            // class's size is the largest request), and no I/O uses it now: the slot was free.
-            let buf = unsafe { self.arena.slot_mut(slot.buf, slot.len as usize) };
+            // The slot's range holds `len` bytes (the class's size is the largest request), and
+            // no I/O uses it now: the slot was free.
+            let buf = self.bufs.buf(i, slot.len as usize);
             // Fresh words in every 512 bytes: no two writes carry the same blocks.
             for chunk in buf.chunks_mut(SCRAMBLE_STRIDE) {
                 if let Some(word) = chunk.first_chunk_mut::<8>() {

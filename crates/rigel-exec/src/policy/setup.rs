@@ -10,6 +10,7 @@ use super::offsets::{SlotSpace, Stream};
 use super::skew::Skew;
 use super::slots::{NO_BUCKET, NO_STREAM, Replayed, Slot, State, WorkerClass};
 use crate::engines::arena::BUF_ALIGN;
+use crate::engines::slot_bufs::SlotBufs;
 use crate::engines::{Engine, Interval, Open, Opened};
 use crate::pacing::{Pacer, Schedule};
 use crate::reuse::Reuse;
@@ -177,12 +178,13 @@ pub(crate) fn setup<'a, E: Engine>(
     // first I/O.
     let writes = classes.iter().any(|c| c.read_percent < 100);
     let arena = reuse.arena(arena_bytes, spec.buffers, writes, &mut rng)?;
+    let bufs = SlotBufs::new(arena, slots.iter().map(|s| (s.buf, s.len)).collect());
     let buffers: Vec<(usize, usize)> = slots.iter().map(|s| (s.buf, s.len as usize)).collect();
     let Opened { engine, buf_index } = E::open(&Open {
         // One entry per slot, one for the timer request.
         entries: slots.len() as u32 + 1,
         fds: spec.fds,
-        arena: &arena,
+        arena: bufs.arena(),
         buffers: &buffers,
         options: &spec.options,
     })?;
@@ -200,7 +202,7 @@ pub(crate) fn setup<'a, E: Engine>(
             slots,
             streams,
             classes,
-            arena,
+            bufs,
             rng,
             budget: spec.options.ios.unwrap_or(u64::MAX),
             flushes: 0,

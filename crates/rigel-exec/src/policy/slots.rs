@@ -10,7 +10,7 @@ use super::offsets::{SlotSpace, Stream};
 use super::skew::Skew;
 use crate::LiveCounters;
 use crate::engines::Interval;
-use crate::engines::arena::Arena;
+use crate::engines::slot_bufs::SlotBufs;
 use crate::pacing::Pacer;
 use crate::verify::worker::WorkerVerify;
 use rigel_results::ClassRecorder;
@@ -84,7 +84,8 @@ pub(crate) struct State<'a> {
     pub(crate) slots: Vec<Slot>,
     pub(crate) streams: Vec<Stream>,
     pub(crate) classes: Vec<WorkerClass<'a>>,
-    pub(crate) arena: Arena,
+    /// The slots' buffers and their loans to the engine.
+    pub(crate) bufs: SlotBufs,
     pub(crate) rng: fastrand::Rng,
     /// I/Os this worker may still issue (`ExecOptions::ios`; unbounded without one).
     pub(crate) budget: u64,

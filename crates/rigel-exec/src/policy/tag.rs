@@ -2,7 +2,7 @@
 //! slot's index), a slot's think wait, a class's idle between bursts, the timer that bounds every
 //! wait, or the cancel sent when a point ends. One encoding, so no two kinds can collide.
 
-use crate::engines::{Interval, Live, Op};
+use crate::engines::{Interval, Live};
 
 /// Bit 62 marks a think wait (with the slot's index below it).
 const THINK: u64 = 1 << 62;
@@ -62,9 +62,7 @@ impl Tag {
 /// request (the borrow says no less: it lasts as long as the state's).
 #[inline]
 pub(crate) fn push_timer(eng: &mut impl Live, iv: &Interval, tag: Tag) {
-    // SAFETY: a timer references only `iv`, which lives in the worker's state (or is a static)
-    // until the loop and the drain end, after the request's completion or the engine's close.
-    unsafe { eng.push(tag.user_data(), Op::Timer(iv)) };
+    eng.timer(tag.user_data(), iv);
 }
 
 #[cfg(test)]

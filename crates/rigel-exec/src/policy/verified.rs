@@ -16,10 +16,9 @@ impl State<'_> {
         if !v.tracks(slot.class, slot.write) {
             return false;
         }
-        // SAFETY: the slot's I/O completed (its completion was reaped), so the kernel no longer
-        // uses the slot's range of the arena, and its next I/O is queued only after this slice's
-        // last use.
-        let data = unsafe { self.arena.slot_mut(slot.buf, slot.len as usize) };
+        // The slot's I/O completed (its completion was reaped and its range returned), and its
+        // next I/O is queued only after this slice's last use.
+        let data = self.bufs.buf(i, slot.len as usize);
         let at = (slot.target as usize, slot.offset);
         v.complete(data, slot.buf, slot.class, at, slot.write);
         if slot.write && self.classes[slot.class].flush.is_some() {

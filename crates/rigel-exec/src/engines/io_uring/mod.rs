@@ -26,6 +26,12 @@ pub(crate) struct IoUringEngine {
     entering: Entering,
     /// The ring's descriptor was registered for the loop's entries.
     ring_fd: bool,
+    /// The timers' timespecs, one per submission queue entry, used in turn: the kernel reads a
+    /// timeout's timespec when it consumes the entry (IORING_FEAT_SUBMIT_STABLE), and no more
+    /// entries than the queue holds are ever unconsumed, so none is reused before it was read.
+    /// The policy's `Interval` then need not outlive its push.
+    timespecs: Box<[types::Timespec]>,
+    next_timespec: usize,
 }
 
 impl Engine for IoUringEngine {
@@ -35,6 +41,14 @@ impl Engine for IoUringEngine {
 
     fn open(open: &Open<'_>) -> io::Result<Opened<Self>> {
         let (ring, mode) = build_ring(open.entries)?;
+        if !ring.params().is_feature_submit_stable() {
+            // Linux 5.5+: the timers' timespecs (`timespecs`) rely on it.
+            return Err(io::Error::other(
+                "this kernel's io_uring reads a request's data after its submission \
+                 (no IORING_FEAT_SUBMIT_STABLE, Linux < 5.5): use engine = \"libaio\" or \"psync\"",
+            ));
+        }
+        let timespecs = vec![types::Timespec::new(); ring.params().sq_entries() as usize];
         let buf_index = open
             .options
             .register_buffers
@@ -50,6 +64,8 @@ impl Engine for IoUringEngine {
                 fixed_files,
                 entering: Entering::new(),
                 ring_fd: false,
+                timespecs: timespecs.into_boxed_slice(),
+                next_timespec: 0,
             },
             buf_index: buf_index.unwrap_or_default(),
         })
@@ -72,6 +88,8 @@ impl Engine for IoUringEngine {
             fixed_buffers: self.fixed_buffers,
             fixed_files: self.fixed_files,
             entering: &mut self.entering,
+            timespecs: &mut self.timespecs,
+            next_timespec: &mut self.next_timespec,
         }
     }
 
@@ -124,6 +142,8 @@ pub(crate) struct IoUringLive<'r> {
     fixed_buffers: bool,
     fixed_files: bool,
     entering: &'r mut Entering,
+    timespecs: &'r mut [types::Timespec],
+    next_timespec: &'r mut usize,
 }
 
 impl IoUringLive<'_> {
@@ -193,13 +213,18 @@ impl Live for IoUringLive<'_> {
         let entry = match op {
             Op::Rw(rw) => self.rw(&rw),
             Op::Flush { target, data_only } => self.fsync(target, data_only),
-            Op::Timer(t) => opcode::Timeout::new(t.timespec()).build(),
+            Op::Timer(t) => {
+                let k = *self.next_timespec % self.timespecs.len();
+                *self.next_timespec = self.next_timespec.wrapping_add(1);
+                self.timespecs[k] = *t.timespec();
+                opcode::Timeout::new(&self.timespecs[k]).build()
+            }
         }
         .user_data(tag);
         // SAFETY: the caller keeps a read or write's buffer range alive and untouched until its
         // completion, inside registered buffer `buf_index` when buffers are registered
-        // (setup::register_buffers registered every slot's range), and a timer's timespec alive
-        // until the request is submitted (the kernel copies it then); the fd or fixed index
+        // (setup::register_buffers registered every slot's range), and a timer's timespec is the
+        // engine's own, alive until the kernel consumed the entry (see `timespecs`); the fd or fixed index
         // refers to a target that outlives the point.
         unsafe { push_or_submit(&mut self.sq, &self.submitter, &entry) };
     }
@@ -243,6 +268,11 @@ impl Live for IoUringLive<'_> {
     }
 
     fn cancel(&mut self, tag: u64) {
+        // Its completion must not pass for a slot's read or write (`SlotBufs::returned`).
+        assert!(
+            !crate::engines::seam::is_slot_rw(tag),
+            "a cancel tagged as a slot's I/O"
+        );
         // Ask the kernel to cancel what it can (I/O waiting in io-wq or on a file that may never
         // be ready); I/O already at the device completes normally. Needs 5.19; older kernels
         // answer with an error CQE and the drain simply waits.

@@ -157,6 +157,11 @@ impl Live for PsyncLive<'_> {
     fn consumed(&mut self) {}
 
     fn cancel(&mut self, tag: u64) {
+        // Its completion must not pass for a slot's read or write (`SlotBufs::returned`).
+        assert!(
+            !crate::engines::seam::is_slot_rw(tag),
+            "a cancel tagged as a slot's I/O"
+        );
         let e = &mut *self.e;
         e.ready.cancel(tag, ());
     }

@@ -248,8 +248,9 @@ impl<L: Live> Turns<'_, '_, '_, L> {
         };
         let mut failed = false;
         while let Some(done) = self.eng.next() {
+            let done = self.st.bufs.returned(done);
             left -= 1;
-            let (i, reaped) = match Tag::of(done.tag) {
+            let (i, reaped) = match Tag::of(done.tag()) {
                 Tag::Tick => (0, self.tick(now, &mut failed)),
                 // Sent only by the drain, after this loop has ended.
                 Tag::Cancel => {
@@ -267,7 +268,7 @@ impl<L: Live> Turns<'_, '_, '_, L> {
                     self.in_flight = self.in_flight + queued - 1;
                     (c, Reaped::Tick)
                 }
-                Tag::Io(i) => (i, self.take(i, done.result, now, &mut failed)),
+                Tag::Io(i) => (i, self.take(i, done.result(), now, &mut failed)),
             };
             match reaped {
                 Reaped::Done => self.replace(i, &batch, left > 0),
