@@ -455,6 +455,7 @@ const FORMAT_ARGS: [FormatArg; rigel_report::Format::CHOICES.len()] = {
         FormatArg(c[4]),
         FormatArg(c[5]),
         FormatArg(c[6]),
+        FormatArg(c[7]),
     ]
 };
 

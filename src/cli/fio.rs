@@ -94,7 +94,8 @@ pub fn main(args: &[OsString]) -> i32 {
             return exit::BAD_SPEC;
         }
     };
-    super::style::init(a.quiet, ColorChoice::Auto);
+    // fio's JSON on stdout is a document: nothing else may go there.
+    super::style::init(a.quiet || (a.json && a.output.is_none()), ColorChoice::Auto);
     if a.help {
         outln!("{}", HELP.trim_end());
         return exit::OK;
@@ -130,7 +131,8 @@ pub fn main(args: &[OsString]) -> i32 {
         PathBuf::from("runs").join(format!("{}-{stamp}", plan.name))
     });
     let provenance = specs::provenance(&loaded);
-    let mut job = Job::fresh(dir, loaded.resolved_toml, plan, runner::now()).with_provenance(provenance);
+    let mut job =
+        Job::fresh(dir, loaded.resolved_toml, plan, runner::now()).with_provenance(provenance);
     if a.out.is_none() {
         job = job.with_unique_dir();
     }

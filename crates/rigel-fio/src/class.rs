@@ -79,11 +79,7 @@ pub fn size_text(bytes: u64) -> String {
 
 /// A duration as the spec writes it, from nanoseconds.
 pub fn duration_text(ns: u64) -> String {
-    for (unit, name) in [
-        (1_000_000_000u64, "s"),
-        (1_000_000, "ms"),
-        (1_000, "us"),
-    ] {
+    for (unit, name) in [(1_000_000_000u64, "s"), (1_000_000, "ms"), (1_000, "us")] {
         if ns >= unit && ns % unit == 0 {
             return format!("{}{name}", ns / unit);
         }
@@ -178,10 +174,13 @@ pub fn translate(job: &Job, name: String) -> Result<Class, FioError> {
     } else {
         default("read", "rw=read")
     };
-    keys.push(("access", Value {
-        text: access.to_owned(),
-        from: mix.from.clone(),
-    }));
+    keys.push((
+        "access",
+        Value {
+            text: access.to_owned(),
+            from: mix.from.clone(),
+        },
+    ));
     keys.push(("mix", mix));
 
     // Sizes.
@@ -206,10 +205,25 @@ pub fn translate(job: &Job, name: String) -> Result<Class, FioError> {
             ));
         }
     };
-    keys.push(("engine", match engine_setting {
-        Some(s) => value(engine, &[s]),
-        None => default(engine, "ioengine=psync"),
-    }));
+    let direct = match (c.get("direct"), c.get("buffered")) {
+        (Some(_), _) => job.flag("direct")?,
+        (None, Some(_)) => !job.flag("buffered")?,
+        (None, None) => false,
+    };
+    if engine == "libaio" && !direct {
+        let s = engine_setting.expect("libaio is written");
+        return Err(bad_value(
+            s,
+            "libaio with buffered I/O (direct=0, fio's default) blocks in io_submit, so rigel refuses it: add direct=1 (--set direct=1), or use ioengine=psync for buffered I/O",
+        ));
+    }
+    keys.push((
+        "engine",
+        match engine_setting {
+            Some(s) => value(engine, &[s]),
+            None => default(engine, "ioengine=psync"),
+        },
+    ));
     let (iodepth, depth_from) = match c.int("iodepth")? {
         Some((0, s)) => return Err(bad_value(s, "iodepth is at least 1")),
         Some((d, s)) => (d, vec![s]),
@@ -244,7 +258,10 @@ pub fn translate(job: &Job, name: String) -> Result<Class, FioError> {
         let ns = units::time_ns(c.text(s), 1_000).map_err(|why| bad_value(s, &why))?;
         if ns > 0 {
             if keys.iter().any(|(k, _)| *k == "rate") {
-                return Err(bad_value(s, "rigel's rates are open loop: a think time applies to closed-loop jobs only"));
+                return Err(bad_value(
+                    s,
+                    "rigel's rates are open loop: a think time applies to closed-loop jobs only",
+                ));
             }
             keys.push(("think", value(duration_text(ns), &[s])));
         }
@@ -255,21 +272,37 @@ pub fn translate(job: &Job, name: String) -> Result<Class, FioError> {
             notes.push(format!("job {}: rigel draws random offsets with replacement, as fio's norandommap (fio's random map visits each block once per pass)", job.name));
         }
     } else if let Some(s) = c.get("random_distribution") {
-        notes.push(format!("{}: random_distribution has no effect on a sequential job (as in fio)", s.at));
+        notes.push(format!(
+            "{}: random_distribution has no effect on a sequential job (as in fio)",
+            s.at
+        ));
     }
     durability(&c, &mut keys, writes, &mut notes)?;
     data(&c, &mut keys, writes)?;
     if let Some(s) = c.get("verify") {
         match c.text(s).trim() {
             "0" | "null" | "none" | "" => {}
-            "pattern" => return Err(bad_value(s, "rigel's verify writes its own headers and checksums: use verify=crc32c (any checksum)")),
-            _ if !writes => return Err(bad_value(s, "rigel verifies the blocks its run writes: a read-only job has none (use rw=randrw or a write job before it in the same group)")),
+            "pattern" => {
+                return Err(bad_value(
+                    s,
+                    "rigel's verify writes its own headers and checksums: use verify=crc32c (any checksum)",
+                ));
+            }
+            _ if !writes => {
+                return Err(bad_value(
+                    s,
+                    "rigel verifies the blocks its run writes: a read-only job has none (use rw=randrw or a write job before it in the same group)",
+                ));
+            }
             _ => keys.push(("verify", value("after", &[s]))),
         }
     }
     if let Some(s) = c.get("zonemode") {
         if c.text(s).trim() != "none" {
-            return Err(bad_value(s, "rigel does not drive zoned devices: zonemode=none only"));
+            return Err(bad_value(
+                s,
+                "rigel does not drive zoned devices: zonemode=none only",
+            ));
         }
     }
 
@@ -302,7 +335,11 @@ fn block_sizes(c: &Ctx, reads: bool, writes: bool) -> Result<(Value, u64), FioEr
         let text = c.text(s);
         let parts: Vec<&str> = text.split(',').map(str::trim).collect();
         let read = parts[0];
-        let write = parts.get(1).copied().filter(|w| !w.is_empty()).unwrap_or(read);
+        let write = parts
+            .get(1)
+            .copied()
+            .filter(|w| !w.is_empty())
+            .unwrap_or(read);
         let used: Vec<&str> = [(reads, read), (writes, write)]
             .iter()
             .filter(|(u, v)| *u && !v.is_empty())
@@ -311,13 +348,19 @@ fn block_sizes(c: &Ctx, reads: bool, writes: bool) -> Result<(Value, u64), FioEr
         match used.as_slice() {
             [one] => Ok((*one).to_owned()),
             [r, w] if r == w => Ok((*r).to_owned()),
-            [_, _] => Err(bad_value(s, "rigel gives a job one size mix for reads and writes: make them equal, or give reads and writes a job each")),
+            [_, _] => Err(bad_value(
+                s,
+                "rigel gives a job one size mix for reads and writes: make them equal, or give reads and writes a job each",
+            )),
             _ => Ok(read.to_owned()),
         }
     };
     let checked = |s: &Setting, b: u64| -> Result<u64, FioError> {
         if b == 0 || b % 512 != 0 {
-            return Err(bad_value(s, "rigel's I/O sizes are whole multiples of 512 bytes"));
+            return Err(bad_value(
+                s,
+                "rigel's I/O sizes are whole multiples of 512 bytes",
+            ));
         }
         Ok(b)
     };
@@ -335,16 +378,29 @@ fn block_sizes(c: &Ctx, reads: bool, writes: bool) -> Result<(Value, u64), FioEr
         // fio draws a size between the two, rounded down to a multiple of the smaller.
         let count = hi / lo - 1 + 1;
         if count > 64 {
-            return Err(bad_value(s, &format!("{count} sizes from {} to {} in steps of the smaller: rigel mixes at most 64 sizes; use bssplit", size_text(lo), size_text(hi))));
+            return Err(bad_value(
+                s,
+                &format!(
+                    "{count} sizes from {} to {} in steps of the smaller: rigel mixes at most 64 sizes; use bssplit",
+                    size_text(lo),
+                    size_text(hi)
+                ),
+            ));
         }
-        let text = format!("{}..={} step {}", size_text(lo), size_text(hi / lo * lo), size_text(lo));
+        let text = format!(
+            "{}..={} step {}",
+            size_text(lo),
+            size_text(hi / lo * lo),
+            size_text(lo)
+        );
         return Ok((value(text, &[s]), lo));
     }
     match c.get("bs") {
         Some(s) => {
             let text = pick(s)?;
             if text.contains('-') || text.contains(':') {
-                let (lo, hi) = units::size_range(&text, c.base).map_err(|why| bad_value(s, &why))?;
+                let (lo, hi) =
+                    units::size_range(&text, c.base).map_err(|why| bad_value(s, &why))?;
                 if lo != hi {
                     return Err(bad_value(s, "a range of sizes is bsrange="));
                 }
@@ -385,7 +441,11 @@ fn bssplit(c: &Ctx, s: &Setting, text: &str) -> Result<(String, u64), FioError> 
             Some(p) => *p,
             None => {
                 blank_seen += 1;
-                let share = if blank_seen == blanks { left } else { (10_000 - given) / blanks };
+                let share = if blank_seen == blanks {
+                    left
+                } else {
+                    (10_000 - given) / blanks
+                };
                 left -= share;
                 share
             }
@@ -394,7 +454,12 @@ fn bssplit(c: &Ctx, s: &Setting, text: &str) -> Result<(String, u64), FioError> 
             continue;
         }
         min = min.min(*size);
-        out.push(format!("{}:{}.{:02}%", size_text(*size), share / 100, share % 100));
+        out.push(format!(
+            "{}:{}.{:02}%",
+            size_text(*size),
+            share / 100,
+            share % 100
+        ));
     }
     if out.is_empty() {
         return Err(bad_value(s, "no size with a share above 0"));
@@ -412,12 +477,23 @@ fn pacing(
 ) -> Result<(), FioError> {
     let _ = smallest;
     let one = |s: &Setting| -> Result<String, FioError> {
-        let parts: Vec<&str> = c.text(s).split(',').map(str::trim).filter(|p| !p.is_empty()).collect();
+        let parts: Vec<&str> = c
+            .text(s)
+            .split(',')
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+            .collect();
         match parts.as_slice() {
             [one] if !mixed => Ok((*one).to_owned()),
             [r, w] if r == w && !mixed => Ok((*r).to_owned()),
-            _ if mixed => Err(bad_value(s, "fio paces reads and writes apart, rigel a class as a whole: give a mixed job no rate, or give reads and writes a job each")),
-            _ => Err(bad_value(s, "one rate per job: give the direction the job does")),
+            _ if mixed => Err(bad_value(
+                s,
+                "fio paces reads and writes apart, rigel a class as a whole: give a mixed job no rate, or give reads and writes a job each",
+            )),
+            _ => Err(bad_value(
+                s,
+                "one rate per job: give the direction the job does",
+            )),
         }
     };
     let rate = if let Some(s) = c.get("rate_iops") {
@@ -454,28 +530,42 @@ fn distribution(c: &Ctx, keys: &mut Vec<(&'static str, Value)>) -> Result<(), Fi
     let d = match kind {
         "random" => return Ok(()),
         "zipf" | "pareto" if arg.contains(',') => {
-            return Err(bad_value(s, "rigel's distributions have no centre: give the parameter alone"));
+            return Err(bad_value(
+                s,
+                "rigel's distributions have no centre: give the parameter alone",
+            ));
         }
         "zipf" => format!("zipf:{arg}"),
         "pareto" => format!("pareto:{arg}"),
         "normal" | "gauss" if arg.contains(',') => {
-            return Err(bad_value(s, "rigel's normal distribution is centred on the region: give σ alone"));
+            return Err(bad_value(
+                s,
+                "rigel's normal distribution is centred on the region: give σ alone",
+            ));
         }
         "normal" | "gauss" => format!("normal:{arg}%"),
         "zoned" if !arg.contains(',') => {
-            let bands: Result<Vec<String>, FioError> = arg
+            let bands: Result<Vec<Option<String>>, FioError> = arg
                 .split(':')
                 .map(|b| {
                     let (io, region) = b
                         .split_once('/')
                         .ok_or_else(|| bad_value(s, "zoned bands are IO%/REGION%"))?;
-                    Ok(format!("{}%/{}%", io.trim(), region.trim()))
+                    // `20/` (no region) is what the others leave: rigel gives the rest that by itself.
+                    Ok((!region.trim().is_empty())
+                        .then(|| format!("{}%/{}%", io.trim(), region.trim())))
                 })
                 .collect();
-            format!("hot:{}", bands?.join(", "))
+            format!(
+                "hot:{}",
+                bands?.into_iter().flatten().collect::<Vec<_>>().join(", ")
+            )
         }
         _ => {
-            return Err(bad_value(s, "rigel draws random, zipf:θ, pareto:h, normal:σ and zoned:IO/REGION:… (one set for reads and writes)"));
+            return Err(bad_value(
+                s,
+                "rigel draws random, zipf:θ, pareto:h, normal:σ and zoned:IO/REGION:… (one set for reads and writes)",
+            ));
         }
     };
     keys.push(("distribution", value(d, &[s])));
@@ -506,38 +596,63 @@ fn durability(
     match found.as_slice() {
         [] => Ok(()),
         [(s, _)] if !writes => {
-            notes.push(format!("{}: {} has no effect on a job that does not write (as in fio)", s.at, s.name));
+            notes.push(format!(
+                "{}: {} has no effect on a job that does not write (as in fio)",
+                s.at, s.name
+            ));
             Ok(())
         }
         [(s, d)] => {
             keys.push(("durability", value(d.clone(), &[*s])));
             Ok(())
         }
-        [_, (s, _), ..] => Err(bad_value(s, "rigel makes a job's writes durable one way: give one of fsync, fdatasync and sync")),
+        [_, (s, _), ..] => Err(bad_value(
+            s,
+            "rigel makes a job's writes durable one way: give one of fsync, fdatasync and sync",
+        )),
     }
 }
 
 /// `buffer_compress_percentage=P` and `dedupe_percentage=P` as ratios 100 : (100 − P).
 fn data(c: &Ctx, keys: &mut Vec<(&'static str, Value)>, writes: bool) -> Result<(), FioError> {
-    for (name, key) in [("buffer_compress_percentage", "compress"), ("dedupe_percentage", "dedupe")] {
+    for (name, key) in [
+        ("buffer_compress_percentage", "compress"),
+        ("dedupe_percentage", "dedupe"),
+    ] {
         let Some((p, s)) = c.int(name)? else { continue };
         if p == 0 {
             continue;
         }
         if p >= 100 {
-            return Err(bad_value(s, "rigel's ratios go up to 100:1: give at most 99"));
+            return Err(bad_value(
+                s,
+                "rigel's ratios go up to 100:1: give at most 99",
+            ));
         }
         if !writes {
-            return Err(bad_value(s, "shapes what a job writes: this job does not write"));
+            return Err(bad_value(
+                s,
+                "shapes what a job writes: this job does not write",
+            ));
         }
         let hundredths = (10_000 * 100 + (100 - p) * 50) / (100 - p) / 100;
-        keys.push((key, value(format!("{}.{:02}:1", hundredths / 100, hundredths % 100), &[s])));
+        keys.push((
+            key,
+            value(
+                format!("{}.{:02}:1", hundredths / 100, hundredths % 100),
+                &[s],
+            ),
+        ));
     }
     Ok(())
 }
 
 /// The files a job addresses and the part of them it uses (fio's size and offset).
-fn placement(c: &Ctx, job_name: &str, numjobs: u64) -> Result<(Vec<File>, Option<Value>), FioError> {
+fn placement(
+    c: &Ctx,
+    job_name: &str,
+    numjobs: u64,
+) -> Result<(Vec<File>, Option<Value>), FioError> {
     let nrfiles = match c.int("nrfiles")? {
         Some((0, s)) => return Err(bad_value(s, "nrfiles is at least 1")),
         Some((n, _)) => n,
@@ -545,7 +660,10 @@ fn placement(c: &Ctx, job_name: &str, numjobs: u64) -> Result<(Vec<File>, Option
     };
     let size_s = c.get("size");
     let size = match size_s {
-        Some(s) => Some((units::extent(c.text(s), c.base).map_err(|why| bad_value(s, &why))?, s)),
+        Some(s) => Some((
+            units::extent(c.text(s), c.base).map_err(|why| bad_value(s, &why))?,
+            s,
+        )),
         None => None,
     };
     let offset_s = c.get("offset");
@@ -603,13 +721,20 @@ fn placement(c: &Ctx, job_name: &str, numjobs: u64) -> Result<(Vec<File>, Option
         Extent::Percent(p) => Some(format!("{p}%")),
     };
     let end = match (size, offset) {
-        (Some((Extent::Bytes(b), _)), Extent::Bytes(o)) if any_existing || o > 0 => Some(size_text(o + b)),
+        (Some((Extent::Bytes(b), _)), Extent::Bytes(o)) if any_existing || o > 0 => {
+            Some(size_text(o + b))
+        }
         (Some((Extent::Bytes(_), _)), _) => None,
-        (Some((Extent::Percent(p), _)), Extent::Percent(o)) => Some(format!("{}%", (p + o).min(100.0))),
+        (Some((Extent::Percent(p), _)), Extent::Percent(o)) => {
+            Some(format!("{}%", (p + o).min(100.0)))
+        }
         (Some((Extent::Percent(p), _)), Extent::Bytes(0)) => Some(format!("{p}%")),
         (Some((s, st)), _) => {
             let _ = s;
-            return Err(bad_value(st, "give size and offset both in bytes or both in percent"));
+            return Err(bad_value(
+                st,
+                "give size and offset both in bytes or both in percent",
+            ));
         }
         (None, _) => None,
     };
@@ -619,7 +744,11 @@ fn placement(c: &Ctx, job_name: &str, numjobs: u64) -> Result<(Vec<File>, Option
     let region = match (start, end) {
         (None, None) => None,
         (s, e) => Some(value(
-            format!("{}..{}", s.unwrap_or_else(|| "0".to_owned()), e.unwrap_or_else(|| "100%".to_owned())),
+            format!(
+                "{}..{}",
+                s.unwrap_or_else(|| "0".to_owned()),
+                e.unwrap_or_else(|| "100%".to_owned())
+            ),
             &from_settings,
         )),
     };
@@ -640,7 +769,10 @@ fn split_files(text: &str) -> Vec<String> {
             ch => out.last_mut().expect("one").push(ch),
         }
     }
-    out.into_iter().map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()).collect()
+    out.into_iter()
+        .map(|s| s.trim().to_owned())
+        .filter(|s| !s.is_empty())
+        .collect()
 }
 
 /// The job's run-wide values: duration, warm-up, direct, seed.
@@ -656,7 +788,10 @@ fn run_values(c: &Ctx, job: &Job) -> Result<Vec<(&'static str, Value)>, FioError
         None => {
             return Err(FioError::Syntax {
                 at: job.at.clone(),
-                why: format!("job {} has no runtime: rigel's points are timed; give runtime= (and time_based) in the job or [global], or --runtime=SECONDS on the command line", job.name),
+                why: format!(
+                    "job {} has no runtime: rigel's points are timed; give runtime= (and time_based) in the job or [global], or --runtime=SECONDS on the command line",
+                    job.name
+                ),
             });
         }
     }

@@ -40,7 +40,7 @@ pub enum FioError {
         hint: String,
     },
 
-    #[error("{at}: `{option}` is not a fio option{}", hint.as_ref().map_or(String::new(), |h| format!("; {h}")))]
+    #[error("{at}: fio option `{option}` is not one rigel knows{}", hint.as_ref().map_or(String::new(), |h| format!("; {h}")))]
     Unknown {
         at: Loc,
         option: String,
@@ -68,7 +68,9 @@ pub enum FioError {
         source: rigel_fs::FsError,
     },
 
-    #[error("no job to run: give a job file, or --name=NAME with its options (`rigel fio --name=r --rw=randread --filename=/dev/sdb --runtime=30`)")]
+    #[error(
+        "no job to run: give a job file, or --name=NAME with its options (`rigel fio --name=r --rw=randread --filename=/dev/sdb --runtime=30`)"
+    )]
     NoJobs,
 
     /// What the translation made did not load back: rigel's own fault.

@@ -62,7 +62,7 @@ fn read_into(
             file: file.clone(),
             line: i + 1,
         };
-        let line = raw.trim();
+        let line = strip_comment(raw).trim();
         if line.is_empty() || line.starts_with(';') || line.starts_with('#') {
             continue;
         }
@@ -105,6 +105,19 @@ fn read_into(
         section.settings.push(setting(line, env, at)?);
     }
     Ok(())
+}
+
+/// A line without its trailing comment: `;` or `#` after a blank (fio's own rule: a `#` inside a
+/// value, as in a path, stays).
+fn strip_comment(line: &str) -> &str {
+    let mut prev_blank = true;
+    for (i, ch) in line.char_indices() {
+        if (ch == ';' || ch == '#') && prev_blank {
+            return &line[..i];
+        }
+        prev_blank = ch.is_whitespace();
+    }
+    line
 }
 
 /// An include names a file relative to the including file's folder (fio 3.x), unless absolute.
@@ -151,7 +164,9 @@ fn expand(value: &str, env: &Env, at: &Loc, option: &str) -> Result<String, FioE
                     at,
                     option,
                     value,
-                    &format!("the environment variable {var} is not set: export it, or write the value"),
+                    &format!(
+                        "the environment variable {var} is not set: export it, or write the value"
+                    ),
                 ));
             };
             out.push_str(&v);
@@ -170,7 +185,9 @@ fn expand(value: &str, env: &Env, at: &Loc, option: &str) -> Result<String, FioE
                     at,
                     option,
                     value,
-                    &format!("`${word}` is not expanded by rigel (it knows ${{ENV}}, $ncpus and $pagesize): write the value"),
+                    &format!(
+                        "`${word}` is not expanded by rigel (it knows ${{ENV}}, $ncpus and $pagesize): write the value"
+                    ),
                 ));
             }
         }
@@ -255,7 +272,7 @@ mod tests {
         let job = dir.join("a.fio");
         std::fs::write(
             &job,
-            "; comment\n[global]\nfilename=${DEV}\nnumjobs=$ncpus\n\n[r]\ntime_based\ninclude inc.fio\n",
+            "; comment\n[global]\nfilename=${DEV}\nnumjobs=$ncpus\t; per CPU\n\n[r]\ntime_based\ninclude inc.fio\n",
         )
         .expect("write");
         let s = read(&job, &env()).expect("parses");
@@ -279,10 +296,16 @@ mod tests {
 
     #[test]
     fn command_line_jobs() {
-        let args: Vec<String> = ["--direct=1", "--name=a", "--rw=read", "--name=b", "--time_based"]
-            .iter()
-            .map(|s| (*s).to_owned())
-            .collect();
+        let args: Vec<String> = [
+            "--direct=1",
+            "--name=a",
+            "--rw=read",
+            "--name=b",
+            "--time_based",
+        ]
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect();
         let s = command_line(&args, &env()).expect("parses");
         assert_eq!(s.len(), 3);
         assert!(s[0].is_global());

@@ -143,9 +143,18 @@ mod tests {
             section("c", &[], 10),
         ];
         let jobs = resolve(&s, &[]).expect("resolves");
-        assert_eq!(jobs[0].get("bs").and_then(|s| s.value.as_deref()), Some("4k"));
-        assert_eq!(jobs[1].get("bs").and_then(|s| s.value.as_deref()), Some("16k"));
-        assert_eq!(jobs[2].get("bs").and_then(|s| s.value.as_deref()), Some("8k"));
+        assert_eq!(
+            jobs[0].get("bs").and_then(|s| s.value.as_deref()),
+            Some("4k")
+        );
+        assert_eq!(
+            jobs[1].get("bs").and_then(|s| s.value.as_deref()),
+            Some("16k")
+        );
+        assert_eq!(
+            jobs[2].get("bs").and_then(|s| s.value.as_deref()),
+            Some("8k")
+        );
         assert_eq!(
             jobs.iter().map(|j| j.group).collect::<Vec<_>>(),
             vec![0, 1, 1]

@@ -95,7 +95,13 @@ pub fn translate(
 fn unique_name(job: &str, taken: &[class::Class]) -> String {
     let mut base: String = job
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     if base.is_empty() || !base.starts_with(|c: char| c.is_ascii_alphabetic()) {
         base = format!("job_{base}");
@@ -111,14 +117,19 @@ fn unique_name(job: &str, taken: &[class::Class]) -> String {
 
 /// The first job file's stem, else the first job's name: one path component.
 fn spec_name(input: &Input, first_job: &str) -> String {
-    let raw = input
-        .files
-        .first()
-        .and_then(|f| f.file_stem())
-        .map_or_else(|| first_job.to_owned(), |s| s.to_string_lossy().into_owned());
+    let raw = input.files.first().and_then(|f| f.file_stem()).map_or_else(
+        || first_job.to_owned(),
+        |s| s.to_string_lossy().into_owned(),
+    );
     let clean: String = raw
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     match clean.as_str() {
         "" | "." | ".." => "fio".to_owned(),

@@ -15,7 +15,9 @@ const MAX_WORKERS: u64 = 256;
 pub fn build(name: &str, title: &str, classes: &[Class], at: &Loc) -> Result<String, FioError> {
     let mut d = SpecDoc::default();
     d.comment(&format!("rigel's equivalent of `fio {title}`."));
-    d.comment("Each value's comment names the fio options it came from (docs/fio.md has the rules).");
+    d.comment(
+        "Each value's comment names the fio options it came from (docs/fio.md has the rules).",
+    );
     d.table(&["spec"]);
     d.set("name", name, None);
     d.set("description", format!("fio {title}"), None);
@@ -39,10 +41,18 @@ pub fn build(name: &str, title: &str, classes: &[Class], at: &Loc) -> Result<Str
         d.set("name", format!("f{i}"), None);
         d.set("path", *path, Some("filename / directory"));
         if let Some(s) = size {
-            d.set("size", crate::class::size_text(*s), Some("size: created at this size when missing, as fio does"));
+            d.set(
+                "size",
+                crate::class::size_text(*s),
+                Some("size: created at this size when missing, as fio does"),
+            );
         }
         if *written {
-            d.set("destructive", true, Some("a job writes it (the command line must consent too)"));
+            d.set(
+                "destructive",
+                true,
+                Some("a job writes it (the command line must consent too)"),
+            );
         }
     }
 
@@ -61,11 +71,21 @@ pub fn build(name: &str, title: &str, classes: &[Class], at: &Loc) -> Result<Str
     }
     let groups = classes.iter().map(|c| c.group).max().unwrap_or(0) + 1;
     let workers = (0..groups)
-        .map(|g| classes.iter().filter(|c| c.group == g).map(|c| c.numjobs).sum::<u64>())
+        .map(|g| {
+            classes
+                .iter()
+                .filter(|c| c.group == g)
+                .map(|c| c.numjobs)
+                .sum::<u64>()
+        })
         .max()
         .unwrap_or(1)
         .clamp(1, MAX_WORKERS);
-    d.set("workers", workers as i64, Some("numjobs: fio's processes, summed over the jobs that run together"));
+    d.set(
+        "workers",
+        workers as i64,
+        Some("numjobs: fio's processes, summed over the jobs that run together"),
+    );
 
     for c in classes {
         d.table(&["class", &c.name]);
@@ -75,8 +95,14 @@ pub fn build(name: &str, title: &str, classes: &[Class], at: &Loc) -> Result<Str
         if let Some(r) = &c.region {
             d.set("region", r.text.as_str(), Some(&r.from));
         }
-        let mine: Vec<String> = c.files.iter().map(|f| format!("f{}", index(&f.path))).collect();
-        if mine.len() != targets.len() || mine.iter().enumerate().any(|(i, t)| *t != format!("f{i}")) {
+        let mine: Vec<String> = c
+            .files
+            .iter()
+            .map(|f| format!("f{}", index(&f.path)))
+            .collect();
+        if mine.len() != targets.len()
+            || mine.iter().enumerate().any(|(i, t)| *t != format!("f{i}"))
+        {
             let mut arr = toml_edit::Array::new();
             mine.iter().for_each(|t| arr.push(t.as_str()));
             d.set("targets", arr, Some("filename"));

@@ -14,9 +14,7 @@ pub enum KbBase {
 /// unit prefix (k, m, g, t, p, each with an optional `i`) and an optional `b`, case-insensitive.
 pub fn size(text: &str, base: KbBase) -> Result<u64, String> {
     let t = text.trim();
-    let expected = || {
-        format!("`{t}` is not a size as fio writes one (4096, 4k, 1m, 2g, 1KiB)")
-    };
+    let expected = || format!("`{t}` is not a size as fio writes one (4096, 4k, 1m, 2g, 1KiB)");
     if let Some(hex) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
         return u64::from_str_radix(hex, 16).map_err(|_| expected());
     }
