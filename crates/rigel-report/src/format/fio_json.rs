@@ -204,11 +204,7 @@ fn direction(
         service: None,
     };
     let d = d.unwrap_or(&empty);
-    let bw_bytes = if runtime_ms > 0 {
-        d.bytes * 1000 / runtime_ms
-    } else {
-        0
-    };
+    let bw_bytes = (d.bytes * 1000).checked_div(runtime_ms).unwrap_or(0);
     let h = hist(&d.histogram, &c.class)?;
     // An open-loop class's latency is its response time (fio's lat); its service time is clat.
     let (clat, lat) = match (&d.service, open_loop) {
