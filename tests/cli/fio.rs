@@ -22,14 +22,13 @@ fn to_spec_translates_fio_semantics_and_names_each_option() {
     let file = job(
         &s,
         "mixed.fio",
-        &format!(
-            "; fio's own syntax: globals, inline comments, env, ranges\n\
+        "; fio's own syntax: globals, inline comments, env, ranges\n\
              [global]\n\
              ioengine=io_uring\n\
              direct=1\n\
              runtime=3   ; seconds\n\
              time_based\n\
-             filename=${{RIGEL_FIO_TARGET}}\n\
+             filename=${RIGEL_FIO_TARGET}\n\
              size=16m\n\
              group_reporting\n\
              \n\
@@ -46,8 +45,7 @@ fn to_spec_translates_fio_semantics_and_names_each_option() {
              iodepth=8\n\
              random_distribution=zipf:1.2\n\
              fdatasync=4\n\
-             buffer_compress_percentage=50\n"
-        ),
+             buffer_compress_percentage=50\n",
     );
     let out = rigel()
         .env("RIGEL_FIO_TARGET", &target)
