@@ -151,21 +151,13 @@ pub fn main(args: &[OsString]) -> i32 {
     if !a.json {
         return run::judge(doc, &ran.dir, ran.ended == Ended::Interrupted, code, None);
     }
-    let text = match rigel_report::fio_json::document(doc) {
-        Ok(text) => text,
-        Err(e) => {
-            eprintln!("rigel fio: cannot write fio's JSON: {e}");
-            return exit::RUNTIME;
-        }
+    let written = match &a.output {
+        None => rigel_report::fio_json::document(doc).map(|text| outln!("{}", text.trim_end())),
+        Some(path) => rigel_report::fio_json::write(doc, path),
     };
-    match &a.output {
-        None => outln!("{}", text.trim_end()),
-        Some(path) => {
-            if let Err(e) = std::fs::write(path, text) {
-                eprintln!("rigel fio: cannot write {}: {e}", path.display());
-                return exit::RUNTIME;
-            }
-        }
+    if let Err(e) = written {
+        eprintln!("rigel fio: cannot write fio's JSON: {e}");
+        return exit::RUNTIME;
     }
     code
 }

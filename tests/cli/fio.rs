@@ -16,6 +16,7 @@ fn job(s: &Scenario, name: &str, text: &str) -> PathBuf {
 }
 
 #[test]
+#[serial_test::parallel]
 fn to_spec_translates_fio_semantics_and_names_each_option() {
     let s = Scenario::new();
     let target = s.join("data.img");
@@ -81,6 +82,7 @@ fn to_spec_translates_fio_semantics_and_names_each_option() {
 }
 
 #[test]
+#[serial_test::parallel]
 fn stonewalled_jobs_run_one_after_another() {
     let s = Scenario::new();
     let file = job(
@@ -101,6 +103,7 @@ fn stonewalled_jobs_run_one_after_another() {
 }
 
 #[test]
+#[serial_test::parallel]
 fn options_rigel_does_not_do_are_refused_at_their_line() {
     let s = Scenario::new();
     let head = "[global]\nruntime=1\nfilename=/dev/null\n[j]\n";
@@ -212,6 +215,7 @@ fn fio_json_reads_back(dir: &Path) {
 }
 
 #[test]
+#[serial_test::parallel]
 fn every_rw_mode_runs_on_a_loop_device() {
     let s = Scenario::new();
     let dev = s.loop_device(64 << 20);
@@ -266,6 +270,7 @@ fn every_rw_mode_runs_on_a_loop_device() {
 }
 
 #[test]
+#[serial_test::parallel]
 fn output_format_json_prints_fios_document_alone() {
     let s = Scenario::new();
     let target = s.join("t.img");
@@ -310,6 +315,7 @@ fn run_fio(dev: &str, args: &[String]) -> Value {
 }
 
 #[test]
+#[serial_test::serial]
 #[ignore = "needs fio"]
 fn rigel_fio_and_fio_agree_on_a_loop_device() {
     let s = Scenario::new();
@@ -363,6 +369,7 @@ fn rigel_fio_and_fio_agree_on_a_loop_device() {
 }
 
 #[test]
+#[serial_test::parallel]
 #[ignore = "needs fio-plot (pip install fio-plot)"]
 fn fio_plot_draws_rigel_json_of_a_qd_sweep() {
     let s = Scenario::new();

@@ -37,6 +37,11 @@ pub fn document(doc: &ResultsDoc) -> Result<String, ReportError> {
     pretty(&top(doc, doc.points())?)
 }
 
+/// The whole run's document into the file `path` (`rigel fio --output FILE`).
+pub fn write(doc: &ResultsDoc, path: &std::path::Path) -> Result<(), ReportError> {
+    super::junit::write_at(path, document(doc)?.as_bytes())
+}
+
 fn pretty(v: &Value) -> Result<String, ReportError> {
     let mut text = serde_json::to_string_pretty(v)?;
     text.push('\n');

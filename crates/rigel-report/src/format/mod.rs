@@ -3,7 +3,7 @@
 
 pub mod fio_json;
 pub(crate) mod hlog;
-mod junit;
+pub(crate) mod junit;
 mod rows_csv;
 
 pub use junit::{JUNIT_FILE, junit_text, write_junit};
