@@ -68,6 +68,10 @@ pub enum Command {
     /// (`rigel orion -help` lists its options)
     #[command(disable_help_flag = true)]
     Orion(OrionArgs),
+    /// fio's job files and options, translated: `rigel fio job.fio [--to-spec]`
+    /// (`rigel fio --help` lists rigel's options; docs/fio.md every fio option)
+    #[command(disable_help_flag = true)]
+    Fio(OrionArgs),
     /// Merge a fleet folder's rank folders into the fleet's results and reports (see docs/fleet.md)
     Merge(MergeArgs),
     /// Read a run's volume back against its journal (`journal = true`): every acknowledged write
@@ -451,6 +455,7 @@ const FORMAT_ARGS: [FormatArg; rigel_report::Format::CHOICES.len()] = {
         FormatArg(c[4]),
         FormatArg(c[5]),
         FormatArg(c[6]),
+        FormatArg(c[7]),
     ]
 };
 

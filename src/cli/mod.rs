@@ -5,6 +5,7 @@ mod capture;
 mod check;
 mod compare;
 pub mod exit;
+mod fio;
 mod fleet;
 mod generate;
 mod history_cmd;
@@ -34,6 +35,10 @@ pub fn main() -> i32 {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     if args.get(1).is_some_and(|a| a == "orion") {
         return orion::main(&args[2..], false, args::ColorChoice::Auto);
+    }
+    // fio's options take `--option=value` forms clap does not know: parsed by hand too.
+    if args.get(1).is_some_and(|a| a == "fio") {
+        return fio::main(&args[2..]);
     }
     if args.len() == 3 && args[1] == "help" && args[2] == "orion" {
         return orion::main(&["-help".into()], false, args::ColorChoice::Auto);
@@ -70,6 +75,7 @@ pub fn main() -> i32 {
         }
         Command::Generate(a) => generate::run(&a),
         Command::Orion(a) => orion::main(&a.args, cli.quiet, cli.color),
+        Command::Fio(a) => fio::main(&a.args),
         Command::Merge(a) => fleet::merge(&a),
         Command::Capture(a) => capture::capture(&a),
         Command::Derive(a) => capture::derive(&a),

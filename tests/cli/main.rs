@@ -24,6 +24,7 @@ mod expect;
 mod fallback;
 mod faults;
 mod files;
+mod fio;
 mod fleet;
 mod flush_every;
 mod guard;

@@ -63,6 +63,10 @@ const EXPORTERS: &[Exporter] = &[
         format: Format::Pdf,
         render: pdf,
     },
+    Exporter {
+        format: Format::FioJson,
+        render: fio_json,
+    },
 ];
 
 /// The views, computed once per render, for the exporters that use templates.
@@ -252,6 +256,14 @@ fn hlog(i: &Inputs) -> Result<Files, ReportError> {
     Ok(logs
         .into_iter()
         .map(|(name, log)| text(name, log))
+        .collect())
+}
+
+fn fio_json(i: &Inputs) -> Result<Files, ReportError> {
+    let docs = super::format::fio_json::render(i.doc)?;
+    Ok(docs
+        .into_iter()
+        .map(|(name, doc)| text(name, doc))
         .collect())
 }
 

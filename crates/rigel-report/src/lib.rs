@@ -30,7 +30,7 @@ mod tests;
 pub use chart::compare_overlay;
 pub use error::ReportError;
 pub use export::render_to_bytes;
-pub use format::{JUNIT_FILE, write_junit};
+pub use format::{JUNIT_FILE, fio_json, write_junit};
 pub use history::{History, history};
 pub use orion::printf::{Arg as PrintfArg, PrintfError, sprintf};
 pub use render::{render, render_shared};
@@ -60,12 +60,15 @@ pub enum Format {
     /// `report.pdf`: the Markdown report laid out on A4 or Letter pages, fonts embedded, charts
     /// as vectors; made by rigel itself (no browser).
     Pdf,
+    /// `fio.json` (every point) and `fio/point-N.json` (one each): fio 3.x's
+    /// `--output-format=json` document, one job per class and point (docs/fio.md).
+    FioJson,
 }
 
 impl Format {
     /// Every format `--format` takes: the reports, the verdicts as JUnit, and the interval logs
     /// (only from results that kept per-interval histograms).
-    pub const CHOICES: [Format; 7] = [
+    pub const CHOICES: [Format; 8] = [
         Format::Orion,
         Format::Markdown,
         Format::Html,
@@ -73,6 +76,7 @@ impl Format {
         Format::Junit,
         Format::Hlog,
         Format::Pdf,
+        Format::FioJson,
     ];
     pub const ALL: [Format; 5] = [
         Format::Orion,
@@ -93,6 +97,7 @@ impl Format {
             Format::Junit => "junit",
             Format::Hlog => "hlog",
             Format::Pdf => "pdf",
+            Format::FioJson => "fio-json",
         }
     }
 }
@@ -114,8 +119,9 @@ impl std::str::FromStr for Format {
             "junit" => Ok(Format::Junit),
             "hlog" => Ok(Format::Hlog),
             "pdf" => Ok(Format::Pdf),
+            "fio-json" => Ok(Format::FioJson),
             _ => Err(format!(
-                "unknown report format {s:?}; expected orion, markdown, html, json, junit, hlog or pdf"
+                "unknown report format {s:?}; expected orion, markdown, html, json, junit, hlog, pdf or fio-json"
             )),
         }
     }

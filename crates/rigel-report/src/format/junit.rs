@@ -26,7 +26,12 @@ pub fn junit_text(doc: &ResultsDoc, name: &Path) -> Result<String, ReportError> 
 /// Writes the JUnit XML of `doc`'s verdicts to `path` (any folder, e.g. where CI collects it).
 pub fn write_junit(doc: &ResultsDoc, path: &Path) -> Result<(), ReportError> {
     let xml = junit_text(doc, path)?;
-    // Replaced atomically beneath its folder: a link planted under its name is not followed.
+    write_at(path, xml.as_bytes())
+}
+
+/// A file the user named (`--junit FILE`, `rigel fio --output FILE`), replaced atomically beneath
+/// its folder: a link planted under its name is not followed.
+pub(crate) fn write_at(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
     let parent = path.parent().unwrap_or(Path::new(""));
     let Some(name) = path.file_name() else {
         return Err(ReportError::Write {
@@ -34,7 +39,7 @@ pub fn write_junit(doc: &ResultsDoc, path: &Path) -> Result<(), ReportError> {
             source: io::ErrorKind::InvalidInput.into(),
         });
     };
-    Ok(rigel_fs::Dir::open(parent)?.write_atomic(name, xml.as_bytes())?)
+    Ok(rigel_fs::Dir::open(parent)?.write_atomic(name, bytes)?)
 }
 
 /// The JUnit XML document of `verdicts`, judged on `doc`.

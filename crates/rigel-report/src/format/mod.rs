@@ -1,8 +1,9 @@
 //! The formats written without a template: the results document as JSON, the `[expect]` verdicts
 //! as JUnit XML, and HdrHistogram interval logs (`hlog`). ORION's CSVs are templates (`orion/`).
 
+pub mod fio_json;
 pub(crate) mod hlog;
-mod junit;
+pub(crate) mod junit;
 mod rows_csv;
 
 pub use junit::{JUNIT_FILE, junit_text, write_junit};
