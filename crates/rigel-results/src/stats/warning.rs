@@ -7,8 +7,9 @@ use serde::Serialize;
 pub struct Warning {
     /// `cpu`, `cache`, `unsteady`, `seed`, `paused` (rigel did not run in the window), `late` (rigel behind its open-loop schedule),
     /// `arrival` (the sends did not hold the arrival process asked), `device` (the device read
-    /// less or more than rigel; its own fold, with the counts summed) or `settle` (the first
-    /// point's first seconds ran apart from the rest).
+    /// less or more than rigel; its own fold, with the counts summed) `settle` (the first
+    /// point's first seconds ran apart from the rest) or `rate-cap` (throughput held flat while
+    /// the load grew: a provisioned rate or a throttle, see [`Evidence`]).
     pub kind: &'static str,
     /// The point it concerns, when one.
     pub point: Option<u32>,
@@ -17,6 +18,16 @@ pub struct Warning {
     pub figure: f64,
     /// One sentence with the figure in it.
     pub message: String,
+    /// The figures behind it, typed, where a finding has more than one (a rate cap's stretch).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<Evidence>,
+}
+
+/// A finding's figures, by kind.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Evidence {
+    RateCap(super::rate_cap::RateCap),
 }
 
 /// Above this many points of one kind (and class), they are told as one warning.
@@ -85,6 +96,7 @@ fn folded(group: &[&Warning], workers: f64) -> Warning {
         class: first.class.clone(),
         figure: hi,
         message,
+        evidence: None,
     }
 }
 
@@ -122,6 +134,7 @@ mod tests {
             class: class.map(str::to_owned),
             figure,
             message: format!("{kind} {point:?}"),
+            evidence: None,
         }
     }
 
