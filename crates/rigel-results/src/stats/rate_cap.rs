@@ -197,7 +197,7 @@ fn longest_flat<'v, 'a>(
     let mut best: Option<&[&PointRead]> = None;
     for i in 0..line.len() {
         for j in (i + 1..line.len()).rev() {
-            if best.is_some_and(|b| b.len() >= j - i + 1) {
+            if best.is_some_and(|b| b.len() > j - i) {
                 break;
             }
             if is_capped(&line[i..=j], class, metric) {
