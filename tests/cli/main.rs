@@ -48,6 +48,7 @@ mod pinning;
 mod placement;
 mod plan;
 mod precondition;
+mod rate_cap;
 mod reader;
 mod refused;
 mod replay;

@@ -100,6 +100,9 @@ pub struct OrionView {
     /// rigel's note of the engine when it was not io_uring (ORION's own files, and rigel's of an
     /// io_uring run, have no such line): `libaio (auto fell back: …)`.
     pub engine: Option<String>,
+    /// rigel's notes on what the volume did in this matrix (a rate cap), after ORION's own
+    /// lines: ORION's files have none, and scripts that read ORION's lines read them unchanged.
+    pub notes: Vec<String>,
     pub duration_s: u64,
     pub small_columns: Vec<u32>,
     pub large_columns: Vec<u32>,
@@ -335,6 +338,22 @@ impl Matrix<'_, '_> {
     }
 }
 
+/// The volume findings whose points are this matrix's.
+fn notes(view: &ResultsView, group: &Group) -> Vec<String> {
+    let ids: Vec<u32> = group.points.iter().map(|p| p.id()).collect();
+    let cfg = rigel_results::stats::ValidityConfig::default();
+    rigel_results::stats::volume_findings(view, &cfg)
+        .into_iter()
+        .filter(|w| match &w.evidence {
+            Some(rigel_results::stats::Evidence::RateCap(c)) => {
+                c.points.iter().all(|p| ids.contains(p))
+            }
+            None => false,
+        })
+        .map(|w| w.message)
+        .collect()
+}
+
 /// ORION's view of one `[sweep]` combination: its sizes, access, mix and streams are the
 /// combination's effective ones (`Small IO size: 4 KB` for the 4 KiB combination).
 pub fn orion_view(
@@ -397,6 +416,7 @@ pub fn orion_view(
         engine: (rigel_results::stats::engines::engine_names(doc.points()) != ["io_uring"])
             .then(|| rigel_results::stats::engines::engines_text(doc.points()))
             .flatten(),
+        notes: notes(view, group),
         duration_s: (doc.plan().run.duration_ms + 500) / 1000,
         small_columns,
         large_columns,

@@ -63,6 +63,8 @@ pub struct RateCap {
     pub devices: Vec<DeviceCap>,
     /// The `[sweep]` values of the points (empty without a sweep).
     pub sweep: String,
+    /// The sentence, as the warning carrying this evidence says it.
+    #[serde(skip)]
     pub message: String,
 }
 
