@@ -23,6 +23,9 @@ const FLAT_CEILING: f64 = 0.10;
 const MIN_LOAD_GROWTH: f64 = 2.0;
 /// Latency growth over load growth, within this factor either way: Little's law at a constant rate.
 const PROPORTION: f64 = 1.25;
+/// Points shorter than this are not judged: a token bucket's burst allowance fills a
+/// fraction of a second, and a rate is told in per-second terms.
+const MIN_WINDOW_S: f64 = 1.0;
 
 /// What was held flat.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -69,13 +72,13 @@ pub struct RateCap {
 }
 
 /// The rate caps of a run: at most one per class and `[sweep]` combination (its longest stretch).
-/// Points where rigel itself used `cpu_fraction` of its workers' cores are left out: a tool at its
-/// limit is flat too.
+/// Points where rigel itself used `cpu_fraction` of its workers' cores are left out (a tool at its
+/// limit is flat too), and points shorter than a second.
 pub fn rate_caps(view: &ResultsView, cpu_fraction: f64) -> Vec<RateCap> {
     let workers = f64::from(view.doc.plan.run.workers.max(1));
     let usable = |p: &PointRead| {
         let r = p.result;
-        p.ok && r.elapsed_s > 0.0
+        p.ok && r.elapsed_s >= MIN_WINDOW_S
             && (r.cpu.user_s + r.cpu.system_s) / r.elapsed_s / workers < cpu_fraction
     };
     let mut out = Vec::new();
