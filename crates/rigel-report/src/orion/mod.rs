@@ -15,6 +15,7 @@ use crate::{Dialect, ReportError};
 use map::{cache_size, orion_commandline, prefix};
 use rigel_expr::{Access, Direction, LatencyStat, Stat};
 use rigel_plan::{Layout, MatrixShape, SweepBinding};
+use rigel_results::stats::{Evidence, Warning};
 use rigel_results::view::{self, ClassRead, Figures, Group, PointRead, ResultsView};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -338,19 +339,17 @@ impl Matrix<'_, '_> {
     }
 }
 
-/// The volume findings whose points are this matrix's.
-fn notes(view: &ResultsView, group: &Group) -> Vec<String> {
+/// The volume findings (`volume_findings`, computed once for every matrix) whose points are this
+/// matrix's.
+fn notes(findings: &[Warning], group: &Group) -> Vec<String> {
     let ids: Vec<u32> = group.points.iter().map(|p| p.id()).collect();
-    let cfg = rigel_results::stats::ValidityConfig::default();
-    rigel_results::stats::volume_findings(view, &cfg)
-        .into_iter()
+    findings
+        .iter()
         .filter(|w| match &w.evidence {
-            Some(rigel_results::stats::Evidence::RateCap(c)) => {
-                c.points.iter().all(|p| ids.contains(p))
-            }
+            Some(Evidence::RateCap(c)) => c.points.iter().all(|p| ids.contains(p)),
             None => false,
         })
-        .map(|w| w.message)
+        .map(|w| w.message.clone())
         .collect()
 }
 
@@ -361,6 +360,7 @@ pub fn orion_view(
     settings: &OrionSettings,
     group: &Group,
     points: Vec<crate::rows::Shared<PointView>>,
+    findings: &[Warning],
 ) -> Result<OrionView, ReportError> {
     let doc = view.doc;
     let mut m = Matrix {
@@ -416,7 +416,7 @@ pub fn orion_view(
         engine: (rigel_results::stats::engines::engine_names(doc.points()) != ["io_uring"])
             .then(|| rigel_results::stats::engines::engines_text(doc.points()))
             .flatten(),
-        notes: notes(view, group),
+        notes: notes(findings, group),
         duration_s: (doc.plan().run.duration_ms + 500) / 1000,
         small_columns,
         large_columns,

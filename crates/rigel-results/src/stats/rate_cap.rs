@@ -193,54 +193,52 @@ fn second_cv(c: &ClassRead, metric: CapMetric) -> f64 {
     var.sqrt() / mean
 }
 
-/// The longest stretch of a line that is flat with latency in proportion to the load.
+/// The longest stretch of a line that is flat with latency in proportion to the load. A stretch
+/// grows from each start while it stays flat with latency rising (a longer one is flat only if its
+/// start is), so a line of n levels costs O(n²) at worst, each step O(1).
 fn longest_flat<'v, 'a>(
     line: &[&'v PointRead<'a>],
     class: &str,
     metric: CapMetric,
 ) -> Option<Vec<&'v PointRead<'a>>> {
-    let mut best: Option<&[&PointRead]> = None;
+    let reads: Vec<&ClassRead> = line.iter().filter_map(|p| p.class(class)).collect();
+    if reads.len() != line.len() {
+        return None;
+    }
+    let x: Vec<f64> = reads.iter().map(|c| figure(c, metric)).collect();
+    let w: Vec<f64> = reads.iter().map(|c| mean_latency(c)).collect();
+    let o: Vec<f64> = reads
+        .iter()
+        .map(|c| f64::from(c.params.outstanding))
+        .collect();
+    let cv: Vec<f64> = reads.iter().map(|c| second_cv(c, metric)).collect();
+    let mut best: Option<(usize, usize)> = None;
     for i in 0..line.len() {
-        for j in (i + 1..line.len()).rev() {
-            if best.is_some_and(|b| b.len() > j - i) {
+        if x[i] <= 0.0 || w[i] <= 0.0 || o[i] <= 0.0 {
+            continue;
+        }
+        let (mut lo, mut hi, mut noise) = (x[i], x[i], cv[i]);
+        let mut end = i;
+        for j in i + 1..line.len() {
+            (lo, hi, noise) = (lo.min(x[j]), hi.max(x[j]), noise.max(cv[j]));
+            let band = (2.0 * noise).clamp(FLAT_FLOOR, FLAT_CEILING);
+            if lo <= 0.0 || hi / lo - 1.0 > band || w[j] <= w[j - 1] {
                 break;
             }
-            if is_capped(&line[i..=j], class, metric) {
-                best = Some(&line[i..=j]);
-                break;
-            }
+            end = j;
+        }
+        let capped = (i + 1..=end).rev().find(|&j| {
+            let load_growth = o[j] / o[i];
+            let proportion = (w[j] / w[i]) / load_growth;
+            load_growth >= MIN_LOAD_GROWTH && (1.0 / PROPORTION..=PROPORTION).contains(&proportion)
+        });
+        if let Some(j) = capped
+            && best.is_none_or(|(a, b)| j - i > b - a)
+        {
+            best = Some((i, j));
         }
     }
-    best.map(<[_]>::to_vec)
-}
-
-fn is_capped(stretch: &[&PointRead], class: &str, metric: CapMetric) -> bool {
-    let reads: Vec<&ClassRead> = stretch.iter().filter_map(|p| p.class(class)).collect();
-    let (Some(first), Some(last)) = (reads.first(), reads.last()) else {
-        return false;
-    };
-    let x: Vec<f64> = reads.iter().map(|c| figure(c, metric)).collect();
-    let (lo, hi) = x.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), v| {
-        (lo.min(*v), hi.max(*v))
-    });
-    let noise = reads
-        .iter()
-        .map(|c| second_cv(c, metric))
-        .fold(0.0, f64::max);
-    let band = (2.0 * noise).clamp(FLAT_FLOOR, FLAT_CEILING);
-    if lo <= 0.0 || hi / lo - 1.0 > band {
-        return false;
-    }
-    let load_growth = f64::from(last.params.outstanding) / f64::from(first.params.outstanding);
-    if load_growth < MIN_LOAD_GROWTH {
-        return false;
-    }
-    let w: Vec<f64> = reads.iter().map(|c| mean_latency(c)).collect();
-    if w.windows(2).any(|p| p[1] <= p[0]) || w[0] <= 0.0 {
-        return false;
-    }
-    let proportion = (w[w.len() - 1] / w[0]) / load_growth;
-    (1.0 / PROPORTION..=PROPORTION).contains(&proportion)
+    best.map(|(i, j)| line[i..=j].to_vec())
 }
 
 fn cap(stretch: &[&PointRead], class: &str, metric: CapMetric) -> RateCap {
