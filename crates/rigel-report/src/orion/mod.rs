@@ -347,6 +347,7 @@ fn notes(findings: &[Warning], group: &Group) -> Vec<String> {
         .iter()
         .filter(|w| match &w.evidence {
             Some(Evidence::RateCap(c)) => c.points.iter().all(|p| ids.contains(p)),
+            Some(Evidence::BurstStep(b)) => ids.contains(&b.point),
             None => false,
         })
         .map(|w| w.message.clone())

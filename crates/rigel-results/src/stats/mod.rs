@@ -1,7 +1,8 @@
 //! What is computed from results: one class summed over a fleet's hosts, the validity warnings
-//! every report shows (with what the volume was doing: rate caps), and the steady-state judgement
+//! every report shows (with what the volume was doing: rate caps, burst buckets), and the steady-state judgement
 //! of a point's rounds.
 
+mod burst_step;
 mod device_share;
 pub mod engines;
 mod lateness;
@@ -13,6 +14,7 @@ mod sum;
 mod validity;
 mod warning;
 
+pub use burst_step::BurstStep;
 pub use lateness::{GAP_CV_SLACK, LAG_FLOOR_NS, LAG_SHARE};
 pub use rate_cap::{CapMetric, DeviceCap, RateCap};
 pub use seconds::{MIN_SECONDS, full_seconds};

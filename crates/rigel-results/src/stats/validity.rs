@@ -117,11 +117,12 @@ pub fn warnings(view: &ResultsView, past: &[PastRun], cfg: &ValidityConfig) -> V
     super::warning::condense(out, workers)
 }
 
-/// What the volume was doing rather than what the device can do (a rate cap), as warnings with
+/// What the volume was doing rather than what the device can do (a rate cap, a burst bucket
+/// running out), as warnings with
 /// their evidence: `results.json` keeps these beside the document, and every report lists them
 /// with the other warnings.
 pub fn volume_findings(view: &ResultsView, cfg: &ValidityConfig) -> Vec<Warning> {
-    super::rate_cap::rate_caps(view, cfg.cpu_fraction)
+    let caps = super::rate_cap::rate_caps(view, cfg.cpu_fraction)
         .into_iter()
         .map(|cap| Warning {
             kind: "rate-cap",
@@ -130,8 +131,24 @@ pub fn volume_findings(view: &ResultsView, cfg: &ValidityConfig) -> Vec<Warning>
             figure: cap.mean,
             message: cap.message.clone(),
             evidence: Some(super::warning::Evidence::RateCap(cap)),
-        })
-        .collect()
+        });
+    let steps = super::burst_step::burst_steps(view).into_iter().map(|b| {
+        let label = view
+            .points
+            .iter()
+            .find(|p| p.id() == b.point)
+            .map(|p| p.label())
+            .unwrap_or_default();
+        Warning {
+            kind: "burst",
+            point: Some(b.point),
+            class: Some(b.class.clone()),
+            figure: b.after,
+            message: b.message(&label),
+            evidence: Some(super::warning::Evidence::BurstStep(b)),
+        }
+    });
+    caps.chain(steps).collect()
 }
 
 /// Points in whose window rigel itself did not run (a stopped process, a paused VM, a starved
