@@ -1,6 +1,8 @@
 //! Written data shaped by the spec, checked on the bytes on the storage: a class with
 //! `compress = "3:1"` overwrites a file that zstd (its default level) compresses 2.7 to 3.3:1, and
-//! one with `dedupe = "2:1"` leaves 1.9 to 2.1 times as many 4 KiB units as distinct ones.
+//! one with `dedupe = "2:1"` leaves 1.9 to 2.1 times as many 4 KiB units as distinct ones. The
+//! default data is incompressible at any window: under 1.05:1 with `zstd -3`, `zstd --long=27`,
+//! `lz4` and `gzip`, and no 4 KiB unit twice.
 
 use super::scenario::Scenario;
 use super::traced::run_spec;
@@ -31,15 +33,38 @@ fn written(keys: &str) -> Vec<u8> {
 
 /// zstd's ratio on `data` at its default level (3), by the zstd command.
 fn zstd_ratio(data: &[u8]) -> f64 {
+    ratio(data, "zstd", &["-3", "-c", "-q"])
+}
+
+/// The ratio a compressor command (writing to stdout) gets on `data`.
+fn ratio(data: &[u8], tool: &str, args: &[&str]) -> f64 {
     let tmp = tempfile::NamedTempFile::new_in("/dev/shm").expect("a temp file");
     std::fs::write(tmp.path(), data).expect("written");
-    let out = Command::new("zstd")
-        .args(["-3", "-c", "-q"])
+    let out = Command::new(tool)
+        .args(args)
         .arg(tmp.path())
         .output()
-        .expect("zstd runs (Debian's zstd package)");
-    assert!(out.status.success(), "zstd failed");
+        .unwrap_or_else(|e| panic!("{tool} runs (.ci/run installs it): {e}"));
+    assert!(out.status.success(), "{tool} failed");
     data.len() as f64 / out.stdout.len() as f64
+}
+
+#[test]
+#[serial_test::serial]
+fn default_data_is_incompressible_at_any_window_and_unique_per_unit() {
+    let data = written("");
+    for (tool, args) in [
+        ("zstd", &["-3", "-c", "-q"][..]),
+        ("zstd", &["-3", "--long=27", "-c", "-q"][..]),
+        ("lz4", &["-c", "-q"][..]),
+        ("gzip", &["-c"][..]),
+    ] {
+        let r = ratio(&data, tool, args);
+        assert!(r < 1.05, "{tool} {args:?}: {r:.3}:1");
+    }
+    let units = data.chunks(4096).count();
+    let distinct: HashSet<&[u8]> = data.chunks(4096).collect();
+    assert_eq!(distinct.len(), units, "4 KiB units repeated");
 }
 
 #[test]

@@ -2,7 +2,8 @@
 //! with chosen errnos, short reads, stalls (once, armed at any moment, or on every I/O), and a fixed
 //! service time with at most N I/Os served in parallel (a target of known latency and capacity), and
 //! a wake-up cost after idling (a latency that falls as the load grows), silent corruption of
-//! chosen blocks, and a volatile write cache that a power cut empties (`Faults::volatile_cache`,
+//! chosen blocks, a burst bucket (full speed until a token bucket of I/Os runs dry, then its refill
+//! rate, as gp2's burst credits), and a volatile write cache that a power cut empties (`Faults::volatile_cache`,
 //! `FaultFs::lose_power`).
 //!
 //! Mounted in a temporary directory with `fuser` (its pure-Rust mount: root, `/dev/fuse`, no
@@ -99,6 +100,9 @@ pub struct Faults {
     pub volatile_cache: bool,
     /// The volatile cache's fsync answers success and flushes nothing (a cache that lies).
     pub lying_flush: bool,
+    /// A burst bucket: `.0` I/Os of credit (full at mount), refilled at `.1` I/Os per second; an
+    /// I/O without credit waits for the refill.
+    pub bucket: Option<(f64, f64)>,
 }
 
 impl Faults {
@@ -150,6 +154,11 @@ impl Faults {
     pub fn lying_flush(mut self) -> Faults {
         self.volatile_cache = true;
         self.lying_flush = true;
+        self
+    }
+    /// A burst bucket of `credit` I/Os refilled at `rate` per second ([`Faults::bucket`]).
+    pub fn burst_bucket(mut self, credit: f64, rate: f64) -> Faults {
+        self.bucket = Some((credit, rate));
         self
     }
     /// An I/O arriving more than `idle` after the last one was served waits `wake` more.
@@ -225,6 +234,18 @@ struct Fs {
     gate: Arc<(Mutex<usize>, Condvar)>,
     /// When the last I/O was served (for `wake`); None before the first.
     last_served: Arc<Mutex<Option<std::time::Instant>>>,
+    bucket: Arc<Mutex<Bucket>>,
+}
+
+/// A burst bucket's state: credit left as of `at`, the refill's next free slot once dry, and when
+/// the first I/O came and when the credit first ran out.
+#[derive(Default)]
+struct Bucket {
+    credit: f64,
+    at: Option<std::time::Instant>,
+    next: Option<std::time::Instant>,
+    first: Option<std::time::Instant>,
+    dry: Option<std::time::Instant>,
 }
 
 /// A mounted fault filesystem. Unmounted (lazily) when dropped.
@@ -235,6 +256,7 @@ pub struct FaultFs {
     counters: Arc<Counters>,
     session: Option<fuser::BackgroundSession>,
     dir: tempfile::TempDir,
+    bucket: Arc<Mutex<Bucket>>,
 }
 
 impl FaultFs {
@@ -251,7 +273,12 @@ impl FaultFs {
                 off: false,
             }))
         });
+        let bucket = Arc::new(Mutex::new(Bucket {
+            credit: faults.bucket.map_or(0.0, |b| b.0),
+            ..Bucket::default()
+        }));
         let fs = Fs {
+            bucket: Arc::clone(&bucket),
             data: Arc::clone(&data),
             cache: cache.clone(),
             history: Arc::default(),
@@ -270,7 +297,14 @@ impl FaultFs {
             counters,
             session: Some(session),
             dir,
+            bucket,
         })
+    }
+
+    /// From the first I/O to the moment the burst bucket's credit ran out (None while it has not).
+    pub fn bucket_dry_after(&self) -> Option<Duration> {
+        let b = self.bucket.lock().unwrap_or_else(|e| e.into_inner());
+        Some(b.dry?.duration_since(b.first?))
     }
 
     /// The file to test.
@@ -405,6 +439,9 @@ impl Fs {
             d += s.duration;
             c.stalled.fetch_add(1, Ordering::Relaxed);
         }
+        if let Some((_, rate)) = self.faults.bucket {
+            d += self.bucket_wait(rate);
+        }
         if let Some((idle, wake)) = self.faults.wake {
             let last = *self.last_served.lock().unwrap_or_else(|e| e.into_inner());
             if last.is_none_or(|t| t.elapsed() > idle) {
@@ -412,6 +449,29 @@ impl Fs {
             }
         }
         d
+    }
+
+    /// What an I/O waits for credit: none while the bucket holds some (refilled at `rate` since
+    /// the last I/O), else the refill's next free slot (one every 1/rate).
+    fn bucket_wait(&self, rate: f64) -> Duration {
+        let now = std::time::Instant::now();
+        let cap = self.faults.bucket.map_or(0.0, |b| b.0);
+        let mut b = self.bucket.lock().unwrap_or_else(|e| e.into_inner());
+        b.first.get_or_insert(now);
+        let since = b.at.map_or(0.0, |t| now.duration_since(t).as_secs_f64());
+        b.at = Some(now);
+        if b.next.is_none() {
+            b.credit = (b.credit + since * rate).min(cap);
+            if b.credit >= 1.0 {
+                b.credit -= 1.0;
+                return Duration::ZERO;
+            }
+            b.dry = b.dry.or(Some(now));
+        }
+        // Dry: the refill serves one I/O every 1/rate, in arrival order.
+        let slot = b.next.map_or(now, |t| t.max(now)) + Duration::from_secs_f64(1.0 / rate);
+        b.next = Some(slot);
+        slot - now
     }
 
     /// Serves an I/O after its delay, on its own thread when it has to wait (so that other I/Os

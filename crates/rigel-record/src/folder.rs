@@ -6,6 +6,8 @@ use super::points::{self, Torn};
 use rigel_fs::Dir;
 use rigel_plan::RunPlan;
 pub use rigel_results::RunHeader;
+use rigel_results::stats::{ValidityConfig, Warning, volume_findings};
+use rigel_results::view::ResultsView;
 use rigel_results::{PointResult, ResultsDoc};
 use rustix::fs::OFlags;
 use serde::Serialize;
@@ -144,7 +146,7 @@ impl RunFolder {
         write_json(
             self.lock.folder(),
             RESULTS_FILE,
-            &ResultsFile { doc, verdicts },
+            &ResultsFile::new(doc, verdicts),
         )?;
         Ok(self.dir().join(RESULTS_FILE))
     }
@@ -154,11 +156,28 @@ impl RunFolder {
 /// (recomputed from the document whenever it is read; kept so that CI and other tools need not).
 /// The verdicts come judged (by the runner, or the report's JSON format): the record only writes
 /// them, so it depends on no judge.
+///
+/// `findings` are what the volume did rather than what the device can do (a rate cap), typed with
+/// their evidence (recomputed from the document too; absent when there are none).
 #[derive(Serialize)]
 pub struct ResultsFile<'a, V> {
     #[serde(flatten)]
     pub doc: &'a ResultsDoc,
     pub verdicts: &'a [V],
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub findings: Vec<Warning>,
+}
+
+impl<'a, V> ResultsFile<'a, V> {
+    pub fn new(doc: &'a ResultsDoc, verdicts: &'a [V]) -> Self {
+        let view = ResultsView::new(doc);
+        let findings = volume_findings(&view, &ValidityConfig::default());
+        ResultsFile {
+            doc,
+            verdicts,
+            findings,
+        }
+    }
 }
 
 fn write_json<T: Serialize>(folder: &Dir, name: &str, value: &T) -> Result<(), RecordError> {

@@ -12,7 +12,7 @@ use super::template::{TABLE_ROWS, builtin_environment, render_one, render_user};
 use super::{Dialect, Format, ReportError, ReportOptions};
 use minijinja::{Environment, Value};
 use rigel_results::ResultsDoc;
-use rigel_results::stats::{ValidityConfig, warnings};
+use rigel_results::stats::{ValidityConfig, volume_findings, warnings};
 use rigel_results::view::ResultsView;
 use std::cell::OnceCell;
 use std::collections::HashSet;
@@ -146,6 +146,7 @@ impl Prepared {
             testname: &testname,
             version: &version,
         };
+        let findings = volume_findings(&view, &ValidityConfig::default());
         let orion = view
             .groups()
             .iter()
@@ -156,7 +157,7 @@ impl Prepared {
                     .filter(|p| ids.contains(&p.id))
                     .cloned()
                     .collect();
-                orion::orion_view(&view, &settings, g, views)
+                orion::orion_view(&view, &settings, g, views, &findings)
             })
             .collect::<Result<Vec<_>, _>>()?;
         // Judged from the plan's `[expect]`; none when the spec states no requirements.

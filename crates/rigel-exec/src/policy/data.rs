@@ -1,10 +1,35 @@
-//! What a class's writes carry when its spec shapes it (`compress`, `dedupe`): each 4 KiB unit is
+//! What a class's writes carry. Unshaped (the default): the slot's buffer, random since the arena
+//! was made, with every 4 KiB unit XORed with a fresh 64-bit key before each write ([`fresh`]).
+//! No two units ever written are alike and none is a shifted copy of another, so no compressor
+//! finds a match at any window and no hash finds a duplicate (a few words changed per unit, as
+//! before, left each write a near-copy of the last: 18:1 with `zstd -3` over a file).
+//!
+//! Shaped (`compress`, `dedupe`): each 4 KiB unit is
 //! either a copy of one of a small pool of units prepared before the point (with probability
 //! 1 − 1/dedupe) or fresh, its first 1/compress random bytes and the rest zeros, so the data
 //! compresses to the ratio at any window and every fresh unit is new. No compression on the hot
 //! path: one random fill and one zero fill (or one copy) per unit.
 
 use rigel_plan::pattern::{DATA_UNIT, DataContent};
+
+/// Unshaped write data: each 4 KiB unit of `buf` (random bytes already) XORed with a fresh
+/// 64-bit key. One random draw per unit and one pass of word XORs over a buffer in cache (the
+/// one about to be written), not a random fill.
+#[inline]
+pub(crate) fn fresh(buf: &mut [u8], rng: &mut fastrand::Rng) {
+    for unit in buf.chunks_mut(UNIT) {
+        let key = rng.u64(..);
+        let mut words = unit.chunks_exact_mut(8);
+        for w in &mut words {
+            if let Ok(w) = <&mut [u8; 8]>::try_from(w) {
+                *w = (u64::from_ne_bytes(*w) ^ key).to_ne_bytes();
+            }
+        }
+        for (b, k) in words.into_remainder().iter_mut().zip(key.to_ne_bytes()) {
+            *b ^= k;
+        }
+    }
+}
 
 /// Units in the pool duplicates are copied from.
 const POOL: usize = 16;

@@ -8,10 +8,6 @@ use super::slots::{NO_BUCKET, NO_STREAM, Replayed, State};
 use crate::engines::Live;
 use crate::engines::slot_bufs::SlotRw;
 
-/// Write buffers get a fresh random word every this many bytes before each write, so no two
-/// writes carry the same blocks (defeats deduplication without refilling whole buffers).
-pub(crate) const SCRAMBLE_STRIDE: usize = 512;
-
 impl State<'_> {
     /// Chooses slot `i`'s next I/O (offset, direction, fresh write data) and queues it.
     #[inline]
@@ -99,11 +95,7 @@ impl State<'_> {
             } else if let Some(d) = &class.data {
                 d.fill(buf, &mut self.rng);
             } else {
-                for chunk in buf.chunks_mut(SCRAMBLE_STRIDE) {
-                    if let Some(word) = chunk.first_chunk_mut::<8>() {
-                        *word = self.rng.u64(..).to_ne_bytes();
-                    }
-                }
+                super::data::fresh(buf, &mut self.rng);
             }
         }
         self.queue(i, eng);

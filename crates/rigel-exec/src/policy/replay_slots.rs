@@ -5,7 +5,6 @@
 //! loop's, unchanged.
 
 use super::mix::NO_SIZE;
-use super::next_io::SCRAMBLE_STRIDE;
 use super::slots::{NO_BUCKET, Replayed, State};
 use super::tag::Tag;
 use crate::engines::Live;
@@ -44,12 +43,8 @@ impl State<'_> {
             // The slot's range holds `len` bytes (the class's size is the largest request), and
             // no I/O uses it now: the slot was free.
             let buf = self.bufs.buf(i, slot.len as usize);
-            // Fresh words in every 512 bytes: no two writes carry the same blocks.
-            for chunk in buf.chunks_mut(SCRAMBLE_STRIDE) {
-                if let Some(word) = chunk.first_chunk_mut::<8>() {
-                    *word = self.rng.u64(..).to_ne_bytes();
-                }
-            }
+            // Fresh data in every unit: no two writes carry the same blocks (`data::fresh`).
+            super::data::fresh(buf, &mut self.rng);
         }
         self.queue(i, eng);
     }

@@ -18,10 +18,7 @@ use std::path::PathBuf;
 /// `report.json`: the results document itself, as `results.json` holds it.
 pub fn json(doc: &ResultsDoc) -> Result<(PathBuf, String), ReportError> {
     let verdicts = rigel_judge::expect::evaluate(doc);
-    let file = rigel_record::ResultsFile {
-        doc,
-        verdicts: &verdicts,
-    };
+    let file = rigel_record::ResultsFile::new(doc, &verdicts);
     let mut text = serde_json::to_string_pretty(&file)?;
     text.push('\n');
     Ok(("report.json".into(), text))

@@ -15,6 +15,7 @@ use crate::{Dialect, ReportError};
 use map::{cache_size, orion_commandline, prefix};
 use rigel_expr::{Access, Direction, LatencyStat, Stat};
 use rigel_plan::{Layout, MatrixShape, SweepBinding};
+use rigel_results::stats::{Evidence, Warning};
 use rigel_results::view::{self, ClassRead, Figures, Group, PointRead, ResultsView};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -100,6 +101,9 @@ pub struct OrionView {
     /// rigel's note of the engine when it was not io_uring (ORION's own files, and rigel's of an
     /// io_uring run, have no such line): `libaio (auto fell back: …)`.
     pub engine: Option<String>,
+    /// rigel's notes on what the volume did in this matrix (a rate cap), after ORION's own
+    /// lines: ORION's files have none, and scripts that read ORION's lines read them unchanged.
+    pub notes: Vec<String>,
     pub duration_s: u64,
     pub small_columns: Vec<u32>,
     pub large_columns: Vec<u32>,
@@ -335,6 +339,21 @@ impl Matrix<'_, '_> {
     }
 }
 
+/// The volume findings (`volume_findings`, computed once for every matrix) whose points are this
+/// matrix's.
+fn notes(findings: &[Warning], group: &Group) -> Vec<String> {
+    let ids: Vec<u32> = group.points.iter().map(|p| p.id()).collect();
+    findings
+        .iter()
+        .filter(|w| match &w.evidence {
+            Some(Evidence::RateCap(c)) => c.points.iter().all(|p| ids.contains(p)),
+            Some(Evidence::BurstStep(b)) => ids.contains(&b.point),
+            None => false,
+        })
+        .map(|w| w.message.clone())
+        .collect()
+}
+
 /// ORION's view of one `[sweep]` combination: its sizes, access, mix and streams are the
 /// combination's effective ones (`Small IO size: 4 KB` for the 4 KiB combination).
 pub fn orion_view(
@@ -342,6 +361,7 @@ pub fn orion_view(
     settings: &OrionSettings,
     group: &Group,
     points: Vec<crate::rows::Shared<PointView>>,
+    findings: &[Warning],
 ) -> Result<OrionView, ReportError> {
     let doc = view.doc;
     let mut m = Matrix {
@@ -397,6 +417,7 @@ pub fn orion_view(
         engine: (rigel_results::stats::engines::engine_names(doc.points()) != ["io_uring"])
             .then(|| rigel_results::stats::engines::engines_text(doc.points()))
             .flatten(),
+        notes: notes(findings, group),
         duration_s: (doc.plan().run.duration_ms + 500) / 1000,
         small_columns,
         large_columns,

@@ -78,6 +78,7 @@ pub fn device_warnings<'a>(points: impl Iterator<Item = &'a PointResult>) -> Vec
             units::thousands(ios as f64),
             units::size(bytes as f64),
         ),
+        evidence: None,
     }]
 }
 
@@ -132,6 +133,7 @@ pub fn device_share(p: &PointResult) -> Option<Warning> {
             units::seconds(p.elapsed_s),
             units::share(share),
         ),
+        evidence: None,
     })
 }
 

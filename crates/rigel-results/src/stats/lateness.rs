@@ -45,7 +45,8 @@ pub(super) fn warnings(view: &ResultsView) -> Vec<Warning> {
                                 .as_ref()
                                 .map_or("—".into(), |s| units::latency(s.latency.p99_ns as f64)),
                         ),
-                    });
+                                            evidence: None,
+});
                 }
             }
             if let Some(cv) = pace.send_gap_cv {
@@ -67,7 +68,8 @@ pub(super) fn warnings(view: &ResultsView) -> Vec<Warning> {
                             units::number(cv),
                             units::iops(pace.requested_iops),
                         ),
-                    });
+                                            evidence: None,
+});
                 }
             }
         }

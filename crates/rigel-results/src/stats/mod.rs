@@ -1,9 +1,12 @@
 //! What is computed from results: one class summed over a fleet's hosts, the validity warnings
-//! every report shows, and the steady-state judgement of a point's rounds.
+//! every report shows (with what the volume was doing: rate caps, burst buckets), and the steady-state judgement
+//! of a point's rounds.
 
+mod burst_step;
 mod device_share;
 pub mod engines;
 mod lateness;
+mod rate_cap;
 mod seconds;
 mod settle;
 pub mod steady;
@@ -11,7 +14,12 @@ mod sum;
 mod validity;
 mod warning;
 
+pub use burst_step::BurstStep;
 pub use lateness::{GAP_CV_SLACK, LAG_FLOOR_NS, LAG_SHARE};
+pub use rate_cap::{CapMetric, DeviceCap, RateCap};
 pub use seconds::{MIN_SECONDS, full_seconds};
 pub use sum::ClassSum;
-pub use validity::{DEFAULT_SEED, PastRun, ValidityConfig, Warning, iops_spread, warnings};
+pub use validity::{
+    DEFAULT_SEED, PastRun, ValidityConfig, Warning, iops_spread, volume_findings, warnings,
+};
+pub use warning::Evidence;

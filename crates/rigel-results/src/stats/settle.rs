@@ -51,6 +51,7 @@ pub fn settle_warning(doc: &ResultsDoc) -> Option<Warning> {
                 units::iops(settled),
                 units::seconds(warmup_s),
             ),
+            evidence: None,
         })
     })
 }

@@ -80,7 +80,8 @@ pub fn warnings(view: &ResultsView, past: &[PastRun], cfg: &ValidityConfig) -> V
                     p.point.label(),
                     workers
                 ),
-            });
+                            evidence: None,
+});
         }
         for c in read.running().filter_map(|c| c.result) {
             if let Some(s) = iops_spread(&c.intervals).filter(|s| *s > cfg.spread) {
@@ -100,6 +101,7 @@ pub fn warnings(view: &ResultsView, past: &[PastRun], cfg: &ValidityConfig) -> V
                         p.point.label(),
                         c.class
                     ),
+                    evidence: None,
                 });
             }
         }
@@ -111,7 +113,42 @@ pub fn warnings(view: &ResultsView, past: &[PastRun], cfg: &ValidityConfig) -> V
     out.extend(super::settle::settle_warning(doc));
     out.extend(cache_warning(doc, cfg));
     out.extend(seed_warning(doc, past));
+    out.extend(volume_findings(view, cfg));
     super::warning::condense(out, workers)
+}
+
+/// What the volume was doing rather than what the device can do (a rate cap, a burst bucket
+/// running out), as warnings with
+/// their evidence: `results.json` keeps these beside the document, and every report lists them
+/// with the other warnings.
+pub fn volume_findings(view: &ResultsView, cfg: &ValidityConfig) -> Vec<Warning> {
+    let caps = super::rate_cap::rate_caps(view, cfg.cpu_fraction)
+        .into_iter()
+        .map(|cap| Warning {
+            kind: "rate-cap",
+            point: None,
+            class: Some(cap.class.clone()),
+            figure: cap.mean,
+            message: cap.message.clone(),
+            evidence: Some(super::warning::Evidence::RateCap(cap)),
+        });
+    let steps = super::burst_step::burst_steps(view).into_iter().map(|b| {
+        let label = view
+            .points
+            .iter()
+            .find(|p| p.id() == b.point)
+            .map(|p| p.label())
+            .unwrap_or_default();
+        Warning {
+            kind: "burst",
+            point: Some(b.point),
+            class: Some(b.class.clone()),
+            figure: b.after,
+            message: b.message(&label),
+            evidence: Some(super::warning::Evidence::BurstStep(b)),
+        }
+    });
+    caps.chain(steps).collect()
 }
 
 /// Points in whose window rigel itself did not run (a stopped process, a paused VM, a starved
@@ -131,6 +168,7 @@ fn paused_warnings<'v>(view: &'v ResultsView) -> impl Iterator<Item = Warning> +
                 p.point.label(),
                 paused.reason(p.elapsed_s)
             ),
+            evidence: None,
         })
     })
 }
@@ -164,6 +202,7 @@ fn cache_warning(doc: &ResultsDoc, cfg: &ValidityConfig) -> Option<Warning> {
             cfg.cache_ratio,
             units::size(ram)
         ),
+        evidence: None,
     })
 }
 
@@ -189,6 +228,7 @@ fn seed_warning(doc: &ResultsDoc, past: &[PastRun]) -> Option<Warning> {
             "the default seed {seed} ran against the same target before ({}, started {}): the same offsets may come from a cache; set [run] seed",
             before.folder, before.started
         ),
+        evidence: None,
     })
 }
 

@@ -1,14 +1,17 @@
 //! A validity warning, and how many of one kind are told: a sweep of 40 CPU-bound page-cache
 //! points says so once, with the points as ranges and the figures' span, not a screenful.
 
+use rigel_expr::units;
 use serde::Serialize;
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Warning {
     /// `cpu`, `cache`, `unsteady`, `seed`, `paused` (rigel did not run in the window), `late` (rigel behind its open-loop schedule),
     /// `arrival` (the sends did not hold the arrival process asked), `device` (the device read
-    /// less or more than rigel; its own fold, with the counts summed) or `settle` (the first
-    /// point's first seconds ran apart from the rest).
+    /// less or more than rigel; its own fold, with the counts summed) `settle` (the first
+    /// point's first seconds ran apart from the rest) `rate-cap` (throughput held flat while
+    /// the load grew: a provisioned rate or a throttle) or `burst` (a sustained step down within a
+    /// point: a burst bucket ran out), each with its [`Evidence`].
     pub kind: &'static str,
     /// The point it concerns, when one.
     pub point: Option<u32>,
@@ -17,6 +20,17 @@ pub struct Warning {
     pub figure: f64,
     /// One sentence with the figure in it.
     pub message: String,
+    /// The figures behind it, typed, where a finding has more than one (a rate cap's stretch).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<Evidence>,
+}
+
+/// A finding's figures, by kind.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Evidence {
+    RateCap(super::rate_cap::RateCap),
+    BurstStep(super::burst_step::BurstStep),
 }
 
 /// Above this many points of one kind (and class), they are told as one warning.
@@ -69,6 +83,12 @@ fn folded(group: &[&Warning], workers: f64) -> Warning {
             lo * 100.0,
             hi * 100.0
         ),
+        ("burst", Some(class)) => format!(
+            "{points}, {class}: the per-second rate stepped down and stayed down with latency up \
+             (a burst bucket ran out): sustained {} to {} IOPS; figures before each step are the burst's",
+            units::thousands(lo),
+            units::thousands(hi)
+        ),
         ("arrival", Some(class)) => format!(
             "{points}, {class}: the sends did not hold the arrival asked: send-gap CV {lo:.2} to {hi:.2}"
         ),
@@ -85,6 +105,7 @@ fn folded(group: &[&Warning], workers: f64) -> Warning {
         class: first.class.clone(),
         figure: hi,
         message,
+        evidence: None,
     }
 }
 
@@ -122,6 +143,7 @@ mod tests {
             class: class.map(str::to_owned),
             figure,
             message: format!("{kind} {point:?}"),
+            evidence: None,
         }
     }
 

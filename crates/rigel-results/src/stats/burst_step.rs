@@ -1,0 +1,192 @@
+//! Burst buckets: a point whose per-second throughput steps down and stays down while its
+//! latency steps up, at a constant load. Cloud volumes run at a burst rate on credit (gp2's 3,000
+//! IOPS for about 30 minutes, Azure's credit-based bursting) and then at their baseline: a figure
+//! measured before the step is the burst's, not what the volume holds.
+//!
+//! The change point is the split of the point's full seconds that maximizes Welch's t between the
+//! two sides (at least two seconds each); it counts when the later side runs at most
+//! [`MAX_AFTER`] of the earlier, no later second reaches back to the middle of the two (sustained),
+//! the mean latency rises by [`MIN_LATENCY_RISE`] and t is at least [`MIN_T`].
+
+use super::seconds::full_seconds;
+use crate::Interval;
+use crate::view::ResultsView;
+use rigel_expr::units;
+use serde::Serialize;
+
+/// The rate after the step, as a share of the rate before, at most.
+pub const MAX_AFTER: f64 = 0.75;
+/// Mean latency after over before, at least.
+pub const MIN_LATENCY_RISE: f64 = 1.2;
+/// Welch's t of the step, at least (far beyond chance: p < 10⁻⁶ for a normal noise).
+pub const MIN_T: f64 = 5.0;
+/// Seconds on each side of the step, at least.
+const MIN_SIDE: usize = 2;
+
+/// A sustained step down in a point's per-second throughput: a burst bucket that ran out.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BurstStep {
+    pub point: u32,
+    pub class: String,
+    /// Seconds into the measured window when the last second at the burst rate ended.
+    pub at_s: f64,
+    /// IOPS before and after.
+    pub before: f64,
+    pub after: f64,
+    /// Mean latency (ns) before and after.
+    pub latency_before_ns: f64,
+    pub latency_after_ns: f64,
+    /// Welch's t of the split: the step's confidence.
+    pub t: f64,
+    /// I/Os served above the sustained rate before the step: the bucket's credit, about.
+    pub credit: f64,
+}
+
+/// The step a class's seconds show, if any.
+pub fn step(intervals: &[Interval]) -> Option<(usize, f64, f64, f64, f64, f64)> {
+    let secs: Vec<&Interval> = full_seconds(intervals).collect();
+    let n = secs.len();
+    if n < 2 * MIN_SIDE {
+        return None;
+    }
+    let x: Vec<f64> = secs.iter().map(|i| i.iops).collect();
+    let mut best: Option<(usize, f64)> = None;
+    for k in MIN_SIDE..=n - MIN_SIDE {
+        let t = welch_t(&x[..k], &x[k..]);
+        if best.is_none_or(|(_, b)| t > b) {
+            best = Some((k, t));
+        }
+    }
+    let (k, t) = best?;
+    let (before, after) = (mean(&x[..k]), mean(&x[k..]));
+    let middle = (before + after) / 2.0;
+    let w = |s: &[&Interval]| {
+        let ios: f64 = s.iter().map(|i| i.ios as f64).sum();
+        let ns: f64 = s.iter().map(|i| i.mean_ns * i.ios as f64).sum();
+        if ios > 0.0 { ns / ios } else { 0.0 }
+    };
+    let (w1, w2) = (w(&secs[..k]), w(&secs[k..]));
+    let sustained = x[k..].iter().all(|v| *v < middle);
+    (t >= MIN_T
+        && before > 0.0
+        && after <= MAX_AFTER * before
+        && sustained
+        && w1 > 0.0
+        && w2 >= MIN_LATENCY_RISE * w1)
+        .then_some((k, before, after, w1, w2, t))
+}
+
+fn mean(v: &[f64]) -> f64 {
+    v.iter().sum::<f64>() / v.len() as f64
+}
+
+fn var(v: &[f64]) -> f64 {
+    let m = mean(v);
+    v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (v.len() - 1).max(1) as f64
+}
+
+/// Welch's t of `a`'s mean above `b`'s; a floor on the variance (1% of the mean, squared) so that
+/// two perfectly flat sides do not give an infinite t from a 1% step.
+fn welch_t(a: &[f64], b: &[f64]) -> f64 {
+    let floor = |v: &[f64]| var(v).max((0.01 * mean(v)).powi(2));
+    let se = (floor(a) / a.len() as f64 + floor(b) / b.len() as f64).sqrt();
+    if se > 0.0 {
+        (mean(a) - mean(b)) / se
+    } else {
+        0.0
+    }
+}
+
+/// Every point's class that stepped down: closed-loop classes of points that finished.
+pub fn burst_steps(view: &ResultsView) -> Vec<BurstStep> {
+    let mut out = Vec::new();
+    for p in view.points.iter().filter(|p| p.ok) {
+        for c in p.running().filter(|c| c.params.rate.is_none()) {
+            let Some(r) = c.result else { continue };
+            let Some((k, before, after, w1, w2, t)) = step(&r.intervals) else {
+                continue;
+            };
+            let at_s = full_seconds(&r.intervals).nth(k - 1).map_or(0.0, |i| i.t_s);
+            out.push(BurstStep {
+                point: p.id(),
+                class: c.name().to_owned(),
+                at_s,
+                before,
+                after,
+                latency_before_ns: w1,
+                latency_after_ns: w2,
+                t,
+                credit: (before - after) * at_s,
+            });
+        }
+    }
+    out
+}
+
+impl BurstStep {
+    /// "3,000 IOPS for 29 min 40 s, then 300: a burst bucket of about 5.3 M I/Os ran out".
+    pub fn message(&self, label: &str) -> String {
+        format!(
+            "point {} ({label}), {}: {} IOPS for {}, then {} (latency {} → {}; change-point t = {:.0}): \
+             a burst bucket of about {} I/Os ran out; the sustained figure is {}, and figures taken \
+             before the step are the burst's",
+            self.point,
+            self.class,
+            units::thousands(self.before),
+            units::duration(std::time::Duration::from_secs_f64(self.at_s.max(0.0))),
+            units::thousands(self.after),
+            units::latency(self.latency_before_ns),
+            units::latency(self.latency_after_ns),
+            self.t,
+            units::thousands(self.credit),
+            units::thousands(self.after),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn secs(iops: &[f64], lat: &[f64]) -> Vec<Interval> {
+        (1..)
+            .zip(iops.iter().zip(lat))
+            .map(|(t, (v, l))| Interval {
+                t_s: f64::from(t),
+                ios: *v as u64,
+                iops: *v,
+                mbps: 0.0,
+                mean_ns: *l,
+                p99_ns: 0,
+                read_histogram: None,
+                write_histogram: None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_sustained_step_down_with_latency_up_is_found_at_its_second() {
+        let iops = [3000.0, 2990.0, 3010.0, 3005.0, 300.0, 302.0, 298.0, 301.0];
+        let lat = [1e6, 1e6, 1e6, 1e6, 1e7, 1e7, 1e7, 1e7];
+        let (k, before, after, _, _, t) = step(&secs(&iops, &lat)).expect("a step");
+        assert_eq!(k, 4);
+        assert!((before - 3001.25).abs() < 1e-9 && (after - 300.25).abs() < 1e-9);
+        assert!(t > 50.0, "{t}");
+    }
+
+    #[test]
+    fn noise_a_dip_that_recovers_or_latency_that_did_not_rise_is_no_step() {
+        let lat_up = [1e6, 1e6, 1e6, 1e6, 1e7, 1e7, 1e7, 1e7];
+        let noisy = [
+            3000.0, 2500.0, 3300.0, 2700.0, 3100.0, 2600.0, 2900.0, 3200.0,
+        ];
+        assert_eq!(step(&secs(&noisy, &lat_up)), None);
+        let dip = [3000.0, 3000.0, 3000.0, 3000.0, 300.0, 300.0, 3000.0, 300.0];
+        assert_eq!(step(&secs(&dip, &lat_up)), None);
+        let flat_lat = [1e6; 8];
+        let stepped = [3000.0, 3000.0, 3000.0, 3000.0, 300.0, 300.0, 300.0, 300.0];
+        assert_eq!(step(&secs(&stepped, &flat_lat)), None);
+        // Three seconds cannot show a sustained step.
+        assert_eq!(step(&secs(&stepped[2..5], &lat_up[2..5])), None);
+    }
+}

@@ -1,0 +1,85 @@
+//! Burst buckets on a real target: a FUSE file (tests/support/faultfs.rs) that serves at full speed
+//! on a token bucket's credit, then at its refill rate (as gp2's burst credits), read through a
+//! loop device at a constant load. The run finds the step within a second of when the credit ran
+//! out, with the rates before and after; the same file without the bucket gets no such finding.
+
+use super::builder::{results, rigel};
+use super::faults::faultfs::{self, FaultFs, Faults};
+use serde_json::Value;
+use std::time::Duration;
+
+/// One 8-second point at load 4 over `faults` (through a loop device); stderr and the findings.
+fn run(faults: Faults) -> (String, Vec<Value>, Option<Duration>) {
+    if let Some(why) = faultfs::unavailable() {
+        panic!("{why}");
+    }
+    let fs = FaultFs::mount(faults).expect("mount");
+    let dev = fs.loop_device().expect("a loop device over the FUSE file");
+    let tmp = tempfile::tempdir().expect("tmp");
+    let spec = tmp.path().join("b.toml");
+    let text = format!(
+        "[[target]]\npath = \"{}\"\n\n[run]\nduration = \"8s\"\nwarmup = \"0s\"\n\n\
+         [class.rd]\nsize = \"4KiB\"\n\n[matrix]\nrd = \"4\"\n",
+        dev.dev.display()
+    );
+    std::fs::write(&spec, text).expect("spec written");
+    let out = tmp.path().join("run");
+    let r = rigel()
+        .arg("run")
+        .arg(&spec)
+        .arg("--out")
+        .arg(&out)
+        .run()
+        .code(0);
+    let doc = results(&out);
+    let findings = doc["findings"].as_array().cloned().unwrap_or_default();
+    let secs: Vec<f64> = doc["points"][0]["classes"][0]["intervals"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|i| i["iops"].as_f64()).collect())
+        .unwrap_or_default();
+    eprintln!("per-second IOPS: {secs:?}");
+    (r.stderr, findings, fs.bucket_dry_after())
+}
+
+fn healthy() -> Faults {
+    Faults::new(16 << 20).service_time(Duration::from_millis(1), Some(4))
+}
+
+#[test]
+#[serial_test::serial]
+fn a_burst_bucket_running_out_is_found_within_a_second() {
+    // 1 ms each, through a loop device that sends a FUSE file one read at a time: about 500
+    // IOPS on credit for 1,500 I/Os (about 3 s; longer on a busy host), then 50.
+    let (stderr, findings, dry) = run(healthy().burst_bucket(1500.0, 50.0));
+    let dry = dry.expect("the bucket ran dry").as_secs_f64();
+    let burst = findings
+        .iter()
+        .find(|f| f["kind"] == "burst")
+        .unwrap_or_else(|| panic!("no burst finding: {findings:#?}\n{stderr}"));
+    let b = &burst["evidence"]["burst_step"];
+    let at = b["at_s"].as_f64().expect("at_s");
+    assert!(
+        (at - dry).abs() <= 1.0,
+        "step at {at} s, the credit ran out at {dry:.2} s: {b:#}"
+    );
+    let after = b["after"].as_f64().expect("after");
+    assert!((35.0..=65.0).contains(&after), "{b:#}");
+    assert!(b["before"].as_f64().expect("before") > 3.0 * after, "{b:#}");
+    assert!(b["t"].as_f64().expect("t") >= 5.0, "{b:#}");
+    assert!(
+        stderr.contains("a burst bucket of about") && stderr.contains("the sustained figure is"),
+        "{stderr}"
+    );
+}
+
+#[test]
+#[serial_test::serial]
+fn the_same_file_without_a_bucket_shows_no_step() {
+    let (stderr, findings, dry) = run(healthy());
+    assert_eq!(dry, None);
+    assert!(
+        !findings.iter().any(|f| f["kind"] == "burst"),
+        "{findings:#?}"
+    );
+    assert!(!stderr.contains("burst bucket"), "{stderr}");
+}

@@ -1,0 +1,125 @@
+//! Rate caps on real throttled devices: loop devices over tmpfs limited to 250 read IOPS each
+//! (cgroup v1 `blkio.throttle.read_iops_device`), as a provisioned cloud volume is. ORION's
+//! `-run simple` over one names its cap; over four under a `concat` volume (the seed's EBS case)
+//! it names each device's 250 and their sum; an unthrottled loop device gets no such finding.
+
+use super::orion::LunDir;
+use rigel_testkit::LoopDevice;
+use serde_json::Value;
+
+/// The throttle every device gets, read IOPS.
+const CAP: u32 = 250;
+
+/// `-run simple` over `devs` (2-second points: the blkio throttle's budget carries over from one
+/// second to the next, so 1-second points alternate ±5% about the cap); stderr and the run's `findings` in results.json.
+fn orion_simple(devs: &[&LoopDevice]) -> (String, String, Vec<Value>) {
+    let paths: Vec<&str> = devs.iter().map(|d| d.dev()).collect();
+    let d = LunDir::new().with("cap", &paths);
+    let disks = devs.len().to_string();
+    let out = d
+        .orion(&[
+            "-run",
+            "simple",
+            "-testname",
+            "cap",
+            "-num_disks",
+            &disks,
+            "-duration",
+            "2",
+            "-cache_size",
+            "0",
+        ])
+        .code(0);
+    let names = d.outputs();
+    let summary = names
+        .iter()
+        .find(|n| n.ends_with("_summary.txt"))
+        .expect("a summary file");
+    let summary = std::fs::read_to_string(d.path().join(summary)).expect("summary");
+    let folder = names
+        .iter()
+        .find(|n| n.ends_with(".rigel"))
+        .expect("a run folder");
+    let results =
+        std::fs::read_to_string(d.path().join(folder).join("results.json")).expect("results.json");
+    let doc: Value = serde_json::from_str(&results).expect("results parse");
+    let findings = doc["findings"].as_array().cloned().unwrap_or_default();
+    (out.stderr, summary, findings)
+}
+
+fn small_cap(findings: &[Value]) -> &Value {
+    findings
+        .iter()
+        .find(|f| f["kind"] == "rate-cap" && f["class"] == "small")
+        .unwrap_or_else(|| panic!("no small-class rate cap in {findings:#?}"))
+}
+
+fn near(v: &Value, want: f64, share: f64) -> bool {
+    v.as_f64().is_some_and(|x| (x - want).abs() <= want * share)
+}
+
+#[test]
+#[serial_test::serial]
+fn one_throttled_device_is_named_a_rate_limit() {
+    let lo = LoopDevice::new(1 << 30);
+    lo.throttle_reads(CAP);
+    let (stderr, summary, findings) = orion_simple(&[&lo]);
+    lo.throttle_reads(0);
+    let cap = &small_cap(&findings)["evidence"]["rate_cap"];
+    assert!(near(&cap["mean"], f64::from(CAP), 0.1), "{cap:#}");
+    assert_eq!(cap["metric"], "iops");
+    assert!(cap["to_load"].as_u64() == Some(5), "{cap:#}");
+    assert!(
+        cap["latency_growth"].as_f64().unwrap_or(0.0) >= 2.0,
+        "{cap:#}"
+    );
+    let said = "a rate limit (provisioned IOPS or a throttle), not the device's capacity";
+    assert!(
+        stderr.contains("warning: small: IOPS held at 2") && stderr.contains(said),
+        "{stderr}"
+    );
+    // ORION's own lines stay as ORION writes them; rigel's note follows them.
+    let (orion, notes) = summary.split_once("\nNotes (rigel):\n").expect("notes");
+    assert!(orion.contains("\nMaximum Small IOPS=2"), "{summary}");
+    assert!(!orion.contains(said) && notes.contains(said), "{summary}");
+}
+
+#[test]
+#[serial_test::serial]
+fn four_throttled_devices_under_concat_name_each_cap_and_the_sum() {
+    let devs: Vec<LoopDevice> = (0..4).map(|_| LoopDevice::new(256 << 20)).collect();
+    for d in &devs {
+        d.throttle_reads(CAP);
+    }
+    let (stderr, _, findings) = orion_simple(&devs.iter().collect::<Vec<_>>());
+    for d in &devs {
+        d.throttle_reads(0);
+    }
+    let cap = &small_cap(&findings)["evidence"]["rate_cap"];
+    assert!(near(&cap["mean"], 4.0 * f64::from(CAP), 0.1), "{cap:#}");
+    let each = cap["devices"].as_array().expect("per-device shares");
+    assert_eq!(each.len(), 4, "{cap:#}");
+    for (share, dev) in each.iter().zip(&devs) {
+        assert_eq!(share["device"], dev.name(), "{cap:#}");
+        assert!(near(&share["mean"], f64::from(CAP), 0.1), "{cap:#}");
+    }
+    let line = stderr
+        .lines()
+        .find(|l| l.starts_with("warning: small: IOPS held at"))
+        .unwrap_or_else(|| panic!("{stderr}"));
+    assert!(
+        line.contains(&format!("per device {} 2", devs[0].name()))
+            && line.contains("the sum of per-device caps, 1,0"),
+        "{line}"
+    );
+}
+
+#[test]
+#[serial_test::serial]
+fn an_unthrottled_device_gets_no_rate_cap() {
+    let lo = LoopDevice::new(1 << 30);
+    let (stderr, summary, findings) = orion_simple(&[&lo]);
+    assert!(findings.is_empty(), "{findings:#?}");
+    assert!(!stderr.contains("rate limit"), "{stderr}");
+    assert!(!summary.contains("Notes (rigel)"), "{summary}");
+}
