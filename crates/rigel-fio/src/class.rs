@@ -185,7 +185,6 @@ pub fn translate(job: &Job, name: String) -> Result<Class, FioError> {
 
     // Sizes.
     let size = block_sizes(&c, reads, writes)?;
-    let smallest = size.1;
     keys.insert(0, ("size", size.0));
 
     // Engine and load.
@@ -253,7 +252,7 @@ pub fn translate(job: &Job, name: String) -> Result<Class, FioError> {
     };
 
     // Pacing.
-    pacing(&c, &mut keys, numjobs, reads && writes, smallest)?;
+    pacing(&c, &mut keys, numjobs, reads && writes)?;
     if let Some(s) = c.get("thinktime") {
         let ns = units::time_ns(c.text(s), 1_000).map_err(|why| bad_value(s, &why))?;
         if ns > 0 {
@@ -376,7 +375,7 @@ fn block_sizes(c: &Ctx, reads: bool, writes: bool) -> Result<(Value, u64), FioEr
             return Ok((value(size_text(lo), &[s]), lo));
         }
         // fio draws a size between the two, rounded down to a multiple of the smaller.
-        let count = hi / lo - 1 + 1;
+        let count = hi / lo;
         if count > 64 {
             return Err(bad_value(
                 s,
@@ -473,9 +472,7 @@ fn pacing(
     keys: &mut Vec<(&'static str, Value)>,
     numjobs: u64,
     mixed: bool,
-    smallest: u64,
 ) -> Result<(), FioError> {
-    let _ = smallest;
     let one = |s: &Setting| -> Result<String, FioError> {
         let parts: Vec<&str> = c
             .text(s)
