@@ -37,7 +37,7 @@ fn run(faults: Faults) -> (String, Vec<Value>, Option<Duration>) {
         .as_array()
         .map(|a| a.iter().filter_map(|i| i["iops"].as_f64()).collect())
         .unwrap_or_default();
-    eprintln!("per-second IOPS: {secs:?}");
+    eprintln!("per-second IOPS: {secs:?}\n{}", r.stderr);
     (r.stderr, findings, fs.bucket_dry_after())
 }
 

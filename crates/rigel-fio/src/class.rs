@@ -5,47 +5,9 @@
 use crate::error::FioError;
 use crate::jobfile::Setting;
 use crate::jobs::{Job, bad_value};
-use crate::units::{self, Extent, KbBase};
-
-/// A spec value and the fio settings it was made from (`rw=randread (job.fio:4)`).
-#[derive(Clone, Debug)]
-pub struct Value {
-    pub text: String,
-    pub from: String,
-}
-
-fn from(settings: &[&Setting]) -> String {
-    settings
-        .iter()
-        .map(|s| match &s.value {
-            Some(v) => format!("{}={v} ({})", s.name, s.at),
-            None => format!("{} ({})", s.name, s.at),
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-fn value(text: impl Into<String>, settings: &[&Setting]) -> Value {
-    Value {
-        text: text.into(),
-        from: from(settings),
-    }
-}
-
-fn default(text: impl Into<String>, why: &str) -> Value {
-    Value {
-        text: text.into(),
-        from: format!("fio's default: {why}"),
-    }
-}
-
-/// One file a job addresses, as fio names it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct File {
-    pub path: String,
-    /// The size rigel creates it at when it does not exist.
-    pub size: Option<u64>,
-}
+use crate::placement::File;
+use crate::units::{self, KbBase};
+use crate::value::{Ctx, Value, default, duration_text, size_text, value};
 
 /// A job translated.
 #[derive(Clone, Debug)]
@@ -65,51 +27,6 @@ pub struct Class {
     /// Run-wide values this job asks for; every job must agree.
     pub run: Vec<(&'static str, Value)>,
     pub notes: Vec<String>,
-}
-
-/// A size as the spec writes it: the largest binary unit that divides it.
-pub fn size_text(bytes: u64) -> String {
-    for (unit, name) in [(1u64 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")] {
-        if bytes >= unit && bytes % unit == 0 {
-            return format!("{}{name}", bytes / unit);
-        }
-    }
-    format!("{bytes}B")
-}
-
-/// A duration as the spec writes it, from nanoseconds.
-pub fn duration_text(ns: u64) -> String {
-    for (unit, name) in [(1_000_000_000u64, "s"), (1_000_000, "ms"), (1_000, "us")] {
-        if ns >= unit && ns % unit == 0 {
-            return format!("{}{name}", ns / unit);
-        }
-    }
-    format!("{ns}ns")
-}
-
-struct Ctx<'a> {
-    job: &'a Job,
-    base: KbBase,
-}
-
-impl Ctx<'_> {
-    fn get(&self, name: &str) -> Option<&Setting> {
-        self.job.get(name)
-    }
-    fn text<'s>(&self, s: &'s Setting) -> &'s str {
-        s.value.as_deref().unwrap_or("")
-    }
-    fn int(&self, name: &str) -> Result<Option<(u64, &Setting)>, FioError> {
-        match self.get(name) {
-            None => Ok(None),
-            Some(s) => units::integer(self.text(s))
-                .map(|v| Some((v, s)))
-                .map_err(|why| bad_value(s, &why)),
-        }
-    }
-    fn size(&self, s: &Setting, text: &str) -> Result<u64, FioError> {
-        units::size(text, self.base).map_err(|why| bad_value(s, &why))
-    }
 }
 
 /// The class for `job`, named `name` (unique among the classes).
@@ -185,7 +102,6 @@ pub fn translate(job: &Job, name: String) -> Result<Class, FioError> {
 
     // Sizes.
     let size = block_sizes(&c, reads, writes)?;
-    let smallest = size.1;
     keys.insert(0, ("size", size.0));
 
     // Engine and load.
@@ -253,7 +169,7 @@ pub fn translate(job: &Job, name: String) -> Result<Class, FioError> {
     };
 
     // Pacing.
-    pacing(&c, &mut keys, numjobs, reads && writes, smallest)?;
+    crate::pacing::pacing(&c, &mut keys, numjobs, reads && writes)?;
     if let Some(s) = c.get("thinktime") {
         let ns = units::time_ns(c.text(s), 1_000).map_err(|why| bad_value(s, &why))?;
         if ns > 0 {
@@ -267,7 +183,7 @@ pub fn translate(job: &Job, name: String) -> Result<Class, FioError> {
         }
     }
     if access == "random" {
-        distribution(&c, &mut keys)?;
+        crate::pacing::distribution(&c, &mut keys)?;
         if !job.flag("norandommap")? {
             notes.push(format!("job {}: rigel draws random offsets with replacement, as fio's norandommap (fio's random map visits each block once per pass)", job.name));
         }
@@ -277,8 +193,8 @@ pub fn translate(job: &Job, name: String) -> Result<Class, FioError> {
             s.at
         ));
     }
-    durability(&c, &mut keys, writes, &mut notes)?;
-    data(&c, &mut keys, writes)?;
+    crate::pacing::durability(&c, &mut keys, writes, &mut notes)?;
+    crate::pacing::data(&c, &mut keys, writes)?;
     if let Some(s) = c.get("verify") {
         match c.text(s).trim() {
             "0" | "null" | "none" | "" => {}
@@ -306,7 +222,7 @@ pub fn translate(job: &Job, name: String) -> Result<Class, FioError> {
         }
     }
 
-    let (files, region) = placement(&c, &job.name, numjobs)?;
+    let (files, region) = crate::placement::placement(&c, &job.name, numjobs)?;
     let run = run_values(&c, job)?;
     Ok(Class {
         name,
@@ -376,7 +292,7 @@ fn block_sizes(c: &Ctx, reads: bool, writes: bool) -> Result<(Value, u64), FioEr
             return Ok((value(size_text(lo), &[s]), lo));
         }
         // fio draws a size between the two, rounded down to a multiple of the smaller.
-        let count = hi / lo - 1 + 1;
+        let count = hi / lo;
         if count > 64 {
             return Err(bad_value(
                 s,
@@ -467,314 +383,6 @@ fn bssplit(c: &Ctx, s: &Setting, text: &str) -> Result<(String, u64), FioError> 
     Ok((out.join(", "), min))
 }
 
-/// `rate`, `rate_iops` and `rate_process`: fio's rates are per job, so numjobs multiplies them.
-fn pacing(
-    c: &Ctx,
-    keys: &mut Vec<(&'static str, Value)>,
-    numjobs: u64,
-    mixed: bool,
-    smallest: u64,
-) -> Result<(), FioError> {
-    let _ = smallest;
-    let one = |s: &Setting| -> Result<String, FioError> {
-        let parts: Vec<&str> = c
-            .text(s)
-            .split(',')
-            .map(str::trim)
-            .filter(|p| !p.is_empty())
-            .collect();
-        match parts.as_slice() {
-            [one] if !mixed => Ok((*one).to_owned()),
-            [r, w] if r == w && !mixed => Ok((*r).to_owned()),
-            _ if mixed => Err(bad_value(
-                s,
-                "fio paces reads and writes apart, rigel a class as a whole: give a mixed job no rate, or give reads and writes a job each",
-            )),
-            _ => Err(bad_value(
-                s,
-                "one rate per job: give the direction the job does",
-            )),
-        }
-    };
-    let rate = if let Some(s) = c.get("rate_iops") {
-        let n = units::integer(&one(s)?).map_err(|why| bad_value(s, &why))?;
-        Some(value(format!("{} iops", n * numjobs), &[s]))
-    } else if let Some(s) = c.get("rate") {
-        let b = c.size(s, &one(s)?)?;
-        Some(value(format!("{}/s", size_text(b * numjobs)), &[s]))
-    } else {
-        None
-    };
-    let Some(rate) = rate else { return Ok(()) };
-    if rate.text.starts_with("0 ") || rate.text.starts_with("0B") {
-        return Ok(());
-    }
-    keys.push(("rate", rate));
-    if let Some(s) = c.get("rate_process") {
-        let arrival = match c.text(s).trim() {
-            "linear" => "uniform",
-            "poisson" => "poisson",
-            _ => return Err(bad_value(s, "rate_process is linear or poisson")),
-        };
-        keys.push(("arrival", value(arrival, &[s])));
-    }
-    Ok(())
-}
-
-fn distribution(c: &Ctx, keys: &mut Vec<(&'static str, Value)>) -> Result<(), FioError> {
-    let Some(s) = c.get("random_distribution") else {
-        return Ok(());
-    };
-    let text = c.text(s).trim();
-    let (kind, arg) = text.split_once(':').unwrap_or((text, ""));
-    let d = match kind {
-        "random" => return Ok(()),
-        "zipf" | "pareto" if arg.contains(',') => {
-            return Err(bad_value(
-                s,
-                "rigel's distributions have no centre: give the parameter alone",
-            ));
-        }
-        "zipf" => format!("zipf:{arg}"),
-        "pareto" => format!("pareto:{arg}"),
-        "normal" | "gauss" if arg.contains(',') => {
-            return Err(bad_value(
-                s,
-                "rigel's normal distribution is centred on the region: give σ alone",
-            ));
-        }
-        "normal" | "gauss" => format!("normal:{arg}%"),
-        "zoned" if !arg.contains(',') => {
-            let bands: Result<Vec<Option<String>>, FioError> = arg
-                .split(':')
-                .map(|b| {
-                    let (io, region) = b
-                        .split_once('/')
-                        .ok_or_else(|| bad_value(s, "zoned bands are IO%/REGION%"))?;
-                    // `20/` (no region) is what the others leave: rigel gives the rest that by itself.
-                    Ok((!region.trim().is_empty())
-                        .then(|| format!("{}%/{}%", io.trim(), region.trim())))
-                })
-                .collect();
-            format!(
-                "hot:{}",
-                bands?.into_iter().flatten().collect::<Vec<_>>().join(", ")
-            )
-        }
-        _ => {
-            return Err(bad_value(
-                s,
-                "rigel draws random, zipf:θ, pareto:h, normal:σ and zoned:IO/REGION:… (one set for reads and writes)",
-            ));
-        }
-    };
-    keys.push(("distribution", value(d, &[s])));
-    Ok(())
-}
-
-fn durability(
-    c: &Ctx,
-    keys: &mut Vec<(&'static str, Value)>,
-    writes: bool,
-    notes: &mut Vec<String>,
-) -> Result<(), FioError> {
-    let mut found: Vec<(&Setting, String)> = Vec::new();
-    for name in ["fsync", "fdatasync"] {
-        if let Some((n, s)) = c.int(name)? {
-            if n > 0 {
-                found.push((s, format!("{name}:{n}")));
-            }
-        }
-    }
-    if let Some(s) = c.get("sync") {
-        match c.text(s).trim() {
-            "0" | "none" => {}
-            "1" | "sync" | "dsync" | "" => found.push((s, "dsync".to_owned())),
-            _ => return Err(bad_value(s, "sync is 0, 1 (sync) or dsync")),
-        }
-    }
-    match found.as_slice() {
-        [] => Ok(()),
-        [(s, _)] if !writes => {
-            notes.push(format!(
-                "{}: {} has no effect on a job that does not write (as in fio)",
-                s.at, s.name
-            ));
-            Ok(())
-        }
-        [(s, d)] => {
-            keys.push(("durability", value(d.clone(), &[*s])));
-            Ok(())
-        }
-        [_, (s, _), ..] => Err(bad_value(
-            s,
-            "rigel makes a job's writes durable one way: give one of fsync, fdatasync and sync",
-        )),
-    }
-}
-
-/// `buffer_compress_percentage=P` and `dedupe_percentage=P` as ratios 100 : (100 − P).
-fn data(c: &Ctx, keys: &mut Vec<(&'static str, Value)>, writes: bool) -> Result<(), FioError> {
-    for (name, key) in [
-        ("buffer_compress_percentage", "compress"),
-        ("dedupe_percentage", "dedupe"),
-    ] {
-        let Some((p, s)) = c.int(name)? else { continue };
-        if p == 0 {
-            continue;
-        }
-        if p >= 100 {
-            return Err(bad_value(
-                s,
-                "rigel's ratios go up to 100:1: give at most 99",
-            ));
-        }
-        if !writes {
-            return Err(bad_value(
-                s,
-                "shapes what a job writes: this job does not write",
-            ));
-        }
-        let hundredths = (10_000 * 100 + (100 - p) * 50) / (100 - p) / 100;
-        keys.push((
-            key,
-            value(
-                format!("{}.{:02}:1", hundredths / 100, hundredths % 100),
-                &[s],
-            ),
-        ));
-    }
-    Ok(())
-}
-
-/// The files a job addresses and the part of them it uses (fio's size and offset).
-fn placement(
-    c: &Ctx,
-    job_name: &str,
-    numjobs: u64,
-) -> Result<(Vec<File>, Option<Value>), FioError> {
-    let nrfiles = match c.int("nrfiles")? {
-        Some((0, s)) => return Err(bad_value(s, "nrfiles is at least 1")),
-        Some((n, _)) => n,
-        None => 1,
-    };
-    let size_s = c.get("size");
-    let size = match size_s {
-        Some(s) => Some((
-            units::extent(c.text(s), c.base).map_err(|why| bad_value(s, &why))?,
-            s,
-        )),
-        None => None,
-    };
-    let offset_s = c.get("offset");
-    let offset = match offset_s {
-        Some(s) => units::extent(c.text(s), c.base).map_err(|why| bad_value(s, &why))?,
-        None => Extent::Bytes(0),
-    };
-    let filesize = match c.get("filesize") {
-        Some(s) => Some(c.size(s, c.text(s))?),
-        None => None,
-    };
-    let dir = c.get("directory").map(|s| c.text(s).to_owned());
-    let in_dir = |name: &str| match &dir {
-        Some(d) if !name.starts_with('/') => format!("{}/{name}", d.trim_end_matches('/')),
-        _ => name.to_owned(),
-    };
-    let names: Vec<String> = match c.get("filename") {
-        Some(s) => split_files(c.text(s)).iter().map(|n| in_dir(n)).collect(),
-        // fio names a job's files JOB.JOBNUM.FILENUM, in `directory` or where it runs.
-        None => (0..numjobs)
-            .flat_map(|j| (0..nrfiles).map(move |f| (j, f)))
-            .map(|(j, f)| in_dir(&format!("{job_name}.{j}.{f}")))
-            .collect(),
-    };
-    let per_file = |total: u64| filesize.unwrap_or(total / nrfiles.max(1));
-    let mut files = Vec::new();
-    for path in names {
-        let exists = std::fs::metadata(&path).is_ok();
-        let size = match (exists, size, offset) {
-            (true, _, _) => None,
-            (false, Some((Extent::Bytes(b), _)), Extent::Bytes(o)) => Some(o + per_file(b)),
-            (false, _, _) if filesize.is_some() => filesize,
-            (false, _, _) => {
-                let at = size_s.map_or(c.job.at.clone(), |s| s.at.clone());
-                return Err(FioError::BadValue {
-                    at,
-                    option: "filename".to_owned(),
-                    value: path,
-                    why: "no such file: give size= in bytes (fio and rigel create a missing file at that size)".to_owned(),
-                });
-            }
-        };
-        files.push(File { path, size });
-    }
-    if files.is_empty() {
-        return Err(FioError::Syntax {
-            at: c.job.at.clone(),
-            why: format!("job {job_name} names no file"),
-        });
-    }
-    let any_existing = files.iter().any(|f| f.size.is_none());
-    let start = match offset {
-        Extent::Bytes(0) => None,
-        Extent::Bytes(b) => Some(size_text(b)),
-        Extent::Percent(p) => Some(format!("{p}%")),
-    };
-    let end = match (size, offset) {
-        (Some((Extent::Bytes(b), _)), Extent::Bytes(o)) if any_existing || o > 0 => {
-            Some(size_text(o + b))
-        }
-        (Some((Extent::Bytes(_), _)), _) => None,
-        (Some((Extent::Percent(p), _)), Extent::Percent(o)) => {
-            Some(format!("{}%", (p + o).min(100.0)))
-        }
-        (Some((Extent::Percent(p), _)), Extent::Bytes(0)) => Some(format!("{p}%")),
-        (Some((s, st)), _) => {
-            let _ = s;
-            return Err(bad_value(
-                st,
-                "give size and offset both in bytes or both in percent",
-            ));
-        }
-        (None, _) => None,
-    };
-    let mut from_settings: Vec<&Setting> = Vec::new();
-    from_settings.extend(size_s);
-    from_settings.extend(offset_s);
-    let region = match (start, end) {
-        (None, None) => None,
-        (s, e) => Some(value(
-            format!(
-                "{}..{}",
-                s.unwrap_or_else(|| "0".to_owned()),
-                e.unwrap_or_else(|| "100%".to_owned())
-            ),
-            &from_settings,
-        )),
-    };
-    Ok((files, region))
-}
-
-/// fio's `filename=a:b` is two files; `\:` is a colon inside a name.
-fn split_files(text: &str) -> Vec<String> {
-    let mut out = vec![String::new()];
-    let mut chars = text.chars().peekable();
-    while let Some(ch) = chars.next() {
-        match ch {
-            '\\' if chars.peek() == Some(&':') => {
-                chars.next();
-                out.last_mut().expect("one").push(':');
-            }
-            ':' => out.push(String::new()),
-            ch => out.last_mut().expect("one").push(ch),
-        }
-    }
-    out.into_iter()
-        .map(|s| s.trim().to_owned())
-        .filter(|s| !s.is_empty())
-        .collect()
-}
-
 /// The job's run-wide values: duration, warm-up, direct, seed.
 fn run_values(c: &Ctx, job: &Job) -> Result<Vec<(&'static str, Value)>, FioError> {
     let mut run = Vec::new();
@@ -829,11 +437,5 @@ mod tests {
         assert_eq!(size_text(1536), "1536B");
         assert_eq!(duration_text(30_000_000_000), "30s");
         assert_eq!(duration_text(100_000), "100us");
-    }
-
-    #[test]
-    fn filenames_split_at_unescaped_colons() {
-        assert_eq!(split_files("/dev/a:/dev/b"), vec!["/dev/a", "/dev/b"]);
-        assert_eq!(split_files("a\\:b"), vec!["a:b"]);
     }
 }

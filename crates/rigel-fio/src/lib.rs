@@ -9,8 +9,11 @@ mod error;
 pub mod jobfile;
 mod jobs;
 pub mod options;
+mod pacing;
+mod placement;
 mod to_spec;
 pub mod units;
+mod value;
 
 pub use error::{FioError, Loc};
 pub use jobfile::JOB_FILE_BYTES;

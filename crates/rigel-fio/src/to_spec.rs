@@ -4,8 +4,9 @@
 //! Every value's trailing comment names the fio options it came from; the spec is loaded back and
 //! compiled as `rigel check` would before anyone sees it.
 
-use crate::class::{Class, Value};
+use crate::class::Class;
 use crate::error::{FioError, Loc};
+use crate::value::Value;
 use rigel_trace::spec_doc::{self, Expected, SpecDoc};
 
 /// Most worker threads a spec may ask for.
@@ -43,7 +44,7 @@ pub fn build(name: &str, title: &str, classes: &[Class], at: &Loc) -> Result<Str
         if let Some(s) = size {
             d.set(
                 "size",
-                crate::class::size_text(*s),
+                crate::value::size_text(*s),
                 Some("size: created at this size when missing, as fio does"),
             );
         }

@@ -54,7 +54,7 @@ fn top(doc: &ResultsDoc, points: &[PointResult]) -> Result<Value, ReportError> {
     let mut jobs = Vec::new();
     for p in points {
         for c in &p.classes {
-            jobs.push(job(doc, p, c)?);
+            jobs.push(job(p, c)?);
         }
     }
     let mut m = Map::new();
@@ -89,7 +89,7 @@ fn rw(random: bool, read_percent: u8) -> &'static str {
     }
 }
 
-fn job(doc: &ResultsDoc, p: &PointResult, c: &ClassResult) -> Result<Value, ReportError> {
+fn job(p: &PointResult, c: &ClassResult) -> Result<Value, ReportError> {
     let load = p.point.classes.iter().find(|l| l.class == c.class);
     let runtime_ms = (p.elapsed_s * 1000.0).round() as u64;
     let mut options = Map::new();
@@ -152,7 +152,6 @@ fn job(doc: &ResultsDoc, p: &PointResult, c: &ClassResult) -> Result<Value, Repo
     m.insert("latency_ns".into(), ns);
     m.insert("latency_us".into(), us);
     m.insert("latency_ms".into(), ms);
-    let _ = doc;
     Ok(Value::Object(m))
 }
 
