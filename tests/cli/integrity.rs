@@ -61,7 +61,7 @@ fn verified_run_on(
         );
         // The failure is the summary's first line, before any figure, not pages later.
         let summary = report
-            .split("## Summary")
+            .split("## Verdict")
             .nth(1)
             .and_then(|rest| rest.split("<!-- page -->").next())
             .expect("a summary section");

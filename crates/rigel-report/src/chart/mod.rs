@@ -1,6 +1,7 @@
 //! Which charts a report gets, built from the context's views: IOPS and MB/s against load, latency
 //! percentiles against load per class, and a heat map of small IOPS when the matrix is detailed.
 
+mod answers;
 mod axis;
 pub(crate) mod bars;
 mod heatmap;
@@ -14,6 +15,7 @@ pub(crate) mod timeseries;
 pub(crate) mod trend;
 mod varied;
 
+pub use answers::mark as mark_answer_charts;
 pub use more::{chart_notes, more_charts};
 pub use overlay::compare_overlay;
 
@@ -31,6 +33,8 @@ pub struct Chart {
     pub title: String,
     pub file: String,
     pub svg: String,
+    /// Drawn on page 2 of the handover: an answer's figure against the load (`answers::mark`).
+    pub answer: bool,
 }
 
 const X_LABEL: &str = "load (outstanding I/Os, or streams for sequential classes)";
@@ -175,7 +179,7 @@ fn held_charts(classes: &[ClassView]) -> Vec<(String, Figure)> {
         let by_mbps = class.orion_role.as_deref() == Some("large")
             || (class.orion_role.is_none() && class.access == "sequential");
         let (what, value): (&str, fn(&ClassRow) -> f64) = if by_mbps {
-            ("MB/s (MiB/s)", |r| r.mbps)
+            ("MiB/s", |r| r.mbps)
         } else {
             ("IOPS", |r| r.iops)
         };
@@ -421,6 +425,7 @@ pub fn charts(classes: &[ClassView], points: &[Point]) -> Vec<Chart> {
             name,
             title: fig.title.clone(),
             svg: fig.to_svg(),
+            answer: false,
         });
     };
     // ORION's habit, and a readable scale: IOPS for small I/O, MB/s for large; unmapped classes in both.
@@ -449,13 +454,9 @@ pub fn charts(classes: &[ClassView], points: &[Point]) -> Vec<Chart> {
     for (i, fig) in iops.iter().enumerate() {
         push(numbered("iops", i), fig);
     }
-    let mbps = per_load_charts(
-        &without("small"),
-        "MB/s vs load (MiB/s)",
-        "MB/s (MiB/s)",
-        "MB/s",
-        |r| r.mbps,
-    );
+    let mbps = per_load_charts(&without("small"), "MiB/s vs load", "MiB/s", "MiB/s", |r| {
+        r.mbps
+    });
     for (i, fig) in mbps.iter().enumerate() {
         push(numbered("mbps", i), fig);
     }
@@ -489,6 +490,7 @@ pub fn charts(classes: &[ClassView], points: &[Point]) -> Vec<Chart> {
                 name: "heatmap".into(),
                 title: map.title.clone(),
                 svg: map.to_svg(),
+                answer: false,
             });
         }
     }

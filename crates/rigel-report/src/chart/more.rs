@@ -331,6 +331,7 @@ fn chart(name: String, title: &str, svg: String) -> Chart {
         name,
         title: title.to_string(),
         svg,
+        answer: false,
     }
 }
 

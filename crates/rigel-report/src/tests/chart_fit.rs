@@ -82,7 +82,7 @@ fn a_class_held_at_one_load_is_drawn_against_the_load_that_varied() {
         .unwrap_or_else(|| panic!("no held chart in {names:?}"))
         .1;
     assert!(
-        held.contains("large (held at 1) MB/s (MiB/s) vs small load"),
+        held.contains("large (held at 1) MiB/s vs small load"),
         "{held}"
     );
     assert!(held.contains("small load (outstanding I/Os)"), "{held}");

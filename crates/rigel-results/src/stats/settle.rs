@@ -38,6 +38,7 @@ pub fn settle_warning(doc: &ResultsDoc) -> Option<Warning> {
         Some(Warning {
             kind: "settle",
             point: None,
+            points: Vec::new(),
             class: Some(c.class.clone()),
             figure: k as f64,
             message: format!(

@@ -72,6 +72,7 @@ pub fn warnings(view: &ResultsView, past: &[PastRun], cfg: &ValidityConfig) -> V
             out.push(Warning {
                 kind: "cpu",
                 point: Some(p.point.id),
+                points: vec![p.point.id],
                 class: None,
                 figure: cores,
                 message: format!(
@@ -92,6 +93,7 @@ pub fn warnings(view: &ResultsView, past: &[PastRun], cfg: &ValidityConfig) -> V
                 out.push(Warning {
                     kind: "unsteady",
                     point: Some(p.point.id),
+                    points: vec![p.point.id],
                     class: Some(c.class.clone()),
                     figure: s,
                     message: format!(
@@ -123,6 +125,7 @@ fn paused_warnings<'v>(view: &'v ResultsView) -> impl Iterator<Item = Warning> +
         Some(Warning {
             kind: "paused",
             point: Some(p.point.id),
+            points: vec![p.point.id],
             class: None,
             figure: paused.in_window_s,
             message: format!(
@@ -156,6 +159,7 @@ fn cache_warning(doc: &ResultsDoc, cfg: &ValidityConfig) -> Option<Warning> {
     Some(Warning {
         kind: "cache",
         point: None,
+        points: Vec::new(),
         class: None,
         figure: volume as f64,
         message: format!(
@@ -183,6 +187,7 @@ fn seed_warning(doc: &ResultsDoc, past: &[PastRun]) -> Option<Warning> {
     Some(Warning {
         kind: "seed",
         point: None,
+        points: Vec::new(),
         class: None,
         figure: seed as f64,
         message: format!(
