@@ -27,7 +27,7 @@ pub fn print(doc: &ResultsDoc, dir: &Path, interrupted: bool) {
             }
             Err(e) => eprintln!("rigel: the closing summary could not be written: {e}"),
         }
-        if orion_shape(doc) {
+        if doc.plan().orion_shaped() {
             outln!();
             for line in headline(doc) {
                 outln!("{line}");
@@ -71,21 +71,11 @@ pub fn print(doc: &ResultsDoc, dir: &Path, interrupted: bool) {
             "stopped"
         };
         eprintln!(
-            "{why}: {} points did not run; finish with: rigel run --resume {}",
-            all - done,
+            "{why}: {} did not run; finish with: rigel run --resume {}",
+            rigel_expr::units::count((all - done) as u64, "point"),
             dir.display()
         );
     }
-}
-
-/// ORION's shape: every class is one of ORION's two, `small` and `large` (`rigel orion`, the
-/// `orion/*` specs and specs written in ORION's terms).
-fn orion_shape(doc: &ResultsDoc) -> bool {
-    let classes = &doc.plan().classes;
-    !classes.is_empty()
-        && classes
-            .iter()
-            .all(|c| c.name == "small" || c.name == "large")
 }
 
 /// The validity warnings, each naming the figure that triggered it (`rigel run` and `rigel orion`

@@ -59,6 +59,14 @@ fn verified_run_on(
                 && report.contains("First corrupted blocks of point 1"),
             "{report}"
         );
+        // Corrupted data is no system call's error: no `errno 0` anywhere.
+        assert!(
+            !report.contains("errno 0")
+                && !r.stderr.contains("errno 0")
+                && !r.stdout.contains("errno 0"),
+            "{report}\n{}",
+            r.stderr
+        );
         // The failure is the summary's first line, before any figure, not pages later.
         let summary = report
             .split("## Verdict")

@@ -229,5 +229,10 @@ fn a_skewed_size_mix_headlines_the_size_most_of_its_ios_take() {
         "{max_iops}"
     );
     assert!(!summary.contains("1 MiB I/O MiB/s"), "{summary}");
+    // Its section is headed by the mix, not by its largest size.
+    assert!(
+        report.contains("### data: 8 KiB–1 MiB mix, mean ") && !report.contains("### data: 1 MiB"),
+        "{report}"
+    );
     assert!(summary.contains("8 KiB random-read IOPS"), "{summary}");
 }

@@ -65,7 +65,7 @@ pub fn device_warnings<'a>(points: impl Iterator<Item = &'a PointResult>) -> Vec
     vec![Warning {
         kind: "device",
         point: None,
-        points: Vec::new(),
+        points: ids.clone(),
         class: None,
         figure: hi,
         message: format!(
