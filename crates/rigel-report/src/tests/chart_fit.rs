@@ -86,7 +86,10 @@ fn a_class_held_at_one_load_is_drawn_against_the_load_that_varied() {
         "{held}"
     );
     assert!(held.contains("small load (outstanding I/Os)"), "{held}");
-    assert_eq!(series_xs(held), [6], "loads 1..32, not the idle 0");
+    // Loads 0..32: the point where the small class was idle (the stream alone) is drawn, in the
+    // log₂ axis' slot for 0, not dropped off it.
+    assert_eq!(series_xs(held), [7], "loads 0..32, the idle 0 drawn");
+    assert!(held.contains(">0</text>"), "no 0 on the load axis\n{held}");
     // No MB/s-vs-load chart: the only large-I/O class did not vary its own load.
     assert!(!names.contains(&"chart-mbps.svg"), "{names:?}");
     assert!(names.contains(&"chart-iops.svg"), "{names:?}");
