@@ -10,6 +10,7 @@ mod more;
 mod overlay;
 pub(crate) mod percentiles;
 mod plot;
+mod swept;
 mod thin;
 pub(crate) mod timeseries;
 pub(crate) mod trend;
@@ -74,6 +75,15 @@ pub(super) fn latency_scale(classes: &[ClassView]) -> LatencyScale {
         top_ns: top as f64,
     }
 }
+
+/// The latency figures a chart against load or a swept value draws, one line each.
+type Measure = (&'static str, fn(&ClassRow) -> f64);
+pub(super) const LATENCY_MEASURES: [Measure; 4] = [
+    ("mean", |r| r.latency.mean_ns),
+    ("p50", |r| r.latency.p50_ns as f64),
+    ("p99", |r| r.latency.p99_ns as f64),
+    ("p99.9", |r| r.latency.p99_9_ns as f64),
+];
 
 /// A series' legend name: the class, then what held still along it.
 fn series_name(class: &str, key: &str, alone: bool) -> String {
@@ -316,14 +326,7 @@ fn latency_chart(
         low_ns,
         top_ns,
     } = scale;
-    type Measure = (&'static str, fn(&ClassRow) -> f64);
-    let measures: [Measure; 4] = [
-        ("mean", |r| r.latency.mean_ns),
-        ("p50", |r| r.latency.p50_ns as f64),
-        ("p99", |r| r.latency.p99_ns as f64),
-        ("p99.9", |r| r.latency.p99_9_ns as f64),
-    ];
-    let lines = measures
+    let lines = LATENCY_MEASURES
         .iter()
         .enumerate()
         .map(|(i, (stat, f))| {
@@ -476,6 +479,10 @@ pub fn charts(classes: &[ClassView], points: &[Point]) -> Vec<Chart> {
             }
             push(name, &chart);
         }
+    }
+    // A class at one load over a `[sweep]`: its latency against the swept value.
+    for (name, fig) in swept::swept_charts(classes, scale) {
+        push(name, &fig);
     }
     let role = |r: &str| {
         classes
