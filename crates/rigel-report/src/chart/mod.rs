@@ -480,10 +480,6 @@ pub fn charts(classes: &[ClassView], points: &[Point]) -> Vec<Chart> {
             push(name, &chart);
         }
     }
-    // A class at one load over a `[sweep]`: its latency against the swept value.
-    for (name, fig) in swept::swept_charts(classes, scale) {
-        push(name, &fig);
-    }
     let role = |r: &str| {
         classes
             .iter()
