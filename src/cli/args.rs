@@ -344,6 +344,10 @@ pub struct RunArgs {
     /// Delete the test files rigel created once the run ends (they are kept for reuse otherwise)
     #[arg(long)]
     pub clean: bool,
+    /// Who measures, as the handover's sign-off names them ("Measured by"); default: the
+    /// environment's RIGEL_BY, else "not given"
+    #[arg(long, value_name = "NAME")]
+    pub by: Option<String>,
     /// Also write the `[expect]` verdicts as JUnit XML to FILE, for CI test reporters
     #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,

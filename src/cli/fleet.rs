@@ -62,11 +62,11 @@ pub fn run(a: &RunArgs, dir: &Path) -> i32 {
     // One write: the ranks share the launcher's stderr, and `eprintln!` writes each formatted
     // piece on its own (stderr is unbuffered), so another rank's line could land inside this one.
     let line = format!(
-        "rigel: rank {} of {} ({}): {} points, the first at {start}, one every {:.1} s\n",
+        "rigel: rank {} of {} ({}): {}, the first at {start}, one every {:.1} s\n",
         rank.rank,
         rank.ranks,
         rank.source,
-        agreed.points.len(),
+        rigel_expr::units::count(agreed.points.len() as u64, "point"),
         agreed.slot.as_secs_f64()
     );
     let _ = std::io::Write::write_all(&mut std::io::stderr(), line.as_bytes());

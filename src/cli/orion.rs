@@ -26,6 +26,8 @@ struct Globals {
     color: Option<ColorChoice>,
     /// `--engine NAME`: every class's engine (ORION has no such option: `auto` without it).
     engine: Option<rigel_spec::Engine>,
+    /// `--by NAME`: who measures, for the sign-off (default: RIGEL_BY).
+    by: Option<String>,
     rest: Vec<String>,
 }
 
@@ -34,6 +36,7 @@ fn globals(args: Vec<String>) -> Result<Globals, String> {
         quiet: false,
         color: None,
         engine: None,
+        by: None,
         rest: Vec::new(),
     };
     let mut it = args.into_iter();
@@ -52,6 +55,10 @@ fn globals(args: Vec<String>) -> Result<Globals, String> {
                     rigel_spec::Engine::from_name(&name)
                         .ok_or_else(|| format!("--engine {name}: expected {names}"))?,
                 );
+                continue;
+            }
+            "--by" => {
+                g.by = Some(it.next().ok_or("--by needs a value: who measures")?);
                 continue;
             }
             "--color" => it
@@ -83,10 +90,10 @@ pub fn main(args: &[OsString], quiet: bool, color: ColorChoice) -> i32 {
         eprintln!("rigel orion: the arguments must be valid UTF-8");
         return exit::BAD_SPEC;
     };
-    let (args, engine) = match globals(args) {
+    let (args, engine, by) = match globals(args) {
         Ok(g) => {
             super::style::init(quiet || g.quiet, g.color.unwrap_or(color));
-            (g.rest, g.engine)
+            (g.rest, g.engine, g.by)
         }
         Err(e) => {
             eprintln!("rigel orion: {e}");
@@ -118,7 +125,8 @@ pub fn main(args: &[OsString], quiet: bool, color: ColorChoice) -> i32 {
             return exit::RUNTIME;
         }
     };
-    let job = match orion::prepare(options, &cwd, &shell_join(&orion::orion_args(&args))) {
+    let command = shell_join(&orion::orion_args(&args));
+    let job = match orion::prepare(options, &cwd, &command) {
         Ok(job) => job,
         Err(e) => return usage(&e),
     };
@@ -155,7 +163,14 @@ pub fn main(args: &[OsString], quiet: bool, color: ColorChoice) -> i32 {
     if let Err(e) = job.check_write_consent() {
         return usage(&e);
     }
-    calibrate(&job, loaded.resolved_toml, plan, &cwd)
+    // The spec ORION's options make, its sha256 and who ran it, as `rigel run` records them: the
+    // sign-off names them whichever way the run was started.
+    let mut provenance = specs::provenance(&loaded);
+    provenance.spec.source = format!("rigel orion {command}");
+    if let Some(by) = by.map(|b| b.trim().to_owned()).filter(|b| !b.is_empty()) {
+        provenance.measured_by = Some(by);
+    }
+    calibrate(&job, loaded.resolved_toml, plan, &cwd, provenance)
 }
 
 fn usage(e: &OrionError) -> i32 {
@@ -205,7 +220,13 @@ fn dialect(o: &OrionOptions) -> Dialect {
 }
 
 /// The run: ORION's console lines, the shared loop, ORION's files, the result lines.
-fn calibrate(job: &OrionJob, spec_toml: String, plan: RunPlan, cwd: &Path) -> i32 {
+fn calibrate(
+    job: &OrionJob,
+    spec_toml: String,
+    plan: RunPlan,
+    cwd: &Path,
+    provenance: rigel_results::Provenance,
+) -> i32 {
     let o = &job.options;
     let started = runner::now();
     let prefix = prefix(o.testname(), &started);
@@ -247,9 +268,11 @@ fn calibrate(job: &OrionJob, spec_toml: String, plan: RunPlan, cwd: &Path) -> i3
         paper: rigel_report::Paper::default(),
         replay: None,
     };
-    let (code, ran) = run::run_job(Job::fresh(dir, spec_toml, plan, started), opts, &|e| {
-        job.luns.explain(e.path(), lun_fault(e), &e.to_string())
-    });
+    let (code, ran) = run::run_job(
+        Job::fresh(dir, spec_toml, plan, started).with_provenance(provenance),
+        opts,
+        &|e| job.luns.explain(e.path(), lun_fault(e), &e.to_string()),
+    );
     let Some(ran) = ran else { return code };
     let Some(doc) = ran.doc else { return code };
     if let Err(code) = write_reports(&doc, o, cwd) {
@@ -418,6 +441,7 @@ rigel's options (two dashes):
   --to-spec             the equivalent rigel spec (TOML), to keep under version control
   --allow-destructive   consent to the writes -write asks for
   --force               with --allow-destructive: write even over a filesystem signature
+  --by NAME             who measures, for the report's sign-off (default: RIGEL_BY)
   --dialect 11.1|12c    ORION's file layout (default 12c: latency in microseconds)
   --engine NAME         auto (default: io_uring, or where refused libaio), io_uring, libaio
                         (ORION's own) or psync

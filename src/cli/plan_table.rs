@@ -133,12 +133,16 @@ fn write_header(out: &mut impl Write, plan: &RunPlan) -> io::Result<()> {
     if let Some(cpus) = &plan.cpus {
         writeln!(out, "  cpus       {cpus} (workers pinned round-robin)")?;
     }
-    writeln!(
-        out,
-        "  points     {} (ORION's Total Data Points: {})",
-        plan.points.len(),
-        plan.orion_total_points
-    )?;
+    if plan.orion_shaped() {
+        writeln!(
+            out,
+            "  points     {} (ORION's Total Data Points: {})",
+            plan.points.len(),
+            plan.orion_total_points
+        )?;
+    } else {
+        writeln!(out, "  points     {}", plan.points.len())?;
+    }
     if let Some(s) = &plan.search {
         writeln!(out, "  search     {}", s.describe())?;
         writeln!(

@@ -293,8 +293,11 @@ fn point_line(r: &PointResult, i: usize, n: usize) -> String {
     }
     if let PointStatus::Failed { error } = &r.status {
         parts.push(format!(
-            "FAILED: {} at offset {}: {} (errno {})",
-            error.target, error.offset, error.message, error.errno
+            "FAILED: {} at offset {}: {}{}",
+            error.target,
+            error.offset,
+            error.message,
+            error.errno_text()
         ));
     }
     parts.join("  ")

@@ -158,7 +158,10 @@ fn compiled(
         let stamp = chrono::Local::now().format("%Y%m%d-%H%M%S");
         PathBuf::from("runs").join(format!("{}-{stamp}", plan.name))
     });
-    let provenance = specs::provenance(&loaded);
+    let mut provenance = specs::provenance(&loaded);
+    if let Some(by) = a.by.as_deref().map(str::trim).filter(|b| !b.is_empty()) {
+        provenance.measured_by = Some(by.to_owned());
+    }
     Ok((dir, loaded.resolved_toml, plan, provenance))
 }
 

@@ -1,4 +1,5 @@
-//! The end of a run on the terminal: ORION's headline lines and where the results are.
+//! The end of a run on the terminal: page 1's verdict and answers, ORION's headline lines for
+//! ORION's shapes, and where the results are.
 
 use super::style::outln;
 use rigel_results::ResultsDoc;
@@ -16,12 +17,21 @@ pub fn print(doc: &ResultsDoc, dir: &Path, interrupted: bool) {
     }
     if !super::style::quiet() {
         outln!();
-        // A search's answer is its headline; ORION's lines follow as the trials' context.
-        if let Some(s) = doc.search().filter(|s| s.answer.is_some()) {
-            outln!("Answer: {}", s.summary);
+        // Page 1's verdict and answers, in its words; ORION's own lines after them for ORION's
+        // shapes only (scripts parse those; another spec's classes are not ORION's small/large).
+        match rigel_report::closing_summary(doc, rigel_record::past_runs(dir)) {
+            Ok(text) => {
+                for line in text.lines() {
+                    outln!("{line}");
+                }
+            }
+            Err(e) => eprintln!("rigel: the closing summary could not be written: {e}"),
         }
-        for line in headline(doc) {
-            outln!("{line}");
+        if doc.plan().orion_shaped() {
+            outln!();
+            for line in headline(doc) {
+                outln!("{line}");
+            }
         }
         outln!();
         if let Some(e) = engines::engines_text(doc.points()) {
@@ -61,8 +71,8 @@ pub fn print(doc: &ResultsDoc, dir: &Path, interrupted: bool) {
             "stopped"
         };
         eprintln!(
-            "{why}: {} points did not run; finish with: rigel run --resume {}",
-            all - done,
+            "{why}: {} did not run; finish with: rigel run --resume {}",
+            rigel_expr::units::count((all - done) as u64, "point"),
             dir.display()
         );
     }

@@ -24,7 +24,7 @@ fn a_committing_log_writer_headlines_its_commit_latency_under_its_highest_load()
     let run = tmp.run(&spec, "run", &["--allow-destructive"]).code(0);
     let doc = run.results();
     let report = std::fs::read_to_string(run.folder.join("report.md")).expect("report.md");
-    let from = report.find("## Summary").expect("a summary");
+    let from = report.find("## Verdict").expect("a summary");
     let summary = &report[from..from + report[from..].find("<!-- page -->").expect("page end")];
     let line = summary
         .lines()

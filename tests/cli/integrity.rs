@@ -59,9 +59,17 @@ fn verified_run_on(
                 && report.contains("First corrupted blocks of point 1"),
             "{report}"
         );
+        // Corrupted data is no system call's error: no `errno 0` anywhere.
+        assert!(
+            !report.contains("errno 0")
+                && !r.stderr.contains("errno 0")
+                && !r.stdout.contains("errno 0"),
+            "{report}\n{}",
+            r.stderr
+        );
         // The failure is the summary's first line, before any figure, not pages later.
         let summary = report
-            .split("## Summary")
+            .split("## Verdict")
             .nth(1)
             .and_then(|rest| rest.split("<!-- page -->").next())
             .expect("a summary section");

@@ -47,9 +47,33 @@ fn write_needs_allow_destructive_and_then_writes() {
         before,
         "refused: untouched"
     );
-    d.orion(&[&args[..], &["--allow-destructive"]].concat())
+    d.orion(&[&args[..], &["--allow-destructive", "--by", "Tess Tester"]].concat())
         .code(0);
     assert_ne!(std::fs::read(&lun).expect("readable"), before, "written");
+    // Who measured and from what spec, as a `rigel run` records them: the sign-off names them.
+    let folder = std::fs::read_dir(d.path())
+        .expect("dir readable")
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "rigel"))
+        .expect("a run folder");
+    let doc: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(folder.join("results.json")).expect("results.json"),
+    )
+    .expect("json");
+    let prov = &doc["provenance"];
+    assert_eq!(prov["measured_by"], "Tess Tester", "{prov}");
+    assert!(
+        prov["spec"]["source"]
+            .as_str()
+            .is_some_and(|s| s.starts_with("rigel orion -run advanced -testname w")),
+        "{prov}"
+    );
+    assert_eq!(
+        prov["spec"]["sha256"].as_str().map(str::len),
+        Some(64),
+        "{prov}"
+    );
     let summary = d
         .outputs()
         .into_iter()

@@ -172,3 +172,22 @@ fn a_spec_built_from_parts_keeps_an_odd_target_path_whole() {
         .run()
         .code(2);
 }
+
+#[test]
+#[serial_test::parallel]
+fn only_orion_shaped_specs_are_told_orions_point_count() {
+    let orion = rigel()
+        .args(["plan", "specs/orion/simple.toml"])
+        .run()
+        .code(0);
+    orion.stdout_has("(ORION's Total Data Points: 8)");
+    let oltp = rigel()
+        .args(["plan", "specs/oracle/oltp.toml"])
+        .run()
+        .code(0);
+    assert!(
+        !oltp.stdout.contains("ORION") && oltp.stdout.contains("  points     7\n"),
+        "{}",
+        oltp.stdout
+    );
+}

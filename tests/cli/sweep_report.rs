@@ -124,11 +124,11 @@ fn a_sweep_over_size_and_mix_is_reported_right_everywhere() {
     assert!(html.contains(r#"<td class="l">write</td>"#));
     let md_headline = md_lines
         .iter()
-        .find(|l| l.starts_with("| Max IOPS"))
+        .find(|l| l.starts_with("- **Max IOPS: "))
         .expect("a Max IOPS line");
     assert!(md_headline.contains(&label), "{md_headline} names {label}");
     assert!(
-        html.contains(&format!("small at {label}")),
+        html.contains(&format!("taken at {label} (class small)")),
         "HTML names {label}"
     );
     // ORION: one summary per combination, with its swept size; the best one's headline matches.

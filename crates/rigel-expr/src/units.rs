@@ -165,6 +165,28 @@ pub fn percent(share: f64) -> String {
     format!("{:.1}%", share * 100.0)
 }
 
+/// An English ordinal: `1st`, `2nd`, `3rd`, `4th`, `11th`, `22nd`.
+pub fn ordinal(n: u64) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
+/// `1 point`, `3 points`: a count with its noun in the number it takes (`noun` singular, made
+/// plural with an `s`).
+pub fn count(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{} {noun}s", thousands(n as f64))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -211,5 +233,22 @@ mod tests {
         assert_eq!(share(0.00002), "<0.1%");
         assert_eq!(share(0.974), "97%");
         assert_eq!(share(1.31), "131%");
+    }
+
+    #[test]
+    fn ordinals_and_counts_read_as_english() {
+        let o: Vec<String> = [1, 2, 3, 4, 11, 12, 13, 21, 22, 103, 111]
+            .map(ordinal)
+            .into();
+        assert_eq!(
+            o,
+            [
+                "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "103rd",
+                "111th"
+            ]
+        );
+        assert_eq!(count(1, "point"), "1 point");
+        assert_eq!(count(0, "point"), "0 points");
+        assert_eq!(count(1200, "point"), "1,200 points");
     }
 }

@@ -50,6 +50,8 @@ pub enum Block {
     Image {
         src: String,
         alt: String,
+        /// In the same paragraph as the image before it: the two share a row on the page.
+        beside: bool,
     },
     Rule,
     PageBreak,
@@ -68,6 +70,8 @@ struct State {
     quote: u32,
     table: Option<TableState>,
     image: Option<(String, String)>,
+    /// Images finished in the open paragraph so far.
+    para_images: u32,
 }
 
 #[derive(Default)]
@@ -220,6 +224,7 @@ impl State {
                 self.blocks.push(Block::Heading { level, spans });
             }
             TagEnd::Paragraph | TagEnd::Item => {
+                self.para_images = 0;
                 if self.table.is_none() {
                     self.flush_para();
                 }
@@ -270,7 +275,9 @@ impl State {
             }
             TagEnd::Image => {
                 if let Some((src, alt)) = self.image.take() {
-                    self.blocks.push(Block::Image { src, alt });
+                    let beside = self.para_images > 0;
+                    self.para_images += 1;
+                    self.blocks.push(Block::Image { src, alt, beside });
                 }
             }
             _ => {}
@@ -322,7 +329,7 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert!(
-            matches!(&b[6], Block::Image { src, alt } if src == "chart-a.svg" && alt == "Chart")
+            matches!(&b[6], Block::Image { src, alt, .. } if src == "chart-a.svg" && alt == "Chart")
         );
         assert_eq!(b[7], Block::Code("[spec]".into()));
     }

@@ -97,7 +97,12 @@ impl<'a> Layout<'a> {
     }
 
     pub fn run(mut self, blocks: &[Block], charts: &dyn Charts) -> Vec<Vec<Op>> {
+        let mut skip = 0;
         for (i, b) in blocks.iter().enumerate() {
+            if skip > 0 {
+                skip -= 1;
+                continue;
+            }
             match b {
                 Block::Heading { level, spans } => {
                     let next = self.kept_with_heading(&blocks[i + 1..], charts);
@@ -111,7 +116,25 @@ impl<'a> Layout<'a> {
                 } => self.para(spans, bullet.as_deref(), *depth, *quote),
                 Block::Code(text) => self.code(text),
                 Block::Table { head, rows, align } => self.table(head, rows, align),
-                Block::Image { src, alt } => self.image(src, alt, charts),
+                Block::Image { src, alt, .. } => {
+                    // Images of one paragraph go two to a row (a page's charts side by side).
+                    let row: Vec<(&str, &str)> = std::iter::once((src.as_str(), alt.as_str()))
+                        .chain(blocks[i + 1..].iter().map_while(|n| match n {
+                            Block::Image {
+                                src,
+                                alt,
+                                beside: true,
+                            } => Some((src.as_str(), alt.as_str())),
+                            _ => None,
+                        }))
+                        .collect();
+                    if row.len() == 1 {
+                        self.image(src, alt, charts);
+                    } else {
+                        skip = row.len() - 1;
+                        self.image_rows(&row, charts);
+                    }
+                }
                 Block::Rule => {
                     self.ensure(8.0);
                     let (x, w) = (self.g.left(), self.g.content_width());
@@ -347,6 +370,44 @@ impl<'a> Layout<'a> {
             index,
         });
         self.y += bh + 10.0;
+    }
+
+    /// Charts two to a row, each in half the content width, each row kept on one page; a chart
+    /// that is not one of the run's is drawn as its text, alone.
+    fn image_rows(&mut self, images: &[(&str, &str)], charts: &dyn Charts) {
+        const GAP: f32 = 8.0;
+        let half = (self.g.content_width() - GAP) / 2.0;
+        let max_h = (self.g.bottom() - self.g.top()) * 0.6;
+        for pair in images.chunks(2) {
+            let found: Vec<_> = pair.iter().map(|(src, _)| charts.find(src)).collect();
+            if found.iter().any(Option::is_none) {
+                for (src, alt) in pair {
+                    self.image(src, alt, charts);
+                }
+                continue;
+            }
+            let boxes: Vec<(usize, f32, f32)> = found
+                .into_iter()
+                .flatten()
+                .map(|(index, w, h)| {
+                    let s = (half / w).min(max_h / h).min(0.75);
+                    (index, w * s, h * s)
+                })
+                .collect();
+            let row_h = boxes.iter().map(|b| b.2).fold(0.0, f32::max);
+            self.ensure(row_h + 6.0);
+            for (k, (index, w, h)) in boxes.into_iter().enumerate() {
+                let x = self.g.left() + k as f32 * (half + GAP) + (half - w) / 2.0;
+                self.op(Op::Chart {
+                    x,
+                    y: self.y,
+                    w,
+                    h,
+                    index,
+                });
+            }
+            self.y += row_h + 10.0;
+        }
     }
 
     /// Greedy line breaking of `spans` into lines at most `width` wide; a word wider than a line

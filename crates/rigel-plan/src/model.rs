@@ -43,6 +43,17 @@ pub struct RunPlan {
 }
 
 impl RunPlan {
+    /// ORION's shape: every class is one of ORION's two, `small` and `large` (`rigel orion`, the
+    /// `orion/*` specs, specs written in ORION's terms). Only these runs are told in ORION's
+    /// words (its point count, its headline lines); another spec's classes are not ORION's.
+    pub fn orion_shaped(&self) -> bool {
+        !self.classes.is_empty()
+            && self
+                .classes
+                .iter()
+                .all(|c| c.name == "small" || c.name == "large")
+    }
+
     /// The engines the classes ask for, each once, in class order.
     pub fn engines(&self) -> Vec<Engine> {
         let mut out: Vec<Engine> = Vec::new();

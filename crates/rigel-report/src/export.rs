@@ -170,6 +170,7 @@ impl Prepared {
         let fleet = super::fleet::fleet_view(doc, &headline);
         let warnings = warnings(&view, &opts.past_runs, &ValidityConfig::default());
         let handover = super::handover::handover(doc, &points, &headline);
+        super::chart::mark_answer_charts(&mut charts, &handover.answers());
         let views = Views {
             run: context::run_view(&view),
             classes: classes.into_iter().map(Shared::new).collect(),
@@ -332,6 +333,28 @@ pub fn render_to_bytes(doc: &ResultsDoc, opts: &ReportOptions) -> Result<Files, 
         prepared: OnceCell::new(),
         env: OnceCell::new(),
     })
+}
+
+/// The terminal's closing summary of a run: page 1's verdict and answers, each answer with its
+/// load, latency and warnings, in the words of the handover's page 1, as plain lines.
+pub fn closing_summary(
+    doc: &ResultsDoc,
+    past_runs: Vec<rigel_results::stats::PastRun>,
+) -> Result<String, ReportError> {
+    let mut opts = ReportOptions::new(PathBuf::new());
+    opts.formats.clear();
+    opts.past_runs = past_runs;
+    let inputs = Inputs {
+        doc,
+        shared: None,
+        opts: &opts,
+        prepared: OnceCell::new(),
+        env: OnceCell::new(),
+    };
+    let (_, bytes) = inputs.page("text", "text/closing.txt", "closing.txt")?;
+    let text = String::from_utf8_lossy(&bytes);
+    // Markdown's marks (the macros are page 1's) mean nothing on a terminal.
+    Ok(text.replace("**", "").replace('`', ""))
 }
 
 /// [`render_to_bytes`] of a shared document: templates read it without a copy (a fleet's).

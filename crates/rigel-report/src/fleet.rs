@@ -53,7 +53,7 @@ pub fn fleet_view(doc: &ResultsDoc, headline: &Headline) -> Option<FleetView> {
     let fleet = doc.fleet()?;
     let picks = [
         ("Max IOPS", headline.max_iops.as_ref()),
-        ("Max MB/s", headline.max_mbps.as_ref()),
+        ("Max MiB/s", headline.max_mbps.as_ref()),
         ("Min latency", headline.min_latency.as_ref()),
     ];
     let mut tables: Vec<HostTable> = Vec::new();

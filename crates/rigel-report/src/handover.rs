@@ -63,6 +63,20 @@ pub struct Handover {
     pub calibrate_io: CalibrateIo,
 }
 
+impl Handover {
+    /// Every figure page 1 shows, in its order: the headline, then the database team's.
+    pub fn answers(&self) -> Vec<&Figure> {
+        self.headline
+            .iter()
+            .chain(
+                [&self.random_read_8k, &self.mbps_1m, &self.redo_write]
+                    .into_iter()
+                    .flatten(),
+            )
+            .collect()
+    }
+}
+
 pub fn handover(doc: &ResultsDoc, points: &[Point], headline: &Headline) -> Handover {
     let search = doc.search();
     // A search's figures are its answer's: its other trials probed rates the storage did or did
@@ -92,7 +106,7 @@ pub fn handover(doc: &ResultsDoc, points: &[Point], headline: &Headline) -> Hand
         Some(s) => search_answer(s, &rows).into_iter().collect(),
         None => [
             best(&headline.max_iops, "Max IOPS", &|v| iops_text(v)),
-            best(&headline.max_mbps, "Max MB/s", &|v| mbps_text(v)),
+            best(&headline.max_mbps, "Max MiB/s", &|v| mbps_text(v)),
             best(&headline.min_latency, "Min mean latency", &|v| {
                 units::latency(v)
             }),
@@ -133,12 +147,12 @@ pub fn handover(doc: &ResultsDoc, points: &[Point], headline: &Headline) -> Hand
         |r| {
             let v = r.mbps;
             figure(
-                "1 MiB MB/s",
+                "1 MiB I/O MiB/s",
                 r,
                 &total(r),
                 v,
                 mbps_text(v),
-                "the highest MB/s (MiB/s) of the 1 MiB classes",
+                "the highest MiB/s of the 1 MiB classes",
             )
         },
     );
@@ -156,7 +170,7 @@ pub fn handover(doc: &ResultsDoc, points: &[Point], headline: &Headline) -> Hand
         &rows,
         |r| r.io_size >= MIB && r.read_percent == 100,
         "max_mbps",
-        "the highest MB/s (MiB/s, as Oracle's MB) of a read-only class of 1 MiB or larger I/Os",
+        "the highest MiB/s (Oracle's MB) of a read-only class of 1 MiB or larger I/Os",
         |d| d.mbps,
         mbps_text,
     );
@@ -381,6 +395,7 @@ fn iops_text(v: f64) -> String {
     format!("{} IOPS", units::thousands(v))
 }
 
+/// The one unit of a rate of bytes in the handover: `units::mibps`, as every table and chart.
 fn mbps_text(v: f64) -> String {
-    format!("{} MB/s", units::number(v))
+    units::mibps(v)
 }

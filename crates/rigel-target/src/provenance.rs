@@ -43,6 +43,10 @@ pub fn provenance(spec: &SpecRead) -> Provenance {
         },
         user: user_name(),
         sudo_user: std::env::var("SUDO_USER").ok().filter(|u| !u.is_empty()),
+        measured_by: std::env::var("RIGEL_BY")
+            .ok()
+            .map(|b| b.trim().to_owned())
+            .filter(|b| !b.is_empty()),
     }
 }
 

@@ -208,6 +208,15 @@ fn gaps(s: &mut String, c: &ClassStats) {
     }
 }
 
+/// How the depth table samples the seconds: every one, or ` (every 2nd second)`.
+fn sampled(step: usize) -> String {
+    if step > 1 {
+        format!(" (every {} second)", units::ordinal(step as u64))
+    } else {
+        String::new()
+    }
+}
+
 fn depth(s: &mut String, c: &ClassStats) {
     if c.depth.is_empty() {
         return;
@@ -217,14 +226,21 @@ fn depth(s: &mut String, c: &ClassStats) {
         s,
         "\n### Depth over time\n\nRequests in flight: the time-average and the peak of each second{}; \
          the spec caps the class at {} (the trace's peak).\n\n| second | average | peak |\n|---:|---:|---:|",
-        if step > 1 {
-            format!(" (every {step}th second)")
-        } else {
-            String::new()
-        },
+        sampled(step),
         c.max_in_flight.max(1)
     );
     for (i, (avg, peak)) in c.depth.iter().enumerate().step_by(step) {
         let _ = writeln!(s, "| {i} | {} | {peak} |", units::depth(*avg));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_sampled_seconds_are_named_by_their_ordinal() {
+        assert_eq!(super::sampled(1), "");
+        assert_eq!(super::sampled(2), " (every 2nd second)");
+        assert_eq!(super::sampled(3), " (every 3rd second)");
+        assert_eq!(super::sampled(12), " (every 12th second)");
     }
 }

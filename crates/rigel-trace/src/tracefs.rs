@@ -62,6 +62,20 @@ pub fn remove_stale_instances() -> Vec<String> {
 /// An instance's name: this prefix and the capturing rigel's pid.
 const INSTANCE_PREFIX: &str = "rigel-capture-";
 
+/// Why tracefs cannot be used, from what looking at its `instances` folder said: a user who may
+/// not look (tracefs is root's alone) is told so, not that tracefs is missing.
+fn unusable(error: Option<std::io::ErrorKind>) -> String {
+    match error {
+        Some(std::io::ErrorKind::PermissionDenied) => format!(
+            "capturing needs root: {TRACEFS} is root's alone, and this user may not read it (run \
+             rigel capture as root, with sudo for one)"
+        ),
+        _ => format!(
+            "tracefs is not mounted at {TRACEFS} (mount it: mount -t tracefs nodev {TRACEFS})"
+        ),
+    }
+}
+
 /// A tracefs instance, removed on drop.
 struct Instance {
     dir: PathBuf,
@@ -70,10 +84,10 @@ struct Instance {
 impl Instance {
     fn create() -> Result<Instance, TraceError> {
         let root = Path::new(TRACEFS);
-        if !root.join("instances").is_dir() {
-            return Err(TraceError::Usage(format!(
-                "tracefs is not mounted at {TRACEFS} (mount it: mount -t tracefs nodev {TRACEFS})"
-            )));
+        match std::fs::metadata(root.join("instances")) {
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => return Err(TraceError::Usage(unusable(None))),
+            Err(e) => return Err(TraceError::Usage(unusable(Some(e.kind())))),
         }
         let dir = root
             .join("instances")
@@ -416,6 +430,15 @@ pub(crate) fn parse_seconds(s: &str) -> Option<u64> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_user_refused_tracefs_is_told_it_needs_root_not_that_tracefs_is_missing() {
+        let denied = super::unusable(Some(std::io::ErrorKind::PermissionDenied));
+        assert!(denied.starts_with("capturing needs root"), "{denied}");
+        assert!(!denied.contains("not mounted"), "{denied}");
+        let missing = super::unusable(Some(std::io::ErrorKind::NotFound));
+        assert!(missing.starts_with("tracefs is not mounted"), "{missing}");
+    }
+
     use super::*;
 
     #[test]

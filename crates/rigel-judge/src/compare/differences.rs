@@ -36,7 +36,13 @@ pub(super) fn warnings(base: &ResultsDoc, new: &ResultsDoc) -> Vec<String> {
     let (b, n) = (&base.plan().run, &new.plan().run);
     let mut differ = |what: &str, x: String, y: String| {
         if x != y {
-            w.push(format!("{what} differs: BASE {x}, NEW {y}"));
+            // `the targets differ`, `the engine differs`: the verb agrees with its subject.
+            let verb = if what.ends_with('s') {
+                "differ"
+            } else {
+                "differs"
+            };
+            w.push(format!("{what} {verb}: BASE {x}, NEW {y}"));
         }
     };
     differ(

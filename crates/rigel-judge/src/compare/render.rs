@@ -2,7 +2,7 @@
 //! into a ticket or a pull request.
 
 use super::{Change, MetricChange, RunComparison, RunSummary};
-use rigel_expr::Direction;
+use rigel_expr::{Direction, units};
 
 fn describe(r: &RunSummary) -> String {
     format!("{} {}", r.path, facts(r))
@@ -13,11 +13,17 @@ fn facts(r: &RunSummary) -> String {
     let at = r.started.get(..16).unwrap_or(&r.started).replace('T', " ");
     if r.runs > 1 {
         return format!(
-            "({}, {} points, {} runs from {at})",
-            r.name, r.points, r.runs
+            "({}, {}, {} runs from {at})",
+            r.name,
+            units::count(r.points as u64, "point"),
+            r.runs
         );
     }
-    format!("({}, {} points, {at})", r.name, r.points)
+    format!(
+        "({}, {}, {at})",
+        r.name,
+        units::count(r.points as u64, "point")
+    )
 }
 
 fn verdict_word(c: Change) -> &'static str {
@@ -341,4 +347,23 @@ pub fn html(c: &RunComparison, overlay_svg: Option<&str>) -> String {
     }
     out.push_str("</body></html>\n");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_point_is_one_point() {
+        let r = RunSummary {
+            path: "a".into(),
+            name: "oltp".into(),
+            started: "2026-11-30T01:02:03".into(),
+            host: "h".into(),
+            rigel_version: "0".into(),
+            points: 1,
+            runs: 1,
+        };
+        assert_eq!(facts(&r), "(oltp, 1 point, 2026-11-30 01:02)");
+    }
 }

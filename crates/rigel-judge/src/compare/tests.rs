@@ -350,3 +350,25 @@ fn figures_taken_by_different_engines_are_warned_about() {
             .is_empty()
     );
 }
+
+#[test]
+fn other_targets_are_said_in_english() {
+    let base = fixture("basic");
+    let mut plan = base.plan().clone();
+    plan.targets[0].path = "/dev/other".into();
+    let new = ResultsDoc::new(
+        base.header(),
+        base.spec_toml().to_owned(),
+        plan,
+        base.points().to_vec(),
+        base.finished().to_owned(),
+    );
+    let c = compare(&base, &new, &CompareOptions::default());
+    assert!(
+        c.warnings
+            .iter()
+            .any(|w| w.starts_with("the targets differ: BASE ") && w.ends_with("NEW /dev/other")),
+        "{:?}",
+        c.warnings
+    );
+}

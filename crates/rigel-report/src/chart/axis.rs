@@ -28,7 +28,9 @@ impl Scale {
     fn space(&self, v: f64) -> f64 {
         match *self {
             Scale::Linear { .. } => v,
-            Scale::Log2 { .. } => v.max(1e-12).log2(),
+            // 0 and below sit at the axis' start (its slot for 0, when it has one).
+            Scale::Log2 { lo, .. } if v <= 0.0 => lo,
+            Scale::Log2 { .. } => v.log2(),
             Scale::Log10 { .. } => v.max(1e-12).log10(),
             Scale::Nines { .. } => nines(v),
         }
@@ -100,7 +102,13 @@ impl Kind {
             Kind::Log2 if min_pos.is_finite() => {
                 let lo = min_pos.log2().floor();
                 let hi = max.log2().ceil().max(lo + 1.0);
-                let t = (lo as i32..=hi as i32).map(|e| 2f64.powi(e)).collect();
+                let mut t: Vec<f64> = (lo as i32..=hi as i32).map(|e| 2f64.powi(e)).collect();
+                // A load of 0 (a class idle beside the one that varied) has no logarithm: it gets
+                // the axis' first slot, one step left of the smallest power, so it is drawn.
+                if finite().any(|v| v == 0.0) {
+                    t.insert(0, 0.0);
+                    return axis(Scale::Log2 { lo: lo - 1.0, hi }, t);
+                }
                 axis(Scale::Log2 { lo, hi }, t)
             }
             Kind::Log10 if min_pos.is_finite() => {
@@ -279,6 +287,16 @@ mod tests {
         );
         assert_eq!(tick_labels(&[0.0, 500.0, 1000.0]), ["0", "500", "1000"]);
         assert_eq!(tick_labels(&[0.0, 1e6, 2e6]), ["0", "1M", "2M"]);
+    }
+
+    #[test]
+    fn a_load_of_0_gets_the_first_slot_of_a_log2_axis() {
+        let a = Kind::Log2.axis(&[0.0, 1.0, 2.0, 4.0, 8.0]);
+        assert_eq!(a.ticks, [0.0, 1.0, 2.0, 4.0, 8.0]);
+        assert_eq!(a.labels[0], "0");
+        assert_eq!(a.scale.fraction(0.0), 0.0);
+        assert_eq!(a.scale.fraction(1.0), 0.25);
+        assert_eq!(a.scale.fraction(8.0), 1.0);
     }
 
     #[test]

@@ -55,8 +55,11 @@ pub fn hockey_stick(
     };
     let mut lines = Vec::new();
     for (i, g) in groups.iter().enumerate() {
+        // Joined in the order of the x axis, not of the load: a noisy run whose IOPS fell at a
+        // higher load would otherwise draw a line doubling back on itself. The markers keep
+        // their loads, so the load order is still read off them.
         let mut pts: Vec<&LoadPoint> = g.points.iter().collect();
-        pts.sort_by_key(|p| p.load);
+        pts.sort_by(|a, b| x_of(a).total_cmp(&x_of(b)).then(a.load.cmp(&b.load)));
         let suffix = if g.key.is_empty() {
             String::new()
         } else {
@@ -105,5 +108,45 @@ pub fn hockey_stick(
             y: Kind::Linear { integer: false },
             lines,
         }],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_noisy_run_is_joined_along_the_x_axis_not_in_load_order() {
+        let p = |load: u32, iops: f64| LoadPoint {
+            load,
+            iops,
+            mbps: 0.0,
+            mean_ns: 1e5 * f64::from(load),
+            p99_ns: 2e5 * f64::from(load),
+        };
+        // The load of 4 ran slower than the load of 2: in load order the line would double back.
+        let points = [p(1, 1000.0), p(2, 3000.0), p(4, 2000.0), p(8, 4000.0)];
+        let fig = hockey_stick(
+            "c",
+            &[Group {
+                key: "",
+                points: &points,
+            }],
+            false,
+            &Labels {
+                what: "the load",
+                unit: ("µs", 1e3),
+            },
+        );
+        for line in &fig.panels[0].lines {
+            let xs: Vec<f64> = line.marks.iter().map(|m| m.x).collect();
+            assert_eq!(xs, [1000.0, 2000.0, 3000.0, 4000.0], "{}", line.name);
+        }
+        let labels: Vec<_> = fig.panels[0].lines[0]
+            .marks
+            .iter()
+            .map(|m| m.label.clone().unwrap_or_default())
+            .collect();
+        assert_eq!(labels, ["1", "4", "2", "8"], "each marker keeps its load");
     }
 }

@@ -1,6 +1,7 @@
 //! Which charts a report gets, built from the context's views: IOPS and MB/s against load, latency
 //! percentiles against load per class, and a heat map of small IOPS when the matrix is detailed.
 
+mod answers;
 mod axis;
 pub(crate) mod bars;
 mod heatmap;
@@ -9,11 +10,13 @@ mod more;
 mod overlay;
 pub(crate) mod percentiles;
 mod plot;
+mod swept;
 mod thin;
 pub(crate) mod timeseries;
 pub(crate) mod trend;
 mod varied;
 
+pub use answers::mark as mark_answer_charts;
 pub use more::{chart_notes, more_charts};
 pub use overlay::compare_overlay;
 
@@ -31,6 +34,8 @@ pub struct Chart {
     pub title: String,
     pub file: String,
     pub svg: String,
+    /// Drawn on page 2 of the handover: an answer's figure against the load (`answers::mark`).
+    pub answer: bool,
 }
 
 const X_LABEL: &str = "load (outstanding I/Os, or streams for sequential classes)";
@@ -70,6 +75,15 @@ pub(super) fn latency_scale(classes: &[ClassView]) -> LatencyScale {
         top_ns: top as f64,
     }
 }
+
+/// The latency figures a chart against load or a swept value draws, one line each.
+type Measure = (&'static str, fn(&ClassRow) -> f64);
+pub(super) const LATENCY_MEASURES: [Measure; 4] = [
+    ("mean", |r| r.latency.mean_ns),
+    ("p50", |r| r.latency.p50_ns as f64),
+    ("p99", |r| r.latency.p99_ns as f64),
+    ("p99.9", |r| r.latency.p99_9_ns as f64),
+];
 
 /// A series' legend name: the class, then what held still along it.
 fn series_name(class: &str, key: &str, alone: bool) -> String {
@@ -175,7 +189,7 @@ fn held_charts(classes: &[ClassView]) -> Vec<(String, Figure)> {
         let by_mbps = class.orion_role.as_deref() == Some("large")
             || (class.orion_role.is_none() && class.access == "sequential");
         let (what, value): (&str, fn(&ClassRow) -> f64) = if by_mbps {
-            ("MB/s (MiB/s)", |r| r.mbps)
+            ("MiB/s", |r| r.mbps)
         } else {
             ("IOPS", |r| r.iops)
         };
@@ -312,14 +326,7 @@ fn latency_chart(
         low_ns,
         top_ns,
     } = scale;
-    type Measure = (&'static str, fn(&ClassRow) -> f64);
-    let measures: [Measure; 4] = [
-        ("mean", |r| r.latency.mean_ns),
-        ("p50", |r| r.latency.p50_ns as f64),
-        ("p99", |r| r.latency.p99_ns as f64),
-        ("p99.9", |r| r.latency.p99_9_ns as f64),
-    ];
-    let lines = measures
+    let lines = LATENCY_MEASURES
         .iter()
         .enumerate()
         .map(|(i, (stat, f))| {
@@ -421,6 +428,7 @@ pub fn charts(classes: &[ClassView], points: &[Point]) -> Vec<Chart> {
             name,
             title: fig.title.clone(),
             svg: fig.to_svg(),
+            answer: false,
         });
     };
     // ORION's habit, and a readable scale: IOPS for small I/O, MB/s for large; unmapped classes in both.
@@ -449,13 +457,9 @@ pub fn charts(classes: &[ClassView], points: &[Point]) -> Vec<Chart> {
     for (i, fig) in iops.iter().enumerate() {
         push(numbered("iops", i), fig);
     }
-    let mbps = per_load_charts(
-        &without("small"),
-        "MB/s vs load (MiB/s)",
-        "MB/s (MiB/s)",
-        "MB/s",
-        |r| r.mbps,
-    );
+    let mbps = per_load_charts(&without("small"), "MiB/s vs load", "MiB/s", "MiB/s", |r| {
+        r.mbps
+    });
     for (i, fig) in mbps.iter().enumerate() {
         push(numbered("mbps", i), fig);
     }
@@ -489,6 +493,7 @@ pub fn charts(classes: &[ClassView], points: &[Point]) -> Vec<Chart> {
                 name: "heatmap".into(),
                 title: map.title.clone(),
                 svg: map.to_svg(),
+                answer: false,
             });
         }
     }

@@ -331,6 +331,7 @@ fn chart(name: String, title: &str, svg: String) -> Chart {
         name,
         title: title.to_string(),
         svg,
+        answer: false,
     }
 }
 
@@ -341,7 +342,12 @@ pub fn more_charts(
     points: &[Point],
     headline: &Headline,
 ) -> Vec<Chart> {
-    let mut out = hockey_charts(classes);
+    // A class at one load over a `[sweep]`: its latency against the swept value.
+    let mut out: Vec<Chart> = super::swept::swept_charts(classes, latency_scale(classes))
+        .into_iter()
+        .map(|(name, fig)| chart(name, &fig.title, fig.to_svg()))
+        .collect();
+    out.extend(hockey_charts(classes));
     out.extend(series_charts(points, headline));
     out.extend(percentile_charts(view, headline));
     out

@@ -86,9 +86,9 @@ pub(super) fn varied<'r>(class: &str, rows: &'r [Row]) -> Option<Varied<'r>> {
     };
     let own = x_class == class;
     let mut series: Vec<Series<'r>> = Vec::new();
-    // Where the class that varied was idle, this one ran alone: a table row (a log₂ load axis has
-    // no place for 0, and it is not a point along what varied).
-    for r in ok.into_iter().filter(|r| own || load_of(r, &x_class) > 0) {
+    // Where the class that varied was idle, this one ran alone: the first point of its line (at
+    // 0, which a log₂ load axis draws in a slot of its own).
+    for r in ok {
         let mut parts: Vec<String> = r
             .loads
             .iter()

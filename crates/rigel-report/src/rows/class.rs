@@ -59,11 +59,12 @@ pub struct ClassView {
     pub min_latency: Option<Best>,
 }
 
-/// `small: 4 KiB random, 100% read` (with `, 4 per stream` when sequential), then the sweep values.
+/// `small: 4 KiB random, 100% read` (with `, 4 per stream` when sequential), then the sweep values;
+/// a size mix is named as a mix (`8 KiB–1 MiB mix, mean 59.6 KiB`), not by its largest size.
 pub fn heading(class: &str, prm: &ClassLoad, sweep: &[LoadSweep]) -> String {
     let mut h = format!(
         "{class}: {} {}, {}",
-        units::size(prm.size as f64),
+        size_text(prm),
         access_text(prm.access),
         mix_text(&prm.mix)
     );

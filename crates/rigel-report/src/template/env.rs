@@ -42,6 +42,18 @@ const BUILTIN: &[(&str, &str)] = &[
         include_str!("../../templates/html/cover.html"),
     ),
     (
+        "markdown/answers.md",
+        include_str!("../../templates/markdown/answers.md"),
+    ),
+    (
+        "html/answers.html",
+        include_str!("../../templates/html/answers.html"),
+    ),
+    (
+        "text/closing.txt",
+        include_str!("../../templates/text/closing.txt"),
+    ),
+    (
         "markdown/summary.md",
         include_str!("../../templates/markdown/summary.md"),
     ),

@@ -82,11 +82,14 @@ fn a_class_held_at_one_load_is_drawn_against_the_load_that_varied() {
         .unwrap_or_else(|| panic!("no held chart in {names:?}"))
         .1;
     assert!(
-        held.contains("large (held at 1) MB/s (MiB/s) vs small load"),
+        held.contains("large (held at 1) MiB/s vs small load"),
         "{held}"
     );
     assert!(held.contains("small load (outstanding I/Os)"), "{held}");
-    assert_eq!(series_xs(held), [6], "loads 1..32, not the idle 0");
+    // Loads 0..32: the point where the small class was idle (the stream alone) is drawn, in the
+    // log₂ axis' slot for 0, not dropped off it.
+    assert_eq!(series_xs(held), [7], "loads 0..32, the idle 0 drawn");
+    assert!(held.contains(">0</text>"), "no 0 on the load axis\n{held}");
     // No MB/s-vs-load chart: the only large-I/O class did not vary its own load.
     assert!(!names.contains(&"chart-mbps.svg"), "{names:?}");
     assert!(names.contains(&"chart-iops.svg"), "{names:?}");
@@ -169,4 +172,55 @@ fn more_series_than_a_legend_holds_become_small_multiples_on_one_scale() {
             legend_entries(svg)
         );
     }
+}
+
+#[test]
+fn a_class_at_one_load_over_a_swept_size_is_drawn_against_the_size() {
+    // log-writer's shape: one class at load 1, its size swept.
+    let s = Scenario {
+        name: "log-writer",
+        points: ["4KiB", "16KiB", "64KiB", "256KiB"]
+            .iter()
+            .map(|&v| (vec![("small.size", v)], vec![1]))
+            .collect(),
+        finished: 4,
+        classes: vec![fixture::small(0)],
+        ..row_held(1)
+    };
+    let charts = charts(&s);
+    let (_, svg) = charts
+        .iter()
+        .find(|(n, _)| n == "chart-latency-small-by-small.size.svg")
+        .unwrap_or_else(|| {
+            panic!(
+                "no chart over the swept size: {:?}",
+                charts.iter().map(|c| &c.0).collect::<Vec<_>>()
+            )
+        });
+    assert!(svg.contains("small latency vs small.size"), "{svg}");
+    assert!(svg.contains("small.size (KiB, log₂ scale)"), "{svg}");
+    assert_eq!(
+        series_xs(svg),
+        [4, 4, 4, 4],
+        "mean, p50, p99, p99.9 at each size"
+    );
+    // It is the answers' chart: the latency beside the answer is read off it (page 2).
+    let md = render_to_strings(
+        &fixture::build(&s),
+        &ReportOptions {
+            formats: vec![Format::Markdown],
+            ..ReportOptions::new("unused")
+        },
+    )
+    .unwrap()
+    .into_iter()
+    .find(|(f, _)| f.to_string_lossy() == "report.md")
+    .unwrap()
+    .1;
+    let page2 = md.split("## Charts of the answers").nth(1).unwrap();
+    let page2 = page2.split("<!-- page -->").next().unwrap();
+    assert!(
+        page2.contains("chart-latency-small-by-small.size.svg"),
+        "{page2}"
+    );
 }

@@ -29,7 +29,7 @@ fn scenario(classes: Vec<ClassSpec>, points: Vec<Vec<u32>>) -> Scenario {
     }
 }
 
-/// The Markdown summary: from `## Summary` to the page break.
+/// Page 1's verdict and answers: from `## Verdict` to the system under test.
 fn summary(doc: &ResultsDoc) -> String {
     let opts = ReportOptions {
         formats: vec![Format::Markdown],
@@ -41,9 +41,9 @@ fn summary(doc: &ResultsDoc) -> String {
         .find(|(f, _)| f.to_string_lossy().ends_with(".md"))
         .expect("report.md")
         .1;
-    let from = md.find("## Summary").expect("a summary");
+    let from = md.find("## Verdict").expect("a summary");
     let to = md[from..]
-        .find("<!-- page -->")
+        .find("## System under test")
         .map_or(md.len(), |i| from + i);
     md[from..to].to_owned()
 }

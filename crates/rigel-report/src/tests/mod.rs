@@ -7,6 +7,7 @@ mod headline_rules;
 mod many_points;
 mod new_charts;
 mod orion_samples;
+mod page_order;
 mod run_folder;
 mod user_templates;
 

@@ -103,6 +103,18 @@ pub struct IoFailure {
     pub message: String,
 }
 
+impl IoFailure {
+    /// ` (errno 5)`, or nothing for a failure no system call returned (a data integrity failure
+    /// records errno 0: the reads succeeded, their data was wrong).
+    pub fn errno_text(&self) -> String {
+        if self.errno == 0 {
+            String::new()
+        } else {
+            format!(" (errno {})", self.errno)
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ClassResult {
     pub class: String,

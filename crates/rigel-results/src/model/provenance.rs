@@ -13,6 +13,10 @@ pub struct Provenance {
     /// The user who ran rigel through `sudo` (`SUDO_USER`), when it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sudo_user: Option<String>,
+    /// Who measured, as they name themselves for the sign-off (`--by NAME`, or `RIGEL_BY`): the
+    /// person who signs "Measured by", which the unix user (often root) does not tell.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measured_by: Option<String>,
 }
 
 /// The spec a run compiled.

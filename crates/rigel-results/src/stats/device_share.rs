@@ -65,6 +65,7 @@ pub fn device_warnings<'a>(points: impl Iterator<Item = &'a PointResult>) -> Vec
     vec![Warning {
         kind: "device",
         point: None,
+        points: ids.clone(),
         class: None,
         figure: hi,
         message: format!(
@@ -117,6 +118,7 @@ pub fn device_share(p: &PointResult) -> Option<Warning> {
     Some(Warning {
         kind: "device",
         point: Some(p.point.id),
+        points: vec![p.point.id],
         class: None,
         figure: share,
         message: format!(

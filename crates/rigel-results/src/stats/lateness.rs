@@ -31,6 +31,7 @@ pub(super) fn warnings(view: &ResultsView) -> Vec<Warning> {
                     out.push(Warning {
                         kind: "late",
                         point: Some(p.point.id),
+                        points: vec![p.point.id],
                         class: Some(c.class.clone()),
                         figure: lag99 as f64 / resp99.max(1) as f64,
                         message: format!(
@@ -58,6 +59,7 @@ pub(super) fn warnings(view: &ResultsView) -> Vec<Warning> {
                     out.push(Warning {
                         kind: "arrival",
                         point: Some(p.point.id),
+                        points: vec![p.point.id],
                         class: Some(c.class.clone()),
                         figure: cv,
                         message: format!(

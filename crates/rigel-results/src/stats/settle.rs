@@ -38,18 +38,20 @@ pub fn settle_warning(doc: &ResultsDoc) -> Option<Warning> {
         Some(Warning {
             kind: "settle",
             point: None,
+            points: Vec::new(),
             class: Some(c.class.clone()),
             figure: k as f64,
+            // Those seconds came after the warm-up: the first point needed the warm-up and them.
             message: format!(
-                "point {} ({}), {}: its first {k} s ran at {} against {} after; the warm-up \
-                 ({}) is shorter than the time the first point needed to settle: set [run] warmup \
-                 to at least {k} s",
+                "point {} ({}), {}: its first {k} s ran at {} against {} after; the warm-up ({}) \
+                 ended before the first point settled: set [run] warmup to at least {}",
                 p.point.id,
                 p.point.label(),
                 c.class,
                 units::iops(early),
                 units::iops(settled),
                 units::seconds(warmup_s),
+                units::seconds(warmup_s + k as f64),
             ),
             evidence: None,
         })
@@ -86,8 +88,8 @@ mod tests {
         assert!(
             w.message
                 .contains("its first 2 s ran at 6,500 IOPS against 16,100 IOPS after")
-                && w.message.contains("warm-up (1 s)")
-                && w.message.contains("at least 2 s"),
+                && w.message.contains("warm-up (1 s) ended before")
+                && w.message.contains("at least 3 s"),
             "{}",
             w.message
         );

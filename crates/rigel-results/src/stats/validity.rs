@@ -72,6 +72,7 @@ pub fn warnings(view: &ResultsView, past: &[PastRun], cfg: &ValidityConfig) -> V
             out.push(Warning {
                 kind: "cpu",
                 point: Some(p.point.id),
+                points: vec![p.point.id],
                 class: None,
                 figure: cores,
                 message: format!(
@@ -93,6 +94,7 @@ pub fn warnings(view: &ResultsView, past: &[PastRun], cfg: &ValidityConfig) -> V
                 out.push(Warning {
                     kind: "unsteady",
                     point: Some(p.point.id),
+                    points: vec![p.point.id],
                     class: Some(c.class.clone()),
                     figure: s,
                     message: format!(
@@ -160,6 +162,7 @@ fn paused_warnings<'v>(view: &'v ResultsView) -> impl Iterator<Item = Warning> +
         Some(Warning {
             kind: "paused",
             point: Some(p.point.id),
+            points: vec![p.point.id],
             class: None,
             figure: paused.in_window_s,
             message: format!(
@@ -194,6 +197,7 @@ fn cache_warning(doc: &ResultsDoc, cfg: &ValidityConfig) -> Option<Warning> {
     Some(Warning {
         kind: "cache",
         point: None,
+        points: Vec::new(),
         class: None,
         figure: volume as f64,
         message: format!(
@@ -222,6 +226,7 @@ fn seed_warning(doc: &ResultsDoc, past: &[PastRun]) -> Option<Warning> {
     Some(Warning {
         kind: "seed",
         point: None,
+        points: Vec::new(),
         class: None,
         figure: seed as f64,
         message: format!(

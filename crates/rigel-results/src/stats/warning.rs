@@ -15,6 +15,10 @@ pub struct Warning {
     pub kind: &'static str,
     /// The point it concerns, when one.
     pub point: Option<u32>,
+    /// Every point it concerns: its point, or each point of a folded group (`condense`); empty
+    /// for a warning about the run as a whole. The handover puts a warning beside each figure
+    /// taken at one of them.
+    pub points: Vec<u32>,
     pub class: Option<String>,
     /// The figure that triggered it (cores, bytes, max/min ratio, the seed, or the device's share).
     pub figure: f64,
@@ -102,6 +106,7 @@ fn folded(group: &[&Warning], workers: f64) -> Warning {
     Warning {
         kind: first.kind,
         point: None,
+        points: ids,
         class: first.class.clone(),
         figure: hi,
         message,
@@ -140,6 +145,7 @@ mod tests {
         Warning {
             kind,
             point,
+            points: point.into_iter().collect(),
             class: class.map(str::to_owned),
             figure,
             message: format!("{kind} {point:?}"),

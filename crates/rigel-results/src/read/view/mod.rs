@@ -288,7 +288,8 @@ impl<'a> PointRead<'a> {
         &self.result.point.sweep
     }
 
-    /// The I/O error that stopped the point: `message at offset N on TARGET (errno E)`.
+    /// The I/O error that stopped the point: `message at offset N on TARGET (errno E)` (no errno
+    /// for a data integrity failure).
     pub fn error(&self) -> Option<String> {
         match &self.result.status {
             PointStatus::Ok => self
@@ -297,8 +298,11 @@ impl<'a> PointRead<'a> {
                 .as_ref()
                 .map(|why| format!("partial: {why}")),
             PointStatus::Failed { error } => Some(format!(
-                "{} at offset {} on {} (errno {})",
-                error.message, error.offset, error.target, error.errno
+                "{} at offset {} on {}{}",
+                error.message,
+                error.offset,
+                error.target,
+                error.errno_text()
             )),
         }
     }
