@@ -129,6 +129,7 @@ pub fn volume_findings(view: &ResultsView, cfg: &ValidityConfig) -> Vec<Warning>
         .map(|cap| Warning {
             kind: "rate-cap",
             point: None,
+            points: cap.points.clone(),
             class: Some(cap.class.clone()),
             figure: cap.mean,
             message: cap.message.clone(),
@@ -144,6 +145,7 @@ pub fn volume_findings(view: &ResultsView, cfg: &ValidityConfig) -> Vec<Warning>
         Warning {
             kind: "burst",
             point: Some(b.point),
+            points: vec![b.point],
             class: Some(b.class.clone()),
             figure: b.after,
             message: b.message(&label),
