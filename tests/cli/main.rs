@@ -39,6 +39,7 @@ mod lateness;
 mod library;
 mod littles_law;
 mod names;
+mod nvme_vm;
 mod openloop;
 mod orion;
 mod orion_run;

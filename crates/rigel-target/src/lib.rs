@@ -25,6 +25,7 @@ mod refusal;
 mod signature;
 mod sysfs;
 mod volume;
+mod zoned;
 
 pub use create::{
     FILL_CHUNK, FillProgress, OnProgress, Preparation, clean, created_by_rigel, ensure_file,
@@ -42,3 +43,4 @@ pub use provenance::{SpecRead, provenance, sha256_hex};
 pub use refusal::{Reason, Refusal};
 pub use sysfs::{DeviceFacts, Sysfs, host_info};
 pub use volume::*;
+pub use zoned::{ZoneModel, Zones, zoned_refusals};
