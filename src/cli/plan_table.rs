@@ -129,7 +129,10 @@ fn write_header(out: &mut impl Write, plan: &RunPlan) -> io::Result<()> {
             .collect::<Vec<_>>()
             .join(", "),
     };
-    writeln!(out, "  engine     {engine}")?;
+    match &run.sqpoll {
+        Some(sq) => writeln!(out, "  engine     {engine}, {}", sq.describe())?,
+        None => writeln!(out, "  engine     {engine}")?,
+    }
     if let Some(cpus) = &plan.cpus {
         writeln!(out, "  cpus       {cpus} (workers pinned round-robin)")?;
     }

@@ -61,6 +61,7 @@ mod search;
 mod size_mix;
 mod skew;
 mod sparse;
+mod sqpoll;
 mod sweep_report;
 mod think;
 mod traced;

@@ -254,6 +254,7 @@ fn check_run(spec: &Spec, names: &Names, errors: &mut Vec<SpecError>) -> Option<
         seed: r.seed.value,
         workers,
         verify: None,
+        sqpoll: super::sqpoll::sqpoll(spec, errors),
     })
 }
 

@@ -51,6 +51,12 @@ impl RunPlan {
                 rigel_spec::SpecError::whole(format!("--engine {engine}: {message}")).hint(hint),
             );
         }
+        if self.run.sqpoll.is_some() && !matches!(engine, Engine::IoUring | Engine::Auto) {
+            return Err(rigel_spec::SpecError::whole(format!(
+                "--engine {engine}: the spec asks for sqpoll, an io_uring option"
+            ))
+            .hint("use --engine io_uring (or auto), or remove sqpoll from [run]"));
+        }
         for c in &mut self.classes {
             c.engine = engine;
         }
@@ -123,6 +129,9 @@ pub struct RunSettings {
     /// `verify`: the classes that stamp their writes and check their reads (absent: none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verify: Option<VerifyPlan>,
+    /// `sqpoll = true`: each worker's ring has a kernel submission thread (absent: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sqpoll: Option<super::sqpoll::SqPoll>,
 }
 
 /// Data integrity: which classes stamp every written block and check every read of a block written

@@ -378,6 +378,7 @@ pub(crate) fn test_plan(
             seed: 1,
             workers: 1,
             verify: None,
+            sqpoll: None,
         },
         classes: sizes
             .iter()

@@ -140,6 +140,9 @@ pub(crate) struct Open<'a> {
     pub buffers: &'a [(usize, usize)],
     /// Whether to register buffers and files where the engine can.
     pub options: &'a ExecOptions,
+    /// `sqpoll = true`: io_uring's kernel submission thread (other engines have none; the plan
+    /// refuses sqpoll on them).
+    pub sqpoll: Option<rigel_plan::SqPoll>,
 }
 
 /// A built engine and what the policy needs from its setup.

@@ -1,5 +1,6 @@
-//! The process's CPU time (getrusage RUSAGE_SELF: every thread, io_uring's io-wq workers included),
-//! and a worker's CPU: pinning it, reading where it runs.
+//! The process's CPU time (getrusage RUSAGE_SELF: every thread, io_uring's io-wq workers and
+//! SQPOLL submission threads included, as they belong to the process), and a worker's CPU:
+//! pinning it, reading where it runs.
 
 use rigel_results::CpuTime;
 
@@ -16,6 +17,7 @@ pub fn process_cpu() -> CpuTime {
     CpuTime {
         user_s: secs(ru.ru_utime),
         system_s: secs(ru.ru_stime),
+        sq_thread_s: None,
     }
 }
 
@@ -24,6 +26,7 @@ pub fn delta(before: CpuTime, after: CpuTime) -> CpuTime {
     CpuTime {
         user_s: (after.user_s - before.user_s).max(0.0),
         system_s: (after.system_s - before.system_s).max(0.0),
+        sq_thread_s: None,
     }
 }
 

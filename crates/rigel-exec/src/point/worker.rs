@@ -50,6 +50,9 @@ pub struct WorkerOutcome {
     pub ticked_in_window: bool,
     /// `verify`: what the worker's reads checked and found.
     pub tally: Option<crate::verify::worker::Tally>,
+    /// `sqpoll`: the ring's submission thread (its name) and its CPU seconds at the loop's end,
+    /// read before the drain closes the ring and the thread with it.
+    pub sq_thread: Option<(String, f64)>,
 }
 
 /// Runs one worker to the end of the point. Never panics on I/O or setup errors: they come back
@@ -125,6 +128,7 @@ impl WorkerOutcome {
             paused: (0, 0),
             ticked_in_window: false,
             tally: None,
+            sq_thread: None,
         }
     }
 }
@@ -158,6 +162,9 @@ fn run_inner<E: Engine>(spec: WorkerSpec<'_>, shared: &Shared<'_>) -> WorkerOutc
         spec.options.panic_after_turns,
     );
     outcome.end = ended.end;
+    if spec.sqpoll.is_some() {
+        outcome.sq_thread = super::sq_thread::of_this_worker();
+    }
     outcome.failure = ended.failure;
     outcome.batches = ended.batches;
     outcome.requeued = ended.requeued;

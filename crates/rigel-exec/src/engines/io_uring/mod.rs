@@ -26,6 +26,8 @@ pub(crate) struct IoUringEngine {
     entering: Entering,
     /// The ring's descriptor was registered for the loop's entries.
     ring_fd: bool,
+    /// `sqpoll`: the submission thread's settings, as results record them.
+    sqpoll: Option<rigel_plan::SqPoll>,
 }
 
 impl Engine for IoUringEngine {
@@ -34,7 +36,10 @@ impl Engine for IoUringEngine {
     type Live<'r> = IoUringLive<'r>;
 
     fn open(open: &Open<'_>) -> io::Result<Opened<Self>> {
-        let (ring, mode) = build_ring(open.entries)?;
+        let (ring, mode) = match open.sqpoll {
+            Some(sq) => (setup::build_sqpoll_ring(open.entries, sq)?, RingMode::Plain),
+            None => build_ring(open.entries)?,
+        };
         let buf_index = open
             .options
             .register_buffers
@@ -50,6 +55,7 @@ impl Engine for IoUringEngine {
                 fixed_files,
                 entering: Entering::new(),
                 ring_fd: false,
+                sqpoll: open.sqpoll,
             },
             buf_index: buf_index.unwrap_or_default(),
         })
@@ -82,6 +88,10 @@ impl Engine for IoUringEngine {
             RingMode::Plain => "plain",
         };
         let params = self.ring.params();
+        let sqpoll = self.sqpoll.map(|sq| {
+            let cpu = sq.cpu.map_or("unpinned".to_owned(), |c| format!("cpu {c}"));
+            ("sqpoll", format!("{cpu}, idle {} ms", sq.idle_ms))
+        });
         [
             ("mode", mode.to_owned()),
             ("sq_entries", params.sq_entries().to_string()),
@@ -90,6 +100,7 @@ impl Engine for IoUringEngine {
             ("registered_files", self.fixed_files.to_string()),
         ]
         .into_iter()
+        .chain(sqpoll)
         .map(|(k, v)| (k.to_owned(), v))
         .collect()
     }
