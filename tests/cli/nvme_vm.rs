@@ -155,3 +155,43 @@ fn a_zoned_namespace_refuses_random_writes_at_check_and_serves_reads() {
     let ran = out.step("run-reads", 0);
     assert!(!ran.contains("I/O error"), "{ran}");
 }
+
+/// SQPOLL on the NVMe namespace with O_DIRECT: the run completes, its end-of-run line states the
+/// submission thread's CPU, and results.json records it inside the point's CPU, while the
+/// namespace's own counters saw the reads.
+#[test]
+#[serial_test::parallel]
+#[ignore = "needs qemu-system-x86, linux-image-amd64, busybox-static"]
+fn a_sqpoll_run_on_the_namespace_states_its_submission_threads_cpu() {
+    let mut g = Guest::new(&[]);
+    let spec = on_namespace("read")
+        .set("run.sqpoll", true)
+        .set("run.sq_thread_idle", "10ms");
+    let (path, _) = g.spec("sq.toml", &spec);
+    g.step("reads-before", "cut -c1-16 /sys/block/nvme0n1/stat");
+    g.step("run", &format!("rigel run {path} --out /tmp/sq"));
+    g.step("reads-after", "cut -c1-16 /sys/block/nvme0n1/stat");
+    g.step("results", "cat /tmp/sq/results.json");
+    let out = g.boot();
+    let ran = out.step("run", 0);
+    assert!(
+        ran.contains("sqpoll: the kernel submission threads used"),
+        "{ran}"
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(out.step("results", 0)).expect("results.json parses");
+    let p = &doc["points"][0];
+    assert_eq!(
+        p["engines"][0]["options"]["sqpoll"], "unpinned, idle 10 ms",
+        "{p}"
+    );
+    let sq = p["cpu"]["sq_thread_s"].as_f64().unwrap_or(0.0);
+    assert!(sq > 0.0, "{}", p["cpu"]);
+    let reads = |step: &str| -> u64 { out.step(step, 0).trim().parse().unwrap_or(0) };
+    let served = reads("reads-after") - reads("reads-before");
+    let issued = p["classes"][0]["read"]["ios"].as_u64().unwrap_or(0);
+    assert!(
+        served >= issued && issued > 0,
+        "{served} reads served, {issued} counted"
+    );
+}
