@@ -195,3 +195,81 @@ fn a_sqpoll_run_on_the_namespace_states_its_submission_threads_cpu() {
         "{served} reads served, {issued} counted"
     );
 }
+
+/// 4 KiB random reads and writes on the namespace with `polled = true`, verified.
+fn polled_on_namespace() -> Spec {
+    on_namespace("70% read")
+        .set("run.polled", true)
+        .set("run.verify", true)
+}
+
+/// With poll queues (`io_poll` = 1), a polled run of reads and writes completes, verified, on a
+/// polled ring (the engine's options say so) and the namespace's counters saw its I/O.
+#[test]
+#[serial_test::parallel]
+#[ignore = "needs qemu-system-x86, linux-image-amd64, busybox-static"]
+fn a_polled_run_completes_where_the_namespace_has_poll_queues() {
+    let mut g = Guest::new(&["--poll-queues", "1"]);
+    let (path, _) = g.spec("polled.toml", &polled_on_namespace());
+    g.step("io_poll", "cat /sys/block/nvme0n1/queue/io_poll");
+    g.step("check", &format!("rigel check {path}"));
+    g.step("plan", &format!("rigel plan {path}"));
+    g.step(
+        "run",
+        &format!("rigel run {path} --out /tmp/p --allow-destructive"),
+    );
+    g.step("results", "cat /tmp/p/results.json");
+    let out = g.boot();
+    assert_eq!(out.step("io_poll", 0).trim(), "1");
+    out.step("check", 0);
+    assert!(out.step("plan", 0).contains("polled (completions polled"));
+    out.step("run", 0);
+    let doc: serde_json::Value =
+        serde_json::from_str(out.step("results", 0)).expect("results.json parses");
+    let p = &doc["points"][0];
+    assert_eq!(p["engines"][0]["options"]["polled"], "true", "{p}");
+    let total = p["classes"][0]["total"]["ios"].as_u64().unwrap_or(0);
+    let writes = p["classes"][0]["write"]["ios"].as_u64().unwrap_or(0);
+    assert!(total > 0 && writes > 0, "{p}");
+}
+
+/// Without poll queues, `check` and `plan` refuse `polled = true` where written, with the fix
+/// (`nvme.poll_queues=N`), and `run` refuses before any I/O.
+#[test]
+#[serial_test::parallel]
+#[ignore = "needs qemu-system-x86, linux-image-amd64, busybox-static"]
+fn a_polled_run_is_refused_with_the_fix_where_the_namespace_has_no_poll_queues() {
+    let mut g = Guest::new(&["--poll-queues", "0"]);
+    let (path, text) = g.spec("polled.toml", &polled_on_namespace());
+    g.step("io_poll", "cat /sys/block/nvme0n1/queue/io_poll");
+    g.step("check", &format!("rigel check {path}"));
+    g.step("plan", &format!("rigel plan {path}"));
+    g.step(
+        "run",
+        &format!("rigel run {path} --out /tmp/p --allow-destructive"),
+    );
+    g.step("ran", "ls /tmp/p 2>&1 | head -n 3");
+    let out = g.boot();
+    assert_eq!(out.step("io_poll", 0).trim(), "0");
+    let (line, col) = line_col(&text, "polled = true");
+    let at = format!("{path}:{line}:{}", col + "polled = ".len());
+    for step in ["check", "plan", "run"] {
+        let said: Vec<&str> = out
+            .step(step, 2)
+            .split_whitespace()
+            .filter(|w| *w != "│")
+            .collect();
+        let said = said.join(" ");
+        assert!(
+            said.contains(
+                "polled = true, but /dev/nvme0n1 is on nvme0n1, which has no poll queues"
+            ) && said.contains("nvme.poll_queues=N")
+                && said.contains(&at),
+            "{step} (wanted {at}):\n{said}"
+        );
+    }
+    assert!(
+        out.step("ran", 0).contains("No such file"),
+        "a run folder was made"
+    );
+}

@@ -19,6 +19,7 @@ mod matrix;
 mod model;
 pub mod pattern;
 mod pattern_describe;
+mod polled;
 pub mod replay;
 mod search;
 #[cfg(test)]

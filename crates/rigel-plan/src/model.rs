@@ -51,11 +51,20 @@ impl RunPlan {
                 rigel_spec::SpecError::whole(format!("--engine {engine}: {message}")).hint(hint),
             );
         }
-        if self.run.sqpoll.is_some() && !matches!(engine, Engine::IoUring | Engine::Auto) {
+        let option = if self.run.sqpoll.is_some() {
+            Some("sqpoll")
+        } else {
+            self.run.polled.then_some("polled")
+        };
+        if let Some(option) = option
+            && !matches!(engine, Engine::IoUring | Engine::Auto)
+        {
             return Err(rigel_spec::SpecError::whole(format!(
-                "--engine {engine}: the spec asks for sqpoll, an io_uring option"
+                "--engine {engine}: the spec asks for {option}, an io_uring option"
             ))
-            .hint("use --engine io_uring (or auto), or remove sqpoll from [run]"));
+            .hint(format!(
+                "use --engine io_uring (or auto), or remove {option} from [run]"
+            )));
         }
         for c in &mut self.classes {
             c.engine = engine;
@@ -129,6 +138,9 @@ pub struct RunSettings {
     /// `verify`: the classes that stamp their writes and check their reads (absent: none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verify: Option<VerifyPlan>,
+    /// `polled = true`: each worker's ring polls for completions (IORING_SETUP_IOPOLL).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub polled: bool,
     /// `sqpoll = true`: each worker's ring has a kernel submission thread (absent: none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sqpoll: Option<super::sqpoll::SqPoll>,

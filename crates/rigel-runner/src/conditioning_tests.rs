@@ -24,6 +24,7 @@ fn settings(workers: u32) -> RunSettings {
         workers,
         verify: None,
         sqpoll: None,
+        polled: false,
     }
 }
 

@@ -184,6 +184,15 @@ pub const RUN: &[Key] = &[
          \"node:0\" (default: the CPUs of the device's NUMA node where it has one, else unpinned)",
     ),
     key(
+        "polled",
+        Kind::Bool,
+        Some("false"),
+        "io_uring and O_DIRECT only: completions are polled from the device's poll queues \
+         (IORING_SETUP_IOPOLL, fio's hipri) instead of interrupts; the targets' devices need \
+         poll queues (/sys/block/DEV/queue/io_poll = 1: nvme.poll_queues=N), and flushes, which \
+         cannot be polled, are refused",
+    ),
+    key(
         "sqpoll",
         Kind::Bool,
         Some("false"),

@@ -208,6 +208,7 @@ fn read_run(r: &mut Reader, root: &Table, root_loc: &Loc) -> RunSpec {
         journal: None,
         engine: None,
         cpus: None,
+        polled: None,
         sqpoll: None,
         sq_thread_cpu: None,
         sq_thread_idle: None,
@@ -248,6 +249,9 @@ fn read_run(r: &mut Reader, root: &Table, root_loc: &Loc) -> RunSpec {
             expr::parse_cpus,
         )
     });
+    run.polled = t
+        .get("polled")
+        .and_then(|n| r.boolean(n, "`polled`").map(|b| Sp::new(b, n.loc.clone())));
     run.sqpoll = t
         .get("sqpoll")
         .and_then(|n| r.boolean(n, "`sqpoll`").map(|b| Sp::new(b, n.loc.clone())));

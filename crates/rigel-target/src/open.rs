@@ -379,6 +379,7 @@ pub(crate) fn test_plan(
             workers: 1,
             verify: None,
             sqpoll: None,
+            polled: false,
         },
         classes: sizes
             .iter()

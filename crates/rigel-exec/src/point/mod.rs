@@ -140,6 +140,7 @@ pub fn run_point_with(
                 },
                 buffers: run.buffers,
                 sqpoll: run.sqpoll,
+                polled: run.polled,
                 verify: gen_map.as_deref().map(|map| VerifySetup {
                     map,
                     classes: verify_classes.clone(),

@@ -74,7 +74,7 @@ pub fn run(spec: WorkerSpec<'_>, shared: &Shared<'_>) -> WorkerOutcome {
         outcome.cpu = super::cpu::current();
         return outcome;
     }
-    let mut outcome = engines::visit(run.spec.engine, run);
+    let mut outcome = engines::visit(run.spec.engine, run.spec.polled, run);
     outcome.cpu = super::cpu::current();
     outcome
 }

@@ -130,6 +130,7 @@ fn settings(duration_ms: u64, warmup_ms: u64, workers: u32) -> RunSettings {
         workers,
         verify: None,
         sqpoll: None,
+        polled: false,
     }
 }
 

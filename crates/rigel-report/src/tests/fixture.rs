@@ -206,6 +206,7 @@ pub fn build(s: &Scenario) -> ResultsDoc {
             workers: 2,
             verify: None,
             sqpoll: None,
+            polled: false,
         },
         classes: s
             .classes

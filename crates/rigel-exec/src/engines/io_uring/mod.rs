@@ -4,6 +4,7 @@
 //! straight from the completion queue. rigel's fastest path, and the default.
 
 pub(crate) mod entering;
+pub(crate) mod polled;
 pub(crate) mod setup;
 
 use super::seam::{Completion, Engine, Facts, Live, Op, Open, Opened, RingMode, Rw};
@@ -36,9 +37,11 @@ impl Engine for IoUringEngine {
     type Live<'r> = IoUringLive<'r>;
 
     fn open(open: &Open<'_>) -> io::Result<Opened<Self>> {
-        let (ring, mode) = match open.sqpoll {
-            Some(sq) => (setup::build_sqpoll_ring(open.entries, sq)?, RingMode::Plain),
-            None => build_ring(open.entries)?,
+        let (ring, mode) = match (open.sqpoll, open.polled) {
+            (Some(sq), _) => (setup::build_sqpoll_ring(open.entries, sq)?, RingMode::Plain),
+            // `polled::PolledEngine` opens its ring through here.
+            (None, true) => setup::build_polled_ring(open.entries)?,
+            (None, false) => build_ring(open.entries)?,
         };
         let buf_index = open
             .options

@@ -73,6 +73,27 @@ pub fn build_sqpoll_ring(entries: u32, sq: rigel_plan::SqPoll) -> io::Result<IoU
     ))
 }
 
+/// Builds a polled ring (`polled = true`): IOPOLL with the fastest flags the kernel accepts beside
+/// it. No fallback to an interrupt-driven ring: the spec asked for polling.
+pub fn build_polled_ring(entries: u32) -> io::Result<(IoUring, RingMode)> {
+    let entries = entries.max(1).next_power_of_two();
+    let mut b = IoUring::builder();
+    b.setup_clamp()
+        .setup_iopoll()
+        .setup_single_issuer()
+        .setup_defer_taskrun()
+        .setup_coop_taskrun();
+    if let Ok(r) = b.build(entries) {
+        return Ok((r, RingMode::Deferred));
+    }
+    IoUring::builder()
+        .setup_clamp()
+        .setup_iopoll()
+        .build(entries)
+        .map(|r| (r, RingMode::Plain))
+        .map_err(|e| io::Error::new(e.kind(), format!("io_uring refused a polled ring: {e}")))
+}
+
 /// The largest buffer io_uring registers as one (a longer one is refused with EFAULT).
 const MAX_REGISTERED: usize = 1 << 30;
 
