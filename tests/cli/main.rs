@@ -48,6 +48,7 @@ mod pause;
 mod pinning;
 mod placement;
 mod plan;
+mod polled;
 mod precondition;
 mod reader;
 mod refused;
