@@ -137,12 +137,7 @@ fn a_zoned_namespace_refuses_random_writes_at_check_and_serves_reads() {
     let at = format!("{writes}:{line}:{col}");
     for step in ["check-writes", "plan-writes"] {
         // The words, out of the diagnostic's wrapped lines and margin.
-        let said: Vec<&str> = out
-            .step(step, 2)
-            .split_whitespace()
-            .filter(|w| *w != "│")
-            .collect();
-        let said = said.join(" ");
+        let said = super::polled::words(out.step(step, 2));
         assert!(
             said.contains("class `small` writes at random offsets to /dev/nvme0n1")
                 && said.contains("host-managed, 16 zones of 64 MiB, at most 16 open")
@@ -254,12 +249,7 @@ fn a_polled_run_is_refused_with_the_fix_where_the_namespace_has_no_poll_queues()
     let (line, col) = line_col(&text, "polled = true");
     let at = format!("{path}:{line}:{}", col + "polled = ".len());
     for step in ["check", "plan", "run"] {
-        let said: Vec<&str> = out
-            .step(step, 2)
-            .split_whitespace()
-            .filter(|w| *w != "│")
-            .collect();
-        let said = said.join(" ");
+        let said = super::polled::words(out.step(step, 2));
         assert!(
             said.contains(
                 "polled = true, but /dev/nvme0n1 is on nvme0n1, which has no poll queues"

@@ -21,6 +21,13 @@ fn spec(scene: &Scenario, keys: &[(&str, toml::Value)]) -> Spec {
     s
 }
 
+/// A diagnostic's words, out of its wrapped lines and its margin (`│`): a message reads as
+/// one line however the terminal width wrapped it.
+pub fn words(text: &str) -> String {
+    let words: Vec<&str> = text.split_whitespace().filter(|w| *w != "│").collect();
+    words.join(" ")
+}
+
 /// The `polled = true` line and column in `text` (the value's).
 fn polled_at(text: &str, file: &str) -> String {
     let line = text

@@ -117,12 +117,7 @@ fn sqpoll_keys_are_refused_where_they_cannot_apply() {
             + 1;
         let col = key.find('=').map_or(1, |e| e + 3);
         let at = format!("bad{i}.toml:{line}:{col}");
-        let words: Vec<&str> = out
-            .stderr
-            .split_whitespace()
-            .filter(|w| *w != "│")
-            .collect();
-        let words = words.join(" ");
+        let words = super::polled::words(&out.stderr);
         assert!(
             words.contains(message) && out.stderr.contains(&at),
             "wanted {message} at {at}:\n{}",
