@@ -20,7 +20,8 @@ pub fn run(a: &CheckArgs) -> i32 {
             specs::cores(),
             &Builtins::single(),
         )
-        .and_then(|c| specs::forced(c, a.spec.engine.engine));
+        .and_then(|c| specs::forced(c, a.spec.engine.engine))
+        .and_then(specs::refused_here);
         match checked {
             Ok(Checked { plan: None, .. }) => {
                 if !json {

@@ -129,7 +129,18 @@ fn write_header(out: &mut impl Write, plan: &RunPlan) -> io::Result<()> {
             .collect::<Vec<_>>()
             .join(", "),
     };
-    writeln!(out, "  engine     {engine}")?;
+    let mut options = Vec::new();
+    if run.polled {
+        options.push("polled (completions polled from the devices' poll queues)".to_owned());
+    }
+    if let Some(sq) = &run.sqpoll {
+        options.push(sq.describe());
+    }
+    if options.is_empty() {
+        writeln!(out, "  engine     {engine}")?;
+    } else {
+        writeln!(out, "  engine     {engine}, {}", options.join(", "))?;
+    }
     if let Some(cpus) = &plan.cpus {
         writeln!(out, "  cpus       {cpus} (workers pinned round-robin)")?;
     }

@@ -41,7 +41,25 @@ pub fn compile_as(
     builtins: &spec::Builtins,
 ) -> Result<(LoadedSpec, RunPlan), Diagnostics> {
     let checked = rigel_plan::check(input, &options.set, cores(), builtins)?;
-    forced(checked, options.engine.engine)?.runnable()
+    refused_here(forced(checked, options.engine.engine)?)?.runnable()
+}
+
+/// What this host's targets refuse of a checked plan, where the spec asks it: writes a zoned
+/// device would fail (`rigel_target::zoned_refusals`), polling a device without poll queues
+/// (`rigel_target::polled_refusals`).
+pub fn refused_here(checked: Checked) -> Result<Checked, Diagnostics> {
+    let Some(plan) = &checked.plan else {
+        return Ok(checked);
+    };
+    let mut errors = rigel_target::zoned_refusals(&checked.loaded.spec, plan);
+    errors.extend(rigel_target::polled_refusals(&checked.loaded.spec, plan));
+    if errors.is_empty() {
+        return Ok(checked);
+    }
+    Err(Diagnostics {
+        sources: checked.loaded.sources,
+        errors,
+    })
 }
 
 /// `--engine NAME`: every class of the checked plan takes this engine; one that cannot serve the

@@ -21,6 +21,7 @@ pub fn compile(spec: &Spec, cores: u64) -> Result<RunPlan, Vec<SpecError>> {
     let volume = check_volume(spec, &mut errors);
     let run = check_run(spec, &names, &mut errors);
     let classes = check_classes(spec, &spec.classes, volume, &mut errors);
+    let polled = super::polled::polled(spec, &classes, &mut errors);
     let cells = expand_matrix(spec, &mut errors);
     let combos = sweep_combos(spec, volume, &mut errors);
     let precondition = super::conditioning::compile_precondition(spec, &mut errors);
@@ -52,6 +53,7 @@ pub fn compile(spec: &Spec, cores: u64) -> Result<RunPlan, Vec<SpecError>> {
     }
     check_fit(spec, &points, volume, &mut errors);
     let mut run = run;
+    run.polled = polled;
     run.verify = super::verify::compile_verify(spec, &points, &mut errors);
     if let Some(e) = precondition
         .as_ref()
@@ -260,6 +262,8 @@ fn check_run(spec: &Spec, names: &Names, errors: &mut Vec<SpecError>) -> Option<
         seed: r.seed.value,
         workers,
         verify: None,
+        polled: false,
+        sqpoll: super::sqpoll::sqpoll(spec, errors),
     })
 }
 

@@ -57,6 +57,21 @@ impl RunPlan {
                 rigel_spec::SpecError::whole(format!("--engine {engine}: {message}")).hint(hint),
             );
         }
+        let option = if self.run.sqpoll.is_some() {
+            Some("sqpoll")
+        } else {
+            self.run.polled.then_some("polled")
+        };
+        if let Some(option) = option
+            && !matches!(engine, Engine::IoUring | Engine::Auto)
+        {
+            return Err(rigel_spec::SpecError::whole(format!(
+                "--engine {engine}: the spec asks for {option}, an io_uring option"
+            ))
+            .hint(format!(
+                "use --engine io_uring (or auto), or remove {option} from [run]"
+            )));
+        }
         for c in &mut self.classes {
             c.engine = engine;
         }

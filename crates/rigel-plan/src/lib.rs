@@ -19,11 +19,13 @@ mod matrix;
 mod model;
 pub mod pattern;
 mod pattern_describe;
+mod polled;
 pub mod replay;
 mod search;
 #[cfg(test)]
 mod search_tests;
 mod selectors;
+mod sqpoll;
 mod sweep;
 mod verify;
 
@@ -38,4 +40,5 @@ pub use model::*;
 pub use pattern::{Flush, Pattern};
 pub use search::{Contradiction, FLAT_LOAD, FLAT_RISE, Tried, bracket};
 pub use selectors::{check_selectors, point_matches};
+pub use sqpoll::SqPoll;
 pub use verify::{DEFAULT_UNIT as DEFAULT_VERIFY_UNIT, MAP_BYTES_PER_BLOCK};

@@ -120,6 +120,12 @@ pub struct RunSettings {
     /// `verify`: the classes that stamp their writes and check their reads (absent: none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verify: Option<VerifyPlan>,
+    /// `polled = true`: each worker's ring polls for completions (IORING_SETUP_IOPOLL).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub polled: bool,
+    /// `sqpoll = true`: each worker's ring has a kernel submission thread (absent: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sqpoll: Option<super::sqpoll::SqPoll>,
 }
 
 /// Data integrity: which classes stamp every written block and check every read of a block written

@@ -23,6 +23,8 @@ fn settings(workers: u32) -> RunSettings {
         seed: 7,
         workers,
         verify: None,
+        sqpoll: None,
+        polled: false,
     }
 }
 

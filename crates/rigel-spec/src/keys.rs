@@ -184,6 +184,36 @@ pub const RUN: &[Key] = &[
          \"node:0\" (default: the CPUs of the device's NUMA node where it has one, else unpinned)",
     ),
     key(
+        "polled",
+        Kind::Bool,
+        Some("false"),
+        "io_uring and O_DIRECT only: completions are polled from the device's poll queues \
+         (IORING_SETUP_IOPOLL, fio's hipri) instead of interrupts; the targets' devices need \
+         poll queues (/sys/block/DEV/queue/io_poll = 1: nvme.poll_queues=N), and flushes, which \
+         cannot be polled, are refused",
+    ),
+    key(
+        "sqpoll",
+        Kind::Bool,
+        Some("false"),
+        "io_uring only: a kernel thread per worker takes the submissions (IORING_SETUP_SQPOLL, \
+         fio's sqthread_poll), so submitting costs the worker no system call; the thread's CPU \
+         is rigel's and is counted in the CPU figures",
+    ),
+    key(
+        "sq_thread_cpu",
+        Kind::Integer,
+        None,
+        "With sqpoll: the CPU the submission threads are pinned to (fio's sqthread_poll_cpu; \
+         default: unpinned)",
+    ),
+    key(
+        "sq_thread_idle",
+        Kind::Duration,
+        Some("1s"),
+        "With sqpoll: how long a submission thread polls an idle ring before it sleeps (1ms to 1h)",
+    ),
+    key(
         "seed",
         Kind::Integer,
         Some("1"),

@@ -133,6 +133,14 @@ pub struct RunSpec {
     pub engine: Option<Sp<super::Engine>>,
     /// `run.cpus`: the CPUs the workers are pinned to (None: the device's NUMA node, if any).
     pub cpus: Option<Sp<rigel_expr::CpuSet>>,
+    /// `run.polled`: io_uring's polled completions (IORING_SETUP_IOPOLL).
+    pub polled: Option<Sp<bool>>,
+    /// `run.sqpoll`: io_uring's kernel submission thread (IORING_SETUP_SQPOLL).
+    pub sqpoll: Option<Sp<bool>>,
+    /// `run.sq_thread_cpu`: the CPU the submission thread is pinned to (None: unpinned).
+    pub sq_thread_cpu: Option<Sp<u64>>,
+    /// `run.sq_thread_idle`: how long the submission thread polls an idle ring before it sleeps.
+    pub sq_thread_idle: Option<Sp<Duration>>,
 }
 
 #[derive(Clone, Debug)]

@@ -208,6 +208,10 @@ fn read_run(r: &mut Reader, root: &Table, root_loc: &Loc) -> RunSpec {
         journal: None,
         engine: None,
         cpus: None,
+        polled: None,
+        sqpoll: None,
+        sq_thread_cpu: None,
+        sq_thread_idle: None,
     };
     let Some(t) = r.table(root, "run") else {
         return run;
@@ -245,6 +249,25 @@ fn read_run(r: &mut Reader, root: &Table, root_loc: &Loc) -> RunSpec {
             expr::parse_cpus,
         )
     });
+    run.polled = t
+        .get("polled")
+        .and_then(|n| r.boolean(n, "`polled`").map(|b| Sp::new(b, n.loc.clone())));
+    run.sqpoll = t
+        .get("sqpoll")
+        .and_then(|n| r.boolean(n, "`sqpoll`").map(|b| Sp::new(b, n.loc.clone())));
+    if let Some(n) = t.get("sq_thread_cpu") {
+        match n.value {
+            Value::Int(i) if i >= 0 => run.sq_thread_cpu = Some(Sp::new(i as u64, n.loc.clone())),
+            _ => r.push(super::diag::SpecError::at(
+                &n.loc,
+                "`sq_thread_cpu` must be a CPU number",
+                "expected an integer such as 3",
+            )),
+        }
+    }
+    run.sq_thread_idle = t
+        .get("sq_thread_idle")
+        .and_then(|n| duration_of(r, n, "an idle time"));
     if let Some(b) = t.get("direct").and_then(|n| r.boolean(n, "`direct`")) {
         run.direct = b;
     }

@@ -19,12 +19,14 @@ mod loopdev;
 mod marker;
 mod open;
 mod placement;
+mod polling;
 mod probe;
 mod provenance;
 mod refusal;
 mod signature;
 mod sysfs;
 mod volume;
+mod zoned;
 
 pub use create::{
     FILL_CHUNK, FillProgress, OnProgress, Preparation, clean, created_by_rigel, ensure_file,
@@ -37,8 +39,10 @@ pub use kind::TargetKind;
 pub use marker::XATTR_NAME;
 pub use open::{OpenTarget, OpenVolume, open_volume, remark_written};
 pub use placement::{Host, Placed, PlacementError, place};
+pub use polling::polled_refusals;
 pub use probe::{OpenMode, Probe, holding_device, open_target, probe, reopen_target};
 pub use provenance::{SpecRead, provenance, sha256_hex};
 pub use refusal::{Reason, Refusal};
 pub use sysfs::{DeviceFacts, Sysfs, host_info};
 pub use volume::*;
+pub use zoned::{ZoneModel, Zones, zoned_refusals};

@@ -378,6 +378,8 @@ pub(crate) fn test_plan(
             seed: 1,
             workers: 1,
             verify: None,
+            sqpoll: None,
+            polled: false,
         },
         classes: sizes
             .iter()

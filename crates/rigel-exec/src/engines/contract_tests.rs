@@ -66,6 +66,8 @@ fn holds_the_contract<E: Engine>(slots: usize) {
         arena: &arena,
         buffers: &buffers[..slots],
         options: &options,
+        sqpoll: None,
+        polled: false,
     };
     let mut opened = E::open(&open).expect("open the engine");
     let clock = Elapsed::new(monotonic_ns());
@@ -173,6 +175,8 @@ fn libaio_refuses_a_buffered_target_with_the_reason() {
         arena: &arena,
         buffers: &[(0, BLOCK)],
         options: &options,
+        sqpoll: None,
+        polled: false,
     };
     let e = LibaioEngine::open(&open).err().expect("refused");
     assert!(e.to_string().contains("needs O_DIRECT"), "{e}");

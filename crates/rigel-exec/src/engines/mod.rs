@@ -31,9 +31,11 @@ pub(crate) trait Visit {
 
 /// Runs `v` on `engine` (a concrete one: `resolve_engine` turned `auto` into one). The one place
 /// that maps an engine's name to its type.
-pub(crate) fn visit<V: Visit>(engine: rigel_plan::Engine, v: V) -> V::Out {
+pub(crate) fn visit<V: Visit>(engine: rigel_plan::Engine, polled: bool, v: V) -> V::Out {
     use rigel_plan::Engine as Name;
     match engine {
+        // `polled = true` (the plan allows it on io_uring only): the polled ring's engine.
+        Name::IoUring | Name::Auto if polled => v.visit::<io_uring::polled::PolledEngine>(),
         Name::IoUring | Name::Auto => v.visit::<io_uring::IoUringEngine>(),
         Name::Libaio => v.visit::<libaio::LibaioEngine>(),
         Name::Psync => v.visit::<psync::PsyncEngine>(),

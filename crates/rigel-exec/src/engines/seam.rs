@@ -167,6 +167,12 @@ pub(crate) struct Open<'a> {
     pub buffers: &'a [(usize, usize)],
     /// Whether to register buffers and files where the engine can.
     pub options: &'a ExecOptions,
+    /// `sqpoll = true`: io_uring's kernel submission thread (other engines have none; the plan
+    /// refuses sqpoll on them).
+    pub sqpoll: Option<rigel_plan::SqPoll>,
+    /// `polled = true`: io_uring's polled ring (IORING_SETUP_IOPOLL), which the worker runs on
+    /// `io_uring::polled::PolledEngine`.
+    pub polled: bool,
 }
 
 /// A built engine and what the policy needs from its setup.

@@ -1,12 +1,17 @@
-//! The process's CPU time (getrusage RUSAGE_SELF: every thread, io_uring's io-wq workers included),
-//! and a worker's CPU: pinning it, reading where it runs.
+//! The process's CPU time (getrusage RUSAGE_SELF: every thread, io_uring's io-wq workers and
+//! SQPOLL submission threads included, as they belong to the process), and a worker's CPU:
+//! pinning it, reading where it runs.
 
 use rigel_results::CpuTime;
 
 /// User and system CPU seconds used by the process so far.
 pub fn process_cpu() -> CpuTime {
     let (user_s, system_s) = crate::engines::sys::process_cpu_s().unwrap_or_default();
-    CpuTime { user_s, system_s }
+    CpuTime {
+        user_s,
+        system_s,
+        sq_thread_s: None,
+    }
 }
 
 /// CPU used between two readings.
@@ -14,6 +19,7 @@ pub fn delta(before: CpuTime, after: CpuTime) -> CpuTime {
     CpuTime {
         user_s: (after.user_s - before.user_s).max(0.0),
         system_s: (after.system_s - before.system_s).max(0.0),
+        sq_thread_s: None,
     }
 }
 

@@ -8,6 +8,7 @@ mod diskstat;
 pub(crate) mod engine_choice;
 mod probe;
 mod setups;
+mod sq_thread;
 pub(crate) mod worker;
 
 use self::assemble::{assemble, replay_result, skew_result, workload_result};
@@ -138,6 +139,8 @@ pub fn run_point_with(
                     ..options
                 },
                 buffers: run.buffers,
+                sqpoll: run.sqpoll,
+                polled: run.polled,
                 verify: gen_map.as_deref().map(|map| VerifySetup {
                     map,
                     classes: verify_classes.clone(),
@@ -179,6 +182,11 @@ pub fn run_point_with(
         }
         sleep_until(start + Duration::from_nanos(measure_from), &all_done);
         let cpu0 = process_cpu();
+        let sq0 = if run.sqpoll.is_some() {
+            sq_thread::all()
+        } else {
+            Vec::new()
+        };
         let (disks0, from) = (devices.read(), Instant::now());
         // Saturating: when every worker ended in its setup, the window's start was never set.
         let end = start + Duration::from_nanos(measure_from.saturating_add(shared.window_ns));
@@ -187,6 +195,14 @@ pub fn run_point_with(
         let disks = devices.window(&disks0, &devices.read(), from.elapsed());
         let outcomes: Vec<Option<WorkerOutcome>> =
             handles.into_iter().map(|h| h.join().ok()).collect();
+        let ends: Vec<Option<(String, f64)>> = outcomes
+            .iter()
+            .map(|o| o.as_ref().and_then(|o| o.sq_thread.clone()))
+            .collect();
+        let cpu = rigel_results::CpuTime {
+            sq_thread_s: sq_thread::window_s(&sq0, &ends),
+            ..cpu
+        };
         (spawn_error.map_or(Ok(outcomes), Err), cpu, disks, wall)
     });
     let outcomes = outcomes.map_err(ExecError::Spawn)?;

@@ -49,6 +49,9 @@ pub struct WorkerOutcome {
     pub ticked_in_window: bool,
     /// `verify`: what the worker's reads checked and found.
     pub tally: Option<crate::verify::worker::Tally>,
+    /// `sqpoll`: the ring's submission thread (its name) and its CPU seconds at the loop's end,
+    /// read before the drain closes the ring and the thread with it.
+    pub sq_thread: Option<(String, f64)>,
 }
 
 /// Runs one worker to the end of the point. Never panics on I/O or setup errors: they come back
@@ -70,7 +73,7 @@ pub fn run(spec: WorkerSpec<'_>, shared: &Shared<'_>) -> WorkerOutcome {
         outcome.cpu = super::cpu::current();
         return outcome;
     }
-    let mut outcome = engines::visit(run.spec.engine, run);
+    let mut outcome = engines::visit(run.spec.engine, run.spec.polled, run);
     outcome.cpu = super::cpu::current();
     outcome
 }
@@ -124,6 +127,7 @@ impl WorkerOutcome {
             paused: (0, 0),
             ticked_in_window: false,
             tally: None,
+            sq_thread: None,
         }
     }
 }
@@ -160,6 +164,9 @@ fn run_inner<E: Engine>(spec: WorkerSpec<'_>, shared: &Shared<'_>) -> WorkerOutc
         spec.options.panic_after_turns,
     );
     outcome.end = ended.end;
+    if spec.sqpoll.is_some() {
+        outcome.sq_thread = super::sq_thread::of_this_worker();
+    }
     outcome.failure = ended.failure;
     outcome.batches = ended.batches;
     outcome.requeued = ended.requeued;

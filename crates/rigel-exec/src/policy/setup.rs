@@ -36,6 +36,10 @@ pub struct WorkerSpec<'a> {
     pub options: crate::options::ExecOptions,
     /// What backs the buffer arena (`run.buffers`).
     pub buffers: rigel_plan::Buffers,
+    /// `run.sqpoll`: the ring's kernel submission thread.
+    pub sqpoll: Option<rigel_plan::SqPoll>,
+    /// `run.polled`: the worker runs on the polled io_uring engine.
+    pub polled: bool,
     /// `verify`: the run's generation map and the classes that stamp and check.
     pub verify: Option<crate::verify::worker::VerifySetup<'a>>,
     /// The engine of every class of the worker (a concrete one: `resolve_engine`'s).
@@ -187,6 +191,8 @@ pub(crate) fn setup<'a, E: Engine>(
         arena: bufs.arena(),
         buffers: &buffers,
         options: &spec.options,
+        sqpoll: spec.sqpoll,
+        polled: spec.polled,
     })?;
     for (slot, index) in slots.iter_mut().zip(buf_index) {
         slot.buf_index = index;

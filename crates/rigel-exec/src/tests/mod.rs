@@ -129,6 +129,8 @@ fn settings(duration_ms: u64, warmup_ms: u64, workers: u32) -> RunSettings {
         seed: 42,
         workers,
         verify: None,
+        sqpoll: None,
+        polled: false,
     }
 }
 

@@ -205,6 +205,8 @@ pub fn build(s: &Scenario) -> ResultsDoc {
             seed: 7,
             workers: 2,
             verify: None,
+            sqpoll: None,
+            polled: false,
         },
         classes: s
             .classes
@@ -281,6 +283,7 @@ pub fn build(s: &Scenario) -> ResultsDoc {
                 cpu: CpuTime {
                     user_s: 0.21 * secs,
                     system_s: 0.48 * secs,
+                    sq_thread_s: None,
                 },
                 window: None,
                 partial: None,

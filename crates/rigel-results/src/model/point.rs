@@ -420,6 +420,10 @@ pub struct Ticks {
 pub struct CpuTime {
     pub user_s: f64,
     pub system_s: f64,
+    /// Of `user_s + system_s`, the seconds io_uring's kernel submission threads used
+    /// (`sqpoll = true`; absent without them): rigel's cost, counted in the CPU figures.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sq_thread_s: Option<f64>,
 }
 
 /// A percentile read from a histogram, kept within the exact [min, max] of what was recorded: HDR

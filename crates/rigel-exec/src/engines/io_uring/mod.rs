@@ -4,6 +4,7 @@
 //! straight from the completion queue. rigel's fastest path, and the default.
 
 pub(crate) mod entering;
+pub(crate) mod polled;
 pub(crate) mod setup;
 
 use super::seam::{Completion, Engine, Facts, Live, Op, Open, Opened, RingMode, Rw};
@@ -32,6 +33,8 @@ pub(crate) struct IoUringEngine {
     /// The policy's `Interval` then need not outlive its push.
     timespecs: Box<[types::Timespec]>,
     next_timespec: usize,
+    /// `sqpoll`: the submission thread's settings, as results record them.
+    sqpoll: Option<rigel_plan::SqPoll>,
 }
 
 impl Engine for IoUringEngine {
@@ -40,7 +43,12 @@ impl Engine for IoUringEngine {
     type Live<'r> = IoUringLive<'r>;
 
     fn open(open: &Open<'_>) -> io::Result<Opened<Self>> {
-        let (ring, mode) = build_ring(open.entries)?;
+        let (ring, mode) = match (open.sqpoll, open.polled) {
+            (Some(sq), _) => (setup::build_sqpoll_ring(open.entries, sq)?, RingMode::Plain),
+            // `polled::PolledEngine` opens its ring through here.
+            (None, true) => setup::build_polled_ring(open.entries)?,
+            (None, false) => build_ring(open.entries)?,
+        };
         if !ring.params().is_feature_submit_stable() {
             // Linux 5.5+: the timers' timespecs (`timespecs`) rely on it.
             return Err(io::Error::other(
@@ -66,6 +74,7 @@ impl Engine for IoUringEngine {
                 ring_fd: false,
                 timespecs: timespecs.into_boxed_slice(),
                 next_timespec: 0,
+                sqpoll: open.sqpoll,
             },
             buf_index: buf_index.unwrap_or_default(),
         })
@@ -100,6 +109,10 @@ impl Engine for IoUringEngine {
             RingMode::Plain => "plain",
         };
         let params = self.ring.params();
+        let sqpoll = self.sqpoll.map(|sq| {
+            let cpu = sq.cpu.map_or("unpinned".to_owned(), |c| format!("cpu {c}"));
+            ("sqpoll", format!("{cpu}, idle {} ms", sq.idle_ms))
+        });
         [
             ("mode", mode.to_owned()),
             ("sq_entries", params.sq_entries().to_string()),
@@ -108,6 +121,7 @@ impl Engine for IoUringEngine {
             ("registered_files", self.fixed_files.to_string()),
         ]
         .into_iter()
+        .chain(sqpoll)
         .map(|(k, v)| (k.to_owned(), v))
         .collect()
     }

@@ -1,0 +1,265 @@
+//! NVMe-only paths in rigel's emulated NVMe guest (`tests/nvme-vm/run.sh`: qemu, ~10 s to boot
+//! in software emulation, 30 s on a busy host): each test boots one guest and runs several checks
+//! in it, each printed between `== NAME` and `== NAME exit N`. The emulator's speed says
+//! nothing about a device's: these check behaviour only. CI's ignored pass runs them (`.ci/run`
+//! installs the packages).
+
+use super::builder::repo;
+use super::scenario::{Scenario, Spec};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// One guest: rigel, the spec files handed to it (in the guest's `/files/`) and the job's lines.
+struct Guest {
+    scene: Scenario,
+    files: Vec<PathBuf>,
+    job: String,
+    options: Vec<String>,
+}
+
+impl Guest {
+    /// A guest started with the harness's `options` (`--zoned`, `--poll-queues 0`).
+    fn new(options: &[&str]) -> Guest {
+        Guest {
+            scene: Scenario::new(),
+            files: Vec::new(),
+            job: String::new(),
+            options: options.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    /// Hands `spec` to the guest as `/files/NAME`; returns that path and the spec's text.
+    fn spec(&mut self, name: &str, spec: &Spec) -> (String, String) {
+        let path = self.scene.spec(name, spec);
+        self.files.push(path);
+        (format!("/files/{name}"), spec.text())
+    }
+
+    /// A check the guest runs: `== NAME`, `command`'s output (sh), then `== NAME exit N`.
+    fn step(&mut self, name: &str, command: &str) {
+        self.job.push_str(&format!(
+            "echo \"== {name}\"; {command} 2>&1; echo \"== {name} exit $?\"\n"
+        ));
+    }
+
+    /// Boots the guest, runs the job, and returns what it printed (the guest's own lines
+    /// included), panicking when the harness or the job's shell failed.
+    fn boot(self) -> GuestOutput {
+        let script = self.scene.join("job.sh");
+        std::fs::write(&script, &self.job).expect("job written");
+        let mut cmd = Command::new("bash");
+        cmd.arg(repo().join("tests/nvme-vm/run.sh"))
+            .args(&self.options)
+            .arg("--bin")
+            .arg(env!("CARGO_BIN_EXE_rigel"));
+        for f in &self.files {
+            cmd.arg("--file").arg(f);
+        }
+        let out = cmd.arg(&script).output().expect("bash runs the harness");
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            out.status.success() && text.contains("== guest: job exit 0"),
+            "the NVMe guest failed ({}):\n{text}\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        GuestOutput { text }
+    }
+}
+
+/// What a guest printed.
+struct GuestOutput {
+    text: String,
+}
+
+impl GuestOutput {
+    /// The output of step `name` and its exit code, asserted to be `code`.
+    #[track_caller]
+    fn step(&self, name: &str, code: i32) -> &str {
+        let begin = format!("== {name}\n");
+        let end = format!("== {name} exit ");
+        let (Some(start), Some(at)) = (self.text.find(&begin), self.text.find(&end)) else {
+            panic!("no step {name} in:\n{}", self.text)
+        };
+        let start = start + begin.len();
+        let got: i32 = self.text[at + end.len()..]
+            .lines()
+            .next()
+            .and_then(|l| l.trim().parse().ok())
+            .unwrap_or(-1);
+        let out = &self.text[start..at];
+        assert_eq!(got, code, "step {name}:\n{out}");
+        out
+    }
+}
+
+/// The 1-based line and column of the first `needle` in `text`.
+fn line_col(text: &str, needle: &str) -> (usize, usize) {
+    let at = text
+        .find(needle)
+        .unwrap_or_else(|| panic!("{needle} in {text}"));
+    let line = text[..at].matches('\n').count() + 1;
+    let col = at - text[..at].rfind('\n').map_or(0, |n| n + 1) + 1;
+    (line, col)
+}
+
+/// 4 KiB random I/O on the guest's namespace at `mix`, for 2 s at 4 outstanding.
+fn on_namespace(mix: &str) -> Spec {
+    Spec::named("nvme")
+        .destructive_target(Path::new("/dev/nvme0n1"))
+        .set("run.duration", "2s")
+        .set("run.warmup", "0s")
+        .set("class.small.size", "4KiB")
+        .set("class.small.access", "random")
+        .set("class.small.mix", mix)
+        .set("matrix.shape", "point")
+        .set("matrix.small", "4")
+}
+
+/// A host-managed zoned namespace (ZNS): random writes are refused at `check` and `plan`, where
+/// the spec asks them, before any I/O; random reads run to completion with no I/O error.
+#[test]
+#[serial_test::parallel]
+#[ignore = "needs qemu-system-x86, linux-image-amd64, busybox-static"]
+fn a_zoned_namespace_refuses_random_writes_at_check_and_serves_reads() {
+    let mut g = Guest::new(&["--zoned"]);
+    let (writes, text) = g.spec("zw.toml", &on_namespace("70% read"));
+    let (reads, _) = g.spec("zr.toml", &on_namespace("read"));
+    g.step("zoned", "cat /sys/block/nvme0n1/queue/zoned");
+    g.step("check-writes", &format!("rigel check {writes}"));
+    g.step("plan-writes", &format!("rigel plan {writes}"));
+    g.step("check-reads", &format!("rigel check {reads}"));
+    // A point with an I/O error fails, and the run exits 1.
+    g.step("run-reads", &format!("rigel run {reads} --out /tmp/zr"));
+    let out = g.boot();
+    assert_eq!(out.step("zoned", 0).trim(), "host-managed");
+    let (line, col) = line_col(&text, "\"random\"");
+    let at = format!("{writes}:{line}:{col}");
+    for step in ["check-writes", "plan-writes"] {
+        // The words, out of the diagnostic's wrapped lines and margin.
+        let said = super::polled::words(out.step(step, 2));
+        assert!(
+            said.contains("class `small` writes at random offsets to /dev/nvme0n1")
+                && said.contains("host-managed, 16 zones of 64 MiB, at most 16 open")
+                && said.contains(&at)
+                && said.contains("mix = \"read\""),
+            "{step} (wanted {at}):\n{said}"
+        );
+    }
+    out.step("check-reads", 0);
+    let ran = out.step("run-reads", 0);
+    assert!(!ran.contains("I/O error"), "{ran}");
+}
+
+/// SQPOLL on the NVMe namespace with O_DIRECT: the run completes, its end-of-run line states the
+/// submission thread's CPU, and results.json records it inside the point's CPU, while the
+/// namespace's own counters saw the reads.
+#[test]
+#[serial_test::parallel]
+#[ignore = "needs qemu-system-x86, linux-image-amd64, busybox-static"]
+fn a_sqpoll_run_on_the_namespace_states_its_submission_threads_cpu() {
+    let mut g = Guest::new(&[]);
+    let spec = on_namespace("read")
+        .set("run.sqpoll", true)
+        .set("run.sq_thread_idle", "10ms");
+    let (path, _) = g.spec("sq.toml", &spec);
+    g.step("reads-before", "cut -c1-16 /sys/block/nvme0n1/stat");
+    g.step("run", &format!("rigel run {path} --out /tmp/sq"));
+    g.step("reads-after", "cut -c1-16 /sys/block/nvme0n1/stat");
+    g.step("results", "cat /tmp/sq/results.json");
+    let out = g.boot();
+    let ran = out.step("run", 0);
+    assert!(
+        ran.contains("sqpoll: the kernel submission threads used"),
+        "{ran}"
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(out.step("results", 0)).expect("results.json parses");
+    let p = &doc["points"][0];
+    assert_eq!(
+        p["engines"][0]["options"]["sqpoll"], "unpinned, idle 10 ms",
+        "{p}"
+    );
+    let sq = p["cpu"]["sq_thread_s"].as_f64().unwrap_or(0.0);
+    assert!(sq > 0.0, "{}", p["cpu"]);
+    let reads = |step: &str| -> u64 { out.step(step, 0).trim().parse().unwrap_or(0) };
+    let served = reads("reads-after") - reads("reads-before");
+    let issued = p["classes"][0]["read"]["ios"].as_u64().unwrap_or(0);
+    assert!(
+        served >= issued && issued > 0,
+        "{served} reads served, {issued} counted"
+    );
+}
+
+/// 4 KiB random reads and writes on the namespace with `polled = true`, verified.
+fn polled_on_namespace() -> Spec {
+    on_namespace("70% read")
+        .set("run.polled", true)
+        .set("run.verify", true)
+}
+
+/// With poll queues (`io_poll` = 1), a polled run of reads and writes completes, verified, on a
+/// polled ring (the engine's options say so) and the namespace's counters saw its I/O.
+#[test]
+#[serial_test::parallel]
+#[ignore = "needs qemu-system-x86, linux-image-amd64, busybox-static"]
+fn a_polled_run_completes_where_the_namespace_has_poll_queues() {
+    let mut g = Guest::new(&["--poll-queues", "1"]);
+    let (path, _) = g.spec("polled.toml", &polled_on_namespace());
+    g.step("io_poll", "cat /sys/block/nvme0n1/queue/io_poll");
+    g.step("check", &format!("rigel check {path}"));
+    g.step("plan", &format!("rigel plan {path}"));
+    g.step(
+        "run",
+        &format!("rigel run {path} --out /tmp/p --allow-destructive"),
+    );
+    g.step("results", "cat /tmp/p/results.json");
+    let out = g.boot();
+    assert_eq!(out.step("io_poll", 0).trim(), "1");
+    out.step("check", 0);
+    assert!(out.step("plan", 0).contains("polled (completions polled"));
+    out.step("run", 0);
+    let doc: serde_json::Value =
+        serde_json::from_str(out.step("results", 0)).expect("results.json parses");
+    let p = &doc["points"][0];
+    assert_eq!(p["engines"][0]["options"]["polled"], "true", "{p}");
+    let total = p["classes"][0]["total"]["ios"].as_u64().unwrap_or(0);
+    let writes = p["classes"][0]["write"]["ios"].as_u64().unwrap_or(0);
+    assert!(total > 0 && writes > 0, "{p}");
+}
+
+/// Without poll queues, `check` and `plan` refuse `polled = true` where written, with the fix
+/// (`nvme.poll_queues=N`), and `run` refuses before any I/O.
+#[test]
+#[serial_test::parallel]
+#[ignore = "needs qemu-system-x86, linux-image-amd64, busybox-static"]
+fn a_polled_run_is_refused_with_the_fix_where_the_namespace_has_no_poll_queues() {
+    let mut g = Guest::new(&["--poll-queues", "0"]);
+    let (path, text) = g.spec("polled.toml", &polled_on_namespace());
+    g.step("io_poll", "cat /sys/block/nvme0n1/queue/io_poll");
+    g.step("check", &format!("rigel check {path}"));
+    g.step("plan", &format!("rigel plan {path}"));
+    g.step(
+        "run",
+        &format!("rigel run {path} --out /tmp/p --allow-destructive"),
+    );
+    g.step("ran", "ls /tmp/p 2>&1 | head -n 3");
+    let out = g.boot();
+    assert_eq!(out.step("io_poll", 0).trim(), "0");
+    let (line, col) = line_col(&text, "polled = true");
+    let at = format!("{path}:{line}:{}", col + "polled = ".len());
+    for step in ["check", "plan", "run"] {
+        let said = super::polled::words(out.step(step, 2));
+        assert!(
+            said.contains(
+                "polled = true, but /dev/nvme0n1 is on nvme0n1, which has no poll queues"
+            ) && said.contains("nvme.poll_queues=N")
+                && said.contains(&at),
+            "{step} (wanted {at}):\n{said}"
+        );
+    }
+    assert!(
+        out.step("ran", 0).contains("No such file"),
+        "a run folder was made"
+    );
+}
