@@ -6,7 +6,7 @@ use super::points::{self, Torn};
 use rigel_fs::Dir;
 use rigel_plan::RunPlan;
 pub use rigel_results::RunHeader;
-use rigel_results::{PointResult, ResultsDoc};
+use rigel_results::{Answer, PointResult, ResultsDoc};
 use rustix::fs::OFlags;
 use serde::Serialize;
 use std::fs::File;
@@ -134,31 +134,39 @@ impl RunFolder {
         Ok(())
     }
 
-    /// Writes `results.json` (atomically: a temporary file renamed over it), with the verdicts the
-    /// runner judged on `doc` (the folder keeps them; judging is not the record's business).
+    /// Writes `results.json` (atomically: a temporary file renamed over it), with the verdicts and
+    /// answers the runner judged on `doc` (the folder keeps them; judging is not the record's
+    /// business).
     pub fn finish<V: Serialize>(
         &self,
         doc: &ResultsDoc,
         verdicts: &[V],
+        answers: &[Answer],
     ) -> Result<PathBuf, RecordError> {
         write_json(
             self.lock.folder(),
             RESULTS_FILE,
-            &ResultsFile { doc, verdicts },
+            &ResultsFile {
+                doc,
+                verdicts,
+                answers,
+            },
         )?;
         Ok(self.dir().join(RESULTS_FILE))
     }
 }
 
-/// `results.json` as written: the results document, and the `[expect]` verdicts judged on it
-/// (recomputed from the document whenever it is read; kept so that CI and other tools need not).
-/// The verdicts come judged (by the runner, or the report's JSON format): the record only writes
-/// them, so it depends on no judge.
+/// `results.json` as written: the results document, the `[expect]` verdicts and the answers
+/// judged on it (recomputed from the document whenever it is read; kept so that CI and other
+/// tools need not). They come judged (by the runner, or the report's JSON format): the record only
+/// writes them, so it depends on no judge.
 #[derive(Serialize)]
 pub struct ResultsFile<'a, V> {
     #[serde(flatten)]
     pub doc: &'a ResultsDoc,
     pub verdicts: &'a [V],
+    /// The spec's answers (`[answers]`, or those its classes imply), each with its point.
+    pub answers: &'a [Answer],
 }
 
 fn write_json<T: Serialize>(folder: &Dir, name: &str, value: &T) -> Result<(), RecordError> {

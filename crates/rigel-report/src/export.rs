@@ -164,7 +164,7 @@ impl Prepared {
         };
         let fleet = super::fleet::fleet_view(doc, &headline);
         let warnings = warnings(&view, &opts.past_runs, &ValidityConfig::default());
-        let handover = super::handover::handover(doc, &points, &headline);
+        let handover = super::handover::handover(doc, &points);
         let views = Views {
             run: context::run_view(&view),
             classes: classes.into_iter().map(Shared::new).collect(),
