@@ -1,4 +1,5 @@
-//! The end of a run on the terminal: ORION's headline lines and where the results are.
+//! The end of a run on the terminal: the spec's answers, ORION's headline lines for ORION's
+//! shapes, and where the results are.
 
 use super::style::outln;
 use rigel_results::ResultsDoc;
@@ -16,12 +17,15 @@ pub fn print(doc: &ResultsDoc, dir: &Path, interrupted: bool) {
     }
     if !super::style::quiet() {
         outln!();
-        // A search's answer is its headline; ORION's lines follow as the trials' context.
-        if let Some(s) = doc.search().filter(|s| s.answer.is_some()) {
-            outln!("Answer: {}", s.summary);
-        }
-        for line in headline(doc) {
+        // The spec's answers, as page 1 of the reports gives them; ORION's own lines for ORION's
+        // shapes (scripts parse them).
+        for line in answer_lines(doc) {
             outln!("{line}");
+        }
+        if rigel_judge::answers::orion_shape(doc.plan()) {
+            for line in headline(doc) {
+                outln!("{line}");
+            }
         }
         outln!();
         if let Some(e) = engines::engines_text(doc.points()) {
@@ -76,6 +80,33 @@ pub fn warn(doc: &ResultsDoc, dir: &Path) {
     for w in rigel_results::stats::warnings(&view, &rigel_record::past_runs(dir), &cfg) {
         eprintln!("warning: {}", w.message);
     }
+}
+
+/// One line per answer: its figure, the latency beside it and the point it was taken at, or why
+/// no point gave it.
+pub fn answer_lines(doc: &ResultsDoc) -> Vec<String> {
+    rigel_judge::answers::evaluate(doc)
+        .iter()
+        .map(|a| {
+            let name = if a.group.is_empty() {
+                a.name.clone()
+            } else {
+                format!("{} ({})", a.name, a.group)
+            };
+            if a.value.is_none() {
+                return format!("Answer: {name}: none ({})", a.note);
+            }
+            let note = if a.note.is_empty() {
+                String::new()
+            } else {
+                format!("; {}", a.note)
+            };
+            format!(
+                "Answer: {name}: {} ({}; at {}{note})",
+                a.text, a.latency, a.point
+            )
+        })
+        .collect()
 }
 
 /// ORION's three lines: the best large MB/s, the best small IOPS and the lowest mean small latency,

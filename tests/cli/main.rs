@@ -57,6 +57,7 @@ mod run;
 mod scenario;
 mod schema;
 mod search;
+mod shipped_answers;
 mod size_mix;
 mod skew;
 mod sparse;

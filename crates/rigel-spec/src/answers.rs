@@ -59,30 +59,31 @@ fn read_one(
     declared: &[String],
     search: &Option<SearchSpec>,
 ) -> Option<AnswerSpec> {
+    // Every key is read before giving up, so one pass reports each mistake.
     let at = match a.get("at") {
-        Some(n) => {
-            let s = r.string(n, "`at`")?;
-            match AnswerAt::from_name(s.trim()) {
-                Some(at) => Sp::new(at, n.loc.clone()),
+        Some(n) => r
+            .string(n, "`at`")
+            .and_then(|s| match AnswerAt::from_name(s.trim()) {
+                Some(at) => Some(Sp::new(at, n.loc.clone())),
                 None => {
                     r.push(
                         SpecError::at(&n.loc, format!("unknown `at` \"{s}\""), "this value")
                             .hint(format!("`at` is one of: {}", AnswerAt::NAMES.join(", "))),
                     );
-                    return None;
+                    None
                 }
-            }
-        }
-        None => Sp::new(AnswerAt::Best, node.loc.clone()),
+            }),
+        None => Some(Sp::new(AnswerAt::Best, node.loc.clone())),
     };
     let question = a
         .get("question")
         .and_then(|n| r.string(n, "`question`"))
         .unwrap_or_default();
-    let figure = match (a.get("figure"), at.value) {
-        (Some(n), _) => Some(read_figure(r, n, classes, sweep, declared)?),
-        (None, AnswerAt::Search) => None,
-        (None, _) => {
+    let searched = at.as_ref().is_some_and(|a| a.value == AnswerAt::Search);
+    let figure = match a.get("figure") {
+        Some(n) => read_figure(r, n, classes, sweep, declared).ok_or(()),
+        None if searched => Ok(Sp::new(String::new(), node.loc.clone())),
+        None => {
             r.push(
                 SpecError::at(
                     &node.loc,
@@ -91,10 +92,10 @@ fn read_one(
                 )
                 .hint("figure = \"oltp.iops\", \"redo.commit.latency.p99\" or \"scan.mbps\""),
             );
-            return None;
+            Err(())
         }
     };
-    if at.value == AnswerAt::Search && search.is_none() {
+    if let Some(at) = at.as_ref().filter(|_| searched && search.is_none()) {
         r.push(
             SpecError::at(
                 &at.loc,
@@ -106,21 +107,24 @@ fn read_one(
         return None;
     }
     let load = match a.get("load") {
-        Some(n) => read_load(r, n, declared)?,
-        None => Vec::new(),
+        Some(n) => read_load(r, n, declared).ok_or(()),
+        None => Ok(Vec::new()),
     };
     let per = match a.get("per") {
-        Some(n) => Some(read_per(r, n, declared)?),
-        None => None,
+        Some(n) => read_per(r, n, declared).map(Some).ok_or(()),
+        None => Ok(None),
     };
     let when = match a.get("where") {
-        Some(n) => Some(read_target(r, n, classes, sweep, declared).map(|(k, c, _)| (k, c))?),
-        None => None,
+        Some(n) => read_target(r, n, classes, sweep, declared)
+            .map(|(k, c, _)| Some((k, c)))
+            .ok_or(()),
+        None => Ok(None),
     };
+    let (at, figure, load, per, when) = (at?, figure.ok()?, load.ok()?, per.ok()?, when.ok()?);
     Some(AnswerSpec {
         name: Sp::new(name.to_owned(), name_loc.clone()),
         question,
-        figure: figure.unwrap_or_else(|| Sp::new(String::new(), node.loc.clone())),
+        figure,
         at,
         load,
         per,

@@ -121,7 +121,7 @@ fn of_class(plan: &RunPlan, c: &IoClass) -> AnswerPlan {
     };
     if c.pattern.flush.is_some() {
         return answer(
-            &format!("{} commit p99 (write + flush)", c.name),
+            &format!("Commit p99 (write + flush) of {}", c.name),
             &format!("{}.commit.latency.p99", c.name),
             AnswerAt::HighestLoad,
             others.clone(),
@@ -131,7 +131,7 @@ fn of_class(plan: &RunPlan, c: &IoClass) -> AnswerPlan {
     let writes_only = c.mix.read_percent == 0;
     if writes_only && c.access == Access::Sequential && size <= LOG_WRITE_UP_TO {
         return answer(
-            &format!("{} write p99", c.name),
+            &format!("Write p99 of {}", c.name),
             &format!("{}.write.latency.p99", c.name),
             AnswerAt::HighestLoad,
             others.clone(),
@@ -140,7 +140,7 @@ fn of_class(plan: &RunPlan, c: &IoClass) -> AnswerPlan {
     }
     if c.access == Access::Sequential || size >= LARGE_IO_FROM {
         return answer(
-            &format!("{} MB/s", c.name),
+            &format!("Max MB/s of {}", c.name),
             &format!("{}.mbps", c.name),
             AnswerAt::Best,
             Vec::new(),
@@ -148,7 +148,7 @@ fn of_class(plan: &RunPlan, c: &IoClass) -> AnswerPlan {
         );
     }
     answer(
-        &format!("{} IOPS", c.name),
+        &format!("Max IOPS of {}", c.name),
         &format!("{}.iops", c.name),
         AnswerAt::Best,
         Vec::new(),

@@ -143,6 +143,7 @@ fn search_answer(view: &ResultsView, mut out: Answer) -> Answer {
     let Some((answer, point_id)) = answer_trial(s) else {
         out.note = match &s.contradiction {
             Some(c) => format!("no answer: {c}"),
+            None if s.summary.starts_with("no answer") => s.summary.clone(),
             None => format!("no answer: {}", s.summary),
         };
         return out;
