@@ -28,6 +28,7 @@ mod fleet;
 mod flush_every;
 mod guard;
 mod handover;
+mod history_series;
 mod hlog;
 mod hostile;
 mod impossible;
