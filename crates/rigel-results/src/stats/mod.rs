@@ -11,7 +11,7 @@ mod sum;
 mod validity;
 mod warning;
 
-pub use lateness::{GAP_CV_SLACK, LAG_FLOOR_NS, LAG_SHARE};
+pub use lateness::{GAP_CV_SLACK, LAG_FLOOR_NS, LAG_SHARE, late};
 pub use seconds::{MIN_SECONDS, full_seconds};
 pub use sum::ClassSum;
 pub use validity::{DEFAULT_SEED, PastRun, ValidityConfig, Warning, iops_spread, warnings};
