@@ -289,3 +289,39 @@ fn latency_search_answers_from_its_passing_trial() {
     assert_eq!(a["point_id"], trial["point_id"], "{a:#}");
     row_has(&page, "8 KiB read rate", "2,000 IOPS", "small=");
 }
+
+#[test]
+#[serial_test::parallel]
+fn quick_declares_orions_three_lines_and_the_terminal_says_the_same() {
+    let tmp = Scenario::new();
+    let target = tmp.file("scratch.bin", 64 << 20);
+    let sets = vec![
+        format!("target.0.path={}", target.display()),
+        "target.0.size=64MiB".into(),
+        "matrix.small=1, 4".into(),
+        "matrix.large=1".into(),
+    ];
+    let run = run_shipped(&tmp, "quick", 1, &sets).code(0);
+    let doc = run.results();
+    let page = summary(&run);
+    let iops = one(&doc, "Max IOPS");
+    assert_eq!(iops["declared"], true);
+    // ORION's own line names the same point and figure.
+    let orion = format!(
+        "Maximum Small IOPS={:.0} @ Small={}",
+        iops["value"].as_f64().unwrap(),
+        iops["load"]
+    );
+    run.output.stdout_has(&orion);
+    run.output.stdout_has(&format!(
+        "Answer: Max IOPS: {}",
+        iops["text"].as_str().unwrap()
+    ));
+    row_has(&page, "Max IOPS", iops["text"].as_str().unwrap(), "small=");
+    let mbps = one(&doc, "Max MB/s");
+    let at = point(&doc, &mbps["point_id"]);
+    assert_eq!(
+        mbps["value"].as_f64(),
+        class_at(&at, "large")["total"]["mbps"].as_f64()
+    );
+}

@@ -12,7 +12,7 @@ use super::tree::{Node, Table, Value};
 use rigel_expr::{self as expr, Metric};
 
 /// The class parameters `per` may name (those a selector filters on).
-pub const PER_PARAMS: &[&str] = &["size", "mix", "access", "per_stream", "load"];
+pub const PER_PARAMS: &[&str] = &["size", "mix", "access", "per_stream", "rate", "load"];
 
 pub fn read_answers(
     r: &mut Reader,

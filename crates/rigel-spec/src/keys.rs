@@ -473,7 +473,7 @@ pub const ANSWERS: &[Key] = &[
         "per",
         Kind::Text,
         None,
-        "One answer per value of a class parameter: \"log.size\"",
+        "One answer per value of a class parameter (size, mix, access, per_stream, rate, load): \"log.size\"",
     ),
     key(
         "where",

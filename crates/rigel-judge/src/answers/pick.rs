@@ -126,6 +126,9 @@ fn per_value(a: &AnswerPlan, p: &PointRead) -> String {
         "mix" => l.mix.to_string(),
         "access" => format!("{:?}", l.access).to_ascii_lowercase(),
         "per_stream" => l.per_stream.to_string(),
+        "rate" => l
+            .rate
+            .map_or_else(|| "closed loop".to_owned(), |r| r.to_string()),
         _ => l.load.to_string(),
     }
 }
