@@ -1,7 +1,9 @@
-//! The handover summary's figures: the headline with the load and latency each was measured at,
-//! the numbers a DBA passes on (8 KiB random-read IOPS at their p99, 1 MiB MB/s, redo write p99),
-//! and the three figures Oracle's `DBMS_RESOURCE_MANAGER.CALIBRATE_IO` reports, each derived from
-//! the per-class rows by the rule its `basis` states.
+//! The handover summary's figures: the headline (the spec's answers, judged by their one rule in
+//! `rigel_judge::answers`, each with the load and latency it was taken at), the numbers a DBA
+//! passes on (8 KiB random-read IOPS at their p99, 1 MiB MB/s, the redo/commit latency, the last
+//! by the classes' answer rule), and the three figures Oracle's
+//! `DBMS_RESOURCE_MANAGER.CALIBRATE_IO` reports, each derived from the per-class rows by the rule
+//! its `basis` states.
 //!
 //! Rules every figure keeps: only rows that count (a whole point, not a search trial that failed
 //! its target, the class's rate achieved); a class is the size most of its I/Os take; a search's
