@@ -53,3 +53,33 @@ fn two_runs_with_nothing_in_common_say_so() {
         c.warnings
     );
 }
+
+#[test]
+fn a_flagged_answer_shows_the_validity_warnings_at_its_point() {
+    let base = basic();
+    let mut new = base.clone();
+    for p in new.points_mut() {
+        for c in &mut p.classes {
+            c.total.iops *= 0.5;
+        }
+        // rigel itself CPU-bound at the answer's point (5) of NEW: the `cpu` warning there.
+        if p.point.id == 5 {
+            p.cpu.user_s = p.elapsed_s * 4.0;
+        }
+    }
+    let c = compare(&base, &new, &CompareOptions::default());
+    let iops = &c.answers[0];
+    assert_eq!(iops.verdict, Change::Regressed);
+    assert!(
+        iops.warnings.iter().any(|w| w.starts_with("NEW: ")),
+        "{iops:?}"
+    );
+    assert!(text(&c).contains("Max IOPS: NEW: "), "{}", text(&c));
+    // A line within the threshold is not flagged and carries none.
+    assert!(
+        c.answers
+            .iter()
+            .filter(|a| a.verdict == Change::Within)
+            .all(|a| a.warnings.is_empty())
+    );
+}
