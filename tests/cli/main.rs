@@ -14,6 +14,7 @@ mod capture;
 mod check;
 mod cold;
 mod compare;
+mod compare_answers;
 mod data_content;
 mod devices;
 mod durability;
