@@ -57,7 +57,7 @@ pub struct Handover {
     pub integrity: Vec<String>,
     /// The spec's answers (`[answers]`, or those its classes imply), as `results.json` keeps them:
     /// each with its point, load and latency, or why none qualified.
-    pub answers: Vec<Answer>,
+    pub spec_answers: Vec<Answer>,
     /// The answers in the shape of a figure (an unanswered one with `—` and why); empty when none
     /// was answered (`why_none` says why).
     pub headline: Vec<Figure>,
@@ -152,7 +152,7 @@ pub fn handover(doc: &ResultsDoc, points: &[Point]) -> Handover {
     );
     Handover {
         integrity,
-        answers,
+        spec_answers: answers,
         headline: headline_rows,
         why_none,
         random_read_8k,
