@@ -75,9 +75,14 @@ pub fn run(a: &CompareArgs) -> i32 {
     if a.format != CompareFormat::Text {
         c.warnings.iter().for_each(|w| eprintln!("warning: {w}"));
     }
-    if c.regressions > 0 {
+    // Two runs with nothing in common: a mistaken pair, not a pass.
+    if c.nothing_in_common {
+        eprintln!("rigel compare: BASE and NEW have nothing in common: nothing was compared");
+        return exit::BAD_SPEC;
+    }
+    if c.regressions > 0 || c.answer_regressions > 0 {
         exit::REQUIREMENTS
-    } else if a.fail_inconclusive && c.inconclusive > 0 {
+    } else if a.fail_inconclusive && (c.inconclusive > 0 || c.answer_inconclusive > 0) {
         exit::INCONCLUSIVE
     } else {
         exit::OK

@@ -51,3 +51,42 @@ fn a_committing_log_writer_headlines_its_commit_latency_under_its_highest_load()
         "commit p99 {commit} below the write's {write}"
     );
 }
+
+/// `[answers]` is read as `[expect]` is: each mistake in one pass, at its file:line:col, with a
+/// hint, and `rigel plan` exits 2.
+#[test]
+#[serial_test::parallel]
+fn an_answers_mistakes_are_spanned_with_a_hint_and_exit_2() {
+    let tmp = Scenario::new();
+    let target = tmp.file("t.bin", 1 << 20);
+    let spec = Spec::named("bad-answers")
+        .target(&target, &[])
+        .set("class.oltp.size", "8KiB")
+        .set("matrix.oltp", "1, 2")
+        .at(&["answers", "oltp IOPS", "figure"], "oltp.iosp")
+        .at(&["answers", "oltp IOPS", "at"], "hottest")
+        .at(&["answers", "oltp IOPS", "per"], "oltpp.size")
+        .at(&["answers", "lat", "figure"], "oltp.read.latency.p99")
+        .at(
+            &["answers", "lat", "where"],
+            "oltp.read.latency.p99 <= 1 parsec",
+        );
+    let path = tmp.spec("bad.toml", &spec);
+    let out = super::builder::rigel().arg("plan").arg(&path).run().code(2);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let line_of = |needle: &str| {
+        1 + text
+            .lines()
+            .position(|l| l.contains(needle))
+            .unwrap_or_else(|| panic!("{needle} in\n{text}"))
+    };
+    for (needle, message, hint) in [
+        ("oltp.iosp", "unknown metric `iosp`", "did you mean `iops`?"),
+        ("hottest", "unknown `at` \"hottest\"", "highest load"),
+        ("oltpp.size", "no class `oltpp`", "did you mean `oltp`?"),
+        ("parsec", "parsec", ""),
+    ] {
+        let at = format!("bad.toml:{}:", line_of(needle));
+        out.stderr_has(&at).stderr_has(message).stderr_has(hint);
+    }
+}

@@ -129,6 +129,22 @@ pub fn compile(spec: &Spec, cores: u64) -> Result<RunPlan, Vec<SpecError>> {
                 comparison: e.comparison.value,
             })
             .collect(),
+        answers: spec
+            .answers
+            .iter()
+            .map(|a| AnswerPlan {
+                name: a.name.value.clone(),
+                question: a.question.clone(),
+                figure: a.figure.value.clone(),
+                at: a.at.value,
+                load: a.load.iter().map(|l| l.value.clone()).collect(),
+                per: a.per.as_ref().map(|p| p.value.clone()),
+                when: a.when.as_ref().map(|(k, c)| Requirement {
+                    key: k.value.clone(),
+                    comparison: c.value,
+                }),
+            })
+            .collect(),
         points,
         search,
         precondition,

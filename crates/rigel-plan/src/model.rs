@@ -3,7 +3,7 @@
 
 use rigel_expr::{Access, Arrival, Mix, Rate};
 /// Written in the spec and kept in the plan: they live with the spec, which the plan reads.
-pub use rigel_spec::{Buffers, Engine, Layout, MatrixShape};
+pub use rigel_spec::{AnswerAt, Buffers, Engine, Layout, MatrixShape};
 use serde::{Deserialize, Serialize};
 
 /// Version of the plan and results documents; bumped on any incompatible change.
@@ -27,6 +27,9 @@ pub struct RunPlan {
     /// The `[expect]` requirements, in the order written, evaluated against the results.
     #[serde(default)]
     pub expect: Vec<Requirement>,
+    /// `[answers]`, in the order written (none: the judge derives them from the classes).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub answers: Vec<AnswerPlan>,
     /// `[search]`: its trials are the points (none are planned otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub search: Option<SearchPlan>,
@@ -72,6 +75,28 @@ pub struct Requirement {
     /// The key as written: metric and point selector (`small.latency.p99 @ small=1`).
     pub key: String,
     pub comparison: rigel_expr::Comparison,
+}
+
+/// One `[answers.NAME]`: a figure and where it is taken, judged after the run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AnswerPlan {
+    pub name: String,
+    /// The question in words (empty: said from the figure and rule).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub question: String,
+    /// A requirement key without a bound (`oltp.iops`); empty for `at = "search"`.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub figure: String,
+    pub at: AnswerAt,
+    /// The classes whose summed load `highest load` orders by (empty: the figure's class).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub load: Vec<String>,
+    /// One answer per value of this class parameter (`log.size`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub per: Option<String>,
+    /// Only points where this requirement holds.
+    #[serde(default, rename = "where", skip_serializing_if = "Option::is_none")]
+    pub when: Option<Requirement>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

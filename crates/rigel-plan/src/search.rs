@@ -16,7 +16,16 @@ pub struct Tried {
     pub passed: bool,
     /// The target's figure at this trial (None without data).
     pub figure: Option<f64>,
+    /// A failed trial whose response times are largely rigel's own send lag (it fell behind its
+    /// schedule): the miss is the tool's, not the storage's, so the value runs again.
+    pub spoiled: bool,
 }
+
+/// At most this many trials at one value that the storage decided (not spoiled): a value that
+/// both held and failed runs again up to here; still split, it is a contradiction.
+pub const MAX_RUNS_AT: usize = 3;
+/// At most this many spoiled trials at one value are run again.
+pub const MAX_SPOILED_AT: usize = 2;
 
 /// A figure that rose by less than this share while the load at least doubled (by
 /// [`FLAT_LOAD`]) did not follow the load: pass and fail between such trials are the figure's
@@ -33,12 +42,38 @@ pub enum Contradiction {
     /// From `low` to the failing `high` (at least [`FLAT_LOAD`] times the load) the figure
     /// worsened by less than [`FLAT_RISE`]: it does not follow the load.
     Flat { low: Tried, high: Tried },
+    /// The target both held and failed at one value over [`MAX_RUNS_AT`] trials.
+    Split {
+        value: f64,
+        passed: usize,
+        runs: usize,
+    },
 }
 
-/// Each tried value once, by value: its latest trial (a repeat decides) and how often it ran.
+/// The trials the storage decided: the spoiled ones left out, unless a value has nothing else.
+fn decided(trials: &[Tried]) -> Vec<Tried> {
+    trials
+        .iter()
+        .filter(|t| !t.spoiled || trials.iter().all(|o| o.value != t.value || o.spoiled))
+        .copied()
+        .collect()
+}
+
+/// A value the storage both held and failed at: its trials decided, and how many passed.
+fn split(trials: &[Tried]) -> Option<(f64, usize, usize)> {
+    let d = decided(trials);
+    d.iter().find_map(|t| {
+        let at: Vec<&Tried> = d.iter().filter(|o| o.value == t.value).collect();
+        let passed = at.iter().filter(|o| o.passed).count();
+        (passed > 0 && passed < at.len()).then_some((t.value, passed, at.len()))
+    })
+}
+
+/// Each tried value once, by value: its latest decided trial (a repeat decides) and how often it
+/// ran.
 fn verdicts(trials: &[Tried]) -> Vec<(Tried, usize)> {
     let mut out: Vec<(Tried, usize)> = Vec::new();
-    for t in trials {
+    for t in &decided(trials) {
         match out.iter_mut().find(|(v, _)| v.value == t.value) {
             Some((v, n)) => {
                 *v = *t;
@@ -70,6 +105,13 @@ impl SearchPlan {
     /// above a fail, or (with a pass and a fail among them) a figure that stayed flat while the
     /// load at least doubled.
     pub fn contradiction(&self, trials: &[Tried]) -> Option<Contradiction> {
+        if let Some((value, passed, runs)) = split(trials).filter(|s| s.2 >= MAX_RUNS_AT) {
+            return Some(Contradiction::Split {
+                value,
+                passed,
+                runs,
+            });
+        }
         let v = verdicts(trials);
         let highest_pass = v.iter().rev().find(|(t, _)| t.passed).map(|(t, _)| *t);
         let lowest_fail = v.iter().find(|(t, _)| !t.passed).map(|(t, _)| *t);
@@ -104,6 +146,20 @@ impl SearchPlan {
         if trials.len() >= self.max_trials as usize {
             return None;
         }
+        // A trial spoiled by rigel's own lag runs again (a few times at most).
+        if let Some(last) = trials.last().filter(|t| t.spoiled) {
+            let spoiled = trials
+                .iter()
+                .filter(|t| t.spoiled && t.value == last.value)
+                .count();
+            if spoiled <= MAX_SPOILED_AT {
+                return Some(last.value);
+            }
+        }
+        // A value that held in one trial and failed in another runs again, up to MAX_RUNS_AT.
+        if let Some((value, _, runs)) = split(trials) {
+            return (runs < MAX_RUNS_AT).then_some(value);
+        }
         let tried = |v: f64| trials.iter().any(|t| t.value == v);
         if !tried(self.low) {
             return Some(self.low);
@@ -117,7 +173,7 @@ impl SearchPlan {
                     .into_iter()
                     .find(|&v| runs_at(trials, v) < 2);
             }
-            Some(Contradiction::Flat { .. }) => return None,
+            Some(Contradiction::Flat { .. } | Contradiction::Split { .. }) => return None,
             None => {}
         }
         let (pass, fail) = bracket(trials);
@@ -201,6 +257,7 @@ pub fn worst_trials(plan: &SearchPlan) -> u32 {
             value: v,
             passed: v <= plan.low,
             figure: None,
+            spoiled: false,
         });
     }
     trials.len() as u32

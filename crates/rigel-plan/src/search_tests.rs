@@ -34,6 +34,7 @@ fn search(p: &SearchPlan, capacity: f64) -> (Option<f64>, Vec<Tried>) {
             value: v,
             passed: v <= capacity,
             figure: None,
+            spoiled: false,
         });
     }
     (bracket(&trials).0, trials)
@@ -68,11 +69,12 @@ fn t(value: f64, passed: bool, figure: f64) -> Tried {
         value,
         passed,
         figure: Some(figure),
+        spoiled: false,
     }
 }
 
 #[test]
-fn the_answer_is_confirmed_and_a_failed_confirmation_moves_the_bracket_down() {
+fn the_answer_is_confirmed_and_a_failed_confirmation_runs_again_then_contradicts() {
     let p = plan(1000.0, 2000.0, Tolerance::Percent(10.0), 50);
     let mut trials = vec![
         t(1000.0, true, 1.0),
@@ -85,12 +87,38 @@ fn the_answer_is_confirmed_and_a_failed_confirmation_moves_the_bracket_down() {
     // Bracket 1563..1625 within 10%: 1563 runs again.
     assert_eq!(p.next(&trials), Some(1563.0));
     trials.push(t(1563.0, false, 2.1));
-    // Its latest trial failed: the bracket is 1500..1563 and the search goes on below.
-    assert_eq!(bracket(&trials), (Some(1500.0), Some(1563.0)));
-    assert_eq!(p.next(&trials), Some(1500.0));
-    trials.push(t(1500.0, true, 1.6));
+    // It held once and failed once (issue 42): it runs again rather than the latest deciding.
+    assert_eq!(p.next(&trials), Some(1563.0));
+    trials.push(t(1563.0, false, 2.2));
+    // Still split after three trials: a contradiction, and no answer.
+    assert!(matches!(
+        p.contradiction(&trials),
+        Some(Contradiction::Split {
+            passed: 1,
+            runs: 3,
+            ..
+        })
+    ));
     assert_eq!(p.next(&trials), None);
+}
+
+#[test]
+fn a_trial_spoiled_by_rigels_lag_runs_again_and_is_not_counted() {
+    let p = plan(1000.0, 2000.0, Tolerance::Percent(10.0), 50);
+    let spoiled = Tried {
+        spoiled: true,
+        ..t(2000.0, false, 9.0)
+    };
+    let mut trials = vec![t(1000.0, true, 1.0), spoiled];
+    assert_eq!(p.next(&trials), Some(2000.0), "the spoiled trial again");
+    trials.push(t(2000.0, true, 1.2));
+    // The storage held it: the spoiled miss is not counted against it, nor a split.
+    assert_eq!(bracket(&trials), (Some(2000.0), None));
     assert_eq!(p.contradiction(&trials), None);
+    // Spoiled every time: after MAX_SPOILED_AT reruns its (spoiled) verdict stands.
+    let trials = vec![t(1000.0, true, 1.0), spoiled, spoiled, spoiled];
+    assert_ne!(p.next(&trials), Some(2000.0));
+    assert_eq!(bracket(&trials), (Some(1000.0), Some(2000.0)));
 }
 
 #[test]
@@ -108,11 +136,10 @@ fn a_pass_above_a_fail_runs_both_again_and_a_standing_one_ends_the_search() {
     trials.push(t(1000.0, true, 1.3));
     assert_eq!(p.next(&trials), None);
     assert!(p.contradiction(&trials).is_some());
-    // A repeat that agrees with the load resolves it: the search goes on.
+    // A repeat that disagrees with the first trial at 100 splits it: 100 runs a third time.
     let mut trials = vec![t(100.0, false, 10.0), t(1000.0, true, 1.2)];
     trials.push(t(100.0, true, 1.0));
-    assert_eq!(p.contradiction(&trials), None);
-    assert_eq!(p.next(&trials), Some(1000.0), "high confirmed");
+    assert_eq!(p.next(&trials), Some(100.0), "the split value again");
 }
 
 #[test]

@@ -8,7 +8,7 @@ use rigel_plan::RunPlan;
 pub use rigel_results::RunHeader;
 use rigel_results::stats::{ValidityConfig, Warning, volume_findings};
 use rigel_results::view::ResultsView;
-use rigel_results::{PointResult, ResultsDoc};
+use rigel_results::{Answer, PointResult, ResultsDoc};
 use rustix::fs::OFlags;
 use serde::Serialize;
 use std::fs::File;
@@ -136,26 +136,28 @@ impl RunFolder {
         Ok(())
     }
 
-    /// Writes `results.json` (atomically: a temporary file renamed over it), with the verdicts the
-    /// runner judged on `doc` (the folder keeps them; judging is not the record's business).
+    /// Writes `results.json` (atomically: a temporary file renamed over it), with the verdicts and
+    /// answers the runner judged on `doc` (the folder keeps them; judging is not the record's
+    /// business).
     pub fn finish<V: Serialize>(
         &self,
         doc: &ResultsDoc,
         verdicts: &[V],
+        answers: &[Answer],
     ) -> Result<PathBuf, RecordError> {
         write_json(
             self.lock.folder(),
             RESULTS_FILE,
-            &ResultsFile::new(doc, verdicts),
+            &ResultsFile::new(doc, verdicts, answers),
         )?;
         Ok(self.dir().join(RESULTS_FILE))
     }
 }
 
-/// `results.json` as written: the results document, and the `[expect]` verdicts judged on it
-/// (recomputed from the document whenever it is read; kept so that CI and other tools need not).
-/// The verdicts come judged (by the runner, or the report's JSON format): the record only writes
-/// them, so it depends on no judge.
+/// `results.json` as written: the results document, the `[expect]` verdicts and the answers
+/// judged on it (recomputed from the document whenever it is read; kept so that CI and other
+/// tools need not). They come judged (by the runner, or the report's JSON format): the record only
+/// writes them, so it depends on no judge.
 ///
 /// `findings` are what the volume did rather than what the device can do (a rate cap), typed with
 /// their evidence (recomputed from the document too; absent when there are none).
@@ -164,17 +166,20 @@ pub struct ResultsFile<'a, V> {
     #[serde(flatten)]
     pub doc: &'a ResultsDoc,
     pub verdicts: &'a [V],
+    /// The spec's answers (`[answers]`, or those its classes imply), each with its point.
+    pub answers: &'a [Answer],
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub findings: Vec<Warning>,
 }
 
 impl<'a, V> ResultsFile<'a, V> {
-    pub fn new(doc: &'a ResultsDoc, verdicts: &'a [V]) -> Self {
+    pub fn new(doc: &'a ResultsDoc, verdicts: &'a [V], answers: &'a [Answer]) -> Self {
         let view = ResultsView::new(doc);
         let findings = volume_findings(&view, &ValidityConfig::default());
         ResultsFile {
             doc,
             verdicts,
+            answers,
             findings,
         }
     }

@@ -1,16 +1,19 @@
-//! The handover summary's figures: the headline with the load and latency each was measured at,
-//! the numbers a DBA passes on (8 KiB random-read IOPS at their p99, 1 MiB MB/s, redo write p99),
-//! and the three figures Oracle's `DBMS_RESOURCE_MANAGER.CALIBRATE_IO` reports, each derived from
-//! the per-class rows by the rule its `basis` states.
+//! The handover summary's figures: the headline (the spec's answers, judged by their one rule in
+//! `rigel_judge::answers`, each with the load and latency it was taken at), the numbers a DBA
+//! passes on (8 KiB random-read IOPS at their p99, 1 MiB MB/s, the redo/commit latency, the last
+//! by the classes' answer rule), and the three figures Oracle's
+//! `DBMS_RESOURCE_MANAGER.CALIBRATE_IO` reports, each derived from the per-class rows by the rule
+//! its `basis` states.
 //!
 //! Rules every figure keeps: only rows that count (a whole point, not a search trial that failed
 //! its target, the class's rate achieved); a class is the size most of its I/Os take; a search's
 //! figures are its answer's trial; a log writer's latency is the worst, under the most load the
 //! spec puts beside it; a data integrity failure comes before any figure.
 
-use super::rows::{Best, ClassRow, DirView, Headline, Point};
+use super::rows::{ClassRow, DirView, Point};
 use rigel_expr::units;
-use rigel_results::{ResultsDoc, SearchRecord};
+use rigel_judge::answers;
+use rigel_results::{Answer, ResultsDoc};
 use serde::Serialize;
 
 const KIB: u64 = 1024;
@@ -52,8 +55,11 @@ pub struct CalibrateIo {
 pub struct Handover {
     /// One line per point whose data read back corrupted: the run's verdict, before any figure.
     pub integrity: Vec<String>,
-    /// Max IOPS, max MB/s and min latency, each with its load and latency; a search's answer
-    /// alone for a search.
+    /// The spec's answers (`[answers]`, or those its classes imply), as `results.json` keeps them:
+    /// each with its point, load and latency, or why none qualified.
+    pub spec_answers: Vec<Answer>,
+    /// The answers in the shape of a figure (an unanswered one with `—` and why); empty when none
+    /// was answered (`why_none` says why).
     pub headline: Vec<Figure>,
     /// Why there is no headline, when there is none.
     pub why_none: String,
@@ -77,50 +83,32 @@ impl Handover {
     }
 }
 
-pub fn handover(doc: &ResultsDoc, points: &[Point], headline: &Headline) -> Handover {
+pub fn handover(doc: &ResultsDoc, points: &[Point]) -> Handover {
     let search = doc.search();
     // A search's figures are its answer's: its other trials probed rates the storage did or did
     // not hold, none of them the answer.
-    let answer_point = search.as_ref().and_then(|s| answer_trial(s));
+    let answer_point = search
+        .as_ref()
+        .and_then(|s| answers::answer_trial(s))
+        .map(|(_, p)| p);
     let rows: Vec<&ClassRow> = points
         .iter()
         .filter(|p| p.ok && (search.is_none() || Some(p.id) == answer_point))
         .flat_map(|p| p.classes.iter().map(|r| &**r))
         .filter(|r| r.counted)
         .collect();
-    let best = |b: &Option<Best>, measure: &str, text: &dyn Fn(f64) -> String| {
-        let b = b.as_ref()?;
-        let row = rows
-            .iter()
-            .find(|r| r.point == b.point && r.class == b.class)?;
-        Some(figure(
-            measure,
-            row,
-            &total(row),
-            b.value,
-            text(b.value),
-            "the best point of any class",
-        ))
-    };
-    let headline_rows = match &search {
-        Some(s) => search_answer(s, &rows).into_iter().collect(),
-        None => [
-            best(&headline.max_iops, "Max IOPS", &|v| iops_text(v)),
-            best(&headline.max_mbps, "Max MiB/s", &|v| mbps_text(v)),
-            best(&headline.min_latency, "Min mean latency", &|v| {
-                units::latency(v)
-            }),
-        ]
-        .into_iter()
-        .flatten()
-        .collect(),
-    };
+    // The answers are judged by their one rule (`rigel_judge::answers`); the headline is them,
+    // in the shape the templates read.
+    let answers = answers::evaluate(doc);
+    let headline_rows: Vec<Figure> = answers.iter().map(|a| answer_figure(doc, a)).collect();
     let integrity = integrity_failures(doc);
+    let any = answers.iter().any(|a| a.value.is_some());
     let why_none = match &search {
         _ if !integrity.is_empty() => {
             "No figures to hand over: the data read back was corrupted (above).".to_owned()
         }
         Some(s) if s.answer.is_none() => format!("Search: {}.", s.summary),
+        _ if any => String::new(),
         _ if points.iter().any(|p| p.ok) => {
             "No finished point counts for a headline: each was a failed trial, missed its rate \
              or was partial."
@@ -131,6 +119,8 @@ pub fn handover(doc: &ResultsDoc, points: &[Point], headline: &Headline) -> Hand
         }
         _ => "No point finished, so there are no figures to hand over.".to_owned(),
     };
+    // Nothing answered: the headline says why instead of listing empty answers.
+    let headline_rows = if any { headline_rows } else { Vec::new() };
     let random_read_8k = best_read(
         &rows,
         |r| r.io_size == 8 * KIB && r.access == "random",
@@ -156,7 +146,7 @@ pub fn handover(doc: &ResultsDoc, points: &[Point], headline: &Headline) -> Hand
             )
         },
     );
-    let redo_write = redo(&rows);
+    let redo_write = redo(doc);
     let iops_from = best_read(
         &rows,
         |r| r.io_size <= 32 * KIB && r.access == "random" && r.read_percent == 100,
@@ -176,6 +166,7 @@ pub fn handover(doc: &ResultsDoc, points: &[Point], headline: &Headline) -> Hand
     );
     Handover {
         integrity,
+        spec_answers: answers,
         headline: headline_rows,
         why_none,
         random_read_8k,
@@ -231,109 +222,73 @@ fn pick(
         .map(make)
 }
 
-/// Redo log writes: a class named `redo`, or else a write-only sequential class of at most
-/// 128 KiB; its worst latency under the most load the spec puts beside it (a log writer's commit
-/// waits on the write while the data classes run), the commit (write + flush) where the class
-/// groups its writes into commits.
-fn redo(rows: &[&ClassRow]) -> Option<Figure> {
-    let named: Vec<&ClassRow> = rows
+/// Redo log writes: the log writer's answer by the classes' rule (`rigel_judge::answers`): a
+/// committing class's commit p99 (write + flush), else a log writer's write p99, at the highest
+/// load of the other classes, the worst of equals; a class named `redo` first.
+fn redo(doc: &ResultsDoc) -> Option<Figure> {
+    let implied = answers::implied_by_classes(doc);
+    let log = |a: &&Answer| {
+        a.value.is_some()
+            && (a.figure.ends_with(".commit.latency.p99")
+                || a.figure.ends_with(".write.latency.p99"))
+    };
+    let named = implied
         .iter()
-        .copied()
-        .filter(|r| r.class.to_ascii_lowercase().contains("redo") && r.write.is_some())
-        .collect();
-    let from = if named.is_empty() {
-        rows.iter()
-            .copied()
-            .filter(|r| r.read_percent == 0 && r.access == "sequential" && r.io_size <= 128 * KIB)
-            .collect()
+        .filter(log)
+        .find(|a| a.figure.to_ascii_lowercase().contains("redo"));
+    let a = named.or_else(|| implied.iter().find(log))?;
+    let mut f = answer_figure(doc, a);
+    f.measure = if a.figure.contains(".commit.") {
+        "Commit p99 (write + flush)".to_owned()
     } else {
-        named
+        "Redo write p99".to_owned()
     };
-    let side = |r: &ClassRow| -> u64 {
-        r.loads
-            .iter()
-            .filter(|l| l.class != r.class)
-            .map(|l| u64::from(l.load))
-            .sum()
+    Some(f)
+}
+
+/// An answer as a figure: the class its figure names (the search's class), the point's label.
+fn answer_figure(doc: &ResultsDoc, a: &Answer) -> Figure {
+    let class = match a.figure.split_once('.') {
+        Some((c, _)) => c.to_owned(),
+        None => doc.search().map(|s| s.class.clone()).unwrap_or_default(),
     };
-    let lat = |r: &ClassRow| log_latency(r).map(|(_, d)| d.latency.p99_ns);
-    let row = from
-        .into_iter()
-        .filter(|r| lat(r).is_some())
-        .max_by_key(|r| (side(r), r.load, lat(r)))?;
-    let (commit, d) = log_latency(row)?;
-    let v = d.latency.p99_ns as f64;
-    let (measure, what) = if commit {
-        ("Commit p99 (write + flush)", "commit p99 (write + flush)")
+    // The document's unit for MiB/s is "MB/s", as on its other lines.
+    let mut text = match (a.unit.as_str(), a.value) {
+        ("mbps", Some(v)) => mbps_text(v),
+        _ => a.text.clone(),
+    };
+    if a.value.is_some() && !a.note.is_empty() {
+        text.push_str(&format!(
+            " ({})",
+            a.note.split(':').next().unwrap_or(&a.note)
+        ));
+    }
+    let measure = if a.group.is_empty() {
+        a.name.clone()
     } else {
-        ("Redo write p99", "write p99")
+        format!("{} ({})", a.name, a.group)
     };
-    Some(figure(
+    Figure {
         measure,
-        row,
-        &d,
-        v,
-        units::latency(v),
-        &format!(
-            "the {what} of a class named `redo` (else a write-only sequential class of at most \
-             128 KiB) at the highest load of the other classes, then its own, the worst of equals"
-        ),
-    ))
-}
-
-/// A log writer's latency: its commits' (write + flush) where it groups writes into commits,
-/// else its writes'; `true` for commits.
-fn log_latency(r: &ClassRow) -> Option<(bool, DirView)> {
-    match &r.commit {
-        Some(c) if c.commits > 0 => Some((
-            true,
-            DirView {
-                direction: "commit",
-                ios: c.commits,
-                bytes: 0,
-                iops: c.per_s,
-                mbps: 0.0,
-                latency: c.latency.clone(),
-            },
-        )),
-        _ => r.write.clone().map(|w| (false, w)),
+        value: a.value.unwrap_or(0.0),
+        text: if a.value.is_some() {
+            text
+        } else {
+            "—".to_owned()
+        },
+        class,
+        point: a.point_id.unwrap_or(0),
+        label: a.point.clone(),
+        load: a.load.unwrap_or(0),
+        latency: if a.value.is_some() {
+            a.latency.clone()
+        } else {
+            a.note.clone()
+        },
+        p99_ns: a.p99_ns.unwrap_or(0),
+        mean_ns: a.mean_ns.unwrap_or(0.0),
+        basis: a.rule.clone(),
     }
-}
-
-/// The point of the trial that gave a search its answer: the last that passed at the answer.
-fn answer_trial(s: &SearchRecord) -> Option<u32> {
-    let answer = s.answer?;
-    s.trials
-        .iter()
-        .rev()
-        .find(|t| t.passed && t.value == answer)
-        .map(|t| t.point_id)
-}
-
-/// A search's answer as its headline, at its trial, "not confirmed" when no repeat passed.
-fn search_answer(s: &SearchRecord, rows: &[&ClassRow]) -> Option<Figure> {
-    let answer = s.answer?;
-    let point = answer_trial(s)?;
-    let row = rows
-        .iter()
-        .find(|r| r.point == point && r.class == s.class)?;
-    let mut text = if s.knob == "rate" {
-        iops_text(answer)
-    } else {
-        format!("load {}", units::thousands(answer))
-    };
-    if !s.confirmed {
-        text.push_str(" (not confirmed)");
-    }
-    let d = row.read.clone().unwrap_or_else(|| total(row));
-    Some(figure(
-        &format!("Highest {} with {}", s.knob, s.target),
-        row,
-        &d,
-        answer,
-        text,
-        "the search's answer: the highest value whose trial held the target, at that trial",
-    ))
 }
 
 /// One line per point whose data read back corrupted.

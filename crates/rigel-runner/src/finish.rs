@@ -45,7 +45,11 @@ pub(super) fn finish(
     search::record(&mut doc);
     let dir = folder.dir().to_path_buf();
     // Judged here, where the run ends, and handed to the folder to keep beside the document.
-    folder.finish(&doc, &rigel_judge::expect::evaluate(&doc))?;
+    folder.finish(
+        &doc,
+        &rigel_judge::expect::evaluate(&doc),
+        &rigel_judge::answers::evaluate(&doc),
+    )?;
     let mut opts = ReportOptions {
         past_runs: record::past_runs(folder.dir()),
         paper: run_opts.paper,

@@ -2,7 +2,7 @@
 //! Performance Test Specification measures it in (filled, then steady), as a spec states it.
 
 use super::diag::SpecError;
-use super::expect::class_facts;
+use super::expect::class_key;
 use super::keys;
 use super::model::{ClassSpec, PreconditionSpec, Sp, SteadySpec, SweepSpec};
 use super::read::{Reader, size_of};
@@ -148,12 +148,7 @@ fn read_metric(
     sweep: &[SweepSpec],
     declared: &[String],
 ) -> Option<Sp<String>> {
-    let text = r.string(n, "`metric`")?;
-    let key = r.expr(n, expr::parse_requirement_key(&text))?;
-    let facts = class_facts(classes, sweep, declared);
-    if let Some(e) = expr::check_key(&key, &facts).into_iter().next() {
-        return r.expr(n, Err(e));
-    }
+    let (text, key) = class_key(r, n, "`metric`", classes, sweep, declared)?;
     if !matches!(key.metric, Metric::Class { .. }) || text.contains('@') {
         r.push(
             SpecError::at(&n.loc, "a steady-state metric is one class's figure", "this value")
@@ -161,7 +156,7 @@ fn read_metric(
         );
         return None;
     }
-    Some(Sp::new(text.trim().to_owned(), n.loc.clone()))
+    Some(Sp::new(text, n.loc.clone()))
 }
 
 /// `"20%"`: a share above 0% and at most 100%.

@@ -107,6 +107,34 @@ pub(super) fn class_facts<'a>(
         .collect()
 }
 
+/// A requirement key written as a value (`run.steady.metric`, an answer's `figure`): read,
+/// parsed and checked against the classes as `[expect]` checks its keys, errors spanned in it.
+pub(super) fn class_key(
+    r: &mut Reader,
+    n: &Node,
+    what: &str,
+    classes: &[ClassSpec],
+    sweep: &[SweepSpec],
+    declared: &[String],
+) -> Option<(String, expr::RequirementKey)> {
+    let text = r.string(n, what)?;
+    let start = text.len() - text.trim_start().len();
+    let trimmed = text.trim();
+    let shifted = |e: ExprError| ExprError {
+        span: e.span.start + start..e.span.end + start,
+        ..e
+    };
+    let key = match expr::parse_requirement_key(trimmed) {
+        Ok(k) => k,
+        Err(e) => return r.expr(n, Err(shifted(e))),
+    };
+    let facts = class_facts(classes, sweep, declared);
+    if let Some(e) = expr::check_key(&key, &facts).into_iter().next() {
+        return r.expr(n, Err(shifted(e)));
+    }
+    Some((trimmed.to_owned(), key))
+}
+
 /// Joins nested tables into dotted keys (`small.latency.p99.9 = "<= 1ms"` nests four deep).
 fn flatten<'t>(
     sources: &Sources,

@@ -76,6 +76,14 @@ pub fn schema() -> Value {
             "additionalProperties": {"type": ["string", "object"]}
         }),
     );
+    top.insert(
+        "answers".into(),
+        json!({
+            "description": table_doc("answers"),
+            "type": "object",
+            "additionalProperties": object(keys::ANSWERS, "One answer")
+        }),
+    );
     let mut search = object(keys::SEARCH, table_doc("search"));
     search["required"] = json!(["target", "low", "high"]);
     top.insert("search".into(), search);

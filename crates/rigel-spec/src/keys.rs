@@ -474,6 +474,45 @@ pub const SEARCH: &[Key] = &[
     ),
 ];
 
+pub const ANSWERS: &[Key] = &[
+    key(
+        "question",
+        Kind::Text,
+        None,
+        "The question the figure answers, in words, as the report prints it",
+    ),
+    key(
+        "figure",
+        Kind::Text,
+        None,
+        "A class figure as [expect] writes it, selector filters allowed: \"oltp.iops\", \"redo.commit.latency.p99\", \"log.write.latency.p99 @ log.size=8KiB\"; required unless at = \"search\"",
+    ),
+    key(
+        "at",
+        Kind::OneOf(&["best", "worst", "highest load", "each load", "search"]),
+        Some("best"),
+        "Which qualifying point gives it: the best value, the worst, the highest load (of `load`), one per load, or the [search]'s answer",
+    ),
+    key(
+        "load",
+        Kind::Names,
+        None,
+        "The classes whose summed load `highest load` means (default: the figure's class)",
+    ),
+    key(
+        "per",
+        Kind::Text,
+        None,
+        "One answer per value of a class parameter (size, mix, access, per_stream, rate, load): \"log.size\"",
+    ),
+    key(
+        "where",
+        Kind::Text,
+        None,
+        "Only points where this holds, as [expect] writes a requirement: \"oltp.read.latency.p99 <= 1ms\"",
+    ),
+];
+
 /// The top-level tables, with what each holds.
 pub const TABLES: &[(&str, &str)] = &[
     ("spec", "The spec's name, description and parents"),
@@ -499,6 +538,10 @@ pub const TABLES: &[(&str, &str)] = &[
     (
         "expect",
         "Requirements judged after a run: \"KEY\" = \"COMPARISON\", e.g. \"small.iops\" = \">= 40000\"",
+    ),
+    (
+        "answers",
+        "The figures the spec answers ([answers.NAME]): a figure as [expect] writes it and where it is taken (`at`, `load`, `per`, `where`), without a bound",
     ),
     (
         "search",

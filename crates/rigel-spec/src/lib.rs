@@ -3,6 +3,7 @@
 
 #![forbid(unsafe_code)]
 
+mod answers;
 mod conditioning;
 mod diag;
 mod engine;

@@ -43,6 +43,8 @@ pub struct Spec {
     pub matrix: MatrixSpec,
     pub sweep: Vec<SweepSpec>,
     pub expect: Vec<ExpectSpec>,
+    /// `[answers]`: the figures the spec exists to give, each with where it is taken.
+    pub answers: Vec<AnswerSpec>,
     /// `[search]`: the highest rate or load at which a requirement holds.
     pub search: Option<SearchSpec>,
     /// `[precondition]`: fill the volume before the first point.
@@ -242,6 +244,66 @@ impl SweepValues {
 pub struct ExpectSpec {
     pub key: Sp<String>,
     pub comparison: Sp<Comparison>,
+}
+
+/// One `[answers.NAME]`: a figure and where it is taken, without a bound (`[expect]` with a
+/// bound is a requirement; an answer is what the run is for).
+#[derive(Clone, Debug)]
+pub struct AnswerSpec {
+    pub name: Sp<String>,
+    /// The question in words, as the report prints it (empty: said from the figure and rule).
+    pub question: String,
+    /// A class figure as `[expect]` writes it, selector filters allowed (`log.write.latency.p99 @
+    /// log.size=8KiB`); empty for `at = "search"`.
+    pub figure: Sp<String>,
+    pub at: Sp<AnswerAt>,
+    /// The classes whose summed load `highest load` orders the points by (empty: the figure's).
+    pub load: Vec<Sp<String>>,
+    /// One answer per value of this class parameter (`log.size`).
+    pub per: Option<Sp<String>>,
+    /// Only points where this holds, as `[expect]` writes a requirement (`oltp.read.latency.p99
+    /// <= 1ms`): the key and the comparison.
+    pub when: Option<(Sp<String>, Sp<Comparison>)>,
+}
+
+/// Which of the points that qualify gives an answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AnswerAt {
+    /// The best value (highest IOPS or MB/s, lowest latency): asked for, never assumed for latency.
+    Best,
+    /// The worst value (the highest latency, the lowest throughput).
+    Worst,
+    /// The point of the highest load (of `load`'s classes), the worst value among equals.
+    HighestLoad,
+    /// One answer per load of the figure's class (the worst at each).
+    EachLoad,
+    /// The `[search]`'s answer, at its trial.
+    Search,
+}
+
+impl AnswerAt {
+    pub const NAMES: [&'static str; 5] = ["best", "worst", "highest load", "each load", "search"];
+    pub fn name(self) -> &'static str {
+        match self {
+            AnswerAt::Best => "best",
+            AnswerAt::Worst => "worst",
+            AnswerAt::HighestLoad => "highest load",
+            AnswerAt::EachLoad => "each load",
+            AnswerAt::Search => "search",
+        }
+    }
+    pub fn from_name(s: &str) -> Option<AnswerAt> {
+        [
+            AnswerAt::Best,
+            AnswerAt::Worst,
+            AnswerAt::HighestLoad,
+            AnswerAt::EachLoad,
+            AnswerAt::Search,
+        ]
+        .into_iter()
+        .find(|a| a.name() == s)
+    }
 }
 
 /// `[search]`: bisect a class's rate (open loop) or load (closed loop) for the highest value at

@@ -38,6 +38,7 @@ pub fn read_spec(
     let sweep = read_sweep(r, root, &declared, &names);
     let expect = read_expect(r, root, &classes, &sweep, &declared);
     let search = super::search::read_search(r, root, &classes, &sweep, &declared);
+    let answers = super::answers::read_answers(r, root, &classes, &sweep, &declared, &search);
     let precondition = super::conditioning::read_precondition(r, root);
     let steady = super::conditioning::read_steady(r, root, &classes, &sweep, &declared);
     let mut run = read_run(r, root, root_loc);
@@ -54,6 +55,7 @@ pub fn read_spec(
         matrix,
         sweep,
         expect,
+        answers,
         search,
         precondition,
     }

@@ -75,10 +75,11 @@ pub fn read_search(
     })
 }
 
-type Target = (Sp<String>, Sp<expr::Comparison>, String);
+pub(super) type Target = (Sp<String>, Sp<expr::Comparison>, String);
 
-/// `KEY OP VALUE`: the key up to the first of `<`, `>`, `=`, the comparison from there.
-fn read_target(
+/// `KEY OP VALUE`: the key up to the first of `<`, `>`, `=`, the comparison from there (a search's
+/// target, an answer's `where`).
+pub(super) fn read_target(
     r: &mut Reader,
     n: &Node,
     classes: &[ClassSpec],

@@ -404,6 +404,7 @@ pub(crate) fn test_plan(
         orion_total_points: 0,
         estimated_seconds: 0,
         expect: Vec::new(),
+        answers: Vec::new(),
         search: None,
         precondition: None,
         steady: None,

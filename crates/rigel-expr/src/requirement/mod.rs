@@ -211,6 +211,35 @@ impl fmt::Display for Metric {
     }
 }
 
+impl RequirementKey {
+    /// The class, direction and statistic of a class's figure (none for `errors`).
+    pub fn class_figure(&self) -> Option<(&str, Direction, Stat)> {
+        match &self.metric {
+            Metric::Class {
+                class,
+                direction,
+                stat,
+            } => Some((&class.name, *direction, *stat)),
+            Metric::Errors => None,
+        }
+    }
+
+    /// The size a `@ CLASS.size=8KiB` filter names on the judged class: its figure is then that
+    /// size's own where the size is one of a mix.
+    pub fn size_filter(&self) -> Option<u64> {
+        let Metric::Class { class, .. } = &self.metric else {
+            return None;
+        };
+        self.selector
+            .filters
+            .iter()
+            .find_map(|f| match f.condition {
+                Condition::Size(b) if f.class.name == class.name => Some(b),
+                _ => None,
+            })
+    }
+}
+
 impl Condition {
     /// The parameter's name in a selector (`load` is written as the bare class name).
     pub fn describe(&self, class: &str) -> String {

@@ -2,8 +2,12 @@
 //! running class's load, size, access, mix and streams), each figure's change and its noise band,
 //! and regressions beyond both the threshold and the band in the direction that hurts (fewer IOPS
 //! or MB/s, more latency); a change beyond the threshold but inside the band is inconclusive.
+//! The runs' answers are compared lines too (`answers.rs`).
 //! Pure; `rigel compare` prints and picks the exit code.
 
+#[cfg(test)]
+mod answer_tests;
+mod answers;
 mod band;
 mod differences;
 mod noise;
@@ -89,11 +93,21 @@ pub fn compare_runs(
             }
         }
     }
-    if points.is_empty() && !b0.points().is_empty() && !n0.points().is_empty() {
+    let answers = answers::compare_answers(b0, n0, &points, opts);
+    let nothing_in_common = points.is_empty() && answers.is_empty();
+    if nothing_in_common {
         warnings.push(
-            "no point of NEW runs the workload of a point of BASE: nothing was compared".into(),
+            "BASE and NEW have nothing in common: no point of NEW runs the workload of a point of \
+             BASE and no answer has the same name; nothing was compared"
+                .into(),
+        );
+    } else if points.is_empty() && !b0.points().is_empty() && !n0.points().is_empty() {
+        warnings.push(
+            "no point of NEW runs the workload of a point of BASE: only the answers were compared"
+                .into(),
         );
     }
+    let of_answers = |c: Change| answers.iter().filter(|a| a.verdict == c).count();
     let lines = points.iter().map(|p| p.metrics.len()).sum();
     let inconclusive = count(Change::Inconclusive);
     RunComparison {
@@ -109,6 +123,10 @@ pub fn compare_runs(
         points,
         only_in_base,
         only_in_new,
+        answer_regressions: of_answers(Change::Regressed),
+        answer_inconclusive: of_answers(Change::Inconclusive),
+        answers,
+        nothing_in_common,
     }
 }
 

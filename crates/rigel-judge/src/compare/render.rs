@@ -1,7 +1,7 @@
 //! A comparison as an aligned plain-text table (terminals, CI logs) or as Markdown ready to paste
 //! into a ticket or a pull request.
 
-use super::{Change, MetricChange, RunComparison, RunSummary};
+use super::{AnswerChange, Change, MetricChange, RunComparison, RunSummary};
 use rigel_expr::{Direction, units};
 
 fn describe(r: &RunSummary) -> String {
@@ -64,6 +64,14 @@ fn outcome(c: &RunComparison) -> String {
             ));
         }
     }
+    if !c.answers.is_empty() {
+        out.push_str(&format!(
+            "; answers: {} of {} regressed, {} inconclusive",
+            c.answer_regressions,
+            c.answers.len(),
+            c.answer_inconclusive
+        ));
+    }
     out
 }
 
@@ -100,6 +108,7 @@ pub fn text(c: &RunComparison) -> String {
         out.push_str(&format!("warning: {w}\n"));
     }
     out.push('\n');
+    out.push_str(&answers_text(&c.answers));
     let mut rows: Vec<[String; 7]> = vec![[
         "point".into(),
         "class".into(),
@@ -143,6 +152,51 @@ pub fn text(c: &RunComparison) -> String {
     }
     out.push_str(&format!("\n{}\n", outcome(c)));
     out
+}
+
+/// The answers first: what the runs exist to give, each line with where it was taken and, when
+/// flagged, the validity warnings at its point.
+fn answers_text(answers: &[AnswerChange]) -> String {
+    if answers.is_empty() {
+        return String::new();
+    }
+    let mut rows: Vec<[String; 7]> = vec![[
+        "answer".into(),
+        "taken at (BASE)".into(),
+        String::new(),
+        "base".into(),
+        "new".into(),
+        "change".into(),
+        String::new(),
+    ]];
+    for a in answers {
+        rows.push([
+            a.answer.clone(),
+            a.base_point.clone(),
+            String::new(),
+            a.base_text.clone(),
+            a.new_text.clone(),
+            a.change_text.clone(),
+            answer_verdict(a),
+        ]);
+    }
+    let mut out = aligned(&rows);
+    for a in answers {
+        for w in &a.warnings {
+            out.push_str(&format!("  {}: {w}\n", a.answer));
+        }
+    }
+    out.push('\n');
+    out
+}
+
+/// An answer's verdict word and its note.
+fn answer_verdict(a: &AnswerChange) -> String {
+    match (verdict_word(a.verdict), a.note.is_empty()) {
+        (w, true) => w.to_owned(),
+        ("", false) => a.note.clone(),
+        (w, false) => format!("{w}: {}", a.note),
+    }
 }
 
 fn aligned(rows: &[[String; 7]]) -> String {
@@ -197,6 +251,23 @@ pub fn markdown(c: &RunComparison) -> String {
         out.push_str("\n\n");
     }
     out.push_str(&format!("{}.\n\n", capitalize(&outcome(c))));
+    if !c.answers.is_empty() {
+        out.push_str("#### Answers\n\n| answer | BASE | NEW | change | verdict |\n|---|---:|---:|---:|---|\n");
+        for a in &c.answers {
+            out.push_str(&format!(
+                "| {} | {} | {} | {} | {} |\n",
+                a.answer,
+                a.base_text,
+                a.new_text,
+                a.change_text,
+                answer_verdict(a)
+            ));
+        }
+        for a in c.answers.iter().filter(|a| !a.warnings.is_empty()) {
+            out.push_str(&format!("\n{}: {}\n", a.answer, a.warnings.join("; ")));
+        }
+        out.push('\n');
+    }
     let failed: Vec<String> = c
         .points
         .iter()

@@ -254,7 +254,7 @@ fn renderings() {
     assert!(t.contains("REGRESSED"), "{t}");
     assert!(
         t.trim_end()
-            .ends_with("1 regression in 1 point (threshold 5%); 0 improvements; 27 of 28 lines judged, 1 inconclusive (too noisy to judge)"),
+            .ends_with("1 regression in 1 point (threshold 5%); 0 improvements; 27 of 28 lines judged, 1 inconclusive (too noisy to judge); answers: 0 of 3 regressed, 0 inconclusive"),
         "{t}"
     );
     let regressed_line = t.lines().find(|l| l.contains("REGRESSED")).expect("a line");

@@ -59,6 +59,34 @@ pub struct RunComparison {
     pub lines: usize,
     pub judged: usize,
     pub inconclusive: usize,
+    /// Every answer of BASE that NEW gives too (by name and group), compared; counted apart from
+    /// the points' lines (an answer is one of them, taken where its rule says).
+    pub answers: Vec<AnswerChange>,
+    pub answer_regressions: usize,
+    pub answer_inconclusive: usize,
+    /// No point runs the same workload and no answer is shared: nothing was compared.
+    pub nothing_in_common: bool,
+}
+
+/// One answer in both runs: its values, where each was taken, its change and verdict.
+#[derive(Clone, Debug, Serialize)]
+pub struct AnswerChange {
+    /// The answer's name, with its group (`commit p99 (wal=4)`).
+    pub answer: String,
+    pub base: Option<f64>,
+    pub new: Option<f64>,
+    pub base_text: String,
+    pub new_text: String,
+    /// The points it was taken at.
+    pub base_point: String,
+    pub new_point: String,
+    pub change_percent: Option<f64>,
+    pub change_text: String,
+    pub verdict: Change,
+    /// Why a line has no change, why it is inconclusive, or that the runs took it at different points.
+    pub note: String,
+    /// A flagged line (regressed, inconclusive): the validity warnings either run has at its point.
+    pub warnings: Vec<String>,
 }
 
 #[derive(Clone, Debug, Serialize)]

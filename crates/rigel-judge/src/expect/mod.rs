@@ -15,8 +15,7 @@ pub use steady::{round_figure, round_text};
 pub use table::table;
 
 use rigel_expr::{
-    CmpOp, Comparison, Condition, Filter, Metric, Pick, Quantity, RequirementKey, Stat,
-    parse_requirement_key,
+    CmpOp, Comparison, Filter, Metric, Pick, Quantity, RequirementKey, Stat, parse_requirement_key,
 };
 use rigel_plan::Requirement;
 use rigel_results::view::{self, PointRead};
@@ -160,10 +159,7 @@ fn judge_class(v: &mut Verdict, key: &RequirementKey, selected: &[&PointResult],
     };
     let reads: Vec<PointRead> = selected.iter().map(|p| PointRead::new(p)).collect();
     // `@ oltp.size=8KiB` on the class judged: that size's own figure where it is one of a mix.
-    let size = key.selector.filters.iter().find_map(|f| match f.condition {
-        Condition::Size(b) if f.class.name == class.name => Some(b),
-        _ => None,
-    });
+    let size = key.size_filter();
     let values: Vec<(&PointRead, f64)> = reads
         .iter()
         .filter_map(|p| {
@@ -278,13 +274,7 @@ fn worst<'v, 'a>(
 
 fn settle(v: &mut Verdict, value: f64, c: &Comparison, text: impl Fn(f64) -> String) {
     let limit = limit_of(c);
-    let holds = match c.op {
-        CmpOp::Ge => value >= limit,
-        CmpOp::Gt => value > limit,
-        CmpOp::Le => value <= limit,
-        CmpOp::Lt => value < limit,
-        CmpOp::Eq => (value - limit).abs() <= f64::EPSILON * limit.abs().max(1.0),
-    };
+    let holds = holds(c, value);
     let m = margin(c.op, value, limit);
     v.status = if holds { Status::Pass } else { Status::Fail };
     v.passed = holds;
@@ -297,6 +287,18 @@ fn settle(v: &mut Verdict, value: f64, c: &Comparison, text: impl Fn(f64) -> Str
         v.margin_text = rigel_expr::units::change(pct);
     } else if c.op != CmpOp::Eq {
         v.margin_text = text(m);
+    }
+}
+
+/// Whether `value` (in the metric's unit) meets the comparison: a verdict, an answer's `where`.
+pub fn holds(c: &Comparison, value: f64) -> bool {
+    let limit = limit_of(c);
+    match c.op {
+        CmpOp::Ge => value >= limit,
+        CmpOp::Gt => value > limit,
+        CmpOp::Le => value <= limit,
+        CmpOp::Lt => value < limit,
+        CmpOp::Eq => (value - limit).abs() <= f64::EPSILON * limit.abs().max(1.0),
     }
 }
 

@@ -21,12 +21,15 @@ pub fn trials<'p>(
                 Knob::Load => f64::from(c.load),
             };
             let v = judge_point(&plan.target, p);
+            // A miss while rigel fell behind its own schedule is the tool's, not the storage's.
+            let spoiled = !v.passed && p.class(&plan.class).is_some_and(rigel_results::stats::late);
             Some((
                 p,
                 Tried {
                     value,
                     passed: v.passed,
                     figure: v.measured,
+                    spoiled,
                 },
                 v,
             ))
@@ -60,6 +63,16 @@ pub fn search_record(plan: &SearchPlan, points: &[PointResult]) -> SearchRecord 
             measured(&pass),
             value_text(fail.value),
             measured(&fail)
+        ),
+        Contradiction::Split {
+            value,
+            passed,
+            runs,
+        } => format!(
+            "it held in {passed} and failed in {} of {runs} trials at {}: the figure there is \
+             the storage's noise, so no value is the limit",
+            runs - passed,
+            value_text(value)
         ),
         Contradiction::Flat { low, high } => format!(
             "the figure did not follow the load: {} at {}, {} at {} ({:.1}x the load); pass and \
@@ -99,6 +112,15 @@ pub fn search_record(plan: &SearchPlan, points: &[PointResult]) -> SearchRecord 
         }
         _ => summary,
     };
+    let spoiled = tried.iter().filter(|t| t.spoiled).count();
+    let summary = if spoiled > 0 {
+        format!(
+            "{summary}; {spoiled} trial(s) spoiled by rigel's own lag (it fell behind its \
+             schedule) were run again and not counted"
+        )
+    } else {
+        summary
+    };
     let summary = if finished {
         summary
     } else {
@@ -122,6 +144,7 @@ pub fn search_record(plan: &SearchPlan, points: &[PointResult]) -> SearchRecord 
                 value: t.value,
                 passed: t.passed,
                 measured: v.measured_text.clone(),
+                spoiled: t.spoiled,
             })
             .collect(),
         answer,

@@ -64,7 +64,7 @@ pub fn trend(spec: &str, runs: &[TrendRun]) -> String {
             1.0,
         ),
         panel(
-            "Max MB/s (MiB/s)",
+            "Max MiB/s",
             "MB/s".into(),
             &|r| r.max_mbps,
             &|v| format!("{} MB/s", units::number(v)),

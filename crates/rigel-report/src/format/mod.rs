@@ -15,10 +15,11 @@ use crate::ReportError;
 use rigel_results::ResultsDoc;
 use std::path::PathBuf;
 
-/// `report.json`: the results document itself, as `results.json` holds it.
+/// `report.json`: the results document itself, as `results.json` holds it (verdicts and answers).
 pub fn json(doc: &ResultsDoc) -> Result<(PathBuf, String), ReportError> {
     let verdicts = rigel_judge::expect::evaluate(doc);
-    let file = rigel_record::ResultsFile::new(doc, &verdicts);
+    let answers = rigel_judge::answers::evaluate(doc);
+    let file = rigel_record::ResultsFile::new(doc, &verdicts, &answers);
     let mut text = serde_json::to_string_pretty(&file)?;
     text.push('\n');
     Ok(("report.json".into(), text))

@@ -6,6 +6,7 @@
 //! Each folder is read once (its `results.json`, or its points file for an unfinished run), its
 //! row kept and the document dropped once the next run of its spec has been compared with it.
 
+mod identity;
 mod model;
 mod page;
 mod scan;
@@ -138,11 +139,14 @@ struct Group {
     unread: Vec<Unread>,
 }
 
-/// Reads one spec's runs in order, comparing each with the previous one read.
+/// Reads one spec name's runs in order, comparing each with the previous finished run of the same
+/// series (its identity: ORION's command line, or the name and the plan's shape); a run still in
+/// progress is not compared, nor compared against.
 fn group(root: &Path, heads: &[RunHead]) -> Group {
     let opts = CompareOptions::default();
     let mut out = Group::default();
-    let mut previous: Option<(String, ResultsDoc)> = None;
+    // The last finished run of each series read so far.
+    let mut previous: Vec<(String, String, ResultsDoc)> = Vec::new();
     for h in heads {
         let dir = rel(root, &h.dir);
         let doc = match rigel_record::load(&h.dir) {
@@ -155,25 +159,37 @@ fn group(root: &Path, heads: &[RunHead]) -> Group {
                 continue;
             }
         };
-        let mut row = row(&doc, &dir, &h.dir, &h.spec);
+        let series = identity::identity(&doc);
+        let mut row = row(&doc, &dir, &h.dir, &series);
         let mut page = None;
-        if let Some((prev_dir, prev)) = &previous {
+        let before = previous.iter().position(|(s, _, _)| *s == series);
+        if doc.finished().is_empty() {
+            row.not_compared = "in progress: not compared".to_owned();
+        } else if let Some(i) = before {
+            let (_, prev_dir, prev) = &previous[i];
             let mut c = compare::compare(prev, &doc, &opts);
             c.base.path = prev_dir.clone();
             c.new.path = dir.clone();
             row.versus = Some(Versus {
                 previous: prev_dir.clone(),
                 link: String::new(),
-                regressions: c.regressions,
+                regressions: c.regressions + c.answer_regressions,
                 improvements: c.improvements,
-                inconclusive: c.inconclusive,
-                lines: c.lines,
+                inconclusive: c.inconclusive + c.answer_inconclusive,
+                lines: c.lines + c.answers.len(),
             });
             page = Some(compare::html(&c, None));
         }
-        previous = Some((dir, doc));
+        if !doc.finished().is_empty() {
+            match before {
+                Some(i) => previous[i] = (series, dir, doc),
+                None => previous.push((series, dir, doc)),
+            }
+        }
         out.rows.push((row, page));
     }
+    // Each series together, in run order: one trend chart per series.
+    out.rows.sort_by(|a, b| a.0.spec.cmp(&b.0.spec));
     out
 }
 
@@ -248,5 +264,6 @@ fn row(doc: &ResultsDoc, dir: &str, path: &Path, spec: &str) -> RunRow {
             .map(|w| format!("{}: {}", w.kind, w.message))
             .collect(),
         versus: None,
+        not_compared: String::new(),
     }
 }

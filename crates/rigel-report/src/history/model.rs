@@ -9,6 +9,7 @@ pub struct RunRow {
     pub dir: String,
     /// Its report, relative to the site (`report.html`, else `results.json`).
     pub link: String,
+    /// The series: the spec's name and the plan's shape, or ORION's command line.
     pub spec: String,
     /// `abc1234` (git), `abc1234+dirty`, or the spec's sha256 prefix; `-` where not recorded.
     pub revision: String,
@@ -26,8 +27,10 @@ pub struct RunRow {
     pub requirements: usize,
     pub requirements_met: usize,
     pub warnings: Vec<String>,
-    /// Against the previous run of the same spec (none for its first run).
+    /// Against the previous finished run of the same series (none for its first run).
     pub versus: Option<Versus>,
+    /// Why the run was not compared (`in progress: not compared`); empty otherwise.
+    pub not_compared: String,
 }
 
 /// The outcome of comparing a run with the previous run of its spec.

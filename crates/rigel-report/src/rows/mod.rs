@@ -14,7 +14,7 @@ mod point;
 mod row;
 mod shared;
 
-pub use best::{Best, Headline, headline};
+pub use best::{Headline, headline};
 pub use class::{ClassView, class_views};
 pub use point::{Point, PointView, point_views};
 pub use row::{ClassRow, DirView, Row};

@@ -236,6 +236,7 @@ pub fn build(s: &Scenario) -> ResultsDoc {
         orion_total_points: planned.len() as u64 + 1,
         estimated_seconds: planned.len() as u64 * s.duration_s,
         expect: s.expect.clone(),
+        answers: Vec::new(),
         search: None,
         precondition: None,
         steady: None,

@@ -65,6 +65,7 @@ fn a_search_headlines_its_answer_and_never_a_failed_trial() {
         value,
         passed,
         measured: "-".into(),
+        spoiled: false,
     };
     doc.set_search(Some(SearchRecord {
         target: "small.read.latency.p99 <= 2ms".into(),

@@ -29,7 +29,13 @@ fn write_folder(dir: &Path, d: &ResultsDoc, points: usize, close: bool) {
         folder.append(p).unwrap();
     }
     if close {
-        folder.finish(d, &rigel_judge::expect::evaluate(d)).unwrap();
+        folder
+            .finish(
+                d,
+                &rigel_judge::expect::evaluate(d),
+                &rigel_judge::answers::evaluate(d),
+            )
+            .unwrap();
     }
 }
 

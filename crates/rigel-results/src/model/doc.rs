@@ -85,6 +85,9 @@ pub struct SearchTrial {
     pub passed: bool,
     /// The target's figure at this trial, with its unit (`1.9 ms`), or `-`.
     pub measured: String,
+    /// Failed while rigel fell behind its own schedule: run again, not counted.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub spoiled: bool,
 }
 
 /// The hosts of a fleet run (`rigel run --fleet`, `rigel merge`), one per rank.

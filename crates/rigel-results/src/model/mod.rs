@@ -1,6 +1,7 @@
 //! The results model: the plain types a point's measurement is written into (by `target`'s probes
 //! and `exec`'s recorders) and the versioned document the run folder holds.
 
+mod answer;
 mod device;
 mod doc;
 mod doc_access;
@@ -13,6 +14,7 @@ mod rank_rows;
 mod steady_record;
 mod wall_window;
 
+pub use answer::Answer;
 pub use device::DeviceWindow;
 pub use doc::{
     FleetHost, FleetInfo, HostInfo, ResultsDoc, RunHeader, SearchRecord, SearchTrial, TargetEnv,

@@ -18,6 +18,17 @@ pub const LAG_FLOOR_NS: u64 = 50_000;
 /// told: the arrival process was not held.
 pub const GAP_CV_SLACK: f64 = 0.5;
 
+/// Whether rigel fell behind an open-loop class's schedule: its send lag p99 at least
+/// [`LAG_FLOOR_NS`] and above [`LAG_SHARE`] of the response p99 (the response times are then partly
+/// the tool's own delay). The `late` warning and a search trial spoiled by rigel both ask here.
+pub fn late(c: &crate::ClassResult) -> bool {
+    let Some(lag) = c.pace.as_ref().and_then(|p| p.lag.as_ref()) else {
+        return false;
+    };
+    let (lag99, resp99) = (lag.latency.p99_ns, c.total.latency.p99_ns);
+    lag99 >= LAG_FLOOR_NS && lag99 as f64 > LAG_SHARE * resp99 as f64
+}
+
 /// The warnings of every point that counts.
 pub(super) fn warnings(view: &ResultsView) -> Vec<Warning> {
     let mut out = Vec::new();
@@ -25,9 +36,9 @@ pub(super) fn warnings(view: &ResultsView) -> Vec<Warning> {
         for c in read.running().filter_map(|c| c.result) {
             let Some(pace) = &c.pace else { continue };
             let p = read.result;
-            if let Some(lag) = &pace.lag {
+            if let Some(lag) = pace.lag.as_ref().filter(|_| late(c)) {
                 let (lag99, resp99) = (lag.latency.p99_ns, c.total.latency.p99_ns);
-                if lag99 >= LAG_FLOOR_NS && lag99 as f64 > LAG_SHARE * resp99 as f64 {
+                {
                     out.push(Warning {
                         kind: "late",
                         point: Some(p.point.id),

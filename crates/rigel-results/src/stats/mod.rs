@@ -15,7 +15,7 @@ mod validity;
 mod warning;
 
 pub use burst_step::BurstStep;
-pub use lateness::{GAP_CV_SLACK, LAG_FLOOR_NS, LAG_SHARE};
+pub use lateness::{GAP_CV_SLACK, LAG_FLOOR_NS, LAG_SHARE, late};
 pub use rate_cap::{CapMetric, DeviceCap, RateCap};
 pub use seconds::{MIN_SECONDS, full_seconds};
 pub use sum::ClassSum;

@@ -1,0 +1,85 @@
+//! The answers of two runs compared (issue 42): each is a line with its verdict, and two runs with
+//! nothing in common say so.
+
+use super::*;
+use rigel_plan::{AnswerAt, AnswerPlan};
+
+fn basic() -> ResultsDoc {
+    serde_json::from_str(rigel_testkit::fixtures::BASIC).expect("fixture parses")
+}
+
+#[test]
+fn every_answer_is_a_compared_line_and_a_drop_regresses() {
+    let base = basic();
+    let mut new = base.clone();
+    for p in new.points_mut() {
+        for c in &mut p.classes {
+            c.total.iops *= 0.5;
+        }
+    }
+    let c = compare(&base, &new, &CompareOptions::default());
+    let names: Vec<&str> = c.answers.iter().map(|a| a.answer.as_str()).collect();
+    assert_eq!(names, ["Max IOPS", "Max MiB/s", "Min mean latency"]);
+    let iops = &c.answers[0];
+    assert_eq!(iops.verdict, Change::Regressed, "{iops:?}");
+    assert!(iops.change_text.starts_with("-50.0%"), "{iops:?}");
+    assert!(c.answer_regressions >= 1);
+    assert!(!c.nothing_in_common);
+    assert!(text(&c).contains("Max IOPS"), "{}", text(&c));
+}
+
+#[test]
+fn two_runs_with_nothing_in_common_say_so() {
+    let base = basic();
+    let mut new = base.clone();
+    new.points_mut().clear();
+    let mut plan = new.plan().clone();
+    plan.answers = vec![AnswerPlan {
+        name: "something else".into(),
+        question: String::new(),
+        figure: "small.iops".into(),
+        at: AnswerAt::Best,
+        load: Vec::new(),
+        per: None,
+        when: None,
+    }];
+    let new = new.with_plan(plan);
+    let c = compare(&base, &new, &CompareOptions::default());
+    assert!(c.nothing_in_common);
+    assert!(c.answers.is_empty());
+    assert!(
+        c.warnings.iter().any(|w| w.contains("nothing in common")),
+        "{:?}",
+        c.warnings
+    );
+}
+
+#[test]
+fn a_flagged_answer_shows_the_validity_warnings_at_its_point() {
+    let base = basic();
+    let mut new = base.clone();
+    for p in new.points_mut() {
+        for c in &mut p.classes {
+            c.total.iops *= 0.5;
+        }
+        // rigel itself CPU-bound at the answer's point (5) of NEW: the `cpu` warning there.
+        if p.point.id == 5 {
+            p.cpu.user_s = p.elapsed_s * 4.0;
+        }
+    }
+    let c = compare(&base, &new, &CompareOptions::default());
+    let iops = &c.answers[0];
+    assert_eq!(iops.verdict, Change::Regressed);
+    assert!(
+        iops.warnings.iter().any(|w| w.starts_with("NEW: ")),
+        "{iops:?}"
+    );
+    assert!(text(&c).contains("Max IOPS: NEW: "), "{}", text(&c));
+    // A line within the threshold is not flagged and carries none.
+    assert!(
+        c.answers
+            .iter()
+            .filter(|a| a.verdict == Change::Within)
+            .all(|a| a.warnings.is_empty())
+    );
+}

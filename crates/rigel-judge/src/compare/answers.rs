@@ -1,0 +1,114 @@
+//! The answers of two runs compared: every answer (commit latency included) matched by its name and
+//! group is a line, judged by the threshold and the noise band of the point it was taken at (the
+//! drift floor when the runs took it at different points); a flagged line carries the validity
+//! warnings either run has at that point.
+
+use super::super::answers;
+use super::{AnswerChange, Change, CompareOptions, PointComparison};
+use rigel_results::stats::{ValidityConfig, warnings};
+use rigel_results::view::ResultsView;
+use rigel_results::{Answer, ResultsDoc};
+
+pub(super) fn compare_answers(
+    base: &ResultsDoc,
+    new: &ResultsDoc,
+    points: &[PointComparison],
+    opts: &CompareOptions,
+) -> Vec<AnswerChange> {
+    let (b_all, n_all) = (answers::evaluate(base), answers::evaluate(new));
+    let mut out = Vec::new();
+    for b in &b_all {
+        let Some(n) = n_all.iter().find(|n| n.key() == b.key()) else {
+            continue;
+        };
+        let mut line = judge(b, n, points, opts);
+        if matches!(line.verdict, Change::Regressed | Change::Inconclusive) {
+            line.warnings = at_point(base, b.point_id, "BASE");
+            line.warnings.extend(at_point(new, n.point_id, "NEW"));
+        }
+        out.push(line);
+    }
+    out
+}
+
+fn judge(
+    b: &Answer,
+    n: &Answer,
+    points: &[PointComparison],
+    opts: &CompareOptions,
+) -> AnswerChange {
+    let mut line = AnswerChange {
+        answer: b.key(),
+        base: b.value,
+        new: n.value,
+        base_text: b.text.clone(),
+        new_text: n.text.clone(),
+        base_point: b.point.clone(),
+        new_point: n.point.clone(),
+        change_percent: None,
+        change_text: String::new(),
+        verdict: Change::Within,
+        note: String::new(),
+        warnings: Vec::new(),
+    };
+    let (bv, nv) = match (b.value, n.value) {
+        (Some(bv), Some(nv)) => (bv, nv),
+        (Some(_), None) => {
+            line.verdict = Change::Regressed;
+            line.note = format!("no answer in NEW: {}", n.note);
+            return line;
+        }
+        (None, Some(_)) => {
+            line.verdict = Change::Improved;
+            line.note = format!("no answer in BASE: {}", b.note);
+            return line;
+        }
+        (None, None) => {
+            line.note = "no answer in either run".to_owned();
+            return line;
+        }
+    };
+    if bv == 0.0 {
+        line.note = "the base is 0: no change to tell".to_owned();
+        return line;
+    }
+    let pct = (nv - bv) / bv * 100.0;
+    line.change_percent = Some(pct);
+    line.change_text = rigel_expr::units::change(pct);
+    // Latency (ns) is worse when higher; IOPS, MB/s and commits per second when lower.
+    let worse = if b.unit == "ns" { pct > 0.0 } else { pct < 0.0 };
+    if pct.abs() <= opts.threshold_percent {
+        return line;
+    }
+    // The band of the point both runs took it at, else the drift between runs.
+    let band = points
+        .iter()
+        .find(|p| Some(p.base_id) == b.point_id && Some(p.new_id) == n.point_id)
+        .and_then(|p| p.metrics.iter().find_map(|m| m.noise_percent))
+        .unwrap_or(opts.drift_floor_percent);
+    line.verdict = if pct.abs() <= band {
+        line.note = format!("inside the noise band (±{band:.1}%)");
+        Change::Inconclusive
+    } else if worse {
+        Change::Regressed
+    } else {
+        Change::Improved
+    };
+    if b.point != n.point {
+        line.note = format!("taken at {} in BASE, {} in NEW", b.point, n.point);
+    }
+    line
+}
+
+/// The validity warnings `doc` has at point `id`, each prefixed by its side.
+fn at_point(doc: &ResultsDoc, id: Option<u32>, side: &str) -> Vec<String> {
+    let Some(id) = id else {
+        return Vec::new();
+    };
+    let view = ResultsView::new(doc);
+    warnings(&view, &[], &ValidityConfig::default())
+        .into_iter()
+        .filter(|w| w.point == Some(id))
+        .map(|w| format!("{side}: {}", w.message))
+        .collect()
+}
