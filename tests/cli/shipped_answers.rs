@@ -71,19 +71,20 @@ fn load_of(p: &Value, class: &str) -> u64 {
         .map_or(0, |c| c["load"].as_u64().expect("load"))
 }
 
-/// Page 1 of the Markdown: from `## Summary` to the page break.
+/// Page 1 of the Markdown: from `## Verdict` to the page break.
 fn summary(run: &Run) -> String {
     let report = std::fs::read_to_string(run.folder.join("report.md")).expect("report.md");
-    let from = report.find("## Summary").expect("a summary");
+    let from = report.find("## Verdict").expect("page 1's verdict");
     let to = report[from..].find("<!-- page -->").expect("page end");
     report[from..from + to].to_owned()
 }
 
-/// The summary's row of `measure`, which must carry `text` and the point `label`.
+/// Page 1's answer `measure` (`- **measure: text**, latency; taken at label`), which must carry
+/// `text` and the point `label`.
 fn row_has(summary: &str, measure: &str, text: &str, label: &str) {
     let row = summary
         .lines()
-        .find(|l| l.starts_with(&format!("| {measure} ")))
+        .find(|l| l.starts_with(&format!("- **{measure}: ")))
         .unwrap_or_else(|| panic!("no row `{measure}` on page 1:\n{summary}"));
     assert!(
         row.contains(text) && row.contains(label),
