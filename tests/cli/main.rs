@@ -51,6 +51,7 @@ mod precondition;
 mod reader;
 mod refused;
 mod replay;
+mod replay_sends;
 mod report;
 mod resume;
 mod run;
