@@ -33,6 +33,7 @@ mod hostile;
 mod impossible;
 mod integrity;
 mod journal;
+mod journal_space;
 mod junit;
 mod killed;
 mod lateness;

@@ -80,6 +80,9 @@ pub(super) fn execute(
         Some(ended) => ended,
         None => run_points(&rig, &plan, &todo, &mut folder, &mut done, obs),
     };
+    if let Err(e) = folder.drop_unused_journal() {
+        obs.message(Message::Warning(format!("the unused journal: {e}")));
+    }
     obs.run_finished();
     finish(
         Finish {
@@ -225,6 +228,7 @@ fn executor_buffers(plan: &RunPlan, folder: &mut RunFolder) -> Result<Arc<Reuse>
     if let Some(v) = plan.run.verify.as_ref().filter(|v| v.journal) {
         reuse.keep_journal(exec::verify::journal::JournalFile {
             file: folder.new_journal()?,
+            path: folder.dir().join(rigel_record::JOURNAL_FILE),
             durable: v.durable,
         });
     }

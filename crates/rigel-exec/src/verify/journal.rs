@@ -59,6 +59,8 @@ const FLAG_PROMISES: u32 = 2;
 #[derive(Debug)]
 pub struct JournalFile {
     pub file: File,
+    /// Where it is, for messages.
+    pub path: std::path::PathBuf,
     /// Every write of the run carries RWF_DSYNC.
     pub durable: bool,
 }
@@ -195,9 +197,42 @@ pub struct Journal {
     syncer: Option<JoinHandle<()>>,
 }
 
+/// Backs every byte of the journal's `len` with the filesystem's blocks before it is mapped: a
+/// store into a mapped page the filesystem cannot back is a SIGBUS, not an error (issue 43: a
+/// full run folder killed the run, exit 135). Without room the file is emptied again (its blocks
+/// freed) and the error is ENOSPC.
+fn allocate(file: &File, len: u64) -> io::Result<()> {
+    let done = loop {
+        match rustix::fs::fallocate(file, rustix::fs::FallocateFlags::empty(), 0, len) {
+            Err(rustix::io::Errno::INTR) => {}
+            // A filesystem without fallocate: zeros written are blocks allocated too.
+            Err(rustix::io::Errno::OPNOTSUPP) => break zeros(file, len),
+            r => break r.map_err(io::Error::from),
+        }
+    };
+    if done.is_err() {
+        // Best effort: the error about the space is the one to report.
+        let _ = file.set_len(0);
+    }
+    done
+}
+
+/// Writes `len` zero bytes from the file's start.
+fn zeros(file: &File, len: u64) -> io::Result<()> {
+    use std::os::unix::fs::FileExt;
+    let chunk = vec![0u8; 1 << 20];
+    let mut at = 0;
+    while at < len {
+        let n = (len - at).min(chunk.len() as u64);
+        file.write_all_at(&chunk[..n as usize], at)?;
+        at += n;
+    }
+    Ok(())
+}
+
 impl Journal {
-    /// Sizes `j.file` for `header` and maps it; its header written and synced before any entry
-    /// is used.
+    /// Allocates `j.file` for `header` (ENOSPC when the folder has no room for it, never a
+    /// SIGBUS later) and maps it; its header written and synced before any entry is used.
     pub fn create(j: &JournalFile, header: &JournalHeader) -> io::Result<Journal> {
         if header.target_sizes.len() > MAX_TARGETS {
             return Err(io::Error::other(format!(
@@ -207,7 +242,7 @@ impl Journal {
         let blocks = header.blocks as usize;
         let maps = if header.promises { 2 } else { 1 };
         let len = HEADER + blocks * 2 * maps;
-        j.file.set_len(len as u64)?;
+        allocate(&j.file, len as u64)?;
         // SAFETY: a fresh shared mapping of `len` bytes of a file just sized to `len`; the
         // kernel picks the address.
         let base = unsafe {
@@ -330,6 +365,7 @@ mod tests {
         let volume = Volume::new(Layout::Concat, 0, &[1 << 20, 512 << 10]);
         let j = JournalFile {
             file,
+            path: path.clone(),
             durable: true,
         };
         let map = GenMap::new(&volume, 4096, 7, Some(&j)).expect("map");

@@ -81,7 +81,7 @@ impl GenMap {
                 };
                 Entries::Journal(
                     Journal::create(j, &header)
-                        .map_err(|e| format!("the journal (journal.map): {e}"))?,
+                        .map_err(|e| format!("the journal {}: {e}", j.path.display()))?,
                 )
             }
             None => Entries::Memory(
