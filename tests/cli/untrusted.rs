@@ -209,3 +209,21 @@ fn a_run_given_twice_or_a_schema_of_0_is_refused() {
     assert_ne!(out.code, 0, "{}", out.stdout);
     out.stderr_has("schema_version 0");
 }
+
+/// A run killed before its first point was recorded has no stamped run id to hold a journal to:
+/// another run's journal of the same sizes and block size is still refused, by the plan and the
+/// targets its header names (issue 43: it gave exit 6, "lost writes").
+#[test]
+#[serial_test::parallel]
+fn a_journal_names_its_runs_plan_and_targets() {
+    let tmp = Scenario::new();
+    let a = journaled(&tmp, "a");
+    let b = journaled(&tmp, "b");
+    // `a` as a run killed before its first point was written down.
+    std::fs::write(a.join("results.jsonl"), "").expect("results.jsonl emptied");
+    std::fs::remove_file(a.join("results.json")).expect("results.json removed");
+    std::fs::copy(b.join("journal.map"), a.join("journal.map")).expect("b's journal over a's");
+    not_this_runs(&a, "another run's journal, nothing stamped");
+    let out = rigel().arg("verify").arg(&a).run();
+    out.stderr_has("another run's journal");
+}

@@ -78,6 +78,7 @@ impl GenMap {
                     made_ns: now_ns(),
                     synced_ns: 0,
                     target_sizes: sizes.clone(),
+                    binding: Some(j.binding.clone()),
                 };
                 Entries::Journal(
                     Journal::create(j, &header)
