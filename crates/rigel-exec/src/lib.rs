@@ -1,60 +1,39 @@
-//! The executor: runs one data point against an open volume and measures it. All `unsafe` lives
-//! here.
+//! The executor: runs one data point against an open volume and measures it. Its parts:
+//! `point` (the coordinator: checking a point, starting the workers together, the measured
+//! window's edges and the merged result, and each worker thread), `policy` (the closed- and
+//! open-loop policy a worker runs: slots, offsets, mixes, think/burst, flush groups, the window,
+//! the drain), `engines` (the one seam to the storage and its io_uring, libaio and psync engines;
+//! all `unsafe` lives there), `pacing` (open-loop send times) and `verify` (data integrity).
 //!
 //! `run_point` spreads the point's load over worker threads (`share`), each with its own engine
-//! (`engines`: io_uring by default, chosen by `resolve_engine`) and buffer arena, running a closed
-//! or open loop (`worker`, `turn`) over offsets drawn from the volume's slots (`offsets`); it then
-//! merges the workers' recordings into a `PointResult`.
+//! (chosen by `resolve_engine`) and buffer arena, running a closed or open loop over offsets drawn
+//! from the volume's slots; it then merges the workers' recordings into a `PointResult`.
 
-mod burst;
-mod burst_state;
 mod clock;
-mod cpu;
-mod data;
-mod descriptions;
-mod diskstat;
-mod drain;
-mod engine_choice;
 mod engines;
-mod failed;
 mod failure;
-mod flush;
-mod group;
-mod mix;
-mod offsets;
 mod options;
-mod paced_slots;
 mod pacing;
-mod pause;
 mod point;
+mod policy;
 mod refused;
-mod replay_slots;
-mod replayed;
 mod reuse;
 mod share;
-pub mod skew;
-mod slots;
-mod tag;
 #[cfg(test)]
 mod tests;
-mod think;
-mod tick;
-mod turn;
-mod verified;
 pub mod verify;
-mod window;
-mod worker;
 
 pub use clock::init as calibrate_clock;
-pub use engine_choice::resolve_engine;
 pub use engines::RingMode;
-pub use offsets::{SlotSpace, Stream};
 pub use options::ExecOptions;
+pub use point::engine_choice::resolve_engine;
 pub use point::{ClassProbe, PointProbe, run_point, run_point_probed, run_point_with};
+pub use policy::offsets::{SlotSpace, Stream};
+pub use policy::skew;
+pub use policy::skew::{BlockMap, Skew, class_key};
 pub use refused::{RingRefused, probe_ring};
 pub use reuse::Reuse;
 pub use share::{ClassShare, split};
-pub use skew::{BlockMap, Skew, class_key};
 
 use std::os::fd::BorrowedFd;
 use std::sync::Arc;

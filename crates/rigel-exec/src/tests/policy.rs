@@ -6,7 +6,7 @@
 
 use super::*;
 use crate::engines::fake::{self, Event, Kind, Script};
-use crate::tag::Tag;
+use crate::policy::tag::Tag;
 use std::collections::BTreeMap;
 use std::time::Instant;
 

@@ -2,7 +2,7 @@
 //! in flight to one block), stamping them, committing their generation when the write completes,
 //! and checking every block a read brings back against the generation acknowledged before it.
 //! Runs in the worker after a completion and before the slot's next I/O, off the latency clock
-//! (`turn.rs` starts the next I/O's clock after it).
+//! (`policy::turn` starts the next I/O's clock after it).
 
 use super::block::{Expect, Finding, Stamp, next_generation};
 use super::map::{BUSY, GenMap};
@@ -22,7 +22,7 @@ pub struct VerifySetup<'a> {
     pub point: u32,
 }
 
-/// A corrupted block as the worker finds it (named by `point.rs`).
+/// A corrupted block as the worker finds it (named by `point`).
 pub struct Found {
     pub target: u32,
     pub target_offset: u64,

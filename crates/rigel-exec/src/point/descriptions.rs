@@ -3,23 +3,23 @@
 //! every I/O (a buffered read stores its end in the description's readahead state,
 //! `f_ra.prev_pos`; an I/O through an unregistered descriptor takes and drops a reference on it).
 
-use super::ExecTarget;
+use crate::ExecTarget;
 use rustix::fs::{Mode, OFlags, fcntl_getfl, open};
 use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd, RawFd};
 
 /// The descriptors one worker issues its I/O through, one per target.
-pub(super) struct WorkerFds {
+pub(crate) struct WorkerFds {
     /// The descriptions opened for this worker (closed when the point ends: a ring that still
     /// holds one, registered or in flight, keeps its own reference).
     _owned: Vec<OwnedFd>,
-    pub(super) fds: Vec<RawFd>,
+    pub(crate) fds: Vec<RawFd>,
 }
 
 /// The descriptors of `workers` workers: the first uses the targets' own descriptors, each other
 /// one a new description of every target with the same flags. A target that cannot be opened
 /// again (no /proc, a file system refusing a second open) is shared as before: slower when
 /// several workers read it, never wrong.
-pub(super) fn per_worker(targets: &[ExecTarget<'_>], workers: usize) -> Vec<WorkerFds> {
+pub(crate) fn per_worker(targets: &[ExecTarget<'_>], workers: usize) -> Vec<WorkerFds> {
     (0..workers)
         .map(|w| {
             let mut owned = Vec::new();

@@ -12,7 +12,7 @@ const UNIT: usize = DATA_UNIT as usize;
 
 /// A class's shaped write data, per worker.
 #[derive(Clone, Debug)]
-pub(super) struct DataFill {
+pub(crate) struct DataFill {
     /// Random bytes at the start of a fresh unit.
     random: usize,
     /// A unit is a duplicate when a 32-bit draw is below this (0: never).
@@ -21,7 +21,7 @@ pub(super) struct DataFill {
 }
 
 impl DataFill {
-    pub(super) fn new(c: DataContent, rng: &mut fastrand::Rng) -> DataFill {
+    pub(crate) fn new(c: DataContent, rng: &mut fastrand::Rng) -> DataFill {
         let random = (UNIT * 100).div_ceil(c.compress.max(100) as usize);
         let dup = 1.0 - 100.0 / f64::from(c.dedupe.max(100));
         let mut fill = DataFill {
@@ -46,7 +46,7 @@ impl DataFill {
 
     /// Fills a write's buffer (a whole number of units: the plan checks the sizes).
     #[inline]
-    pub(super) fn fill(&self, buf: &mut [u8], rng: &mut fastrand::Rng) {
+    pub(crate) fn fill(&self, buf: &mut [u8], rng: &mut fastrand::Rng) {
         for unit in buf.chunks_mut(UNIT) {
             if self.dup_below > 0 && u64::from(rng.u32(..)) < self.dup_below {
                 let k = rng.usize(0..POOL) * UNIT;

@@ -1,14 +1,13 @@
-//! The worker's open-loop side: parking a rate class's slots, issuing each I/O at its send time
-//! and recording both latencies. Kept apart from `pacing` (the schedule) so the slots may hold a
-//! `Pacer` without the schedule knowing the slots.
+//! A turn's open-loop side: parking a rate class's slots, issuing each I/O at its send time
+//! (`pacing` keeps the schedule) and recording both latencies.
 
-use super::engines::Live;
-use super::pacing::tight_timer_slack;
-use super::slots::{PARKED, State};
+use crate::engines::Live;
+use crate::pacing::tight_timer_slack;
+use crate::policy::slots::{PARKED, State};
 
 /// What became of an I/O completed on a slot (`State::complete_paced`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Paced {
+pub(crate) enum Paced {
     /// A closed-loop slot: the caller gives it its next I/O.
     No,
     /// An open-loop slot, parked until a send time takes it.
@@ -20,7 +19,7 @@ pub(super) enum Paced {
 impl State<'_> {
     /// At the loop's start: parks the open-loop slots (their I/Os wait for their send times) and
     /// starts the schedules at `now`. Returns whether any class is paced.
-    pub(super) fn start_pacing(&mut self, now: u64) -> bool {
+    pub(crate) fn start_pacing(&mut self, now: u64) -> bool {
         let mut paced = false;
         for (i, slot) in self.slots.iter_mut().enumerate() {
             if let Some(p) = &mut self.classes[slot.class].pacer {
@@ -44,7 +43,7 @@ impl State<'_> {
     /// latencies and the slot parks until the next send time, or holds the flush its write
     /// started (`Paced::Flushing`, `flush.rs`). `Paced::No` for a closed-loop slot.
     #[inline]
-    pub(super) fn complete_paced(
+    pub(crate) fn complete_paced(
         &mut self,
         i: usize,
         now: u64,
@@ -58,7 +57,7 @@ impl State<'_> {
         let Some(p) = &mut class.pacer else {
             return Paced::No;
         };
-        if slot.replayed == super::replayed::Replayed::Flush {
+        if slot.replayed == crate::policy::slots::Replayed::Flush {
             // A replayed flush moves no data: its response and service go to the commits.
             if measuring {
                 let service = now.saturating_sub(slot.submitted_ns);
@@ -93,10 +92,10 @@ impl State<'_> {
             if slot.scheduled_ns < from && slot.submitted_ns >= from {
                 class.recorder.record_carried();
             }
-            if slot.bucket != super::slots::NO_BUCKET {
+            if slot.bucket != crate::policy::slots::NO_BUCKET {
                 class.recorder.count_rank(slot.bucket);
             }
-            if slot.size_index != super::mix::NO_SIZE {
+            if slot.size_index != crate::policy::mix::NO_SIZE {
                 let len = slot.len as u64;
                 class.recorder.record_size(
                     slot.size_index,
@@ -116,7 +115,7 @@ impl State<'_> {
 
     /// Parks open-loop slot `i` until a send time takes it.
     #[inline]
-    pub(super) fn park(&mut self, i: usize) {
+    pub(crate) fn park(&mut self, i: usize) {
         let slot = &mut self.slots[i];
         slot.submitted_ns = PARKED;
         if let Some(p) = &mut self.classes[slot.class].pacer {
@@ -127,7 +126,7 @@ impl State<'_> {
     /// Issues every open-loop I/O due by `now` that has a free slot; returns how many. `window`
     /// is the measured window [from, end), ns.
     #[inline]
-    pub(super) fn issue_due(&mut self, now: u64, window: (u64, u64), eng: &mut impl Live) -> usize {
+    pub(crate) fn issue_due(&mut self, now: u64, window: (u64, u64), eng: &mut impl Live) -> usize {
         let mut issued = 0;
         for c in 0..self.classes.len() {
             while let Some((i, t)) = self.classes[c]
@@ -154,7 +153,7 @@ impl State<'_> {
 
     /// The earliest send time a free slot waits for (None: nothing to send before a completion).
     #[inline]
-    pub(super) fn next_send(&self) -> Option<u64> {
+    pub(crate) fn next_send(&self) -> Option<u64> {
         self.classes
             .iter()
             .filter_map(|c| c.pacer.as_ref())
@@ -165,7 +164,7 @@ impl State<'_> {
 
     /// At the end of the loop: each paced class's send times in the window, its backlog and a
     /// replay's requests never sent.
-    pub(super) fn end_pacing(&mut self, window: (u64, u64)) {
+    pub(crate) fn end_pacing(&mut self, window: (u64, u64)) {
         for c in &mut self.classes {
             if let Some(p) = &mut c.pacer {
                 let backlog = p.backlog(window);

@@ -1,16 +1,16 @@
 //! The end of a point for a worker: cancel what the engine can, then wait for every I/O still in
 //! flight, so no buffer is freed while the kernel may still write into it.
 
-use super::clock::Elapsed;
-use super::engines::Live;
 use super::slots::State;
 use super::tag::Tag;
 use super::tick::arm_tick;
+use crate::clock::Elapsed;
+use crate::engines::Live;
 use std::time::{Duration, Instant};
 
 /// Waits for every I/O still in flight (their results no longer count). False when some did not
 /// complete within `limit`.
-pub(super) fn drain(
+pub(crate) fn drain(
     eng: &mut impl Live,
     st: &mut State<'_>,
     mut in_flight: usize,
@@ -21,7 +21,7 @@ pub(super) fn drain(
         eng.cancel(Tag::Cancel.user_data());
     }
     // The engine's waits need a clock: any will do here (no completion is timed).
-    let clock = Elapsed::new(super::clock::monotonic_ns());
+    let clock = Elapsed::new(crate::clock::monotonic_ns());
     while in_flight > 0 && Instant::now() < deadline {
         // Requests still queued (not yet submitted) are submitted here and complete too. The
         // armed tick bounds the wait.

@@ -1,28 +1,18 @@
-//! Grouped durable writes (`durability = "fdatasync:N"` / `"fsync:N"`): each slot of such a class
-//! is a committer. After its N-th completed write it sends a flush through its engine
-//! (`engines::Op::Flush`, data only for fdatasync) to every target the group wrote, one after the
-//! other, before its next I/O; the commit's latency runs from the group's first write's
-//! submission to the last flush's completion.
-//!
-//! An open-loop class (`rate`) has no committers: its writes are sent at their scheduled times
-//! whatever the flushes do. The class counts its completed writes into one group; the slot whose
-//! write completes the N-th sends the flush and holds it (it is not free for a send time until
-//! the commit), while the other slots go on writing into the next group. Its commit latency runs
-//! from the group's earliest send time (the scheduled time: the response view, waits for a slot
-//! included) and, as `service`, from its earliest submission, to the flush's completion.
+//! Committer slots in the worker's state (`flush.rs` says what a group of writes is and when it
+//! is full): a write counted into its group, the group's flushes queued one target after the
+//! other, the commit recorded, and a flush given up when its slot fails or the point ends.
 
-use super::engines::Live;
+use super::flush::Group;
 use super::slots::State;
 use super::tag::Tag;
-
-use super::group::{Group, MAX_FLUSH_TARGETS};
+use crate::engines::Live;
 
 impl State<'_> {
     /// Slot `i`'s write just completed at `now`: counts it in its group (the slot's; an open-loop
     /// class's own), and when the group is full sends its first flush from slot `i` (true: the
     /// slot holds the flush and stays busy until the commit).
     #[inline]
-    pub(super) fn start_flush(&mut self, i: usize, now: u64, eng: &mut impl Live) -> bool {
+    pub(crate) fn start_flush(&mut self, i: usize, now: u64, eng: &mut impl Live) -> bool {
         let slot = &mut self.slots[i];
         let class = &mut self.classes[slot.class];
         let Some(flush) = class.flush else {
@@ -51,13 +41,9 @@ impl State<'_> {
 
     /// Queues slot `i`'s flush of the lowest target its group wrote and has not flushed.
     #[inline]
-    pub(super) fn queue_flush(&mut self, i: usize, eng: &mut impl Live) {
+    pub(crate) fn queue_flush(&mut self, i: usize, eng: &mut impl Live) {
         let slot = &mut self.slots[i];
-        let target = slot
-            .group
-            .targets
-            .trailing_zeros()
-            .min(MAX_FLUSH_TARGETS - 1);
+        let target = slot.group.next_target();
         slot.target = target;
         let fsync = self.classes[slot.class].flush.is_some_and(|f| f.fsync);
         eng.flush(Tag::Io(i).user_data(), target, !fsync);
@@ -66,10 +52,8 @@ impl State<'_> {
     /// Slot `i`'s flush completed: true when every target of its group is flushed (the commit),
     /// false when the next target's flush was queued.
     #[inline]
-    pub(super) fn flush_done(&mut self, i: usize, eng: &mut impl Live) -> bool {
-        let g = &mut self.slots[i].group;
-        g.targets &= g.targets.wrapping_sub(1);
-        if g.targets != 0 {
+    pub(crate) fn flush_done(&mut self, i: usize, eng: &mut impl Live) -> bool {
+        if !self.slots[i].group.flushed() {
             self.queue_flush(i, eng);
             return false;
         }
@@ -80,7 +64,7 @@ impl State<'_> {
     /// Slot `i`'s commit completed at `now`: records its latency and its last flush's (inside the
     /// measured window) and starts a new group.
     #[inline]
-    pub(super) fn commit(&mut self, i: usize, now: u64, measuring: bool) {
+    pub(crate) fn commit(&mut self, i: usize, now: u64, measuring: bool) {
         self.verify_promise(i);
         let slot = &mut self.slots[i];
         let g = slot.group;
@@ -98,7 +82,7 @@ impl State<'_> {
     }
 
     /// Slot `i`'s flush failed or was abandoned: the slot holds no flush any more.
-    pub(super) fn flush_abandoned(&mut self, i: usize) {
+    pub(crate) fn flush_abandoned(&mut self, i: usize) {
         self.verify_forget(i);
         if self.slots[i].group.flushing() {
             self.slots[i].group = Group::IDLE;

@@ -10,7 +10,7 @@
 
 use super::pause::Pauses;
 use super::slots::State;
-use super::{NOT_YET, Shared};
+use crate::{NOT_YET, Shared};
 use std::sync::atomic::Ordering;
 
 /// How long the workers wait for each other to start before measuring anyway.
@@ -18,18 +18,18 @@ const START_LIMIT_NS: u64 = 5_000_000_000;
 
 /// The measured window as one worker sees it: unknown until every worker runs (nothing is
 /// measured and nothing ends before), then `[from, end)` in ns since the point's start.
-pub(super) struct Window {
-    pub(super) from: u64,
-    pub(super) end: u64,
+pub(crate) struct Window {
+    pub(crate) from: u64,
+    pub(crate) end: u64,
     /// The clock at the previous batch: the in-flight area is integrated between batches.
-    pub(super) prev: u64,
+    pub(crate) prev: u64,
     /// The window's tick `now` falls in (0 before the window; `TICKS_PER_SECOND` a second, so
     /// the recorder finds the second too), and when the next one starts: found by a comparison per
     /// batch, not a division.
-    pub(super) tick: usize,
-    pub(super) next_tick: u64,
+    pub(crate) tick: usize,
+    pub(crate) next_tick: u64,
     /// The gaps in which this worker did not run.
-    pub(super) pauses: Pauses,
+    pub(crate) pauses: Pauses,
 }
 
 /// A tick's length, ns.
@@ -37,7 +37,7 @@ const TICK_NS: u64 = 1_000_000_000 / rigel_results::TICKS_PER_SECOND as u64;
 
 impl Window {
     /// Before the window is known, at the clock reading `now`.
-    pub(super) fn new(now: u64) -> Window {
+    pub(crate) fn new(now: u64) -> Window {
         Window {
             from: NOT_YET,
             end: NOT_YET,
@@ -51,7 +51,7 @@ impl Window {
     /// Learns the window once the last worker has set it, and adds the time-weighted in-flight
     /// count since the previous batch when `now` falls in the window.
     #[inline]
-    pub(super) fn advance(&mut self, now: u64, shared: &Shared<'_>, st: &mut State<'_>) {
+    pub(crate) fn advance(&mut self, now: u64, shared: &Shared<'_>, st: &mut State<'_>) {
         if self.from == NOT_YET {
             self.from = shared.measure_from.load(Ordering::Acquire);
             if self.from == NOT_YET && now > START_LIMIT_NS {

@@ -1,14 +1,14 @@
 //! A slot's failures: its I/O's error as the point's failure, and the stall of an I/O that never
 //! completes.
 
-use super::failure::Failure;
 use super::slots::{Slot, State};
+use crate::failure::Failure;
 use std::io;
 use std::time::Duration;
 
 /// The oldest I/O in flight when it has been outstanding longer than `timeout_ns` of the time
 /// rigel ran: a gap in which rigel itself did not run (`pause.rs`) is not the storage's silence.
-pub(super) fn stalled(
+pub(crate) fn stalled(
     st: &State<'_>,
     now: u64,
     timeout_ns: u64,
@@ -31,7 +31,7 @@ pub(super) fn stalled(
     })
 }
 
-pub(super) fn failure(slot: &Slot, res: i32, now: u64) -> Failure {
+pub(crate) fn failure(slot: &Slot, res: i32, now: u64) -> Failure {
     let offset = slot.offset + slot.done as u64;
     let (errno, message) = if res < 0 {
         (-res, io::Error::from_raw_os_error(-res).to_string())

@@ -4,18 +4,17 @@
 //! latencies (response from the send time, service from the submission) and the lag are the open
 //! loop's, unchanged.
 
-use super::engines::Live;
 use super::mix::NO_SIZE;
-use super::slots::{NO_BUCKET, State};
+use super::next_io::SCRAMBLE_STRIDE;
+use super::slots::{NO_BUCKET, Replayed, State};
 use super::tag::Tag;
+use crate::engines::Live;
 use rigel_plan::replay::{ReplayOp, Request};
-
-use super::replayed::Replayed;
 
 impl State<'_> {
     /// Queues `req` on slot `i`, sent at `now` (its send time is the caller's to stamp).
     #[inline]
-    pub(super) fn replay_io(&mut self, i: usize, now: u64, req: Request, eng: &mut impl Live) {
+    pub(crate) fn replay_io(&mut self, i: usize, now: u64, req: Request, eng: &mut impl Live) {
         let slot = &mut self.slots[i];
         let class = &mut self.classes[slot.class];
         slot.bucket = NO_BUCKET;
@@ -46,7 +45,7 @@ impl State<'_> {
             // class's size is the largest request), and no I/O uses it now: the slot was free.
             let buf = unsafe { self.arena.slot_mut(slot.buf, slot.len as usize) };
             // Fresh words in every 512 bytes: no two writes carry the same blocks.
-            for chunk in buf.chunks_mut(512) {
+            for chunk in buf.chunks_mut(SCRAMBLE_STRIDE) {
                 if let Some(word) = chunk.first_chunk_mut::<8>() {
                     *word = self.rng.u64(..).to_ne_bytes();
                 }
@@ -57,13 +56,13 @@ impl State<'_> {
 
     /// Queues slot `i`'s replayed flush (again after EINTR/EAGAIN).
     #[inline]
-    pub(super) fn queue_replayed_flush(&self, i: usize, eng: &mut impl Live) {
+    pub(crate) fn queue_replayed_flush(&self, i: usize, eng: &mut impl Live) {
         eng.flush(Tag::Io(i).user_data(), 0, true);
     }
 
     /// Whether slot `i` holds a replayed flush.
     #[inline]
-    pub(super) fn replayed_flush(&self, i: usize) -> bool {
+    pub(crate) fn replayed_flush(&self, i: usize) -> bool {
         self.slots[i].replayed == Replayed::Flush
     }
 }

@@ -7,30 +7,30 @@
 
 /// A gap between two readings beyond this is time the worker did not run: ten timer periods, far
 /// above a loaded host's scheduling delays.
-pub(super) const PAUSE_NS: u64 = 1_000_000_000;
+pub(crate) const PAUSE_NS: u64 = 1_000_000_000;
 /// Gaps kept for the stall rule; an older one is folded into the oldest kept.
 const KEPT: usize = 64;
 
 /// A worker's gaps: each long one (for the stall rule), and their part of the measured window.
 #[derive(Debug, Default)]
-pub(super) struct Pauses {
+pub(crate) struct Pauses {
     /// (start, length) of each gap beyond [`PAUSE_NS`], ns since the point's start, in order.
     gaps: Vec<(u64, u64)>,
     /// The gaps' overlap with the measured window.
-    pub(super) in_window_ns: u64,
+    pub(crate) in_window_ns: u64,
     /// The longest gap overlapping the window.
-    pub(super) longest_ns: u64,
+    pub(crate) longest_ns: u64,
     /// Some reading fell inside the window.
-    pub(super) ran_in_window: bool,
+    pub(crate) ran_in_window: bool,
     /// The timer completed inside the window: the worker ran and waited a whole timer period
     /// there, so a class with nothing completed was the storage's silence, not rigel's.
-    pub(super) ticked_in_window: bool,
+    pub(crate) ticked_in_window: bool,
 }
 
 impl Pauses {
     /// The span from the reading `prev` to the reading `now`, against the window `[from, end)`.
     #[inline]
-    pub(super) fn span(&mut self, prev: u64, now: u64, from: u64, end: u64) {
+    pub(crate) fn span(&mut self, prev: u64, now: u64, from: u64, end: u64) {
         if now >= from && now < end {
             self.ran_in_window = true;
         }
@@ -52,7 +52,7 @@ impl Pauses {
 
     /// Time rigel did not run since `t` (ns since the point's start).
     #[inline]
-    pub(super) fn since(&self, t: u64) -> u64 {
+    pub(crate) fn since(&self, t: u64) -> u64 {
         self.gaps
             .iter()
             .filter(|(start, _)| *start >= t)
@@ -62,7 +62,7 @@ impl Pauses {
 
     /// The window's time rigel did not run, once the window has elapsed (`window_ns` long): all
     /// of it when no reading fell inside (the worker never got the CPU there, however short).
-    pub(super) fn of_window(&self, window_ns: u64) -> (u64, u64) {
+    pub(crate) fn of_window(&self, window_ns: u64) -> (u64, u64) {
         if self.ran_in_window {
             (self.in_window_ns, self.longest_ns)
         } else {

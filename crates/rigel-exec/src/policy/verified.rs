@@ -2,7 +2,7 @@
 //! (a write) before its slot is reused, a failed or cancelled write's blocks given up, and a
 //! flushed group's writes promised durable.
 
-use crate::slots::State;
+use crate::policy::slots::State;
 
 impl State<'_> {
     /// Slot `i`'s I/O completed whole: its blocks are checked or committed. Whether the slot's

@@ -1,7 +1,7 @@
 //! The block devices under a point's targets, their kernel counters read at the measured window's
 //! edges by the coordinating thread (never by a worker: nothing is added to the I/O loop).
 
-use super::ExecTarget;
+use crate::ExecTarget;
 use rigel_results::DeviceWindow;
 use rigel_target::{Sysfs, holding_device};
 use rustix::fs::{FileType, fstat};
@@ -11,11 +11,11 @@ use std::time::Duration;
 /// The distinct block devices holding a point's targets: a block device target itself, or the
 /// device of the filesystem a file lives on. Targets on tmpfs, FUSE or another filesystem without
 /// a block device of its own have none.
-pub(super) struct Devices(Vec<(String, PathBuf)>);
+pub(crate) struct Devices(Vec<(String, PathBuf)>);
 
 /// One reading of a device's `stat` file (Documentation/block/stat.rst).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(super) struct Counters {
+pub(crate) struct Counters {
     reads: u64,
     read_sectors: u64,
     writes: u64,
@@ -28,7 +28,7 @@ pub(super) struct Counters {
 const SECTOR: u64 = 512;
 
 impl Devices {
-    pub(super) fn of(targets: &[ExecTarget<'_>]) -> Devices {
+    pub(crate) fn of(targets: &[ExecTarget<'_>]) -> Devices {
         let sysfs = Sysfs::default();
         let mut seen = Vec::new();
         let mut list = Vec::new();
@@ -58,12 +58,12 @@ impl Devices {
     }
 
     /// Every device's counters now (none for one that cannot be read: it went away).
-    pub(super) fn read(&self) -> Vec<Option<Counters>> {
+    pub(crate) fn read(&self) -> Vec<Option<Counters>> {
         self.0.iter().map(|(_, stat)| read_counters(stat)).collect()
     }
 
     /// The devices' figures between two readings `span` apart.
-    pub(super) fn window(
+    pub(crate) fn window(
         &self,
         before: &[Option<Counters>],
         after: &[Option<Counters>],

@@ -2,9 +2,9 @@
 //! refuses, libaio for O_DIRECT (ORION's own engine) else psync, with the refusal as the reason;
 //! an explicit `io_uring` refused is today's error.
 
-use super::refused::{RingRefused, probe_ring};
-use super::share::ClassShare;
 use super::worker::WorkerOutcome;
+use crate::refused::{RingRefused, probe_ring};
+use crate::share::ClassShare;
 use rigel_plan::{DataPoint, Engine};
 use rigel_results::EngineRecord;
 use std::sync::OnceLock;
@@ -51,7 +51,7 @@ fn fallback_reason(refusal: &RingRefused, to: Engine) -> String {
 
 /// Each point class's engine (index = position in `DataPoint::classes`) and why `auto` fell
 /// back, if it did; an idle class gets its resolution too (it costs nothing: the probe is once).
-pub(super) fn class_engines(
+pub(crate) fn class_engines(
     point: &DataPoint,
     direct: bool,
 ) -> Result<Vec<(Engine, Option<String>)>, RingRefused> {
@@ -65,7 +65,7 @@ pub(super) fn class_engines(
 /// The workers' shares, each worker's classes on one engine: a worker whose classes got different
 /// engines becomes one worker per engine (a loop runs one engine; classes of a point rarely
 /// differ, and a worker more is the simplest correct answer). Worker order is kept.
-pub(super) fn by_engine(
+pub(crate) fn by_engine(
     shares: Vec<Vec<ClassShare>>,
     engines: &[(Engine, Option<String>)],
 ) -> Vec<(Engine, Vec<ClassShare>)> {
@@ -85,7 +85,7 @@ pub(super) fn by_engine(
 
 /// One record per active class: the engine that ran it, what was asked, why `auto` fell back,
 /// and the options of the first worker that served it.
-pub(super) fn records(
+pub(crate) fn records(
     point: &DataPoint,
     engines: &[(Engine, Option<String>)],
     outcomes: &[WorkerOutcome],
@@ -171,8 +171,7 @@ mod tests {
     #[test]
     #[serial_test::parallel]
     fn the_fallback_names_the_refusal_and_the_engine_taken() {
-        let refusal =
-            super::super::refused::refused(std::io::Error::from_raw_os_error(libc::EPERM));
+        let refusal = crate::refused::refused(std::io::Error::from_raw_os_error(libc::EPERM));
         let reason = fallback_reason(&refusal, Engine::Libaio);
         assert!(reason.contains("seccomp"), "{reason}");
         assert!(reason.ends_with("uses libaio instead"), "{reason}");

@@ -6,17 +6,19 @@
 //! Replacements go to the kernel one by one when completions trickle in, or all in the system
 //! call that waits when many complete at once (`submit_each`).
 
-use super::Shared;
-use super::burst::AfterIo;
-use super::clock::Elapsed;
-use super::engines::Live;
-use super::failed::{failure, stalled};
-use super::failure::{Failure, transient};
-use super::paced_slots::Paced;
-use super::slots::{PARKED, State};
-use super::tag::Tag;
-use super::tick::arm_tick;
-use super::window::Window;
+mod open_loop;
+mod replace;
+mod take;
+
+use crate::Shared;
+use crate::clock::Elapsed;
+use crate::engines::Live;
+use crate::failure::Failure;
+use crate::policy::failed::stalled;
+use crate::policy::slots::{PARKED, State};
+use crate::policy::tag::Tag;
+use crate::policy::tick::arm_tick;
+use crate::policy::window::Window;
 use std::sync::atomic::Ordering;
 
 /// The live counters are updated this often (ns): shared atomics on every batch would cost.
@@ -36,16 +38,16 @@ pub enum End {
 }
 
 /// What the loop leaves for the worker's outcome.
-pub(super) struct LoopEnd {
-    pub(super) end: End,
-    pub(super) failure: Option<Failure>,
-    pub(super) batches: u64,
-    pub(super) requeued: u64,
+pub(crate) struct LoopEnd {
+    pub(crate) end: End,
+    pub(crate) failure: Option<Failure>,
+    pub(crate) batches: u64,
+    pub(crate) requeued: u64,
     /// The measured window's time this worker did not run, and the longest such gap, ns (the
     /// window elapsed; zeros when the loop ended otherwise).
-    pub(super) paused: (u64, u64),
+    pub(crate) paused: (u64, u64),
     /// The timer completed inside the window (`Pauses::ticked_in_window`).
-    pub(super) ticked_in_window: bool,
+    pub(crate) ticked_in_window: bool,
 }
 
 /// Whether the replacements of a batch of `batch` completions go to the kernel one by one (each as
@@ -117,7 +119,7 @@ struct Turns<'r, 'a, 's, L: Live> {
 /// reap every completion already queued. A closed-loop slot gets its next I/O the moment its last
 /// one is reaped; a class issuing at scheduled times would instead keep its free
 /// slots and issue from them when their time comes (and bound the wait by the next one).
-pub(super) fn run_loop<L: Live>(
+pub(crate) fn run_loop<L: Live>(
     mut eng: L,
     st: &mut State<'_>,
     shared: &Shared<'_>,
@@ -294,201 +296,6 @@ impl<L: Live> Turns<'_, '_, '_, L> {
             self.failure = Some(f);
         }
         Reaped::Tick
-    }
-
-    /// Takes slot `i`'s completion `res`: a finished I/O frees the slot; the rest of a short or
-    /// interrupted one is queued again; an error (the first one fails the point) retires the slot.
-    #[inline(always)]
-    fn take(&mut self, i: usize, res: i32, now: u64, failed: &mut bool) -> Reaped {
-        let st = &mut *self.st;
-        if st.slots[i].group.flushing() {
-            return self.take_flush(i, res, now, failed);
-        }
-        if st.replayed_flush(i) {
-            return self.take_replayed_flush(i, res, now, failed);
-        }
-        if res < 0 && transient(-res) && !*failed {
-            st.queue(i, &mut self.eng);
-            self.requeued += 1;
-            return Reaped::Requeued;
-        }
-        if res <= 0 || *failed {
-            st.verify_abandon(i);
-            st.classes[st.slots[i].class].in_flight -= 1;
-            if !*failed {
-                *failed = true;
-                self.failure = Some(failure(&st.slots[i], res, now));
-            }
-            return Reaped::Retired;
-        }
-        let slot = &mut st.slots[i];
-        slot.done += res as u32;
-        if slot.done < slot.len {
-            st.queue(i, &mut self.eng);
-            self.requeued += 1;
-            return Reaped::Requeued;
-        }
-        st.classes[slot.class].in_flight -= 1;
-        Reaped::Done
-    }
-
-    /// Takes slot `i`'s flush completion `res` (0 on success): the next target's flush is queued,
-    /// or the group is committed; a failed flush fails the point.
-    #[cold]
-    fn take_flush(&mut self, i: usize, res: i32, now: u64, failed: &mut bool) -> Reaped {
-        let st = &mut *self.st;
-        if res < 0 && transient(-res) && !*failed {
-            st.queue_flush(i, &mut self.eng);
-            self.requeued += 1;
-            return Reaped::Requeued;
-        }
-        if res < 0 || *failed {
-            if !*failed {
-                *failed = true;
-                let mut f = failure(&st.slots[i], res, now);
-                f.offset = 0;
-                f.message = format!("flush (fdatasync) failed: {}", f.message);
-                self.failure = Some(f);
-            }
-            st.flush_abandoned(i);
-            return Reaped::Retired;
-        }
-        if st.flush_done(i, &mut self.eng) {
-            Reaped::Committed
-        } else {
-            Reaped::Requeued
-        }
-    }
-
-    /// Takes slot `i`'s replayed flush's completion `res` (0 on success); a failed flush fails
-    /// the point.
-    #[cold]
-    fn take_replayed_flush(&mut self, i: usize, res: i32, now: u64, failed: &mut bool) -> Reaped {
-        let st = &mut *self.st;
-        if res < 0 && transient(-res) && !*failed {
-            st.queue_replayed_flush(i, &mut self.eng);
-            self.requeued += 1;
-            return Reaped::Requeued;
-        }
-        st.classes[st.slots[i].class].in_flight -= 1;
-        if res < 0 || *failed {
-            if !*failed {
-                *failed = true;
-                let mut f = failure(&st.slots[i], res, now);
-                f.message = format!("flush (fdatasync) failed: {}", f.message);
-                self.failure = Some(f);
-            }
-            return Reaped::Retired;
-        }
-        Reaped::Done
-    }
-
-    /// Slot `i`'s group of writes was flushed: records the commit and gives the slot its next I/O.
-    #[cold]
-    fn committed(&mut self, i: usize, batch: &Batch, more: bool) {
-        self.st.commit(i, batch.now, batch.measuring);
-        if self.st.think(i, batch.now, &mut self.eng) {
-            return;
-        }
-        if self.st.classes[self.st.slots[i].class].pacer.is_some() {
-            // An open-loop slot waits for a send time, as after any I/O.
-            self.st.park(i);
-            self.in_flight -= 1;
-            return;
-        }
-        self.next(i, batch, false);
-        if batch.each && more {
-            self.eng.submit();
-        }
-    }
-
-    /// Slot `i`'s I/O finished: records it and gives the slot its next I/O (a closed-loop slot;
-    /// an open-loop one parks until its next send time). `more`: completions of the batch remain.
-    #[inline(always)]
-    fn replace(&mut self, i: usize, batch: &Batch, more: bool) {
-        let (now, st) = (batch.now, &mut *self.st);
-        let verified = st.verify_complete(i);
-        if self.paced {
-            let eng = &mut self.eng;
-            match st.complete_paced(i, now, batch.measuring, batch.tick, self.window.from, eng) {
-                Paced::No => {}
-                // The slot's flush stays in flight in its place.
-                Paced::Flushing => return,
-                Paced::Parked => {
-                    self.in_flight -= 1;
-                    return;
-                }
-            }
-        }
-        let slot = &st.slots[i];
-        let (len, write, latency) = (slot.len as u64, slot.write, now - slot.submitted_ns);
-        let (bucket, size_index) = (slot.bucket, slot.size_index);
-        // A committer's N-th write is followed by its flush, not by its next I/O.
-        // (The think time of a committer follows its commit, `committed`.)
-        let busy =
-            (write && st.start_flush(i, now, &mut self.eng)) || st.think(i, now, &mut self.eng);
-        if !busy {
-            self.next(i, batch, verified);
-        }
-        if batch.each && more {
-            // The last replacement goes with the next wait.
-            self.eng.submit();
-        }
-        let st = &mut *self.st;
-        let class = &mut st.classes[st.slots[i].class];
-        class.ios_delta += 1;
-        class.bytes_delta += len;
-        if batch.measuring {
-            class.recorder.record(write, latency, len, batch.tick);
-            if bucket != super::slots::NO_BUCKET {
-                class.recorder.count_rank(bucket);
-            }
-            if size_index != super::mix::NO_SIZE {
-                class
-                    .recorder
-                    .record_size(size_index, write, latency, None, len);
-            }
-        }
-    }
-
-    /// Gives slot `i` its next I/O, if the budget allows (else retires it). `verified`: its last
-    /// I/O was checked or stamped, which is the worker's time, not the storage's.
-    #[inline(always)]
-    fn next(&mut self, i: usize, batch: &Batch, verified: bool) {
-        let (now, st) = (batch.now, &mut *self.st);
-        if st.classes[st.slots[i].class].burst.is_some() {
-            match st.burst_next(i, now, batch.measuring, &mut self.eng) {
-                AfterIo::Issue => {}
-                AfterIo::Park => {
-                    self.in_flight -= 1;
-                    return;
-                }
-                AfterIo::Idle => return,
-            }
-        }
-        if st.take_budget(i) {
-            // The replacement's clock starts at the batch's reading, the moment it could have
-            // been submitted, even when the batch's earlier replacements delay its submission
-            // (a system call each, one by one: up to 0.4 ms at QD 32). Started when chosen
-            // instead, that wait was counted nowhere: IOPS × mean latency fell to 0.85 of the
-            // depth at QD 16-64 (issue 28). The in-flight count (`window.rs`) counts it from the
-            // same reading, so the depth held and the latencies obey Little's law exactly.
-            st.next_io(i, now, &mut self.eng);
-            if verified {
-                // Checking the last I/O and stamping this one is the worker's time, not the
-                // storage's: the I/O's clock starts after it, and it is not counted in flight
-                // (so the depth held still equals IOPS × mean latency).
-                let t = self.clock.ns();
-                let slot = &mut st.slots[i];
-                (slot.submitted_ns, slot.scheduled_ns) = (t, t);
-                if batch.measuring {
-                    let c = &mut st.classes[slot.class];
-                    c.area = c.area.saturating_sub(u128::from(t.saturating_sub(now)));
-                }
-            }
-        } else {
-            self.in_flight -= 1;
-        }
     }
 
     /// Issues the open-loop I/Os whose send time came.

@@ -2,7 +2,7 @@
 //! slot's index), a slot's think wait, a class's idle between bursts, the timer that bounds every
 //! wait, or the cancel sent when a point ends. One encoding, so no two kinds can collide.
 
-use super::engines::{Interval, Live, Op};
+use crate::engines::{Interval, Live, Op};
 
 /// Bit 62 marks a think wait (with the slot's index below it).
 const THINK: u64 = 1 << 62;
@@ -18,7 +18,7 @@ const _: () = assert!((rigel_plan::limits::MAX_CLASSES as u64) < IDLE);
 
 /// A request's kind and the slot or class it belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Tag {
+pub(crate) enum Tag {
     /// Slot `i`'s I/O (a read, a write or its flush).
     Io(usize),
     /// Slot `i`'s think time.
@@ -34,7 +34,7 @@ pub(super) enum Tag {
 impl Tag {
     /// The `user_data` that carries this tag.
     #[inline]
-    pub(super) fn user_data(self) -> u64 {
+    pub(crate) fn user_data(self) -> u64 {
         match self {
             Tag::Io(i) => i as u64,
             Tag::Think(i) => THINK | i as u64,
@@ -46,7 +46,7 @@ impl Tag {
 
     /// The tag a completion's `user_data` carries.
     #[inline]
-    pub(super) fn of(user_data: u64) -> Tag {
+    pub(crate) fn of(user_data: u64) -> Tag {
         match user_data {
             TICK => Tag::Tick,
             CANCEL => Tag::Cancel,
@@ -61,7 +61,7 @@ impl Tag {
 /// static interval: the worker's state outlives its loop and its drain, so it outlives the
 /// request (the borrow says no less: it lasts as long as the state's).
 #[inline]
-pub(super) fn push_timer(eng: &mut impl Live, iv: &Interval, tag: Tag) {
+pub(crate) fn push_timer(eng: &mut impl Live, iv: &Interval, tag: Tag) {
     // SAFETY: a timer references only `iv`, which lives in the worker's state (or is a static)
     // until the loop and the drain end, after the request's completion or the engine's close.
     unsafe { eng.push(tag.user_data(), Op::Timer(iv)) };

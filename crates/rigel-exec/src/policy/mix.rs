@@ -8,7 +8,7 @@ use rigel_expr::SizeMix;
 use rigel_target::Volume;
 
 /// `Slot::size_index` of an I/O of a class without a mix.
-pub(super) const NO_SIZE: u8 = u8::MAX;
+pub(crate) const NO_SIZE: u8 = u8::MAX;
 
 /// The sizes of a class's mix as a worker draws them.
 #[derive(Clone, Debug)]
@@ -65,35 +65,35 @@ impl MixSetup {
 
     /// Draws the next I/O's size: its index in the mix.
     #[inline]
-    pub(super) fn draw(&self, rng: &mut fastrand::Rng) -> u8 {
+    pub(crate) fn draw(&self, rng: &mut fastrand::Rng) -> u8 {
         let r = rng.u64(0..self.total);
         self.sizes.iter().position(|s| r < s.below).unwrap_or(0) as u8
     }
 
     /// The length of size `k`.
     #[inline]
-    pub(super) fn len(&self, k: u8) -> u32 {
+    pub(crate) fn len(&self, k: u8) -> u32 {
         self.sizes[k as usize].len
     }
 
     /// How many of the smallest size's slots an I/O of size `k` spans (a sequential mix's sizes
     /// are multiples of its smallest: the plan checks it).
     #[inline]
-    pub(super) fn slots(&self, k: u8) -> u64 {
+    pub(crate) fn slots(&self, k: u8) -> u64 {
         let smallest = self.sizes[self.smallest].len.max(1);
         u64::from(self.sizes[k as usize].len.div_ceil(smallest))
     }
 
     /// A uniform offset for an I/O of size `k`.
     #[inline]
-    pub(super) fn random(&self, k: u8, rng: &mut fastrand::Rng) -> (usize, u64) {
+    pub(crate) fn random(&self, k: u8, rng: &mut fastrand::Rng) -> (usize, u64) {
         self.sizes[k as usize].space.random(rng)
     }
 
     /// The offset of an I/O of size `k` at slot `j` of the smallest size's slots: the slot of its
     /// own size at the same relative position.
     #[inline]
-    pub(super) fn at(&self, k: u8, j: u64) -> (usize, u64) {
+    pub(crate) fn at(&self, k: u8, j: u64) -> (usize, u64) {
         let space = &self.sizes[k as usize].space;
         let n_min = self.smallest_space().len().max(1);
         let scaled = (u128::from(j) * u128::from(space.len()) / u128::from(n_min)) as u64;

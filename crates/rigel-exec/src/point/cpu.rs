@@ -28,7 +28,7 @@ pub fn delta(before: CpuTime, after: CpuTime) -> CpuTime {
 }
 
 /// Pins the calling thread (a worker) to CPU `cpu` (`PointControl::cpus`).
-pub(super) fn pin(cpu: u32) -> std::io::Result<()> {
+pub(crate) fn pin(cpu: u32) -> std::io::Result<()> {
     let mut set = rustix::thread::CpuSet::new();
     let i = cpu as usize;
     if i >= rustix::thread::CpuSet::MAX_CPU {
@@ -39,6 +39,6 @@ pub(super) fn pin(cpu: u32) -> std::io::Result<()> {
 }
 
 /// The CPU the calling thread runs on now.
-pub(super) fn current() -> Option<u32> {
+pub(crate) fn current() -> Option<u32> {
     u32::try_from(rustix::thread::sched_getcpu()).ok()
 }

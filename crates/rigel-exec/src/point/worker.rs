@@ -1,16 +1,17 @@
-//! One worker thread: its CPU, its engine, its setup, its loop (`turn.rs`), and the end of its
+//! One worker thread: its CPU, its engine, its setup, its loop (`policy::turn`), and the end of its
 //! point. The engine and the state it runs on (the buffer arena among them) belong to a `Worker`,
 //! whose drop drains every I/O still in flight, or leaks the engine and the arena when that fails:
 //! whatever ends the worker (the loop's end, an early return, a panic unwinding through it), no
 //! memory the kernel may still write into is freed.
 
-use super::Shared;
-use super::drain::drain;
-use super::engines::{self, Engine, Visit};
-use super::failure::Failure;
-use super::reuse::Reuse;
-use super::slots::{State, WorkerSpec, setup};
-use super::turn::{End, run_loop};
+use crate::Shared;
+use crate::engines::{self, Engine, Visit};
+use crate::failure::Failure;
+use crate::policy::drain::drain;
+use crate::policy::setup::{WorkerSpec, setup};
+use crate::policy::slots::State;
+use crate::policy::turn::{End, run_loop};
+use crate::reuse::Reuse;
 use rigel_results::ClassRecorder;
 use std::io;
 use std::mem::ManuallyDrop;
@@ -48,7 +49,7 @@ pub struct WorkerOutcome {
     /// The timer completed inside the window: this worker ran and waited there.
     pub ticked_in_window: bool,
     /// `verify`: what the worker's reads checked and found.
-    pub tally: Option<super::verify::worker::Tally>,
+    pub tally: Option<crate::verify::worker::Tally>,
 }
 
 /// Runs one worker to the end of the point. Never panics on I/O or setup errors: they come back
