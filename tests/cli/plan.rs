@@ -172,3 +172,13 @@ fn a_spec_built_from_parts_keeps_an_odd_target_path_whole() {
         .run()
         .code(2);
 }
+
+/// `rigel orion … --plan` warns of a LUN that does not exist as `rigel plan` does of a missing
+/// target: one rule (`specs::warn_targets`) for both.
+#[test]
+#[serial_test::parallel]
+fn orion_plan_warns_of_a_missing_lun_as_plan_does() {
+    let d = super::orion::LunDir::absent(1);
+    let out = d.orion(&["-run", "simple", "--plan"]).code(0);
+    out.stderr_has("warning: target `/nonexistent/lun0` does not exist");
+}
