@@ -227,3 +227,22 @@ fn a_journal_names_its_runs_plan_and_targets() {
     let out = rigel().arg("verify").arg(&a).run();
     out.stderr_has("another run's journal");
 }
+
+/// A spec reached through a symlink (named on the command line, or as a parent by `extends`)
+/// whose target is a token: the error names the place, and quotes none of the linked file.
+#[test]
+#[serial_test::parallel]
+fn an_error_about_a_linked_spec_quotes_none_of_it() {
+    let tmp = Scenario::new();
+    let secret = tmp.join("token.txt");
+    std::fs::write(&secret, "SECRET-TOKEN-abc123\n").expect("the token");
+    let link = tmp.join("spec.toml");
+    std::os::unix::fs::symlink(&secret, &link).expect("the link");
+    let child = tmp.join("child.toml");
+    std::fs::write(&child, "[spec]\nname = \"c\"\nextends = \"spec.toml\"\n").expect("child");
+    for spec in [&link, &child] {
+        let out = rigel().arg("check").arg(spec).run().code(2);
+        out.stderr_has("spec.toml:1:");
+        assert!(!out.stderr.contains("SECRET"), "{}", out.stderr);
+    }
+}
