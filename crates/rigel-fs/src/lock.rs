@@ -202,7 +202,11 @@ pub fn holding(file: &File, path: &Path) -> Held {
         holder: live.or_else(|| others.first().copied()),
         exited,
         open_by: if exited {
-            crate::openers::live_opener(file)
+            file.metadata().ok().and_then(|m| {
+                crate::openers::lock_holder(file, &lock_key(m.dev(), m.ino()), |pid| {
+                    !self::exited(pid)
+                })
+            })
         } else {
             None
         },
@@ -242,14 +246,20 @@ pub fn others_holding(file: &File) -> Vec<u32> {
     pids
 }
 
-/// Every FLOCK holder of the inode `ino` on device `dev` in `/proc/locks` text, in its order; its
-/// lines read `1: FLOCK  ADVISORY  WRITE 1234 fe:00:5342739 0 EOF` (major and minor in hex).
-fn holders(locks: &str, dev: u64, ino: u64) -> Vec<u32> {
-    let want = format!(
+/// How `/proc/locks` (and `fdinfo`) name the inode `ino` on device `dev`: `MAJ:MIN:INO`, major
+/// and minor in hex.
+fn lock_key(dev: u64, ino: u64) -> String {
+    format!(
         "{:02x}:{:02x}:{ino}",
         rustix::fs::major(dev),
         rustix::fs::minor(dev)
-    );
+    )
+}
+
+/// Every FLOCK holder of the inode `ino` on device `dev` in `/proc/locks` text, in its order; its
+/// lines read `1: FLOCK  ADVISORY  WRITE 1234 fe:00:5342739 0 EOF` (major and minor in hex).
+fn holders(locks: &str, dev: u64, ino: u64) -> Vec<u32> {
+    let want = lock_key(dev, ino);
     locks
         .lines()
         .filter_map(|line| {
