@@ -178,8 +178,10 @@ fn usage(e: &OrionError) -> i32 {
     exit::BAD_SPEC
 }
 
-/// `--plan`: the plan as `rigel plan` shows it, then ORION's count and estimate. No I/O.
+/// `--plan`: the plan as `rigel plan` shows it, with its warnings (a missing LUN), then ORION's
+/// count and estimate. No I/O.
 fn print_plan(plan: &RunPlan, o: &OrionOptions) -> i32 {
+    specs::warn_targets(plan);
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let written = plan_table::write(&mut out, plan)

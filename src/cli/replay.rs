@@ -48,6 +48,7 @@ pub fn run(a: &ReplayArgs) -> i32 {
         Ok(r) => r,
         Err(e) => return failed(&e),
     };
+    let requests = replay.requests.len() as u64;
     let to = ReplayTarget {
         source: &a.dir,
         target: &a.target,
@@ -120,20 +121,48 @@ pub fn run(a: &ReplayArgs) -> i32 {
         code,
         None,
     );
-    lag(doc);
+    let unsent = sends(doc, requests);
+    if unsent > 0 && code == exit::OK {
+        // The replay did not do what it was asked: a runtime failure, not a verdict on a
+        // requirement (exit 3 is the `[expect]` tables').
+        return exit::RUNTIME;
+    }
     code
 }
 
-/// The sends' lateness against the trace's clock: waiting for a free slot and rigel's own lag.
-fn lag(doc: &runner::ResultsDoc) {
+/// What was sent of the trace's `requests`, how late, and the sends' lateness against the
+/// trace's clock (waiting for a free slot and rigel's own lag). Returns how many were never sent
+/// (all of them when the results hold no schedule).
+fn sends(doc: &runner::ResultsDoc, requests: u64) -> u64 {
     let Some(pace) = doc
         .points()
         .first()
         .and_then(|p| p.classes.first())
         .and_then(|c| c.pace.as_ref())
     else {
-        return;
+        eprintln!(
+            "rigel replay: the results hold no schedule: none of the requests counts as sent"
+        );
+        return requests;
     };
+    let unsent = pace.unsent.unwrap_or(0).min(requests);
+    let sent = requests - unsent;
+    if unsent > 0 {
+        eprintln!(
+            "rigel replay: {} of {} requests were never sent: the run ended before their turn \
+             (the target was slower than the trace at this speed, or rigel was stopped); replay \
+             more slowly (--speed) or on a faster target",
+            units::thousands(unsent as f64),
+            units::thousands(requests as f64)
+        );
+    }
+    note(format!(
+        "sent {} of {} requests, {} of them more than {} ms after their time",
+        units::thousands(sent as f64),
+        units::thousands(requests as f64),
+        units::thousands(pace.late as f64),
+        rigel_results::SEND_TOLERANCE_NS / 1_000_000
+    ));
     let ms = |ns: u64| format!("{:.3} ms", ns as f64 / 1e6);
     if let Some(l) = &pace.lag {
         note(format!(
@@ -141,7 +170,7 @@ fn lag(doc: &runner::ResultsDoc) {
             ms(l.latency.p50_ns),
             ms(l.latency.p99_ns),
             ms(l.latency.max_ns),
-            units::thousands(pace.scheduled as f64)
+            units::thousands(sent as f64)
         ));
     }
     if let Some(q) = pace.queued.as_ref().filter(|q| q.latency.max_ns > 0) {
@@ -151,6 +180,7 @@ fn lag(doc: &runner::ResultsDoc) {
             ms(q.latency.max_ns)
         ));
     }
+    unsent
 }
 
 /// `2x`, `0.5x`, `2`: a finite factor above 0.

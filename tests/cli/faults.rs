@@ -209,12 +209,12 @@ fn sigterm_during_a_stalled_open_ends_the_run_within_a_second() {
 
 /// A tmpfs of `size` mounted on a fresh directory, unmounted when dropped; None (with the reason
 /// where mounting is not allowed.
-struct Tmpfs {
-    dir: tempfile::TempDir,
+pub(super) struct Tmpfs {
+    pub(super) dir: tempfile::TempDir,
 }
 
 impl Tmpfs {
-    fn mount(size: &str) -> Tmpfs {
+    pub(super) fn mount(size: &str) -> Tmpfs {
         let dir = tempfile::tempdir().expect("tmp");
         let opts = format!("size={size}");
         let ok = std::process::Command::new("mount")
@@ -226,7 +226,7 @@ impl Tmpfs {
         Tmpfs { dir }
     }
 
-    fn resize(&self, size: &str) {
+    pub(super) fn resize(&self, size: &str) {
         let opts = format!("remount,size={size}");
         let status = std::process::Command::new("mount")
             .args(["-o", &opts])

@@ -191,3 +191,13 @@ fn only_orion_shaped_specs_are_told_orions_point_count() {
         oltp.stdout
     );
 }
+
+/// `rigel orion … --plan` warns of a LUN that does not exist as `rigel plan` does of a missing
+/// target: one rule (`specs::warn_targets`) for both.
+#[test]
+#[serial_test::parallel]
+fn orion_plan_warns_of_a_missing_lun_as_plan_does() {
+    let d = super::orion::LunDir::absent(1);
+    let out = d.orion(&["-run", "simple", "--plan"]).code(0);
+    out.stderr_has("warning: target `/nonexistent/lun0` does not exist");
+}

@@ -4,6 +4,7 @@
 
 use super::builder::{results, rigel};
 use super::capture::wait_recording;
+use super::replay_sends::imported;
 use super::scenario::Scenario;
 use rigel_testkit::LoopDevice;
 use rigel_trace::format::{Record, flag};
@@ -206,20 +207,10 @@ fn a_replayed_capture_reaches_another_device_in_the_traces_order_at_its_times() 
 #[serial_test::parallel]
 fn a_replay_needs_a_target_that_holds_its_requests_and_consent_to_write() {
     let tmp = Scenario::new();
-    let log = tmp.path().join("job.iolog");
-    std::fs::write(
-        &log,
+    let cap = imported(
+        &tmp,
         "fio version 2 iolog\n/x add\n/x open\n/x write 0 65536\n/x read 1048576 4096\n/x close\n",
-    )
-    .expect("iolog written");
-    let cap = tmp.path().join("cap");
-    rigel()
-        .args(["capture", "--import"])
-        .arg(&log)
-        .arg("--out")
-        .arg(&cap)
-        .run()
-        .code(0);
+    );
     // A target smaller than the largest request.
     rigel()
         .arg("replay")
@@ -279,20 +270,10 @@ fn a_replay_needs_a_target_that_holds_its_requests_and_consent_to_write() {
 #[serial_test::parallel]
 fn a_hostile_trace_header_adds_no_target() {
     let tmp = Scenario::new();
-    let log = tmp.path().join("job.iolog");
-    std::fs::write(
-        &log,
+    let cap = imported(
+        &tmp,
         "fio version 2 iolog\n/x add\n/x open\n/x write 0 65536\n/x read 1048576 4096\n/x close\n",
-    )
-    .expect("iolog written");
-    let cap = tmp.path().join("cap");
-    rigel()
-        .args(["capture", "--import"])
-        .arg(&log)
-        .arg("--out")
-        .arg(&cap)
-        .run()
-        .code(0);
+    );
     let evil = tmp.path().join("evil.dat");
     let mut trace = rigel_trace::folder::load(&cap).expect("the imported trace");
     trace.header.device = format!(
@@ -330,20 +311,10 @@ fn a_hostile_trace_header_adds_no_target() {
 #[serial_test::parallel]
 fn a_hostile_trace_header_derives_a_spec_of_one_target() {
     let tmp = Scenario::new();
-    let log = tmp.path().join("job.iolog");
-    std::fs::write(
-        &log,
+    let cap = imported(
+        &tmp,
         "fio version 2 iolog\n/x add\n/x open\n/x write 0 65536\n/x read 1048576 4096\n/x close\n",
-    )
-    .expect("iolog written");
-    let cap = tmp.path().join("cap");
-    rigel()
-        .args(["capture", "--import"])
-        .arg(&log)
-        .arg("--out")
-        .arg(&cap)
-        .run()
-        .code(0);
+    );
     let evil = tmp.path().join("evil.dat");
     let table = format!(
         "\n[[target]]\npath = {:?}\nsize = \"1MiB\"\ndestructive = true\n",

@@ -209,3 +209,40 @@ fn a_run_given_twice_or_a_schema_of_0_is_refused() {
     assert_ne!(out.code, 0, "{}", out.stdout);
     out.stderr_has("schema_version 0");
 }
+
+/// A run killed before its first point was recorded has no stamped run id to hold a journal to:
+/// another run's journal of the same sizes and block size is still refused, by the plan and the
+/// targets its header names (issue 43: it gave exit 6, "lost writes").
+#[test]
+#[serial_test::parallel]
+fn a_journal_names_its_runs_plan_and_targets() {
+    let tmp = Scenario::new();
+    let a = journaled(&tmp, "a");
+    let b = journaled(&tmp, "b");
+    // `a` as a run killed before its first point was written down.
+    std::fs::write(a.join("results.jsonl"), "").expect("results.jsonl emptied");
+    std::fs::remove_file(a.join("results.json")).expect("results.json removed");
+    std::fs::copy(b.join("journal.map"), a.join("journal.map")).expect("b's journal over a's");
+    not_this_runs(&a, "another run's journal, nothing stamped");
+    let out = rigel().arg("verify").arg(&a).run();
+    out.stderr_has("another run's journal");
+}
+
+/// A spec reached through a symlink (named on the command line, or as a parent by `extends`)
+/// whose target is a token: the error names the place, and quotes none of the linked file.
+#[test]
+#[serial_test::parallel]
+fn an_error_about_a_linked_spec_quotes_none_of_it() {
+    let tmp = Scenario::new();
+    let secret = tmp.join("token.txt");
+    std::fs::write(&secret, "SECRET-TOKEN-abc123\n").expect("the token");
+    let link = tmp.join("spec.toml");
+    std::os::unix::fs::symlink(&secret, &link).expect("the link");
+    let child = tmp.join("child.toml");
+    std::fs::write(&child, "[spec]\nname = \"c\"\nextends = \"spec.toml\"\n").expect("child");
+    for spec in [&link, &child] {
+        let out = rigel().arg("check").arg(spec).run().code(2);
+        out.stderr_has("spec.toml:1:");
+        assert!(!out.stderr.contains("SECRET"), "{}", out.stderr);
+    }
+}

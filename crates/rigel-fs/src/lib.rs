@@ -12,6 +12,7 @@ mod dir;
 mod error;
 pub mod limits;
 pub mod lock;
+mod openers;
 mod read;
 
 pub use dir::{Dir, Fresh};

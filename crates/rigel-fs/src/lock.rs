@@ -28,12 +28,24 @@ pub struct Held {
     pub path: PathBuf,
     /// The holder's pid (0: one this pid namespace cannot see, gone or elsewhere).
     pub holder: Option<u32>,
-    /// The holder has exited (or is a zombie): only the kernel's references to the file are left.
+    /// The holder has exited (or is a zombie): only the kernel's references to the file are left,
+    /// or a live process's that inherited the file from it (`open_by`).
     pub exited: bool,
+    /// When the holder has exited: a live process with the file open (pid, command), which
+    /// holds the lock now (a child that inherited the descriptor).
+    pub open_by: Option<(u32, String)>,
 }
 
 fn held_text(held: &Held) -> String {
     let path = held.path.display();
+    if let Some((pid, comm)) = held.open_by.as_ref().filter(|_| held.exited) {
+        return format!(
+            "{path}: the lock is held by process {pid} ({comm}), which has the file open: it \
+             inherited it from the rigel{} that took the lock and has exited; stop that process, \
+             or wait for it to end",
+            holder_text(held.holder)
+        );
+    }
     if held.exited {
         return format!(
             "{path}: still held {} s after the rigel holding it{} exited: the kernel has not yet \
@@ -101,14 +113,21 @@ impl ExitedWait {
         if !held.exited {
             return false;
         }
-        self.wait(|| {
-            format!(
+        self.wait(|| match &held.open_by {
+            Some((pid, comm)) => format!(
+                "note: {}: waiting (at most {} s) for process {pid} ({comm}) to let go of it: it \
+                 has the file open, and with it the lock of the rigel{} that took it and has exited",
+                held.path.display(),
+                EXITED_HOLDER_WAIT.as_secs(),
+                holder_text(held.holder)
+            ),
+            None => format!(
                 "note: {}: waiting (at most {} s) for a rigel that has exited{} to let go of it: \
                  the kernel still holds its files while it ends the I/O that rigel left in flight",
                 held.path.display(),
                 EXITED_HOLDER_WAIT.as_secs(),
                 holder_text(held.holder)
-            )
+            ),
         })
     }
 
@@ -177,10 +196,20 @@ pub fn try_lock(file: &File, path: &Path, kind: LockKind) -> io::Result<Result<(
 pub fn holding(file: &File, path: &Path) -> Held {
     let others = others_holding(file);
     let live = others.iter().copied().find(|&pid| !exited(pid));
+    let exited = live.is_none() && !others.is_empty();
     Held {
         path: path.to_path_buf(),
         holder: live.or_else(|| others.first().copied()),
-        exited: live.is_none() && !others.is_empty(),
+        exited,
+        open_by: if exited {
+            file.metadata().ok().and_then(|m| {
+                crate::openers::lock_holder(file, &lock_key(m.dev(), m.ino()), |pid| {
+                    !self::exited(pid)
+                })
+            })
+        } else {
+            None
+        },
     }
 }
 
@@ -217,14 +246,20 @@ pub fn others_holding(file: &File) -> Vec<u32> {
     pids
 }
 
-/// Every FLOCK holder of the inode `ino` on device `dev` in `/proc/locks` text, in its order; its
-/// lines read `1: FLOCK  ADVISORY  WRITE 1234 fe:00:5342739 0 EOF` (major and minor in hex).
-fn holders(locks: &str, dev: u64, ino: u64) -> Vec<u32> {
-    let want = format!(
+/// How `/proc/locks` (and `fdinfo`) name the inode `ino` on device `dev`: `MAJ:MIN:INO`, major
+/// and minor in hex.
+fn lock_key(dev: u64, ino: u64) -> String {
+    format!(
         "{:02x}:{:02x}:{ino}",
         rustix::fs::major(dev),
         rustix::fs::minor(dev)
-    );
+    )
+}
+
+/// Every FLOCK holder of the inode `ino` on device `dev` in `/proc/locks` text, in its order; its
+/// lines read `1: FLOCK  ADVISORY  WRITE 1234 fe:00:5342739 0 EOF` (major and minor in hex).
+fn holders(locks: &str, dev: u64, ino: u64) -> Vec<u32> {
+    let want = lock_key(dev, ino);
     locks
         .lines()
         .filter_map(|line| {
@@ -327,6 +362,32 @@ mod tests {
             drop(file);
             let _ = child.wait();
         }
+    }
+
+    #[test]
+    fn a_lock_kept_by_a_live_child_of_an_exited_holder_names_the_child() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("target");
+        std::fs::write(&path, b"").unwrap();
+        let mut child = lock_left_by_an_exited_holder(&path, "5");
+        let file = File::open(&path).unwrap();
+        let held = try_lock(&file, &path, LockKind::Exclusive)
+            .unwrap()
+            .unwrap_err();
+        let (pid, comm) = held
+            .open_by
+            .clone()
+            .expect("the sleep that has the file open");
+        let text = held.to_string();
+        let _ = std::process::Command::new("kill")
+            .arg(pid.to_string())
+            .status();
+        let _ = child.wait();
+        assert_eq!(comm, "sleep", "{held:?}");
+        assert!(
+            text.contains(&format!("held by process {pid} (sleep)")) && !text.contains("kernel"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -386,7 +386,7 @@ fn check_fit(spec: &Spec, points: &[DataPoint], volume: VolumeLayout, errors: &m
                 "target `{}` is {}: it holds no whole {} (every target is used in whole units of every I/O size and the stripe)",
                 t.path.value,
                 size.value,
-                Size(unit)
+                limits::unit_text(unit)
             )
         };
         errors.push(

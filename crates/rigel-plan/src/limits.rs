@@ -204,6 +204,16 @@ pub fn volume_unit(sizes: impl IntoIterator<Item = u64>, stripe: Option<u64>) ->
         .fold(1u64, |acc, s| lcm(acc, s).unwrap_or(u64::MAX))
 }
 
+/// A volume unit as messages spell it: [`volume_unit`] saturates at `u64::MAX` when the least
+/// common multiple overflows, which no size spells truthfully (`18446744073709551615B`).
+pub fn unit_text(unit: u64) -> String {
+    if unit == u64::MAX {
+        "unit above 16EiB (the least common multiple of the I/O sizes and the stripe)".into()
+    } else {
+        rigel_expr::Size(unit).to_string()
+    }
+}
+
 fn lcm(a: u64, b: u64) -> Option<u64> {
     if a == 0 || b == 0 {
         return Some(a.max(b));
@@ -564,6 +574,13 @@ mod tests {
     fn the_unit_is_the_least_common_multiple_and_trims_targets() {
         assert_eq!(volume_unit([4096, 8192], Some(1 << 20)), 1 << 20);
         assert_eq!(volume_unit([1536, 1 << 20], None), 3 << 20);
+        // Sizes whose least common multiple overflows: no target holds one, said without the
+        // saturated number.
+        let primes = [1_000_003u64, 1_000_033, 1_000_037].map(|p| 512 * p);
+        let unit = volume_unit(primes, None);
+        assert_eq!(unit, u64::MAX);
+        assert!(!unit_text(unit).contains("18446744073709551615"));
+        assert_eq!(unit_text(4096), "4KiB");
         assert_eq!(usable(5 << 20, 2 << 20), Some(4 << 20));
         assert_eq!(usable(1 << 20, 2 << 20), None);
     }

@@ -23,6 +23,25 @@ impl RunFolder {
         folder.sync()?;
         Ok(file)
     }
+
+    /// Removes the journal when the run never mapped it (empty: its allocation failed for want
+    /// of space, or no point ran), so that a full folder leaves no journal of nothing behind; a
+    /// resumed run makes its own.
+    pub fn drop_unused_journal(&self) -> Result<(), RecordError> {
+        let folder = self.lock().folder();
+        if !folder.exists(JOURNAL_FILE) {
+            return Ok(());
+        }
+        let len = folder
+            .open_file(JOURNAL_FILE, OFlags::RDONLY)?
+            .metadata()
+            .map_or(1, |m| m.len());
+        if len == 0 {
+            folder.remove_file(JOURNAL_FILE)?;
+            folder.sync()?;
+        }
+        Ok(())
+    }
 }
 
 /// The journal of a locked run folder, whole (None: the run kept none).

@@ -114,7 +114,14 @@ impl FolderLock {
                     .holder
                     .filter(|&pid| pid != 0)
                     .or_else(|| written_pid(&mut file));
-                let exited = if held.exited {
+                let exited = if let Some((pid, comm)) =
+                    held.open_by.as_ref().filter(|_| held.exited)
+                {
+                    format!(
+                        ", which has exited; the lock is held by process {pid} ({comm}), which \
+                         inherited its lock file: stop that process, or wait for it to end"
+                    )
+                } else if held.exited {
                     format!(
                         ", which exited {} s ago: the kernel still holds its files while it ends \
                          the I/O that rigel left in flight",

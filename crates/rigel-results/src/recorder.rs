@@ -82,6 +82,8 @@ pub struct ClassRecorder {
     scheduled: u64,
     backlog: u64,
     late: u64,
+    /// `rigel replay`: the trace's requests never sent (None: a drawn schedule).
+    unsent: Option<u64>,
     /// Skewed classes: completed I/Os by their rank's bucket (the hottest 1%, to 10%, to 20%,
     /// the rest of the region's blocks).
     ranks: [u64; 4],
@@ -260,6 +262,7 @@ impl ClassRecorder {
             scheduled: 0,
             backlog: 0,
             late: 0,
+            unsent: None,
             ranks: [0; 4],
             sizes: Vec::new(),
             commits: None,
@@ -328,6 +331,11 @@ impl ClassRecorder {
         self.late += late;
     }
 
+    /// Counts a replay's requests never sent (`PaceResult::unsent`).
+    pub fn add_unsent(&mut self, unsent: u64) {
+        *self.unsent.get_or_insert(0) += unsent;
+    }
+
     /// Requested against achieved rate over a window of `window_s` seconds (None: closed loop).
     pub fn pace(
         &self,
@@ -358,10 +366,13 @@ impl ClassRecorder {
             carried,
             backlog: self.backlog,
             late: self.late,
-            achieved: rate_achieved(self.scheduled, self.backlog, self.late),
+            // A replay that left requests unsent did not hold the trace's pace either.
+            achieved: rate_achieved(self.scheduled, self.backlog, self.late)
+                && self.unsent.unwrap_or(0) == 0,
             queued,
             lag,
             send_gap_cv,
+            unsent: self.unsent,
         })
     }
 
@@ -495,6 +506,9 @@ impl ClassRecorder {
         self.scheduled += other.scheduled;
         self.backlog += other.backlog;
         self.late += other.late;
+        if let Some(n) = other.unsent {
+            self.add_unsent(n);
+        }
         for (mine, theirs) in self.ranks.iter_mut().zip(other.ranks) {
             *mine += theirs;
         }

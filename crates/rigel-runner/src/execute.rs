@@ -70,7 +70,7 @@ pub(super) fn execute(
         volume,
         placed,
         targets,
-        reuse: executor_buffers(&plan, &mut folder)?,
+        reuse: executor_buffers(&plan, &header, &mut folder)?,
         stop,
     };
     // The executor's clock is calibrated now, before any point's agreed start: in a fleet every
@@ -80,6 +80,9 @@ pub(super) fn execute(
         Some(ended) => ended,
         None => run_points(&rig, &plan, &todo, &mut folder, &mut done, obs),
     };
+    if let Err(e) = folder.drop_unused_journal() {
+        obs.message(Message::Warning(format!("the unused journal: {e}")));
+    }
     obs.run_finished();
     finish(
         Finish {
@@ -220,11 +223,17 @@ fn precondition(
 
 /// The executor's buffers, kept from one point to the next, with the verify journal when the plan
 /// keeps one (a file of the run folder).
-fn executor_buffers(plan: &RunPlan, folder: &mut RunFolder) -> Result<Arc<Reuse>, RunError> {
+fn executor_buffers(
+    plan: &RunPlan,
+    header: &RunHeader,
+    folder: &mut RunFolder,
+) -> Result<Arc<Reuse>, RunError> {
     let reuse = Arc::new(Reuse::default());
     if let Some(v) = plan.run.verify.as_ref().filter(|v| v.journal) {
         reuse.keep_journal(exec::verify::journal::JournalFile {
             file: folder.new_journal()?,
+            path: folder.dir().join(rigel_record::JOURNAL_FILE),
+            binding: super::verify_dir::journal_binding(plan, header),
             durable: v.durable,
         });
     }

@@ -104,6 +104,27 @@ pub fn verify_dir(
     Ok(account)
 }
 
+/// What binds a journal to its run: the sha256 of the plan and of the targets as `run.json`
+/// records them (path, kind, size, model), written by the run and compared by `rigel verify`.
+pub(crate) fn journal_binding(
+    plan: &rigel_plan::RunPlan,
+    run: &rigel_results::RunHeader,
+) -> journal::Binding {
+    let plan = serde_json::to_vec(plan).unwrap_or_default();
+    let mut targets = Vec::new();
+    for t in &run.targets {
+        for field in [t.path.as_bytes(), t.kind.as_bytes(), t.model.as_bytes()] {
+            targets.extend_from_slice(field);
+            targets.push(0);
+        }
+        targets.extend_from_slice(&t.size.to_le_bytes());
+    }
+    journal::Binding {
+        plan: target::sha256_hex(&plan),
+        targets: target::sha256_hex(&targets),
+    }
+}
+
 /// The journal must be this run's, as the folder's own files record it: its block size the plan's
 /// `verify_unit`, its targets the plan's (no larger than `run.json` saw them), its blocks those
 /// sizes' and its run id the one the finished points stamped. A journal that is not (copied from
@@ -114,6 +135,24 @@ fn bound_to_run(
     run: &rigel_results::RunHeader,
     points: &[rigel_results::PointResult],
 ) -> Result<(), String> {
+    // A journal of an older rigel (version 1) has no binding: its sizes and run id below.
+    if let Some(b) = &h.binding {
+        let ours = journal_binding(plan, run);
+        if b.plan != ours.plan {
+            return Err(format!(
+                "the journal was written for a plan of sha256 {}, this folder's plan.json is {}: it is another run's journal",
+                short(&b.plan),
+                short(&ours.plan)
+            ));
+        }
+        if b.targets != ours.targets {
+            return Err(format!(
+                "the journal was written over other targets (sha256 {}) than this folder's run.json names ({}): it is another run's journal",
+                short(&b.targets),
+                short(&ours.targets)
+            ));
+        }
+    }
     let Some(unit) = plan.run.verify.as_ref().map(|v| v.unit) else {
         return Err("the run verified nothing (no `verify` in its plan), yet this journal is here: it is not this run's".into());
     };
@@ -162,6 +201,11 @@ fn bound_to_run(
         ));
     }
     Ok(())
+}
+
+/// A digest's first 12 hex digits, enough to tell two apart in a message.
+fn short(hex: &str) -> &str {
+    hex.get(..12).unwrap_or(hex)
 }
 
 /// A target opened for reading only: O_DIRECT (past the page cache, to the storage) where the

@@ -138,11 +138,14 @@ impl Diagnostics {
 }
 
 /// Whether a diagnostic may quote lines of `src`: rigel's own formats only (a `.toml` spec, or
-/// text from the command line or the built-in library), never another file given as a spec.
+/// text from the command line or the built-in library), never another file given as a spec, nor
+/// a file reached through a symlink (a `.toml` name planted over a token: the file's own name is
+/// not the user's to vouch for).
 fn shows_excerpt(src: &super::source::Source) -> bool {
-    src.path
-        .as_ref()
-        .is_none_or(|p| p.extension().is_some_and(|e| e == "toml"))
+    src.path.as_ref().is_none_or(|p| {
+        p.extension().is_some_and(|e| e == "toml")
+            && std::fs::symlink_metadata(p).is_ok_and(|m| !m.file_type().is_symlink())
+    })
 }
 
 /// Adapter from a [`SpecError`] to miette's diagnostic trait.

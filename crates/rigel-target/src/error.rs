@@ -85,9 +85,10 @@ pub enum TargetError {
     },
 
     #[error(
-        "{path}: {size} bytes hold no whole {need}-byte unit (each target's usable size is trimmed to \
-         a multiple of every class's I/O size and of the raid0 stripe); use a larger target or \
-         smaller I/Os"
+        "{path}: {size} bytes hold no whole {} (each target's usable size is trimmed to a \
+         multiple of every class's I/O size and of the raid0 stripe); use a larger target or \
+         smaller I/Os",
+        rigel_plan::limits::unit_text(*.need)
     )]
     TargetTooSmall { path: PathBuf, size: u64, need: u64 },
 

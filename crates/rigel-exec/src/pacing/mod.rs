@@ -69,6 +69,11 @@ impl Schedule {
         t.requests.get((self.k as usize).checked_sub(2)?).copied()
     }
 
+    /// How many requests a replay holds (None for a drawn schedule).
+    pub fn requests(&self) -> Option<u64> {
+        Some(self.trace.as_ref()?.requests.len() as u64)
+    }
+
     /// A replay whose every request was sent.
     #[cfg(test)]
     pub fn replayed(&self) -> bool {
@@ -124,6 +129,8 @@ pub(super) struct Pacer {
     /// `SEND_TOLERANCE_NS` after their time (the results' rule for a rate achieved).
     pub(super) scheduled: u64,
     pub(super) late: u64,
+    /// Every send issued, in the window or not (a replay's unsent requests are the rest).
+    sent: u64,
     /// A punctual sender's slots: what of each I/O's wait was queueing behind the cap.
     pub(super) punctual: Punctual,
     /// The clock reading of the last send, and the gaps between sends inside the window.
@@ -138,6 +145,7 @@ impl Pacer {
             free: Vec::with_capacity(cap),
             scheduled: 0,
             late: 0,
+            sent: 0,
             punctual: Punctual::new(cap),
             last_send: None,
             gaps: SendGaps::default(),
@@ -160,6 +168,7 @@ impl Pacer {
         }
         let slot = self.free.pop()?;
         let t = self.schedule.take();
+        self.sent += 1;
         self.count(t, window);
         if t >= window.0 && t < window.1 && now.saturating_sub(t) > SEND_TOLERANCE_NS {
             self.late += 1;
@@ -190,6 +199,12 @@ impl Pacer {
             n += 1;
         }
         n.saturating_sub(self.free.len() as u64)
+    }
+
+    /// At the loop's end: a replay's requests never sent, whether their time came or not (None
+    /// for a drawn schedule).
+    pub(super) fn unsent(&self) -> Option<u64> {
+        Some(self.schedule.requests()?.saturating_sub(self.sent))
     }
 }
 

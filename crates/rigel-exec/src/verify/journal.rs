@@ -18,23 +18,9 @@
 //! slot's group of writes is committed (every flush of the group completed); `rigel verify`
 //! then holds the storage to that generation (or a newer one) and no more.
 //!
-//! The file: a 4 KiB header (little-endian), then one u16 per block of the volume, target by
+//! The file: a 4 KiB header (`journal_header`), then one u16 per block of the volume, target by
 //! target (the map's order), then (flag bit 1) one u16 per block, the promised generations (0:
 //! none), in the same order.
-//!
-//! | bytes | field |
-//! |---|---|
-//! | 0–7 | magic `RIGELJNL` |
-//! | 8–11 | version (1) |
-//! | 12–15 | flags: bit 0, every write was asked durable (`durability = "dsync"`); bit 1, the promised generations follow the map |
-//! | 16–23 | the run's id |
-//! | 24–31 | the data seed |
-//! | 32–39 | the block (`verify_unit`), bytes |
-//! | 40–47 | blocks in the map |
-//! | 48–55 | when the map was made, ns since the Unix epoch |
-//! | 56–63 | when the map was last written back whole (`msync`), ns since the Unix epoch |
-//! | 64–67 | targets |
-//! | 72– | each target's usable size, u64 |
 
 use crate::engines::sys::SharedMap;
 use std::fs::File;
@@ -44,98 +30,21 @@ use std::sync::atomic::{AtomicBool, AtomicU16, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, SystemTime};
 
-pub const MAGIC: [u8; 8] = *b"RIGELJNL";
-pub const VERSION: u32 = 1;
-/// The header's size; the map starts here (page-aligned).
-pub const HEADER: usize = 4096;
-/// Targets the header has room for.
-pub const MAX_TARGETS: usize = (HEADER - 72) / 8;
+pub use super::journal_header::{Binding, HEADER, JournalHeader, MAGIC, MAX_TARGETS, VERSION};
+
 /// How often the map's dirty pages are written back.
 pub const SYNC_EVERY: Duration = Duration::from_secs(1);
-const FLAG_DURABLE: u32 = 1;
-const FLAG_PROMISES: u32 = 2;
 
 /// The journal's file as the run folder hands it to the executor.
 #[derive(Debug)]
 pub struct JournalFile {
     pub file: File,
+    /// Where it is, for messages.
+    pub path: std::path::PathBuf,
     /// Every write of the run carries RWF_DSYNC.
     pub durable: bool,
-}
-
-/// What the journal's header says.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct JournalHeader {
-    pub durable: bool,
-    /// The promised generations follow the map (journals of an older rigel lack them).
-    pub promises: bool,
-    pub run: u64,
-    pub seed: u64,
-    pub unit: u64,
-    pub blocks: u64,
-    pub made_ns: u64,
-    pub synced_ns: u64,
-    pub target_sizes: Vec<u64>,
-}
-
-impl JournalHeader {
-    pub fn encode(&self) -> Vec<u8> {
-        let mut h = vec![0u8; HEADER];
-        h[..8].copy_from_slice(&MAGIC);
-        h[8..12].copy_from_slice(&VERSION.to_le_bytes());
-        let flags = if self.durable { FLAG_DURABLE } else { 0 }
-            | if self.promises { FLAG_PROMISES } else { 0 };
-        h[12..16].copy_from_slice(&flags.to_le_bytes());
-        for (at, v) in [
-            (16, self.run),
-            (24, self.seed),
-            (32, self.unit),
-            (40, self.blocks),
-            (48, self.made_ns),
-            (56, self.synced_ns),
-        ] {
-            h[at..at + 8].copy_from_slice(&v.to_le_bytes());
-        }
-        h[64..68].copy_from_slice(&(self.target_sizes.len() as u32).to_le_bytes());
-        for (t, s) in self.target_sizes.iter().enumerate().take(MAX_TARGETS) {
-            h[72 + 8 * t..80 + 8 * t].copy_from_slice(&s.to_le_bytes());
-        }
-        h
-    }
-
-    /// The header of a journal file's first bytes, or why it is not one.
-    pub fn decode(h: &[u8]) -> Result<JournalHeader, String> {
-        if h.len() < HEADER || h[..8] != MAGIC {
-            return Err("not a rigel journal (no RIGELJNL header)".into());
-        }
-        let u32_at = |at: usize| u32::from_le_bytes([h[at], h[at + 1], h[at + 2], h[at + 3]]);
-        let u64_at = |at: usize| {
-            let mut b = [0u8; 8];
-            b.copy_from_slice(&h[at..at + 8]);
-            u64::from_le_bytes(b)
-        };
-        if u32_at(8) != VERSION {
-            return Err(format!(
-                "journal version {} (this rigel reads {VERSION})",
-                u32_at(8)
-            ));
-        }
-        let targets = u32_at(64) as usize;
-        if targets == 0 || targets > MAX_TARGETS {
-            return Err(format!("a journal of {targets} targets"));
-        }
-        Ok(JournalHeader {
-            durable: u32_at(12) & FLAG_DURABLE != 0,
-            promises: u32_at(12) & FLAG_PROMISES != 0,
-            run: u64_at(16),
-            seed: u64_at(24),
-            unit: u64_at(32),
-            blocks: u64_at(40),
-            made_ns: u64_at(48),
-            synced_ns: u64_at(56),
-            target_sizes: (0..targets).map(|t| u64_at(72 + 8 * t)).collect(),
-        })
-    }
+    /// The run it belongs to, written into its header.
+    pub binding: Binding,
 }
 
 pub fn now_ns() -> u64 {
@@ -164,9 +73,42 @@ pub struct Journal {
     syncer: Option<JoinHandle<()>>,
 }
 
+/// Backs every byte of the journal's `len` with the filesystem's blocks before it is mapped: a
+/// store into a mapped page the filesystem cannot back is a SIGBUS, not an error (issue 43: a
+/// full run folder killed the run, exit 135). Without room the file is emptied again (its blocks
+/// freed) and the error is ENOSPC.
+fn allocate(file: &File, len: u64) -> io::Result<()> {
+    let done = loop {
+        match rustix::fs::fallocate(file, rustix::fs::FallocateFlags::empty(), 0, len) {
+            Err(rustix::io::Errno::INTR) => {}
+            // A filesystem without fallocate: zeros written are blocks allocated too.
+            Err(rustix::io::Errno::OPNOTSUPP) => break zeros(file, len),
+            r => break r.map_err(io::Error::from),
+        }
+    };
+    if done.is_err() {
+        // Best effort: the error about the space is the one to report.
+        let _ = file.set_len(0);
+    }
+    done
+}
+
+/// Writes `len` zero bytes from the file's start.
+fn zeros(file: &File, len: u64) -> io::Result<()> {
+    use std::os::unix::fs::FileExt;
+    let chunk = vec![0u8; 1 << 20];
+    let mut at = 0;
+    while at < len {
+        let n = (len - at).min(chunk.len() as u64);
+        file.write_all_at(&chunk[..n as usize], at)?;
+        at += n;
+    }
+    Ok(())
+}
+
 impl Journal {
-    /// Sizes `j.file` for `header` and maps it; its header written and synced before any entry
-    /// is used.
+    /// Allocates `j.file` for `header` (ENOSPC when the folder has no room for it, never a
+    /// SIGBUS later) and maps it; its header written and synced before any entry is used.
     pub fn create(j: &JournalFile, header: &JournalHeader) -> io::Result<Journal> {
         if header.target_sizes.len() > MAX_TARGETS {
             return Err(io::Error::other(format!(
@@ -176,7 +118,7 @@ impl Journal {
         let blocks = header.blocks as usize;
         let maps = if header.promises { 2 } else { 1 };
         let len = HEADER + blocks * 2 * maps;
-        j.file.set_len(len as u64)?;
+        allocate(&j.file, len as u64)?;
         let mut mapping = SharedMap::new(&j.file, len)?;
         mapping.write(0, &header.encode());
         let mapping = Arc::new(mapping);
@@ -260,7 +202,12 @@ mod tests {
         let volume = Volume::new(Layout::Concat, 0, &[1 << 20, 512 << 10]);
         let j = JournalFile {
             file,
+            path: path.clone(),
             durable: true,
+            binding: Binding {
+                plan: "a".repeat(64),
+                targets: "b".repeat(64),
+            },
         };
         let map = GenMap::new(&volume, 4096, 7, Some(&j)).expect("map");
         assert!(map.journaled());

@@ -78,10 +78,11 @@ impl GenMap {
                     made_ns: now_ns(),
                     synced_ns: 0,
                     target_sizes: sizes.clone(),
+                    binding: Some(j.binding.clone()),
                 };
                 Entries::Journal(
                     Journal::create(j, &header)
-                        .map_err(|e| format!("the journal (journal.map): {e}"))?,
+                        .map_err(|e| format!("the journal {}: {e}", j.path.display()))?,
                 )
             }
             None => Entries::Memory(

@@ -336,6 +336,11 @@ pub struct PaceResult {
     /// fewer than 2 gaps.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub send_gap_cv: Option<f64>,
+    /// `rigel replay`: the trace's requests never sent (the run ended before their turn came:
+    /// the target was slower than the trace at this speed, or rigel did not run). None for a
+    /// drawn schedule and in results written before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unsent: Option<u64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

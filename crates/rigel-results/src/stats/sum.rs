@@ -216,6 +216,9 @@ impl ClassSum {
                 sum.carried += p.carried;
                 sum.backlog += p.backlog;
                 sum.late += p.late;
+                if let Some(n) = p.unsent {
+                    *sum.unsent.get_or_insert(0) += n;
+                }
                 // One host's delays and send gaps are its own: not summed across hosts.
                 (sum.queued, sum.lag, sum.send_gap_cv) = (None, None, None);
             }
@@ -262,7 +265,7 @@ impl ClassSum {
             }
         }
         let pace = self.pace.take().map(|p| PaceResult {
-            achieved: rate_achieved(p.scheduled, p.backlog, p.late),
+            achieved: rate_achieved(p.scheduled, p.backlog, p.late) && p.unsent.unwrap_or(0) == 0,
             ..p
         });
         // Ticks are not summed across hosts (their clocks' ticks do not line up), nor the parts

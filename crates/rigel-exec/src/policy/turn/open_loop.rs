@@ -162,12 +162,16 @@ impl State<'_> {
             .min()
     }
 
-    /// At the end of the loop: each paced class's send times in the window and its backlog.
+    /// At the end of the loop: each paced class's send times in the window, its backlog and a
+    /// replay's requests never sent.
     pub(crate) fn end_pacing(&mut self, window: (u64, u64)) {
         for c in &mut self.classes {
             if let Some(p) = &mut c.pacer {
                 let backlog = p.backlog(window);
                 c.recorder.add_schedule(p.scheduled, backlog, p.late);
+                if let Some(unsent) = p.unsent() {
+                    c.recorder.add_unsent(unsent);
+                }
                 c.recorder.add_send_gaps(&p.gaps);
             }
         }
