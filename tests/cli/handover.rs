@@ -244,7 +244,8 @@ fn real_runs_give_a_pdf_with_embedded_fonts_figures_verdicts_and_the_specs_sha25
             "{spec}: {best} IOPS not in the text"
         );
         for want in [
-            "Summary",
+            "Verdict",
+            "Answers",
             "CALIBRATE_IO",
             "Appendix A",
             "Sign-off",
