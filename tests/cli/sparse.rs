@@ -120,7 +120,7 @@ fn device_counts(stderr: &str) -> (f64, f64) {
 }
 
 #[test]
-#[serial_test::serial]
+#[serial_test::parallel]
 fn one_point_over_a_sparse_file_gives_the_device_and_rigel_counts() {
     let fs = Ext4::new(128 << 20);
     let files = truncated(fs.path(), &["s.img"], 1 << 30);
