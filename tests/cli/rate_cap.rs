@@ -1,7 +1,8 @@
 //! Rate caps on real throttled devices: loop devices over tmpfs limited to 250 read IOPS each
 //! (cgroup v1 `blkio.throttle.read_iops_device`), as a provisioned cloud volume is. ORION's
-//! `-run simple` over one names its cap; over four under a `concat` volume (the seed's EBS case)
-//! it names each device's 250 and their sum; an unthrottled loop device gets no such finding.
+//! small line (`-run advanced -matrix row`; `-run simple` draws the same line and two large points)
+//! over one names its cap; over four under a `concat` volume (the seed's EBS case) it names each
+//! device's 250 and their sum; an unthrottled loop device gets no finding from `-run simple`.
 
 use super::orion::LunDir;
 use rigel_testkit::LoopDevice;
@@ -10,30 +11,29 @@ use serde_json::Value;
 /// The throttle every device gets, read IOPS.
 const CAP: u32 = 250;
 
-/// `-run simple -num_disks 1` over `devs` (2-second points: the blkio throttle's budget carries
-/// over from one second to the next, so 1-second points alternate ±5% about the cap); stderr and
-/// the run's `findings` in results.json. One disk's loads (small 1 to 5, large 1 and 2: 7 points,
-/// 15 s) whatever the number of devices: four throttled devices hold their sum from the first
-/// level on (a stream of random reads meets a device with budget left and blocks only when one
-/// runs dry: 993 of 1,000 IOPS at load 1), so four disks' loads (small 1 to 20, large 1 to 8: a
-/// minute) showed the same flat line four times as long.
-fn orion_simple(devs: &[&LoopDevice]) -> (String, String, Vec<Value>) {
+/// ORION over `devs` with `-num_disks 1` and 2-second points (the blkio throttle's budget carries
+/// over from one second to the next, so 1-second points alternate ±5% about the cap); `run` is
+/// `-run simple` or the small line alone ([`SMALL_LINE`]); stderr and the run's `findings` in
+/// results.json. One disk's loads (small 1 to 5, large 1 and 2) whatever the number of devices:
+/// four throttled devices hold their sum from the first level on (a stream of random reads meets
+/// a device with budget left and blocks only when one runs dry: 993 of 1,000 IOPS at load 1), so
+/// four disks' loads (small 1 to 20, large 1 to 8: a minute) showed the same flat line four
+/// times as long.
+fn orion_cap(devs: &[&LoopDevice], run: &[&str]) -> (String, String, Vec<Value>) {
     let paths: Vec<&str> = devs.iter().map(|d| d.dev()).collect();
     let d = LunDir::new().with("cap", &paths);
-    let out = d
-        .orion(&[
-            "-run",
-            "simple",
-            "-testname",
-            "cap",
-            "-num_disks",
-            "1",
-            "-duration",
-            "2",
-            "-cache_size",
-            "0",
-        ])
-        .code(0);
+    let mut args = run.to_vec();
+    args.extend([
+        "-testname",
+        "cap",
+        "-num_disks",
+        "1",
+        "-duration",
+        "2",
+        "-cache_size",
+        "0",
+    ]);
+    let out = d.orion(&args).code(0);
     let names = d.outputs();
     let summary = names
         .iter()
@@ -51,6 +51,14 @@ fn orion_simple(devs: &[&LoopDevice]) -> (String, String, Vec<Value>) {
     (out.stderr, summary, findings)
 }
 
+/// The small class's line alone (loads 1 to 5, 10 s): the throttled tests judge only its cap, so
+/// `-run simple`'s two large points would add 4 s to each; the unthrottled control keeps them (no
+/// finding on either line).
+const SMALL_LINE: [&str; 6] = ["-run", "advanced", "-matrix", "row", "-num_large", "0"];
+
+/// ORION's `-run simple`.
+const SIMPLE: [&str; 2] = ["-run", "simple"];
+
 fn small_cap(findings: &[Value]) -> &Value {
     findings
         .iter()
@@ -67,7 +75,7 @@ fn near(v: &Value, want: f64, share: f64) -> bool {
 fn one_throttled_device_is_named_a_rate_limit() {
     let lo = LoopDevice::new(1 << 30);
     lo.throttle_reads(CAP);
-    let (stderr, summary, findings) = orion_simple(&[&lo]);
+    let (stderr, summary, findings) = orion_cap(&[&lo], &SMALL_LINE);
     lo.throttle_reads(0);
     let cap = &small_cap(&findings)["evidence"]["rate_cap"];
     assert!(near(&cap["mean"], f64::from(CAP), 0.1), "{cap:#}");
@@ -95,7 +103,7 @@ fn four_throttled_devices_under_concat_name_each_cap_and_the_sum() {
     for d in &devs {
         d.throttle_reads(CAP);
     }
-    let (stderr, _, findings) = orion_simple(&devs.iter().collect::<Vec<_>>());
+    let (stderr, _, findings) = orion_cap(&devs.iter().collect::<Vec<_>>(), &SMALL_LINE);
     for d in &devs {
         d.throttle_reads(0);
     }
@@ -129,7 +137,7 @@ fn four_throttled_devices_under_concat_name_each_cap_and_the_sum() {
 #[serial_test::serial]
 fn an_unthrottled_device_gets_no_rate_cap() {
     let lo = LoopDevice::new(1 << 30);
-    let (stderr, summary, findings) = orion_simple(&[&lo]);
+    let (stderr, summary, findings) = orion_cap(&[&lo], &SIMPLE);
     assert!(findings.is_empty(), "{findings:#?}");
     assert!(!stderr.contains("rate limit"), "{stderr}");
     assert!(!summary.contains("Notes (rigel)"), "{summary}");
