@@ -4,16 +4,13 @@
 //! out, with the rates before and after; the same file without the bucket gets no such finding.
 
 use super::builder::{results, rigel};
-use super::faults::faultfs::{self, FaultFs, Faults};
+use super::faults::faultfs::{self, Faults};
 use serde_json::Value;
 use std::time::Duration;
 
 /// One 8-second point at load 4 over `faults` (through a loop device); stderr and the findings.
 fn run(faults: Faults) -> (String, Vec<Value>, Option<Duration>) {
-    if let Some(why) = faultfs::unavailable() {
-        panic!("{why}");
-    }
-    let fs = FaultFs::mount(faults).expect("mount");
+    let fs = faultfs::mounted(faults);
     let dev = fs.loop_device().expect("a loop device over the FUSE file");
     let tmp = tempfile::tempdir().expect("tmp");
     let spec = tmp.path().join("b.toml");
