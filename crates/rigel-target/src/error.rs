@@ -44,7 +44,10 @@ pub enum TargetError {
     )]
     NoDirectIo { path: PathBuf },
 
-    #[error("{path}: is a {kind}, not a regular file or a block device")]
+    #[error(
+        "{path}: is a {kind}, not a regular file, a block device or an NVMe namespace's \
+         generic device (/dev/ngXnY)"
+    )]
     Unsupported { path: PathBuf, kind: &'static str },
 
     #[error(

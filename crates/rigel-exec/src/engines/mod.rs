@@ -13,6 +13,7 @@ mod contract_tests;
 pub(crate) mod fake;
 pub(crate) mod io_uring;
 pub(crate) mod libaio;
+pub(crate) mod nvme;
 pub(crate) mod psync;
 mod ready;
 pub(crate) mod seam;
@@ -30,10 +31,18 @@ pub(crate) trait Visit {
 }
 
 /// Runs `v` on `engine` (a concrete one: `resolve_engine` turned `auto` into one). The one place
-/// that maps an engine's name to its type.
-pub(crate) fn visit<V: Visit>(engine: rigel_plan::Engine, polled: bool, v: V) -> V::Out {
+/// that maps an engine's name to its type. `passthru`: the worker's volume holds an NVMe
+/// passthrough target (`nvme::any_passthru`), which only io_uring's passthrough ring reaches.
+pub(crate) fn visit<V: Visit>(
+    engine: rigel_plan::Engine,
+    polled: bool,
+    passthru: bool,
+    v: V,
+) -> V::Out {
     use rigel_plan::Engine as Name;
     match engine {
+        // The passthrough ring refuses `polled` at its open, with the alternative.
+        Name::IoUring | Name::Auto if passthru => v.visit::<io_uring::passthru::PassthruEngine>(),
         // `polled = true` (the plan allows it on io_uring only): the polled ring's engine.
         Name::IoUring | Name::Auto if polled => v.visit::<io_uring::polled::PolledEngine>(),
         Name::IoUring | Name::Auto => v.visit::<io_uring::IoUringEngine>(),

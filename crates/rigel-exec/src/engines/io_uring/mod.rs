@@ -4,6 +4,7 @@
 //! straight from the completion queue. rigel's fastest path, and the default.
 
 pub(crate) mod entering;
+pub(crate) mod passthru;
 pub(crate) mod polled;
 pub(crate) mod setup;
 
@@ -161,9 +162,29 @@ pub(crate) struct IoUringLive<'r> {
 }
 
 impl IoUringLive<'_> {
+    /// The targets as this ring addresses them.
+    #[inline(always)]
+    fn files(&self) -> Files<'_> {
+        Files {
+            fds: self.fds,
+            fixed_files: self.fixed_files,
+            fixed_buffers: self.fixed_buffers,
+        }
+    }
+}
+
+/// How a ring addresses the targets and the buffers: registered or by descriptor and address.
+#[derive(Clone, Copy)]
+pub(crate) struct Files<'r> {
+    pub fds: &'r [RawFd],
+    pub fixed_files: bool,
+    pub fixed_buffers: bool,
+}
+
+impl Files<'_> {
     /// A read or a write's submission entry.
     #[inline(always)]
-    fn rw(&self, rw: &Rw) -> squeue::Entry {
+    pub(crate) fn rw(&self, rw: &Rw) -> squeue::Entry {
         let Rw {
             target,
             offset,
@@ -203,7 +224,7 @@ impl IoUringLive<'_> {
 
     /// A flush's submission entry.
     #[inline]
-    fn fsync(&self, target: u32, data_only: bool) -> squeue::Entry {
+    pub(crate) fn fsync(&self, target: u32, data_only: bool) -> squeue::Entry {
         let flags = if data_only {
             types::FsyncFlags::DATASYNC
         } else {
@@ -225,8 +246,8 @@ impl Live for IoUringLive<'_> {
     #[inline(always)]
     unsafe fn push(&mut self, tag: u64, op: Op<'_>) {
         let entry = match op {
-            Op::Rw(rw) => self.rw(&rw),
-            Op::Flush { target, data_only } => self.fsync(target, data_only),
+            Op::Rw(rw) => self.files().rw(&rw),
+            Op::Flush { target, data_only } => self.files().fsync(target, data_only),
             Op::Timer(t) => {
                 let k = *self.next_timespec % self.timespecs.len();
                 *self.next_timespec = self.next_timespec.wrapping_add(1);

@@ -1,0 +1,97 @@
+//! NVMe passthrough targets: a namespace's generic character device (`/dev/ngXnY`, sysfs class
+//! `nvme-generic`), which the executor drives with NVMe commands through io_uring. Its data is
+//! the namespace's, the same bytes its block device (`/dev/nvmeXnY`) holds: so the block
+//! device's queue gives the size and block sizes (the kernel filled them from the namespace's
+//! identify data, which the executor reads again for its commands), and the write guard judges
+//! the block device (mounts, holders, swap, signatures) and holds it exclusively while the run
+//! writes.
+
+use super::sysfs::{Sysfs, parse_dev, read_trimmed};
+use std::fs::Metadata;
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::path::{Path, PathBuf};
+
+/// The namespace block device behind a passthrough target.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Namespace {
+    /// `/dev/nvmeXnY`.
+    pub block: PathBuf,
+    /// Its device numbers.
+    pub dev: (u32, u32),
+}
+
+impl Sysfs {
+    /// The namespace behind the character device `rdev` when it is an NVMe generic one
+    /// (`ngXnY` → `nvmeXnY`, as the driver names both from the same controller and namespace
+    /// instances), or None.
+    pub fn nvme_generic(&self, rdev: (u32, u32)) -> Option<Namespace> {
+        let link = self
+            .root()
+            .join("dev/char")
+            .join(format!("{}:{}", rdev.0, rdev.1));
+        let class = std::fs::read_link(link.join("subsystem")).ok()?;
+        if class.file_name()? != "nvme-generic" {
+            return None;
+        }
+        let name = std::fs::canonicalize(&link).ok()?;
+        let name = name.file_name()?.to_str()?;
+        let block = format!("nvme{}", name.strip_prefix("ng")?);
+        let dev = parse_dev(&read_trimmed(&self.root().join("block").join(&block).join("dev"))?)?;
+        Some(Namespace {
+            block: Path::new("/dev").join(block),
+            dev,
+        })
+    }
+}
+
+/// The namespace behind `meta` (a target's metadata) when it is a passthrough target.
+pub fn namespace_of(meta: &Metadata) -> Option<Namespace> {
+    if !meta.file_type().is_char_device() {
+        return None;
+    }
+    let rdev = meta.rdev();
+    Sysfs::default().nvme_generic((rustix::fs::major(rdev), rustix::fs::minor(rdev)))
+}
+
+/// The namespace behind the target at `path`, when it is a passthrough one.
+pub fn namespace_at(path: &Path) -> Option<Namespace> {
+    namespace_of(&std::fs::metadata(path).ok()?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+    use std::os::unix::fs::symlink;
+
+    #[test]
+    fn a_generic_nvme_device_names_its_namespace_block_device() {
+        let root = tempfile::tempdir().unwrap();
+        let r = root.path();
+        let ng = r.join("devices/pci0000:00/nvme/nvme0/ng0n1");
+        fs::create_dir_all(&ng).unwrap();
+        fs::create_dir_all(r.join("class/nvme-generic")).unwrap();
+        fs::create_dir_all(r.join("class/misc")).unwrap();
+        symlink(r.join("class/nvme-generic"), ng.join("subsystem")).unwrap();
+        fs::create_dir_all(r.join("dev/char")).unwrap();
+        symlink(&ng, r.join("dev/char/245:0")).unwrap();
+        fs::create_dir_all(r.join("block/nvme0n1")).unwrap();
+        fs::write(r.join("block/nvme0n1/dev"), "259:0\n").unwrap();
+        let sysfs = Sysfs::at(r);
+        assert_eq!(
+            sysfs.nvme_generic((245, 0)),
+            Some(Namespace {
+                block: "/dev/nvme0n1".into(),
+                dev: (259, 0)
+            })
+        );
+        // Another character device (a tty, /dev/null) is none.
+        let tty = r.join("devices/virtual/tty/tty0");
+        fs::create_dir_all(&tty).unwrap();
+        symlink(r.join("class/misc"), tty.join("subsystem")).unwrap();
+        symlink(&tty, r.join("dev/char/4:0")).unwrap();
+        assert_eq!(sysfs.nvme_generic((4, 0)), None);
+        assert_eq!(sysfs.nvme_generic((1, 3)), None);
+        assert_eq!(namespace_at(Path::new("/dev/null")), None);
+    }
+}
