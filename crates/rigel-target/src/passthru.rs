@@ -36,7 +36,9 @@ impl Sysfs {
         let name = std::fs::canonicalize(&link).ok()?;
         let name = name.file_name()?.to_str()?;
         let block = format!("nvme{}", name.strip_prefix("ng")?);
-        let dev = parse_dev(&read_trimmed(&self.root().join("block").join(&block).join("dev"))?)?;
+        let dev = parse_dev(&read_trimmed(
+            &self.root().join("block").join(&block).join("dev"),
+        )?)?;
         Some(Namespace {
             block: Path::new("/dev").join(block),
             dev,

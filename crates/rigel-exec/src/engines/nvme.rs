@@ -120,9 +120,8 @@ impl Namespace {
             data_len: data.len() as u32,
             ..Cmd::default()
         };
-        ioctl_cmd(raw, IOCTL_ADMIN_CMD, &mut cmd).map_err(|e| {
-            io::Error::new(e.kind(), format!("Identify Namespace {nsid}: {e}"))
-        })?;
+        ioctl_cmd(raw, IOCTL_ADMIN_CMD, &mut cmd)
+            .map_err(|e| io::Error::new(e.kind(), format!("Identify Namespace {nsid}: {e}")))?;
         parse_identify(nsid, &data)
     }
 
@@ -154,7 +153,12 @@ impl Namespace {
 
     /// Reads `buf.len()` bytes at byte `offset` synchronously (off the hot path), in pieces
     /// the kernel maps at once.
-    pub(crate) fn read_at(&self, fd: BorrowedFd<'_>, buf: &mut [u8], offset: u64) -> io::Result<()> {
+    pub(crate) fn read_at(
+        &self,
+        fd: BorrowedFd<'_>,
+        buf: &mut [u8],
+        offset: u64,
+    ) -> io::Result<()> {
         /// Below any controller's transfer limit (MDTS is at least 4 KiB pages × 2^5 in
         /// practice; Linux caps a passthrough ioctl at the queue's max_hw_sectors).
         const PIECE: usize = 128 << 10;
@@ -169,7 +173,13 @@ impl Namespace {
         while done < buf.len() {
             let n = (buf.len() - done).min(PIECE);
             let piece = &mut buf[done..done + n];
-            let mut cmd = self.rw(false, false, offset + done as u64, piece.as_mut_ptr() as u64, n as u32);
+            let mut cmd = self.rw(
+                false,
+                false,
+                offset + done as u64,
+                piece.as_mut_ptr() as u64,
+                n as u32,
+            );
             ioctl_cmd(fd.as_raw_fd(), IOCTL_IO_CMD, &mut cmd)?;
             done += n;
         }
@@ -206,7 +216,12 @@ fn parse_identify(nsid: u32, data: &[u8]) -> io::Result<Namespace> {
     let nlbaf = u32::from(data[25]);
     let flbas = u32::from(data[26]);
     // FLBAS bits 3:0, and bits 6:5 as the high bits when more than 16 formats exist.
-    let index = (flbas & 0xf) | if nlbaf >= 16 { (flbas >> 5 & 0x3) << 4 } else { 0 };
+    let index = (flbas & 0xf)
+        | if nlbaf >= 16 {
+            (flbas >> 5 & 0x3) << 4
+        } else {
+            0
+        };
     let lbads = u32::from(data[128 + 4 * index as usize + 2]);
     if !(9..=16).contains(&lbads) || blocks == 0 {
         return Err(io::Error::other(format!(
@@ -259,7 +274,10 @@ mod tests {
         let b = c.bytes();
         assert_eq!(b[0], OP_WRITE);
         assert_eq!(u32::from_ne_bytes(b[4..8].try_into().unwrap()), 1);
-        assert_eq!(u64::from_ne_bytes(b[24..32].try_into().unwrap()), 0x1122_3344_5566_7788);
+        assert_eq!(
+            u64::from_ne_bytes(b[24..32].try_into().unwrap()),
+            0x1122_3344_5566_7788
+        );
         assert_eq!(u32::from_ne_bytes(b[36..40].try_into().unwrap()), 16384);
         // SLBA = offset / 4096 across CDW10 (low) and CDW11 (high); NLB is 0-based.
         assert_eq!(u32::from_ne_bytes(b[40..44].try_into().unwrap()), 2);
@@ -284,7 +302,11 @@ mod tests {
     #[test]
     fn a_regular_file_is_no_passthrough_target() {
         let f = tempfile::tempfile().unwrap();
-        assert!(passthru_namespace(rustix::fd::AsFd::as_fd(&f)).unwrap().is_none());
+        assert!(
+            passthru_namespace(rustix::fd::AsFd::as_fd(&f))
+                .unwrap()
+                .is_none()
+        );
         assert!(!any_passthru(&[f.as_raw_fd()]));
     }
 }

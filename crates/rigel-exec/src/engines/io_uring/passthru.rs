@@ -12,9 +12,11 @@
 //! bytes asked for, as a read would return them) and what tag to hand back, so the policy sees
 //! the seam's convention. An NVMe error status is `-EIO`.
 
-use super::entering::Entering;
-use super::setup::{build_ring, build_sqpoll_ring, push_or_submit, register_buffers, register_files};
 use super::Files;
+use super::entering::Entering;
+use super::setup::{
+    build_ring, build_sqpoll_ring, push_or_submit, register_buffers, register_files,
+};
 use crate::engines::clock::Elapsed;
 use crate::engines::nvme::{self, Namespace};
 use crate::engines::seam::{Completion, Engine, Facts, Live, Op, Open, Opened, RingMode, Rw};
@@ -215,10 +217,13 @@ impl PassthruLive<'_> {
                 .buf_index(buf_index)
                 .build()
         } else {
-            opcode::UringCmd80::new(types::Fd(self.files.fds[target as usize]), nvme::URING_CMD_IO)
-                .cmd(cmd)
-                .buf_index(buf_index)
-                .build()
+            opcode::UringCmd80::new(
+                types::Fd(self.files.fds[target as usize]),
+                nvme::URING_CMD_IO,
+            )
+            .cmd(cmd)
+            .buf_index(buf_index)
+            .build()
         }
     }
 
@@ -251,7 +256,10 @@ impl Live for PassthruLive<'_> {
                 let k = *self.next_timespec % self.timespecs.len();
                 *self.next_timespec = self.next_timespec.wrapping_add(1);
                 self.timespecs[k] = *t.timespec();
-                (opcode::Timeout::new(&self.timespecs[k]).build().into(), AS_IS)
+                (
+                    opcode::Timeout::new(&self.timespecs[k]).build().into(),
+                    AS_IS,
+                )
             }
         };
         let entry = entry.user_data(self.hold(tag, ok));
