@@ -39,7 +39,7 @@ pub use holes::{Holes, holes};
 pub use kind::TargetKind;
 pub use marker::XATTR_NAME;
 pub use open::{OpenTarget, OpenVolume, open_volume, remark_written};
-pub use passthru::{Namespace, namespace_at};
+pub use passthru::{Namespace, namespace_at, passthru_refusals};
 pub use placement::{Host, Placed, PlacementError, place};
 pub use polling::polled_refusals;
 pub use probe::{OpenMode, Probe, holding_device, open_target, probe, reopen_target};

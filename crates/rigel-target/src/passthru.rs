@@ -7,6 +7,8 @@
 //! writes.
 
 use super::sysfs::{Sysfs, parse_dev, read_trimmed};
+use rigel_plan::{Engine, RunPlan};
+use rigel_spec::{Spec, SpecError};
 use std::fs::Metadata;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
@@ -60,6 +62,54 @@ pub fn namespace_at(path: &Path) -> Option<Namespace> {
     namespace_of(&std::fs::metadata(path).ok()?)
 }
 
+/// Each class of `plan` that would reach a passthrough target through an engine without NVMe
+/// commands (libaio, psync: a character device has no read or write of its own, every I/O would
+/// fail), at the class's `engine` (or `run.engine`'s; `--engine`'s choice as the spec's whole).
+pub fn passthru_refusals(spec: &Spec, plan: &RunPlan) -> Vec<SpecError> {
+    refusals_with(spec, plan, |path| namespace_at(path).is_some())
+}
+
+/// [`passthru_refusals`] with the passthrough test `is_passthru` (a test's).
+fn refusals_with(
+    spec: &Spec,
+    plan: &RunPlan,
+    is_passthru: impl Fn(&Path) -> bool,
+) -> Vec<SpecError> {
+    let Some(target) = plan
+        .targets
+        .iter()
+        .find(|t| is_passthru(Path::new(&t.path)))
+    else {
+        return Vec::new();
+    };
+    plan.classes
+        .iter()
+        .filter(|c| matches!(c.engine, Engine::Libaio | Engine::Psync))
+        .map(|c| {
+            let message = format!(
+                "class `{}` runs on {}, but {} is an NVMe namespace's generic device, which only \
+                 io_uring's passthrough commands reach",
+                c.name,
+                c.engine.name(),
+                target.path
+            );
+            let hint = "use engine = \"io_uring\" (or leave it out), or run on the namespace's \
+                        block device (/dev/nvmeXnY)";
+            let at = spec
+                .classes
+                .iter()
+                .find(|k| k.name.value == c.name)
+                .and_then(|k| k.engine.as_ref())
+                .or(spec.run.engine.as_ref());
+            match at {
+                Some(e) => SpecError::at(&e.loc, message, "engine"),
+                None => SpecError::whole(message),
+            }
+            .hint(hint)
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -95,5 +145,48 @@ mod tests {
         assert_eq!(sysfs.nvme_generic((4, 0)), None);
         assert_eq!(sysfs.nvme_generic((1, 3)), None);
         assert_eq!(namespace_at(Path::new("/dev/null")), None);
+    }
+
+    fn checked(engine: &str) -> (Spec, RunPlan) {
+        let text = format!(
+            "[[target]]\npath = \"/dev/ng0n1\"\ndestructive = true\n[class.small]\nsize = \
+             \"4KiB\"\nmix = \"read\"\nengine = \"{engine}\"\n[matrix]\nshape = \"point\"\n\
+             small = \"1\"\n"
+        );
+        let c = rigel_plan::check(
+            rigel_spec::SpecInput::Text {
+                name: "t",
+                text: &text,
+            },
+            &[],
+            2,
+            &rigel_spec::Builtins::single(),
+        )
+        .unwrap_or_else(|d| panic!("{}", d.render(false)));
+        (c.loaded.spec, c.plan.expect("runnable"))
+    }
+
+    #[test]
+    fn a_passthrough_target_is_refused_to_engines_without_nvme_commands_at_engine() {
+        let ng = |p: &Path| p == Path::new("/dev/ng0n1");
+        for engine in ["psync", "libaio"] {
+            let (spec, plan) = checked(engine);
+            let errors = refusals_with(&spec, &plan, ng);
+            assert_eq!(errors.len(), 1, "{errors:?}");
+            let e = &errors[0];
+            assert!(
+                e.message.contains(&format!(
+                    "class `small` runs on {engine}, but /dev/ng0n1 is an NVMe namespace's"
+                )),
+                "{}",
+                e.message
+            );
+            assert!(e.hint.as_deref().is_some_and(|h| h.contains("io_uring")));
+            assert!(e.loc.is_some(), "{e:?}");
+            // The same class on a block device asks nothing.
+            assert!(refusals_with(&spec, &plan, |_| false).is_empty());
+        }
+        let (spec, plan) = checked("io_uring");
+        assert!(refusals_with(&spec, &plan, ng).is_empty());
     }
 }

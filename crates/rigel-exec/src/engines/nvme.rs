@@ -270,7 +270,7 @@ mod tests {
             lba_shift: 12,
             blocks: 1 << 18,
         }
-        .rw(true, true, 3 << 32 | 8192, 0x1122_3344_5566_7788, 16384);
+        .rw(true, true, 5 << 44 | 8192, 0x1122_3344_5566_7788, 16384);
         let b = c.bytes();
         assert_eq!(b[0], OP_WRITE);
         assert_eq!(u32::from_ne_bytes(b[4..8].try_into().unwrap()), 1);
@@ -281,7 +281,7 @@ mod tests {
         assert_eq!(u32::from_ne_bytes(b[36..40].try_into().unwrap()), 16384);
         // SLBA = offset / 4096 across CDW10 (low) and CDW11 (high); NLB is 0-based.
         assert_eq!(u32::from_ne_bytes(b[40..44].try_into().unwrap()), 2);
-        assert_eq!(u32::from_ne_bytes(b[44..48].try_into().unwrap()), 3 << 20);
+        assert_eq!(u32::from_ne_bytes(b[44..48].try_into().unwrap()), 5);
         assert_eq!(u32::from_ne_bytes(b[48..52].try_into().unwrap()), 3 | FUA);
     }
 
