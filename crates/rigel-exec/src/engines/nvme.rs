@@ -261,6 +261,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[serial_test::parallel]
     fn the_uring_command_op_and_layout_are_the_kernels() {
         // include/uapi/linux/nvme_ioctl.h: NVME_URING_CMD_IO, NVME_IOCTL_IO_CMD.
         assert_eq!(URING_CMD_IO, 0xc048_4e80);
@@ -286,6 +287,7 @@ mod tests {
     }
 
     #[test]
+    #[serial_test::parallel]
     fn identify_data_gives_the_size_and_the_current_formats_block() {
         let mut data = vec![0u8; 4096];
         data[0..8].copy_from_slice(&262_144u64.to_le_bytes());
@@ -300,6 +302,7 @@ mod tests {
     }
 
     #[test]
+    #[serial_test::parallel]
     fn a_regular_file_is_no_passthrough_target() {
         let f = tempfile::tempfile().unwrap();
         assert!(
