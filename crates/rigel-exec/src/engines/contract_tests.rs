@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 const BLOCK: usize = 4096;
 
 /// Enters until `n` completions came (each `enter` must bring one within 5 s).
-fn take<L: Live>(live: &mut L, clock: &Elapsed, n: usize) -> Vec<Completion> {
+pub(super) fn take<L: Live>(live: &mut L, clock: &Elapsed, n: usize) -> Vec<Completion> {
     let mut got = Vec::new();
     let until = Instant::now() + Duration::from_secs(5);
     while got.len() < n {

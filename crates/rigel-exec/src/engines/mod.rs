@@ -2,13 +2,14 @@
 //! (`arena`), io_uring (`io_uring`), libaio (`libaio`) and psync (`psync`) with the ready
 //! queue and timers the last two and the fake keep themselves (`ready`), the policy tests' fake (`fake`), and the one place that
 //! maps an engine's name to its type (`visit`); the clock every engine and the policy time I/O by
-//! (`clock`), and `sys`, the few other OS calls that need `unsafe`. All of rigel-exec's `unsafe`
+//! (`clock`), a trim's system calls (`discard`), and `sys`, the few other OS calls that need `unsafe`. All of rigel-exec's `unsafe`
 //! is in this folder (`tests/layering` checks it).
 
 pub(crate) mod arena;
 pub(crate) mod clock;
 #[cfg(test)]
 mod contract_tests;
+pub(crate) mod discard;
 #[cfg(test)]
 pub(crate) mod fake;
 pub(crate) mod io_uring;
@@ -19,6 +20,8 @@ mod ready;
 pub(crate) mod seam;
 pub(crate) mod slot_bufs;
 pub(crate) mod sys;
+#[cfg(test)]
+mod trim_tests;
 
 pub use seam::RingMode;
 pub(crate) use seam::{Engine, Facts, Interval, Live, Open, Opened};

@@ -12,6 +12,10 @@ use std::os::fd::{AsRawFd, BorrowedFd, RawFd};
 pub(crate) const OP_FLUSH: u8 = 0x00;
 pub(crate) const OP_WRITE: u8 = 0x01;
 pub(crate) const OP_READ: u8 = 0x02;
+/// Dataset Management: with its Deallocate attribute, a trim of the ranges it lists.
+pub(crate) const OP_DSM: u8 = 0x09;
+/// DSM's Attribute Deallocate (CDW11 bit 2).
+const DSM_DEALLOCATE: u32 = 1 << 2;
 /// Identify (admin command set).
 const OP_IDENTIFY: u8 = 0x06;
 /// Write's Force Unit Access bit (CDW12 bit 30): completes only once durable (`RWF_DSYNC`).
@@ -140,6 +144,27 @@ impl Namespace {
             cdw12: nlb | if write && fua { FUA } else { 0 },
             ..Cmd::default()
         }
+    }
+
+    /// A Dataset Management command deallocating (trimming) `len` bytes at byte `offset`: one
+    /// range, written into `range` (16 bytes the caller keeps until the command completes).
+    /// None when the range's block count does not fit the command's 32 bits.
+    pub(crate) fn trim(&self, offset: u64, len: u64, range: &mut [u8; 16]) -> Option<Cmd> {
+        let blocks = u32::try_from(len >> self.lba_shift).ok()?;
+        // Context attributes (none), length in blocks, starting LBA.
+        range[0..4].copy_from_slice(&0u32.to_le_bytes());
+        range[4..8].copy_from_slice(&blocks.to_le_bytes());
+        range[8..16].copy_from_slice(&(offset >> self.lba_shift).to_le_bytes());
+        Some(Cmd {
+            opcode: OP_DSM,
+            nsid: self.nsid,
+            addr: range.as_ptr() as u64,
+            data_len: 16,
+            // One range (0-based count).
+            cdw10: 0,
+            cdw11: DSM_DEALLOCATE,
+            ..Cmd::default()
+        })
     }
 
     /// The namespace's Flush command.
@@ -284,6 +309,30 @@ mod tests {
         assert_eq!(u32::from_ne_bytes(b[40..44].try_into().unwrap()), 2);
         assert_eq!(u32::from_ne_bytes(b[44..48].try_into().unwrap()), 5);
         assert_eq!(u32::from_ne_bytes(b[48..52].try_into().unwrap()), 3 | FUA);
+    }
+
+    #[test]
+    #[serial_test::parallel]
+    fn a_trim_is_one_deallocated_range_in_blocks() {
+        let ns = Namespace {
+            nsid: 2,
+            lba_shift: 12,
+            blocks: 1 << 30,
+        };
+        let mut range = [0u8; 16];
+        let c = ns.trim(5 << 32 | 8192, 65536, &mut range).unwrap();
+        assert_eq!(
+            (c.opcode, c.nsid, c.data_len, c.cdw10, c.cdw11),
+            (OP_DSM, 2, 16, 0, 4)
+        );
+        assert_eq!(c.addr, range.as_ptr() as u64);
+        assert_eq!(u32::from_le_bytes(range[4..8].try_into().unwrap()), 16);
+        assert_eq!(
+            u64::from_le_bytes(range[8..16].try_into().unwrap()),
+            5 << 20 | 2
+        );
+        // More blocks than a range counts: refused, not truncated.
+        assert!(ns.trim(0, 1 << 44, &mut range).is_none());
     }
 
     #[test]

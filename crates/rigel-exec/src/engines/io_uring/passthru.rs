@@ -11,6 +11,11 @@
 //! an entry of `table` (its `user_data` is the entry's index) saying what a success means (the
 //! bytes asked for, as a read would return them) and what tag to hand back, so the policy sees
 //! the seam's convention. An NVMe error status is `-EIO`.
+//!
+//! A trim of a passthrough target is a Dataset Management command deallocating its range (the
+//! range's 16 bytes live in the request's table entry, boxed, until it completes); of another
+//! target, the block layer's discard or a punched hole run at the push (`discard`), its
+//! completion made here.
 
 use super::Files;
 use super::entering::Entering;
@@ -18,8 +23,9 @@ use super::setup::{
     build_ring, build_sqpoll_ring, push_or_submit, register_buffers, register_files,
 };
 use crate::engines::clock::Elapsed;
+use crate::engines::discard;
 use crate::engines::nvme::{self, Namespace};
-use crate::engines::seam::{Completion, Engine, Facts, Live, Op, Open, Opened, RingMode, Rw};
+use crate::engines::seam::{Completion, Engine, Facts, Live, Op, Open, Opened, RingMode, Rw, Trim};
 use crate::failure::Failure;
 use io_uring::{IoUring, Submitter, cqueue, opcode, squeue, types};
 use std::collections::BTreeMap;
@@ -44,8 +50,15 @@ pub(crate) struct PassthruEngine {
     next_timespec: usize,
     /// Per request in the ring: its tag and its result on success (`AS_IS`: the kernel's).
     table: Vec<(u64, i32)>,
+    /// Per table entry: a trim's DSM range (boxed: the kernel reads it at its own address
+    /// while the table grows).
+    #[allow(clippy::vec_box)] // the boxes' addresses must not move when the Vec grows
+    ranges: Vec<Box<[u8; 16]>>,
     free: Vec<u32>,
     sqpoll: Option<rigel_plan::SqPoll>,
+    /// Which targets are block devices, and the completions of trims run at their push.
+    block: Vec<bool>,
+    made: Vec<Completion>,
 }
 
 impl Engine for PassthruEngine {
@@ -99,8 +112,11 @@ impl Engine for PassthruEngine {
                 timespecs: timespecs.into_boxed_slice(),
                 next_timespec: 0,
                 table: Vec::with_capacity(capacity),
+                ranges: Vec::with_capacity(capacity),
                 free: Vec::with_capacity(capacity),
                 sqpoll: open.sqpoll,
+                block: discard::block_targets(open.fds),
+                made: Vec::new(),
             },
             buf_index: buf_index.unwrap_or_default(),
         })
@@ -122,7 +138,10 @@ impl Engine for PassthruEngine {
             timespecs: &mut self.timespecs,
             next_timespec: &mut self.next_timespec,
             table: &mut self.table,
+            ranges: &mut self.ranges,
             free: &mut self.free,
+            block: &self.block,
+            made: &mut self.made,
         }
     }
 
@@ -187,7 +206,11 @@ pub(crate) struct PassthruLive<'r> {
     timespecs: &'r mut [types::Timespec],
     next_timespec: &'r mut usize,
     table: &'r mut Vec<(u64, i32)>,
+    #[allow(clippy::vec_box)] // as `PassthruEngine::ranges`
+    ranges: &'r mut Vec<Box<[u8; 16]>>,
     free: &'r mut Vec<u32>,
+    block: &'r [bool],
+    made: &'r mut Vec<Completion>,
 }
 
 impl PassthruLive<'_> {
@@ -202,6 +225,7 @@ impl PassthruLive<'_> {
             }
             None => {
                 self.table.push((tag, ok));
+                self.ranges.push(Box::new([0; 16]));
                 (self.table.len() - 1) as u64
             }
         }
@@ -241,10 +265,44 @@ impl PassthruLive<'_> {
     }
 }
 
+impl PassthruLive<'_> {
+    /// A trim: a DSM command to a namespace (its range in table entry `user_data`'s box), or,
+    /// on another target, the discard run now (None: its completion is made).
+    fn trim(&mut self, tag: u64, t: Trim) -> Option<(squeue::Entry128, u64)> {
+        let Some(ns) = self.ns[t.target as usize] else {
+            let fd = self.files.fds[t.target as usize];
+            let result = discard::discard(fd, self.block[t.target as usize], t.offset, t.len);
+            self.made.push(Completion { tag, result });
+            return None;
+        };
+        let user_data = self.hold(tag, 0);
+        let range = &mut self.ranges[user_data as usize];
+        let Some(cmd) = ns.trim(t.offset, t.len, range) else {
+            self.free.push(user_data as u32);
+            self.made.push(Completion {
+                tag,
+                result: -libc::EINVAL,
+            });
+            return None;
+        };
+        Some((self.command(t.target, cmd, None), user_data))
+    }
+}
+
 impl Live for PassthruLive<'_> {
     #[inline(always)]
     unsafe fn push(&mut self, tag: u64, op: Op<'_>) {
+        if let Op::Trim(t) = op {
+            if let Some((entry, user_data)) = self.trim(tag, t) {
+                let entry = entry.user_data(user_data);
+                // SAFETY: the DSM range is the table entry's box, which stays (unmoved, unused by
+                // another request) until this request's completion frees the entry.
+                unsafe { push_or_submit(&mut self.sq, &self.submitter, &entry) };
+            }
+            return;
+        }
         let (entry, ok) = match op {
+            Op::Trim(_) => unreachable!("trims are pushed above"),
             Op::Rw(rw) => self.rw(&rw),
             Op::Flush { target, data_only } => match self.ns[target as usize] {
                 // A namespace's Flush commits its volatile write cache: fsync's and
@@ -285,6 +343,11 @@ impl Live for PassthruLive<'_> {
         until: Option<u64>,
     ) -> Result<(), Failure> {
         self.sq.sync();
+        if !self.made.is_empty() {
+            // A trim already done: its completion is ready without waiting.
+            let _ = self.submitter.submit();
+            return Ok(());
+        }
         self.entering
             .enter(&self.submitter, &mut self.cq, clock, now, in_flight, until)
     }
@@ -292,11 +355,14 @@ impl Live for PassthruLive<'_> {
     #[inline(always)]
     fn ready(&mut self) -> usize {
         self.cq.sync();
-        self.cq.len()
+        self.cq.len() + self.made.len()
     }
 
     #[inline(always)]
     fn next(&mut self) -> Option<Completion> {
+        if let Some(c) = self.made.pop() {
+            return Some(c);
+        }
         let c = self.cq.next()?;
         let i = c.user_data() as usize;
         let (tag, ok) = self.table[i];
