@@ -379,3 +379,89 @@ fn a_passthrough_run_on_ng0n1_verifies_and_matches_the_namespaces_counters() {
         );
     }
 }
+
+/// The `zones` summary results record beside the point's engine options: (written, reset, held).
+fn zone_counts(doc: &serde_json::Value) -> (u64, u64, u64) {
+    let s = doc["points"][0]["engines"][0]["options"]["zones"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no zones record in {}", doc["points"][0]["engines"]));
+    let n: Vec<u64> = s
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    assert_eq!(n.len(), 3, "{s}");
+    (n[0], n[1], n[2])
+}
+
+/// `zones = "sequential"` on a host-managed zoned namespace: a 70/30 random read/write class
+/// passes `check` and runs to completion with no I/O error, each of its 4 I/Os in flight holding
+/// a zone from its write pointer on; once every zone is full (`nvme zns finish-zone`), a run
+/// resets the zones it takes and writes them with no I/O error; a load above the namespace's 16
+/// open zones is refused at `zones` with file:line:col.
+#[test]
+#[serial_test::parallel]
+#[ignore = "needs qemu-system-x86, linux-image-amd64, busybox-static, nvme-cli"]
+fn zones_sequential_writes_a_zoned_namespace_from_its_write_pointers() {
+    let mut g = Guest::new(&["--zoned", "--bin", "/usr/sbin/nvme"]);
+    let mixed = on_namespace("70% read").set("run.zones", "sequential");
+    let (mixed, _) = g.spec("zs.toml", &mixed);
+    let fill = on_namespace("write")
+        .set("run.zones", "sequential")
+        .set("class.small.size", "64KiB")
+        .set("matrix.small", "2");
+    let (fill, _) = g.spec("zf.toml", &fill);
+    let over = on_namespace("70% read")
+        .set("run.zones", "sequential")
+        .set("matrix.small", "17");
+    let (over, over_text) = g.spec("zo.toml", &over);
+    g.step("check", &format!("rigel check {mixed}"));
+    g.step(
+        "run",
+        &format!("rigel run {mixed} --out /tmp/zs --allow-destructive"),
+    );
+    g.step("results", "cat /tmp/zs/results.json");
+    // Every zone full (a Finish of all zones leaves the empty ones be): 16 zones of 131072
+    // 512-byte blocks.
+    g.step(
+        "finish",
+        "for i in $(seq 0 15); do nvme zns finish-zone /dev/nvme0n1 -s $((i * 131072)) || \
+         exit 1; done",
+    );
+    g.step(
+        "fill",
+        &format!("rigel run {fill} --out /tmp/zf --allow-destructive"),
+    );
+    g.step("fill-results", "cat /tmp/zf/results.json");
+    g.step("check-over", &format!("rigel check {over}"));
+    let out = g.boot();
+    out.step("check", 0);
+    out.step("finish", 0);
+    for (run, results) in [("run", "results"), ("fill", "fill-results")] {
+        let ran = out.step(run, 0);
+        assert!(
+            !ran.contains("I/O error") && !ran.contains("failed"),
+            "{ran}"
+        );
+        let doc: serde_json::Value =
+            serde_json::from_str(out.step(results, 0)).expect("results.json parses");
+        let class = &doc["points"][0]["classes"][0];
+        assert!(class["write"]["ios"].as_u64().unwrap_or(0) > 0, "{class}");
+        let (written, reset, held) = zone_counts(&doc);
+        eprintln!("{run}: {written} zones written, {reset} reset, {held} held open");
+        if run == "run" {
+            assert_eq!(held, 4, "one zone per I/O in flight");
+            assert!((1..=4).contains(&written), "{written}");
+        } else {
+            assert_eq!(held, 2);
+            assert!(reset >= 2, "the full zones taken were not reset");
+        }
+    }
+    let (line, col) = line_col(&over_text, "\"sequential\"");
+    let said = super::polled::words(out.step("check-over", 2));
+    assert!(
+        said.contains("holds a zone open per writing I/O in flight, up to 17")
+            && said.contains("holds at most 16")
+            && said.contains(&format!("/files/zo.toml:{line}:{col}")),
+        "{said}"
+    );
+}

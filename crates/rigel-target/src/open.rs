@@ -406,6 +406,7 @@ pub(crate) fn test_plan(
             verify: None,
             sqpoll: None,
             polled: false,
+            zones: false,
         },
         classes: sizes
             .iter()

@@ -22,6 +22,7 @@ pub(crate) mod slot_bufs;
 pub(crate) mod sys;
 #[cfg(test)]
 mod trim_tests;
+pub(crate) mod zones;
 
 pub use seam::RingMode;
 pub(crate) use seam::{Engine, Facts, Interval, Live, Open, Opened};
