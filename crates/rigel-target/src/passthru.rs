@@ -137,8 +137,11 @@ mod tests {
                 dev: (259, 0)
             })
         );
-        // Another character device (a tty, /dev/null) is none.
-        let tty = r.join("devices/virtual/tty/tty0");
+        // Another class's character device is none, even named like one (and with a block
+        // device of the matching name).
+        fs::create_dir_all(r.join("block/nvme1n1")).unwrap();
+        fs::write(r.join("block/nvme1n1/dev"), "259:1\n").unwrap();
+        let tty = r.join("devices/virtual/misc/ng1n1");
         fs::create_dir_all(&tty).unwrap();
         symlink(r.join("class/misc"), tty.join("subsystem")).unwrap();
         symlink(&tty, r.join("dev/char/4:0")).unwrap();
