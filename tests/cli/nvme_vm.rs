@@ -313,6 +313,19 @@ fn a_passthrough_run_on_ng0n1_verifies_and_matches_the_namespaces_counters() {
         .set("matrix.shape", "point")
         .set("matrix.small", "4");
     let (path, _) = g.spec("ng.toml", &spec);
+    // On psync (no NVMe commands): refused at the class's engine. Above the controller's
+    // transfer limit (qemu's MDTS: 512 KiB): refused before any I/O, the limit named.
+    let (psync, psync_text) = g.spec("ngp.toml", &spec.clone().set("class.small.engine", "psync"));
+    let (large, _) = g.spec("ngl.toml", &spec.clone().set("class.small.size", "1MiB"));
+    g.step("check-psync", &format!("rigel check {psync}"));
+    g.step(
+        "run-large",
+        &format!("rigel run {large} --out /tmp/ngl --allow-destructive"),
+    );
+    g.step(
+        "max_hw_sectors_kb",
+        "cat /sys/block/nvme0n1/queue/max_hw_sectors_kb",
+    );
     g.step("check", &format!("rigel check {path}"));
     g.step(
         "iostats_passthrough",
@@ -328,6 +341,27 @@ fn a_passthrough_run_on_ng0n1_verifies_and_matches_the_namespaces_counters() {
     g.step("smart-after", "nvme smart-log /dev/nvme0 -o json");
     g.step("results", "cat /tmp/ng/results.json");
     let out = g.boot();
+    let (line, col) = line_col(&psync_text, "\"psync\"");
+    let said = super::polled::words(out.step("check-psync", 2));
+    assert!(
+        said.contains("class `small` runs on psync, but /dev/ng0n1 is an NVMe namespace's")
+            && said.contains(&format!("/files/ngp.toml:{line}:{col}")),
+        "{said}"
+    );
+    let max: u64 = out
+        .step("max_hw_sectors_kb", 0)
+        .trim()
+        .parse()
+        .expect("a number");
+    // A fact of the host found opening the targets: exit 1, as every target error of `run`.
+    let large = super::polled::words(out.step("run-large", 1));
+    assert!(
+        large.contains(&format!(
+            "is above what /dev/ng0n1 takes in one NVMe command ({} bytes",
+            max * 1024
+        )),
+        "{large}"
+    );
     out.step("check", 0);
     let ran = out.step("run", 0);
     assert!(!ran.contains("I/O error"), "{ran}");

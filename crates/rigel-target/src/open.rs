@@ -331,12 +331,29 @@ fn class_sizes(plan: &RunPlan) -> Vec<(String, u64)> {
     sizes
 }
 
-/// O_DIRECT needs every I/O size to be a multiple of every target's alignment.
+/// O_DIRECT needs every I/O size to be a multiple of every target's alignment; a passthrough
+/// target takes no I/O above its controller's transfer limit.
 fn check_alignment(
     plan: &RunPlan,
     sizes: &[(String, u64)],
     opened: &[OpenTarget],
 ) -> Result<(), TargetError> {
+    for t in opened
+        .iter()
+        .filter(|t| t.probe.kind == TargetKind::Passthru)
+    {
+        let Some(max) = super::passthru::max_transfer(t.probe.dev) else {
+            continue;
+        };
+        if let Some((class, size)) = sizes.iter().find(|(_, s)| *s > max) {
+            return Err(TargetError::PassthruTooLarge {
+                class: class.clone(),
+                size: *size,
+                path: t.path.clone(),
+                max,
+            });
+        }
+    }
     if !plan.run.direct {
         return Ok(());
     }

@@ -48,6 +48,15 @@ impl Sysfs {
     }
 }
 
+/// The largest transfer one command of the namespace `dev` takes (`queue/max_hw_sectors_kb`).
+pub(crate) fn max_transfer(dev: (u32, u32)) -> Option<u64> {
+    let sysfs = Sysfs::default();
+    let kb: u64 = read_trimmed(&sysfs.disk_dir(dev)?.join("queue/max_hw_sectors_kb"))?
+        .parse()
+        .ok()?;
+    Some(kb * 1024)
+}
+
 /// The namespace behind `meta` (a target's metadata) when it is a passthrough target.
 pub fn namespace_of(meta: &Metadata) -> Option<Namespace> {
     if !meta.file_type().is_char_device() {
