@@ -340,6 +340,14 @@ fn a_passthrough_run_on_ng0n1_verifies_and_matches_the_namespaces_counters() {
     g.step("stat-after", "cat /sys/block/nvme0n1/stat");
     g.step("smart-after", "nvme smart-log /dev/nvme0 -o json");
     g.step("results", "cat /tmp/ng/results.json");
+    // `verify = "after"` reads every written block back with passthrough reads (no read(2) on
+    // the character device), after the counters above were taken.
+    let (after, _) = g.spec("nga.toml", &spec.clone().set("run.verify", "after"));
+    g.step(
+        "run-after",
+        &format!("rigel run {after} --out /tmp/nga --allow-destructive"),
+    );
+    g.step("after-results", "cat /tmp/nga/results.json");
     let out = g.boot();
     let (line, col) = line_col(&psync_text, "\"psync\"");
     let said = super::polled::words(out.step("check-psync", 2));
@@ -389,6 +397,17 @@ fn a_passthrough_run_on_ng0n1_verifies_and_matches_the_namespaces_counters() {
     assert!(
         integrity["blocks_checked"].as_u64().unwrap_or(0) > 0 && bad == 0,
         "{integrity}"
+    );
+    out.step("run-after", 0);
+    let again: serde_json::Value =
+        serde_json::from_str(out.step("after-results", 0)).expect("results.json parses");
+    let checked = &again["points"][0]["integrity"];
+    assert!(
+        checked["blocks_after"].as_u64().unwrap_or(0) > 0
+            && checked["counts"]
+                .as_object()
+                .is_some_and(|c| c.values().all(|v| v.as_u64() == Some(0))),
+        "{checked}"
     );
     let class = &p["classes"][0];
     let rigel = (
