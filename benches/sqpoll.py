@@ -7,8 +7,8 @@ submission thread's CPU counted for both, side by side in one run.
 Rows: 4 KiB random reads at QD 1 and 32 of a 256 MiB file on tmpfs (/dev/shm), buffered: every
 read is served from the page cache. rigel runs `sqpoll = true` (`sq_thread_cpu`, `sq_thread_idle
 = "10ms"`, registered buffers and files, as always); fio `ioengine=io_uring sqthread_poll=1
-sqthread_poll_cpu fixedbufs registerfiles`, the same idle (`sqthread_poll_idle`? fio keeps the
-kernel's default: 10 ms is rigel's, and neither thread idles while I/O flows). Each tool is
+sqthread_poll_cpu fixedbufs registerfiles` (fio keeps its own idle time; neither thread idles
+while I/O flows). Each tool is
 pinned to --cpu (taskset), its submission thread to --sq-cpu. IOPS per CPU = IOPS / the cores
 the tool's threads used inside its measured window (/proc/PID/task/*/stat: since Linux 5.12 the
 `iou-sqp-PID` thread is one of the process's own tasks, so its busy polling is counted; the
