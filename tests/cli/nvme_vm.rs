@@ -468,6 +468,7 @@ fn zones_sequential_writes_a_zoned_namespace_from_its_write_pointers() {
         .set("matrix.small", "17");
     let (over, over_text) = g.spec("zo.toml", &over);
     g.step("check", &format!("rigel check {mixed}"));
+    g.step("plan", &format!("rigel plan {mixed}"));
     g.step(
         "run",
         &format!("rigel run {mixed} --out /tmp/zs --allow-destructive"),
@@ -488,6 +489,9 @@ fn zones_sequential_writes_a_zoned_namespace_from_its_write_pointers() {
     g.step("check-over", &format!("rigel check {over}"));
     let out = g.boot();
     out.step("check", 0);
+    assert!(
+        super::polled::words(out.step("plan", 0)).contains("zones sequential (each writing I/O")
+    );
     out.step("finish", 0);
     for (run, results) in [("run", "results"), ("fill", "fill-results")] {
         let ran = out.step(run, 0);
