@@ -136,6 +136,12 @@ fn write_header(out: &mut impl Write, plan: &RunPlan) -> io::Result<()> {
     if let Some(sq) = &run.sqpoll {
         options.push(sq.describe());
     }
+    if run.zones {
+        options.push(
+            "zones sequential (each writing I/O writes its own zone from its write pointer)"
+                .to_owned(),
+        );
+    }
     if options.is_empty() {
         writeln!(out, "  engine     {engine}")?;
     } else {

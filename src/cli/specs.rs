@@ -64,13 +64,15 @@ pub fn compile_written(
 
 /// What this host's targets refuse of a checked plan, where the spec asks it: writes a zoned
 /// device would fail (`rigel_target::zoned_refusals`), polling a device without poll queues
-/// (`rigel_target::polled_refusals`).
+/// (`rigel_target::polled_refusals`), an NVMe passthrough target on an engine that cannot reach
+/// it (`rigel_target::passthru_refusals`).
 pub fn refused_here(checked: Checked) -> Result<Checked, Diagnostics> {
     let Some(plan) = &checked.plan else {
         return Ok(checked);
     };
     let mut errors = rigel_target::zoned_refusals(&checked.loaded.spec, plan);
     errors.extend(rigel_target::polled_refusals(&checked.loaded.spec, plan));
+    errors.extend(rigel_target::passthru_refusals(&checked.loaded.spec, plan));
     if errors.is_empty() {
         return Ok(checked);
     }

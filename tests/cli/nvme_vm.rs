@@ -262,3 +262,262 @@ fn a_polled_run_is_refused_with_the_fix_where_the_namespace_has_no_poll_queues()
         "a run folder was made"
     );
 }
+
+/// The namespace's completed reads and writes (`/sys/block/nvme0n1/stat`'s fields 1 and 5).
+fn reads_writes(stat: &str) -> (u64, u64) {
+    let f: Vec<u64> = stat
+        .split_whitespace()
+        .map(|n| n.parse().unwrap_or(0))
+        .collect();
+    (
+        f.first().copied().unwrap_or(0),
+        f.get(4).copied().unwrap_or(0),
+    )
+}
+
+/// The read and write commands the controller served (its SMART log's host read and write
+/// commands, from `nvme smart-log -o json`).
+fn host_commands(json: &str) -> (u64, u64) {
+    let doc: serde_json::Value = serde_json::from_str(json).expect("smart-log's JSON");
+    // nvme-cli 2.x writes these 128-bit counters as strings.
+    let n = |k: &str| {
+        let v = &doc[k];
+        v.as_u64()
+            .or_else(|| v.as_str()?.parse().ok())
+            .unwrap_or_else(|| panic!("no {k} in {doc}"))
+    };
+    (n("host_read_commands"), n("host_write_commands"))
+}
+
+/// NVMe passthrough: 4 KiB random reads and writes on `/dev/ng0n1` go as NVMe commands through
+/// io_uring (the engine's options name the namespace), every read verified against what the run
+/// wrote there; the namespace's own counters saw the same reads and writes as rigel counted,
+/// within 1%. The disk's stat counts passthrough commands only where the kernel has
+/// `queue/iostats_passthrough` (6.14+, turned on here); elsewhere (the guest's Debian 6.1) the
+/// controller's SMART counters are read, less the block-layer reads the stat did count (the write
+/// guard's signature check). No flush is sent (a Flush command counts as a read in the stat).
+#[test]
+#[serial_test::parallel]
+#[ignore = "needs qemu-system-x86, linux-image-amd64, busybox-static, nvme-cli"]
+fn a_passthrough_run_on_ng0n1_verifies_and_matches_the_namespaces_counters() {
+    let mut g = Guest::new(&["--bin", "/usr/sbin/nvme"]);
+    let spec = Spec::named("ng")
+        .destructive_target(Path::new("/dev/ng0n1"))
+        .set("run.duration", "2s")
+        .set("run.warmup", "0s")
+        .set("run.verify", true)
+        .set("class.small.size", "4KiB")
+        .set("class.small.access", "random")
+        .set("class.small.mix", "70% read")
+        .set("matrix.shape", "point")
+        .set("matrix.small", "4");
+    let (path, _) = g.spec("ng.toml", &spec);
+    // On psync (no NVMe commands): refused at the class's engine. Above the controller's
+    // transfer limit (qemu's MDTS: 512 KiB): refused before any I/O, the limit named.
+    let (psync, psync_text) = g.spec("ngp.toml", &spec.clone().set("class.small.engine", "psync"));
+    let (large, _) = g.spec("ngl.toml", &spec.clone().set("class.small.size", "1MiB"));
+    g.step("check-psync", &format!("rigel check {psync}"));
+    g.step(
+        "run-large",
+        &format!("rigel run {large} --out /tmp/ngl --allow-destructive"),
+    );
+    g.step(
+        "max_hw_sectors_kb",
+        "cat /sys/block/nvme0n1/queue/max_hw_sectors_kb",
+    );
+    g.step("check", &format!("rigel check {path}"));
+    g.step(
+        "iostats_passthrough",
+        "echo 1 > /sys/block/nvme0n1/queue/iostats_passthrough",
+    );
+    g.step("stat-before", "cat /sys/block/nvme0n1/stat");
+    g.step("smart-before", "nvme smart-log /dev/nvme0 -o json");
+    g.step(
+        "run",
+        &format!("rigel run {path} --out /tmp/ng --allow-destructive"),
+    );
+    g.step("stat-after", "cat /sys/block/nvme0n1/stat");
+    g.step("smart-after", "nvme smart-log /dev/nvme0 -o json");
+    g.step("results", "cat /tmp/ng/results.json");
+    // `verify = "after"` reads every written block back with passthrough reads (no read(2) on
+    // the character device), after the counters above were taken.
+    let (after, _) = g.spec("nga.toml", &spec.clone().set("run.verify", "after"));
+    g.step(
+        "run-after",
+        &format!("rigel run {after} --out /tmp/nga --allow-destructive"),
+    );
+    g.step("after-results", "cat /tmp/nga/results.json");
+    let out = g.boot();
+    let (line, col) = line_col(&psync_text, "\"psync\"");
+    let said = super::polled::words(out.step("check-psync", 2));
+    assert!(
+        said.contains("class `small` runs on psync, but /dev/ng0n1 is an NVMe namespace's")
+            && said.contains(&format!("/files/ngp.toml:{line}:{col}")),
+        "{said}"
+    );
+    let max: u64 = out
+        .step("max_hw_sectors_kb", 0)
+        .trim()
+        .parse()
+        .expect("a number");
+    // A fact of the host found opening the targets: exit 1, as every target error of `run`.
+    let large = super::polled::words(out.step("run-large", 1));
+    assert!(
+        large.contains(&format!(
+            "is above what /dev/ng0n1 takes in one NVMe command ({} bytes",
+            max * 1024
+        )),
+        "{large}"
+    );
+    out.step("check", 0);
+    let ran = out.step("run", 0);
+    assert!(!ran.contains("I/O error"), "{ran}");
+    let doc: serde_json::Value =
+        serde_json::from_str(out.step("results", 0)).expect("results.json parses");
+    assert_eq!(
+        doc["targets"][0]["kind"], "nvme-passthru",
+        "{}",
+        doc["targets"]
+    );
+    let p = &doc["points"][0];
+    let options = &p["engines"][0]["options"];
+    assert!(
+        options["passthru"]
+            .as_str()
+            .is_some_and(|s| s.contains("nsid 1, 512-byte blocks")),
+        "{options}"
+    );
+    // Every read checked what the run wrote (or found there), and nothing was wrong.
+    let integrity = &p["integrity"];
+    let bad: u64 = integrity["counts"]
+        .as_object()
+        .map(|c| c.values().filter_map(|v| v.as_u64()).sum())
+        .unwrap_or(1);
+    assert!(
+        integrity["blocks_checked"].as_u64().unwrap_or(0) > 0 && bad == 0,
+        "{integrity}"
+    );
+    out.step("run-after", 0);
+    let again: serde_json::Value =
+        serde_json::from_str(out.step("after-results", 0)).expect("results.json parses");
+    let checked = &again["points"][0]["integrity"];
+    assert!(
+        checked["blocks_after"].as_u64().unwrap_or(0) > 0
+            && checked["counts"]
+                .as_object()
+                .is_some_and(|c| c.values().all(|v| v.as_u64() == Some(0))),
+        "{checked}"
+    );
+    let class = &p["classes"][0];
+    let rigel = (
+        class["read"]["ios"].as_u64().unwrap_or(0),
+        class["write"]["ios"].as_u64().unwrap_or(0),
+    );
+    let (r0, w0) = reads_writes(out.step("stat-before", 0));
+    let (r1, w1) = reads_writes(out.step("stat-after", 0));
+    let stat = (r1 - r0, w1 - w0);
+    let device = if out.text.contains("== iostats_passthrough exit 0") {
+        stat
+    } else {
+        let (c0, d0) = host_commands(out.step("smart-before", 0));
+        let (c1, d1) = host_commands(out.step("smart-after", 0));
+        (c1 - c0 - stat.0, d1 - d0 - stat.1)
+    };
+    eprintln!("rigel counted {rigel:?}, the namespace {device:?} (the block layer's {stat:?})");
+    for (what, ours, its) in [("reads", rigel.0, device.0), ("writes", rigel.1, device.1)] {
+        assert!(
+            ours > 100 && ours.abs_diff(its) * 100 <= its,
+            "{what}: rigel {ours}, the namespace {its}"
+        );
+    }
+}
+
+/// The `zones` summary results record beside the point's engine options: (written, reset, held).
+fn zone_counts(doc: &serde_json::Value) -> (u64, u64, u64) {
+    let s = doc["points"][0]["engines"][0]["options"]["zones"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no zones record in {}", doc["points"][0]["engines"]));
+    let n: Vec<u64> = s
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    assert_eq!(n.len(), 3, "{s}");
+    (n[0], n[1], n[2])
+}
+
+/// `zones = "sequential"` on a host-managed zoned namespace: a 70/30 random read/write class
+/// passes `check` and runs to completion with no I/O error, each of its 4 I/Os in flight holding
+/// a zone from its write pointer on; once every zone is full (`nvme zns finish-zone`), a run
+/// resets the zones it takes and writes them with no I/O error; a load above the namespace's 16
+/// open zones is refused at `zones` with file:line:col.
+#[test]
+#[serial_test::parallel]
+#[ignore = "needs qemu-system-x86, linux-image-amd64, busybox-static, nvme-cli"]
+fn zones_sequential_writes_a_zoned_namespace_from_its_write_pointers() {
+    let mut g = Guest::new(&["--zoned", "--bin", "/usr/sbin/nvme"]);
+    let mixed = on_namespace("70% read").set("run.zones", "sequential");
+    let (mixed, _) = g.spec("zs.toml", &mixed);
+    let fill = on_namespace("write")
+        .set("run.zones", "sequential")
+        .set("class.small.size", "64KiB")
+        .set("matrix.small", "2");
+    let (fill, _) = g.spec("zf.toml", &fill);
+    let over = on_namespace("70% read")
+        .set("run.zones", "sequential")
+        .set("matrix.small", "17");
+    let (over, over_text) = g.spec("zo.toml", &over);
+    g.step("check", &format!("rigel check {mixed}"));
+    g.step("plan", &format!("rigel plan {mixed}"));
+    g.step(
+        "run",
+        &format!("rigel run {mixed} --out /tmp/zs --allow-destructive"),
+    );
+    g.step("results", "cat /tmp/zs/results.json");
+    // Every zone full (a Finish of all zones leaves the empty ones be): 16 zones of 131072
+    // 512-byte blocks.
+    g.step(
+        "finish",
+        "for i in $(seq 0 15); do nvme zns finish-zone /dev/nvme0n1 -s $((i * 131072)) || \
+         exit 1; done",
+    );
+    g.step(
+        "fill",
+        &format!("rigel run {fill} --out /tmp/zf --allow-destructive"),
+    );
+    g.step("fill-results", "cat /tmp/zf/results.json");
+    g.step("check-over", &format!("rigel check {over}"));
+    let out = g.boot();
+    out.step("check", 0);
+    assert!(
+        super::polled::words(out.step("plan", 0)).contains("zones sequential (each writing I/O")
+    );
+    out.step("finish", 0);
+    for (run, results) in [("run", "results"), ("fill", "fill-results")] {
+        let ran = out.step(run, 0);
+        assert!(
+            !ran.contains("I/O error") && !ran.contains("failed"),
+            "{ran}"
+        );
+        let doc: serde_json::Value =
+            serde_json::from_str(out.step(results, 0)).expect("results.json parses");
+        let class = &doc["points"][0]["classes"][0];
+        assert!(class["write"]["ios"].as_u64().unwrap_or(0) > 0, "{class}");
+        let (written, reset, held) = zone_counts(&doc);
+        eprintln!("{run}: {written} zones written, {reset} reset, {held} held open");
+        if run == "run" {
+            assert_eq!(held, 4, "one zone per I/O in flight");
+            assert!((1..=4).contains(&written), "{written}");
+        } else {
+            assert_eq!(held, 2);
+            assert!(reset >= 2, "the full zones taken were not reset");
+        }
+    }
+    let (line, col) = line_col(&over_text, "\"sequential\"");
+    let said = super::polled::words(out.step("check-over", 2));
+    assert!(
+        said.contains("holds a zone open per writing I/O in flight, up to 17")
+            && said.contains("holds at most 16")
+            && said.contains(&format!("/files/zo.toml:{line}:{col}")),
+        "{said}"
+    );
+}

@@ -54,6 +54,7 @@ pub fn compile(spec: &Spec, cores: u64) -> Result<RunPlan, Vec<SpecError>> {
     check_fit(spec, &points, volume, &mut errors);
     let mut run = run;
     run.polled = polled;
+    run.zones = super::polled::zones(spec, &mut errors);
     run.verify = super::verify::compile_verify(spec, &points, &mut errors);
     if let Some(e) = precondition
         .as_ref()
@@ -279,6 +280,7 @@ fn check_run(spec: &Spec, names: &Names, errors: &mut Vec<SpecError>) -> Option<
         workers,
         verify: None,
         polled: false,
+        zones: false,
         sqpoll: super::sqpoll::sqpoll(spec, errors),
     })
 }

@@ -148,6 +148,9 @@ pub struct RunSettings {
     /// `polled = true`: each worker's ring polls for completions (IORING_SETUP_IOPOLL).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub polled: bool,
+    /// `zones = "sequential"`: writes go to each writing slot's zone at its write pointer.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub zones: bool,
     /// `sqpoll = true`: each worker's ring has a kernel submission thread (absent: none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sqpoll: Option<super::sqpoll::SqPoll>,

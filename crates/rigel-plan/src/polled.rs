@@ -7,6 +7,27 @@ use super::model::IoClass;
 use rigel_spec::{Engine, Spec, SpecError};
 
 /// Whether the run polls; each reason it cannot goes to `errors` at the `polled` key.
+/// `zones = "sequential"`: whether asked; verification beside it is refused (its writes claim
+/// blocks anywhere, where a zone takes them only at its write pointer).
+pub(crate) fn zones(spec: &Spec, errors: &mut Vec<SpecError>) -> bool {
+    let Some(z) = spec.run.zones.as_ref().filter(|z| z.value) else {
+        return false;
+    };
+    let verified = spec.run.verify.is_some() || spec.classes.iter().any(|c| c.verify.is_some());
+    if verified {
+        errors.push(
+            SpecError::at(
+                &z.loc,
+                "zones = \"sequential\" beside verify is not built: a verified write claims its \
+                 blocks anywhere, a zone takes writes only at its write pointer",
+                "zoned writes",
+            )
+            .hint("remove verify, or zones"),
+        );
+    }
+    true
+}
+
 pub(crate) fn polled(spec: &Spec, classes: &[IoClass], errors: &mut Vec<SpecError>) -> bool {
     let Some(p) = spec.run.polled.as_ref().filter(|p| p.value) else {
         return false;

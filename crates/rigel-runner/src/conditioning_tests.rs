@@ -25,6 +25,7 @@ fn settings(workers: u32) -> RunSettings {
         verify: None,
         sqpoll: None,
         polled: false,
+        zones: false,
     }
 }
 

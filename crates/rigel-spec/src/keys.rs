@@ -55,6 +55,9 @@ const fn key(
 }
 
 pub const ACCESS: &[&str] = &["random", "sequential", "rand", "seq"];
+/// `run.zones`'s words.
+pub const ZONES: &[&str] = &["sequential"];
+
 pub const LAYOUTS: &[&str] = &["concat", "raid0"];
 pub const BUFFERS: &[&str] = &["pages", "huge"];
 pub const ENGINES: &[&str] = &super::Engine::NAMES;
@@ -199,6 +202,14 @@ pub const RUN: &[Key] = &[
         "io_uring only: a kernel thread per worker takes the submissions (IORING_SETUP_SQPOLL, \
          fio's sqthread_poll), so submitting costs the worker no system call; the thread's CPU \
          is rigel's and is counted in the CPU figures",
+    ),
+    key(
+        "zones",
+        Kind::OneOf(ZONES),
+        None,
+        "\"sequential\": on a host-managed zoned device (ZNS, SMR), each writing I/O holds one \
+         zone open and writes it from its write pointer, resetting it when full (off the \
+         clock); reads go anywhere. Without it, writes to such a device are refused",
     ),
     key(
         "sq_thread_cpu",

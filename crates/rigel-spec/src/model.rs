@@ -139,6 +139,8 @@ pub struct RunSpec {
     pub polled: Option<Sp<bool>>,
     /// `run.sqpoll`: io_uring's kernel submission thread (IORING_SETUP_SQPOLL).
     pub sqpoll: Option<Sp<bool>>,
+    /// `run.zones = "sequential"`: writes at each zone's write pointer (the only word).
+    pub zones: Option<Sp<bool>>,
     /// `run.sq_thread_cpu`: the CPU the submission thread is pinned to (None: unpinned).
     pub sq_thread_cpu: Option<Sp<u64>>,
     /// `run.sq_thread_idle`: how long the submission thread polls an idle ring before it sleeps.

@@ -212,6 +212,7 @@ fn read_run(r: &mut Reader, root: &Table, root_loc: &Loc) -> RunSpec {
         cpus: None,
         polled: None,
         sqpoll: None,
+        zones: None,
         sq_thread_cpu: None,
         sq_thread_idle: None,
     };
@@ -254,6 +255,16 @@ fn read_run(r: &mut Reader, root: &Table, root_loc: &Loc) -> RunSpec {
     run.polled = t
         .get("polled")
         .and_then(|n| r.boolean(n, "`polled`").map(|b| Sp::new(b, n.loc.clone())));
+    run.zones = t.get("zones").and_then(|n| {
+        let s = r.string(n, "`zones`")?;
+        if keys::ZONES.contains(&s.trim()) {
+            Some(Sp::new(true, n.loc.clone()))
+        } else {
+            let e = super::read::one_of(n, "zones", s.trim(), keys::ZONES);
+            r.push(e);
+            None
+        }
+    });
     run.sqpoll = t
         .get("sqpoll")
         .and_then(|n| r.boolean(n, "`sqpoll`").map(|b| Sp::new(b, n.loc.clone())));

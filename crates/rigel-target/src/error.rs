@@ -44,7 +44,10 @@ pub enum TargetError {
     )]
     NoDirectIo { path: PathBuf },
 
-    #[error("{path}: is a {kind}, not a regular file or a block device")]
+    #[error(
+        "{path}: is a {kind}, not a regular file, a block device or an NVMe namespace's \
+         generic device (/dev/ngXnY)"
+    )]
     Unsupported { path: PathBuf, kind: &'static str },
 
     #[error(
@@ -85,6 +88,18 @@ pub enum TargetError {
     },
 
     #[error(
+        "class {class}: I/O size {size} is above what {path} takes in one NVMe command ({max} \
+         bytes, its queue's max_hw_sectors_kb): a passthrough command is not split as the block \
+         layer splits a bio; use I/Os of {max} bytes or less, or the namespace's block device"
+    )]
+    PassthruTooLarge {
+        class: String,
+        size: u64,
+        path: PathBuf,
+        max: u64,
+    },
+
+    #[error(
         "{path}: {size} bytes hold no whole {} (each target's usable size is trimmed to a \
          multiple of every class's I/O size and of the raid0 stripe); use a larger target or \
          smaller I/Os",
@@ -115,6 +130,7 @@ impl TargetError {
             | TargetError::TooSmall { path, .. }
             | TargetError::Interrupted { path, .. }
             | TargetError::Misaligned { path, .. }
+            | TargetError::PassthruTooLarge { path, .. }
             | TargetError::TargetTooSmall { path, .. } => Some(path),
             TargetError::Refused(r) => Some(&r.path),
             TargetError::Locked(h) => Some(&h.path),

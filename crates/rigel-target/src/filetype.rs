@@ -4,24 +4,26 @@
 //! cannot block it either (`open_target` checks the type again on the descriptor).
 
 use super::TargetError;
-use std::fs::FileType;
+use std::fs::{FileType, Metadata};
 use std::io;
 use std::os::unix::fs::FileTypeExt;
 use std::path::Path;
 
-/// Refuses `path` when it exists and is neither a regular file nor a block device. A missing path
-/// passes (a test file may be created there).
+/// Refuses `path` when it exists and is neither a regular file, a block device nor an NVMe
+/// namespace's generic character device. A missing path passes (a test file may be created there).
 pub fn refuse_special(path: &Path) -> Result<(), TargetError> {
     match std::fs::metadata(path) {
-        Ok(meta) => check(path, meta.file_type()),
+        Ok(meta) => check(path, &meta),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(TargetError::io(path, "read the metadata")(e)),
     }
 }
 
-/// Ok for a regular file or a block device; otherwise the error naming what it is.
-pub fn check(path: &Path, ft: FileType) -> Result<(), TargetError> {
-    if ft.is_file() || ft.is_block_device() {
+/// Ok for a regular file, a block device or a passthrough target; otherwise the error naming
+/// what it is.
+pub fn check(path: &Path, meta: &Metadata) -> Result<(), TargetError> {
+    let ft = meta.file_type();
+    if ft.is_file() || ft.is_block_device() || super::passthru::namespace_of(meta).is_some() {
         return Ok(());
     }
     Err(TargetError::Unsupported {

@@ -47,12 +47,18 @@ pub fn check_writable(
             command_line: consent.allow_destructive,
         });
     }
+    // A passthrough target's data is its namespace block device's: that device is judged.
+    let block = match probe.kind {
+        TargetKind::Passthru => super::passthru::namespace_at(path).map(|ns| ns.block),
+        _ => None,
+    };
+    let data = block.as_deref().unwrap_or(path);
     let system = System::read();
-    if let Some(reason) = system.in_use(path, probe) {
+    if let Some(reason) = system.in_use(data, probe) {
         return refuse(reason);
     }
     if !consent.force {
-        match signature_of(path, probe) {
+        match signature_of(data, probe) {
             Ok(Some(found)) => return refuse(Reason::Signature { found }),
             Ok(None) => {}
             Err(e) => {

@@ -29,7 +29,7 @@ impl System {
     /// Why the target is in use, if it is.
     pub(crate) fn in_use(&self, path: &Path, probe: &Probe) -> Option<Reason> {
         match probe.kind {
-            TargetKind::Block => self.device_in_use(path, probe.dev),
+            TargetKind::Block | TargetKind::Passthru => self.device_in_use(path, probe.dev),
             TargetKind::File => self.file_in_use(path, probe),
         }
     }

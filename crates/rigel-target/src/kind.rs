@@ -1,10 +1,13 @@
-//! What a target is: a block device or a regular file.
+//! What a target is: a block device, a regular file, or an NVMe namespace's generic character
+//! device (passthrough).
 
-/// A block device or a regular file (a test file rigel may create).
+/// A block device, a regular file (a test file rigel may create), or an NVMe namespace driven by
+/// passthrough commands (`/dev/ngXnY`, see `passthru`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TargetKind {
     Block,
     File,
+    Passthru,
 }
 
 impl TargetKind {
@@ -13,6 +16,7 @@ impl TargetKind {
         match self {
             TargetKind::Block => "block",
             TargetKind::File => "file",
+            TargetKind::Passthru => "nvme-passthru",
         }
     }
 }

@@ -32,6 +32,9 @@ pub struct OpenTarget {
     /// A file's bytes backed by storage (st_blocks); None for block devices.
     pub allocated: Option<u64>,
     pub info: TargetInfo,
+    /// A written passthrough target's namespace block device, held open exclusively (O_EXCL)
+    /// while the run lasts: no mount, md or dm can take the namespace under the commands.
+    pub claim: Option<OwnedFd>,
 }
 
 impl Drop for OpenTarget {
@@ -251,9 +254,13 @@ fn open_one(
         LockKind::Shared
     };
     lock_target(&file, &path, kind)?;
+    let claim = match probed.kind {
+        TargetKind::Passthru if target.written => Some(claim_namespace(&path)?),
+        _ => None,
+    };
     let info = target_info(&path, &probed, base, created_by_rigel);
     let allocated = match probed.kind {
-        TargetKind::Block => None,
+        TargetKind::Block | TargetKind::Passthru => None,
         TargetKind::File => Some(
             file.metadata()
                 .map_err(TargetError::io(&path, "read the metadata"))?
@@ -270,7 +277,26 @@ fn open_one(
         preparation,
         allocated,
         info,
+        claim,
     })
+}
+
+/// The namespace block device of the passthrough target `path`, opened exclusively (what O_EXCL
+/// does for a written block device); refused as busy while anything holds it.
+fn claim_namespace(path: &Path) -> Result<OwnedFd, TargetError> {
+    let ns = super::passthru::namespace_at(path).ok_or_else(|| {
+        TargetError::io(path, "find the namespace's block device")(std::io::Error::other(
+            "no nvme-generic entry in sysfs",
+        ))
+    })?;
+    let mode = OpenMode {
+        write: false,
+        direct: false,
+        exclusive: true,
+    };
+    open_target(&ns.block, mode)
+        .map(OwnedFd::from)
+        .map_err(|e| busy_as_refusal(e, &ns.block))
 }
 
 /// O_EXCL on a block device fails with EBUSY while anything holds it.
@@ -305,12 +331,29 @@ fn class_sizes(plan: &RunPlan) -> Vec<(String, u64)> {
     sizes
 }
 
-/// O_DIRECT needs every I/O size to be a multiple of every target's alignment.
+/// O_DIRECT needs every I/O size to be a multiple of every target's alignment; a passthrough
+/// target takes no I/O above its controller's transfer limit.
 fn check_alignment(
     plan: &RunPlan,
     sizes: &[(String, u64)],
     opened: &[OpenTarget],
 ) -> Result<(), TargetError> {
+    for t in opened
+        .iter()
+        .filter(|t| t.probe.kind == TargetKind::Passthru)
+    {
+        let Some(max) = super::passthru::max_transfer(t.probe.dev) else {
+            continue;
+        };
+        if let Some((class, size)) = sizes.iter().find(|(_, s)| *s > max) {
+            return Err(TargetError::PassthruTooLarge {
+                class: class.clone(),
+                size: *size,
+                path: t.path.clone(),
+                max,
+            });
+        }
+    }
     if !plan.run.direct {
         return Ok(());
     }
@@ -380,6 +423,7 @@ pub(crate) fn test_plan(
             verify: None,
             sqpoll: None,
             polled: false,
+            zones: false,
         },
         classes: sizes
             .iter()

@@ -71,7 +71,11 @@ pub fn reopen_target(file: &File, path: &Path, mode: OpenMode) -> Result<File, T
 /// Opens `open_path`, naming `path` in errors.
 fn open_as(path: &Path, open_path: &Path, mode: OpenMode) -> Result<File, TargetError> {
     let mut flags = libc::O_NONBLOCK;
-    if mode.direct {
+    // A passthrough target's commands bypass the page cache by nature, and its character
+    // device refuses O_DIRECT (EINVAL): it is opened without. The type is checked again on the
+    // descriptor below.
+    let char_device = std::fs::metadata(open_path).is_ok_and(|m| m.file_type().is_char_device());
+    if mode.direct && !char_device {
         flags |= libc::O_DIRECT;
     }
     if mode.exclusive {
@@ -103,7 +107,7 @@ fn open_as(path: &Path, open_path: &Path, mode: OpenMode) -> Result<File, Target
     let meta = file
         .metadata()
         .map_err(TargetError::io(path, "read the metadata"))?;
-    filetype::check(path, meta.file_type())?;
+    filetype::check(path, &meta)?;
     let status = rustix::fs::fcntl_getfl(&file)
         .map_err(|e| TargetError::io(path, "read the descriptor flags")(e.into()))?;
     let status = status - rustix::fs::OFlags::NONBLOCK;
@@ -130,7 +134,10 @@ pub fn probe(path: &Path, file: &File) -> Result<Probe, TargetError> {
         .metadata()
         .map_err(TargetError::io(path, "read the metadata"))?;
     let ft = meta.file_type();
-    filetype::check(path, ft)?;
+    filetype::check(path, &meta)?;
+    if let Some(ns) = super::passthru::namespace_of(&meta) {
+        return probe_passthru(path, &meta, &ns);
+    }
     let kind = if ft.is_block_device() {
         TargetKind::Block
     } else {
@@ -139,6 +146,7 @@ pub fn probe(path: &Path, file: &File) -> Result<Probe, TargetError> {
     let dev = holding_device(kind == TargetKind::Block, meta.rdev(), meta.dev());
     let dio = dio_alignment(file);
     let (size, logical, physical) = match kind {
+        TargetKind::Passthru => unreachable!("probed above"),
         TargetKind::Block => {
             let size = (&*file)
                 .seek(SeekFrom::End(0))
@@ -165,6 +173,40 @@ pub fn probe(path: &Path, file: &File) -> Result<Probe, TargetError> {
         dio_offset_align,
         dio_mem_align,
         dev,
+        inode: meta.ino(),
+    })
+}
+
+/// A passthrough target: the namespace's size and block sizes as its block device's queue has
+/// them; commands are in whole logical blocks, from any buffer aligned to one.
+fn probe_passthru(
+    path: &Path,
+    meta: &std::fs::Metadata,
+    ns: &super::passthru::Namespace,
+) -> Result<Probe, TargetError> {
+    let sysfs = sysfs::Sysfs::default();
+    let unknown = |what: &'static str| {
+        TargetError::io(path, what)(io::Error::other(format!(
+            "{} has no such entry in sysfs",
+            ns.block.display()
+        )))
+    };
+    let (logical, physical) = sysfs
+        .block_sizes(ns.dev)
+        .ok_or_else(|| unknown("read the namespace's block sizes"))?;
+    let sectors = sysfs
+        .disk_dir(ns.dev)
+        .and_then(|d| sysfs::read_trimmed(&d.join("size")))
+        .and_then(|s| s.parse::<u64>().ok())
+        .ok_or_else(|| unknown("read the namespace's size"))?;
+    Ok(Probe {
+        kind: TargetKind::Passthru,
+        size: sectors * 512,
+        logical_block_size: logical,
+        physical_block_size: physical,
+        dio_offset_align: logical,
+        dio_mem_align: logical,
+        dev: ns.dev,
         inode: meta.ino(),
     })
 }

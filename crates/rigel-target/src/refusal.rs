@@ -61,6 +61,7 @@ impl fmt::Display for Reason {
                 let what = match kind {
                     TargetKind::Block => "it is a block device",
                     TargetKind::File => "rigel did not create this file",
+                    TargetKind::Passthru => "it is an NVMe namespace",
                 };
                 let missing = match (spec, command_line) {
                     (false, false) => {

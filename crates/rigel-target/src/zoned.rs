@@ -118,6 +118,9 @@ fn refusals_with(
     if zoned.is_empty() {
         return Vec::new();
     }
+    if plan.run.zones {
+        return open_zone_refusals(spec, plan, &zoned);
+    }
     let mut out = Vec::new();
     for c in &spec.classes {
         // The access of the class's writing points (a sweep may change access or mix per point).
@@ -163,12 +166,56 @@ fn refusals_with(
                 label,
             )
             .hint(
-                "reads may go anywhere on a zoned device (mix = \"read\"); measure writes on a \
-                 conventional namespace or device, which accepts them at any offset",
+                "set zones = \"sequential\" in [run] (each writing I/O then writes its own zone \
+                 from its write pointer); reads may go anywhere on a zoned device \
+                 (mix = \"read\"); or measure writes on a conventional namespace or device",
             ),
         );
     }
     out
+}
+
+/// `zones = "sequential"`: each writing I/O in flight holds a zone open, so a point whose
+/// writing classes keep more in flight than a zoned target may hold open is refused at `zones`.
+fn open_zone_refusals(
+    spec: &Spec,
+    plan: &RunPlan,
+    zoned: &[(String, String, Zones)],
+) -> Vec<SpecError> {
+    let Some(at) = &spec.run.zones else {
+        return Vec::new();
+    };
+    let held = plan
+        .points
+        .iter()
+        .map(|p| {
+            p.active()
+                .filter(|l| l.mix.writes())
+                .map(|l| l.outstanding)
+                .sum::<u32>()
+        })
+        .max()
+        .unwrap_or(0);
+    zoned
+        .iter()
+        .filter_map(|(_, path, z)| {
+            let limit = z.max_open.into_iter().chain(z.max_active).min()?;
+            (held > limit).then(|| {
+                SpecError::at(
+                    &at.loc,
+                    format!(
+                        "zones = \"sequential\" holds a zone open per writing I/O in flight, up to \
+                         {held} in a point, but {path} ({}) holds at most {limit}",
+                        z.describe()
+                    ),
+                    "zoned writes",
+                )
+                .hint(format!(
+                    "keep the writing classes' load at {limit} or less in every point"
+                ))
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]

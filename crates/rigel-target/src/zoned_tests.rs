@@ -141,3 +141,26 @@ fn sysfs_zones_are_read_from_the_disks_queue() {
     assert_eq!(sys.zones((259, 1)), None);
     assert_eq!(sys.zones((259, 9)), None);
 }
+
+#[test]
+fn zones_sequential_lets_writes_run_up_to_the_open_zone_limit() {
+    let zoned = |load: u32| {
+        SPEC.replace("[class.rw]", "[run]\nzones = \"sequential\"\n[class.rw]")
+            .replace("rw = \"1\"", &format!("rw = \"{load}\""))
+    };
+    // 15 + the plain class's 1 writes in flight: at the limit of 16 open zones, nothing refused.
+    assert!(refusals(&zoned(15), ZoneModel::HostManaged).is_empty());
+    let text = zoned(16);
+    let errors = refusals(&text, ZoneModel::HostManaged);
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    let e = &errors[0];
+    assert!(
+        e.message.contains(
+            "holds a zone open per writing I/O in flight, up to 17 in a point, but /dev/zns"
+        ) && e.message.contains("holds at most 16"),
+        "{}",
+        e.message
+    );
+    let at = text.find("\"sequential\"").unwrap();
+    assert!(e.loc.as_ref().is_some_and(|l| l.span.start == at), "{e:?}");
+}

@@ -116,6 +116,16 @@ impl LoopDevice {
         self.stat(6)
     }
 
+    /// Discards completed (field 12 of /sys/block/loopN/stat).
+    pub fn discards(&self) -> u64 {
+        self.stat(11)
+    }
+
+    /// Sectors discarded (field 14; 512 bytes each).
+    pub fn sectors_discarded(&self) -> u64 {
+        self.stat(13)
+    }
+
     fn stat(&self, field: usize) -> u64 {
         let path = PathBuf::from("/sys/block").join(self.name()).join("stat");
         let stat = std::fs::read_to_string(&path)

@@ -31,10 +31,21 @@ pub(crate) struct Script {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Kind {
     Read,
-    Write { dsync: bool },
-    Flush { target: u32, data_only: bool },
-    Timer { ns: u64 },
+    Write {
+        dsync: bool,
+    },
+    Flush {
+        target: u32,
+        data_only: bool,
+    },
+    Timer {
+        ns: u64,
+    },
     Cancel,
+    /// A trim of `len` bytes (completes after the script's write time).
+    Trim {
+        len: u64,
+    },
 }
 
 /// One line of the log: a push (`done: None`) or a completion (`done: Some(result)`), at `at`
@@ -105,6 +116,7 @@ impl KindKey {
             Kind::Flush { target, data_only } => KindKey(2, u64::from(target), data_only),
             Kind::Timer { ns } => KindKey(3, ns, false),
             Kind::Cancel => KindKey(4, 0, false),
+            Kind::Trim { len } => KindKey(5, len, false),
         }
     }
 
@@ -117,6 +129,7 @@ impl KindKey {
                 data_only: self.2,
             },
             3 => Kind::Timer { ns: self.1 },
+            5 => Kind::Trim { len: self.1 },
             _ => Kind::Cancel,
         }
     }
@@ -197,6 +210,7 @@ impl Live for &mut FakeEngine {
             Op::Flush { target, data_only } => {
                 (Kind::Flush { target, data_only }, self.script.flush_ns, 0)
             }
+            Op::Trim(t) => (Kind::Trim { len: t.len }, self.script.write_ns, 0),
             Op::Timer(iv) => {
                 note(tag, Kind::Timer { ns: iv.ns() }, None);
                 self.ready.push_timer(tag, iv, Kind::Timer { ns: iv.ns() });

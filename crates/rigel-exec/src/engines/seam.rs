@@ -23,7 +23,7 @@
 //!   copies or keeps it after. The policy never touches a range while a request on it is in flight
 //!   and never frees the arena before the drain proved every request completed.
 //! - **Results.** [`Completion::result`] is the kernel's convention: bytes transferred (a short
-//!   transfer is the policy's to requeue), 0 for a flush or a timer that completed, `-errno` on
+//!   transfer is the policy's to requeue), 0 for a flush, a trim or a timer that completed, `-errno` on
 //!   failure (`-EINTR`/`-EAGAIN` are requeued by the policy; `-ECANCELED` after a cancel).
 //! - **Times.** The policy times completions itself: it reads its clock (`clock::Elapsed`) once
 //!   when [`Live::enter`] returns and uses that reading for every completion reaped in that
@@ -35,6 +35,12 @@
 //!   `RWF_DSYNC` gives it (io_uring's `rw_flags`, `pwritev2(.., RWF_DSYNC)`, libaio's
 //!   `aio_rw_flags`). A flush is its own request, [`Op::Flush`]: `fdatasync` of one target
 //!   (`data_only`) or `fsync`; the policy sends a group's flushes one target at a time.
+//! - **Trims.** [`Op::Trim`] discards a byte range of one target and references no memory: on a
+//!   block device the block layer's discard (io_uring: `BLOCK_URING_CMD_DISCARD`, Linux 6.12+;
+//!   elsewhere `BLKDISCARD`), on a file `fallocate(PUNCH_HOLE | KEEP_SIZE)` (`discard`).
+//!   It completes with 0 when done, `-errno` on failure; an engine with no asynchronous discard
+//!   (libaio, io_uring before 6.12) runs it at its push and makes its completion ready at once,
+//!   as fio does.
 //! - **Timers.** [`Op::Timer`] completes (result 0 or `-ETIME`, both fine) after its interval:
 //!   the policy uses timers for think times, burst idles and the tick that bounds every wait
 //!   (`tick.rs`: a stop request and a stalled I/O are seen within 100 ms). An engine without
@@ -116,6 +122,20 @@ pub(crate) enum Op<'a> {
     },
     /// Completes after the interval (see the module's contract on timers).
     Timer(&'a Interval),
+    #[allow(dead_code)] // TRIM-SEAM: used by the policy's trim classes (next commit)
+    /// Discards `len` bytes at `offset` of one target (see the module's contract on trims).
+    Trim(Trim),
+}
+
+/// A discard of a byte range of one target (a trim class's request, a replayed discard).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Trim {
+    /// The target's index in the point's volume (`Open::fds`).
+    pub target: u32,
+    /// Byte offset in the target, and the length (both multiples of the target's logical block
+    /// on a block device, or the kernel refuses with `-EINVAL`).
+    pub offset: u64,
+    pub len: u64,
 }
 
 /// One finished request. Made only by the engines (its fields are theirs), so a completion the
@@ -275,6 +295,16 @@ pub(crate) trait Live {
         assert!(!is_slot_rw(tag), "a timer tagged as a slot's read or write");
         // SAFETY: the engines copy a timer's interval (see above): nothing outlives the call.
         unsafe { self.push(tag, Op::Timer(iv)) };
+    }
+
+    /// Queues a trim ([`Op::Trim`]), which references no memory of the caller's. The policy
+    /// pushes a slot's trim through `SlotBufs::push_trim` (tagged as the slot's I/O: the slot
+    /// has no read or write in flight then); a replayed discard may use any tag.
+    #[allow(dead_code)] // TRIM-SEAM: used by the policy's trim classes (next commit)
+    #[inline]
+    fn trim(&mut self, tag: u64, trim: Trim) {
+        // SAFETY: a trim carries no buffer and no interval: nothing the caller must keep alive.
+        unsafe { self.push(tag, Op::Trim(trim)) };
     }
 
     /// Hands every queued request to the kernel without waiting (errors surface at the next

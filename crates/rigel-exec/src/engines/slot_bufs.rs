@@ -12,7 +12,7 @@
 //! it) and only the engines make completions.
 
 use super::arena::Arena;
-use super::seam::{Completion, Live, Op, Rw, SLOT_RW, is_slot_rw};
+use super::seam::{Completion, Live, Op, Rw, SLOT_RW, Trim, is_slot_rw};
 
 /// The arena, each slot's range in it (offset, capacity), and which ranges are lent.
 pub(crate) struct SlotBufs {
@@ -98,6 +98,16 @@ impl SlotBufs {
         // registered buffer `buf_index` (the engine's, from `Opened::buf_index`) holds the
         // slot's whole range.
         unsafe { eng.push(SLOT_RW | i as u64, op) };
+    }
+
+    /// Queues slot `i`'s trim, tagged `SLOT_RW | i` like its reads and writes (its completion
+    /// is the slot's) but lending nothing: a trim carries no buffer. Panics when the slot's
+    /// range is lent (the slot already has a request in flight).
+    #[allow(dead_code)] // TRIM-SEAM: used by the policy's trim classes (next commit)
+    #[inline]
+    pub(crate) fn push_trim(&mut self, eng: &mut impl Live, i: usize, trim: Trim) {
+        assert!(!self.lent[i], "slot {i} trims with its buffer in flight");
+        eng.trim(SLOT_RW | i as u64, trim);
     }
 
     /// A completion reaped from the engine, its loan (if it is a slot's read or write) returned:

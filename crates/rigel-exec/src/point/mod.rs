@@ -93,6 +93,14 @@ pub fn run_point_with(
         })
         .collect();
     let worker_fds = per_worker(targets, shares.len());
+    // `zones = "sequential"`: the volume's zones, read before the workers take theirs.
+    let zones = match (run.zones, worker_fds.first()) {
+        (true, Some(w)) => Some(
+            crate::policy::zones::ZonePool::new(&w.fds)
+                .map_err(|e| ExecError::InvalidPoint(e.to_string()))?,
+        ),
+        _ => None,
+    };
     let intervals = run.duration_ms.div_ceil(1000).max(1) as usize;
     // Calibrated before the first point's workers start (the run loop does it earlier still).
     crate::engines::clock::init();
@@ -141,6 +149,7 @@ pub fn run_point_with(
                 buffers: run.buffers,
                 sqpoll: run.sqpoll,
                 polled: run.polled,
+                zones: zones.as_ref(),
                 verify: gen_map.as_deref().map(|map| VerifySetup {
                     map,
                     classes: verify_classes.clone(),
@@ -246,6 +255,12 @@ pub fn run_point_with(
     let tallies: Vec<_> = outcomes.iter_mut().filter_map(|o| o.tally.take()).collect();
     let (mut result, probe) = assemble(targets, point, shared, &outcomes, cpu, wall);
     result.engines = records(point, &engines, &outcomes);
+    if let Some(z) = &zones {
+        // Results record the zones beside each engine's options of the point.
+        for e in &mut result.engines {
+            e.options.insert("zones".into(), z.summary());
+        }
+    }
     result.placement = Some(rigel_results::Placement {
         worker_cpus: outcomes.iter().filter_map(|o| o.cpu).collect(),
         ..Default::default()

@@ -73,7 +73,8 @@ pub fn run(spec: WorkerSpec<'_>, shared: &Shared<'_>) -> WorkerOutcome {
         outcome.cpu = super::cpu::current();
         return outcome;
     }
-    let mut outcome = engines::visit(run.spec.engine, run.spec.polled, run);
+    let passthru = engines::nvme::any_passthru(run.spec.fds);
+    let mut outcome = engines::visit(run.spec.engine, run.spec.polled, passthru, run);
     outcome.cpu = super::cpu::current();
     outcome
 }

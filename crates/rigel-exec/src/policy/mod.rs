@@ -24,3 +24,4 @@ pub(crate) mod turn;
 pub(crate) mod verified;
 pub(crate) mod waits;
 pub(crate) mod window;
+pub mod zones;

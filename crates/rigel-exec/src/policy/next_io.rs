@@ -57,6 +57,15 @@ impl State<'_> {
             0 => true,
             p => self.rng.u8(0..100) >= p,
         };
+        // A zoned write goes to its slot's zone's write pointer; a reset made first is kept off
+        // its latency.
+        let mut reset_ns = 0;
+        if slot.write
+            && let Some(Some(zone)) = self.zones.get_mut(i)
+        {
+            let (t, at, spent) = zone.next(slot.len);
+            (target, offset, reset_ns) = (t as usize, at, spent);
+        }
         let mut verify = self
             .verify
             .as_mut()
@@ -83,8 +92,8 @@ impl State<'_> {
         slot.target = target as u32;
         slot.offset = offset;
         slot.done = 0;
-        slot.submitted_ns = now_ns;
-        slot.scheduled_ns = now_ns;
+        slot.submitted_ns = now_ns + reset_ns;
+        slot.scheduled_ns = now_ns + reset_ns;
         class.in_flight += 1;
         if slot.write {
             // No I/O uses the slot's range now: its previous one completed, the next is queued

@@ -46,6 +46,8 @@ pub struct WorkerSpec<'a> {
     pub engine: rigel_plan::Engine,
     /// The CPU to pin the worker to (`PointControl::cpus`).
     pub cpu: Option<u32>,
+    /// `zones = "sequential"`: the point's zones, one taken per writing slot.
+    pub zones: Option<&'a super::zones::ZonePool>,
 }
 
 /// A point class as the workers need it.
@@ -197,6 +199,18 @@ pub(crate) fn setup<'a, E: Engine>(
     for (slot, index) in slots.iter_mut().zip(buf_index) {
         slot.buf_index = index;
     }
+    // A zone per writing slot, taken before the point's window (a full one reset then).
+    let zones = match spec.zones {
+        Some(pool) => slots
+            .iter()
+            .map(|s| {
+                (classes[s.class].read_percent < 100)
+                    .then(|| pool.take(spec.fds))
+                    .transpose()
+            })
+            .collect::<io::Result<Vec<_>>>()?,
+        None => Vec::new(),
+    };
     let point_classes: Vec<usize> = classes.iter().map(|c| c.point_class).collect();
     let verify = spec
         .verify
@@ -215,6 +229,7 @@ pub(crate) fn setup<'a, E: Engine>(
             thinking: 0,
             idling: 0,
             verify,
+            zones,
         },
     ))
 }

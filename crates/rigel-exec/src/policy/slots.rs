@@ -97,6 +97,8 @@ pub(crate) struct State<'a> {
     pub(crate) idling: usize,
     /// `verify`: this worker's part (`verify::worker`).
     pub(crate) verify: Option<WorkerVerify<'a>>,
+    /// `zones = "sequential"`: each writing slot's zone (empty without zones).
+    pub(crate) zones: Vec<Option<super::zones::Cursor<'a>>>,
 }
 
 /// What a slot's current I/O is: drawn by its class, or sent by `rigel replay` (`replay_slots`).

@@ -131,6 +131,7 @@ fn settings(duration_ms: u64, warmup_ms: u64, workers: u32) -> RunSettings {
         verify: None,
         sqpoll: None,
         polled: false,
+        zones: false,
     }
 }
 

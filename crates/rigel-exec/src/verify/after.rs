@@ -80,6 +80,15 @@ pub(crate) fn read_exact_at(
     mut buf: &mut [u8],
     mut offset: u64,
 ) -> io::Result<()> {
+    // A passthrough target (`/dev/ngXnY`) has no read(2): its blocks are read with NVMe commands.
+    if let Some(ns) = crate::engines::nvme::passthru_namespace(target.fd)? {
+        return ns.read_at(target.fd, buf, offset).map_err(|e| {
+            io::Error::new(
+                e.kind(),
+                format!("{}: reading back offset {offset}: {e}", target.path),
+            )
+        });
+    }
     while !buf.is_empty() {
         match rustix::io::pread(target.fd, &mut *buf, offset) {
             Ok(0) => {

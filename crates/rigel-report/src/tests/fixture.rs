@@ -207,6 +207,7 @@ pub fn build(s: &Scenario) -> ResultsDoc {
             verify: None,
             sqpoll: None,
             polled: false,
+            zones: false,
         },
         classes: s
             .classes

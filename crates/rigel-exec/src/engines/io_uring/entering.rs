@@ -53,7 +53,7 @@ impl Entering {
     pub(crate) fn enter(
         &mut self,
         submitter: &io_uring::Submitter<'_>,
-        cq: &mut cqueue::CompletionQueue<'_>,
+        cq: &mut cqueue::CompletionQueue<'_, impl cqueue::EntryMarker>,
         clock: &Elapsed,
         now: u64,
         in_flight: usize,

@@ -4,10 +4,12 @@
 //! straight from the completion queue. rigel's fastest path, and the default.
 
 pub(crate) mod entering;
+pub(crate) mod passthru;
 pub(crate) mod polled;
 pub(crate) mod setup;
 
-use super::seam::{Completion, Engine, Facts, Live, Op, Open, Opened, RingMode, Rw};
+use super::discard::{self, BLOCK_URING_CMD_DISCARD, PUNCH_HOLE};
+use super::seam::{Completion, Engine, Facts, Live, Op, Open, Opened, RingMode, Rw, Trim};
 use crate::engines::clock::Elapsed;
 use crate::failure::Failure;
 use entering::Entering;
@@ -35,6 +37,12 @@ pub(crate) struct IoUringEngine {
     next_timespec: usize,
     /// `sqpoll`: the submission thread's settings, as results record them.
     sqpoll: Option<rigel_plan::SqPoll>,
+    /// Which targets are block devices (a trim discards them; a file's punches a hole).
+    block: Vec<bool>,
+    /// Whether the kernel's io_uring discards a block device (6.12+); else a trim runs
+    /// `BLKDISCARD` at its push and its completion waits in `made`.
+    uring_discard: bool,
+    made: Vec<Completion>,
 }
 
 impl Engine for IoUringEngine {
@@ -75,6 +83,9 @@ impl Engine for IoUringEngine {
                 timespecs: timespecs.into_boxed_slice(),
                 next_timespec: 0,
                 sqpoll: open.sqpoll,
+                block: discard::block_targets(open.fds),
+                uring_discard: discard::uring_discards(),
+                made: Vec::new(),
             },
             buf_index: buf_index.unwrap_or_default(),
         })
@@ -99,6 +110,9 @@ impl Engine for IoUringEngine {
             entering: &mut self.entering,
             timespecs: &mut self.timespecs,
             next_timespec: &mut self.next_timespec,
+            block: &self.block,
+            uring_discard: self.uring_discard,
+            made: &mut self.made,
         }
     }
 
@@ -158,12 +172,36 @@ pub(crate) struct IoUringLive<'r> {
     entering: &'r mut Entering,
     timespecs: &'r mut [types::Timespec],
     next_timespec: &'r mut usize,
+    block: &'r [bool],
+    uring_discard: bool,
+    /// Completions the engine made itself (a trim run at its push), handed out first.
+    made: &'r mut Vec<Completion>,
 }
 
 impl IoUringLive<'_> {
+    /// The targets as this ring addresses them.
+    #[inline(always)]
+    fn files(&self) -> Files<'_> {
+        Files {
+            fds: self.fds,
+            fixed_files: self.fixed_files,
+            fixed_buffers: self.fixed_buffers,
+        }
+    }
+}
+
+/// How a ring addresses the targets and the buffers: registered or by descriptor and address.
+#[derive(Clone, Copy)]
+pub(crate) struct Files<'r> {
+    pub fds: &'r [RawFd],
+    pub fixed_files: bool,
+    pub fixed_buffers: bool,
+}
+
+impl Files<'_> {
     /// A read or a write's submission entry.
     #[inline(always)]
-    fn rw(&self, rw: &Rw) -> squeue::Entry {
+    pub(crate) fn rw(&self, rw: &Rw) -> squeue::Entry {
         let Rw {
             target,
             offset,
@@ -203,7 +241,7 @@ impl IoUringLive<'_> {
 
     /// A flush's submission entry.
     #[inline]
-    fn fsync(&self, target: u32, data_only: bool) -> squeue::Entry {
+    pub(crate) fn fsync(&self, target: u32, data_only: bool) -> squeue::Entry {
         let flags = if data_only {
             types::FsyncFlags::DATASYNC
         } else {
@@ -221,12 +259,60 @@ impl IoUringLive<'_> {
     }
 }
 
+impl IoUringLive<'_> {
+    /// A trim's submission entry: the block layer's discard on a block device (6.12+), a hole
+    /// punched in a file; `None` when it ran here (`BLKDISCARD` on an older kernel), its
+    /// completion made.
+    fn trim(&mut self, tag: u64, t: Trim) -> Option<squeue::Entry> {
+        let Trim {
+            target,
+            offset,
+            len,
+        } = t;
+        let fd = self.fds[target as usize];
+        let block = self.block[target as usize];
+        if block && !self.uring_discard {
+            let result = discard::discard(fd, true, offset, len);
+            self.made.push(Completion { tag, result });
+            return None;
+        }
+        macro_rules! trim {
+            ($fd:expr) => {
+                if block {
+                    // The start in `addr`, the length in `addr3` (the command area's first 8
+                    // bytes).
+                    let mut cmd = [0u8; 16];
+                    cmd[..8].copy_from_slice(&len.to_ne_bytes());
+                    opcode::UringCmd16::new($fd, BLOCK_URING_CMD_DISCARD)
+                        .addr(Some(offset))
+                        .cmd(cmd)
+                        .build()
+                } else {
+                    opcode::Fallocate::new($fd, len)
+                        .offset(offset)
+                        .mode(PUNCH_HOLE)
+                        .build()
+                }
+            };
+        }
+        Some(if self.fixed_files {
+            trim!(types::Fixed(target))
+        } else {
+            trim!(types::Fd(fd))
+        })
+    }
+}
+
 impl Live for IoUringLive<'_> {
     #[inline(always)]
     unsafe fn push(&mut self, tag: u64, op: Op<'_>) {
         let entry = match op {
-            Op::Rw(rw) => self.rw(&rw),
-            Op::Flush { target, data_only } => self.fsync(target, data_only),
+            Op::Rw(rw) => self.files().rw(&rw),
+            Op::Flush { target, data_only } => self.files().fsync(target, data_only),
+            Op::Trim(t) => match self.trim(tag, t) {
+                Some(entry) => entry,
+                None => return,
+            },
             Op::Timer(t) => {
                 let k = *self.next_timespec % self.timespecs.len();
                 *self.next_timespec = self.next_timespec.wrapping_add(1);
@@ -258,6 +344,11 @@ impl Live for IoUringLive<'_> {
         until: Option<u64>,
     ) -> Result<(), Failure> {
         self.sq.sync();
+        if !self.made.is_empty() {
+            // A trim already done: its completion is ready without waiting.
+            let _ = self.submitter.submit();
+            return Ok(());
+        }
         self.entering
             .enter(&self.submitter, &mut self.cq, clock, now, in_flight, until)
     }
@@ -265,11 +356,14 @@ impl Live for IoUringLive<'_> {
     #[inline(always)]
     fn ready(&mut self) -> usize {
         self.cq.sync();
-        self.cq.len()
+        self.cq.len() + self.made.len()
     }
 
     #[inline(always)]
     fn next(&mut self) -> Option<Completion> {
+        if let Some(c) = self.made.pop() {
+            return Some(c);
+        }
         self.cq.next().map(|c| Completion {
             tag: c.user_data(),
             result: c.result(),

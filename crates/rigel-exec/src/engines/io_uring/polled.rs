@@ -74,9 +74,10 @@ impl Live for PolledLive<'_> {
     unsafe fn push(&mut self, tag: u64, op: Op<'_>) {
         match op {
             Op::Timer(interval) => self.ready.push_timer(tag, interval, ()),
-            // The plan refuses flushing classes on a polled ring; one reaching it anyway (a
-            // replayed flush) fails as the kernel would fail it, never silently.
-            Op::Flush { .. } => self.ready.push(
+            // The plan refuses flushing and trimming classes on a polled ring (neither can be
+            // polled); one reaching it anyway (a replayed flush or discard) fails as the kernel
+            // would fail it, never silently.
+            Op::Flush { .. } | Op::Trim(_) => self.ready.push(
                 Completion {
                     tag,
                     result: -libc::EOPNOTSUPP,

@@ -4,19 +4,21 @@
 
 use crate::engines::arena::Arena;
 use crate::engines::seam::RingMode;
-use io_uring::IoUring;
+use io_uring::{IoUring, cqueue, squeue};
 use std::io;
 use std::os::fd::RawFd;
 
 /// Builds a ring of at least `entries` submission entries, trying the fastest modes first.
-pub fn build_ring(entries: u32) -> io::Result<(IoUring, RingMode)> {
+pub fn build_ring<S: squeue::EntryMarker, C: cqueue::EntryMarker>(
+    entries: u32,
+) -> io::Result<(IoUring<S, C>, RingMode)> {
     let entries = entries.max(1).next_power_of_two();
     // CLAMP: a request beyond the kernel's maximum gets the maximum (the worker then hands full
     // submission queues to the kernel as it goes) rather than failing.
     // NO_SQARRAY (6.6+): the kernel reads each entry at its ring index, one indirection (and one
     // cache line) less per submitted I/O; t/io_uring sets it too. Without it on older kernels.
     for no_sqarray in [true, false] {
-        let mut b = IoUring::builder();
+        let mut b = IoUring::<S, C>::builder();
         b.setup_clamp()
             .setup_single_issuer()
             .setup_defer_taskrun()
@@ -28,14 +30,14 @@ pub fn build_ring(entries: u32) -> io::Result<(IoUring, RingMode)> {
             return Ok((r, RingMode::Deferred));
         }
     }
-    if let Ok(r) = IoUring::builder()
+    if let Ok(r) = IoUring::<S, C>::builder()
         .setup_clamp()
         .setup_coop_taskrun()
         .build(entries)
     {
         return Ok((r, RingMode::Coop));
     }
-    IoUring::builder()
+    IoUring::<S, C>::builder()
         .setup_clamp()
         .build(entries)
         .map(|r| (r, RingMode::Plain))
@@ -46,11 +48,14 @@ pub fn build_ring(entries: u32) -> io::Result<(IoUring, RingMode)> {
 /// them: its completions are delivered only by the thread that submits, which here is the
 /// kernel's). Not falling back to a ring without the thread: the spec asked for it, and a run
 /// without it would measure something else, so the kernel's refusal is the point's error.
-pub fn build_sqpoll_ring(entries: u32, sq: rigel_plan::SqPoll) -> io::Result<IoUring> {
+pub fn build_sqpoll_ring<S: squeue::EntryMarker, C: cqueue::EntryMarker>(
+    entries: u32,
+    sq: rigel_plan::SqPoll,
+) -> io::Result<IoUring<S, C>> {
     let entries = entries.max(1).next_power_of_two();
     let mut last = None;
     for (no_sqarray, single_issuer) in [(true, true), (false, true), (false, false)] {
-        let mut b = IoUring::builder();
+        let mut b = IoUring::<S, C>::builder();
         b.setup_clamp().setup_sqpoll(sq.idle_ms);
         if let Some(cpu) = sq.cpu {
             b.setup_sqpoll_cpu(cpu);
@@ -106,8 +111,8 @@ const MAX_REGISTERED: usize = 1 << 30;
 /// spread the kernel's lookups over as many nodes (`io_import_reg_buf` took 3.5% of the CPU at
 /// QD 64 on page-cache reads against t/io_uring's 1.8%). The pages an I/O covers are the same
 /// either way, so a device sees the same segments.
-pub fn register_buffers(
-    ring: &IoUring,
+pub fn register_buffers<S: squeue::EntryMarker, C: cqueue::EntryMarker>(
+    ring: &IoUring<S, C>,
     arena: &Arena,
     slots: &[(usize, usize)],
 ) -> io::Result<Vec<u16>> {
@@ -149,7 +154,10 @@ fn chunk_slots(slots: &[(usize, usize)], max: usize) -> Vec<(usize, usize)> {
 }
 
 /// Registers the targets' descriptors with the ring, index = target index.
-pub fn register_files(ring: &IoUring, fds: &[RawFd]) -> io::Result<()> {
+pub fn register_files<S: squeue::EntryMarker, C: cqueue::EntryMarker>(
+    ring: &IoUring<S, C>,
+    fds: &[RawFd],
+) -> io::Result<()> {
     ring.submitter().register_files(fds)
 }
 
@@ -159,10 +167,10 @@ pub fn register_files(ring: &IoUring, fds: &[RawFd]) -> io::Result<()> {
 /// # Safety
 /// Everything `entry` references (buffers, timespecs, descriptors) must stay valid until its
 /// completion is reaped, as for [`squeue::SubmissionQueue::push`].
-pub unsafe fn push_or_submit(
-    sq: &mut io_uring::squeue::SubmissionQueue<'_>,
+pub unsafe fn push_or_submit<S: squeue::EntryMarker>(
+    sq: &mut squeue::SubmissionQueue<'_, S>,
     submitter: &io_uring::Submitter<'_>,
-    entry: &io_uring::squeue::Entry,
+    entry: &S,
 ) {
     loop {
         // SAFETY: the caller guarantees what the entry references outlives the request.

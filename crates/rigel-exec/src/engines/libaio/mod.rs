@@ -2,6 +2,8 @@
 //! and writes go to the kernel in one `io_submit` per turn; completions come from the ring the
 //! kernel maps to user space, with `io_getevents` only to wait; the policy's timers are kept
 //! here (`ready.rs`), AIO having none. O_DIRECT only (see `aio.rs` for why and for flushes).
+//! AIO has no discard either: a trim runs at its push (`BLKDISCARD`, a hole punched in a file)
+//! and its completion is made ready at once, as fio's libaio engine does.
 
 pub(crate) mod aio;
 
@@ -18,6 +20,8 @@ use std::os::fd::RawFd;
 pub(crate) struct LibaioEngine {
     aio: Aio,
     fds: Vec<RawFd>,
+    /// Which targets are block devices (how a trim discards).
+    block: Vec<bool>,
     ready: Ready,
     /// A submission that failed outright (not one request's error), reported at the next enter.
     error: Option<io::Error>,
@@ -58,6 +62,7 @@ impl Engine for LibaioEngine {
             engine: LibaioEngine {
                 aio,
                 fds: open.fds.to_vec(),
+                block: crate::engines::discard::block_targets(open.fds),
                 ready: Ready::with_capacity(open.entries as usize),
                 error: None,
                 entries: open.entries,
@@ -135,6 +140,11 @@ impl Live for LibaioLive<'_> {
                 e.aio.prep_flush(tag, e.fds[target as usize], data_only);
             }
             Op::Timer(interval) => e.ready.push_timer(tag, interval, ()),
+            Op::Trim(t) => {
+                let (fd, block) = (e.fds[t.target as usize], e.block[t.target as usize]);
+                let result = crate::engines::discard::discard(fd, block, t.offset, t.len);
+                e.ready.push(Completion { tag, result }, ());
+            }
         }
     }
 

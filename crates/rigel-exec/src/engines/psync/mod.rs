@@ -23,6 +23,8 @@ use std::os::fd::RawFd;
 pub(crate) struct PsyncEngine {
     core: Psync,
     fds: Vec<RawFd>,
+    /// Which targets are block devices (how a trim discards).
+    block: Vec<bool>,
     ready: Ready,
 }
 
@@ -37,6 +39,7 @@ impl Engine for PsyncEngine {
             engine: PsyncEngine {
                 core,
                 fds: open.fds.to_vec(),
+                block: crate::engines::discard::block_targets(open.fds),
                 ready: Ready::with_capacity(open.entries as usize),
             },
             buf_index: Vec::new(),
@@ -111,6 +114,17 @@ impl Live for PsyncLive<'_> {
                 buf: std::ptr::null_mut(),
                 len: 0,
                 offset: 0,
+                data: tag,
+            },
+            Op::Trim(t) => SyncReq {
+                op: SyncOp::Trim {
+                    block: e.block[t.target as usize],
+                    len: t.len,
+                },
+                fd: e.fds[t.target as usize],
+                buf: std::ptr::null_mut(),
+                len: 0,
+                offset: t.offset,
                 data: tag,
             },
             Op::Timer(interval) => {

@@ -34,6 +34,12 @@ pub enum SyncOp {
     Flush {
         data_only: bool,
     },
+    /// A discard of `len` bytes at the request's offset (`discard::discard`: `BLKDISCARD` on a
+    /// block device, a hole punched in a file); 0 when done.
+    Trim {
+        block: bool,
+        len: u64,
+    },
 }
 
 /// One request: `len` bytes at `offset` of `fd` to or from `buf`, tagged `data`.
@@ -63,6 +69,11 @@ pub struct SyncDone {
 pub fn perform(req: &SyncReq) -> i64 {
     let (buf, len, off) = (req.buf, req.len as usize, req.offset as libc::off_t);
     let r = match req.op {
+        SyncOp::Trim { block, len } => {
+            return i64::from(crate::engines::discard::discard(
+                req.fd, block, req.offset, len,
+            ));
+        }
         // SAFETY: the caller keeps [buf, buf + len) valid and unused by anything else until the
         // request's completion is reaped; fd is a descriptor it keeps open.
         SyncOp::Read => unsafe { libc::pread(req.fd, buf.cast(), len, off) as i64 },
