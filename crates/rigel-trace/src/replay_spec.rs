@@ -28,6 +28,31 @@ pub struct ReplayTarget<'a> {
     pub allow_destructive: bool,
 }
 
+/// The mix of a replay that sends discards: each direction's share of the trace's requests
+/// (flushes count as writes), every direction present at 1% or more, adding up to 100.
+fn trim_mix(r: &Replay) -> String {
+    let writes = r.writes + r.flushes;
+    let total = (r.reads + writes + r.trims).max(1) as f64;
+    let pct = |n: u64| {
+        if n == 0 {
+            0
+        } else {
+            (n as f64 * 100.0 / total).round().clamp(1.0, 98.0) as u8
+        }
+    };
+    let trim_percent = pct(r.trims).max(1);
+    let room = 100 - trim_percent - u8::from(writes > 0);
+    let mut read_percent = pct(r.reads).min(room);
+    if writes == 0 {
+        read_percent = 100 - trim_percent;
+    }
+    rigel_expr::Mix {
+        read_percent,
+        trim_percent,
+    }
+    .to_string()
+}
+
 /// The replay's spec text, checked: it loads, compiles and plans exactly `to.target`.
 pub fn replay_spec(
     to: &ReplayTarget<'_>,
@@ -37,6 +62,8 @@ pub fn replay_spec(
 ) -> Result<String, TraceError> {
     let data = r.reads + r.writes;
     let mix = match (r.reads, r.writes) {
+        // Discards sent: the class trims (its consent is a write's).
+        _ if r.trims > 0 => trim_mix(r),
         (_, 0) if r.flushes == 0 => "read".to_owned(),
         (0, _) => "write".to_owned(),
         (_, 0) => "99% read".to_owned(),
@@ -53,7 +80,7 @@ pub fn replay_spec(
         .clamp(CAP.0, CAP.1)
         .min((ARENA_BYTES / u64::from(r.largest.max(4096))).max(1) as u32);
     let duration_ms = (r.span_ns / 1_000_000 + 1).max(10) + TAIL_MS;
-    let destructive = r.writes + r.flushes > 0 && to.allow_destructive;
+    let destructive = r.writes + r.flushes + r.trims > 0 && to.allow_destructive;
     let target = to.target.display().to_string();
     let mut s = SpecDoc::default();
     s.comment(&format!(
@@ -63,7 +90,7 @@ pub fn replay_spec(
         trace.records.len()
     ));
     s.comment(&format!(
-        "speed {}x, offsets {:?}, target {} bytes; skipped: {} discards, {} others",
+        "speed {}x, offsets {:?}, target {} bytes; skipped: {} empty discards, {} others",
         opts.speed, opts.fit, opts.target_bytes, r.discards, r.others
     ));
     s.table(&["spec"]);
