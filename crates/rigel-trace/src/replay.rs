@@ -265,8 +265,12 @@ mod tests {
         assert!(e.to_string().contains("smaller than"), "{e}");
         let e = prepare(&t, opts(0.0, Fit::Wrap, 1 << 30)).expect_err("speed 0");
         assert!(e.to_string().contains("speed"), "{e}");
-        let only = trace(vec![rec(0, 0, 4096, Op::Discard, 0)], 1 << 30);
+        // Empty discards carry nothing to send; a discard of a range is a trim to send.
+        let only = trace(vec![rec(0, 0, 0, Op::Discard, 0)], 1 << 30);
         let e = prepare(&only, opts(1.0, Fit::Wrap, 1 << 30)).expect_err("nothing");
         assert!(e.to_string().contains("nothing to replay"), "{e}");
+        let trims = trace(vec![rec(0, 0, 4096, Op::Discard, 0)], 1 << 30);
+        let r = prepare(&trims, opts(1.0, Fit::Wrap, 1 << 30)).expect("a trim to send");
+        assert_eq!((r.trims, r.requests[0].op), (1, ReplayOp::Trim));
     }
 }

@@ -28,31 +28,6 @@ pub struct ReplayTarget<'a> {
     pub allow_destructive: bool,
 }
 
-/// The mix of a replay that sends discards: each direction's share of the trace's requests
-/// (flushes count as writes), every direction present at 1% or more, adding up to 100.
-fn trim_mix(r: &Replay) -> String {
-    let writes = r.writes + r.flushes;
-    let total = (r.reads + writes + r.trims).max(1) as f64;
-    let pct = |n: u64| {
-        if n == 0 {
-            0
-        } else {
-            (n as f64 * 100.0 / total).round().clamp(1.0, 98.0) as u8
-        }
-    };
-    let trim_percent = pct(r.trims).max(1);
-    let room = 100 - trim_percent - u8::from(writes > 0);
-    let mut read_percent = pct(r.reads).min(room);
-    if writes == 0 {
-        read_percent = 100 - trim_percent;
-    }
-    rigel_expr::Mix {
-        read_percent,
-        trim_percent,
-    }
-    .to_string()
-}
-
 /// The replay's spec text, checked: it loads, compiles and plans exactly `to.target`.
 pub fn replay_spec(
     to: &ReplayTarget<'_>,
@@ -63,7 +38,7 @@ pub fn replay_spec(
     let data = r.reads + r.writes;
     let mix = match (r.reads, r.writes) {
         // Discards sent: the class trims (its consent is a write's).
-        _ if r.trims > 0 => trim_mix(r),
+        _ if r.trims > 0 => crate::spec_doc::trim_mix(r.reads, r.writes + r.flushes, r.trims),
         (_, 0) if r.flushes == 0 => "read".to_owned(),
         (0, _) => "write".to_owned(),
         (_, 0) => "99% read".to_owned(),
