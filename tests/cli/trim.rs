@@ -69,6 +69,15 @@ fn a_trim_mix_on_a_loop_device_sends_the_discards_the_device_and_a_capture_count
     assert_eq!(ios(c, "total"), r + w + t, "{}", c["total"]);
     let share = t as f64 / (r + w + t) as f64;
     assert!((0.06..0.14).contains(&share), "trim share {share:.3}");
+    // The report gives the trims a line of their own, with their IOPS.
+    let report = std::fs::read_to_string(run.folder.join("report.md")).expect("report.md");
+    let line = report
+        .lines()
+        .find(|l| l.split('|').nth(2).is_some_and(|c| c.trim() == "trim"))
+        .unwrap_or_else(|| panic!("no trim line in the report:\n{report}"));
+    let iops = line.split('|').nth(3).map(|c| c.trim().replace(',', ""));
+    let want = c["trim"]["iops"].as_f64().expect("the trims' IOPS").round();
+    assert_eq!(iops, Some(format!("{want}")), "{line}");
 
     // The device discarded at least what the window counted (the run's edges add a few), each
     // a 4 KiB range, and about a tenth of its requests.
