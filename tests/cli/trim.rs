@@ -133,6 +133,24 @@ fn a_trim_class_punches_holes_in_a_file_on_every_engine() {
         let c = class(&doc);
         assert!(ios(c, "trim") > 0, "{engine}: no trims: {c}");
         assert!(c["read"].is_null() && c["write"].is_null(), "{engine}: {c}");
+        if engine == "io_uring" {
+            // fio's JSON names the job's mode and carries its trims where fio does.
+            rigel()
+                .arg("report")
+                .arg(&run.folder)
+                .args(["--format", "fio-json"])
+                .run()
+                .code(0);
+            let text = std::fs::read_to_string(run.folder.join("fio.json")).expect("fio.json");
+            let fio: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+            let job = &fio["jobs"][0];
+            assert_eq!(job["job options"]["rw"], "randtrim", "{job}");
+            assert_eq!(
+                job["trim"]["total_ios"].as_u64(),
+                Some(ios(c, "trim")),
+                "{job}"
+            );
+        }
         let left = std::fs::metadata(&file).expect("the file").blocks();
         assert!(
             left < allocated,
