@@ -2,12 +2,11 @@
 //! through the same loop as `rigel run`, and the results come out as rigel's summary or, with
 //! `--output-format=json`, as fio's JSON document.
 
-use super::args::{ColorChoice, EngineOption, SpecOptions};
+use super::args::ColorChoice;
 use super::style::outln;
 use super::{exit, run, specs};
 use rigel_fio::{FioError, Input};
 use rigel_runner::{self as runner, Ended, Job};
-use rigel_spec::SpecInput;
 use rigel_target::Consent;
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -111,20 +110,9 @@ pub fn main(args: &[OsString]) -> i32 {
     for note in &t.notes {
         super::style::note(note);
     }
-    let input = SpecInput::Text {
-        name: &t.name,
-        text: &t.spec_toml,
-    };
-    let options = SpecOptions {
-        set: Vec::new(),
-        engine: EngineOption { engine: None },
-    };
-    let (loaded, plan) = match specs::compile(input, &options) {
+    let (loaded, plan) = match specs::compile_written(&t.name, &t.spec_toml, None) {
         Ok(p) => p,
-        Err(d) => {
-            specs::report(&d);
-            return exit::BAD_SPEC;
-        }
+        Err(code) => return code,
     };
     let dir = a.out.clone().unwrap_or_else(|| {
         let stamp = chrono::Local::now().format("%Y%m%d-%H%M%S");
@@ -138,12 +126,7 @@ pub fn main(args: &[OsString]) -> i32 {
     }
     let opts = runner::Options {
         consent: a.consent,
-        clean: false,
-        skip_failed: false,
-        starts: None,
-        formats: Vec::new(),
-        paper: rigel_report::Paper::default(),
-        replay: None,
+        ..runner::Options::default()
     };
     let (code, ran) = run::run_job(job, opts, &|e| e.to_string());
     let Some(ran) = ran else { return code };

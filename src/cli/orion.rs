@@ -3,7 +3,7 @@
 //! current directory, with ORION's console lines. The run folder goes beside them, in
 //! `<prefix>.rigel/`, with rigel's own reports.
 
-use super::args::{ColorChoice, EngineOption, SpecOptions};
+use super::args::ColorChoice;
 use super::run;
 use super::style::outln;
 use super::{exit, plan_table, specs, summary};
@@ -13,7 +13,6 @@ use rigel_plan::RunPlan;
 use rigel_report::{self as report, Dialect, Format, ReportOptions};
 use rigel_results::ResultsDoc;
 use rigel_runner::{self as runner, Job};
-use rigel_spec::SpecInput;
 use rigel_target::{Consent, TargetError};
 use std::ffi::OsString;
 use std::io::Write;
@@ -134,21 +133,11 @@ pub fn main(args: &[OsString], quiet: bool, color: ColorChoice) -> i32 {
         outln!("{}", job.spec_toml.trim_end());
         return exit::OK;
     }
-    let input = SpecInput::Text {
-        name: job.options.testname(),
-        text: &job.spec_toml,
-    };
-    let spec_options = SpecOptions {
-        set: Vec::new(),
-        engine: EngineOption { engine },
-    };
-    let (loaded, plan) = match specs::compile(input, &spec_options) {
-        Ok(p) => p,
-        Err(d) => {
-            specs::report(&d);
-            return exit::BAD_SPEC;
-        }
-    };
+    let (loaded, plan) =
+        match specs::compile_written(job.options.testname(), &job.spec_toml, engine) {
+            Ok(p) => p,
+            Err(code) => return code,
+        };
     let o = &job.options;
     if o.write_percent() > 0 {
         eprintln!(
@@ -263,12 +252,7 @@ fn calibrate(
             allow_destructive: o.ext.allow_destructive,
             force: o.ext.force,
         },
-        clean: false,
-        skip_failed: false,
-        starts: None,
-        formats: Vec::new(),
-        paper: rigel_report::Paper::default(),
-        replay: None,
+        ..runner::Options::default()
     };
     let (code, ran) = run::run_job(
         Job::fresh(dir, spec_toml, plan, started).with_provenance(provenance),

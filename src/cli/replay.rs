@@ -105,12 +105,8 @@ pub fn run(a: &ReplayArgs) -> i32 {
             allow_destructive: a.allow_destructive,
             force: a.force,
         },
-        clean: false,
-        skip_failed: false,
-        starts: None,
-        formats: Vec::new(),
-        paper: rigel_report::Paper::default(),
         replay: Some(Arc::new(replay)),
+        ..runner::Options::default()
     };
     let (code, ran) = run::run_job(job, options, &|e| e.to_string());
     let Some(ran) = ran else { return code };

@@ -1,6 +1,6 @@
 //! Loading and compiling a spec for a command, with diagnostics rendered for the terminal.
 
-use super::args::SpecOptions;
+use super::args::{EngineOption, SpecOptions};
 use rigel_plan::{Checked, RunPlan};
 use rigel_spec::{self as spec, Diagnostics, Engine, LoadedSpec, SpecInput};
 
@@ -42,6 +42,24 @@ pub fn compile_as(
 ) -> Result<(LoadedSpec, RunPlan), Diagnostics> {
     let checked = rigel_plan::check(input, &options.set, cores(), builtins)?;
     refused_here(forced(checked, options.engine.engine)?)?.runnable()
+}
+
+/// A spec another command wrote (`rigel orion`, `rigel fio`: its options translated into TOML),
+/// compiled as [`compile`] compiles a file, with the command's `--engine` and no `--set`; its
+/// diagnostics printed where it does not compile, and the exit code for them.
+pub fn compile_written(
+    name: &str,
+    text: &str,
+    engine: Option<Engine>,
+) -> Result<(LoadedSpec, RunPlan), i32> {
+    let options = SpecOptions {
+        set: Vec::new(),
+        engine: EngineOption { engine },
+    };
+    compile(SpecInput::Text { name, text }, &options).map_err(|d| {
+        report(&d);
+        super::exit::BAD_SPEC
+    })
 }
 
 /// What this host's targets refuse of a checked plan, where the spec asks it: writes a zoned

@@ -3,35 +3,25 @@
 //! loop device at a constant load. The run finds the step within a second of when the credit ran
 //! out, with the rates before and after; the same file without the bucket gets no such finding.
 
-use super::builder::{results, rigel};
-use super::faults::faultfs::{self, FaultFs, Faults};
+use super::faults::faultfs::{self, Faults};
+use super::scenario::{Scenario, Spec};
 use serde_json::Value;
 use std::time::Duration;
 
 /// One 8-second point at load 4 over `faults` (through a loop device); stderr and the findings.
 fn run(faults: Faults) -> (String, Vec<Value>, Option<Duration>) {
-    if let Some(why) = faultfs::unavailable() {
-        panic!("{why}");
-    }
-    let fs = FaultFs::mount(faults).expect("mount");
+    let fs = faultfs::mounted(faults);
     let dev = fs.loop_device().expect("a loop device over the FUSE file");
-    let tmp = tempfile::tempdir().expect("tmp");
-    let spec = tmp.path().join("b.toml");
-    let text = format!(
-        "[[target]]\npath = \"{}\"\n\n[run]\nduration = \"8s\"\nwarmup = \"0s\"\n\n\
-         [class.rd]\nsize = \"4KiB\"\n\n[matrix]\nrd = \"4\"\n",
-        dev.dev.display()
-    );
-    std::fs::write(&spec, text).expect("spec written");
-    let out = tmp.path().join("run");
-    let r = rigel()
-        .arg("run")
-        .arg(&spec)
-        .arg("--out")
-        .arg(&out)
-        .run()
-        .code(0);
-    let doc = results(&out);
+    let scene = Scenario::new();
+    let spec = Spec::default()
+        .target(&dev.dev, &[])
+        .set("run.duration", "8s")
+        .set("run.warmup", "0s")
+        .set("class.rd.size", "4KiB")
+        .set("matrix.rd", "4");
+    let spec = scene.spec("b.toml", &spec);
+    let run = scene.run(&spec, "run", &[]).code(0);
+    let (doc, r) = (run.results(), run.output);
     let findings = doc["findings"].as_array().cloned().unwrap_or_default();
     let secs: Vec<f64> = doc["points"][0]["classes"][0]["intervals"]
         .as_array()

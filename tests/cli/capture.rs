@@ -230,7 +230,7 @@ fn a_captured_run_derives_the_spec_it_ran() {
 }
 
 #[test]
-#[serial_test::serial]
+#[serial_test::parallel]
 fn captured_durable_writes_derive_dsync() {
     // One write at a time with RWF_DSYNC: the loop device (a write-back cache without FUA) gets
     // flushes for every write, none merged.

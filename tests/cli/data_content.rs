@@ -50,7 +50,7 @@ fn ratio(data: &[u8], tool: &str, args: &[&str]) -> f64 {
 }
 
 #[test]
-#[serial_test::serial]
+#[serial_test::parallel]
 fn default_data_is_incompressible_at_any_window_and_unique_per_unit() {
     let data = written("");
     for (tool, args) in [
@@ -69,7 +69,7 @@ fn default_data_is_incompressible_at_any_window_and_unique_per_unit() {
 
 #[test]
 #[ignore = "needs zstd"]
-#[serial_test::serial]
+#[serial_test::parallel]
 fn compress_3_to_1_writes_data_zstd_compresses_3_to_1() {
     let data = written("compress = \"3:1\"");
     let ratio = zstd_ratio(&data);
@@ -77,7 +77,7 @@ fn compress_3_to_1_writes_data_zstd_compresses_3_to_1() {
 }
 
 #[test]
-#[serial_test::serial]
+#[serial_test::parallel]
 fn dedupe_2_to_1_leaves_half_the_units_distinct() {
     let data = written("dedupe = \"2:1\"");
     let units = data.chunks(4096).count();

@@ -5,7 +5,7 @@
 //! summary, and `engine = "io_uring"` still refuses as before.
 
 use super::builder::{results, rigel};
-use super::orion::LunDir;
+use super::orion::{LunDir, one_point};
 use super::refused::refused_rigel;
 use rigel_testkit::LoopDevice;
 use std::path::Path;
@@ -99,23 +99,7 @@ fn under_seccomp_auto_runs_on_libaio_and_an_explicit_io_uring_still_refuses() {
 fn under_seccomp_an_orion_run_completes_on_libaio_and_writes_its_summary() {
     let dev = LoopDevice::new(64 << 20);
     let d = LunDir::new().with("t", &[dev.dev()]);
-    let args = [
-        "orion",
-        "-run",
-        "advanced",
-        "-testname",
-        "t",
-        "-matrix",
-        "point",
-        "-num_small",
-        "2",
-        "-num_large",
-        "0",
-        "-duration",
-        "1",
-        "-cache_size",
-        "0",
-    ];
+    let args = [&["orion"][..], &one_point("t", "2")].concat();
     let (code, text) = refused_rigel(d.path(), &args);
     assert_eq!(code, 0, "{text}");
     assert!(text.contains("io_uring is refused here"), "{text}");

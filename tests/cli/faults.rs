@@ -9,18 +9,10 @@ pub mod faultfs;
 
 use super::builder::{results, rigel};
 use super::scenario::Scenario;
-use faultfs::{FaultFs, Faults, Stall};
+use faultfs::{Faults, Stall};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-
-/// Panics, saying why, where a FUSE file cannot be mounted (not root, no /dev/fuse): `.ci/run`
-/// runs as root on a machine with /dev/fuse.
-fn require_fuse() {
-    if let Some(why) = faultfs::unavailable() {
-        panic!("{why}");
-    }
-}
 
 /// A read-only spec on `target`: one class of 4 KiB random reads, a point per load.
 fn spec(dir: &Path, target: &Path, loads: &str, run: &str) -> PathBuf {
@@ -46,9 +38,8 @@ pub(super) fn signal(child: &std::process::Child, sig: &str) {
 #[test]
 #[serial_test::parallel]
 fn an_io_error_at_an_offset_fails_the_point_naming_offset_and_errno() {
-    require_fuse();
     let offset = 8 << 20;
-    let fs = FaultFs::mount(Faults::new(16 << 20).read_error(offset, libc::EIO)).expect("mount");
+    let fs = faultfs::mounted(Faults::new(16 << 20).read_error(offset, libc::EIO));
     let tmp = tempfile::tempdir().expect("tmp");
     let spec = spec(tmp.path(), fs.file(), "4", "duration = \"20s\"");
     let out = tmp.path().join("run");
@@ -70,13 +61,12 @@ fn an_io_error_at_an_offset_fails_the_point_naming_offset_and_errno() {
 #[test]
 #[serial_test::serial]
 fn a_stall_longer_than_io_timeout_fails_the_point_as_stalled() {
-    require_fuse();
     let stall = Stall {
         after: 50,
         duration: Duration::from_secs(4),
         every: false,
     };
-    let fs = FaultFs::mount(Faults::new(16 << 20).stall(stall)).expect("mount");
+    let fs = faultfs::mounted(Faults::new(16 << 20).stall(stall));
     let dev = fs.loop_device().expect("a loop device over the FUSE file");
     let tmp = tempfile::tempdir().expect("tmp");
     let spec = spec(
@@ -116,8 +106,7 @@ fn a_stall_longer_than_io_timeout_fails_the_point_as_stalled() {
 #[test]
 #[serial_test::serial]
 fn sigint_during_a_stall_ends_the_run_within_a_second_keeping_finished_points() {
-    require_fuse();
-    let fs = FaultFs::mount(Faults::new(16 << 20)).expect("mount");
+    let fs = faultfs::mounted(Faults::new(16 << 20));
     let dev = fs.loop_device().expect("a loop device over the FUSE file");
     let tmp = tempfile::tempdir().expect("tmp");
     let spec = spec(tmp.path(), &dev.dev, "1, 2, 3", "duration = \"1s\"");
@@ -165,9 +154,8 @@ fn sigint_during_a_stall_ends_the_run_within_a_second_keeping_finished_points() 
 #[serial_test::serial]
 fn sigterm_during_a_stalled_open_ends_the_run_within_a_second() {
     use std::io::BufRead;
-    require_fuse();
     let stall = Duration::from_millis(2500);
-    let fs = FaultFs::mount(Faults::new(16 << 20).open_stall(stall)).expect("mount");
+    let fs = faultfs::mounted(Faults::new(16 << 20).open_stall(stall));
     let tmp = tempfile::tempdir().expect("tmp");
     let spec = spec(tmp.path(), fs.file(), "1", "duration = \"1s\"");
     let mut child = rigel()

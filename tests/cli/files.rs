@@ -439,23 +439,7 @@ fn orion_never_replaces_a_file_in_its_working_directory() {
     for p in &planted {
         symlink(&victim, p).unwrap();
     }
-    let args = [
-        "-run",
-        "advanced",
-        "-testname",
-        "o",
-        "-matrix",
-        "point",
-        "-num_small",
-        "1",
-        "-num_large",
-        "0",
-        "-duration",
-        "1",
-        "-cache_size",
-        "0",
-    ];
-    d.orion(&args).code(0);
+    d.orion(&super::orion::one_point("o", "1")).code(0);
     assert_eq!(std::fs::read(&victim).unwrap(), b"root:secret\n");
     for p in &planted {
         assert!(

@@ -15,6 +15,21 @@ fn job(s: &Scenario, name: &str, text: &str) -> PathBuf {
     path
 }
 
+/// `rigel fio FILE` writing to `dev` (the job's `filename` replaced with `--set`) into `out`; its
+/// results.json.
+fn fio_on(dev: &str, file: &Path, out: &Path) -> Value {
+    rigel()
+        .arg("fio")
+        .arg(file)
+        .args(["--set", &format!("filename={dev}")])
+        .arg("--allow-destructive")
+        .arg("--out")
+        .arg(out)
+        .run()
+        .code(0);
+    results(out)
+}
+
 #[test]
 #[serial_test::parallel]
 fn to_spec_translates_fio_semantics_and_names_each_option() {
@@ -237,16 +252,7 @@ fn every_rw_mode_runs_on_a_loop_device() {
             ),
         );
         let out_dir = s.join(format!("run-{rw}"));
-        rigel()
-            .arg("fio")
-            .arg(&file)
-            .args(["--set", &format!("filename={}", dev.dev())])
-            .arg("--allow-destructive")
-            .arg("--out")
-            .arg(&out_dir)
-            .run()
-            .code(0);
-        let doc = results(&out_dir);
+        let doc = fio_on(dev.dev(), &file, &out_dir);
         let c = &doc["points"][0]["classes"][0];
         assert_eq!(c["class"], format!("{rw}-job"));
         assert_eq!(c["read"].is_object(), reads, "{rw}: {c}");
@@ -350,17 +356,7 @@ fn rigel_fio_and_fio_agree_on_a_loop_device() {
             let before = device_ios(dev.dev());
             let fio = run_fio(dev.dev(), &[file.display().to_string()]);
             let after = device_ios(dev.dev());
-            let out_dir = s.join(format!("run-{rw}-{qd}"));
-            rigel()
-                .arg("fio")
-                .arg(&file)
-                .args(["--set", &format!("filename={}", dev.dev())])
-                .arg("--allow-destructive")
-                .arg("--out")
-                .arg(&out_dir)
-                .run()
-                .code(0);
-            let doc = results(&out_dir);
+            let doc = fio_on(dev.dev(), &file, &s.join(format!("run-{rw}-{qd}")));
             let p = &doc["points"][0];
             let rigel_iops = p["classes"][0]["total"]["iops"].as_f64().expect("iops");
             let j = &fio["jobs"][0];

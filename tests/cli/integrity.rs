@@ -118,9 +118,7 @@ fn corrupted_on(
     kinds: &[(&str, u64)],
     must: &str,
 ) {
-    if let Some(why) = faultfs::unavailable() {
-        panic!("{why}");
-    }
+    faultfs::require();
     // The corrupted block must be written and read some times within the window: ahead of the
     // host's load (84 writes over 256 blocks at a load of 10 missed it).
     ahead_of_the_host();

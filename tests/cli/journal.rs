@@ -283,9 +283,7 @@ fn cut(
     through_loop: bool,
     code: i32,
 ) -> (Value, usize, Output) {
-    if let Some(why) = faultfs::unavailable() {
-        panic!("{why}");
-    }
+    faultfs::require();
     let tmp = tempfile::tempdir_in("/dev/shm").expect("a tmpfs temp dir");
     let fs = FaultFs::mount(faults).expect("mount");
     let fill = tmp.path().join("fill.toml");

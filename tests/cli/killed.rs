@@ -7,7 +7,7 @@
 //! both).
 
 use super::builder::rigel;
-use super::faults::faultfs::{self, FaultFs, Faults};
+use super::faults::faultfs::{self, Faults};
 use super::faults::signal;
 use super::scenario::Spec;
 use std::path::{Path, PathBuf};
@@ -34,10 +34,7 @@ fn spec(dir: &Path, name: &str, target: &Path, mix: &str, duration: &str) -> Pat
 #[test]
 #[serial_test::parallel]
 fn the_target_of_a_rigel_killed_with_io_in_flight_is_taken_by_the_next_and_a_live_one_refuses() {
-    if let Some(why) = faultfs::unavailable() {
-        panic!("{why}");
-    }
-    let fs = FaultFs::mount(Faults::new(16 << 20)).expect("mount");
+    let fs = faultfs::mounted(Faults::new(16 << 20));
     let dev = fs.loop_device().expect("a loop device over the FUSE file");
     let tmp = tempfile::tempdir().expect("tmp");
     let writer = spec(tmp.path(), "writer", &dev.dev, "write", "60s");

@@ -198,14 +198,11 @@ fn polled_on_namespace() -> Spec {
         .set("run.verify", true)
 }
 
-/// With poll queues (`io_poll` = 1), a polled run of reads and writes completes, verified, on a
-/// polled ring (the engine's options say so) and the namespace's counters saw its I/O.
-#[test]
-#[serial_test::parallel]
-#[ignore = "needs qemu-system-x86, linux-image-amd64, busybox-static"]
-fn a_polled_run_completes_where_the_namespace_has_poll_queues() {
-    let mut g = Guest::new(&["--poll-queues", "1"]);
-    let (path, _) = g.spec("polled.toml", &polled_on_namespace());
+/// A guest with `poll_queues` poll queues that reads the namespace's `io_poll`, then checks, plans
+/// and runs [`polled_on_namespace`] (`polled.toml`) into /tmp/p; the spec's path and text.
+fn polled_guest(poll_queues: &str) -> (Guest, (String, String)) {
+    let mut g = Guest::new(&["--poll-queues", poll_queues]);
+    let (path, text) = g.spec("polled.toml", &polled_on_namespace());
     g.step("io_poll", "cat /sys/block/nvme0n1/queue/io_poll");
     g.step("check", &format!("rigel check {path}"));
     g.step("plan", &format!("rigel plan {path}"));
@@ -213,6 +210,16 @@ fn a_polled_run_completes_where_the_namespace_has_poll_queues() {
         "run",
         &format!("rigel run {path} --out /tmp/p --allow-destructive"),
     );
+    (g, (path, text))
+}
+
+/// With poll queues (`io_poll` = 1), a polled run of reads and writes completes, verified, on a
+/// polled ring (the engine's options say so) and the namespace's counters saw its I/O.
+#[test]
+#[serial_test::parallel]
+#[ignore = "needs qemu-system-x86, linux-image-amd64, busybox-static"]
+fn a_polled_run_completes_where_the_namespace_has_poll_queues() {
+    let (mut g, _) = polled_guest("1");
     g.step("results", "cat /tmp/p/results.json");
     let out = g.boot();
     assert_eq!(out.step("io_poll", 0).trim(), "1");
@@ -234,15 +241,7 @@ fn a_polled_run_completes_where_the_namespace_has_poll_queues() {
 #[serial_test::parallel]
 #[ignore = "needs qemu-system-x86, linux-image-amd64, busybox-static"]
 fn a_polled_run_is_refused_with_the_fix_where_the_namespace_has_no_poll_queues() {
-    let mut g = Guest::new(&["--poll-queues", "0"]);
-    let (path, text) = g.spec("polled.toml", &polled_on_namespace());
-    g.step("io_poll", "cat /sys/block/nvme0n1/queue/io_poll");
-    g.step("check", &format!("rigel check {path}"));
-    g.step("plan", &format!("rigel plan {path}"));
-    g.step(
-        "run",
-        &format!("rigel run {path} --out /tmp/p --allow-destructive"),
-    );
+    let (mut g, (path, text)) = polled_guest("0");
     g.step("ran", "ls /tmp/p 2>&1 | head -n 3");
     let out = g.boot();
     assert_eq!(out.step("io_poll", 0).trim(), "0");

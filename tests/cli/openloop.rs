@@ -13,14 +13,6 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-/// Panics, saying why, where a FUSE file cannot be mounted (not root, no /dev/fuse): `.ci/run`
-/// runs as root on a machine with /dev/fuse.
-fn require_fuse() {
-    if let Some(why) = faultfs::unavailable() {
-        panic!("{why}");
-    }
-}
-
 /// Runs one point on `target` (`classes`: the class tables, `loads`: the matrix's load of each)
 /// and returns the point's results.
 fn run_point(dir: &Path, target: &Path, classes: &str, loads: &str, run: &str) -> Value {
@@ -153,7 +145,7 @@ fn class<'a>(point: &'a Value, name: &str) -> &'a Value {
 #[test]
 #[serial_test::serial]
 fn below_capacity_response_equals_service_equals_the_injected_time() {
-    require_fuse();
+    faultfs::require();
     // The FUSE servers, rigel and the test's own timed reads in the real-time class: beside a
     // build, the reference reads of a fair-class test woke late (p50 3.9 ms for 2.8 ms served).
     ahead_of_the_host();
@@ -261,7 +253,7 @@ fn below_capacity_response_equals_service_equals_the_injected_time() {
 #[test]
 #[serial_test::serial]
 fn a_one_second_stall_shows_in_response_latency_not_in_service_latency() {
-    require_fuse();
+    faultfs::require();
     // Reads served at once by the FUSE thread (a capacity of several thousand IOPS one at a time,
     // even on a loaded host), one outstanding at most: while the stalled read is held, the send
     // times falling due wait in rigel's backlog, as they would behind any held I/O.
@@ -320,7 +312,7 @@ fn a_one_second_stall_shows_in_response_latency_not_in_service_latency() {
 #[test]
 #[serial_test::serial]
 fn io_in_flight_at_the_window_end_is_not_missed_but_a_device_short_of_the_rate_is() {
-    require_fuse();
+    faultfs::require();
     let tmp = tempfile::tempdir().expect("tmp");
     // 40 IOPS for 2 s after 500 ms of warmup, at most `cap` outstanding.
     let rate = |target: &Path, cap: u32| {

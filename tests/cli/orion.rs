@@ -61,6 +61,27 @@ impl LunDir {
     }
 }
 
+/// ORION's arguments for one data point under `testname`: `small` outstanding small reads and no
+/// large, 1 s without warm-up.
+pub fn one_point<'a>(testname: &'a str, small: &'a str) -> [&'a str; 14] {
+    [
+        "-run",
+        "advanced",
+        "-testname",
+        testname,
+        "-matrix",
+        "point",
+        "-num_small",
+        small,
+        "-num_large",
+        "0",
+        "-duration",
+        "1",
+        "-cache_size",
+        "0",
+    ]
+}
+
 #[track_caller]
 pub fn fails_with(out: Output, message: &str) {
     let out = out.code(2);

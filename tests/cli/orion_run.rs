@@ -1,7 +1,7 @@
 //! `rigel orion` doing real I/O through the shared run loop: the write guard on a tmpfs file, and
 //! ORION's files and the raid0 layout on two loop devices over tmpfs (as root, as `.ci/run` runs).
 
-use super::orion::LunDir;
+use super::orion::{LunDir, one_point};
 use rigel_testkit::LoopDevice;
 
 #[test]
@@ -11,24 +11,7 @@ fn write_needs_allow_destructive_and_then_writes() {
     let lun = d.file("data.img", 8 << 20);
     let d = d.with("w", &[&lun]);
     let before = std::fs::read(&lun).expect("readable");
-    let args = [
-        "-run",
-        "advanced",
-        "-testname",
-        "w",
-        "-write",
-        "100",
-        "-matrix",
-        "point",
-        "-num_small",
-        "2",
-        "-num_large",
-        "0",
-        "-duration",
-        "1",
-        "-cache_size",
-        "0",
-    ];
+    let args = [&one_point("w", "2")[..], &["-write", "100"]].concat();
     let refused = d.orion(&args).code(2);
     assert!(
         refused

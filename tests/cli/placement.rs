@@ -60,7 +60,7 @@ fn a_class_on_target_b_moves_no_byte_on_a() {
 /// other requests are the write guard's buffered probes (blkid and rigel reading signatures
 /// through the page cache, flagged readahead `RA`); rigel's own I/O is O_DIRECT and never is.
 #[test]
-#[serial_test::serial]
+#[serial_test::parallel]
 fn a_region_issues_no_io_outside_it() {
     let dev = LoopDevice::new(64 << 20);
     let tmp = Scenario::new();

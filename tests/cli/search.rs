@@ -48,9 +48,7 @@ fn mount() -> FaultFs {
 
 /// One place serving every I/O in `service`.
 fn mount_serving_in(service: Duration) -> FaultFs {
-    if let Some(why) = faultfs::unavailable() {
-        panic!("{why}");
-    }
+    faultfs::require();
     ahead_of_the_host();
     FaultFs::mount(Faults::new(16 << 20).service_time(service, Some(1))).expect("mount")
 }
@@ -193,9 +191,7 @@ fn a_load_search_finds_where_the_queue_starts() {
 #[test]
 #[serial_test::serial]
 fn a_search_over_a_latency_that_falls_with_the_load_reports_the_contradiction() {
-    if let Some(why) = faultfs::unavailable() {
-        panic!("{why}");
-    }
+    faultfs::require();
     // The FUSE server's threads ahead of the host's builds: a starved server serves late.
     ahead_of_the_host();
     // Reads served in 1 ms, plus 40 ms for one that arrives more than 30 ms after the last was

@@ -4,7 +4,7 @@
 //! `rigel plan` know the holes, and a file on tmpfs has no device below it, without any I/O.
 
 use super::builder::rigel;
-use super::orion::LunDir;
+use super::orion::{LunDir, one_point};
 use super::scenario::Scenario;
 use rigel_testkit::{LoopDevice, is_root};
 use std::path::Path;
@@ -120,27 +120,12 @@ fn device_counts(stderr: &str) -> (f64, f64) {
 }
 
 #[test]
-#[serial_test::serial]
+#[serial_test::parallel]
 fn one_point_over_a_sparse_file_gives_the_device_and_rigel_counts() {
     let fs = Ext4::new(128 << 20);
     let files = truncated(fs.path(), &["s.img"], 1 << 30);
     let d = LunDir::new().with("orion", &[&files[0]]);
-    let out = d
-        .orion(&[
-            "-run",
-            "advanced",
-            "-matrix",
-            "point",
-            "-num_small",
-            "4",
-            "-num_large",
-            "0",
-            "-duration",
-            "1",
-            "-cache_size",
-            "0",
-        ])
-        .code(0);
+    let out = d.orion(&one_point("orion", "4")).code(0);
     let (dev, issued) = device_counts(&out.stderr);
     assert!(issued > 1000.0 && dev < issued * 0.1, "{}", out.stderr);
 }

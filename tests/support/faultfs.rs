@@ -45,6 +45,20 @@ pub fn unavailable() -> Option<String> {
     None
 }
 
+/// Panics saying why where FUSE cannot run here (not root, no /dev/fuse; `.ci/run` runs as root
+/// with /dev/fuse): a test that cannot run fails, never passes.
+pub fn require() {
+    if let Some(why) = unavailable() {
+        panic!("{why}");
+    }
+}
+
+/// [`FaultFs::mount`] where FUSE can run ([`require`]); panics where the mount fails.
+pub fn mounted(faults: Faults) -> FaultFs {
+    require();
+    FaultFs::mount(faults).expect("mount")
+}
+
 /// A stall: I/O number `after` (0-based, reads and writes counted together) waits `duration`
 /// before it is served; with `every`, so does every I/O after it.
 #[derive(Clone, Copy, Debug)]

@@ -4,8 +4,10 @@ use super::schedule::Starts;
 use rigel_target::Consent;
 
 /// What a run is allowed to do besides reading: the write consent, and `--clean`; when its points
-/// start; and which reports it renders beside the built-in ones.
-#[derive(Debug, Clone)]
+/// start; and which reports it renders beside the built-in ones. The default: no consent to
+/// write, the points at once, the built-in reports only (`rigel orion` and `rigel fio` set the
+/// consent alone, `rigel replay` the trace too).
+#[derive(Debug, Clone, Default)]
 pub struct Options {
     pub consent: Consent,
     /// Delete the test files rigel created once the run ends.

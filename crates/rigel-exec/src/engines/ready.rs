@@ -117,8 +117,14 @@ impl<K: Copy> Ready<K> {
     }
 
     /// The cancel of a point's end, tagged `tag`: every timer completes as cancelled, then the
-    /// cancel itself (result 0). The engine withdraws or waits out its own requests.
+    /// cancel itself (result 0). The engine withdraws or waits out its own requests. The tag may
+    /// not be a slot's read or write: its completion would hand the slot's buffer back
+    /// (`SlotBufs::returned`) while the read or write may still be in flight.
     pub(crate) fn cancel(&mut self, tag: u64, kind: K) {
+        assert!(
+            !super::seam::is_slot_rw(tag),
+            "a cancel tagged as a slot's I/O"
+        );
         for (_, t, k) in self.timers.drain(..) {
             self.queue.push_back((
                 Completion {
@@ -129,6 +135,14 @@ impl<K: Copy> Ready<K> {
             ));
         }
         self.queue.push_back((Completion { tag, result: 0 }, kind));
+    }
+}
+
+impl Ready {
+    /// The oldest completion ready, for the engines that keep nothing beside it.
+    #[inline]
+    pub(crate) fn next_completion(&mut self) -> Option<Completion> {
+        self.next().map(|(c, ())| c)
     }
 }
 
@@ -163,5 +177,15 @@ mod tests {
         let (c, ()) = r.next().expect("the cancel");
         assert_eq!((c.tag, c.result), (9, 0));
         assert!(r.timers.is_empty() && r.is_empty());
+    }
+
+    /// The one check of every engine that reaps through `Ready` (libaio, psync, the fake, the
+    /// polled ring's timers): a cancel never carries a slot's read or write tag.
+    #[test]
+    #[serial_test::parallel]
+    #[should_panic(expected = "a cancel tagged as a slot's I/O")]
+    fn a_cancel_tagged_as_a_slots_io_is_refused() {
+        let mut r: Ready = Ready::with_capacity(1);
+        r.cancel(crate::engines::seam::SLOT_RW | 3, ());
     }
 }

@@ -129,7 +129,7 @@ impl Live for PolledLive<'_> {
 
     #[inline(always)]
     fn next(&mut self) -> Option<Completion> {
-        if let Some((c, ())) = self.ready.next() {
+        if let Some(c) = self.ready.next_completion() {
             return Some(c);
         }
         let c = self.ring.next()?;

@@ -209,18 +209,13 @@ impl Live for LibaioLive<'_> {
 
     #[inline]
     fn next(&mut self) -> Option<Completion> {
-        self.e.ready.next().map(|(c, ())| c)
+        self.e.ready.next_completion()
     }
 
     #[inline]
     fn consumed(&mut self) {}
 
     fn cancel(&mut self, tag: u64) {
-        // Its completion must not pass for a slot's read or write (`SlotBufs::returned`).
-        assert!(
-            !crate::engines::seam::is_slot_rw(tag),
-            "a cancel tagged as a slot's I/O"
-        );
         let e = &mut *self.e;
         e.aio.cancel_all();
         e.ready.cancel(tag, ());
