@@ -198,11 +198,8 @@ fn describe_load(c: &ClassLoad) -> String {
     if c.outstanding == 0 {
         return "-".to_owned();
     }
-    let mix = match c.mix.read_percent {
-        100 => "read".to_owned(),
-        0 => "write".to_owned(),
-        r => format!("{r}% read"),
-    };
+    // `read`, `write`, `70% read`, `90% read, 10% trim`: the mix's canonical text.
+    let mix = c.mix.to_string();
     // A size mix: its smallest to its largest (the shares are on the class's line).
     let size = match &c.pattern.sizes {
         Some(m) => format!("{}..{}", Size(m.smallest()), Size(m.largest())),

@@ -73,18 +73,19 @@ pub fn run(a: &ReplayArgs) -> i32 {
         }
     };
     note(format!(
-        "replaying {} requests ({} reads, {} writes, {} flushes) over {} into {}",
+        "replaying {} requests ({} reads, {} writes, {} flushes, {} trims) over {} into {}",
         units::thousands(replay.requests.len() as f64),
         units::thousands(replay.reads as f64),
         units::thousands(replay.writes as f64),
         units::thousands(replay.flushes as f64),
+        units::thousands(replay.trims as f64),
         units::seconds(replay.span_ns as f64 / 1e9),
         a.target.display()
     ));
     if replay.discards + replay.others > 0 {
         note(format!(
-            "skipped: {} discards, {} other requests without data (rigel sends reads, writes \
-             and flushes)",
+            "skipped: {} empty discards, {} other requests without data (rigel sends reads, \
+             writes, flushes and discards)",
             replay.discards, replay.others
         ));
     }

@@ -74,6 +74,7 @@ mod sqpoll;
 mod sweep_report;
 mod think;
 mod traced;
+mod trim;
 mod unsteady;
 mod untrusted;
 mod workload_expect;

@@ -1,6 +1,7 @@
 //! Read/write mixes: `read`, `write`, `70% read`, `30% write` (the same mix), and `70/30`, which
 //! means 70% reads and 30% writes (read share first, as fio's `rwmixread` and ORION's `-write`
-//! complement it).
+//! complement it). Trims (discards, fio's `rw=trim`/`randtrim`): `trim` alone, or shares that
+//! name one and add up to 100, `70% read, 20% write, 10% trim`.
 
 use super::grammar::{Expected, Node, Rule, parse_entry};
 use super::number::parse_u64;
@@ -10,7 +11,7 @@ use std::fmt;
 
 pub(crate) const EXPECT_MIX: Expected = Expected {
     noun: "a mix",
-    examples: "read, write, 70% read or 70/30",
+    examples: "read, write, 70% read, 70/30 or 70% read, 20% write, 10% trim",
 };
 
 /// Parses a mix: `read`, `write`, `70% read`, `30% write` or `70/30` (70% reads).
@@ -41,8 +42,10 @@ fn mix_from(node: Node<'_>) -> Result<Mix, ExprError> {
         return Err(ExprError::new(span, "expected a mix such as read"));
     };
     match form.as_rule() {
-        Rule::read => Ok(Mix { read_percent: 100 }),
-        Rule::write => Ok(Mix { read_percent: 0 }),
+        Rule::read => Ok(Mix::READ),
+        Rule::write => Ok(Mix::WRITE),
+        Rule::trim => Ok(Mix::TRIM),
+        Rule::shares => shares(form, span),
         Rule::percent => {
             let mut parts = form.into_inner().filter(|n| n.as_rule() != Rule::pct);
             let (Some(number), Some(direction)) = (parts.next(), parts.next()) else {
@@ -54,7 +57,7 @@ fn mix_from(node: Node<'_>) -> Result<Mix, ExprError> {
             } else {
                 100 - percent
             };
-            Ok(Mix { read_percent })
+            Ok(Mix::reads_of(read_percent))
         }
         _ => {
             let mut parts = form.into_inner().filter(|n| n.as_rule() == Rule::int);
@@ -69,9 +72,52 @@ fn mix_from(node: Node<'_>) -> Result<Mix, ExprError> {
                     ),
                 );
             }
-            Ok(Mix { read_percent: r })
+            Ok(Mix::reads_of(r))
         }
     }
+}
+
+/// `70% read, 20% write, 10% trim`: each direction at most once, the shares adding up to 100.
+fn shares(form: Node<'_>, span: std::ops::Range<usize>) -> Result<Mix, ExprError> {
+    let mut got: [Option<u8>; 3] = [None; 3];
+    for share in form.into_inner().filter(|n| n.as_rule() != Rule::sep) {
+        let share_span = trimmed_span(&share);
+        let mut parts = share.into_inner().filter(|n| n.as_rule() != Rule::pct);
+        let (Some(number), Some(direction)) = (parts.next(), parts.next()) else {
+            return Err(ExprError::new(
+                share_span,
+                "expected a share such as 10% trim",
+            ));
+        };
+        let (k, name) = match direction.as_rule() {
+            Rule::read => (0, "read"),
+            Rule::write => (1, "write"),
+            _ => (2, "trim"),
+        };
+        if got[k].is_some() {
+            return Err(
+                ExprError::new(share_span, format!("{name} is given twice in this mix"))
+                    .with_hint("give each of read, write and trim at most once"),
+            );
+        }
+        got[k] = Some(percent(&number)?);
+    }
+    let [r, w, t] = got.map(|p| p.unwrap_or(0));
+    let sum = u16::from(r) + u16::from(w) + u16::from(t);
+    if sum != 100 {
+        return Err(
+            ExprError::new(span, format!("these shares add up to {sum}%, not 100%")).with_hint(
+                format!(
+                    "give every direction's share, e.g. {r}% read, {}% write, {t}% trim",
+                    100u16.saturating_sub(u16::from(r) + u16::from(t))
+                ),
+            ),
+        );
+    }
+    Ok(Mix {
+        read_percent: r,
+        trim_percent: t,
+    })
 }
 
 /// A whole percentage, 0 to 100.
@@ -92,12 +138,27 @@ fn percent(number: &Node<'_>) -> Result<u8, ExprError> {
 }
 
 impl fmt::Display for Mix {
-    /// Canonical text: `read`, `write`, or the read share such as `70% read`.
+    /// Canonical text: `read`, `write`, `trim`, the read share such as `70% read`, or with
+    /// trims every share that is not 0, such as `70% read, 20% write, 10% trim`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.read_percent {
-            100 => f.write_str("read"),
-            0 => f.write_str("write"),
-            p => write!(f, "{p}% read"),
+        match (self.read_percent, self.trim_percent) {
+            (_, 100) => f.write_str("trim"),
+            (100, _) => f.write_str("read"),
+            (0, 0) => f.write_str("write"),
+            (p, 0) => write!(f, "{p}% read"),
+            (r, t) => {
+                let w = self.write_percent();
+                let shares = [(r, "read"), (w, "write"), (t, "trim")];
+                let mut first = true;
+                for (p, name) in shares.into_iter().filter(|(p, _)| *p > 0) {
+                    if !first {
+                        f.write_str(", ")?;
+                    }
+                    first = false;
+                    write!(f, "{p}% {name}")?;
+                }
+                Ok(())
+            }
         }
     }
 }
@@ -173,8 +234,55 @@ mod tests {
     #[test]
     fn display_round_trips() {
         for p in 0..=100u8 {
-            let mix = Mix { read_percent: p };
+            let mix = Mix::reads_of(p);
             assert_eq!(parse_mix(&mix.to_string()).unwrap(), mix);
+            for t in (1..=100 - p).step_by(7).chain([100 - p]) {
+                let mix = Mix {
+                    read_percent: p,
+                    trim_percent: t,
+                };
+                assert_eq!(parse_mix(&mix.to_string()).unwrap(), mix, "{mix}");
+            }
         }
+    }
+
+    #[test]
+    fn trims_in_a_mix() {
+        let m = parse_mix("70% read, 20% write, 10% trim").unwrap();
+        assert_eq!(
+            (m.read_percent, m.write_percent(), m.trim_percent),
+            (70, 20, 10)
+        );
+        assert!(m.reads() && m.writes() && m.trims() && m.modifies());
+        let m = parse_mix("10% TRIM, 90% reads").unwrap();
+        assert_eq!((m.read_percent, m.trim_percent), (90, 10));
+        assert!(!m.writes() && m.modifies());
+        assert_eq!(m.to_string(), "90% read, 10% trim");
+        let m = parse_mix("trim").unwrap();
+        assert_eq!((m.read_percent, m.trim_percent), (0, 100));
+        assert!(!m.writes() && !m.reads() && m.trims());
+        let err = parse_mix("70% read, 20% write, 5% trim").unwrap_err();
+        assert_eq!(err.message, "these shares add up to 95%, not 100%");
+        assert_eq!(
+            err.hint.as_deref(),
+            Some("give every direction's share, e.g. 70% read, 25% write, 5% trim")
+        );
+        let err = parse_mix("10% trim, 10% trim, 80% read").unwrap_err();
+        assert_eq!(err.message, "trim is given twice in this mix");
+        assert_eq!(err.span, 10..18);
+        // Without a trim, a list of shares is still a list of mixes (a sweep's); a trim's
+        // shares are one mix of the list.
+        let mixes = parse_mix_list("70% read, 30% write, read, 90% read, 10% trim, write").unwrap();
+        let text: Vec<String> = mixes.iter().map(Mix::to_string).collect();
+        assert_eq!(
+            text,
+            [
+                "70% read",
+                "70% read",
+                "read",
+                "90% read, 10% trim",
+                "write"
+            ]
+        );
     }
 }

@@ -17,19 +17,56 @@ pub enum Access {
     Sequential,
 }
 
-/// The share of reads in a class's I/Os, in whole percent (0 = all writes, 100 = all reads).
+/// The shares of reads and trims in a class's I/Os, in whole percent; writes are the rest
+/// (`read_percent` 0 and no trims = all writes, 100 = all reads).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Mix {
     pub read_percent: u8,
+    /// Discards of the class's size at its offsets (`10% trim`); absent in results and plans
+    /// written before rigel had trims, and where there are none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub trim_percent: u8,
+}
+
+fn is_zero(p: &u8) -> bool {
+    *p == 0
 }
 
 impl Mix {
-    pub const READ: Mix = Mix { read_percent: 100 };
+    pub const READ: Mix = Mix::reads_of(100);
+    pub const WRITE: Mix = Mix::reads_of(0);
+    pub const TRIM: Mix = Mix {
+        read_percent: 0,
+        trim_percent: 100,
+    };
+
+    /// A read/write mix with `read_percent` reads and no trims.
+    pub const fn reads_of(read_percent: u8) -> Mix {
+        Mix {
+            read_percent,
+            trim_percent: 0,
+        }
+    }
+
+    /// The share of writes, in whole percent.
+    pub fn write_percent(&self) -> u8 {
+        100u8.saturating_sub(self.read_percent.saturating_add(self.trim_percent))
+    }
+
+    /// Whether the class writes (trims aside: see [`Mix::modifies`]).
     pub fn writes(&self) -> bool {
-        self.read_percent < 100
+        self.write_percent() > 0
     }
     pub fn reads(&self) -> bool {
         self.read_percent > 0
+    }
+    pub fn trims(&self) -> bool {
+        self.trim_percent > 0
+    }
+    /// Whether the class changes the target's contents: it writes or trims (the write guard's
+    /// consent and the data it may destroy).
+    pub fn modifies(&self) -> bool {
+        self.writes() || self.trims()
     }
 }
 

@@ -80,7 +80,8 @@ pub fn compile(spec: &Spec, cores: u64) -> Result<RunPlan, Vec<SpecError>> {
     for c in probed
         .iter()
         .flat_map(|p| p.active())
-        .filter(|c| c.mix.writes())
+        // A trim destroys data as a write does: the write guard asks the same consent.
+        .filter(|c| c.mix.modifies())
     {
         for (i, w) in written.iter_mut().enumerate() {
             *w |= c.pattern.uses(i);

@@ -23,7 +23,7 @@ impl PreconditionPlan {
                 class: CLASS.to_owned(),
                 size: self.size,
                 access: self.pattern,
-                mix: Mix { read_percent: 0 },
+                mix: Mix::reads_of(0),
                 load: if sequential { 1 } else { self.depth },
                 per_stream: if sequential { self.depth } else { 1 },
                 outstanding: self.depth,

@@ -69,6 +69,15 @@ pub(crate) fn polled(spec: &Spec, classes: &[IoClass], errors: &mut Vec<SpecErro
                 "durability = \"dsync\" writes are polled like any write; or set polled = false",
             );
         }
+        if c.mix.trims() {
+            refuse(
+                format!(
+                    "class `{}` trims, and a discard cannot be polled: a polled ring refuses it",
+                    c.name
+                ),
+                "take the trims out of this class's mix, or set polled = false",
+            );
+        }
     }
     true
 }

@@ -11,6 +11,8 @@ pub enum ReplayOp {
     DsyncWrite,
     /// A cache flush: sent as an fdatasync (data only).
     Flush,
+    /// A discard: sent as a trim of its range.
+    Trim,
 }
 
 /// One request to send.
@@ -28,8 +30,10 @@ pub struct Request {
 #[derive(Clone, Debug, Default)]
 pub struct Replay {
     pub requests: Vec<Request>,
-    /// Discards left out (the executor does not send them).
+    /// Discards left out (none of data: a zero-length discard).
     pub discards: u64,
+    /// Discards sent, as trims of their range.
+    pub trims: u64,
     /// Other requests without data left out (write-zeroes, zone commands).
     pub others: u64,
     /// The largest request, bytes.

@@ -20,10 +20,13 @@ pub(crate) fn file_word(text: &str) -> String {
 
 /// A mix as reports spell it: `70% read, 30% write`, `100% read`.
 pub(crate) fn mix_text(mix: &Mix) -> String {
-    match mix.read_percent {
-        100 => "100% read".to_string(),
-        0 => "100% write".to_string(),
-        r => format!("{r}% read, {}% write", 100 - r),
+    match (mix.read_percent, mix.trim_percent) {
+        (_, 100) => "100% trim".to_string(),
+        (100, _) => "100% read".to_string(),
+        (0, 0) => "100% write".to_string(),
+        (r, 0) => format!("{r}% read, {}% write", 100 - r),
+        // Trims: the spec's own words, every share named.
+        _ => mix.to_string(),
     }
 }
 
@@ -83,8 +86,11 @@ mod tests {
 
     #[test]
     fn mix_text_names_both_directions() {
-        assert_eq!(mix_text(&Mix { read_percent: 70 }), "70% read, 30% write");
+        assert_eq!(mix_text(&Mix::reads_of(70)), "70% read, 30% write");
         assert_eq!(mix_text(&Mix::READ), "100% read");
-        assert_eq!(mix_text(&Mix { read_percent: 0 }), "100% write");
+        assert_eq!(mix_text(&Mix::reads_of(0)), "100% write");
+        let trims = rigel_expr::parse_mix("70% read, 20% write, 10% trim").expect("a mix");
+        assert_eq!(mix_text(&trims), "70% read, 20% write, 10% trim");
+        assert_eq!(mix_text(&Mix::TRIM), "100% trim");
     }
 }

@@ -96,6 +96,8 @@ pub struct ClassRecorder {
     think: (u64, u64),
     /// `burst`: the bursts and idle times achieved in the window.
     burst: workload::BurstTally,
+    /// A trimming class: its discards (response latencies, open loop), made at the first.
+    trims: Option<Box<DirRecorder>>,
 }
 
 /// The second being recorded: per direction at the point's precision.
@@ -268,6 +270,7 @@ impl ClassRecorder {
             commits: None,
             think: (0, 0),
             burst: workload::BurstTally::default(),
+            trims: None,
         }
     }
 
@@ -483,12 +486,18 @@ impl ClassRecorder {
 
     /// I/Os recorded so far, both directions.
     pub fn ios(&self) -> u64 {
-        self.read.ios + self.write.ios + self.open.read.ios + self.open.write.ios
+        let trims = self.trims.as_ref().map_or(0, |t| t.ios);
+        self.read.ios + self.write.ios + self.open.read.ios + self.open.write.ios + trims
     }
 
     /// Sum of the recorded latencies, ns (Little's law: divided by the window, the mean in-flight).
     pub fn latency_sum_ns(&self) -> u64 {
-        self.read.sum_ns + self.write.sum_ns + self.open.read.sum_ns + self.open.write.sum_ns
+        let trims = self.trims.as_ref().map_or(0, |t| t.sum_ns);
+        self.read.sum_ns
+            + self.write.sum_ns
+            + self.open.read.sum_ns
+            + self.open.write.sum_ns
+            + trims
     }
 
     pub fn merge(&mut self, other: &ClassRecorder) {
@@ -544,6 +553,9 @@ impl ClassRecorder {
         let this: &ClassRecorder = &closed;
         let mut total = this.read.clone();
         total.merge(&this.write);
+        if let Some(t) = &this.trims {
+            total.merge(t);
+        }
         let with_service = |d: &DirRecorder, s: Option<&DirRecorder>| dir_stats(d, s, window_s);
         let s = this.service.as_deref();
         let s_total = s.map(|(r, w)| {
@@ -554,6 +566,7 @@ impl ClassRecorder {
         ClassResult {
             read: reads.then(|| with_service(&this.read, s.map(|s| &s.0))),
             write: writes.then(|| with_service(&this.write, s.map(|s| &s.1))),
+            trim: this.trims.as_deref().map(|t| dir_stats(t, None, window_s)),
             intervals: this.interval_series(window_s, reads, writes),
             ticks: Some(this.ticks.finish(window_s, reads, writes)),
             ..ClassResult::new(

@@ -179,7 +179,21 @@ impl ClassRecorder {
         }
     }
 
+    /// Records one trim (a discard of `bytes` at the class's offset): its latency, the response
+    /// time in an open loop, in the class's `trim` figures, apart from its reads and writes.
+    #[inline]
+    pub fn record_trim(&mut self, latency_ns: u64, bytes: u64) {
+        self.trims
+            .get_or_insert_with(|| Box::new(DirRecorder::new()))
+            .record(latency_ns, bytes);
+    }
+
     pub(super) fn merge_workload(&mut self, other: &ClassRecorder) {
+        if let Some(theirs) = &other.trims {
+            self.trims
+                .get_or_insert_with(|| Box::new(DirRecorder::new()))
+                .merge(theirs);
+        }
         self.think.0 += other.think.0;
         self.think.1 += other.think.1;
         let (mine, theirs) = (&mut self.burst, &other.burst);

@@ -69,7 +69,7 @@ fn a_budget_ends_the_point_after_exactly_that_many_ios_over_workers() {
             class: "w".into(),
             size: 4096,
             access: Access::Random,
-            mix: Mix { read_percent: 0 },
+            mix: Mix::reads_of(0),
             load: 8,
             per_stream: 1,
             outstanding: 8,

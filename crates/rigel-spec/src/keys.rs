@@ -349,7 +349,7 @@ pub const CLASS: &[Key] = &[
         "mix",
         Kind::Mix,
         Some("read"),
-        "read, write, \"70% read\", \"30% write\", \"70/30\"",
+        "read, write, \"70% read\", \"30% write\", \"70/30\", trim, \"70% read, 20% write, 10% trim\"",
     ),
     key(
         "per_stream",

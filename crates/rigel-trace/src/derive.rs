@@ -54,13 +54,14 @@ pub fn spec(trace: &Trace, stats: &TraceStats, features: Features) -> String {
         or_unknown(&h.start),
     ));
     s.comment(&format!(
-        "{} requests over {} (source {}, clock {}); {} flushes, {} discards or other requests \
-         (not reproduced); {} events dropped{}.",
+        "{} requests over {} (source {}, clock {}); {} flushes, {} discards (a trim share of \
+         the mix), {} empty discards or other requests (not reproduced); {} events dropped{}.",
         units::thousands(h.records as f64),
         units::seconds(secs),
         h.source,
         h.clock,
         stats.flushes,
+        stats.discards,
         stats.other,
         h.dropped,
         if h.dropped > 0 {
@@ -207,18 +208,25 @@ fn class(s: &mut SpecDoc, c: &ClassStats, trace: &Trace, f: Features) {
     );
     let read_pct = (c.reads as f64 * 100.0 / n.max(1) as f64).round() as u64;
     let mix = match read_pct {
+        // The trace's discards: their share of the class's requests (`10% trim`).
+        _ if c.trims > 0 => crate::spec_doc::trim_mix(c.reads, c.writes, c.trims),
         100 => "read".to_owned(),
         0 => "write".to_owned(),
         p => format!("{p}% read"),
+    };
+    let trims = if c.trims > 0 {
+        format!(", {} discards", c.trims)
+    } else {
+        String::new()
     };
     s.set(
         "mix",
         mix,
         Some(&format!(
-            "{} reads, {} writes ({:.2}% reads)",
+            "{} reads, {} writes{trims} ({:.2}% reads)",
             c.reads,
             c.writes,
-            c.reads as f64 * 100.0 / n.max(1) as f64
+            c.reads as f64 * 100.0 / (n + c.trims).max(1) as f64
         )),
     );
     if c.sequential {

@@ -1,6 +1,7 @@
 //! A trace made ready to replay: each request's send time (its issue on the trace's clock, from
 //! the first request, divided by the speed) and its offset fitted onto the target, wrapped or
-//! scaled and kept aligned. Discards and other requests without data are left out and counted.
+//! scaled and kept aligned. Discards are sent as trims of their range; other requests without
+//! data (write-zeroes, zone commands) are left out and counted.
 
 use crate::TraceError;
 use crate::format::{Op, Trace, flag};
@@ -77,6 +78,7 @@ pub fn prepare(trace: &Trace, opts: ReplayOptions) -> Result<Replay, TraceError>
             Op::Write if x.size > 0 => ReplayOp::Write,
             // A flush, or a write that carries nothing but its preflush.
             Op::Flush | Op::Write => ReplayOp::Flush,
+            Op::Discard if x.size > 0 => ReplayOp::Trim,
             Op::Discard => {
                 r.discards += 1;
                 continue;
@@ -89,6 +91,12 @@ pub fn prepare(trace: &Trace, opts: ReplayOptions) -> Result<Replay, TraceError>
         let at_ns = (x.issue_ns.saturating_sub(first) as f64 / opts.speed) as u64;
         let (offset, len) = match op {
             ReplayOp::Flush => (0, 0),
+            // A discard may be larger than any read or write (a filesystem's, of free space):
+            // never past the target.
+            ReplayOp::Trim => {
+                let len = u64::from(x.size).min(whole) as u32;
+                (fit(x.offset, len), len)
+            }
             _ => (fit(x.offset, x.size), x.size),
         };
         match op {
@@ -99,6 +107,7 @@ pub fn prepare(trace: &Trace, opts: ReplayOptions) -> Result<Replay, TraceError>
                 r.dsync += 1;
             }
             ReplayOp::Flush => r.flushes += 1,
+            ReplayOp::Trim => r.trims += 1,
         }
         r.span_ns = r.span_ns.max(at_ns);
         r.requests.push(Request {
@@ -112,7 +121,7 @@ pub fn prepare(trace: &Trace, opts: ReplayOptions) -> Result<Replay, TraceError>
     r.max_in_flight = max_in_flight(trace);
     if r.requests.is_empty() {
         return Err(TraceError::Usage(
-            "the trace holds no read, write or flush: there is nothing to replay".into(),
+            "the trace holds no read, write, flush or discard: there is nothing to replay".into(),
         ));
     }
     // The trace is in issue order; a send time never goes back (an importer's ties kept).
@@ -187,7 +196,7 @@ mod tests {
         );
         let r = prepare(&t, opts(2.0, Fit::Wrap, 1 << 20)).expect("prepared");
         let at: Vec<u64> = r.requests.iter().map(|q| q.at_ns).collect();
-        assert_eq!(at, [0, 1_000_000, 1_250_000, 2_000_000]);
+        assert_eq!(at, [0, 1_000_000, 1_250_000, 1_500_000, 2_000_000]);
         let ops: Vec<ReplayOp> = r.requests.iter().map(|q| q.op).collect();
         assert_eq!(
             ops,
@@ -195,19 +204,22 @@ mod tests {
                 ReplayOp::Read,
                 ReplayOp::DsyncWrite,
                 ReplayOp::Flush,
+                ReplayOp::Trim,
                 ReplayOp::Write
             ]
         );
+        // The discard is sent as a trim of its whole range.
+        assert_eq!((r.requests[3].offset, r.requests[3].len), (0, 1 << 20));
         assert_eq!(
-            (r.discards, r.reads, r.writes, r.flushes, r.dsync),
-            (1, 1, 2, 1, 1)
+            (r.discards, r.trims, r.reads, r.writes, r.flushes, r.dsync),
+            (0, 1, 1, 2, 1, 1)
         );
         assert_eq!((r.largest, r.align, r.span_ns), (8192, 4096, 2_000_000));
         // Each completes 100 ns after its issue: never two at once.
         assert_eq!(r.max_in_flight, 1);
         // The target as large as the device: offsets unchanged.
         let off: Vec<u64> = r.requests.iter().map(|q| q.offset).collect();
-        assert_eq!(off, [0, 8192, 0, 4096]);
+        assert_eq!(off, [0, 8192, 0, 0, 4096]);
     }
 
     #[test]
@@ -253,8 +265,12 @@ mod tests {
         assert!(e.to_string().contains("smaller than"), "{e}");
         let e = prepare(&t, opts(0.0, Fit::Wrap, 1 << 30)).expect_err("speed 0");
         assert!(e.to_string().contains("speed"), "{e}");
-        let only = trace(vec![rec(0, 0, 4096, Op::Discard, 0)], 1 << 30);
+        // Empty discards carry nothing to send; a discard of a range is a trim to send.
+        let only = trace(vec![rec(0, 0, 0, Op::Discard, 0)], 1 << 30);
         let e = prepare(&only, opts(1.0, Fit::Wrap, 1 << 30)).expect_err("nothing");
         assert!(e.to_string().contains("nothing to replay"), "{e}");
+        let trims = trace(vec![rec(0, 0, 4096, Op::Discard, 0)], 1 << 30);
+        let r = prepare(&trims, opts(1.0, Fit::Wrap, 1 << 30)).expect("a trim to send");
+        assert_eq!((r.trims, r.requests[0].op), (1, ReplayOp::Trim));
     }
 }

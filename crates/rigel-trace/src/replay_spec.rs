@@ -37,6 +37,8 @@ pub fn replay_spec(
 ) -> Result<String, TraceError> {
     let data = r.reads + r.writes;
     let mix = match (r.reads, r.writes) {
+        // Discards sent: the class trims (its consent is a write's).
+        _ if r.trims > 0 => crate::spec_doc::trim_mix(r.reads, r.writes + r.flushes, r.trims),
         (_, 0) if r.flushes == 0 => "read".to_owned(),
         (0, _) => "write".to_owned(),
         (_, 0) => "99% read".to_owned(),
@@ -53,7 +55,7 @@ pub fn replay_spec(
         .clamp(CAP.0, CAP.1)
         .min((ARENA_BYTES / u64::from(r.largest.max(4096))).max(1) as u32);
     let duration_ms = (r.span_ns / 1_000_000 + 1).max(10) + TAIL_MS;
-    let destructive = r.writes + r.flushes > 0 && to.allow_destructive;
+    let destructive = r.writes + r.flushes + r.trims > 0 && to.allow_destructive;
     let target = to.target.display().to_string();
     let mut s = SpecDoc::default();
     s.comment(&format!(
@@ -63,7 +65,7 @@ pub fn replay_spec(
         trace.records.len()
     ));
     s.comment(&format!(
-        "speed {}x, offsets {:?}, target {} bytes; skipped: {} discards, {} others",
+        "speed {}x, offsets {:?}, target {} bytes; skipped: {} empty discards, {} others",
         opts.speed, opts.fit, opts.target_bytes, r.discards, r.others
     ));
     s.table(&["spec"]);

@@ -48,8 +48,8 @@ pub fn report(trace: &Trace, stats: &TraceStats, f: Features) -> String {
         ("without completion", h.incomplete.to_string()),
         ("requeued (recorded once)", h.reissued.to_string()),
         (
-            "flushes, other",
-            format!("{}, {}", stats.flushes, stats.other),
+            "flushes, discards, other",
+            format!("{}, {}, {}", stats.flushes, stats.discards, stats.other),
         ),
     ];
     for (k, v) in rows {

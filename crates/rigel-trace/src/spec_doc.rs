@@ -24,6 +24,32 @@ enum At {
     Target,
 }
 
+/// The mix of a generated class whose requests include discards: each direction's share of
+/// `reads + writes + trims` (a replay counts its flushes as writes), every direction present at
+/// 1% or more, adding up to 100: `70% read, 20% write, 10% trim`.
+pub fn trim_mix(reads: u64, writes: u64, trims: u64) -> String {
+    let total = (reads + writes + trims).max(1) as f64;
+    let pct = |n: u64| {
+        if n == 0 {
+            0
+        } else {
+            (n as f64 * 100.0 / total).round().clamp(1.0, 98.0) as u8
+        }
+    };
+    let trim_percent = pct(trims).max(1);
+    let room = 100 - trim_percent - u8::from(writes > 0);
+    let read_percent = if writes == 0 {
+        100 - trim_percent
+    } else {
+        pct(reads).min(room)
+    };
+    rigel_expr::Mix {
+        read_percent,
+        trim_percent,
+    }
+    .to_string()
+}
+
 /// `text` as one comment line's body: control characters (a newline above all) become spaces, so a
 /// comment never ends early and what follows it is still comment.
 pub fn one_line(text: &str) -> String {

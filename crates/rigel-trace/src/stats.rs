@@ -43,6 +43,9 @@ pub struct ClassStats {
     /// Flush requests (without data) charged to this class: every flush of the trace goes to
     /// the class with the most writes (a flush names no offset).
     pub flushes: u64,
+    /// Discards charged to this class: every discard of the trace goes to the class with the
+    /// most requests (its share of the class's mix: `10% trim`).
+    pub trims: u64,
     /// The most requests of the class in flight at once (issued, not completed).
     pub max_in_flight: u64,
     /// Per second of the trace: the time-average and the peak of requests in flight.
@@ -115,7 +118,9 @@ pub struct TraceStats {
     pub classes: Vec<ClassStats>,
     /// Flush requests (no data) in the trace.
     pub flushes: u64,
-    /// Discards and other requests, left out of every class.
+    /// Discards charged to a class (`ClassStats::trims`).
+    pub discards: u64,
+    /// Empty discards and other requests, left out of every class.
     pub other: u64,
     /// Nanoseconds from the first to the last issue.
     pub span_ns: u64,
@@ -163,15 +168,21 @@ pub fn measure(trace: &Trace) -> TraceStats {
     if let Some(c) = classes.iter_mut().max_by_key(|c| c.writes) {
         c.flushes = flushes;
     }
+    let is_discard = |r: &&Record| r.op == Op::Discard && r.size > 0;
+    let discards = trace.records.iter().filter(is_discard).count() as u64;
+    if let Some(c) = classes.iter_mut().max_by_key(|c| c.reads + c.writes) {
+        c.trims = discards;
+    }
     let first = trace.records.first().map_or(0, |r| r.issue_ns);
     let last = trace.records.iter().map(|r| r.issue_ns).max().unwrap_or(0);
     TraceStats {
         classes,
         flushes,
+        discards,
         other: trace
             .records
             .iter()
-            .filter(|r| matches!(r.op, Op::Discard | Op::Other))
+            .filter(|r| matches!(r.op, Op::Discard | Op::Other) && !is_discard(r))
             .count() as u64,
         span_ns: last - first,
     }
@@ -249,6 +260,7 @@ fn class(name: &'static str, sequential: bool, folded: u64, rs: &[&Record]) -> C
         fua_writes: fua,
         preflush_writes: preflush,
         flushes: 0,
+        trims: 0,
         max_in_flight,
         depth,
     }

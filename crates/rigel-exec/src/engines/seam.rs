@@ -122,7 +122,6 @@ pub(crate) enum Op<'a> {
     },
     /// Completes after the interval (see the module's contract on timers).
     Timer(&'a Interval),
-    #[allow(dead_code)] // TRIM-SEAM: used by the policy's trim classes (next commit)
     /// Discards `len` bytes at `offset` of one target (see the module's contract on trims).
     Trim(Trim),
 }
@@ -300,7 +299,6 @@ pub(crate) trait Live {
     /// Queues a trim ([`Op::Trim`]), which references no memory of the caller's. The policy
     /// pushes a slot's trim through `SlotBufs::push_trim` (tagged as the slot's I/O: the slot
     /// has no read or write in flight then); a replayed discard may use any tag.
-    #[allow(dead_code)] // TRIM-SEAM: used by the policy's trim classes (next commit)
     #[inline]
     fn trim(&mut self, tag: u64, trim: Trim) {
         // SAFETY: a trim carries no buffer and no interval: nothing the caller must keep alive.

@@ -103,7 +103,6 @@ impl SlotBufs {
     /// Queues slot `i`'s trim, tagged `SLOT_RW | i` like its reads and writes (its completion
     /// is the slot's) but lending nothing: a trim carries no buffer. Panics when the slot's
     /// range is lent (the slot already has a request in flight).
-    #[allow(dead_code)] // TRIM-SEAM: used by the policy's trim classes (next commit)
     #[inline]
     pub(crate) fn push_trim(&mut self, eng: &mut impl Live, i: usize, trim: Trim) {
         assert!(!self.lent[i], "slot {i} trims with its buffer in flight");

@@ -105,6 +105,7 @@ pub(super) fn class_setups(
                 mix,
                 size: c.size,
                 read_percent: c.mix.read_percent.min(100),
+                trim_percent: c.mix.trim_percent.min(100 - c.mix.read_percent.min(100)),
                 streams: c.load,
                 rate: c.rate_iops().map(|r| (r, c.arrival)),
                 outstanding: c.outstanding,

@@ -36,7 +36,11 @@ pub(crate) fn failure(slot: &Slot, res: i32, now: u64) -> Failure {
     let (errno, message) = if res < 0 {
         (-res, io::Error::from_raw_os_error(-res).to_string())
     } else {
-        let dir = if slot.write { "write" } else { "read" };
+        let dir = match (slot.trim, slot.write) {
+            (true, _) => "trim",
+            (false, true) => "write",
+            (false, false) => "read",
+        };
         (0, format!("{dir} transferred nothing: end of the target"))
     };
     Failure {

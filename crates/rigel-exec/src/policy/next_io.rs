@@ -1,11 +1,12 @@
 //! A slot's next I/O: its size (a mix's draw), its offset (random, skewed or the next of its
-//! stream, claimed by `verify`), its direction, its fresh write data, and its request queued in
-//! the engine.
+//! stream, claimed by `verify`), its direction (read, write or trim), its fresh write data, and
+//! its request queued in the engine.
 
 use super::mix::NO_SIZE;
 use super::offsets::Stream;
 use super::slots::{NO_BUCKET, NO_STREAM, Replayed, State};
 use crate::engines::Live;
+use crate::engines::seam::Trim;
 use crate::engines::slot_bufs::SlotRw;
 
 impl State<'_> {
@@ -52,10 +53,15 @@ impl State<'_> {
         };
         let ((mut target, mut offset), bucket) = pick(&mut self.rng, &mut self.streams);
         slot.bucket = bucket;
-        slot.write = match class.read_percent {
-            100 => false,
-            0 => true,
-            p => self.rng.u8(0..100) >= p,
+        (slot.write, slot.trim) = match (class.read_percent, class.trim_percent) {
+            (100, _) => (false, false),
+            (0, 0) => (true, false),
+            (p, 0) => (self.rng.u8(0..100) >= p, false),
+            (r, t) => {
+                // One draw: reads below `r`, trims in the next `t`, writes above.
+                let d = self.rng.u8(0..100);
+                (d >= r.saturating_add(t), d >= r && d < r.saturating_add(t))
+            }
         };
         // A zoned write goes to its slot's zone's write pointer; a reset made first is kept off
         // its latency.
@@ -114,6 +120,16 @@ impl State<'_> {
     #[inline]
     pub(crate) fn queue(&mut self, i: usize, eng: &mut impl Live) {
         let slot = &self.slots[i];
+        if slot.trim {
+            // A discard of the I/O's size at its offset: no buffer, completed whole (result 0).
+            let trim = Trim {
+                target: slot.target,
+                offset: slot.offset,
+                len: u64::from(slot.len),
+            };
+            self.bufs.push_trim(eng, i, trim);
+            return;
+        }
         let len = slot.len - slot.done;
         // RWF_DSYNC: the write completes once durable (FUA, or a flush after it).
         let dsync = self.classes[slot.class].dsync || slot.replayed == Replayed::DsyncWrite;

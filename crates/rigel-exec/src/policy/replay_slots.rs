@@ -1,6 +1,7 @@
 //! `rigel replay`'s I/Os: a replayed class's slot takes the request of the send time it was given
 //! (`pacing::Schedule::replay`) instead of drawing one: its offset, size and direction, a FUA write
-//! as RWF_DSYNC, a flush as an fdatasync (`engines::Op::Flush`, data only). The pacing, the
+//! as RWF_DSYNC, a flush as an fdatasync (`engines::Op::Flush`, data only), a discard as a trim
+//! (`engines::Op::Trim`). The pacing, the
 //! latencies (response from the send time, service from the submission) and the lag are the open
 //! loop's, unchanged.
 
@@ -26,6 +27,7 @@ impl State<'_> {
         if req.op == ReplayOp::Flush {
             slot.replayed = Replayed::Flush;
             slot.write = false;
+            slot.trim = false;
             slot.offset = 0;
             slot.len = 0;
             self.queue_replayed_flush(i, eng);
@@ -36,6 +38,7 @@ impl State<'_> {
             _ => Replayed::Data,
         };
         slot.write = matches!(req.op, ReplayOp::Write | ReplayOp::DsyncWrite);
+        slot.trim = req.op == ReplayOp::Trim;
         slot.offset = req.offset;
         // Never above the slot's buffer (the class's size is the trace's largest request).
         slot.len = req.len;

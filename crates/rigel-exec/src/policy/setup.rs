@@ -70,6 +70,8 @@ pub struct ClassSetup {
     /// The I/O size (a mix's largest: each slot's buffer holds it).
     pub size: u64,
     pub read_percent: u8,
+    /// Trims (discards of the I/O's size at its offset), in whole percent; writes are the rest.
+    pub trim_percent: u8,
     /// Streams of the class (sequential), to spread their starts.
     pub streams: u32,
     /// Open loop: the class's rate (I/Os per second over all workers) and arrivals, and its
@@ -109,6 +111,7 @@ pub(crate) fn setup<'a, E: Engine>(
                 buf_index: 0,
                 len,
                 write: false,
+                trim: false,
                 bucket: NO_BUCKET,
                 size_index: NO_SIZE,
                 group: Group::IDLE,
@@ -161,6 +164,7 @@ pub(crate) fn setup<'a, E: Engine>(
             mix: setup.mix.as_ref(),
             data: setup.data.map(|d| DataFill::new(d, &mut rng)),
             read_percent: setup.read_percent,
+            trim_percent: setup.trim_percent,
             in_flight: 0,
             area: 0,
             ios_delta: 0,

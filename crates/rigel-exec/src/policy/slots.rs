@@ -29,6 +29,8 @@ pub(crate) struct Slot {
     pub(crate) buf_index: u16,
     pub(crate) len: u32,
     pub(crate) write: bool,
+    /// The I/O is a trim (a discard of `len` bytes at `offset`: no buffer, never a write).
+    pub(crate) trim: bool,
     /// A skewed class's I/O: its rank's bucket (`Skew::next`), counted at completion.
     pub(crate) bucket: u8,
     /// A size-mix class's I/O: its size's index in the mix (`mix::NO_SIZE` otherwise).
@@ -69,6 +71,7 @@ pub(crate) struct WorkerClass<'a> {
     /// Shaped write data (None: random words scrambled into the buffer).
     pub(crate) data: Option<DataFill>,
     pub(crate) read_percent: u8,
+    pub(crate) trim_percent: u8,
     pub(crate) in_flight: u32,
     /// ∫ in-flight I/Os dt over the window, I/O·ns (integer: no conversion per batch).
     pub(crate) area: u128,

@@ -108,7 +108,7 @@ fn class(
         class: name.into(),
         size,
         access,
-        mix: Mix { read_percent },
+        mix: Mix::reads_of(read_percent),
         load,
         per_stream,
         outstanding: load * per_stream,

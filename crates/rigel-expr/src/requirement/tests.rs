@@ -83,7 +83,7 @@ fn selectors() {
     assert_eq!(
         c,
         vec![
-            Condition::Mix(Mix { read_percent: 70 }),
+            Condition::Mix(Mix::reads_of(70)),
             Condition::Access(Access::Sequential),
             Condition::PerStream(2)
         ]

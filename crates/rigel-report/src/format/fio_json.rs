@@ -77,9 +77,13 @@ fn top(doc: &ResultsDoc, points: &[PointResult]) -> Result<Value, ReportError> {
     Ok(Value::Object(m))
 }
 
-/// fio's name for a class's rw mode.
-fn rw(random: bool, read_percent: u8) -> &'static str {
-    match (random, read_percent) {
+/// fio's name for a class's rw mode (a mix of trims with reads or writes has none in fio: its
+/// reads and writes are named, its trims are in the job's `trim`).
+fn rw(random: bool, mix: rigel_expr::Mix) -> &'static str {
+    if mix.trim_percent == 100 {
+        return if random { "randtrim" } else { "trim" };
+    }
+    match (random, mix.read_percent) {
         (true, 100) => "randread",
         (true, 0) => "randwrite",
         (true, _) => "randrw",
@@ -96,7 +100,7 @@ fn job(p: &PointResult, c: &ClassResult) -> Result<Value, ReportError> {
     options.insert("name".into(), json!(c.class));
     if let Some(l) = load {
         let random = l.access == rigel_expr::Access::Random;
-        options.insert("rw".into(), json!(rw(random, l.mix.read_percent)));
+        options.insert("rw".into(), json!(rw(random, l.mix)));
         options.insert("rwmixread".into(), json!(l.mix.read_percent.to_string()));
         options.insert("bs".into(), json!(l.size.to_string()));
         // fio-plot reads a sequential job's depth per stream and its streams as numjobs.
@@ -130,7 +134,7 @@ fn job(p: &PointResult, c: &ClassResult) -> Result<Value, ReportError> {
     );
     m.insert(
         "trim".into(),
-        direction(None, c, false, runtime_ms, service)?,
+        direction(c.trim.as_ref(), c, false, runtime_ms, service)?,
     );
     m.insert("sync".into(), sync(c)?);
     m.insert("job_runtime".into(), json!(runtime_ms));

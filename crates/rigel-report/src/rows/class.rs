@@ -165,7 +165,8 @@ fn class_groups(view: &ResultsView, points: &[Shared<PointView>], class: &str) -
                 mix: mix_text(&prm.mix),
                 read_percent: prm.mix.read_percent,
                 per_stream: prm.per_stream,
-                mixed: (1..100).contains(&prm.mix.read_percent),
+                // A trimming class shows its trims on a line of their own.
+                mixed: (1..100).contains(&prm.mix.read_percent) || prm.mix.trims(),
                 rows,
                 best_iops,
                 best_mbps,

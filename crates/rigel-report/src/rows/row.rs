@@ -64,7 +64,7 @@ pub struct ClassRow {
 /// One direction's figures (histogram left out: it is in `doc`).
 #[derive(Clone, Debug, Serialize)]
 pub struct DirView {
-    /// `total` (reads and writes together), `read` or `write`.
+    /// `total` (reads, writes and trims together), `read`, `write` or `trim`.
     pub direction: &'static str,
     pub ios: u64,
     pub bytes: u64,
@@ -113,6 +113,19 @@ fn dir_view(direction: Direction, f: Figures) -> DirView {
     }
 }
 
+/// A trimming class's discards (`ClassResult::trim`), a line of their own beside its reads and
+/// writes.
+fn trim_view(t: &rigel_results::DirStats) -> DirView {
+    DirView {
+        direction: "trim",
+        ios: t.ios,
+        bytes: t.bytes,
+        iops: t.iops,
+        mbps: t.mbps,
+        latency: t.latency.clone(),
+    }
+}
+
 pub(super) fn class_row(p: &PointRead, c: &ClassRead) -> ClassRow {
     let prm = c.params;
     let total = c.figures(Direction::Total);
@@ -152,7 +165,12 @@ pub(super) fn class_row(p: &PointRead, c: &ClassRead) -> ClassRow {
         pace: c.result.and_then(|r| r.pace.clone()),
         read,
         write,
-        dirs: c.directions().iter().filter_map(|&d| dir(d)).collect(),
+        dirs: c
+            .directions()
+            .iter()
+            .filter_map(|&d| dir(d))
+            .chain(c.result.and_then(|r| r.trim.as_ref()).map(trim_view))
+            .collect(),
         intervals: c.result.map(|r| r.intervals.clone()).unwrap_or_default(),
         cpu_per_io_us: p.cpu_per_io_us(),
         sizes: size_views(c),

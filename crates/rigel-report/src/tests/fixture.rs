@@ -110,9 +110,7 @@ fn class_load(c: &ClassSpec, load: u32, size: u64) -> ClassLoad {
         class: c.name.to_string(),
         size,
         access: c.access,
-        mix: Mix {
-            read_percent: c.read_percent,
-        },
+        mix: Mix::reads_of(c.read_percent),
         load,
         per_stream,
         outstanding: load * per_stream,
@@ -216,9 +214,7 @@ pub fn build(s: &Scenario) -> ResultsDoc {
                 name: c.name.to_string(),
                 size: c.size,
                 access: c.access,
-                mix: Mix {
-                    read_percent: c.read_percent,
-                },
+                mix: Mix::reads_of(c.read_percent),
                 per_stream: if c.access == Access::Sequential {
                     c.per_stream
                 } else {

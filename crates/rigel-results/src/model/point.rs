@@ -124,6 +124,10 @@ pub struct ClassResult {
     pub total: DirStats,
     pub read: Option<DirStats>,
     pub write: Option<DirStats>,
+    /// A class whose mix trims (`10% trim`): its discards' count, bytes and latencies. They are
+    /// in `total` too (they held the depth like any I/O), not in `intervals` or `ticks`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trim: Option<DirStats>,
     /// One entry per second of the measured window (reads and writes together).
     pub intervals: Vec<Interval>,
     /// Sub-second counts per direction (100 ms ticks; coarser past 600 ticks), so even a 1 s
@@ -178,6 +182,7 @@ impl ClassResult {
             total,
             read: None,
             write: None,
+            trim: None,
             intervals: Vec::new(),
             ticks: None,
             pace: None,

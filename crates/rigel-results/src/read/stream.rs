@@ -107,6 +107,9 @@ pub struct LightClass<'a> {
     pub read: Option<LightDir<'a>>,
     #[serde(borrow)]
     pub write: Option<LightDir<'a>>,
+    /// A trimming class's discards (absent otherwise and in results before rigel had trims).
+    #[serde(borrow, default)]
+    pub trim: Option<LightDir<'a>>,
     pub intervals: Vec<LightInterval>,
     #[serde(default)]
     pub pace: Option<PaceResult>,

@@ -155,7 +155,7 @@ mod tests {
             class: "small".into(),
             size: 8192,
             access: Access::Random,
-            mix: Mix { read_percent: 100 },
+            mix: Mix::reads_of(100),
             load: 1,
             per_stream: 1,
             outstanding: 1,

@@ -18,6 +18,7 @@ pub struct ClassSum {
     total: DirSum,
     read: Option<DirSum>,
     write: Option<DirSum>,
+    trim: Option<DirSum>,
     intervals: Vec<IntervalSum>,
     pace: Option<PaceResult>,
 }
@@ -167,6 +168,7 @@ impl ClassSum {
             total: DirSum::new(),
             read: first.read.as_ref().map(|_| DirSum::new()),
             write: first.write.as_ref().map(|_| DirSum::new()),
+            trim: first.trim.as_ref().map(|_| DirSum::new()),
             intervals: Vec::new(),
             pace: None,
         };
@@ -182,9 +184,14 @@ impl ClassSum {
     /// Adds one more host's result of the same class.
     pub fn add(&mut self, c: &LightClass, hdr: &mut HdrAdder) {
         // The total's histograms are the sums of the directions': only read them when it has none.
-        let directions = c.read.is_some() || c.write.is_some();
+        let directions = c.read.is_some() || c.write.is_some() || c.trim.is_some();
         self.total.add(&c.total, !directions, hdr);
-        for (sum, d) in [(&mut self.read, &c.read), (&mut self.write, &c.write)] {
+        let dirs = [
+            (&mut self.read, &c.read),
+            (&mut self.write, &c.write),
+            (&mut self.trim, &c.trim),
+        ];
+        for (sum, d) in dirs {
             if let Some(d) = d {
                 sum.get_or_insert_with(DirSum::new).add(d, true, hdr);
             }
@@ -230,7 +237,12 @@ impl ClassSum {
     /// the figures of summing them one by one.
     pub fn join(&mut self, other: ClassSum) {
         self.total.join(other.total);
-        for (mine, theirs) in [(&mut self.read, other.read), (&mut self.write, other.write)] {
+        let dirs = [
+            (&mut self.read, other.read),
+            (&mut self.write, other.write),
+            (&mut self.trim, other.trim),
+        ];
+        for (mine, theirs) in dirs {
             if let Some(d) = theirs {
                 mine.get_or_insert_with(DirSum::new).join(d);
             }
@@ -257,7 +269,7 @@ impl ClassSum {
     /// An open-loop class achieved its rate when the fleet as a whole did, by the rule one host's
     /// run uses: no backlog left, and 99% of the send times issued on time.
     pub fn finish(mut self) -> ClassResult {
-        for d in [&self.read, &self.write].into_iter().flatten() {
+        for d in [&self.read, &self.write, &self.trim].into_iter().flatten() {
             self.total.latency.hist.join(&d.latency.hist);
             if let Some(s) = &d.service {
                 let total = self.total.service.get_or_insert_with(LatSum::new);
@@ -273,6 +285,7 @@ impl ClassSum {
         ClassResult {
             read: self.read.as_ref().map(DirSum::stats),
             write: self.write.as_ref().map(DirSum::stats),
+            trim: self.trim.as_ref().map(DirSum::stats),
             pace,
             intervals: self
                 .intervals

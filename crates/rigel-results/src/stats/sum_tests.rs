@@ -141,3 +141,42 @@ fn open_loop_service_latencies_and_schedules_add_exactly() {
     ]);
     assert!(kept.pace.expect("pace").achieved);
 }
+
+#[test]
+fn hosts_trims_add_in_their_own_figures_and_the_total() {
+    let (mut a, mut b, mut both) = (
+        ClassRecorder::new(1),
+        ClassRecorder::new(1),
+        ClassRecorder::new(1),
+    );
+    for (rec, n) in [(&mut a, 300u64), (&mut b, 100)] {
+        for i in 1..=n {
+            rec.record(false, 20_000 + i, 4096, 0);
+            rec.record_trim(500_000 + i * 10, 4096);
+        }
+    }
+    for i in 1..=300u64 {
+        both.record(false, 20_000 + i, 4096, 0);
+        both.record_trim(500_000 + i * 10, 4096);
+    }
+    for i in 1..=100u64 {
+        both.record(false, 20_000 + i, 4096, 0);
+        both.record_trim(500_000 + i * 10, 4096);
+    }
+    let (ra, rb) = (
+        a.finish("t", 4096, 2, true, false, 1.0),
+        b.finish("t", 4096, 2, true, false, 1.0),
+    );
+    assert_eq!(ra.trim.as_ref().map(|t| t.ios), Some(300));
+    assert_eq!(ra.total.ios, 600);
+    let merged = sum_of(&[&ra, &rb]);
+    let truth = both.finish("t", 4096, 2, true, false, 1.0);
+    let t = merged.trim.clone().expect("the trims summed");
+    assert_eq!(t.ios, 400);
+    assert_eq!(t.latency.p99_ns, truth.trim.expect("t").latency.p99_ns);
+    assert_eq!(merged.total.ios, 800);
+    // The total's histogram holds the trims as well as the reads.
+    let h = decode_histogram(&merged.total.histogram).expect("decodes");
+    assert_eq!(h.len(), 800);
+    assert_eq!(merged.total.latency.max_ns, truth.total.latency.max_ns);
+}

@@ -40,8 +40,10 @@ pub(crate) struct IoUringEngine {
     /// Which targets are block devices (a trim discards them; a file's punches a hole).
     block: Vec<bool>,
     /// Whether the kernel's io_uring discards a block device (6.12+); else a trim runs
-    /// `BLKDISCARD` at its push and its completion waits in `made`.
+    /// `BLKDISCARD` at its push and its completion waits in `trimmed`, then in `made` from the
+    /// next `ready` on (a completion made while the policy reaps a batch must not join it).
     uring_discard: bool,
+    trimmed: Vec<Completion>,
     made: Vec<Completion>,
 }
 
@@ -85,6 +87,7 @@ impl Engine for IoUringEngine {
                 sqpoll: open.sqpoll,
                 block: discard::block_targets(open.fds),
                 uring_discard: discard::uring_discards(),
+                trimmed: Vec::new(),
                 made: Vec::new(),
             },
             buf_index: buf_index.unwrap_or_default(),
@@ -112,6 +115,7 @@ impl Engine for IoUringEngine {
             next_timespec: &mut self.next_timespec,
             block: &self.block,
             uring_discard: self.uring_discard,
+            trimmed: &mut self.trimmed,
             made: &mut self.made,
         }
     }
@@ -174,7 +178,9 @@ pub(crate) struct IoUringLive<'r> {
     next_timespec: &'r mut usize,
     block: &'r [bool],
     uring_discard: bool,
-    /// Completions the engine made itself (a trim run at its push), handed out first.
+    /// Completions the engine made itself (a trim run at its push), handed out first once a
+    /// `ready` counted them.
+    trimmed: &'r mut Vec<Completion>,
     made: &'r mut Vec<Completion>,
 }
 
@@ -273,7 +279,7 @@ impl IoUringLive<'_> {
         let block = self.block[target as usize];
         if block && !self.uring_discard {
             let result = discard::discard(fd, true, offset, len);
-            self.made.push(Completion { tag, result });
+            self.trimmed.push(Completion { tag, result });
             return None;
         }
         macro_rules! trim {
@@ -344,7 +350,7 @@ impl Live for IoUringLive<'_> {
         until: Option<u64>,
     ) -> Result<(), Failure> {
         self.sq.sync();
-        if !self.made.is_empty() {
+        if !self.made.is_empty() || !self.trimmed.is_empty() {
             // A trim already done: its completion is ready without waiting.
             let _ = self.submitter.submit();
             return Ok(());
@@ -356,6 +362,9 @@ impl Live for IoUringLive<'_> {
     #[inline(always)]
     fn ready(&mut self) -> usize {
         self.cq.sync();
+        if !self.trimmed.is_empty() {
+            self.made.append(self.trimmed);
+        }
         self.cq.len() + self.made.len()
     }
 

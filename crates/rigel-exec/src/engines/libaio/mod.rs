@@ -22,6 +22,9 @@ pub(crate) struct LibaioEngine {
     fds: Vec<RawFd>,
     /// Which targets are block devices (how a trim discards).
     block: Vec<bool>,
+    /// Trims done at their push, ready from the next `ready` or `enter` on: a completion made
+    /// while the policy reaps a batch must not join that batch (it counted `ready` first).
+    trimmed: Vec<Completion>,
     ready: Ready,
     /// A submission that failed outright (not one request's error), reported at the next enter.
     error: Option<io::Error>,
@@ -63,6 +66,7 @@ impl Engine for LibaioEngine {
                 aio,
                 fds: open.fds.to_vec(),
                 block: crate::engines::discard::block_targets(open.fds),
+                trimmed: Vec::new(),
                 ready: Ready::with_capacity(open.entries as usize),
                 error: None,
                 entries: open.entries,
@@ -106,6 +110,9 @@ impl LibaioLive<'_> {
     #[inline]
     fn collect(&mut self) {
         let e = &mut *self.e;
+        for c in e.trimmed.drain(..) {
+            e.ready.push(c, ());
+        }
         let ready = &mut e.ready;
         if let Err(err) = e.aio.reap(0, None, |d| ready.push(completion(d), ())) {
             e.error.get_or_insert(err);
@@ -143,7 +150,7 @@ impl Live for LibaioLive<'_> {
             Op::Trim(t) => {
                 let (fd, block) = (e.fds[t.target as usize], e.block[t.target as usize]);
                 let result = crate::engines::discard::discard(fd, block, t.offset, t.len);
-                e.ready.push(Completion { tag, result }, ());
+                e.trimmed.push(Completion { tag, result });
             }
         }
     }
@@ -188,6 +195,9 @@ impl Live for LibaioLive<'_> {
     #[inline]
     fn ready(&mut self) -> usize {
         let e = &mut *self.e;
+        for c in e.trimmed.drain(..) {
+            e.ready.push(c, ());
+        }
         if e.ready.is_empty() {
             let ready = &mut e.ready;
             if let Err(err) = e.aio.reap(0, None, |d| ready.push(completion(d), ())) {

@@ -76,7 +76,9 @@ impl State<'_> {
         let service = now.saturating_sub(slot.submitted_ns);
         // Warmup I/Os too: the punctual sender's slots are then as busy as at the window's start.
         let queued = p.punctual.queued(slot.scheduled_ns, service);
-        if measuring {
+        if measuring && slot.trim {
+            class.recorder.record_trim(response, slot.len as u64);
+        } else if measuring {
             class
                 .recorder
                 .record_paced(slot.write, response, service, slot.len as u64, tick);

@@ -48,6 +48,7 @@ impl<L: Live> Turns<'_, '_, '_, L> {
         }
         let slot = &st.slots[i];
         let (len, write, latency) = (slot.len as u64, slot.write, now - slot.submitted_ns);
+        let trim = slot.trim;
         let (bucket, size_index) = (slot.bucket, slot.size_index);
         // A committer's N-th write is followed by its flush, not by its next I/O.
         // (The think time of a committer follows its commit, `committed`.)
@@ -64,7 +65,9 @@ impl<L: Live> Turns<'_, '_, '_, L> {
         let class = &mut st.classes[st.slots[i].class];
         class.ios_delta += 1;
         class.bytes_delta += len;
-        if batch.measuring {
+        if batch.measuring && trim {
+            class.recorder.record_trim(latency, len);
+        } else if batch.measuring {
             class.recorder.record(write, latency, len, batch.tick);
             if bucket != NO_BUCKET {
                 class.recorder.count_rank(bucket);

@@ -23,6 +23,12 @@ impl<L: Live> Turns<'_, '_, '_, L> {
             self.requeued += 1;
             return Reaped::Requeued;
         }
+        // A trim completes whole with 0 (the seam's contract): its length, as if transferred.
+        let res = if res == 0 && st.slots[i].trim {
+            (st.slots[i].len - st.slots[i].done) as i32
+        } else {
+            res
+        };
         if res <= 0 || *failed {
             st.verify_abandon(i);
             st.classes[st.slots[i].class].in_flight -= 1;

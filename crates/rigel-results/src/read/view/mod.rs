@@ -329,7 +329,18 @@ impl<'a> ClassRead<'a> {
 
     /// The directions a report shows for this class: both and each for a mix, else its one.
     pub fn directions(&self) -> &'static [Direction] {
-        match self.params.mix.read_percent {
+        let mix = self.params.mix;
+        if mix.trims() {
+            // The total holds the trims too: always shown, beside the reads and writes there
+            // are (the trims' own line is `ClassResult::trim`).
+            return match (mix.reads(), mix.writes()) {
+                (true, true) => &[Direction::Total, Direction::Read, Direction::Write],
+                (true, false) => &[Direction::Total, Direction::Read],
+                (false, true) => &[Direction::Total, Direction::Write],
+                (false, false) => &[Direction::Total],
+            };
+        }
+        match mix.read_percent {
             100 => &[Direction::Read],
             0 => &[Direction::Write],
             _ => &[Direction::Total, Direction::Read, Direction::Write],
@@ -340,11 +351,18 @@ impl<'a> ClassRead<'a> {
     /// writes) has its total as that direction.
     pub fn stats(&self, direction: Direction) -> Option<&'a DirStats> {
         let c = self.result?;
-        let pct = self.params.mix.read_percent;
+        let (pct, trims) = (self.params.mix.read_percent, self.params.mix.trims());
         match direction {
             Direction::Total => Some(&c.total),
-            Direction::Read => c.read.as_ref().or((pct == 100).then_some(&c.total)),
-            Direction::Write => c.write.as_ref().or((pct == 0).then_some(&c.total)),
+            // The total is one direction's only when the class does nothing else (no trims).
+            Direction::Read => c
+                .read
+                .as_ref()
+                .or((pct == 100 && !trims).then_some(&c.total)),
+            Direction::Write => c
+                .write
+                .as_ref()
+                .or((pct == 0 && !trims).then_some(&c.total)),
             Direction::Commit => None,
         }
     }

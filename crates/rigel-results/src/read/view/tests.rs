@@ -11,7 +11,7 @@ fn load(class: &str, size: u64, read_percent: u8, load: u32) -> ClassLoad {
         class: class.into(),
         size,
         access: Access::Random,
-        mix: Mix { read_percent },
+        mix: Mix::reads_of(read_percent),
         load,
         per_stream: 1,
         outstanding: load,
