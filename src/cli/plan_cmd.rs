@@ -7,7 +7,7 @@ use super::specs;
 use std::io::Write;
 
 pub fn run(a: &PlanArgs) -> i32 {
-    let (_, plan) = match specs::compile(specs::input(a.spec_file.as_deref()), &a.spec) {
+    let (loaded, plan) = match specs::compile(specs::input(a.spec_file.as_deref()), &a.spec) {
         Ok(p) => p,
         Err(d) => {
             specs::report(&d);
@@ -24,8 +24,21 @@ pub fn run(a: &PlanArgs) -> i32 {
     } else {
         plan_table::write(&mut out, &plan)
     };
+    // Then what `rigel run` would refuse about the targets as they are now: the plan is shown
+    // either way, and the exit code is the one the run would have.
+    let consent = rigel_target::Consent {
+        allow_destructive: a.allow_destructive,
+        force: a.force,
+    };
+    let refused = specs::preflight(&loaded, &plan, consent);
     match written.and_then(|_| out.flush()) {
-        Ok(()) => exit::OK,
+        Ok(()) => match refused {
+            Ok(()) => exit::OK,
+            Err(d) => {
+                specs::report(&d);
+                exit::BAD_SPEC
+            }
+        },
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => exit::OK,
         Err(e) => {
             eprintln!("rigel plan: cannot write the plan: {e}");

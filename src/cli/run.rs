@@ -154,6 +154,11 @@ fn compiled(
             specs::report(&d);
             exit::BAD_SPEC
         })?;
+    // What opening the targets would refuse, told at the spec's text before the run folder exists.
+    specs::preflight(&loaded, &plan, options(a).consent).map_err(|d| {
+        specs::report(&d);
+        exit::BAD_SPEC
+    })?;
     let dir = a.out.clone().unwrap_or_else(|| {
         let stamp = chrono::Local::now().format("%Y%m%d-%H%M%S");
         PathBuf::from("runs").join(format!("{}-{stamp}", plan.name))

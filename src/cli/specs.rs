@@ -77,6 +77,23 @@ pub fn forced(mut checked: Checked, engine: Option<Engine>) -> Result<Checked, D
     }
 }
 
+/// What `rigel run` would refuse about the targets as they are now (a declared size larger than
+/// what is there, a write without consent), as the spec's diagnostics: `plan` and `run` both ask.
+pub fn preflight(
+    loaded: &LoadedSpec,
+    plan: &RunPlan,
+    consent: rigel_target::Consent,
+) -> Result<(), Diagnostics> {
+    let errors = rigel_target::preflight_refusals(&loaded.spec, plan, consent);
+    if errors.is_empty() {
+        return Ok(());
+    }
+    Err(Diagnostics {
+        sources: loaded.sources.clone(),
+        errors,
+    })
+}
+
 /// Prints diagnostics to stderr (colored on a terminal) with a closing count.
 pub fn report(d: &Diagnostics) {
     eprint!("{}", d.render(super::style::color()));

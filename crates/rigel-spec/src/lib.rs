@@ -139,13 +139,17 @@ pub fn load_as(
     if let Err(errors) = load::apply_overrides(&mut table, overrides, &mut sources) {
         return Err(fail(sources, errors));
     }
+    let named = load::named_on_command_line(&table, overrides, &sources);
     let errors = vars::substitute(&mut table, &sources, &builtins.pairs());
     if !errors.is_empty() {
         return Err(fail(sources, errors));
     }
     let root_loc = Loc::new(SourceId(0), 0..0);
     let mut reader = Reader::new(&sources);
-    let spec = schema::read_spec(&mut reader, &table, &root_loc, &default_name, cores);
+    let mut spec = schema::read_spec(&mut reader, &table, &root_loc, &default_name, cores);
+    for (target, named) in spec.targets.iter_mut().zip(named) {
+        target.named_on_command_line = named;
+    }
     let errors = std::mem::take(&mut reader.errors);
     if !errors.is_empty() {
         return Err(fail(sources, errors));

@@ -275,6 +275,43 @@ pub fn apply_overrides(
     }
 }
 
+/// Which `[[target]]`s (by index) the command line names: their `path` was set by `--set
+/// target.N.path=`, or uses a variable a `--set VAR=` overrides. Read after the overrides and
+/// before `${var}` substitution, while the path still shows the variables it uses.
+pub fn named_on_command_line(
+    table: &Table,
+    overrides: &[Override],
+    sources: &Sources,
+) -> Vec<bool> {
+    let Some(Value::Array(targets)) = table.get("target").map(|n| &n.value) else {
+        return Vec::new();
+    };
+    let set_vars: Vec<&str> = overrides
+        .iter()
+        .filter(|o| !o.key.contains('.'))
+        .map(|o| o.key.as_str())
+        .collect();
+    targets
+        .iter()
+        .map(|t| {
+            let Value::Table(t) = &t.value else {
+                return false;
+            };
+            let Some(path) = t.get("path") else {
+                return false;
+            };
+            let from_set = sources
+                .try_get(path.loc.source)
+                .is_some_and(|s| s.name.starts_with("--set "));
+            let uses_set_var = match &path.value {
+                Value::Str(text) => set_vars.iter().any(|v| text.contains(&format!("${{{v}}}"))),
+                _ => false,
+            };
+            from_set || uses_set_var
+        })
+        .collect()
+}
+
 /// A `--set` key's path: parts split at dots outside double quotes (`sweep."io.size"`), quotes
 /// dropped. A `[sweep]` key is itself `CLASS.PARAMETER`, so `sweep.io.size` names the key `io.size`.
 fn dotted_path(key: &str) -> Vec<&str> {
