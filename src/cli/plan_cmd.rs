@@ -15,6 +15,7 @@ pub fn run(a: &PlanArgs) -> i32 {
         }
     };
     specs::warn_targets(&plan);
+    say_target_vars(&loaded);
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let written = if a.json {
@@ -44,5 +45,19 @@ pub fn run(a: &PlanArgs) -> i32 {
             eprintln!("rigel plan: cannot write the plan: {e}");
             exit::RUNTIME
         }
+    }
+}
+
+/// How the command line names this spec's targets (`targets: --set data1=PATH …`), beside the
+/// engine line: what `rigel specs NAME` explains at length.
+fn say_target_vars(loaded: &rigel_spec::LoadedSpec) {
+    let sets: Vec<String> = (0..loaded.spec.targets.len())
+        .map(|i| match loaded.target_var(i) {
+            Some(v) => format!("--set {v}=PATH"),
+            None => format!("--set target.{i}.path=PATH"),
+        })
+        .collect();
+    if !sets.is_empty() {
+        eprintln!("targets: {} names your LUNs", sets.join(" "));
     }
 }

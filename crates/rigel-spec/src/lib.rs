@@ -5,6 +5,7 @@
 
 mod answers;
 mod conditioning;
+mod copy;
 mod diag;
 mod engine;
 mod expect;
@@ -43,6 +44,23 @@ pub struct LoadedSpec {
     /// The merged spec after `extends`, `--set` and `${var}`s, as TOML text (kept in run folders),
     /// opening with comments that name every file it came from.
     pub resolved_toml: String,
+    /// `[vars]` that some value uses, with their values as written (a parent's `lun` that the
+    /// spec's own targets replaced is not among them).
+    pub used_vars: Vec<(String, String)>,
+}
+
+impl LoadedSpec {
+    /// The variable target `i`'s path is written as (`path = "${data1}"`): what `--set data1=PATH`
+    /// points at a LUN; None for a path written out or built of more than one variable.
+    pub fn target_var(&self, i: usize) -> Option<String> {
+        let loc = &self.spec.targets.get(i)?.path.loc;
+        let text = self
+            .sources
+            .try_get(loc.source)?
+            .text
+            .get(loc.span.clone())?;
+        load::whole_var(text.trim_matches(['"', '\''])).map(str::to_owned)
+    }
 }
 
 /// Where a spec comes from.
@@ -139,6 +157,11 @@ pub fn load_as(
     if let Err(errors) = load::apply_overrides(&mut table, overrides, &mut sources) {
         return Err(fail(sources, errors));
     }
+    let used_vars = load::used_vars(&table);
+    let unused = load::unused_set_vars(&table, overrides, &mut sources);
+    if !unused.is_empty() {
+        return Err(fail(sources, unused));
+    }
     let named = load::named_on_command_line(&table, overrides, &sources);
     let errors = vars::substitute(&mut table, &sources, &builtins.pairs());
     if !errors.is_empty() {
@@ -159,6 +182,7 @@ pub fn load_as(
         spec,
         sources,
         resolved_toml,
+        used_vars,
     })
 }
 

@@ -312,6 +312,109 @@ pub fn named_on_command_line(
         .collect()
 }
 
+/// `--set VAR=` of a variable that no value of the spec uses (a parent's `lun` that the spec's
+/// own targets replaced): an error, or the user's LUN would be silently ignored.
+pub fn unused_set_vars(
+    table: &Table,
+    overrides: &[Override],
+    sources: &mut Sources,
+) -> Vec<SpecError> {
+    let mut texts = Vec::new();
+    collect_strings(table, &mut texts);
+    let mut errors = Vec::new();
+    for o in overrides.iter().filter(|o| !o.key.contains('.')) {
+        let reference = format!("${{{}}}", o.key);
+        if texts.iter().any(|t| t.contains(&reference)) {
+            continue;
+        }
+        let id = sources.add("--set".to_owned(), None, format!("{}={}", o.key, o.value));
+        let used: Vec<String> = target_vars(table);
+        let hint = if used.is_empty() {
+            "no value of this spec uses a variable: set a key instead (--set target.0.path=PATH)"
+                .to_owned()
+        } else {
+            format!(
+                "this spec's targets take: {}",
+                used.iter()
+                    .map(|v| format!("--set {v}=PATH"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            )
+        };
+        errors.push(
+            SpecError::at(
+                &Loc::new(id, 0..o.key.len()),
+                format!(
+                    "`{}` is a variable of this spec, but no value uses it",
+                    o.key
+                ),
+                "unused variable",
+            )
+            .hint(hint),
+        );
+    }
+    errors
+}
+
+/// The `[vars]` some string value uses, with their (scalar) values as written.
+pub fn used_vars(table: &Table) -> Vec<(String, String)> {
+    let Some(Value::Table(vars)) = table.get("vars").map(|n| &n.value) else {
+        return Vec::new();
+    };
+    let mut texts = Vec::new();
+    collect_strings(table, &mut texts);
+    vars.entries
+        .iter()
+        .filter(|(k, _)| texts.iter().any(|t| t.contains(&format!("${{{k}}}"))))
+        .map(|(k, (_, n))| {
+            let v = match &n.value {
+                Value::Str(s) => s.clone(),
+                Value::Int(i) => i.to_string(),
+                Value::Float(f) => f.to_string(),
+                Value::Bool(b) => b.to_string(),
+                other => other.kind().to_owned(),
+            };
+            (k.clone(), v)
+        })
+        .collect()
+}
+
+/// The variables the targets' paths are written as, in target order (`path = "${data1}"`).
+fn target_vars(table: &Table) -> Vec<String> {
+    let Some(Value::Array(targets)) = table.get("target").map(|n| &n.value) else {
+        return Vec::new();
+    };
+    targets
+        .iter()
+        .filter_map(|t| match &t.value {
+            Value::Table(t) => match t.get("path").map(|p| &p.value) {
+                Some(Value::Str(p)) => whole_var(p).map(str::to_owned),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
+}
+
+/// `name` when `text` is exactly `${name}`.
+pub fn whole_var(text: &str) -> Option<&str> {
+    let name = text.trim().strip_prefix("${")?.strip_suffix('}')?;
+    (!name.is_empty() && !name.contains(['$', '{', '}'])).then_some(name)
+}
+
+/// Every string value of `table`, `[vars]` included (a variable may use another).
+fn collect_strings<'t>(table: &'t Table, out: &mut Vec<&'t str>) {
+    fn node<'t>(n: &'t Node, out: &mut Vec<&'t str>) {
+        match &n.value {
+            Value::Str(s) => out.push(s),
+            Value::Array(items) => items.iter().for_each(|i| node(i, out)),
+            Value::Table(t) => collect_strings(t, out),
+            _ => {}
+        }
+    }
+    table.entries.values().for_each(|(_, n)| node(n, out));
+}
+
 /// A `--set` key's path: parts split at dots outside double quotes (`sweep."io.size"`), quotes
 /// dropped. A `[sweep]` key is itself `CLASS.PARAMETER`, so `sweep.io.size` names the key `io.size`.
 fn dotted_path(key: &str) -> Vec<&str> {
