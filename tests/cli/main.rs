@@ -43,6 +43,7 @@ mod killed;
 mod lateness;
 mod library;
 mod littles_law;
+mod luns;
 mod names;
 mod nvme_vm;
 mod openloop;
