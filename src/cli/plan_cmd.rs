@@ -31,13 +31,13 @@ pub fn run(a: &PlanArgs) -> i32 {
         allow_destructive: a.allow_destructive,
         force: a.force,
     };
-    let refused = specs::preflight(&loaded, &plan, consent);
+    let refused = specs::preflight(&loaded, &plan, consent, true);
     match written.and_then(|_| out.flush()) {
         Ok(()) => match refused {
             Ok(()) => exit::OK,
-            Err(d) => {
+            Err((d, code)) => {
                 specs::report(&d);
-                exit::BAD_SPEC
+                code
             }
         },
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => exit::OK,

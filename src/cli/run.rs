@@ -154,10 +154,10 @@ fn compiled(
             specs::report(&d);
             exit::BAD_SPEC
         })?;
-    // What opening the targets would refuse, told at the spec's text before the run folder exists.
-    specs::preflight(&loaded, &plan, options(a).consent).map_err(|d| {
+    // A declared size the targets cannot hold, told at the spec's text before the folder exists.
+    specs::preflight(&loaded, &plan, options(a).consent, false).map_err(|(d, code)| {
         specs::report(&d);
-        exit::BAD_SPEC
+        code
     })?;
     let dir = a.out.clone().unwrap_or_else(|| {
         let stamp = chrono::Local::now().format("%Y%m%d-%H%M%S");

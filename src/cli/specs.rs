@@ -77,21 +77,29 @@ pub fn forced(mut checked: Checked, engine: Option<Engine>) -> Result<Checked, D
     }
 }
 
-/// What `rigel run` would refuse about the targets as they are now (a declared size larger than
-/// what is there, a write without consent), as the spec's diagnostics: `plan` and `run` both ask.
+/// What `rigel run` would refuse about the targets as they are now, as the spec's diagnostics
+/// with the exit code the run would have: a declared size larger than what is there (exit 2,
+/// the spec's mistake; both `plan` and `run` refuse it), and, with `refusals`, the write
+/// guard's (exit 1, as the run's own open gives; `plan` tells them, `run` leaves them to its open).
 pub fn preflight(
     loaded: &LoadedSpec,
     plan: &RunPlan,
     consent: rigel_target::Consent,
-) -> Result<(), Diagnostics> {
-    let errors = rigel_target::preflight_refusals(&loaded.spec, plan, consent);
-    if errors.is_empty() {
+    refusals: bool,
+) -> Result<(), (Diagnostics, i32)> {
+    let found = rigel_target::preflight_refusals(&loaded.spec, plan, consent);
+    let (errors, code) = if !found.sizes.is_empty() {
+        (found.sizes, super::exit::BAD_SPEC)
+    } else if refusals && !found.refusals.is_empty() {
+        (found.refusals, super::exit::RUNTIME)
+    } else {
         return Ok(());
-    }
-    Err(Diagnostics {
+    };
+    let d = Diagnostics {
         sources: loaded.sources.clone(),
         errors,
-    })
+    };
+    Err((d, code))
 }
 
 /// Prints diagnostics to stderr (colored on a terminal) with a closing count.

@@ -1,7 +1,7 @@
 //! What `rigel run` would refuse about the targets as they are now, told before any I/O and at
 //! the spec's text: a declared size larger than the device (or foreign file) at the path, a write
-//! without consent. `rigel plan` and `rigel run` both ask it before they start; opening the
-//! volume checks the same again (the targets may change in between).
+//! the guard refuses. `rigel plan` tells both; `rigel run` refuses the sizes before its folder
+//! exists, and opening the volume checks everything again (the targets may change in between).
 
 use super::create::marked_by_rigel;
 use super::guard::{Consent, check_writable};
@@ -10,30 +10,37 @@ use super::probe::{OpenMode, open_target, probe};
 use rigel_expr::Size;
 use rigel_plan::RunPlan;
 use rigel_spec::{Spec, SpecError};
+use std::os::unix::fs::FileTypeExt;
 use std::path::Path;
 
-/// Every refusal the targets that exist now would meet, one per target, at the spec's `size` or
-/// `path` of that target. Targets that do not exist yet (rigel creates them) pass.
-pub fn preflight_refusals(spec: &Spec, plan: &RunPlan, consent: Consent) -> Vec<SpecError> {
-    let mut out = Vec::new();
+/// What the targets as they are now would meet, at the spec's text of each target.
+#[derive(Debug, Default)]
+pub struct Preflight {
+    /// A declared size larger than the device or foreign file there: the spec's mistake, at its
+    /// `size`.
+    pub sizes: Vec<SpecError>,
+    /// The write guard's refusals (no consent, in use, a signature without `--force`), at the
+    /// target's `path`: what opening the volume would refuse.
+    pub refusals: Vec<SpecError>,
+}
+
+/// [`Preflight`] of every target that exists now as a regular file or a block device; the others
+/// (absent: rigel creates them; of another type, or unopenable) are left to the run to tell.
+pub fn preflight_refusals(spec: &Spec, plan: &RunPlan, consent: Consent) -> Preflight {
+    let mut out = Preflight::default();
     for (i, (planned, written)) in plan.targets.iter().zip(&spec.targets).enumerate() {
         let path = Path::new(&planned.path);
-        if !path.exists() {
+        let kind = std::fs::metadata(path).map(|m| m.file_type());
+        if !kind.is_ok_and(|k| k.is_file() || k.is_block_device()) {
             continue;
         }
-        let at_path = |msg: String, label: &str| SpecError::at(&written.path.loc, msg, label);
-        let probed = match open_target(path, OpenMode::default()).and_then(|f| {
+        let Ok((probed, ours)) = open_target(path, OpenMode::default()).and_then(|f| {
             let p = probe(path, &f)?;
             let ours = p.kind == TargetKind::File && marked_by_rigel(&f, path)?;
             Ok((p, ours))
-        }) {
-            Ok(p) => p,
-            Err(e) => {
-                out.push(at_path(e.to_string(), "this target"));
-                continue;
-            }
+        }) else {
+            continue;
         };
-        let (probed, ours) = probed;
         if let (Some(declared), Some(size)) = (planned.size, &written.size)
             && declared > probed.size
             && !ours
@@ -49,7 +56,7 @@ pub fn preflight_refusals(spec: &Spec, plan: &RunPlan, consent: Consent) -> Vec<
                     "rigel extends only files it created: lower the size, or use another path",
                 ),
             };
-            out.push(
+            out.sizes.push(
                 SpecError::at(
                     &size.loc,
                     format!(
@@ -69,7 +76,8 @@ pub fn preflight_refusals(spec: &Spec, plan: &RunPlan, consent: Consent) -> Vec<
             continue;
         }
         if let Err(refusal) = check_writable(planned, &probed, ours, consent) {
-            out.push(at_path(
+            out.refusals.push(SpecError::at(
+                &written.path.loc,
                 format!("target {}: {refusal}", written.name_or(i)),
                 "written by this run",
             ));
