@@ -38,11 +38,7 @@ pub fn html(c: &RunComparison, overlay_svg: Option<&str>) -> String {
             "<h2>Answers</h2>\n<div class=\"scroll\"><table>\n<tr><th>Answer</th><th>Taken at (BASE)</th><th></th><th>Base</th><th>New</th><th>Change</th><th>Verdict</th></tr>\n",
         );
         for a in &c.answers {
-            let class = if a.verdict == Change::Regressed {
-                " class=\"bad\""
-            } else {
-                ""
-            };
+            let class = row_class(a.verdict);
             out.push_str(&format!(
                 "<tr{class}><td>{}</td><td>{}</td><td></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
                 E(&a.answer),
@@ -77,11 +73,7 @@ pub fn html(c: &RunComparison, overlay_svg: Option<&str>) -> String {
             ));
         }
         for m in &p.metrics {
-            let class = if m.verdict == Change::Regressed {
-                " class=\"bad\""
-            } else {
-                ""
-            };
+            let class = row_class(m.verdict);
             out.push_str(&format!(
                 "<tr{class}><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
                 E(&p.label),
@@ -105,4 +97,13 @@ pub fn html(c: &RunComparison, overlay_svg: Option<&str>) -> String {
     }
     out.push_str("</body></html>\n");
     out
+}
+
+/// A row's class attribute: a regression marked.
+fn row_class(verdict: Change) -> &'static str {
+    if verdict == Change::Regressed {
+        " class=\"bad\""
+    } else {
+        ""
+    }
 }
