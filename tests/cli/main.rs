@@ -50,6 +50,7 @@ mod openloop;
 mod orion;
 mod orion_run;
 mod overhead;
+mod paced;
 mod pause;
 mod pinning;
 mod placement;
