@@ -87,7 +87,13 @@ pub fn preflight(
     consent: rigel_target::Consent,
     refusals: bool,
 ) -> Result<(), (Diagnostics, i32)> {
-    let found = rigel_target::preflight_refusals(&loaded.spec, plan, consent);
+    // `run` opens nothing here: an open that stalls must meet the run's signal handling.
+    let depth = if refusals {
+        rigel_target::Depth::Open
+    } else {
+        rigel_target::Depth::Stat
+    };
+    let found = rigel_target::preflight_refusals(&loaded.spec, plan, consent, depth);
     let (errors, code) = if !found.sizes.is_empty() {
         (found.sizes, super::exit::BAD_SPEC)
     } else if refusals && !found.refusals.is_empty() {

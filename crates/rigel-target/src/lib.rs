@@ -41,7 +41,7 @@ pub use marker::XATTR_NAME;
 pub use open::{OpenTarget, OpenVolume, open_volume, remark_written};
 pub use placement::{Host, Placed, PlacementError, place};
 pub use polling::polled_refusals;
-pub use preflight::{Preflight, preflight_refusals};
+pub use preflight::{Depth, Preflight, preflight_refusals};
 pub use probe::{OpenMode, Probe, holding_device, open_target, probe, reopen_target};
 pub use provenance::{SpecRead, provenance, sha256_hex};
 pub use refusal::{Reason, Refusal};

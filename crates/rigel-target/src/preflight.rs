@@ -6,11 +6,12 @@
 use super::create::marked_by_rigel;
 use super::guard::{Consent, check_writable};
 use super::kind::TargetKind;
-use super::probe::{OpenMode, open_target, probe};
+use super::probe::{OpenMode, holding_device, open_target, probe};
+use super::sysfs::Sysfs;
 use rigel_expr::Size;
 use rigel_plan::RunPlan;
 use rigel_spec::{Spec, SpecError};
-use std::os::unix::fs::FileTypeExt;
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::Path;
 
 /// What the targets as they are now would meet, at the spec's text of each target.
@@ -24,28 +25,62 @@ pub struct Preflight {
     pub refusals: Vec<SpecError>,
 }
 
+/// How far [`preflight_refusals`] looks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Depth {
+    /// Opens every target that exists (a regular file or a block device) and asks the write
+    /// guard too: `rigel plan`.
+    Open,
+    /// Opens nothing (an open may stall before the run's signal handling is in place): only the
+    /// sizes of block devices, from sysfs; the run's own open checks the rest. `rigel run`.
+    Stat,
+}
+
 /// [`Preflight`] of every target that exists now as a regular file or a block device; the others
 /// (absent: rigel creates them; of another type, or unopenable) are left to the run to tell.
-pub fn preflight_refusals(spec: &Spec, plan: &RunPlan, consent: Consent) -> Preflight {
+pub fn preflight_refusals(
+    spec: &Spec,
+    plan: &RunPlan,
+    consent: Consent,
+    depth: Depth,
+) -> Preflight {
     let mut out = Preflight::default();
     for (i, (planned, written)) in plan.targets.iter().zip(&spec.targets).enumerate() {
         let path = Path::new(&planned.path);
-        let kind = std::fs::metadata(path).map(|m| m.file_type());
-        if !kind.is_ok_and(|k| k.is_file() || k.is_block_device()) {
-            continue;
-        }
-        let Ok((probed, ours)) = open_target(path, OpenMode::default()).and_then(|f| {
-            let p = probe(path, &f)?;
-            let ours = p.kind == TargetKind::File && marked_by_rigel(&f, path)?;
-            Ok((p, ours))
-        }) else {
+        let Ok(meta) = std::fs::metadata(path) else {
             continue;
         };
+        let kind = meta.file_type();
+        if !(kind.is_file() || kind.is_block_device()) {
+            continue;
+        }
+        let found = match depth {
+            Depth::Open => open_target(path, OpenMode::default())
+                .and_then(|f| {
+                    let p = probe(path, &f)?;
+                    let ours = p.kind == TargetKind::File && marked_by_rigel(&f, path)?;
+                    Ok((p.kind, p.size, Some((p, ours))))
+                })
+                .ok(),
+            Depth::Stat if kind.is_block_device() => {
+                let dev = holding_device(true, meta.rdev(), meta.dev());
+                Sysfs::default()
+                    .device_dir(dev)
+                    .and_then(|d| std::fs::read_to_string(d.join("size")).ok())
+                    .and_then(|t| t.trim().parse::<u64>().ok())
+                    .map(|sectors| (TargetKind::Block, sectors * 512, None))
+            }
+            Depth::Stat => None,
+        };
+        let Some((found_kind, found_size, opened)) = found else {
+            continue;
+        };
+        let ours = opened.as_ref().is_some_and(|(_, ours)| *ours);
         if let (Some(declared), Some(size)) = (planned.size, &written.size)
-            && declared > probed.size
+            && declared > found_size
             && !ours
         {
-            let (what, hint) = match probed.kind {
+            let (what, hint) = match found_kind {
                 TargetKind::Block => (
                     "the device",
                     "a run uses a device up to its target's declared size: remove the size to use \
@@ -63,18 +98,21 @@ pub fn preflight_refusals(spec: &Spec, plan: &RunPlan, consent: Consent) -> Pref
                         "target {}: {what} `{}` holds {}, less than the declared {}",
                         written.name_or(i),
                         planned.path,
-                        Size(probed.size),
+                        Size(found_size),
                         Size(declared)
                     ),
                     "declared here",
                 )
                 .hint(format!(
                     "{hint} (--set target.{i}.size={})",
-                    Size(probed.size)
+                    Size(found_size)
                 )),
             );
             continue;
         }
+        let Some((probed, ours)) = opened else {
+            continue;
+        };
         if let Err(refusal) = check_writable(planned, &probed, ours, consent) {
             out.refusals.push(SpecError::at(
                 &written.path.loc,
