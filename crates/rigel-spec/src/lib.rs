@@ -20,6 +20,7 @@ mod pacing;
 mod read;
 mod schema;
 mod search;
+mod set_vars;
 mod source;
 mod tree;
 mod vars;
@@ -59,7 +60,7 @@ impl LoadedSpec {
             .try_get(loc.source)?
             .text
             .get(loc.span.clone())?;
-        load::whole_var(text.trim_matches(['"', '\''])).map(str::to_owned)
+        set_vars::whole_var(text.trim_matches(['"', '\''])).map(str::to_owned)
     }
 }
 
@@ -157,12 +158,12 @@ pub fn load_as(
     if let Err(errors) = load::apply_overrides(&mut table, overrides, &mut sources) {
         return Err(fail(sources, errors));
     }
-    let used_vars = load::used_vars(&table);
-    let unused = load::unused_set_vars(&table, overrides, &mut sources);
+    let used_vars = set_vars::used_vars(&table);
+    let unused = set_vars::unused_set_vars(&table, overrides, &mut sources);
     if !unused.is_empty() {
         return Err(fail(sources, unused));
     }
-    let named = load::named_on_command_line(&table, overrides, &sources);
+    let named = set_vars::named_on_command_line(&table, overrides, &sources);
     let errors = vars::substitute(&mut table, &sources, &builtins.pairs());
     if !errors.is_empty() {
         return Err(fail(sources, errors));
