@@ -314,6 +314,12 @@ pub struct PlanArgs {
     /// Print the plan as JSON (the document `plan.json` holds)
     #[arg(long)]
     pub json: bool,
+    /// Check the writes as `rigel run --allow-destructive` would (plan writes nothing)
+    #[arg(long)]
+    pub allow_destructive: bool,
+    /// Check as `rigel run --allow-destructive --force` would
+    #[arg(long, requires = "allow_destructive")]
+    pub force: bool,
     #[command(flatten)]
     pub spec: SpecOptions,
 }

@@ -20,6 +20,7 @@ mod report_cmd;
 mod run;
 mod specs;
 mod specs_cmd;
+mod specs_guide;
 mod style;
 mod summary;
 mod verify_cmd;

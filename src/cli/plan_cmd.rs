@@ -7,7 +7,7 @@ use super::specs;
 use std::io::Write;
 
 pub fn run(a: &PlanArgs) -> i32 {
-    let (_, plan) = match specs::compile(specs::input(a.spec_file.as_deref()), &a.spec) {
+    let (loaded, plan) = match specs::compile(specs::input(a.spec_file.as_deref()), &a.spec) {
         Ok(p) => p,
         Err(d) => {
             specs::report(&d);
@@ -15,6 +15,7 @@ pub fn run(a: &PlanArgs) -> i32 {
         }
     };
     specs::warn_targets(&plan);
+    say_target_vars(&loaded);
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let written = if a.json {
@@ -24,12 +25,39 @@ pub fn run(a: &PlanArgs) -> i32 {
     } else {
         plan_table::write(&mut out, &plan)
     };
+    // Then what `rigel run` would refuse about the targets as they are now: the plan is shown
+    // either way, and the exit code is the one the run would have.
+    let consent = rigel_target::Consent {
+        allow_destructive: a.allow_destructive,
+        force: a.force,
+    };
+    let refused = specs::preflight(&loaded, &plan, consent, true);
     match written.and_then(|_| out.flush()) {
-        Ok(()) => exit::OK,
+        Ok(()) => match refused {
+            Ok(()) => exit::OK,
+            Err((d, code)) => {
+                specs::report(&d);
+                code
+            }
+        },
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => exit::OK,
         Err(e) => {
             eprintln!("rigel plan: cannot write the plan: {e}");
             exit::RUNTIME
         }
+    }
+}
+
+/// How the command line names this spec's targets (`targets: --set data1=PATH …`), beside the
+/// engine line: what `rigel specs NAME` explains at length.
+fn say_target_vars(loaded: &rigel_spec::LoadedSpec) {
+    let sets: Vec<String> = (0..loaded.spec.targets.len())
+        .map(|i| match loaded.target_var(i) {
+            Some(v) => format!("--set {v}=PATH"),
+            None => format!("--set target.{i}.path=PATH"),
+        })
+        .collect();
+    if !sets.is_empty() {
+        eprintln!("targets: {} names your LUNs", sets.join(" "));
     }
 }

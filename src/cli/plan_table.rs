@@ -82,6 +82,9 @@ fn write_header(out: &mut impl Write, plan: &RunPlan) -> io::Result<()> {
         });
         let access = match (t.written, t.destructive) {
             (false, _) => "read only",
+            (true, _) if t.named_on_command_line => {
+                "WRITTEN (named on the command line; needs --allow-destructive unless rigel created it)"
+            }
             (true, true) => {
                 "WRITTEN (spec consents; needs --allow-destructive unless rigel created it)"
             }

@@ -154,6 +154,11 @@ fn compiled(
             specs::report(&d);
             exit::BAD_SPEC
         })?;
+    // A declared size the targets cannot hold, told at the spec's text before the folder exists.
+    specs::preflight(&loaded, &plan, options(a).consent, false).map_err(|(d, code)| {
+        specs::report(&d);
+        code
+    })?;
     let dir = a.out.clone().unwrap_or_else(|| {
         let stamp = chrono::Local::now().format("%Y%m%d-%H%M%S");
         PathBuf::from("runs").join(format!("{}-{stamp}", plan.name))

@@ -97,6 +97,37 @@ pub fn forced(mut checked: Checked, engine: Option<Engine>) -> Result<Checked, D
     }
 }
 
+/// What `rigel run` would refuse about the targets as they are now, as the spec's diagnostics
+/// with the exit code the run would have: a declared size larger than what is there (exit 2,
+/// the spec's mistake; both `plan` and `run` refuse it), and, with `refusals`, the write
+/// guard's (exit 1, as the run's own open gives; `plan` tells them, `run` leaves them to its open).
+pub fn preflight(
+    loaded: &LoadedSpec,
+    plan: &RunPlan,
+    consent: rigel_target::Consent,
+    refusals: bool,
+) -> Result<(), (Diagnostics, i32)> {
+    // `run` opens nothing here: an open that stalls must meet the run's signal handling.
+    let depth = if refusals {
+        rigel_target::Depth::Open
+    } else {
+        rigel_target::Depth::Stat
+    };
+    let found = rigel_target::preflight_refusals(&loaded.spec, plan, consent, depth);
+    let (errors, code) = if !found.sizes.is_empty() {
+        (found.sizes, super::exit::BAD_SPEC)
+    } else if refusals && !found.refusals.is_empty() {
+        (found.refusals, super::exit::RUNTIME)
+    } else {
+        return Ok(());
+    };
+    let d = Diagnostics {
+        sources: loaded.sources.clone(),
+        errors,
+    };
+    Err((d, code))
+}
+
 /// Prints diagnostics to stderr (colored on a terminal) with a closing count.
 pub fn report(d: &Diagnostics) {
     eprint!("{}", d.render(super::style::color()));

@@ -15,6 +15,8 @@ pub fn print(doc: &ResultsDoc, dir: &Path, interrupted: bool) {
              the figures below are not to be handed over (each point's account follows)"
         );
     }
+    // What page 1's words already said on the terminal (its warnings are not said twice).
+    let mut said = String::new();
     if !super::style::quiet() {
         outln!();
         // Page 1's verdict and answers, in its words; ORION's own lines after them for ORION's
@@ -24,6 +26,7 @@ pub fn print(doc: &ResultsDoc, dir: &Path, interrupted: bool) {
                 for line in text.lines() {
                     outln!("{line}");
                 }
+                said = text;
             }
             Err(e) => eprintln!("rigel: the closing summary could not be written: {e}"),
         }
@@ -41,7 +44,7 @@ pub fn print(doc: &ResultsDoc, dir: &Path, interrupted: bool) {
             outln!("placement: {}", engines::placement_text(p));
         }
     }
-    warn(doc, dir);
+    warn_unsaid(doc, dir, &said);
     for p in doc.points() {
         if let Some(st) = &p.steady {
             outln!("point {}: {}", p.point.id, st.summary);
@@ -81,10 +84,17 @@ pub fn print(doc: &ResultsDoc, dir: &Path, interrupted: bool) {
 /// The validity warnings, each naming the figure that triggered it (`rigel run` and `rigel orion`
 /// alike).
 pub fn warn(doc: &ResultsDoc, dir: &Path) {
+    warn_unsaid(doc, dir, "");
+}
+
+/// [`warn`], but not the warnings `said` (page 1's words on the terminal) already holds.
+fn warn_unsaid(doc: &ResultsDoc, dir: &Path, said: &str) {
     let cfg = rigel_results::stats::ValidityConfig::default();
     let view = ResultsView::new(doc);
     for w in rigel_results::stats::warnings(&view, &rigel_record::past_runs(dir), &cfg) {
-        eprintln!("warning: {}", w.message);
+        if !said.contains(&w.message) {
+            eprintln!("warning: {}", w.message);
+        }
     }
 }
 

@@ -88,9 +88,16 @@ fn the_fill_needs_consent_like_any_write() {
         &target.display().to_string(),
         "passes = 1\nsize = \"64KiB\"",
     );
-    let plan = rigel()
+    // `plan` checks the write as `run` would: refused without the command line's consent.
+    rigel()
         .arg("plan")
         .arg("-")
+        .stdin(spec.clone())
+        .run()
+        .code(1)
+        .stderr_has("pass --allow-destructive as well");
+    let plan = rigel()
+        .args(["plan", "-", "--allow-destructive"])
         .stdin(spec.clone())
         .run()
         .code(0);

@@ -222,7 +222,12 @@ fn a_replayed_capture_reaches_another_device_in_the_traces_order_at_its_times() 
     // The replay's folder reports like any run's, flushes as commits.
     assert!(doc["points"][0]["classes"][0]["commit"]["commits"].as_u64() > Some(0));
     rigel().arg("report").arg(&replayed).run().code(0);
-    assert!(replayed.join("report.md").exists());
+    // It sent at the trace's times, not by a drawn arrival: its pacing says so, and no warning
+    // holds it to a uniform schedule it never claimed.
+    let md = std::fs::read_to_string(replayed.join("report.md")).expect("report.md");
+    assert!(md.contains("the trace's times (replay)"), "{md}");
+    assert!(!md.contains("| uniform |"), "{md}");
+    assert!(!md.contains("the uniform arrival"), "{md}");
 }
 
 #[test]

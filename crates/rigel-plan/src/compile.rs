@@ -109,6 +109,7 @@ pub fn compile(spec: &Spec, cores: u64) -> Result<RunPlan, Vec<SpecError>> {
                 path: t.path.value.clone(),
                 size: t.size.as_ref().map(|s| s.value.0),
                 destructive: t.destructive,
+                named_on_command_line: t.named_on_command_line,
                 written: written[i],
             })
             .collect(),

@@ -109,6 +109,10 @@ pub struct PlannedTarget {
     pub size: Option<u64>,
     /// The spec consents to destructive writes on this target.
     pub destructive: bool,
+    /// The user named its path on the command line (`--set VAR=PATH`, `--set target.N.path=`):
+    /// `--allow-destructive` in that same command line is consent enough, as `destructive = true`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub named_on_command_line: bool,
     /// Some point writes to this target.
     pub written: bool,
 }

@@ -1,7 +1,7 @@
 //! The handover summary's figures: the headline (the spec's answers, judged by their one rule in
 //! `rigel_judge::answers`, each with the load and latency it was taken at), the numbers a DBA
-//! passes on (8 KiB random-read IOPS at their p99, 1 MiB MB/s, the redo/commit latency, the last
-//! by the classes' answer rule), and the three figures Oracle's
+//! passes on (8 KiB random I/O, 1 MiB I/O, the redo/commit latency: each its class's answer by
+//! the classes' rule, only for a class no headline answer speaks for), and the three figures Oracle's
 //! `DBMS_RESOURCE_MANAGER.CALIBRATE_IO` reports, each derived from the per-class rows by the rule
 //! its `basis` states.
 //!
@@ -121,32 +121,39 @@ pub fn handover(doc: &ResultsDoc, points: &[Point]) -> Handover {
     };
     // Nothing answered: the headline says why instead of listing empty answers.
     let headline_rows = if any { headline_rows } else { Vec::new() };
-    let random_read_8k = best_read(
-        &rows,
-        |r| r.io_size == 8 * KIB && r.access == "random",
-        "8 KiB random-read IOPS",
-        "the highest read IOPS of the 8 KiB random classes (read-only ones first), with the p99 of \
-         those reads",
-        |d| d.iops,
-        iops_text,
-    );
-    let mbps_1m = pick(
-        &rows,
-        |r| r.io_size == MIB,
-        |r| r.mbps,
-        |r| {
-            let v = r.mbps;
-            figure(
-                "1 MiB I/O MiB/s",
-                r,
-                &total(r),
-                v,
-                mbps_text(v),
-                "the highest MiB/s of the 1 MiB classes",
-            )
+    // The database team's lines are answers by the same rule as the headline (the classes'
+    // rule of `rigel_judge::answers`), and only for a class no answer above already speaks for:
+    // never a best case beside an answer taken under load.
+    let implied = answers::implied_by_classes(doc);
+    let covered = |class: &str| headline_rows.iter().any(|f| f.class == class);
+    let dba = |keep: &dyn Fn(&rigel_plan::IoClass) -> bool, measure: &str| {
+        let plan = doc.plan();
+        let class = plan
+            .classes
+            .iter()
+            .filter(|c| keep(c))
+            // Read-only classes first, then in the order written.
+            .min_by_key(|c| c.mix.read_percent != 100)?;
+        if covered(&class.name) {
+            return None;
+        }
+        let a = implied
+            .iter()
+            .find(|a| a.value.is_some() && a.figure.split('.').next() == Some(&class.name))?;
+        let mut f = answer_figure(doc, a);
+        f.measure = format!("{measure} ({})", class.name);
+        Some(f)
+    };
+    let random_read_8k = dba(
+        &|c| {
+            c.pattern.common_size(c.size) == 8 * KIB
+                && c.access == rigel_expr::Access::Random
+                && c.mix.read_percent > 0
         },
+        "8 KiB random I/O",
     );
-    let redo_write = redo(doc);
+    let mbps_1m = dba(&|c| c.pattern.common_size(c.size) == MIB, "1 MiB I/O");
+    let redo_write = redo(doc).filter(|f| !covered(&f.class));
     let iops_from = best_read(
         &rows,
         |r| r.io_size <= 32 * KIB && r.access == "random" && r.read_percent == 100,
@@ -207,19 +214,6 @@ fn best_read(
     let read = row.read.as_ref()?;
     let v = score(read);
     Some(figure(measure, row, read, v, text(v), basis))
-}
-
-fn pick(
-    rows: &[&ClassRow],
-    keep: impl Fn(&ClassRow) -> bool,
-    score: impl Fn(&ClassRow) -> f64,
-    make: impl Fn(&ClassRow) -> Figure,
-) -> Option<Figure> {
-    rows.iter()
-        .copied()
-        .filter(|r| keep(r))
-        .max_by(|a, b| score(a).total_cmp(&score(b)))
-        .map(make)
 }
 
 /// Redo log writes: the log writer's answer by the classes' rule (`rigel_judge::answers`): a
@@ -306,17 +300,6 @@ fn integrity_failures(doc: &ResultsDoc) -> Vec<String> {
             ))
         })
         .collect()
-}
-
-fn total(r: &ClassRow) -> DirView {
-    DirView {
-        direction: "total",
-        ios: r.ios,
-        bytes: r.bytes,
-        iops: r.iops,
-        mbps: r.mbps,
-        latency: r.latency.clone(),
-    }
 }
 
 fn figure(

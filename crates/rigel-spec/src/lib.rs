@@ -5,6 +5,7 @@
 
 mod answers;
 mod conditioning;
+mod copy;
 mod diag;
 mod engine;
 mod expect;
@@ -19,6 +20,7 @@ mod pacing;
 mod read;
 mod schema;
 mod search;
+mod set_vars;
 mod source;
 mod tree;
 mod vars;
@@ -43,6 +45,23 @@ pub struct LoadedSpec {
     /// The merged spec after `extends`, `--set` and `${var}`s, as TOML text (kept in run folders),
     /// opening with comments that name every file it came from.
     pub resolved_toml: String,
+    /// `[vars]` that some value uses, with their values as written (a parent's `lun` that the
+    /// spec's own targets replaced is not among them).
+    pub used_vars: Vec<(String, String)>,
+}
+
+impl LoadedSpec {
+    /// The variable target `i`'s path is written as (`path = "${data1}"`): what `--set data1=PATH`
+    /// points at a LUN; None for a path written out or built of more than one variable.
+    pub fn target_var(&self, i: usize) -> Option<String> {
+        let loc = &self.spec.targets.get(i)?.path.loc;
+        let text = self
+            .sources
+            .try_get(loc.source)?
+            .text
+            .get(loc.span.clone())?;
+        set_vars::whole_var(text.trim_matches(['"', '\''])).map(str::to_owned)
+    }
 }
 
 /// Where a spec comes from.
@@ -139,13 +158,22 @@ pub fn load_as(
     if let Err(errors) = load::apply_overrides(&mut table, overrides, &mut sources) {
         return Err(fail(sources, errors));
     }
+    let used_vars = set_vars::used_vars(&table);
+    let unused = set_vars::unused_set_vars(&table, overrides, &mut sources);
+    if !unused.is_empty() {
+        return Err(fail(sources, unused));
+    }
+    let named = set_vars::named_on_command_line(&table, overrides, &sources);
     let errors = vars::substitute(&mut table, &sources, &builtins.pairs());
     if !errors.is_empty() {
         return Err(fail(sources, errors));
     }
     let root_loc = Loc::new(SourceId(0), 0..0);
     let mut reader = Reader::new(&sources);
-    let spec = schema::read_spec(&mut reader, &table, &root_loc, &default_name, cores);
+    let mut spec = schema::read_spec(&mut reader, &table, &root_loc, &default_name, cores);
+    for (target, named) in spec.targets.iter_mut().zip(named) {
+        target.named_on_command_line = named;
+    }
     let errors = std::mem::take(&mut reader.errors);
     if !errors.is_empty() {
         return Err(fail(sources, errors));
@@ -155,6 +183,7 @@ pub fn load_as(
         spec,
         sources,
         resolved_toml,
+        used_vars,
     })
 }
 

@@ -58,6 +58,9 @@ pub struct TargetSpec {
     pub path: Sp<String>,
     pub size: Option<Sp<Size>>,
     pub destructive: bool,
+    /// Its path came from the command line (`--set VAR=PATH` of a variable the path uses, or
+    /// `--set target.N.path=PATH`): the user named it there.
+    pub named_on_command_line: bool,
 }
 
 /// How the targets form one volume (`[volume] layout`).

@@ -166,6 +166,7 @@ fn read_targets(
             path: Sp::new(path, path_node.loc.clone()),
             size,
             destructive,
+            named_on_command_line: false,
         });
     }
     (out, node.loc.clone())

@@ -51,8 +51,10 @@ pub enum TargetError {
     Unsupported { path: PathBuf, kind: &'static str },
 
     #[error(
-        "{path}: holds {actual} bytes, less than the declared {declared}; rigel extends only files it \
-         created: lower the size, or use another path"
+        "{path}: holds {}, less than the declared {}; rigel extends only files it created and uses \
+         a device up to its declared size: lower the size, or use another path",
+        rigel_expr::Size(*.actual),
+        rigel_expr::Size(*.declared)
     )]
     TooSmall {
         path: PathBuf,

@@ -1,5 +1,6 @@
 //! The destructive-write guard. Reading is always allowed. Writing to a block device, or to a file
-//! rigel did not create, needs the spec's consent and the command line's; even then a device in
+//! rigel did not create, needs the spec's consent (or the path named on the command line) and the
+//! command line's `--allow-destructive`; even then a device in
 //! use (mounted, partitions mounted, held by dm/md, swap, backing a loop device) is refused, and
 //! one that holds a filesystem or partition-table signature needs `--force`.
 
@@ -40,10 +41,13 @@ pub fn check_writable(
             reason,
         }))
     };
-    if !(target.destructive && consent.allow_destructive) {
+    // A path the user named on the command line is consented to by the same command line's
+    // --allow-destructive: the spec wrote no device, the user did.
+    let spec = target.destructive || target.named_on_command_line;
+    if !(spec && consent.allow_destructive) {
         return refuse(Reason::NoConsent {
             kind: probe.kind,
-            spec: target.destructive,
+            spec,
             command_line: consent.allow_destructive,
         });
     }
@@ -109,6 +113,7 @@ mod tests {
             path: path.display().to_string(),
             size: None,
             destructive,
+            named_on_command_line: false,
             written,
         }
     }

@@ -74,6 +74,7 @@ fn plan_for(path: &str, written: bool, destructive: bool, io_size: u64) -> RunPl
         path: path.into(),
         size: None,
         destructive,
+        named_on_command_line: false,
         written,
     };
     test_plan(vec![target], Layout::Concat, 1 << 20, &[io_size])

@@ -8,6 +8,7 @@ fn declared(path: &Path, size: u64, written: bool) -> PlannedTarget {
         path: path.display().to_string(),
         size: Some(size),
         destructive: false,
+        named_on_command_line: false,
         written,
     }
 }

@@ -17,6 +17,7 @@ pub enum Reason {
     /// Consent is missing from the spec, the command line, or both.
     NoConsent {
         kind: TargetKind,
+        /// The spec consents (`destructive = true`) or the command line names the path.
         spec: bool,
         command_line: bool,
     },
@@ -65,7 +66,8 @@ impl fmt::Display for Reason {
                 };
                 let missing = match (spec, command_line) {
                     (false, false) => {
-                        "set `destructive = true` on this target in the spec and pass --allow-destructive"
+                        "name it on the command line (--set VAR=PATH) and pass --allow-destructive, \
+                         or set `destructive = true` on this target in the spec and pass --allow-destructive"
                     }
                     (false, true) => "set `destructive = true` on this target in the spec as well",
                     _ => "pass --allow-destructive as well",

@@ -2,7 +2,8 @@
 //! answer; ORION's shapes (classes named `small` and `large`) ORION's own three lines; otherwise
 //! per class, in the order written, a committing class its commit p99 and a log writer (write-only,
 //! sequential, at most 128 KiB) its write p99, both at the highest load of the other classes (the
-//! worst of equals); a class of large or sequential I/O its MB/s; any other its IOPS. A class is
+//! worst of equals); a class of large or sequential I/O its MB/s; any other its IOPS (held at one
+//! load while others rise: under their highest load, else its maximum). A class is
 //! the size most of its I/Os take (`8KiB:95%, 1MiB:5%` is an 8 KiB class), never its mean.
 
 use rigel_expr::Access;
@@ -13,11 +14,6 @@ use rigel_results::SearchRecord;
 const LARGE_IO_FROM: u64 = 128 * 1024;
 /// A write-only sequential class of at most this size is a log writer.
 const LOG_WRITE_UP_TO: u64 = 128 * 1024;
-
-/// Whether the plan is one of ORION's shapes (`RunPlan::orion_shaped`: the one rule).
-pub fn orion_shape(plan: &RunPlan) -> bool {
-    plan.orion_shaped()
-}
 
 /// The answers of a plan without `[answers]`; `search` is the run's search record, if any.
 pub fn derived(plan: &RunPlan, search: Option<&SearchRecord>) -> Vec<AnswerPlan> {
@@ -30,7 +26,7 @@ pub fn derived(plan: &RunPlan, search: Option<&SearchRecord>) -> Vec<AnswerPlan>
             String::new(),
         )];
     }
-    if orion_shape(plan) {
+    if plan.orion_shaped() {
         let has = |n: &str| plan.classes.iter().any(|c| c.name == n);
         let mut out = Vec::new();
         if has("small") {
@@ -134,22 +130,51 @@ fn of_class(plan: &RunPlan, c: &IoClass) -> AnswerPlan {
             format!("How long does a {what} write of {} take {under}?", c.name),
         );
     }
-    if c.access == Access::Sequential || size >= LARGE_IO_FROM {
+    let (figure, unit) = if c.access == Access::Sequential || size >= LARGE_IO_FROM {
+        (format!("{}.mbps", c.name), "MiB/s")
+    } else {
+        (format!("{}.iops", c.name), "IOPS")
+    };
+    // A class held at one load beside others that rise (oracle/oltp's scan beside its data) is
+    // asked what it keeps under their load, not at the quietest point; a class whose own load
+    // rises is asked its maximum.
+    if held(plan, &c.name) && !others.is_empty() {
         return answer(
-            &format!("Max MiB/s of {}", c.name),
-            &format!("{}.mbps", c.name),
-            AnswerAt::Best,
-            Vec::new(),
-            format!("How many MB/s does {} ({what}) reach?", c.name),
+            &format!("{unit} of {}", c.name),
+            &figure,
+            AnswerAt::HighestLoad,
+            others.clone(),
+            format!("What {unit} does {} ({what}) keep {under}?", c.name),
         );
     }
     answer(
-        &format!("Max IOPS of {}", c.name),
-        &format!("{}.iops", c.name),
+        &format!("Max {unit} of {}", c.name),
+        &figure,
         AnswerAt::Best,
         Vec::new(),
-        format!("How many IOPS does {} ({what}) reach?", c.name),
+        format!("How many {unit} does {} ({what}) reach?", c.name),
     )
+}
+
+/// Whether `class` runs at one load in every point it runs in while another class's load changes.
+fn held(plan: &RunPlan, class: &str) -> bool {
+    let loads = |name: &str| {
+        let mut l: Vec<u32> = plan
+            .points
+            .iter()
+            .flat_map(|p| p.classes.iter())
+            .filter(|c| c.class == name && c.load > 0)
+            .map(|c| c.load)
+            .collect();
+        l.sort_unstable();
+        l.dedup();
+        l.len()
+    };
+    loads(class) == 1
+        && plan
+            .classes
+            .iter()
+            .any(|o| o.name != class && loads(&o.name) > 1)
 }
 
 fn answer(

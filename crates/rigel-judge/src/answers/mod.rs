@@ -13,7 +13,7 @@ mod pick;
 #[cfg(test)]
 mod tests;
 
-pub use derive::{derived, orion_shape, per_class};
+pub use derive::{derived, per_class};
 
 use super::expect::format_stat;
 use pick::{Candidate, candidates, choose, group_of};

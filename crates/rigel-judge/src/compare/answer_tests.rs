@@ -26,6 +26,14 @@ fn every_answer_is_a_compared_line_and_a_drop_regresses() {
     assert!(c.answer_regressions >= 1);
     assert!(!c.nothing_in_common);
     assert!(text(&c).contains("Max IOPS"), "{}", text(&c));
+    // The HTML page has the answers table the Markdown one has, the regressed answer marked.
+    let page = html(&c, None);
+    assert!(page.contains("<h2>Answers</h2>"), "{page}");
+    assert!(
+        page.contains("<tr class=\"bad\"><td>Max IOPS</td>"),
+        "{page}"
+    );
+    assert!(page.contains("Min mean latency"), "{page}");
 }
 
 #[test]

@@ -13,12 +13,14 @@ mod differences;
 mod noise;
 mod point_lines;
 mod render;
+mod render_html;
 mod spec_diff;
 #[cfg(test)]
 mod tests;
 mod types;
 
-pub use render::{html, markdown, text};
+pub use render::{markdown, text};
+pub use render_html::html;
 pub use types::*;
 
 use differences::{summary, warnings};

@@ -9,7 +9,7 @@ fn describe(r: &RunSummary) -> String {
 }
 
 /// `(oltp, 12 points, 2026-11-30 01:02)`; `(oltp, 12 points, 3 runs from 2026-11-30 01:02)`.
-fn facts(r: &RunSummary) -> String {
+pub(super) fn facts(r: &RunSummary) -> String {
     let at = r.started.get(..16).unwrap_or(&r.started).replace('T', " ");
     if r.runs > 1 {
         return format!(
@@ -36,7 +36,7 @@ fn verdict_word(c: Change) -> &'static str {
 }
 
 /// The verdict as a table shows it: an inconclusive line says why.
-fn verdict_cell(m: &MetricChange) -> String {
+pub(super) fn verdict_cell(m: &MetricChange) -> String {
     match (m.verdict, m.noise_percent) {
         (Change::Inconclusive, Some(_)) => "inconclusive: too noisy to judge".into(),
         (Change::Inconclusive, None) => format!("inconclusive: {}", m.noise_basis),
@@ -44,7 +44,7 @@ fn verdict_cell(m: &MetricChange) -> String {
     }
 }
 
-fn class_cell(m: &MetricChange) -> String {
+pub(super) fn class_cell(m: &MetricChange) -> String {
     match m.direction {
         Direction::Total => m.class.clone(),
         d => format!("{} {}", m.class, d.name()),
@@ -53,7 +53,7 @@ fn class_cell(m: &MetricChange) -> String {
 
 /// The outcome in one line: `2 regressions in 1 point (threshold 5%); 0 improvements; 26 of 28
 /// lines judged, 2 inconclusive (too noisy to judge)`.
-fn outcome(c: &RunComparison) -> String {
+pub(super) fn outcome(c: &RunComparison) -> String {
     let mut out = verdicts(c);
     if c.lines > 0 {
         out.push_str(&format!("; {} of {} lines judged", c.judged, c.lines));
@@ -191,7 +191,7 @@ fn answers_text(answers: &[AnswerChange]) -> String {
 }
 
 /// An answer's verdict word and its note.
-fn answer_verdict(a: &AnswerChange) -> String {
+pub(super) fn answer_verdict(a: &AnswerChange) -> String {
     match (verdict_word(a.verdict), a.note.is_empty()) {
         (w, true) => w.to_owned(),
         ("", false) => a.note.clone(),
@@ -340,84 +340,12 @@ fn md_table(rows: &[(&str, &MetricChange)]) -> String {
     out
 }
 
-fn capitalize(s: &str) -> String {
+pub(super) fn capitalize(s: &str) -> String {
     let mut chars = s.chars();
     match chars.next() {
         Some(first) => first.to_uppercase().chain(chars).collect(),
         None => String::new(),
     }
-}
-
-/// One self-contained HTML page: the outcome, every figure (regressions marked), the unmatched
-/// points, and the overlay chart inline when given (`rigel compare --format html`).
-pub fn html(c: &RunComparison, overlay_svg: Option<&str>) -> String {
-    use minijinja::HtmlEscape as E;
-    let mut out = String::from(
-        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-         <title>rigel compare</title><style>\
-         body{font-family:system-ui,sans-serif;max-width:1100px;margin:0 auto;padding:16px;color:#1f2933}\
-         table{border-collapse:collapse;font-size:.9rem}th,td{padding:4px 8px;border-bottom:1px solid #e4e7eb;text-align:right}\
-         th:nth-child(-n+3),td:nth-child(-n+3){text-align:left}.bad{color:#b00020;font-weight:600}\
-         .warn{background:#fff4e5;border:1px solid #f0b429;padding:8px 12px;border-radius:6px}\
-         .scroll{overflow-x:auto}svg{max-width:100%;height:auto}\
-         @page{size:A4;margin:14mm}@media print{body{max-width:none;padding:0}.scroll{overflow:visible}}\
-         </style></head><body>\n",
-    );
-    out.push_str(&format!(
-        "<h1>rigel compare</h1>\n<p><strong>BASE</strong> <code>{}</code> {}<br><strong>NEW</strong> <code>{}</code> {}</p>\n",
-        E(&c.base.path),
-        E(&facts(&c.base)),
-        E(&c.new.path),
-        E(&facts(&c.new))
-    ));
-    for w in &c.warnings {
-        out.push_str(&format!("<p class=\"warn\">Warning: {}</p>\n", E(w)));
-    }
-    out.push_str(&format!("<p>{}.</p>\n", E(&capitalize(&outcome(c)))));
-    if let Some(svg) = overlay_svg {
-        out.push_str(&format!("<figure>{svg}</figure>\n"));
-    }
-    out.push_str(
-        "<div class=\"scroll\"><table>\n<tr><th>Point</th><th>Class</th><th>Metric</th><th>Base</th><th>New</th><th>Change</th><th></th></tr>\n",
-    );
-    for p in &c.points {
-        if let Some(s) = &p.status {
-            out.push_str(&format!(
-                "<tr><td>{}</td><td colspan=\"6\" class=\"bad\">{}</td></tr>\n",
-                E(&p.label),
-                E(s)
-            ));
-        }
-        for m in &p.metrics {
-            let class = if m.verdict == Change::Regressed {
-                " class=\"bad\""
-            } else {
-                ""
-            };
-            out.push_str(&format!(
-                "<tr{class}><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-                E(&p.label),
-                E(&class_cell(m)),
-                E(&m.stat),
-                E(&m.base_text),
-                E(&m.new_text),
-                E(&m.change_text),
-                E(&verdict_cell(m))
-            ));
-        }
-    }
-    out.push_str("</table></div>\n");
-    for (which, labels) in [("BASE", &c.only_in_base), ("NEW", &c.only_in_new)] {
-        if !labels.is_empty() {
-            out.push_str(&format!(
-                "<p>Only in {which}: {}.</p>\n",
-                E(&labels.join(", "))
-            ));
-        }
-    }
-    out.push_str("</body></html>\n");
-    out
 }
 
 #[cfg(test)]

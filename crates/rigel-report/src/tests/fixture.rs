@@ -187,6 +187,7 @@ pub fn build(s: &Scenario) -> ResultsDoc {
                 path: p.to_string(),
                 size: Some(*size),
                 destructive: false,
+                named_on_command_line: false,
                 written: false,
             })
             .collect(),

@@ -124,10 +124,47 @@ fn redo_latency_is_taken_under_the_most_data_load() {
     let s = summary(&doc);
     let line = s
         .lines()
-        .find(|l| l.contains("Redo write p99"))
+        // The headline's answer for the class (page 1 has one line per class, not a second).
+        .find(|l| l.contains("Write p99 of redo") || l.contains("Redo write p99"))
         .unwrap_or_else(|| panic!("no redo line in:\n{s}"));
     assert!(
         line.contains("small=32"),
         "redo p99 not at the highest data load: {line}"
     );
+}
+
+#[test]
+fn a_held_class_is_answered_under_the_others_highest_load_and_never_beside_its_best_case() {
+    // oracle/oltp's shape without `[answers]`: 1 MiB scans held at 1 beside data at 0, 4 and 32.
+    // The scans' MB/s is best at data=0; the answer (and every line of page 1 about the scans)
+    // is the one under data=32, with no "1 MiB" best case beside it.
+    let data = ClassSpec {
+        name: "data",
+        size: 8192,
+        access: Access::Random,
+        read_percent: 70,
+        per_stream: 1,
+        base_us: 85.0,
+    };
+    let scan = ClassSpec {
+        name: "scan",
+        size: 1 << 20,
+        access: Access::Random,
+        read_percent: 100,
+        per_stream: 1,
+        base_us: 900.0,
+    };
+    let doc = fixture::build(&scenario(
+        vec![data, scan],
+        vec![vec![0, 1], vec![4, 1], vec![32, 1]],
+    ));
+    let s = summary(&doc);
+    let scan_lines: Vec<&str> = s.lines().filter(|l| l.contains("(class scan)")).collect();
+    assert!(!scan_lines.is_empty(), "no answer for the scans in:\n{s}");
+    for line in scan_lines {
+        assert!(
+            line.contains("data=32"),
+            "a scan figure not under data=32: {line}\n{s}"
+        );
+    }
 }

@@ -61,7 +61,9 @@ pub(super) fn warnings(view: &ResultsView) -> Vec<Warning> {
 });
                 }
             }
-            if let Some(cv) = pace.send_gap_cv {
+            // A replay sends at the trace's own times (`unsent` is kept for replays only): no
+            // drawn arrival process was asked, so none was missed.
+            if let Some(cv) = pace.send_gap_cv.filter(|_| pace.unsent.is_none()) {
                 let claimed = match pace.arrival {
                     Arrival::Uniform => 0.0,
                     Arrival::Poisson => 1.0,

@@ -6,6 +6,7 @@ mod burst_step;
 mod device_share;
 pub mod engines;
 mod lateness;
+mod paced;
 mod rate_cap;
 mod seconds;
 mod settle;

@@ -110,6 +110,7 @@ pub fn warnings(view: &ResultsView, past: &[PastRun], cfg: &ValidityConfig) -> V
     }
     out.extend(paused_warnings(view));
     out.extend(super::lateness::warnings(view));
+    out.extend(super::paced::paced_warnings(view));
     let counted = view.points.iter().filter(|p| p.ok).map(|p| p.result);
     out.extend(super::device_share::device_warnings(counted));
     out.extend(super::settle::settle_warning(doc));
