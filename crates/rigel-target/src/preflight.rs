@@ -81,7 +81,7 @@ pub fn preflight_refusals(
             && !ours
         {
             let (what, hint) = match found_kind {
-                TargetKind::Block => (
+                TargetKind::Block | TargetKind::Passthru => (
                     "the device",
                     "a run uses a device up to its target's declared size: remove the size to use \
                      the whole device, or lower it",
