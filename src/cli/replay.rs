@@ -111,7 +111,7 @@ pub fn run(a: &ReplayArgs) -> i32 {
         paper: rigel_report::Paper::default(),
         replay: Some(Arc::new(replay)),
     };
-    let (code, ran) = run::run_job(job, options, &|e| e.to_string());
+    let (code, ran) = run::run_job(job, options, &|e| e.to_string(), &Default::default());
     let Some(ran) = ran else { return code };
     let Some(doc) = &ran.doc else { return code };
     let code = run::judge(
