@@ -6,7 +6,6 @@
 use super::builder::rigel;
 use super::openmetrics::{Sample, parse};
 use super::scenario::{Scenario, Spec};
-use serde_json::Value;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;
@@ -92,7 +91,7 @@ fn agree_with_results(seen: &[(u32, usize, f64)], folder: &Path) -> usize {
     for &(point, index, iops) in seen {
         let p = points
             .iter()
-            .find(|p| p["point"]["id"] == Value::from(point))
+            .find(|p| p["point"]["id"] == point)
             .unwrap_or_else(|| panic!("point {point} in results.json"));
         let iv = &p["classes"][0]["intervals"][index];
         let want = iv["iops"].as_f64().expect("the interval's iops");

@@ -116,7 +116,8 @@ pub fn parse(text: &str) -> Result<Vec<Sample>, String> {
         if !suffixes(kind).contains(&suffix) {
             return Err(format!("line {n}: a {kind} has no sample {}", sample.name));
         }
-        if kind == "counter" && suffix == "_total" && !(sample.value >= 0.0) {
+        if kind == "counter" && suffix == "_total" && (sample.value.is_nan() || sample.value < 0.0)
+        {
             return Err(format!("line {n}: a counter below 0"));
         }
         if kind == "info" && sample.value != 1.0 {
