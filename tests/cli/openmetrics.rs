@@ -242,6 +242,7 @@ fn check_escapes(s: &str, label: bool) -> Result<(), String> {
 }
 
 #[test]
+#[serial_test::parallel]
 fn the_reader_refuses_what_the_format_forbids() {
     let good = "# TYPE a gauge\n# HELP a An a.\na{x=\"1\"} 2\n# TYPE b counter\nb_total 3\n# EOF\n";
     assert_eq!(parse(good).expect("valid").len(), 2);
