@@ -165,6 +165,11 @@ fn a_scrape_during_a_run_is_strict_openmetrics_and_its_seconds_are_the_results_i
         agree_with_results(&seen, &folder) >= 2,
         "too few seconds scraped: {seen:?}"
     );
+    // A point's last second is served too (handed over as its workers end).
+    assert!(
+        seen.iter().any(|&(p, i, _)| (p, i) == (1, 2)),
+        "point 1's last second never served: {seen:?}"
+    );
     // The push file: one exposition a second, each strict on its own.
     let pushed = std::fs::read_to_string(&push).expect("the push file");
     let blocks: Vec<&str> = pushed.split_inclusive("# EOF\n").collect();
