@@ -221,6 +221,31 @@ fn a_port_in_use_is_an_error_before_any_io() {
         .code(2);
     out.stderr_has("another process holds the port");
     assert!(!s.join("fio.img").exists(), "rigel fio created its file");
+    // And rigel orion, before ORION's files or any I/O on its LUN.
+    let lun = s.file("lun.img", 1 << 20);
+    std::fs::write(s.join("m.lun"), format!("{}\n", lun.display())).expect("lun file");
+    rigel()
+        .cwd(s.path())
+        .args([
+            "orion",
+            "-run",
+            "simple",
+            "-testname",
+            "m",
+            "-duration",
+            "1",
+        ])
+        .args(["--metrics", &addr])
+        .run()
+        .code(2)
+        .stderr_has("another process holds the port");
+    let made: Vec<_> = std::fs::read_dir(s.path())
+        .expect("the folder")
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("m_"))
+        .collect();
+    assert!(made.is_empty(), "ORION's files were written: {made:?}");
 }
 
 #[test]
