@@ -136,7 +136,7 @@ impl State<'_> {
         tick: Option<usize>,
     ) {
         let second = second.min(live.seconds.seconds());
-        if second <= self.seconds_published {
+        if second <= self.seconds_published || !live.seconds.watched() {
             return;
         }
         if let Some(tick) = tick {

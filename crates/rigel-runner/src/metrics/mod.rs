@@ -202,6 +202,7 @@ impl Metrics {
     }
 
     fn tick(&mut self, live: &LiveCounters) {
+        live.seconds.watch();
         if let Some(second) = live.seconds.latest(self.seen) {
             self.seen = Some((second.point, second.index));
             // The window's last second may be cut short (a duration not in whole seconds).
