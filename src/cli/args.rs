@@ -389,6 +389,14 @@ pub struct RunArgs {
     /// (RFC 3339 or Unix seconds)
     #[arg(long, value_name = "TIME", value_parser = rigel_fleet::parse_start_at)]
     pub start_at: Option<std::time::SystemTime>,
+    /// Serve live metrics (OpenMetrics text: each class's last second's IOPS, MiB/s and latency
+    /// quantiles, the point, progress and ETA) at HOST:PORT for the run's life; a fleet rank
+    /// serves on PORT + its rank
+    #[arg(long, value_name = "HOST:PORT")]
+    pub metrics: Option<String>,
+    /// Append the same metrics to FILE once a second (a fleet rank: FILE.rank-NNNN)
+    #[arg(long, value_name = "FILE")]
+    pub metrics_push: Option<PathBuf>,
     #[command(flatten)]
     pub spec: SpecOptions,
 }

@@ -6,6 +6,7 @@ use super::args::ColorChoice;
 use super::style::outln;
 use super::{exit, run, specs};
 use rigel_fio::{FioError, Input};
+use rigel_runner::metrics::MetricsOptions;
 use rigel_runner::{self as runner, Ended, Job};
 use rigel_target::Consent;
 use std::ffi::OsString;
@@ -22,10 +23,18 @@ struct Args {
     out: Option<PathBuf>,
     json: bool,
     output: Option<PathBuf>,
+    metrics: MetricsOptions,
 }
 
 /// rigel's options that take a value: `--opt VALUE` or `--opt=VALUE`.
-const VALUED: [&str; 4] = ["--set", "--out", "--output", "--output-format"];
+const VALUED: [&str; 6] = [
+    "--set",
+    "--out",
+    "--output",
+    "--output-format",
+    "--metrics",
+    "--metrics-push",
+];
 
 fn parse(args: Vec<String>) -> Result<Args, String> {
     let mut a = Args::default();
@@ -44,6 +53,8 @@ fn parse(args: Vec<String>) -> Result<Args, String> {
                 "--set" => a.input.overrides.push(value),
                 "--out" => a.out = Some(value.into()),
                 "--output" => a.output = Some(value.into()),
+                "--metrics" => a.metrics.listen = Some(value),
+                "--metrics-push" => a.metrics.push = Some(value.into()),
                 _ => {
                     a.json = match value.as_str() {
                         "json" => true,
@@ -128,7 +139,7 @@ pub fn main(args: &[OsString]) -> i32 {
         consent: a.consent,
         ..runner::Options::default()
     };
-    let (code, ran) = run::run_job(job, opts, &|e| e.to_string());
+    let (code, ran) = run::run_job(job, opts, &|e| e.to_string(), &a.metrics);
     let Some(ran) = ran else { return code };
     let Some(doc) = &ran.doc else { return code };
     if !a.json {
@@ -170,6 +181,8 @@ rigel's options:
   --out DIR              the run folder (default runs/NAME-DATE)
   --allow-destructive    consent to the writes the jobs ask for on existing files and devices
   --force                with --allow-destructive: write even over a filesystem signature
+  --metrics HOST:PORT    serve live metrics (OpenMetrics) there for the run's life
+  --metrics-push FILE    append the same metrics to FILE once a second
   -q, --quiet            only errors, warnings and results
 
 Examples:

@@ -5,6 +5,7 @@
 use super::args::{MergeArgs, RunArgs};
 use super::{exit, run, specs};
 use rigel_fleet::{self as fleet, FleetError, Rank, StartRule};
+use rigel_runner::metrics::{MetricsError, MetricsOptions, rank_address};
 use rigel_runner::{self as runner, Job, ResultsDoc};
 use std::path::{Path, PathBuf};
 
@@ -72,7 +73,14 @@ pub fn run(a: &RunArgs, dir: &Path) -> i32 {
     let _ = std::io::Write::write_all(&mut std::io::stderr(), line.as_bytes());
     let mut opts = run::options(a);
     opts.starts = Some(joined.starts);
-    let (code, _) = run::run_job(joined.job, opts, &|e| e.to_string());
+    let metrics = match rank_metrics(a, rank.rank) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("rigel: {e}");
+            return exit::BAD_SPEC;
+        }
+    };
+    let (code, _) = run::run_job(joined.job, opts, &|e| e.to_string(), &metrics);
     let pending = match fleet::leave(dir, &rank, &joined.agreed, code != run::INTERRUPTED) {
         Ok(pending) => pending,
         Err(e) => {
@@ -167,4 +175,19 @@ fn say_partial(doc: &ResultsDoc) -> usize {
 /// `rigel merge DIR`.
 pub fn merge(a: &MergeArgs) -> i32 {
     merged(&a.dir, exit::OK, None)
+}
+
+/// A rank's metrics: each rank serves its own, on PORT + its rank, and pushes to FILE.rank-NNNN
+/// (ranks of one host would otherwise fight over one port and one file).
+fn rank_metrics(a: &RunArgs, rank: u32) -> Result<MetricsOptions, MetricsError> {
+    let mut m = run::metrics(a);
+    if let Some(listen) = &m.listen {
+        m.listen = Some(rank_address(listen, rank)?);
+    }
+    if let Some(push) = &m.push {
+        let mut name = push.clone().into_os_string();
+        name.push(format!(".rank-{rank:04}"));
+        m.push = Some(name.into());
+    }
+    Ok(m)
 }

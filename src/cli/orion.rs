@@ -12,6 +12,7 @@ use rigel_orion::{self as orion, LunFault, OrionError, OrionJob, OrionOptions, P
 use rigel_plan::RunPlan;
 use rigel_report::{self as report, Dialect, Format, ReportOptions};
 use rigel_results::ResultsDoc;
+use rigel_runner::metrics::MetricsOptions;
 use rigel_runner::{self as runner, Job};
 use rigel_target::{Consent, TargetError};
 use std::ffi::OsString;
@@ -104,7 +105,7 @@ pub fn main(args: &[OsString], quiet: bool, color: ColorChoice) -> i32 {
             outln!("{}", HELP.trim_end());
             return exit::OK;
         }
-        Ok(Parsed::Run(o)) => o,
+        Ok(Parsed::Run(o)) => *o,
         Err(e) => return usage(&e),
     };
     for note in &options.ignored {
@@ -258,6 +259,10 @@ fn calibrate(
         Job::fresh(dir, spec_toml, plan, started).with_provenance(provenance),
         opts,
         &|e| job.luns.explain(e.path(), lun_fault(e), &e.to_string()),
+        &MetricsOptions {
+            listen: o.ext.metrics.clone(),
+            push: o.ext.metrics_push.clone().map(PathBuf::from),
+        },
     );
     let Some(ran) = ran else { return code };
     let Some(doc) = ran.doc else { return code };
@@ -429,6 +434,8 @@ rigel's options (two dashes):
   --force               with --allow-destructive: write even over a filesystem signature
   --by NAME             who measures, for the report's sign-off (default: RIGEL_BY)
   --dialect 11.1|12c    ORION's file layout (default 12c: latency in microseconds)
+  --metrics HOST:PORT   serve live metrics (OpenMetrics) there for the run's life
+  --metrics-push FILE   append the same metrics to FILE once a second
   --engine NAME         auto (default: io_uring, or where refused libaio), io_uring, libaio
                         (ORION's own) or psync
   -q, --quiet           only errors, warnings and results: no progress, no notes

@@ -108,7 +108,7 @@ pub fn run(a: &ReplayArgs) -> i32 {
         replay: Some(Arc::new(replay)),
         ..runner::Options::default()
     };
-    let (code, ran) = run::run_job(job, options, &|e| e.to_string());
+    let (code, ran) = run::run_job(job, options, &|e| e.to_string(), &Default::default());
     let Some(ran) = ran else { return code };
     let Some(doc) = &ran.doc else { return code };
     let code = run::judge(

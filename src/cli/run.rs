@@ -4,6 +4,7 @@
 use super::args::RunArgs;
 use super::progress::Watcher;
 use super::{exit, specs, summary};
+use rigel_runner::metrics::{Metrics, MetricsOptions};
 use rigel_runner::{self as runner, Ended, Job, Ran, RunError};
 use rigel_target::{Consent, TargetError};
 use std::path::PathBuf;
@@ -20,7 +21,7 @@ pub fn run(a: &RunArgs) -> i32 {
         Ok(job) => job,
         Err(code) => return code,
     };
-    let (code, ran) = run_job(job, options(a), &|e| e.to_string());
+    let (code, ran) = run_job(job, options(a), &|e| e.to_string(), &metrics(a));
     let Some(ran) = ran else { return code };
     let Some(doc) = &ran.doc else { return code };
     judge(
@@ -92,15 +93,42 @@ pub(super) fn options(a: &RunArgs) -> runner::Options {
     }
 }
 
-/// The library's run loop with the terminal's progress display; prints why a run could not start
+/// Where `a` asks for live metrics.
+pub(super) fn metrics(a: &RunArgs) -> MetricsOptions {
+    MetricsOptions {
+        listen: a.metrics.clone(),
+        push: a.metrics_push.clone(),
+    }
+}
+
+/// The library's run loop with the terminal's progress display (and the live metrics `metrics`
+/// asks for, bound before any I/O: exit 2 when they cannot be); prints why a run could not start
 /// (`explain` words a target error) and returns the exit code with what ran.
 pub(super) fn run_job(
     job: Job,
     opts: runner::Options,
     explain: &dyn Fn(&TargetError) -> String,
+    metrics: &MetricsOptions,
 ) -> (i32, Option<Ran>) {
     let mut watcher = Watcher::default();
-    match runner::run_job(job, opts, &mut watcher) {
+    let mut live = None;
+    if metrics.wanted() {
+        match Metrics::start(metrics) {
+            Ok(m) => live = Some(m),
+            Err(e) => {
+                eprintln!("rigel: {e}");
+                return (exit::BAD_SPEC, None);
+            }
+        }
+    }
+    if let Some(addr) = live.as_ref().and_then(Metrics::address) {
+        super::style::note(format!("live metrics at http://{addr}/metrics"));
+    }
+    let ran = match live.as_mut() {
+        Some(m) => runner::run_job(job, opts, &mut m.watching(&mut watcher)),
+        None => runner::run_job(job, opts, &mut watcher),
+    };
+    match ran {
         Ok(ran) => (code(ran.ended), Some(ran)),
         Err(e) => {
             let text = match &e {
@@ -184,7 +212,7 @@ fn repeat(a: &RunArgs, n: usize) -> i32 {
         println!("rigel: run {i} of {n} into {}", out.display());
         let job = Job::fresh(out, toml.clone(), plan.clone(), runner::now())
             .with_provenance(provenance.clone());
-        let (code, ran) = run_job(job, options(a), &|e| e.to_string());
+        let (code, ran) = run_job(job, options(a), &|e| e.to_string(), &metrics(a));
         let code = match ran.as_ref().and_then(|r| r.doc.as_ref().map(|d| (r, d))) {
             Some((ran, doc)) => judge(
                 doc,

@@ -11,6 +11,7 @@
 
 mod engines;
 mod failure;
+mod live_seconds;
 mod options;
 mod pacing;
 mod point;
@@ -24,7 +25,9 @@ pub mod verify;
 
 pub use engines::RingMode;
 pub use engines::clock::init as calibrate_clock;
+pub use live_seconds::{LiveSecond, LiveSeconds};
 pub use options::ExecOptions;
+pub use point::cpu::process_cpu;
 pub use point::engine_choice::resolve_engine;
 pub use point::{ClassProbe, PointProbe, run_point, run_point_probed, run_point_with};
 pub use policy::offsets::{SlotSpace, Stream};
@@ -89,6 +92,8 @@ impl PointControl {
 pub struct LiveCounters {
     classes: Vec<(AtomicU64, AtomicU64)>,
     fallbacks: AtomicU32,
+    /// The running point's finished seconds (`--metrics`).
+    pub seconds: LiveSeconds,
 }
 
 const FALLBACK_BUFFERS: u32 = 1;
@@ -101,6 +106,7 @@ impl LiveCounters {
                 .map(|_| (AtomicU64::new(0), AtomicU64::new(0)))
                 .collect(),
             fallbacks: AtomicU32::new(0),
+            seconds: LiveSeconds::default(),
         }
     }
 

@@ -131,6 +131,10 @@ pub struct Extensions {
     pub to_spec: bool,
     /// ORION's file layout: `11.1` or `12c` (rigel's default).
     pub dialect: Option<rigel_plan::Dialect>,
+    /// `--metrics HOST:PORT`: serve live metrics there for the run's life.
+    pub metrics: Option<String>,
+    /// `--metrics-push FILE`: append them to FILE once a second.
+    pub metrics_push: Option<String>,
 }
 
 pub const DEFAULT_TESTNAME: &str = "orion";

@@ -10,7 +10,7 @@ use rigel_plan::limits;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Parsed {
     Help,
-    Run(OrionOptions),
+    Run(Box<OrionOptions>),
 }
 
 /// ORION's options, as its help lists them.
@@ -38,12 +38,14 @@ pub const ORION_OPTIONS: [&str; 20] = [
 ];
 
 /// rigel's extensions.
-pub const EXTENSIONS: [&str; 6] = [
+pub const EXTENSIONS: [&str; 8] = [
     "allow-destructive",
     "force",
     "plan",
     "to-spec",
     "dialect",
+    "metrics",
+    "metrics-push",
     "help",
 ];
 
@@ -102,7 +104,7 @@ pub fn parse<S: AsRef<str>>(args: &[S]) -> Result<Parsed, OrionError> {
     }
     o.run = run.ok_or(OrionError::NoRun)?;
     super::rules::check(&o)?;
-    Ok(Parsed::Run(o))
+    Ok(Parsed::Run(Box::new(o)))
 }
 
 /// The arguments without rigel's extensions: ORION's own command line, as ORION would have had it.
@@ -155,6 +157,14 @@ fn extension<S: AsRef<str>>(
             o.ext.dialect = Some(dialect);
             return Ok(());
         }
+        "metrics" => {
+            o.ext.metrics = Some(value_of("-metrics", args, i)?.to_owned());
+            return Ok(());
+        }
+        "metrics-push" => {
+            o.ext.metrics_push = Some(value_of("-metrics-push", args, i)?.to_owned());
+            return Ok(());
+        }
         _ => {
             let single = ORION_OPTIONS.iter().find(|n| n.eq_ignore_ascii_case(name));
             let hint = match single {
@@ -201,6 +211,8 @@ fn expected_of(name: &str) -> &'static str {
         "cache_size" => "a size in MiB (0: no cache warm-up)",
         "duration" => "seconds per data point, e.g. 60",
         "-dialect" => "11.1 or 12c",
+        "-metrics" => "HOST:PORT to serve live metrics on, e.g. 127.0.0.1:9464",
+        "-metrics-push" => "a file to append live metrics to once a second",
         _ => "a whole number",
     }
 }

@@ -18,7 +18,7 @@ mod ticks;
 pub use codec::decode_histogram;
 pub use model::*;
 pub use read::{check, stream, view};
-pub use recorder::{ClassRecorder, SEND_TOLERANCE_NS, SendGaps};
+pub use recorder::{ClassRecorder, IntervalRecorder, SEND_TOLERANCE_NS, SendGaps};
 pub use ticks::TICKS_PER_SECOND;
 
 pub(crate) use recorder::rate_achieved;

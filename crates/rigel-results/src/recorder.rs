@@ -231,6 +231,75 @@ impl DirRecorder {
     }
 }
 
+impl IntervalRecorder {
+    /// An empty second.
+    pub fn new() -> IntervalRecorder {
+        IntervalRecorder {
+            read: histogram(INTERVAL_SIGFIG),
+            write: histogram(INTERVAL_SIGFIG),
+            ios: 0,
+            bytes: 0,
+            sum_ns: 0,
+            min_ns: u64::MAX,
+            max_ns: 0,
+        }
+    }
+
+    /// Adds another worker's same second.
+    pub fn merge(&mut self, other: &IntervalRecorder) {
+        self.read.add(&other.read).expect("histograms share bounds");
+        self.write
+            .add(&other.write)
+            .expect("histograms share bounds");
+        self.ios += other.ios;
+        self.bytes += other.bytes;
+        self.sum_ns += other.sum_ns;
+        self.min_ns = self.min_ns.min(other.min_ns);
+        self.max_ns = self.max_ns.max(other.max_ns);
+    }
+
+    /// I/Os completed in the second, both directions.
+    pub fn ios(&self) -> u64 {
+        self.ios
+    }
+
+    /// Bytes moved in the second.
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// Mean latency of the second's I/Os, ns (0 without any).
+    pub fn mean_ns(&self) -> f64 {
+        if self.ios == 0 {
+            0.0
+        } else {
+            self.sum_ns as f64 / self.ios as f64
+        }
+    }
+
+    /// The latency at quantile `q` of both directions' I/Os, ns, kept within the second's exact
+    /// extremes (0 without any): as `results.json`'s interval p99.
+    pub fn quantile_ns(&self, q: f64) -> u64 {
+        if self.ios == 0 {
+            return 0;
+        }
+        let mut both = self.read.clone();
+        both.add(&self.write).expect("histograms share bounds");
+        within(both.value_at_quantile(q), self.min_ns, self.max_ns)
+    }
+
+    /// The second's slowest I/O, ns (0 without any).
+    pub fn max_ns(&self) -> u64 {
+        self.max_ns
+    }
+}
+
+impl Default for IntervalRecorder {
+    fn default() -> IntervalRecorder {
+        IntervalRecorder::new()
+    }
+}
+
 impl ClassRecorder {
     /// A recorder for a measured window of `seconds` 1-second intervals (the last may be partial),
     /// each of [`TICKS_PER_SECOND`] ticks.
@@ -249,15 +318,7 @@ impl ClassRecorder {
             last_tick: ticks.last(),
             ticks,
             intervals: (0..seconds.max(1))
-                .map(|_| IntervalRecorder {
-                    read: histogram(INTERVAL_SIGFIG),
-                    write: histogram(INTERVAL_SIGFIG),
-                    ios: 0,
-                    bytes: 0,
-                    sum_ns: 0,
-                    min_ns: u64::MAX,
-                    max_ns: 0,
-                })
+                .map(|_| IntervalRecorder::new())
                 .collect(),
             service: None,
             delays: None,
@@ -524,18 +585,30 @@ impl ClassRecorder {
         self.merge_workload(&other);
         self.ticks.merge(&other.ticks);
         for (mine, theirs) in self.intervals.iter_mut().zip(&other.intervals) {
-            mine.read
-                .add(&theirs.read)
-                .expect("histograms share bounds");
-            mine.write
-                .add(&theirs.write)
-                .expect("histograms share bounds");
-            mine.ios += theirs.ios;
-            mine.bytes += theirs.bytes;
-            mine.sum_ns += theirs.sum_ns;
-            mine.min_ns = mine.min_ns.min(theirs.min_ns);
-            mine.max_ns = mine.max_ns.max(theirs.max_ns);
+            mine.merge(theirs);
         }
+    }
+
+    /// Closes the open second when the window's clock (`tick`) has left it with no completion
+    /// since (a worker calls it now and then, off the per-I/O path): the seconds before the one
+    /// returned are then final.
+    pub fn settle(&mut self, tick: usize) -> usize {
+        let tick = tick.min(self.last_tick);
+        if tick > self.open.tick {
+            self.change_tick(tick);
+        }
+        self.open.interval
+    }
+
+    /// Second `s` of the window as recorded so far (final once [`ClassRecorder::settle`] has
+    /// moved past it; the open second's I/Os are not in it yet).
+    pub fn interval(&self, s: usize) -> Option<&IntervalRecorder> {
+        self.intervals.get(s)
+    }
+
+    /// The number of 1-second intervals of the window.
+    pub fn seconds(&self) -> usize {
+        self.intervals.len()
     }
 
     /// The class's figures over a measured window of `window_s` seconds. `reads`/`writes` say
@@ -588,8 +661,6 @@ impl ClassRecorder {
                 let start = k as f64;
                 let end = (start + 1.0).min(window_s);
                 let len = end - start;
-                let mut both = iv.read.clone();
-                both.add(&iv.write).expect("histograms share bounds");
                 Interval {
                     t_s: end,
                     ios: iv.ios,
@@ -599,16 +670,8 @@ impl ClassRecorder {
                     } else {
                         0.0
                     },
-                    mean_ns: if iv.ios > 0 {
-                        iv.sum_ns as f64 / iv.ios as f64
-                    } else {
-                        0.0
-                    },
-                    p99_ns: if iv.ios > 0 {
-                        within(both.value_at_quantile(0.99), iv.min_ns, iv.max_ns)
-                    } else {
-                        0
-                    },
+                    mean_ns: iv.mean_ns(),
+                    p99_ns: iv.quantile_ns(0.99),
                     read_histogram: reads.then(|| encode(&iv.read)),
                     write_histogram: writes.then(|| encode(&iv.write)),
                 }

@@ -376,7 +376,11 @@ fn run_watched(
         });
         loop {
             match rx.recv_timeout(TICK) {
-                Ok(r) => break r,
+                Ok(r) => {
+                    // A last look: the workers handed over the point's last seconds as they ended.
+                    obs.tick(&ctl.live);
+                    break r;
+                }
                 Err(RecvTimeoutError::Timeout) => obs.tick(&ctl.live),
                 Err(RecvTimeoutError::Disconnected) => {
                     // The worker died without sending: it panicked.

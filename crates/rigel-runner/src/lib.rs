@@ -12,6 +12,7 @@ mod conditioning_tests;
 mod execute;
 mod finish;
 mod job;
+pub mod metrics;
 mod observer;
 mod options;
 mod outcome;
@@ -55,6 +56,15 @@ pub fn run_job(job: Job, opts: Options, obs: &mut dyn Observer) -> Result<Ran, R
             obs.message(Message::Warning(why));
         }
     }
+    let sha256 = job
+        .provenance
+        .as_ref()
+        .or_else(|| job.header.as_ref().and_then(|h| h.provenance.as_ref()))
+        .map_or_else(
+            || target::sha256_hex(job.spec_toml.as_bytes()),
+            |p| p.spec.sha256.clone(),
+        );
+    obs.job(&job.plan.name, &sha256);
     let stop = Arc::new(AtomicBool::new(false));
     register_signals(&stop).map_err(RunError::Signals)?;
     // Before the targets: a second rigel on this folder must not fill or load them either.

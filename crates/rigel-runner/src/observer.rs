@@ -26,6 +26,8 @@ pub enum Message {
 /// Receives the run's events in order. Every method has an empty default, so a silent watcher is
 /// `impl Observer for Quiet {}`.
 pub trait Observer {
+    /// The run's spec: its name and the sha256 of its text (before anything else).
+    fn job(&mut self, _spec: &str, _sha256: &str) {}
     /// A test file is being created and filled (`total` bytes).
     fn fill_started(&mut self, _path: &Path, _total: u64) {}
     /// `[precondition]` starts writing `total` bytes (progress through `fill_progress`, then

@@ -102,6 +102,9 @@ pub fn run_point_with(
         _ => None,
     };
     let intervals = run.duration_ms.div_ceil(1000).max(1) as usize;
+    ctl.live
+        .seconds
+        .begin(point.id, shares.len(), point.classes.len(), intervals);
     // Calibrated before the first point's workers start (the run loop does it earlier still).
     crate::engines::clock::init();
     let shared = Shared {

@@ -184,14 +184,16 @@ fn run_inner<E: Engine>(spec: WorkerSpec<'_>, shared: &Shared<'_>) -> WorkerOutc
     let st = worker.st();
     outcome.tally = st.verify.take().map(|v| v.tally);
     outcome.in_flight_area = st.classes.iter().map(|c| c.area as f64).collect();
+    for c in &mut st.classes {
+        c.recorder.seal();
+    }
+    // Every second left, the last (perhaps partial) one included: the point has ended.
+    st.publish_seconds(shared.live, usize::MAX, None);
     // The recorders are moved out, their last second folded in here (not copied: a class's
     // histograms are about a megabyte, copied at every point's end before).
     outcome.recorders = std::mem::take(&mut st.classes)
         .into_iter()
-        .map(|mut c| {
-            c.recorder.seal();
-            (c.point_class, c.recorder)
-        })
+        .map(|c| (c.point_class, c.recorder))
         .collect();
     outcome
 }

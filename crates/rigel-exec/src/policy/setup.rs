@@ -232,6 +232,7 @@ pub(crate) fn setup<'a, E: Engine>(
             flushes: 0,
             thinking: 0,
             idling: 0,
+            seconds_published: 0,
             verify,
             zones,
         },

@@ -98,6 +98,8 @@ pub(crate) struct State<'a> {
     pub(crate) thinking: usize,
     /// Classes waiting out their idle time between bursts (counted in flight).
     pub(crate) idling: usize,
+    /// The window's seconds before this one are handed to the live seconds (`--metrics`).
+    pub(crate) seconds_published: usize,
     /// `verify`: this worker's part (`verify::worker`).
     pub(crate) verify: Option<WorkerVerify<'a>>,
     /// `zones = "sequential"`: each writing slot's zone (empty without zones).
@@ -127,6 +129,29 @@ impl State<'_> {
                 c.bytes_delta = 0;
             }
         }
+    }
+
+    /// Hands the window's seconds before `second` to the live seconds once the clock (`tick`,
+    /// the window's; `None` at the worker's end, every second then) has left them: once a second
+    /// per worker, from the periodic publish.
+    pub(crate) fn publish_seconds(
+        &mut self,
+        live: &LiveCounters,
+        second: usize,
+        tick: Option<usize>,
+    ) {
+        let second = second.min(live.seconds.seconds());
+        if second <= self.seconds_published || !live.seconds.watched() {
+            return;
+        }
+        if let Some(tick) = tick {
+            for c in &mut self.classes {
+                c.recorder.settle(tick);
+            }
+        }
+        let recorders = self.classes.iter().map(|c| (c.point_class, &c.recorder));
+        live.seconds.add(self.seconds_published, second, recorders);
+        self.seconds_published = second;
     }
 
     /// I/Os in flight (queued or at the kernel), over all classes. Never fewer than the kernel

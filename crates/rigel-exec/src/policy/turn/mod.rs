@@ -317,6 +317,12 @@ impl<L: Live> Turns<'_, '_, '_, L> {
         self.eng.consumed();
         if now - self.published >= LIVE_EVERY_NS {
             self.st.publish(self.shared.live);
+            if now >= self.window.from {
+                let tick = self.window.tick;
+                let second = tick / rigel_results::TICKS_PER_SECOND;
+                self.st
+                    .publish_seconds(self.shared.live, second, Some(tick));
+            }
             self.published = now;
         }
         if failed {
