@@ -138,6 +138,7 @@ mod tests {
     }
 
     #[test]
+    #[serial_test::parallel]
     fn a_second_is_read_once_every_worker_handed_it_over_and_holds_their_sum() {
         let live = LiveSeconds::default();
         live.begin(7, 2, 1, 3);

@@ -26,6 +26,12 @@ const PROPORTION: f64 = 1.25;
 /// Points shorter than this are not judged: a token bucket's burst allowance fills a
 /// fraction of a second, and a rate is told in per-second terms.
 const MIN_WINDOW_S: f64 = 1.0;
+/// The block devices held at least this share of the I/Os outstanding: the queue was at the
+/// device, so the flat line is what the device serves (its capacity), not a limit above it.
+const HELD_AT_DEVICE: f64 = 0.5;
+/// Volumes whose provisioned rate is held inside the device the host sees (an EBS or Persistent
+/// Disk queue is the device's): for them a queue at the device does not mean capacity.
+const PROVISIONED_MODELS: [&str; 3] = ["Elastic Block Store", "PersistentDisk", "Virtual Disk"];
 
 /// What was held flat.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -98,12 +104,37 @@ pub fn rate_caps(view: &ResultsView, cpu_fraction: f64) -> Vec<RateCap> {
                 .into_values()
                 .filter_map(|line| longest_flat(&line, class, metric))
                 .max_by_key(|s| (s.len(), s.last().map_or(0, |p| p.load_of(class))));
-            if let Some(stretch) = best {
+            if let Some(stretch) = best
+                && (provisioned(view) || !held_at_device(&stretch))
+            {
                 out.push(cap(&stretch, class, metric));
             }
         }
     }
     out
+}
+
+/// Whether the block devices under the stretch's last point held the I/Os outstanding there (their
+/// mean depth, iostat's `aqu-sz`, at least [`HELD_AT_DEVICE`] of them): a device at its capacity
+/// holds the queue; a throttle above it (a cgroup, device-mapper) keeps the I/Os from reaching it.
+/// Without device counters (files on tmpfs, a fleet's merged point) nothing is held.
+fn held_at_device(stretch: &[&PointRead]) -> bool {
+    let Some(last) = stretch.last() else {
+        return false;
+    };
+    let devices = &last.result.devices;
+    let outstanding: u32 = last.running().map(|c| c.params.outstanding).sum();
+    !devices.is_empty()
+        && devices.iter().map(|d| d.mean_depth()).sum::<f64>()
+            >= HELD_AT_DEVICE * f64::from(outstanding)
+}
+
+/// Whether a target is a cloud volume whose provisioned rate is held at the device.
+fn provisioned(view: &ResultsView) -> bool {
+    view.doc
+        .targets
+        .iter()
+        .any(|t| PROVISIONED_MODELS.iter().any(|m| t.model.contains(m)))
 }
 
 /// IOPS for ORION's small class and small random I/O; MiB/s for its large class and for
