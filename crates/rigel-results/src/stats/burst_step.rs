@@ -40,11 +40,25 @@ pub struct BurstStep {
     pub t: f64,
     /// I/Os served above the sustained rate before the step: the bucket's credit, about.
     pub credit: f64,
+    /// The step fell between points (or in a point too short to show it alone): `point` is the
+    /// first point at the sustained rate and `at_s` counts from the start of the class's first
+    /// point. See `burst_across.rs`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub across: bool,
+    /// The points run before the step, whatever their class: their figures were taken while the
+    /// bucket held credit (burst figures), and a headline taken at one says so.
+    pub on_credit: Vec<u32>,
 }
 
 /// The step a class's seconds show, if any.
 pub fn step(intervals: &[Interval]) -> Option<(usize, f64, f64, f64, f64, f64)> {
     let secs: Vec<&Interval> = full_seconds(intervals).collect();
+    split(&secs)
+}
+
+/// The step in a run of full seconds (one point's, or consecutive points' end to end): the
+/// index of the first second after it, the IOPS and mean latency before and after, and its t.
+pub(super) fn split(secs: &[&Interval]) -> Option<(usize, f64, f64, f64, f64, f64)> {
     let n = secs.len();
     if n < 2 * MIN_SIDE {
         return None;
@@ -97,8 +111,23 @@ fn welch_t(a: &[f64], b: &[f64]) -> f64 {
     }
 }
 
-/// Every point's class that stepped down: closed-loop classes of points that finished.
+/// Every point's class that stepped down: closed-loop classes of points that finished; then, for
+/// a class with no such point, a step between its points (`burst_across`).
 pub fn burst_steps(view: &ResultsView) -> Vec<BurstStep> {
+    let mut out = within_points(view);
+    let stepped: Vec<String> = out.iter().map(|b| b.class.clone()).collect();
+    out.extend(super::burst_across::across_points(view, &stepped));
+    out
+}
+
+/// The points run before `point` that count: a bucket is the volume's, so every class's figures
+/// there were taken on credit.
+pub(super) fn before_ok(view: &ResultsView, point: u32) -> Vec<u32> {
+    let run = view.points.iter().take_while(|p| p.id() != point);
+    run.filter(|p| p.ok).map(|p| p.id()).collect()
+}
+
+fn within_points(view: &ResultsView) -> Vec<BurstStep> {
     let mut out = Vec::new();
     for p in view.points.iter().filter(|p| p.ok) {
         for c in p.running().filter(|c| c.params.rate.is_none()) {
@@ -117,6 +146,8 @@ pub fn burst_steps(view: &ResultsView) -> Vec<BurstStep> {
                 latency_after_ns: w2,
                 t,
                 credit: (before - after) * at_s,
+                across: false,
+                on_credit: before_ok(view, p.id()),
             });
         }
     }
@@ -126,6 +157,9 @@ pub fn burst_steps(view: &ResultsView) -> Vec<BurstStep> {
 impl BurstStep {
     /// "3,000 IOPS for 29 min 40 s, then 300: a burst bucket of about 5.3 M I/Os ran out".
     pub fn message(&self, label: &str) -> String {
+        if self.across {
+            return super::burst_across::message(self, label);
+        }
         format!(
             "point {} ({label}), {}: {} IOPS for {}, then {} (latency {} → {}; change-point t = {:.0}): \
              a burst bucket of about {} I/Os ran out; the sustained figure is {}, and figures taken \

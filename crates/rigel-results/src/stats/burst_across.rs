@@ -1,0 +1,144 @@
+//! Burst buckets that run out between points: a sweep whose later points fall while their latency
+//! rises, not explained by the load (the class's own load did not fall, the others' did not grow,
+//! nothing else in the point changed). The bucket is the volume's, so it does not wait for a
+//! point to end: a point of a few seconds cannot show the step alone, and an ORION sweep runs its
+//! burst on credit through the first levels and its baseline through the rest.
+//!
+//! The test is [`super::burst_step::split`] over the class's full seconds, its points end to end
+//! in run order within one `[sweep]` combination: the same change point, confidence and
+//! sustained-step rules as within a point.
+
+use super::burst_step::{BurstStep, before_ok, split};
+use super::seconds::full_seconds;
+use crate::Interval;
+use crate::view::{PointRead, ResultsView};
+use rigel_expr::units;
+
+/// Steps between the points of each closed-loop class not in `stepped` (those whose step one
+/// point already shows).
+pub(super) fn across_points(view: &ResultsView, stepped: &[String]) -> Vec<BurstStep> {
+    let mut out = Vec::new();
+    for group in view.groups() {
+        let mut classes: Vec<&str> = Vec::new();
+        for p in group.points.iter().filter(|p| p.ok) {
+            for c in p.running().filter(|c| c.params.rate.is_none()) {
+                if !classes.contains(&c.name()) && !stepped.iter().any(|s| s == c.name()) {
+                    classes.push(c.name());
+                }
+            }
+        }
+        for class in classes {
+            let points: Vec<&PointRead> = group
+                .points
+                .iter()
+                .copied()
+                .filter(|p| p.ok && p.class(class).is_some_and(|c| c.runs()))
+                .collect();
+            out.extend(class_step(view, &points, class));
+        }
+    }
+    out
+}
+
+/// The step in one class's points, when it falls past the first point and the load explains it
+/// not.
+fn class_step(view: &ResultsView, points: &[&PointRead], class: &str) -> Option<BurstStep> {
+    if points.len() < 2 {
+        return None;
+    }
+    // Each full second with the index of its point.
+    let mut secs: Vec<(usize, &Interval)> = Vec::new();
+    for (i, p) in points.iter().enumerate() {
+        let r = p.class(class)?.result?;
+        secs.extend(full_seconds(&r.intervals).map(|s| (i, s)));
+    }
+    let flat: Vec<&Interval> = secs.iter().map(|(_, s)| *s).collect();
+    let (k, before, after, w1, w2, t) = split(&flat)?;
+    let (last_before, last_s) = secs[k - 1];
+    let first_after = secs[k].0;
+    if first_after == 0 || !load_explains_not(&points[last_before..], class) {
+        return None;
+    }
+    let at_s = since_first(points, last_before) + last_s.t_s;
+    let stepped = points[first_after];
+    // The point holding the step's last credit second is a burst figure too when the step
+    // falls inside it.
+    let mut on_credit = before_ok(view, stepped.id());
+    if last_before == first_after {
+        on_credit.push(stepped.id());
+    }
+    Some(BurstStep {
+        point: stepped.id(),
+        class: class.to_owned(),
+        at_s,
+        before,
+        after,
+        latency_before_ns: w1,
+        latency_after_ns: w2,
+        t,
+        credit: (before - after) * at_s,
+        across: true,
+        on_credit,
+    })
+}
+
+/// From the point before the step on, the class's load never fell and the other classes' never
+/// grew: a drop in throughput there is not the load's.
+fn load_explains_not(points: &[&PointRead], class: &str) -> bool {
+    let others = |p: &PointRead| -> u32 {
+        p.running()
+            .filter(|c| c.name() != class)
+            .map(|c| c.params.load)
+            .sum()
+    };
+    let first = points[0];
+    points
+        .iter()
+        .all(|p| p.load_of(class) >= first.load_of(class) && others(p) <= others(first))
+}
+
+/// Seconds from the start of the first point's measured window to the start of point `i`'s:
+/// wall clock where the points kept it, else the measured windows end to end.
+fn since_first(points: &[&PointRead], i: usize) -> f64 {
+    let wall = |p: &PointRead| p.result.window.map(|w| w.start_ns);
+    match (wall(points[0]), wall(points[i])) {
+        (Some(a), Some(b)) if b >= a => (b - a) as f64 / 1e9,
+        _ => points[..i].iter().map(|p| p.result.elapsed_s).sum(),
+    }
+}
+
+/// "500 IOPS for 3 s of the sweep, then 50 from point 4 (small=4) on".
+pub(super) fn message(b: &BurstStep, label: &str) -> String {
+    let (from, on) = if b.on_credit.contains(&b.point) {
+        ("during", "")
+    } else {
+        ("from", " on")
+    };
+    format!(
+        "{}: {} IOPS for {} of the sweep, then {} {from} point {} ({label}){on}, while the load \
+         did not fall (latency {} → {}; change-point t = {:.0}): a burst bucket of about {} I/Os ran \
+         out between points; the sustained figure is {}, and figures taken before the step are \
+         the burst's",
+        b.class,
+        units::thousands(b.before),
+        units::duration(std::time::Duration::from_secs_f64(b.at_s.max(0.0))),
+        units::thousands(b.after),
+        b.point,
+        units::latency(b.latency_before_ns),
+        units::latency(b.latency_after_ns),
+        b.t,
+        units::thousands(b.credit),
+        units::thousands(b.after),
+    )
+}
+
+/// Beside a figure taken on credit: what it is and what the volume holds.
+pub(super) fn on_credit_message(b: &BurstStep) -> String {
+    format!(
+        "taken before a burst bucket ran out (at point {}, class {}): a burst figure, not what \
+         the volume holds; the sustained figure is {} IOPS",
+        b.point,
+        b.class,
+        units::thousands(b.after),
+    )
+}
