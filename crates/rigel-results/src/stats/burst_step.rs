@@ -64,9 +64,10 @@ pub(super) fn split(secs: &[&Interval]) -> Option<(usize, f64, f64, f64, f64, f6
         return None;
     }
     let x: Vec<f64> = secs.iter().map(|i| i.iops).collect();
+    let sums = Sums::new(&x);
     let mut best: Option<(usize, f64)> = None;
     for k in MIN_SIDE..=n - MIN_SIDE {
-        let t = welch_t(&x[..k], &x[k..]);
+        let t = welch_t(sums.side(0, k), sums.side(k, n));
         if best.is_none_or(|(_, b)| t > b) {
             best = Some((k, t));
         }
@@ -94,21 +95,39 @@ fn mean(v: &[f64]) -> f64 {
     v.iter().sum::<f64>() / v.len() as f64
 }
 
-fn var(v: &[f64]) -> f64 {
-    let m = mean(v);
-    v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (v.len() - 1).max(1) as f64
+/// Prefix sums of the values and their squares: each split's two sides in constant time, so a
+/// sweep's thousands of seconds end to end cost a pass, not a pass per split.
+struct Sums {
+    s1: Vec<f64>,
+    s2: Vec<f64>,
 }
 
-/// Welch's t of `a`'s mean above `b`'s; a floor on the variance (1% of the mean, squared) so that
-/// two perfectly flat sides do not give an infinite t from a 1% step.
-fn welch_t(a: &[f64], b: &[f64]) -> f64 {
-    let floor = |v: &[f64]| var(v).max((0.01 * mean(v)).powi(2));
-    let se = (floor(a) / a.len() as f64 + floor(b) / b.len() as f64).sqrt();
-    if se > 0.0 {
-        (mean(a) - mean(b)) / se
-    } else {
-        0.0
+impl Sums {
+    fn new(x: &[f64]) -> Sums {
+        let (mut s1, mut s2) = (vec![0.0], vec![0.0]);
+        for v in x {
+            s1.push(s1[s1.len() - 1] + v);
+            s2.push(s2[s2.len() - 1] + v * v);
+        }
+        Sums { s1, s2 }
     }
+
+    /// Count, mean and sample variance of `x[lo..hi]`.
+    fn side(&self, lo: usize, hi: usize) -> (f64, f64, f64) {
+        let n = (hi - lo) as f64;
+        let m = (self.s1[hi] - self.s1[lo]) / n;
+        let ss = (self.s2[hi] - self.s2[lo]) - n * m * m;
+        (n, m, (ss / (n - 1.0).max(1.0)).max(0.0))
+    }
+}
+
+/// Welch's t of side `a`'s mean above `b`'s (count, mean, variance); a floor on the variance (1%
+/// of the mean, squared) so that two perfectly flat sides do not give an infinite t from a 1%
+/// step.
+fn welch_t(a: (f64, f64, f64), b: (f64, f64, f64)) -> f64 {
+    let floor = |(_, m, v): (f64, f64, f64)| v.max((0.01 * m).powi(2));
+    let se = (floor(a) / a.0 + floor(b) / b.0).sqrt();
+    if se > 0.0 { (a.1 - b.1) / se } else { 0.0 }
 }
 
 /// Every point's class that stepped down: closed-loop classes of points that finished; then, for
