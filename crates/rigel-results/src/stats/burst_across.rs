@@ -8,15 +8,22 @@
 //! in run order within one `[sweep]` combination: the same change point, confidence and
 //! sustained-step rules as within a point.
 
-use super::burst_step::{BurstStep, before_ok, split};
+use super::burst_step::{BurstStep, before_ok, split, within_points};
 use super::seconds::full_seconds;
 use crate::Interval;
 use crate::view::{PointRead, ResultsView};
-use rigel_expr::units;
+
+/// Every step: within a point, then for a class with no such point, between its points.
+pub(super) fn burst_steps(view: &ResultsView) -> Vec<BurstStep> {
+    let mut out = within_points(view);
+    let stepped: Vec<String> = out.iter().map(|b| b.class.clone()).collect();
+    out.extend(across_points(view, &stepped));
+    out
+}
 
 /// Steps between the points of each closed-loop class not in `stepped` (those whose step one
 /// point already shows).
-pub(super) fn across_points(view: &ResultsView, stepped: &[String]) -> Vec<BurstStep> {
+fn across_points(view: &ResultsView, stepped: &[String]) -> Vec<BurstStep> {
     let mut out = Vec::new();
     for group in view.groups() {
         let mut classes: Vec<&str> = Vec::new();
@@ -105,40 +112,4 @@ fn since_first(points: &[&PointRead], i: usize) -> f64 {
         (Some(a), Some(b)) if b >= a => (b - a) as f64 / 1e9,
         _ => points[..i].iter().map(|p| p.result.elapsed_s).sum(),
     }
-}
-
-/// "500 IOPS for 3 s of the sweep, then 50 from point 4 (small=4) on".
-pub(super) fn message(b: &BurstStep, label: &str) -> String {
-    let (from, on) = if b.on_credit.contains(&b.point) {
-        ("during", "")
-    } else {
-        ("from", " on")
-    };
-    format!(
-        "{}: {} IOPS for {} of the sweep, then {} {from} point {} ({label}){on}, while the load \
-         did not fall (latency {} → {}; change-point t = {:.0}): a burst bucket of about {} I/Os ran \
-         out between points; the sustained figure is {}, and figures taken before the step are \
-         the burst's",
-        b.class,
-        units::thousands(b.before),
-        units::duration(std::time::Duration::from_secs_f64(b.at_s.max(0.0))),
-        units::thousands(b.after),
-        b.point,
-        units::latency(b.latency_before_ns),
-        units::latency(b.latency_after_ns),
-        b.t,
-        units::thousands(b.credit),
-        units::thousands(b.after),
-    )
-}
-
-/// Beside a figure taken on credit: what it is and what the volume holds.
-pub(super) fn on_credit_message(b: &BurstStep) -> String {
-    format!(
-        "taken before a burst bucket ran out (at point {}, class {}): a burst figure, not what \
-         the volume holds; the sustained figure is {} IOPS",
-        b.point,
-        b.class,
-        units::thousands(b.after),
-    )
 }

@@ -130,15 +130,6 @@ fn welch_t(a: (f64, f64, f64), b: (f64, f64, f64)) -> f64 {
     if se > 0.0 { (a.1 - b.1) / se } else { 0.0 }
 }
 
-/// Every point's class that stepped down: closed-loop classes of points that finished; then, for
-/// a class with no such point, a step between its points (`burst_across`).
-pub fn burst_steps(view: &ResultsView) -> Vec<BurstStep> {
-    let mut out = within_points(view);
-    let stepped: Vec<String> = out.iter().map(|b| b.class.clone()).collect();
-    out.extend(super::burst_across::across_points(view, &stepped));
-    out
-}
-
 /// The points run before `point` that count: a bucket is the volume's, so every class's figures
 /// there were taken on credit.
 pub(super) fn before_ok(view: &ResultsView, point: u32) -> Vec<u32> {
@@ -146,7 +137,9 @@ pub(super) fn before_ok(view: &ResultsView, point: u32) -> Vec<u32> {
     run.filter(|p| p.ok).map(|p| p.id()).collect()
 }
 
-fn within_points(view: &ResultsView) -> Vec<BurstStep> {
+/// Every point's class that stepped down within the point: closed-loop classes of points that
+/// finished.
+pub(super) fn within_points(view: &ResultsView) -> Vec<BurstStep> {
     let mut out = Vec::new();
     for p in view.points.iter().filter(|p| p.ok) {
         for c in p.running().filter(|c| c.params.rate.is_none()) {
@@ -177,7 +170,7 @@ impl BurstStep {
     /// "3,000 IOPS for 29 min 40 s, then 300: a burst bucket of about 5.3 M I/Os ran out".
     pub fn message(&self, label: &str) -> String {
         if self.across {
-            return super::burst_across::message(self, label);
+            return self.across_message(label);
         }
         format!(
             "point {} ({label}), {}: {} IOPS for {}, then {} (latency {} → {}; change-point t = {:.0}): \
@@ -193,6 +186,44 @@ impl BurstStep {
             self.t,
             units::thousands(self.credit),
             units::thousands(self.after),
+        )
+    }
+
+    /// "500 IOPS for 3 s of the sweep, then 50 from point 4 (small=4) on".
+    pub(super) fn across_message(&self, label: &str) -> String {
+        let b = self;
+        let (from, on) = if b.on_credit.contains(&b.point) {
+            ("during", "")
+        } else {
+            ("from", " on")
+        };
+        format!(
+            "{}: {} IOPS for {} of the sweep, then {} {from} point {} ({label}){on}, while the load \
+             did not fall (latency {} → {}; change-point t = {:.0}): a burst bucket of about {} I/Os ran \
+             out between points; the sustained figure is {}, and figures taken before the step are \
+             the burst's",
+            b.class,
+            units::thousands(b.before),
+            units::duration(std::time::Duration::from_secs_f64(b.at_s.max(0.0))),
+            units::thousands(b.after),
+            b.point,
+            units::latency(b.latency_before_ns),
+            units::latency(b.latency_after_ns),
+            b.t,
+            units::thousands(b.credit),
+            units::thousands(b.after),
+        )
+    }
+
+    /// Beside a figure taken on credit: what it is and what the volume holds.
+    pub fn on_credit_message(&self) -> String {
+        let b = self;
+        format!(
+            "taken before a burst bucket ran out (at point {}, class {}): a burst figure, not what \
+             the volume holds; the sustained figure is {} IOPS",
+            b.point,
+            b.class,
+            units::thousands(b.after),
         )
     }
 }

@@ -134,7 +134,7 @@ pub fn volume_findings(view: &ResultsView, cfg: &ValidityConfig) -> Vec<Warning>
             message: cap.message.clone(),
             evidence: Some(super::warning::Evidence::RateCap(cap)),
         });
-    let steps = super::burst_step::burst_steps(view);
+    let steps = super::burst_across::burst_steps(view);
     // After the steps: a figure taken on credit, beside each answer taken at one of its points.
     let on_credit: Vec<Warning> = steps
         .iter()
@@ -145,7 +145,7 @@ pub fn volume_findings(view: &ResultsView, cfg: &ValidityConfig) -> Vec<Warning>
             points: b.on_credit.clone(),
             class: None,
             figure: b.after,
-            message: super::burst_across::on_credit_message(b),
+            message: b.on_credit_message(),
             evidence: None,
         })
         .collect();
