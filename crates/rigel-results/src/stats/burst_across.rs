@@ -113,3 +113,67 @@ fn since_first(points: &[&PointRead], i: usize) -> f64 {
         _ => points[..i].iter().map(|p| p.result.elapsed_s).sum(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ResultsDoc;
+    use serde_json::{Value, json};
+
+    /// ORION's simple run (small at loads 1–5, then large) with the small points' loads and
+    /// per-second IOPS replaced; latency as a closed loop gives it (load / IOPS).
+    fn steps(small: &[(u32, f64)]) -> Vec<BurstStep> {
+        let mut doc: Value = serde_json::from_str(rigel_testkit::fixtures::BASIC).expect("fixture");
+        for (i, (load, iops)) in small.iter().enumerate() {
+            let p = &mut doc["points"][i];
+            p["point"]["classes"][0]["load"] = json!(load);
+            let c = &mut p["classes"][0];
+            assert_eq!(c["class"], "small");
+            let mean_ns = f64::from(*load) / iops * 1e9;
+            let secs: Vec<Value> = (1..=2)
+                .map(|t| {
+                    json!({"t_s": t, "ios": *iops as u64, "iops": iops, "mbps": 0.0,
+                    "mean_ns": mean_ns, "p99_ns": 0})
+                })
+                .collect();
+            c["intervals"] = secs.into();
+        }
+        let doc: ResultsDoc = serde_json::from_value(doc).expect("a document");
+        super::burst_steps(&ResultsView::new(&doc))
+    }
+
+    #[test]
+    fn later_points_falling_while_the_load_grows_are_a_step_after_the_credit_points() {
+        let found = steps(&[(1, 3000.0), (2, 3010.0), (3, 300.0), (4, 301.0), (5, 299.0)]);
+        assert_eq!(found.len(), 1, "{found:#?}");
+        let b = &found[0];
+        assert!(b.across && b.class == "small" && b.point == 3, "{b:#?}");
+        assert_eq!(b.on_credit, vec![1, 2]);
+        assert!((b.after - 300.0).abs() < 1.0, "{b:#?}");
+        assert!(b.t >= super::super::burst_step::MIN_T, "{b:#?}");
+    }
+
+    #[test]
+    fn a_fall_the_load_explains_or_growth_is_no_step() {
+        // The load fell with the throughput: a sweep downwards, not a bucket.
+        let falling = [(5, 3000.0), (4, 3010.0), (3, 300.0), (2, 301.0), (1, 299.0)];
+        assert_eq!(steps(&falling), vec![]);
+        let growing = [
+            (1, 1000.0),
+            (2, 1900.0),
+            (3, 2700.0),
+            (4, 3300.0),
+            (5, 3500.0),
+        ];
+        assert_eq!(steps(&growing), vec![]);
+        // One low point that recovers is not sustained.
+        let dip = [
+            (1, 3000.0),
+            (2, 3010.0),
+            (3, 300.0),
+            (4, 3000.0),
+            (5, 3005.0),
+        ];
+        assert_eq!(steps(&dip), vec![]);
+    }
+}
