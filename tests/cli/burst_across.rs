@@ -86,7 +86,7 @@ fn a_bucket_that_runs_out_between_points_marks_the_figures_taken_before() {
         "best {best} not among {on_credit}"
     );
     let said = format!(
-        "a burst figure, not what the volume holds; the sustained figure is {} IOPS",
+        "burst figures, not what the volume holds; the sustained figure is {} IOPS",
         b["after"].as_f64().map_or(0, |v| v.round() as u64)
     );
     assert!(text.matches(said.as_str()).count() >= 2, "{said}\n{text}");

@@ -217,13 +217,15 @@ impl BurstStep {
 
     /// Beside a figure taken on credit: what it is and what the volume holds.
     pub fn on_credit_message(&self) -> String {
-        let b = self;
+        let n = self.on_credit.len();
         format!(
-            "taken before a burst bucket ran out (at point {}, class {}): a burst figure, not what \
-             the volume holds; the sustained figure is {} IOPS",
-            b.point,
-            b.class,
-            units::thousands(b.after),
+            "{} {} taken before a burst bucket ran out (at point {}, class {}): burst figures, \
+             not what the volume holds; the sustained figure is {} IOPS",
+            if n == 1 { "point" } else { "points" },
+            super::warning::ranges(&self.on_credit),
+            self.point,
+            self.class,
+            units::thousands(self.after),
         )
     }
 }
