@@ -4,8 +4,10 @@
 //! storage's. Such a line is inconclusive, with both CPU figures, rather than regressed or
 //! improved; a change beyond what the host explains keeps its verdict.
 //!
-//! Only where the dearer side kept rigel as busy per second ([`MIN_BUSY`]): storage that slowed
-//! makes each I/O dearer too (rigel's fixed costs over fewer I/Os) but leaves rigel idle.
+//! Only where the dearer side kept rigel busy ([`MIN_CORES`]) and as busy per second as the other
+//! ([`MIN_BUSY`]): storage that slowed makes each I/O dearer too (rigel's fixed costs over fewer
+//! I/Os) but leaves rigel idle; a run at a few hundred IOPS costs rigel milliseconds of CPU a
+//! second, and its CPU per I/O says nothing of the host.
 //!
 //! What the host explains: where rigel is the bottleneck, throughput falls as 1/r and latency
 //! grows as r for a ratio r of CPU per I/O, so a figure worse by up to (1 − 1/r) (throughput) or
@@ -22,6 +24,11 @@ pub const MIN_RATIO: f64 = 1.5;
 /// a host that slowed keeps rigel as busy while each I/O costs more, where storage that slowed
 /// leaves it idle more (its fixed costs per second spread over fewer I/Os, a dearer I/O too).
 pub const MIN_BUSY: f64 = 0.8;
+
+/// The dearer side used at least this many cores: below it rigel's CPU cannot have held the
+/// storage back, and its CPU per I/O is mostly fixed costs (a tick, a timer) over the I/Os, which
+/// any drop in the storage's rate makes dearer.
+pub const MIN_CORES: f64 = 0.5;
 
 /// rigel's CPU per I/O at a matched point, on each side (runs' means, µs).
 pub(super) struct HostChange {
@@ -53,7 +60,8 @@ impl HostChange {
             (busy(base), busy(new))
         };
         let moved = new_us / base_us >= MIN_RATIO || base_us / new_us >= MIN_RATIO;
-        (moved && dear >= MIN_BUSY * cheap).then_some(HostChange { base_us, new_us })
+        (moved && dear >= MIN_CORES && dear >= MIN_BUSY * cheap)
+            .then_some(HostChange { base_us, new_us })
     }
 
     /// `change` made inconclusive, with why, when its move is in the host's direction and

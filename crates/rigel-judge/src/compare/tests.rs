@@ -436,9 +436,9 @@ fn a_change_the_host_explains_is_inconclusive_with_both_cpu_figures() {
 
 #[test]
 fn storage_that_slowed_leaves_rigel_idle_and_is_not_the_host() {
-    // A twentieth of the I/Os with 70% of the CPU per second (its fixed costs, polling): each
-    // I/O 14× as dear, which would explain the drop, but rigel less busy: the storage.
-    let c = host_changed(0.05, 0.7);
+    // A twentieth of the I/Os with 75% of the CPU per second (its fixed costs, polling): each
+    // I/O 15× as dear, which would explain the drop, but rigel less busy: the storage.
+    let c = host_changed(0.05, 0.75);
     let iops: Vec<&MetricChange> = c
         .points
         .iter()
@@ -449,5 +449,31 @@ fn storage_that_slowed_leaves_rigel_idle_and_is_not_the_host() {
         iops.iter()
             .all(|m| m.verdict == Change::Regressed && m.host.is_none()),
         "{iops:?}"
+    );
+}
+
+#[test]
+fn a_rigel_that_was_nearly_idle_says_nothing_of_the_host() {
+    // A device held at a few hundred IOPS: rigel's CPU is a few percent of a core on each side,
+    // and twice the CPU per I/O is its fixed costs over fewer I/Os.
+    let mut base = fixture("basic");
+    for p in base.points_mut() {
+        p.cpu.user_s *= 0.05;
+        p.cpu.system_s *= 0.05;
+    }
+    let mut new = base.clone();
+    for p in new.points_mut() {
+        for c in &mut p.classes {
+            c.total.iops *= 0.7;
+            c.total.ios = (c.total.ios as f64 * 0.7) as u64;
+        }
+        p.cpu.user_s *= 2.0;
+        p.cpu.system_s *= 2.0;
+    }
+    let c = compare(&base, &new, &CompareOptions::default());
+    let regressed = flagged(&c, Change::Regressed);
+    assert!(
+        regressed.iter().any(|l| l.ends_with(" iops")),
+        "{regressed:?}"
     );
 }
