@@ -21,6 +21,12 @@ pub(super) fn burst_steps(view: &ResultsView) -> Vec<BurstStep> {
     out
 }
 
+/// Across points, the rate after the step as a share of the rate before, at most: stricter than
+/// within a point ([`super::burst_step::MAX_AFTER`]), since points apart in time are also apart
+/// in what else the host ran (a busy neighbour for a minute is not a bucket); a bucket's
+/// baseline is a fraction of its burst (gp2: 3,000 against 100 to 3,000 by size).
+pub const MAX_AFTER_ACROSS: f64 = 0.5;
+
 /// Steps between the points of each closed-loop class not in `stepped` (those whose step one
 /// point already shows).
 fn across_points(view: &ResultsView, stepped: &[String]) -> Vec<BurstStep> {
@@ -61,6 +67,9 @@ fn class_step(view: &ResultsView, points: &[&PointRead], class: &str) -> Option<
     }
     let flat: Vec<&Interval> = secs.iter().map(|(_, s)| *s).collect();
     let (k, before, after, w1, w2, t) = split(&flat)?;
+    if after > MAX_AFTER_ACROSS * before {
+        return None;
+    }
     let (last_before, last_s) = secs[k - 1];
     let first_after = secs[k].0;
     if first_after == 0 || !load_explains_not(&points[last_before..], class) {
@@ -166,6 +175,15 @@ mod tests {
             (5, 3500.0),
         ];
         assert_eq!(steps(&growing), vec![]);
+        // A third lower from load 3 on: a neighbour's load as much as a bucket, not told.
+        let third = [
+            (1, 3000.0),
+            (2, 3010.0),
+            (3, 2000.0),
+            (4, 2010.0),
+            (5, 1990.0),
+        ];
+        assert_eq!(steps(&third), vec![]);
         // One low point that recovers is not sustained.
         let dip = [
             (1, 3000.0),
