@@ -3,8 +3,8 @@
 //! IOPS for about 30 minutes, Azure's credit-based bursting) and then at their baseline: a figure
 //! measured before the step is the burst's, not what the volume holds.
 //!
-//! The change point is the split of the point's full seconds that maximizes Welch's t between the
-//! two sides (at least two seconds each); it counts when the later side runs at most
+//! The change point is the split of the point's full seconds with the largest Welch's t between
+//! the two sides (at least two seconds each) among those that count: the later side runs at most
 //! [`MAX_AFTER`] of the earlier, no later second reaches back to the middle of the two (sustained),
 //! the mean latency rises by [`MIN_LATENCY_RISE`] and t is at least [`MIN_T`].
 
@@ -65,34 +65,44 @@ pub(super) fn split(secs: &[&Interval]) -> Option<(usize, f64, f64, f64, f64, f6
     }
     let x: Vec<f64> = secs.iter().map(|i| i.iops).collect();
     let sums = Sums::new(&x);
-    let mut best: Option<(usize, f64)> = None;
-    for k in MIN_SIDE..=n - MIN_SIDE {
-        let t = welch_t(sums.side(0, k), sums.side(k, n));
-        if best.is_none_or(|(_, b)| t > b) {
-            best = Some((k, t));
-        }
+    // The latest second at or above a level, from each second on: a step is sustained when no
+    // later second reaches back to the middle.
+    let mut later_max = vec![f64::NEG_INFINITY; n + 1];
+    for k in (0..n).rev() {
+        later_max[k] = later_max[k + 1].max(x[k]);
     }
-    let (k, t) = best?;
-    let (before, after) = (mean(&x[..k]), mean(&x[k..]));
-    let middle = (before + after) / 2.0;
-    let w = |s: &[&Interval]| {
-        let ios: f64 = s.iter().map(|i| i.ios as f64).sum();
-        let ns: f64 = s.iter().map(|i| i.mean_ns * i.ios as f64).sum();
-        if ios > 0.0 { ns / ios } else { 0.0 }
+    // I/Os and their latency sums before each second: each side's mean latency in constant time.
+    let (mut ios, mut ns) = (vec![0.0; n + 1], vec![0.0; n + 1]);
+    for (k, i) in secs.iter().enumerate() {
+        ios[k + 1] = ios[k] + i.ios as f64;
+        ns[k + 1] = ns[k] + i.mean_ns * i.ios as f64;
+    }
+    let w = |lo: usize, hi: usize| {
+        let n_ios = ios[hi] - ios[lo];
+        if n_ios > 0.0 {
+            (ns[hi] - ns[lo]) / n_ios
+        } else {
+            0.0
+        }
     };
-    let (w1, w2) = (w(&secs[..k]), w(&secs[k..]));
-    let sustained = x[k..].iter().all(|v| *v < middle);
-    (t >= MIN_T
-        && before > 0.0
-        && after <= MAX_AFTER * before
-        && sustained
-        && w1 > 0.0
-        && w2 >= MIN_LATENCY_RISE * w1)
-        .then_some((k, before, after, w1, w2, t))
-}
-
-fn mean(v: &[f64]) -> f64 {
-    v.iter().sum::<f64>() / v.len() as f64
+    // The splits by their t, highest first; the first that is a step is. (The highest alone may
+    // put a second half at the burst rate, half after, on the later side, which then is not
+    // sustained, though the split one second on is.)
+    let mut splits: Vec<(usize, f64)> = (MIN_SIDE..=n - MIN_SIDE)
+        .map(|k| (k, welch_t(sums.side(0, k), sums.side(k, n))))
+        .filter(|(_, t)| *t >= MIN_T)
+        .collect();
+    splits.sort_by(|a, b| b.1.total_cmp(&a.1));
+    splits.into_iter().find_map(|(k, t)| {
+        let (before, after) = (sums.side(0, k).1, sums.side(k, n).1);
+        let (w1, w2) = (w(0, k), w(k, n));
+        (before > 0.0
+            && after <= MAX_AFTER * before
+            && later_max[k] < (before + after) / 2.0
+            && w1 > 0.0
+            && w2 >= MIN_LATENCY_RISE * w1)
+            .then_some((k, before, after, w1, w2, t))
+    })
 }
 
 /// Prefix sums of the values and their squares: each split's two sides in constant time, so a
@@ -258,6 +268,20 @@ mod tests {
         assert_eq!(k, 4);
         assert!((before - 3001.25).abs() < 1e-9 && (after - 300.25).abs() < 1e-9);
         assert!(t > 50.0, "{t}");
+    }
+
+    #[test]
+    fn a_second_half_on_credit_goes_before_the_step() {
+        // The bucket ran dry in the 3rd second (a real run's seconds): the highest t puts that
+        // second after the step, where it reaches back above the middle; the step is the split
+        // one second on.
+        let iops = [
+            827.0, 827.0, 500.0, 45.0, 47.0, 47.0, 47.0, 47.0, 47.0, 47.0,
+        ];
+        let lat = [1.2e6, 1.2e6, 4e6, 85e6, 85e6, 85e6, 85e6, 85e6, 85e6, 85e6];
+        let (k, _, after, _, _, _) = step(&secs(&iops, &lat)).expect("a step");
+        assert_eq!(k, 3);
+        assert!((after - 46.714).abs() < 1e-3, "{after}");
     }
 
     #[test]
