@@ -55,6 +55,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             host: Default::default(),
             targets: Vec::new(),
             provenance: None,
+            write_data: Vec::new(),
         };
         let mut run = RunFolder::create(&folder, &loaded.resolved_toml, &plan, &header)?;
         let mut rng = fastrand::Rng::with_seed(u64::from(rank));

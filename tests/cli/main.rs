@@ -10,6 +10,7 @@ mod answers;
 mod bounds;
 mod builder;
 mod burst;
+mod burst_across;
 mod burst_bucket;
 mod capture;
 mod check;

@@ -29,6 +29,7 @@ fn rank(fleet: &Path, rank: u32, plan: &RunPlan, ids: &[u32], lag_ms: u64, slow:
         },
         targets: vec![],
         provenance: None,
+        write_data: Vec::new(),
     };
     let mut folder =
         RunFolder::create(&rank_dir(fleet, rank), "", plan, &header).expect("rank folder");

@@ -126,6 +126,7 @@ fn open_folder(
         host: target::host_info(),
         targets: volume.infos(),
         provenance,
+        write_data: rigel_results::WriteData::of_plan(&plan),
     });
     let folder = if resumed {
         let reopened = RunFolder::reopen(lock)?;

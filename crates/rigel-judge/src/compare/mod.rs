@@ -10,6 +10,7 @@ mod answer_tests;
 mod answers;
 mod band;
 mod differences;
+mod host;
 mod noise;
 mod point_lines;
 mod render;

@@ -51,6 +51,7 @@ pub(super) fn compare_point<'a>(
             .collect()
     };
     let (bv, nv) = (ok(bs), ok(ns));
+    let host = super::host::HostChange::of(&bv, &nv);
     for bc in bv[0].running() {
         if nv[0].class(bc.name()).is_none() {
             continue;
@@ -71,13 +72,16 @@ pub(super) fn compare_point<'a>(
                     continue;
                 }
                 let noise = band::band(stat, direction, &bl, &nl, opts.drift_floor_percent);
-                let change = metric_change(
+                let mut change = metric_change(
                     (bc.name(), direction, stat),
                     mean(&bl),
                     mean(&nl),
                     opts.threshold_for(stat),
                     noise,
                 );
+                if let Some(h) = &host {
+                    h.attribute(&mut change, stat);
+                }
                 out.regressed |= change.verdict == Change::Regressed;
                 out.metrics.push(change);
             }
@@ -159,5 +163,6 @@ fn metric_change(
         },
         threshold_percent: threshold,
         verdict,
+        host: None,
     }
 }

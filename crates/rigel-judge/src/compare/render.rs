@@ -38,6 +38,9 @@ fn verdict_word(c: Change) -> &'static str {
 /// The verdict as a table shows it: an inconclusive line says why.
 pub(super) fn verdict_cell(m: &MetricChange) -> String {
     match (m.verdict, m.noise_percent) {
+        (Change::Inconclusive, _) if m.host.is_some() => {
+            format!("inconclusive: {}", m.host.as_deref().unwrap_or_default())
+        }
         (Change::Inconclusive, Some(_)) => "inconclusive: too noisy to judge".into(),
         (Change::Inconclusive, None) => format!("inconclusive: {}", m.noise_basis),
         (v, _) => verdict_word(v).into(),

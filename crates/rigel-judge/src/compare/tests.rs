@@ -372,3 +372,108 @@ fn other_targets_are_said_in_english() {
         c.warnings
     );
 }
+
+/// BASIC with every IOPS figure (and I/O count) scaled by `iops` and rigel's CPU time by `cpu`.
+fn host_changed(iops: f64, cpu: f64) -> RunComparison {
+    let base = fixture("basic");
+    let mut new = base.clone();
+    for p in new.points_mut() {
+        for c in &mut p.classes {
+            c.total.iops *= iops;
+            c.total.ios = (c.total.ios as f64 * iops) as u64;
+            if let Some(r) = c.read.as_mut() {
+                r.iops *= iops;
+                r.ios = (r.ios as f64 * iops) as u64;
+            }
+        }
+        p.cpu.user_s *= cpu;
+        p.cpu.system_s *= cpu;
+    }
+    compare(&base, &new, &CompareOptions::default())
+}
+
+#[test]
+fn a_change_the_host_explains_is_inconclusive_with_both_cpu_figures() {
+    // 30% fewer IOPS while rigel burned twice the CPU per second: 2.9× the CPU per I/O, which
+    // explains up to 65% fewer.
+    let c = host_changed(0.7, 2.0);
+    let iops: Vec<&MetricChange> = c
+        .points
+        .iter()
+        .flat_map(|p| &p.metrics)
+        .filter(|m| m.stat == "iops")
+        .collect();
+    assert!(!iops.is_empty());
+    for m in &iops {
+        assert_eq!(m.verdict, Change::Inconclusive, "{m:?}");
+        let host = m.host.as_deref().expect("the host named");
+        assert!(
+            host.starts_with("NEW used 2.9× rigel's CPU per I/O (")
+                && host.ends_with("the host, not the storage, may have changed"),
+            "{host}"
+        );
+    }
+    assert!(
+        text(&c).contains("inconclusive: NEW used 2.9×"),
+        "{}",
+        text(&c)
+    );
+    // The same drop on an unchanged host is a regression.
+    let plain = host_changed(0.7, 1.0);
+    assert!(
+        flagged(&plain, Change::Regressed)
+            .iter()
+            .any(|l| l.ends_with(" iops"))
+    );
+    // 70% fewer at 2.7× the CPU per I/O (explains 62.5%): beyond the host, still regressed.
+    let beyond = host_changed(0.3, 0.8);
+    let regressed = flagged(&beyond, Change::Regressed);
+    assert!(
+        regressed.iter().any(|l| l.ends_with(" iops")),
+        "{regressed:?}"
+    );
+}
+
+#[test]
+fn storage_that_slowed_leaves_rigel_idle_and_is_not_the_host() {
+    // A twentieth of the I/Os with 75% of the CPU per second (its fixed costs, polling): each
+    // I/O 15× as dear, which would explain the drop, but rigel less busy: the storage.
+    let c = host_changed(0.05, 0.75);
+    let iops: Vec<&MetricChange> = c
+        .points
+        .iter()
+        .flat_map(|p| &p.metrics)
+        .filter(|m| m.stat == "iops")
+        .collect();
+    assert!(
+        iops.iter()
+            .all(|m| m.verdict == Change::Regressed && m.host.is_none()),
+        "{iops:?}"
+    );
+}
+
+#[test]
+fn a_rigel_that_was_nearly_idle_says_nothing_of_the_host() {
+    // A device held at a few hundred IOPS: rigel's CPU is a few percent of a core on each side,
+    // and twice the CPU per I/O is its fixed costs over fewer I/Os.
+    let mut base = fixture("basic");
+    for p in base.points_mut() {
+        p.cpu.user_s *= 0.05;
+        p.cpu.system_s *= 0.05;
+    }
+    let mut new = base.clone();
+    for p in new.points_mut() {
+        for c in &mut p.classes {
+            c.total.iops *= 0.7;
+            c.total.ios = (c.total.ios as f64 * 0.7) as u64;
+        }
+        p.cpu.user_s *= 2.0;
+        p.cpu.system_s *= 2.0;
+    }
+    let c = compare(&base, &new, &CompareOptions::default());
+    let regressed = flagged(&c, Change::Regressed);
+    assert!(
+        regressed.iter().any(|l| l.ends_with(" iops")),
+        "{regressed:?}"
+    );
+}

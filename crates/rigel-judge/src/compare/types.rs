@@ -136,6 +136,10 @@ pub struct MetricChange {
     pub threshold_percent: f64,
     pub change_text: String,
     pub verdict: Change,
+    /// A change the host may explain (rigel's own CPU per I/O moved with it): why the line is
+    /// inconclusive rather than regressed or improved (see `host.rs`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

@@ -45,6 +45,9 @@ pub struct RunView {
     /// Where the workers ran: their CPUs, the governor, the devices' hardware queues, notes
     /// (empty for results without it).
     pub placement: String,
+    /// What each writing class's writes carried (`w: fresh random bytes …`), or that the
+    /// document predates the record; empty for a run that does not write.
+    pub write_data: Vec<String>,
 }
 
 pub fn run_view(view: &ResultsView) -> RunView {
@@ -82,7 +85,30 @@ pub fn run_view(view: &ResultsView) -> RunView {
         placement: engines::placement(doc.points())
             .map(engines::placement_text)
             .unwrap_or_default(),
+        write_data: write_data(doc),
     }
+}
+
+/// The record of what the writes carried; a document without one (written before rigel kept
+/// it) says so for each writing class instead of assuming today's default.
+fn write_data(doc: &rigel_results::ResultsDoc) -> Vec<String> {
+    let recorded = doc.write_data();
+    if recorded.is_empty() {
+        let writing = rigel_results::WriteData::of_plan(doc.plan());
+        return writing
+            .iter()
+            .map(|d| {
+                format!(
+                    "{}: not recorded (results written before rigel kept it)",
+                    d.class
+                )
+            })
+            .collect();
+    }
+    recorded
+        .iter()
+        .map(|d| format!("{}: {}", d.class, d.text))
+        .collect()
 }
 
 /// The serde name of a unit enum variant (`concat`, `basic`).

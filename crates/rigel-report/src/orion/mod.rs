@@ -354,6 +354,28 @@ fn notes(findings: &[Warning], group: &Group) -> Vec<String> {
         .collect()
 }
 
+/// The summary's peaks taken before a burst bucket ran out: ORION's lines stay as ORION writes
+/// them, and a note says which are burst figures and what the volume holds.
+fn burst_notes(findings: &[Warning], m: &Matrix) -> Vec<String> {
+    let h = m.view.headline(m.pts);
+    let peaks = [
+        ("Maximum Large MBPS", h.max_mbps),
+        ("Maximum Small IOPS", h.max_iops),
+        ("Minimum Small Latency", h.min_latency),
+    ];
+    let mut out = Vec::new();
+    for (name, best) in peaks {
+        let Some(best) = best else { continue };
+        let on_credit = findings
+            .iter()
+            .find(|w| w.kind == "burst-figure" && w.points.contains(&best.point.id()));
+        if let Some(w) = on_credit {
+            out.push(format!("{name} ({}): {}", best.point.label(), w.message));
+        }
+    }
+    out
+}
+
 /// ORION's view of one `[sweep]` combination: its sizes, access, mix and streams are the
 /// combination's effective ones (`Small IO size: 4 KB` for the 4 KiB combination).
 pub fn orion_view(
@@ -417,7 +439,10 @@ pub fn orion_view(
         engine: (rigel_results::stats::engines::engine_names(doc.points()) != ["io_uring"])
             .then(|| rigel_results::stats::engines::engines_text(doc.points()))
             .flatten(),
-        notes: notes(findings, group),
+        notes: notes(findings, group)
+            .into_iter()
+            .chain(burst_notes(findings, &m))
+            .collect(),
         duration_s: (doc.plan().run.duration_ms + 500) / 1000,
         small_columns,
         large_columns,

@@ -333,6 +333,7 @@ pub fn build(s: &Scenario) -> ResultsDoc {
             .collect(),
 
         provenance: None,
+        write_data: rigel_results::WriteData::of_plan(&plan),
     };
     let spec_toml = format!(
         "[spec]\nname = \"{}\"\ndescription = \"{}\"\n",

@@ -5,7 +5,7 @@
 use super::super::{Format, ReportOptions};
 use super::{fixture, render_to_strings};
 use rigel_plan::SCHEMA_VERSION;
-use rigel_record::{self as record, RecordError, RunHeader};
+use rigel_record::{self as record, RecordError};
 use rigel_results::ResultsDoc;
 use std::path::Path;
 
@@ -15,15 +15,7 @@ fn doc() -> ResultsDoc {
 
 /// A run folder as `rigel run` leaves it after `points` finished (closed when `close`).
 fn write_folder(dir: &Path, d: &ResultsDoc, points: usize, close: bool) {
-    let header = RunHeader {
-        schema_version: d.schema_version(),
-        rigel_version: d.rigel_version().to_owned(),
-        command: d.command().to_vec(),
-        started: d.started().to_owned(),
-        host: d.host().clone(),
-        targets: d.targets().to_vec(),
-        provenance: d.provenance().cloned(),
-    };
+    let header = d.header();
     let mut folder = record::RunFolder::create(dir, d.spec_toml(), d.plan(), &header).unwrap();
     for p in &d.points()[..points] {
         folder.append(p).unwrap();

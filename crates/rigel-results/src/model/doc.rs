@@ -33,6 +33,10 @@ pub struct ResultsDoc {
     /// Where the run came from: the spec's digest and commit, who ran it (absent in older documents).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) provenance: Option<Provenance>,
+    /// What each writing class's writes carried, from the run's header (absent in documents
+    /// written before rigel recorded it, and for runs that do not write).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) write_data: Vec<super::WriteData>,
 }
 
 /// What a run knows when it starts: everything in `results.json` except the spec, the plan and
@@ -48,6 +52,10 @@ pub struct RunHeader {
     /// Where the run came from (absent in run folders written before rigel kept it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provenance: Option<Provenance>,
+    /// What each writing class's writes carry, as the rigel that starts the run writes them
+    /// ([`super::WriteData::of_plan`]; absent in run folders written before rigel kept it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub write_data: Vec<super::WriteData>,
 }
 
 /// A search's outcome: each trial judged against the target, and the highest value that held.

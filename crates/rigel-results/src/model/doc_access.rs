@@ -17,6 +17,7 @@ impl ResultsDoc {
         finished: String,
     ) -> ResultsDoc {
         ResultsDoc {
+            write_data: header.write_data,
             schema_version: header.schema_version,
             rigel_version: header.rigel_version,
             command: header.command,
@@ -49,7 +50,14 @@ impl ResultsDoc {
             host: self.host.clone(),
             targets: self.targets.clone(),
             provenance: self.provenance.clone(),
+            write_data: self.write_data.clone(),
         }
+    }
+
+    /// What each writing class's writes carried (empty: none wrote, or a document written
+    /// before rigel recorded it).
+    pub fn write_data(&self) -> &[super::WriteData] {
+        &self.write_data
     }
 
     pub fn schema_version(&self) -> u32 {

@@ -13,6 +13,7 @@ mod provenance;
 mod rank_rows;
 mod steady_record;
 mod wall_window;
+mod write_data;
 
 pub use answer::Answer;
 pub use device::DeviceWindow;
@@ -30,3 +31,4 @@ pub use provenance::{GitOrigin, Provenance, SpecOrigin};
 pub use rank_rows::{RankClass, RankPoint, RankRows, SpillError};
 pub use steady_record::SteadyRecord;
 pub use wall_window::WallWindow;
+pub use write_data::WriteData;

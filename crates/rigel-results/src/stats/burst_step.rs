@@ -3,8 +3,8 @@
 //! IOPS for about 30 minutes, Azure's credit-based bursting) and then at their baseline: a figure
 //! measured before the step is the burst's, not what the volume holds.
 //!
-//! The change point is the split of the point's full seconds that maximizes Welch's t between the
-//! two sides (at least two seconds each); it counts when the later side runs at most
+//! The change point is the split of the point's full seconds with the largest Welch's t between
+//! the two sides (at least two seconds each) among those that count: the later side runs at most
 //! [`MAX_AFTER`] of the earlier, no later second reaches back to the middle of the two (sustained),
 //! the mean latency rises by [`MIN_LATENCY_RISE`] and t is at least [`MIN_T`].
 
@@ -40,65 +40,116 @@ pub struct BurstStep {
     pub t: f64,
     /// I/Os served above the sustained rate before the step: the bucket's credit, about.
     pub credit: f64,
+    /// The step fell between points (or in a point too short to show it alone): `point` is the
+    /// first point at the sustained rate and `at_s` counts from the start of the class's first
+    /// point. See `burst_across.rs`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub across: bool,
+    /// The points run before the step, whatever their class: their figures were taken while the
+    /// bucket held credit (burst figures), and a headline taken at one says so.
+    pub on_credit: Vec<u32>,
 }
 
 /// The step a class's seconds show, if any.
 pub fn step(intervals: &[Interval]) -> Option<(usize, f64, f64, f64, f64, f64)> {
     let secs: Vec<&Interval> = full_seconds(intervals).collect();
+    split(&secs)
+}
+
+/// The step in a run of full seconds (one point's, or consecutive points' end to end): the
+/// index of the first second after it, the IOPS and mean latency before and after, and its t.
+pub(super) fn split(secs: &[&Interval]) -> Option<(usize, f64, f64, f64, f64, f64)> {
     let n = secs.len();
     if n < 2 * MIN_SIDE {
         return None;
     }
     let x: Vec<f64> = secs.iter().map(|i| i.iops).collect();
-    let mut best: Option<(usize, f64)> = None;
-    for k in MIN_SIDE..=n - MIN_SIDE {
-        let t = welch_t(&x[..k], &x[k..]);
-        if best.is_none_or(|(_, b)| t > b) {
-            best = Some((k, t));
+    let sums = Sums::new(&x);
+    // The latest second at or above a level, from each second on: a step is sustained when no
+    // later second reaches back to the middle.
+    let mut later_max = vec![f64::NEG_INFINITY; n + 1];
+    for k in (0..n).rev() {
+        later_max[k] = later_max[k + 1].max(x[k]);
+    }
+    // I/Os and their latency sums before each second: each side's mean latency in constant time.
+    let (mut ios, mut ns) = (vec![0.0; n + 1], vec![0.0; n + 1]);
+    for (k, i) in secs.iter().enumerate() {
+        ios[k + 1] = ios[k] + i.ios as f64;
+        ns[k + 1] = ns[k] + i.mean_ns * i.ios as f64;
+    }
+    let w = |lo: usize, hi: usize| {
+        let n_ios = ios[hi] - ios[lo];
+        if n_ios > 0.0 {
+            (ns[hi] - ns[lo]) / n_ios
+        } else {
+            0.0
         }
-    }
-    let (k, t) = best?;
-    let (before, after) = (mean(&x[..k]), mean(&x[k..]));
-    let middle = (before + after) / 2.0;
-    let w = |s: &[&Interval]| {
-        let ios: f64 = s.iter().map(|i| i.ios as f64).sum();
-        let ns: f64 = s.iter().map(|i| i.mean_ns * i.ios as f64).sum();
-        if ios > 0.0 { ns / ios } else { 0.0 }
     };
-    let (w1, w2) = (w(&secs[..k]), w(&secs[k..]));
-    let sustained = x[k..].iter().all(|v| *v < middle);
-    (t >= MIN_T
-        && before > 0.0
-        && after <= MAX_AFTER * before
-        && sustained
-        && w1 > 0.0
-        && w2 >= MIN_LATENCY_RISE * w1)
-        .then_some((k, before, after, w1, w2, t))
+    // The splits by their t, highest first; the first that is a step is. (The highest alone may
+    // put a second half at the burst rate, half after, on the later side, which then is not
+    // sustained, though the split one second on is.)
+    let mut splits: Vec<(usize, f64)> = (MIN_SIDE..=n - MIN_SIDE)
+        .map(|k| (k, welch_t(sums.side(0, k), sums.side(k, n))))
+        .filter(|(_, t)| *t >= MIN_T)
+        .collect();
+    splits.sort_by(|a, b| b.1.total_cmp(&a.1));
+    splits.into_iter().find_map(|(k, t)| {
+        let (before, after) = (sums.side(0, k).1, sums.side(k, n).1);
+        let (w1, w2) = (w(0, k), w(k, n));
+        (before > 0.0
+            && after <= MAX_AFTER * before
+            && later_max[k] < (before + after) / 2.0
+            && w1 > 0.0
+            && w2 >= MIN_LATENCY_RISE * w1)
+            .then_some((k, before, after, w1, w2, t))
+    })
 }
 
-fn mean(v: &[f64]) -> f64 {
-    v.iter().sum::<f64>() / v.len() as f64
+/// Prefix sums of the values and their squares: each split's two sides in constant time, so a
+/// sweep's thousands of seconds end to end cost a pass, not a pass per split.
+struct Sums {
+    s1: Vec<f64>,
+    s2: Vec<f64>,
 }
 
-fn var(v: &[f64]) -> f64 {
-    let m = mean(v);
-    v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (v.len() - 1).max(1) as f64
-}
+impl Sums {
+    fn new(x: &[f64]) -> Sums {
+        let (mut s1, mut s2) = (vec![0.0], vec![0.0]);
+        for v in x {
+            s1.push(s1[s1.len() - 1] + v);
+            s2.push(s2[s2.len() - 1] + v * v);
+        }
+        Sums { s1, s2 }
+    }
 
-/// Welch's t of `a`'s mean above `b`'s; a floor on the variance (1% of the mean, squared) so that
-/// two perfectly flat sides do not give an infinite t from a 1% step.
-fn welch_t(a: &[f64], b: &[f64]) -> f64 {
-    let floor = |v: &[f64]| var(v).max((0.01 * mean(v)).powi(2));
-    let se = (floor(a) / a.len() as f64 + floor(b) / b.len() as f64).sqrt();
-    if se > 0.0 {
-        (mean(a) - mean(b)) / se
-    } else {
-        0.0
+    /// Count, mean and sample variance of `x[lo..hi]`.
+    fn side(&self, lo: usize, hi: usize) -> (f64, f64, f64) {
+        let n = (hi - lo) as f64;
+        let m = (self.s1[hi] - self.s1[lo]) / n;
+        let ss = (self.s2[hi] - self.s2[lo]) - n * m * m;
+        (n, m, (ss / (n - 1.0).max(1.0)).max(0.0))
     }
 }
 
-/// Every point's class that stepped down: closed-loop classes of points that finished.
-pub fn burst_steps(view: &ResultsView) -> Vec<BurstStep> {
+/// Welch's t of side `a`'s mean above `b`'s (count, mean, variance); a floor on the variance (1%
+/// of the mean, squared) so that two perfectly flat sides do not give an infinite t from a 1%
+/// step.
+fn welch_t(a: (f64, f64, f64), b: (f64, f64, f64)) -> f64 {
+    let floor = |(_, m, v): (f64, f64, f64)| v.max((0.01 * m).powi(2));
+    let se = (floor(a) / a.0 + floor(b) / b.0).sqrt();
+    if se > 0.0 { (a.1 - b.1) / se } else { 0.0 }
+}
+
+/// The points run before `point` that count: a bucket is the volume's, so every class's figures
+/// there were taken on credit.
+pub(super) fn before_ok(view: &ResultsView, point: u32) -> Vec<u32> {
+    let run = view.points.iter().take_while(|p| p.id() != point);
+    run.filter(|p| p.ok).map(|p| p.id()).collect()
+}
+
+/// Every point's class that stepped down within the point: closed-loop classes of points that
+/// finished.
+pub(super) fn within_points(view: &ResultsView) -> Vec<BurstStep> {
     let mut out = Vec::new();
     for p in view.points.iter().filter(|p| p.ok) {
         for c in p.running().filter(|c| c.params.rate.is_none()) {
@@ -117,6 +168,8 @@ pub fn burst_steps(view: &ResultsView) -> Vec<BurstStep> {
                 latency_after_ns: w2,
                 t,
                 credit: (before - after) * at_s,
+                across: false,
+                on_credit: before_ok(view, p.id()),
             });
         }
     }
@@ -126,6 +179,9 @@ pub fn burst_steps(view: &ResultsView) -> Vec<BurstStep> {
 impl BurstStep {
     /// "3,000 IOPS for 29 min 40 s, then 300: a burst bucket of about 5.3 M I/Os ran out".
     pub fn message(&self, label: &str) -> String {
+        if self.across {
+            return self.across_message(label);
+        }
         format!(
             "point {} ({label}), {}: {} IOPS for {}, then {} (latency {} → {}; change-point t = {:.0}): \
              a burst bucket of about {} I/Os ran out; the sustained figure is {}, and figures taken \
@@ -139,6 +195,46 @@ impl BurstStep {
             units::latency(self.latency_after_ns),
             self.t,
             units::thousands(self.credit),
+            units::thousands(self.after),
+        )
+    }
+
+    /// "500 IOPS for 3 s of the sweep, then 50 from point 4 (small=4) on".
+    pub(super) fn across_message(&self, label: &str) -> String {
+        let b = self;
+        let (from, on) = if b.on_credit.contains(&b.point) {
+            ("during", "")
+        } else {
+            ("from", " on")
+        };
+        format!(
+            "{}: {} IOPS for {} of the sweep, then {} {from} point {} ({label}){on}, while the load \
+             did not fall (latency {} → {}; change-point t = {:.0}): a burst bucket of about {} I/Os ran \
+             out between points; the sustained figure is {}, and figures taken before the step are \
+             the burst's",
+            b.class,
+            units::thousands(b.before),
+            units::duration(std::time::Duration::from_secs_f64(b.at_s.max(0.0))),
+            units::thousands(b.after),
+            b.point,
+            units::latency(b.latency_before_ns),
+            units::latency(b.latency_after_ns),
+            b.t,
+            units::thousands(b.credit),
+            units::thousands(b.after),
+        )
+    }
+
+    /// Beside a figure taken on credit: what it is and what the volume holds.
+    pub fn on_credit_message(&self) -> String {
+        let n = self.on_credit.len();
+        format!(
+            "{} {} taken before a burst bucket ran out (at point {}, class {}): burst figures, \
+             not what the volume holds; the sustained figure is {} IOPS",
+            if n == 1 { "point" } else { "points" },
+            super::warning::ranges(&self.on_credit),
+            self.point,
+            self.class,
             units::thousands(self.after),
         )
     }
@@ -172,6 +268,20 @@ mod tests {
         assert_eq!(k, 4);
         assert!((before - 3001.25).abs() < 1e-9 && (after - 300.25).abs() < 1e-9);
         assert!(t > 50.0, "{t}");
+    }
+
+    #[test]
+    fn a_second_half_on_credit_goes_before_the_step() {
+        // The bucket ran dry in the 3rd second (a real run's seconds): the highest t puts that
+        // second after the step, where it reaches back above the middle; the step is the split
+        // one second on.
+        let iops = [
+            827.0, 827.0, 500.0, 45.0, 47.0, 47.0, 47.0, 47.0, 47.0, 47.0,
+        ];
+        let lat = [1.2e6, 1.2e6, 4e6, 85e6, 85e6, 85e6, 85e6, 85e6, 85e6, 85e6];
+        let (k, _, after, _, _, _) = step(&secs(&iops, &lat)).expect("a step");
+        assert_eq!(k, 3);
+        assert!((after - 46.714).abs() < 1e-3, "{after}");
     }
 
     #[test]

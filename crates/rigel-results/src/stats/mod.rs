@@ -2,6 +2,7 @@
 //! every report shows (with what the volume was doing: rate caps, burst buckets), and the steady-state judgement
 //! of a point's rounds.
 
+mod burst_across;
 mod burst_step;
 mod device_share;
 pub mod engines;

@@ -121,8 +121,7 @@ pub fn warnings(view: &ResultsView, past: &[PastRun], cfg: &ValidityConfig) -> V
 }
 
 /// What the volume was doing rather than what the device can do (a rate cap, a burst bucket
-/// running out), as warnings with
-/// their evidence: `results.json` keeps these beside the document, and every report lists them
+/// running out, and the figures taken before it did), as warnings with their evidence: `results.json` keeps these beside the document, and every report lists them
 /// with the other warnings.
 pub fn volume_findings(view: &ResultsView, cfg: &ValidityConfig) -> Vec<Warning> {
     let caps = super::rate_cap::rate_caps(view, cfg.cpu_fraction)
@@ -136,7 +135,22 @@ pub fn volume_findings(view: &ResultsView, cfg: &ValidityConfig) -> Vec<Warning>
             message: cap.message.clone(),
             evidence: Some(super::warning::Evidence::RateCap(cap)),
         });
-    let steps = super::burst_step::burst_steps(view).into_iter().map(|b| {
+    let steps = super::burst_across::burst_steps(view);
+    // After the steps: a figure taken on credit, beside each answer taken at one of its points.
+    let on_credit: Vec<Warning> = steps
+        .iter()
+        .filter(|b| !b.on_credit.is_empty())
+        .map(|b| Warning {
+            kind: "burst-figure",
+            point: None,
+            points: b.on_credit.clone(),
+            class: None,
+            figure: b.after,
+            message: b.on_credit_message(),
+            evidence: None,
+        })
+        .collect();
+    let steps = steps.into_iter().map(|b| {
         let label = view
             .points
             .iter()
@@ -153,7 +167,7 @@ pub fn volume_findings(view: &ResultsView, cfg: &ValidityConfig) -> Vec<Warning>
             evidence: Some(super::warning::Evidence::BurstStep(b)),
         }
     });
-    caps.chain(steps).collect()
+    caps.chain(steps).chain(on_credit).collect()
 }
 
 /// Points in whose window rigel itself did not run (a stopped process, a paused VM, a starved

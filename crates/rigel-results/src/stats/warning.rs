@@ -11,7 +11,8 @@ pub struct Warning {
     /// less or more than rigel; its own fold, with the counts summed) `settle` (the first
     /// point's first seconds ran apart from the rest) `rate-cap` (throughput held flat while
     /// the load grew: a provisioned rate or a throttle) or `burst` (a sustained step down within a
-    /// point: a burst bucket ran out), each with its [`Evidence`].
+    /// point or between points: a burst bucket ran out), each with its [`Evidence`], and
+    /// `burst-figure` (the points run before such a step: figures taken on credit).
     pub kind: &'static str,
     /// The point it concerns, when one.
     pub point: Option<u32>,

@@ -1,0 +1,146 @@
+//! A burst bucket that runs out between points, on a real target: the FUSE file's token bucket
+//! (tests/support/faultfs.rs) through a loop device, under a sweep of 2-second points (too short
+//! for a step inside one). The later points fall while the load grows: the run names the step and
+//! when it happened, and the headline taken before it is marked a burst figure with the sustained
+//! figure beside it, on the terminal, page 1 and ORION's summary notes. Without the bucket: none
+//! of it.
+
+use super::builder::{results, rigel};
+use super::faults::faultfs::{self, FaultFs, Faults};
+use super::orion::LunDir;
+use serde_json::Value;
+use std::time::Duration;
+
+/// About 500 IOPS at any load (a loop device sends the FUSE file one read at a time, 1 ms each).
+fn healthy() -> Faults {
+    Faults::new(16 << 20).service_time(Duration::from_millis(1), Some(4))
+}
+
+/// A sweep of 2-second points at loads 1 to 6 over `faults`: stderr, results.json, and when the
+/// bucket ran dry.
+fn sweep(faults: Faults) -> (String, Value, Option<Duration>) {
+    if let Some(why) = faultfs::unavailable() {
+        panic!("{why}");
+    }
+    let fs = FaultFs::mount(faults).expect("mount");
+    let dev = fs.loop_device().expect("a loop device over the FUSE file");
+    let tmp = tempfile::tempdir().expect("tmp");
+    let spec = tmp.path().join("b.toml");
+    let text = format!(
+        "[[target]]\npath = \"{}\"\n\n[run]\nduration = \"2s\"\nwarmup = \"0s\"\n\n\
+         [class.rd]\nsize = \"4KiB\"\n\n[matrix]\nrd = \"1, 2, 3, 4, 5, 6\"\n",
+        dev.dev.display()
+    );
+    std::fs::write(&spec, text).expect("spec written");
+    let out = tmp.path().join("run");
+    let r = rigel()
+        .arg("run")
+        .arg(&spec)
+        .arg("--out")
+        .arg(&out)
+        .run()
+        .code(0);
+    let doc = results(&out);
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap_or_default();
+    eprintln!("{}\n{report}", r.stderr);
+    (
+        format!("{}\n{report}", r.stderr),
+        doc,
+        fs.bucket_dry_after(),
+    )
+}
+
+fn findings(doc: &Value, kind: &str) -> Vec<Value> {
+    let all = doc["findings"].as_array().cloned().unwrap_or_default();
+    all.into_iter().filter(|f| f["kind"] == kind).collect()
+}
+
+#[test]
+#[serial_test::serial]
+fn a_bucket_that_runs_out_between_points_marks_the_figures_taken_before() {
+    // 2,000 I/Os of credit at about 500 IOPS: dry after about 4 s, in the second or third point.
+    let (text, doc, dry) = sweep(healthy().burst_bucket(2000.0, 50.0));
+    let dry = dry.expect("the bucket ran dry").as_secs_f64();
+    let steps = findings(&doc, "burst");
+    let b = &steps
+        .first()
+        .unwrap_or_else(|| panic!("no burst finding: {:#}", doc["findings"]))["evidence"]["burst_step"];
+    assert_eq!(b["across"], true, "{b:#}");
+    let at = b["at_s"].as_f64().expect("at_s");
+    assert!(
+        (at - dry).abs() <= 1.0,
+        "step at {at} s, the credit ran out at {dry:.2} s: {b:#}"
+    );
+    let after = b["after"].as_f64().expect("after");
+    assert!((35.0..=65.0).contains(&after), "{b:#}");
+    // The best point ran on credit: the headline says so, with the sustained figure.
+    let marked = findings(&doc, "burst-figure");
+    let on_credit = marked.first().expect("a burst-figure finding")["points"].clone();
+    let best = doc["answers"]
+        .as_array()
+        .and_then(|a| a.iter().find(|a| a["unit"] == "iops"))
+        .expect("an IOPS answer")["point_id"]
+        .clone();
+    assert!(
+        on_credit.as_array().is_some_and(|p| p.contains(&best)),
+        "best {best} not among {on_credit}"
+    );
+    let said = format!(
+        "burst figures, not what the volume holds; the sustained figure is {} IOPS",
+        b["after"].as_f64().map_or(0, |v| v.round() as u64)
+    );
+    assert!(text.matches(said.as_str()).count() >= 2, "{said}\n{text}");
+}
+
+#[test]
+#[serial_test::serial]
+fn the_same_sweep_without_a_bucket_has_no_step_and_no_burst_figure() {
+    let (text, doc, dry) = sweep(healthy());
+    assert_eq!(dry, None);
+    assert!(findings(&doc, "burst").is_empty(), "{:#}", doc["findings"]);
+    assert!(findings(&doc, "burst-figure").is_empty());
+    assert!(!text.contains("burst"), "{text}");
+}
+
+#[test]
+#[serial_test::serial]
+fn orion_notes_the_maximum_taken_on_credit() {
+    if let Some(why) = faultfs::unavailable() {
+        panic!("{why}");
+    }
+    let fs = FaultFs::mount(healthy().burst_bucket(2000.0, 50.0)).expect("mount");
+    let dev = fs.loop_device().expect("a loop device over the FUSE file");
+    let path = dev.dev.display().to_string();
+    let d = LunDir::new().with("burst", &[path.as_str()]);
+    let out = d
+        .orion(&[
+            "-run",
+            "simple",
+            "-testname",
+            "burst",
+            "-num_disks",
+            "1",
+            "-duration",
+            "2",
+            "-cache_size",
+            "0",
+        ])
+        .code(0);
+    let names = d.outputs();
+    let summary = names
+        .iter()
+        .find(|n| n.ends_with("_summary.txt"))
+        .expect("a summary file");
+    let summary = std::fs::read_to_string(d.path().join(summary)).expect("summary");
+    let (orion, notes) = summary
+        .split_once("\nNotes (rigel):\n")
+        .unwrap_or_else(|| panic!("no notes:\n{summary}\n{}", out.stderr));
+    assert!(orion.contains("\nMaximum Small IOPS="), "{summary}");
+    assert!(
+        notes.contains("Maximum Small IOPS (small=")
+            && notes.contains("taken before a burst bucket ran out"),
+        "{summary}\n{}",
+        out.stderr
+    );
+    assert!(!orion.contains("burst bucket"), "{summary}");
+}
