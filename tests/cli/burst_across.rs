@@ -42,12 +42,11 @@ fn sweep(faults: Faults) -> (String, Value, Option<Duration>) {
         .code(0);
     let doc = results(&out);
     let report = std::fs::read_to_string(out.join("report.md")).unwrap_or_default();
-    eprintln!("{}\n{report}", r.stderr);
-    (
-        format!("{}\n{report}", r.stderr),
-        doc,
-        fs.bucket_dry_after(),
-    )
+    // The terminal says a warning once: in page 1's words (stdout's closing summary) or in the
+    // warning list (stderr).
+    let text = format!("{}\n{}\n{report}", r.stdout, r.stderr);
+    eprintln!("{text}");
+    (text, doc, fs.bucket_dry_after())
 }
 
 fn findings(doc: &Value, kind: &str) -> Vec<Value> {
