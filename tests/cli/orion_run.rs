@@ -46,6 +46,13 @@ fn write_needs_allow_destructive_and_then_writes() {
     .expect("json");
     let prov = &doc["provenance"];
     assert_eq!(prov["measured_by"], "Tess Tester", "{prov}");
+    // Page 1's first line names who measured, beside the tool that did.
+    let md = std::fs::read_to_string(folder.join("report.md")).expect("report.md");
+    assert!(
+        md.lines()
+            .any(|l| l.starts_with("Run started") && l.ends_with("measured by Tess Tester.")),
+        "{md}"
+    );
     assert!(
         prov["spec"]["source"]
             .as_str()
