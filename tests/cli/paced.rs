@@ -6,7 +6,11 @@
 use super::scenario::{Scenario, Spec};
 
 fn page1(tmp: &Scenario, workers: &str) -> String {
-    let spec = Spec::named("paced")
+    page1_of(tmp, workers, Spec::named("paced"))
+}
+
+fn page1_of(tmp: &Scenario, workers: &str, spec: Spec) -> String {
+    let spec = spec
         .target(tmp.join("t.bin"), &[("size", "64MiB")])
         .set("run.duration", "700ms")
         .set("run.warmup", "0s")
@@ -21,8 +25,9 @@ fn page1(tmp: &Scenario, workers: &str) -> String {
         .set("matrix.shape", "point")
         .set("matrix.scan", "1")
         .set("matrix.redo", "1");
-    let path = tmp.spec(&format!("paced-{workers}.toml"), &spec);
-    let run = tmp.run(&path, &format!("run-{workers}"), &[]).code(0);
+    let n = std::fs::read_dir(tmp.path()).map_or(0, |d| d.count());
+    let path = tmp.spec(&format!("paced-{workers}-{n}.toml"), &spec);
+    let run = tmp.run(&path, &format!("run-{workers}-{n}"), &[]).code(0);
     let md = std::fs::read_to_string(run.folder.join("report.md")).expect("report.md");
     md.split("## System under test")
         .next()
@@ -41,4 +46,16 @@ fn classes_in_lockstep_on_one_worker_are_told_on_page_one() {
     );
     let apart = page1(&tmp, "3");
     assert!(!apart.contains("pace each other"), "{apart}");
+}
+
+#[test]
+#[serial_test::parallel]
+fn open_loop_classes_at_one_rate_agree_by_design_and_are_not_told() {
+    // Both classes sent at 300 IOPS: equal counts are their schedules', not a lockstep.
+    let tmp = Scenario::new();
+    let spec = Spec::named("paced")
+        .set("class.scan.rate", "300 iops")
+        .set("class.redo.rate", "300 iops");
+    let one = page1_of(&tmp, "1", spec);
+    assert!(!one.contains("pace each other"), "{one}");
 }
