@@ -32,7 +32,10 @@ pub fn paced_warnings(view: &ResultsView) -> Vec<Warning> {
         let Some(group) = lockstep(&counts) else {
             continue;
         };
-        let names: Vec<&str> = group.iter().map(|(c, _)| *c).collect();
+        // Named in the spec's order: counts within 0.5% of each other sort either way.
+        let mut names: Vec<&str> = group.iter().map(|(c, _)| *c).collect();
+        let order = |c: &str| view.doc.plan.classes.iter().position(|k| k.name == c);
+        names.sort_by_key(|c| order(c));
         let n = group[0].1;
         out.push(Warning {
             kind: "paced",
