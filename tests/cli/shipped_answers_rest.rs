@@ -226,7 +226,7 @@ fn preconditioned_steady_answers_the_steady_writes() {
 fn sla_rate_answers_the_response_p99_at_each_rate() {
     let tmp = Scenario::new();
     // Rates a loop device keeps on a busy host; the `[expect]` of 2 ms may still miss (exit 3).
-    let sets = ["sweep.small.rate=500 iops, 1000 iops"];
+    let sets = ["sweep.small.rate=500 iops, 1000 iops", "run.duration=1s"];
     let run = run_on_lun(&tmp, "sla-rate", &sets, &[0, 3]);
     let doc = run.results();
     every_answer_holds(&run, &doc);
