@@ -178,14 +178,24 @@ fn oltp_skewed_answers_its_iops_not_its_largest_size() {
     let page = summary(&run);
     let iops = one(&doc, "data IOPS");
     assert_eq!(iops["unit"], "iops");
-    let at = point(&doc, &iops["point_id"]);
-    let read_p99 = p99(&class_at(&at, "data")["read"]);
-    assert!(read_p99 <= 10e6, "{iops:#}");
-    assert_eq!(
-        iops["value"].as_f64(),
-        class_at(&at, "data")["total"]["iops"].as_f64()
-    );
-    row_has(&page, "data IOPS", iops["text"].as_str().unwrap(), "data=");
+    // On a host too busy for any point to hold 10 ms (its 1 MiB reads beside other tests), the
+    // answer says so instead of taking a point that missed it.
+    if iops["value"].is_null() {
+        let note = iops["note"].as_str().unwrap();
+        assert!(
+            note.contains("held data.read.latency.p99 <= 10ms"),
+            "{note}"
+        );
+    } else {
+        let at = point(&doc, &iops["point_id"]);
+        let read_p99 = p99(&class_at(&at, "data")["read"]);
+        assert!(read_p99 <= 10e6, "{iops:#}");
+        assert_eq!(
+            iops["value"].as_f64(),
+            class_at(&at, "data")["total"]["iops"].as_f64()
+        );
+        row_has(&page, "data IOPS", iops["text"].as_str().unwrap(), "data=");
+    }
     // The reads' p99 at the deepest queue.
     let lat = one(&doc, "data read p99");
     let at = point(&doc, &lat["point_id"]);
