@@ -223,24 +223,43 @@ fn preconditioned_steady_answers_the_steady_writes() {
 
 #[test]
 #[serial_test::parallel]
-fn sla_rate_answers_the_response_p99_at_each_rate() {
+fn sla_rate_answers_the_response_p99_at_each_rate_and_says_which_it_missed() {
     let tmp = Scenario::new();
-    // Rates a loop device keeps on a busy host; the `[expect]` of 2 ms may still miss (exit 3).
-    let sets = ["sweep.small.rate=500 iops, 1000 iops", "run.duration=1s"];
+    // A rate a loop device keeps on a busy host, and one no device serves: that rate's line says
+    // it was missed (no figure), not vanish. The `[expect]` of 2 ms may miss (exit 3).
+    let sets = [
+        "sweep.small.rate=500 iops, 50000000 iops",
+        "run.duration=1s",
+    ];
     let run = run_on_lun(&tmp, "sla-rate", &sets, &[0, 3]);
     let doc = run.results();
     every_answer_holds(&run, &doc);
     let got = answers(&doc, "read p99 per rate");
-    assert!(!got.is_empty(), "{:#}", doc["answers"]);
-    for a in got {
-        assert!(
-            a["group"].as_str().unwrap().starts_with("small.rate="),
-            "{a:#}"
-        );
-        // The response time from each send time, the 1 MiB stream running beside it.
-        assert_eq!(a["figure"], "small.read.latency.p99");
-        assert_eq!(load_of(&point(&doc, &a["point_id"]), "large"), 1, "{a:#}");
-    }
+    let groups: Vec<&str> = got.iter().map(|a| a["group"].as_str().unwrap()).collect();
+    assert_eq!(
+        groups,
+        ["small.rate=500 iops", "small.rate=50000000 iops"],
+        "{:#}",
+        doc["answers"]
+    );
+    let (kept, missed) = (got[0], got[1]);
+    // The response time from each send time, the 1 MiB stream running beside it.
+    assert_eq!(kept["figure"], "small.read.latency.p99");
+    assert_eq!(
+        load_of(&point(&doc, &kept["point_id"]), "large"),
+        1,
+        "{kept:#}"
+    );
+    assert_eq!(missed["value"], Value::Null, "{missed:#}");
+    assert!(
+        missed["note"].as_str().unwrap().contains("missed its rate"),
+        "{missed:#}"
+    );
+    let page = summary(&run);
+    assert!(
+        page.contains("- **read p99 per rate (small.rate=50000000 iops): —**"),
+        "{page}"
+    );
 }
 
 /// An ORION spec's three lines: the best small IOPS, the best large MB/s and the lowest small mean
