@@ -214,6 +214,9 @@ fn preconditioned_steady_answers_the_steady_writes() {
     for a in &given {
         let at = point(&doc, &a["point_id"]);
         assert_eq!(load_of(&at, "small"), 32, "{a:#}");
+        // Measured after the rounds the steady rule ran, which the point records.
+        let steady = at["steady"]["summary"].as_str().expect("the steady record");
+        assert!(steady.contains("steady"), "{steady}");
     }
     let iops = one(&doc, "steady write IOPS");
     let p99 = one(&doc, "steady write p99");
