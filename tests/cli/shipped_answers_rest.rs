@@ -226,6 +226,21 @@ fn preconditioned_steady_answers_the_steady_writes() {
 
 #[test]
 #[serial_test::parallel]
+fn preconditioned_steady_gives_no_steady_figure_from_a_point_never_steady() {
+    let tmp = Scenario::new();
+    // 1 s holds 3 rounds of 300 ms, fewer than the 5 the rule judges: the point is never steady.
+    let run = run_on_lun(&tmp, "preconditioned-steady", &["run.steady.max=1s"], &[0]);
+    let doc = run.results();
+    for name in ["steady write IOPS", "steady write p99"] {
+        let a = one(&doc, name);
+        assert_eq!(a["value"], Value::Null, "{a:#}");
+        let note = a["note"].as_str().unwrap();
+        assert!(note.contains("never reached its steady state"), "{note}");
+    }
+}
+
+#[test]
+#[serial_test::parallel]
 fn sla_rate_answers_the_response_p99_at_each_rate_and_says_which_it_missed() {
     let tmp = Scenario::new();
     // A rate a loop device keeps on a busy host, and one no device serves: that rate's line says

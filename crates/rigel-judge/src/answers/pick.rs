@@ -60,7 +60,9 @@ pub(super) fn candidates(view: &ResultsView, a: &AnswerPlan, key: &RequirementKe
         if !groups.contains(&group) {
             groups.push(group);
         }
-        if !p.eligible_for_best(class) {
+        // A point that was to be measured once steady and never was gives no steady figure.
+        let unsteady = p.result.steady.as_ref().is_some_and(|s| !s.reached);
+        if !p.eligible_for_best(class) || unsteady {
             continue;
         }
         let Some(figures) = c.counted_at(direction, size) else {
@@ -91,8 +93,8 @@ pub(super) fn candidates(view: &ResultsView, a: &AnswerPlan, key: &RequirementKe
         format!("no point ran with {}", a.figure)
     } else if counted == 0 {
         format!(
-            "no point counts for {}: each failed, was partial, was a failed search trial or \
-             missed its rate",
+            "no point counts for {}: each failed, was partial, was a failed search trial, \
+             missed its rate or never reached its steady state",
             a.figure
         )
     } else if let Some(w) = &a.when {
