@@ -72,6 +72,7 @@ mod scenario;
 mod schema;
 mod search;
 mod shipped_answers;
+mod shipped_answers_rest;
 mod size_mix;
 mod skew;
 mod sparse;

@@ -8,7 +8,7 @@ use super::scenario::{Run, Scenario};
 use serde_json::Value;
 
 /// `rigel run NAME` with `--set`s: every target destructive and `size` bytes, 1 s points.
-fn run_shipped(tmp: &Scenario, name: &str, targets: usize, sets: &[String]) -> Run {
+pub(super) fn run_shipped(tmp: &Scenario, name: &str, targets: usize, sets: &[String]) -> Run {
     let mut args: Vec<String> = Vec::new();
     for i in 0..targets {
         args.push("--set".into());
@@ -28,21 +28,21 @@ fn run_shipped(tmp: &Scenario, name: &str, targets: usize, sets: &[String]) -> R
 }
 
 /// The answers of `results.json` named `name`.
-fn answers<'d>(doc: &'d Value, name: &str) -> Vec<&'d Value> {
+pub(super) fn answers<'d>(doc: &'d Value, name: &str) -> Vec<&'d Value> {
     let all = doc["answers"]
         .as_array()
         .unwrap_or_else(|| panic!("results.json has no answers: {doc:#}"));
     all.iter().filter(|a| a["name"] == name).collect()
 }
 
-fn one<'d>(doc: &'d Value, name: &str) -> &'d Value {
+pub(super) fn one<'d>(doc: &'d Value, name: &str) -> &'d Value {
     let found = answers(doc, name);
     assert_eq!(found.len(), 1, "one answer `{name}`: {:#}", doc["answers"]);
     found[0]
 }
 
 /// The point `id` of the run.
-fn point(doc: &Value, id: &Value) -> Value {
+pub(super) fn point(doc: &Value, id: &Value) -> Value {
     doc["points"]
         .as_array()
         .expect("points")
@@ -53,7 +53,7 @@ fn point(doc: &Value, id: &Value) -> Value {
 }
 
 /// A class's figures at a point (`total`, `read`, `write` or `commit`).
-fn class_at<'p>(p: &'p Value, class: &str) -> &'p Value {
+pub(super) fn class_at<'p>(p: &'p Value, class: &str) -> &'p Value {
     p["classes"]
         .as_array()
         .expect("classes")
@@ -62,7 +62,7 @@ fn class_at<'p>(p: &'p Value, class: &str) -> &'p Value {
         .unwrap_or_else(|| panic!("no class {class} at {p:#}"))
 }
 
-fn load_of(p: &Value, class: &str) -> u64 {
+pub(super) fn load_of(p: &Value, class: &str) -> u64 {
     p["point"]["classes"]
         .as_array()
         .expect("point classes")
@@ -72,7 +72,7 @@ fn load_of(p: &Value, class: &str) -> u64 {
 }
 
 /// Page 1 of the Markdown: from `## Verdict` to the page break.
-fn summary(run: &Run) -> String {
+pub(super) fn summary(run: &Run) -> String {
     let report = std::fs::read_to_string(run.folder.join("report.md")).expect("report.md");
     let from = report.find("## Verdict").expect("page 1's verdict");
     let to = report[from..].find("<!-- page -->").expect("page end");
@@ -81,7 +81,7 @@ fn summary(run: &Run) -> String {
 
 /// Page 1's answer `measure` (`- **measure: text**, latency; taken at label`), which must carry
 /// `text` and the point `label`.
-fn row_has(summary: &str, measure: &str, text: &str, label: &str) {
+pub(super) fn row_has(summary: &str, measure: &str, text: &str, label: &str) {
     let row = summary
         .lines()
         .find(|l| l.starts_with(&format!("- **{measure}: ")))
@@ -92,7 +92,7 @@ fn row_has(summary: &str, measure: &str, text: &str, label: &str) {
     );
 }
 
-fn p99(dir: &Value) -> f64 {
+pub(super) fn p99(dir: &Value) -> f64 {
     dir["latency"]["p99_ns"].as_f64().expect("p99_ns")
 }
 
@@ -178,14 +178,24 @@ fn oltp_skewed_answers_its_iops_not_its_largest_size() {
     let page = summary(&run);
     let iops = one(&doc, "data IOPS");
     assert_eq!(iops["unit"], "iops");
-    let at = point(&doc, &iops["point_id"]);
-    let read_p99 = p99(&class_at(&at, "data")["read"]);
-    assert!(read_p99 <= 10e6, "{iops:#}");
-    assert_eq!(
-        iops["value"].as_f64(),
-        class_at(&at, "data")["total"]["iops"].as_f64()
-    );
-    row_has(&page, "data IOPS", iops["text"].as_str().unwrap(), "data=");
+    // On a host too busy for any point to hold 10 ms (its 1 MiB reads beside other tests), the
+    // answer says so instead of taking a point that missed it.
+    if iops["value"].is_null() {
+        let note = iops["note"].as_str().unwrap();
+        assert!(
+            note.contains("held data.read.latency.p99 <= 10ms"),
+            "{note}"
+        );
+    } else {
+        let at = point(&doc, &iops["point_id"]);
+        let read_p99 = p99(&class_at(&at, "data")["read"]);
+        assert!(read_p99 <= 10e6, "{iops:#}");
+        assert_eq!(
+            iops["value"].as_f64(),
+            class_at(&at, "data")["total"]["iops"].as_f64()
+        );
+        row_has(&page, "data IOPS", iops["text"].as_str().unwrap(), "data=");
+    }
     // The reads' p99 at the deepest queue.
     let lat = one(&doc, "data read p99");
     let at = point(&doc, &lat["point_id"]);

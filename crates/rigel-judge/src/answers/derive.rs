@@ -1,10 +1,11 @@
 //! The answers a spec without `[answers]` gets, from its classes by what they are: a search its
-//! answer; ORION's shapes (classes named `small` and `large`) ORION's own three lines; otherwise
-//! per class, in the order written, a committing class its commit p99 and a log writer (write-only,
-//! sequential, at most 128 KiB) its write p99, both at the highest load of the other classes (the
-//! worst of equals); a class of large or sequential I/O its MB/s; any other its IOPS (held at one
-//! load while others rise: under their highest load, else its maximum). A class is
-//! the size most of its I/Os take (`8KiB:95%, 1MiB:5%` is an 8 KiB class), never its mean.
+//! answer; ORION's shapes (classes named `small` and `large`) ORION's own three lines, of the
+//! classes that run at some point; otherwise per class, in the order written, a committing class
+//! its commit p99 and a log writer (write-only, sequential, at most 128 KiB) its write p99, both at
+//! the highest load of the other classes (the worst of equals); a class of large or sequential I/O
+//! its MB/s; any other its IOPS (held at one load while others rise: under their highest load, else
+//! its maximum). A class is the size most of its I/Os take (`8KiB:95%, 1MiB:5%` is an 8 KiB class),
+//! never its mean.
 
 use rigel_expr::Access;
 use rigel_plan::{AnswerAt, AnswerPlan, IoClass, RunPlan};
@@ -27,7 +28,14 @@ pub fn derived(plan: &RunPlan, search: Option<&SearchRecord>) -> Vec<AnswerPlan>
         )];
     }
     if plan.orion_shaped() {
-        let has = |n: &str| plan.classes.iter().any(|c| c.name == n);
+        // A class at load 0 in every point (dss's small, oltp's large) has no line, as in
+        // ORION's summary: a line saying "no point counts: each failed" would blame the storage.
+        let has = |n: &str| {
+            plan.points
+                .iter()
+                .flat_map(|p| p.classes.iter())
+                .any(|c| c.class == n && c.load > 0)
+        };
         let mut out = Vec::new();
         if has("small") {
             out.push(answer(

@@ -99,16 +99,38 @@ fn answer(view: &ResultsView, a: &AnswerPlan, declared: bool) -> Vec<Answer> {
             None => groups.push((g, vec![c])),
         }
     }
-    groups
+    // Every group that ran, in run order: one whose points all missed (its rate not achieved,
+    // failed, partial, or not holding `where`) says so rather than vanishing from page 1.
+    found
+        .groups
         .into_iter()
-        .filter_map(|(group, members)| {
-            let chosen = choose(a, class, stat, &members)?;
+        .filter_map(|group| {
             let mut out = base.clone();
+            match groups.iter().find(|(g, _)| *g == group) {
+                Some((_, members)) => {
+                    fill(&mut out, choose(a, class, stat, members)?, direction, stat)
+                }
+                None if group.is_empty() => return None,
+                None => out.note = none_in_group(a),
+            }
             out.group = group;
-            fill(&mut out, chosen, direction, stat);
             Some(out)
         })
         .collect()
+}
+
+/// Why a group of a `per` or `each load` answer has no value.
+fn none_in_group(a: &AnswerPlan) -> String {
+    match &a.when {
+        Some(w) => format!(
+            "no point here counts and holds {} {}: each failed, was partial, missed its rate or \
+             missed the bound",
+            w.key, w.comparison
+        ),
+        None => "no point here counts: each failed, was partial, was a failed search trial or \
+                 missed its rate"
+            .to_owned(),
+    }
 }
 
 fn fill(out: &mut Answer, c: &Candidate, direction: Direction, stat: Stat) {

@@ -23,6 +23,9 @@ pub(super) struct Candidate {
 
 pub(super) struct Found {
     pub qualified: Vec<Candidate>,
+    /// The groups of every point that ran the class, in run order: a group none of whose points
+    /// counts (a rate missed at each) still has its line, saying so.
+    pub groups: Vec<String>,
     /// Why none qualified, when none did.
     pub why_none: String,
 }
@@ -31,6 +34,7 @@ pub(super) fn candidates(view: &ResultsView, a: &AnswerPlan, key: &RequirementKe
     let Some((class, direction, stat)) = key.class_figure() else {
         return Found {
             qualified: Vec::new(),
+            groups: Vec::new(),
             why_none: "not a class's figure".to_owned(),
         };
     };
@@ -47,11 +51,18 @@ pub(super) fn candidates(view: &ResultsView, a: &AnswerPlan, key: &RequirementKe
         .collect();
     let mut counted = 0;
     let mut qualified = Vec::new();
+    let mut groups: Vec<String> = Vec::new();
     for p in &selected {
         let Some(c) = p.class(class) else {
             continue;
         };
-        if !p.eligible_for_best(class) {
+        let group = group_key(a, class, &per_value(a, p), p.load_of(class));
+        if !groups.contains(&group) {
+            groups.push(group);
+        }
+        // A point that was to be measured once steady and never was gives no steady figure.
+        let unsteady = p.result.steady.as_ref().is_some_and(|s| !s.reached);
+        if !p.eligible_for_best(class) || unsteady {
             continue;
         }
         let Some(figures) = c.counted_at(direction, size) else {
@@ -82,8 +93,8 @@ pub(super) fn candidates(view: &ResultsView, a: &AnswerPlan, key: &RequirementKe
         format!("no point ran with {}", a.figure)
     } else if counted == 0 {
         format!(
-            "no point counts for {}: each failed, was partial, was a failed search trial or \
-             missed its rate",
+            "no point counts for {}: each failed, was partial, was a failed search trial, \
+             missed its rate or never reached its steady state",
             a.figure
         )
     } else if let Some(w) = &a.when {
@@ -96,6 +107,7 @@ pub(super) fn candidates(view: &ResultsView, a: &AnswerPlan, key: &RequirementKe
     };
     Found {
         qualified,
+        groups,
         why_none,
     }
 }
@@ -135,12 +147,16 @@ fn per_value(a: &AnswerPlan, p: &PointRead) -> String {
 
 /// The group a candidate belongs to: `log.size=8KiB` for `per`, `oltp=16` for `each load`.
 pub(super) fn group_of(a: &AnswerPlan, class: &str, c: &Candidate) -> String {
+    group_key(a, class, &c.per_value, c.load)
+}
+
+fn group_key(a: &AnswerPlan, class: &str, per_value: &str, load: u32) -> String {
     let mut parts = Vec::new();
     if let Some(per) = &a.per {
-        parts.push(format!("{per}={}", c.per_value));
+        parts.push(format!("{per}={per_value}"));
     }
     if a.at == AnswerAt::EachLoad {
-        parts.push(format!("{class}={}", c.load));
+        parts.push(format!("{class}={load}"));
     }
     parts.join(" ")
 }
