@@ -205,7 +205,7 @@ fn polled_guest(poll_queues: &str) -> (Guest, (String, String)) {
     let (path, text) = g.spec("polled.toml", &polled_on_namespace());
     g.step("io_poll", "cat /sys/block/nvme0n1/queue/io_poll");
     g.step("check", &format!("rigel check {path}"));
-    g.step("plan", &format!("rigel plan {path}"));
+    g.step("plan", &format!("rigel plan {path} --allow-destructive"));
     g.step(
         "run",
         &format!("rigel run {path} --out /tmp/p --allow-destructive"),
@@ -467,7 +467,7 @@ fn zones_sequential_writes_a_zoned_namespace_from_its_write_pointers() {
         .set("matrix.small", "17");
     let (over, over_text) = g.spec("zo.toml", &over);
     g.step("check", &format!("rigel check {mixed}"));
-    g.step("plan", &format!("rigel plan {mixed}"));
+    g.step("plan", &format!("rigel plan {mixed} --allow-destructive"));
     g.step(
         "run",
         &format!("rigel run {mixed} --out /tmp/zs --allow-destructive"),
