@@ -1,7 +1,7 @@
 //! `rigel fio`: fio's job files translated (every value's comment naming its fio option), refused
 //! at the line that wrote an option rigel does not do, run on a loop device in every rw mode, and
-//! fio's JSON read back exactly as results.json has it. The ignored tests compare with fio itself
-//! on the same device and draw fio-plot's charts from rigel's JSON (CI installs both).
+//! fio's JSON read back exactly as results.json has it. The ignored test draws fio-plot's charts
+//! from rigel's JSON (CI installs fio-plot); fio_agree.rs compares with fio itself.
 
 use super::builder::{results, rigel};
 use super::scenario::{Scenario, Spec};
@@ -302,96 +302,6 @@ fn output_format_json_prints_fios_document_alone() {
         doc["points"][0]["classes"][0]["total"]["iops"]
     );
     assert_eq!(fio["jobs"][0]["job options"]["rw"], "randread");
-}
-
-/// `fio` run on `dev` with `args`, its JSON parsed.
-/// Reads and writes the block device has completed (`/sys/block/NAME/stat`, fields 1 and 5).
-fn device_ios(dev: &str) -> (u64, u64) {
-    let name = dev.trim_start_matches("/dev/");
-    let stat = std::fs::read_to_string(format!("/sys/block/{name}/stat")).expect("device stat");
-    let f: Vec<u64> = stat
-        .split_whitespace()
-        .map(|v| v.parse().expect("a counter"))
-        .collect();
-    (f[0], f[4])
-}
-
-fn run_fio(dev: &str, args: &[String]) -> Value {
-    let out = std::process::Command::new("fio")
-        .arg(format!("--filename={dev}"))
-        .args(args)
-        .arg("--output-format=json")
-        .output()
-        .expect("fio runs (CI installs it)");
-    assert!(
-        out.status.success(),
-        "fio: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("fio's JSON")
-}
-
-/// What fio does, rigel does, at the device: for each rw mode at QD 1 and 32, the same job file
-/// run by fio and by `rigel fio` on one loop device sends the device the same requests per I/O
-/// (no merging or splitting either tool's alone) and the same read share. Their IOPS are printed
-/// beside, not compared: on a loop device over memory both tools are the limit, and a debug build
-/// of rigel against a release fio would be a comparison of builds; IOPS side by side with fio is
-/// `benches/`' (README there), on release builds.
-#[test]
-#[serial_test::serial]
-#[ignore = "needs fio"]
-fn rigel_fio_and_fio_agree_on_a_loop_device() {
-    // Both tools inherit the real-time class: a loaded host's scheduler must not pick a winner.
-    super::builder::ahead_of_the_host();
-    let s = Scenario::new();
-    let dev = s.loop_device(256 << 20);
-    let mut report = Vec::new();
-    for rw in ["read", "write", "randread", "randwrite", "rw", "randrw"] {
-        for qd in [1, 32] {
-            let text = format!(
-                "[global]\nioengine=io_uring\ndirect=1\nruntime=2\ntime_based\nbs=4k\n\
-                 norandommap\n\n[j]\nrw={rw}\niodepth={qd}\n"
-            );
-            let file = job(&s, &format!("{rw}-{qd}.fio"), &text);
-            let before = device_ios(dev.dev());
-            let fio = run_fio(dev.dev(), &[file.display().to_string()]);
-            let after = device_ios(dev.dev());
-            let doc = fio_on(dev.dev(), &file, &s.join(format!("run-{rw}-{qd}")));
-            let p = &doc["points"][0];
-            let rigel_iops = p["classes"][0]["total"]["iops"].as_f64().expect("iops");
-            let j = &fio["jobs"][0];
-            let fio_iops = j["read"]["iops"].as_f64().unwrap_or(0.0)
-                + j["write"]["iops"].as_f64().unwrap_or(0.0);
-            let fio_ios = j["read"]["total_ios"].as_f64().unwrap_or(0.0)
-                + j["write"]["total_ios"].as_f64().unwrap_or(0.0);
-            // fio's own `disk_util` is sampled every 250 ms and misses its last interval: the
-            // device's counters, read here around fio's run, are the reference.
-            let fio_reads = (after.0 - before.0) as f64;
-            let fio_writes = (after.1 - before.1) as f64;
-            let d = &p["devices"][0];
-            let rigel_reads = d["reads"].as_f64().unwrap_or(0.0);
-            let rigel_writes = d["writes"].as_f64().unwrap_or(0.0);
-            let rigel_s = d["span_ms"].as_f64().expect("span") / 1000.0;
-            // Requests the device served per I/O the tool counted, and the reads' share of them.
-            let fio_per_io = (fio_reads + fio_writes) / fio_ios;
-            let rigel_per_io = (rigel_reads + rigel_writes) / rigel_s / rigel_iops;
-            let fio_share = fio_reads / (fio_reads + fio_writes);
-            let rigel_share = rigel_reads / (rigel_reads + rigel_writes);
-            report.push(format!(
-                "{rw} qd{qd}: fio {fio_iops:.0} IOPS, {fio_per_io:.3} requests per I/O, \
-                 {:.1}% reads; rigel {rigel_iops:.0} IOPS, {rigel_per_io:.3}, {:.1}%",
-                fio_share * 100.0,
-                rigel_share * 100.0
-            ));
-            assert!(
-                (rigel_per_io / fio_per_io - 1.0).abs() <= 0.05
-                    && (rigel_share - fio_share).abs() <= 0.05,
-                "{}",
-                report.join("\n")
-            );
-        }
-    }
-    eprintln!("{}", report.join("\n"));
 }
 
 #[test]

@@ -117,6 +117,8 @@ pub struct Faults {
     /// A burst bucket: `.0` I/Os of credit (full at mount), refilled at `.1` I/Os per second; an
     /// I/O without credit waits for the refill.
     pub bucket: Option<(f64, f64)>,
+    /// The kernel may send one open's direct I/Os several at once (`Faults::async_direct_io`).
+    pub async_dio: bool,
 }
 
 impl Faults {
@@ -173,6 +175,14 @@ impl Faults {
     /// A burst bucket of `credit` I/Os refilled at `rate` per second ([`Faults::bucket`]).
     pub fn burst_bucket(mut self, credit: f64, rate: f64) -> Faults {
         self.bucket = Some((credit, rate));
+        self
+    }
+    /// The kernel may send several direct I/Os of one open at once (FUSE_ASYNC_DIO, and room for
+    /// 256 of them in flight): a loop device over the file then passes its queue through, so a
+    /// deep queue meets `max_parallel` places. Without it a loop device waits for each I/O before
+    /// it sends the next, whatever the queue above it (about 1 / service time IOPS at any depth).
+    pub fn async_direct_io(mut self) -> Faults {
+        self.async_dio = true;
         self
     }
     /// An I/O arriving more than `idle` after the last one was served waits `wake` more.
@@ -525,6 +535,19 @@ impl Fs {
 }
 
 impl Filesystem for Fs {
+    fn init(&mut self, _req: &Request, config: &mut fuser::KernelConfig) -> std::io::Result<()> {
+        if self.faults.async_dio {
+            config
+                .add_capabilities(fuser::InitFlags::FUSE_ASYNC_DIO)
+                .map_err(|_| std::io::Error::other("the kernel lacks FUSE_ASYNC_DIO"))?;
+            // The kernel holds async direct I/Os as background requests: past this many in
+            // flight the sender (the loop device's worker) would wait, capping the depth.
+            let _ = config.set_max_background(256);
+            let _ = config.set_congestion_threshold(256);
+        }
+        Ok(())
+    }
+
     fn lookup(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEntry) {
         if parent == INodeNo::ROOT && name == FILE_NAME {
             reply.entry(&TTL, &attr(self.faults.size), fuser::Generation(0));
