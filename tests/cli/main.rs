@@ -47,6 +47,7 @@ mod library;
 mod littles_law;
 mod luns;
 mod metrics;
+mod metrics_fleet;
 mod names;
 mod nvme_vm;
 mod openloop;

@@ -12,7 +12,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// A port free on 127.0.0.1 a moment ago.
-fn free_port() -> u16 {
+pub(super) fn free_port() -> u16 {
     let l = TcpListener::bind("127.0.0.1:0").expect("an ephemeral port");
     l.local_addr().expect("its address").port()
 }
@@ -32,7 +32,7 @@ fn spec(s: &Scenario) -> std::path::PathBuf {
 }
 
 /// `GET /metrics` on `addr`: (status line, content type, body), or `None` when nothing answers.
-fn scrape(addr: &str) -> Option<(String, String, String)> {
+pub(super) fn scrape(addr: &str) -> Option<(String, String, String)> {
     let mut c = TcpStream::connect(addr).ok()?;
     c.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
     c.write_all(b"GET /metrics HTTP/1.1\r\nHost: rigel\r\n\r\n")
@@ -71,7 +71,7 @@ fn scrape_while(child: &mut std::process::Child, addr: &str) -> Vec<String> {
 }
 
 /// Per scraped second: (point id, second index, class small's IOPS).
-fn seconds_of(samples: &[Sample]) -> Option<(u32, usize, f64)> {
+pub(super) fn seconds_of(samples: &[Sample]) -> Option<(u32, usize, f64)> {
     let point = value(samples, "rigel_second_point_id")? as u32;
     let index = value(samples, "rigel_second_index")? as usize;
     let iops = samples
@@ -85,7 +85,7 @@ fn seconds_of(samples: &[Sample]) -> Option<(u32, usize, f64)> {
 
 /// Asserts each scraped second's IOPS is `results.json`'s interval within 1%; returns how many
 /// seconds were compared.
-fn agree_with_results(seen: &[(u32, usize, f64)], folder: &Path) -> usize {
+pub(super) fn agree_with_results(seen: &[(u32, usize, f64)], folder: &Path) -> usize {
     let doc = super::builder::results(folder);
     let points = doc["points"].as_array().expect("points");
     for &(point, index, iops) in seen {
