@@ -29,6 +29,7 @@ mod faults;
 mod files;
 mod fio;
 mod fio_agree;
+mod fio_examples;
 mod fleet;
 mod flush_every;
 mod guard;
