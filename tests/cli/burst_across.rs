@@ -99,15 +99,9 @@ fn orion_notes_the_maximum_taken_on_credit() {
     let path = dev.dev.display().to_string();
     let d = LunDir::new().with("burst", &[path.as_str()]);
     let out = d
-        // ORION's small line alone (`-run simple` adds two large points, 4 s, that the notes'
-        // small-IOPS maximum does not read): levels 1 to 5, the credit gone in the second or third.
         .orion(&[
             "-run",
-            "advanced",
-            "-matrix",
-            "row",
-            "-num_large",
-            "0",
+            "simple",
             "-testname",
             "burst",
             "-num_disks",
