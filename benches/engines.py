@@ -65,27 +65,51 @@ def pinned(args, cmd):
     return ["taskset", "-c", args.cpu] + cmd
 
 
-def run_rigel(args, row):
-    engine, qd = row["engine"], row["qd"]
-    with tempfile.TemporaryDirectory(prefix="rigel-engines-") as tmp:
-        spec = os.path.join(tmp, "s.toml")
-        with open(spec, "w") as f:
-            f.write(SPEC.format(target=row["target"], duration_ms=int(args.duration * 1000),
-                                warmup_ms=int(args.warmup * 1000), engine=engine, qd=qd,
-                                # psync: one worker (one thread) per I/O, as fio's numjobs.
-                                workers=qd if engine == "psync" else 1,
-                                seed=random.getrandbits(31)))
+def release_rigel(args):
+    """`--rigel`, else a release build of this checkout (built here)."""
+    if not args.rigel:
+        subprocess.run(["cargo", "build", "--release", "--quiet", "--bin", "rigel"], cwd=REPO,
+                       check=True)
+        target = os.environ.get("CARGO_TARGET_DIR", os.path.join(REPO, "target"))
+        args.rigel = os.path.join(target, "release", "rigel")
+
+
+def random_file(path, mib=256):
+    """A file of random data (reads of never-written extents would touch no storage)."""
+    with open(path, "wb") as f:
+        for _ in range(mib):
+            f.write(os.urandom(1 << 20))
+    return path
+
+
+def rigel_point(args, spec, target):
+    """Runs `rigel run` on the spec text pinned to --cpu, CPU sampled inside its measured window:
+    its one point (exits when it failed) and the cores its own threads used."""
+    with tempfile.TemporaryDirectory(prefix="rigel-bench-") as tmp:
+        path = os.path.join(tmp, "s.toml")
+        with open(path, "w") as f:
+            f.write(spec)
         out = os.path.join(tmp, "run")
-        _, used = measured(pinned(args, [args.rigel, "run", spec, "--out", out]),
-                           args.warmup, args.duration, row["target"])
+        _, used = measured(pinned(args, [args.rigel, "run", path, "--out", out]),
+                           args.warmup, args.duration, target)
         with open(os.path.join(out, "results.json")) as f:
             point = json.load(f)["points"][0]
     if point["status"]["state"] != "ok":
-        sys.exit(f"rigel {engine} point failed: {point['status']}")
+        sys.exit(f"rigel point failed: {point['status']}")
+    return point, used["own_cores"]
+
+
+def run_rigel(args, row):
+    engine, qd = row["engine"], row["qd"]
+    point, cores = rigel_point(args, SPEC.format(
+        target=row["target"], duration_ms=int(args.duration * 1000),
+        warmup_ms=int(args.warmup * 1000), engine=engine, qd=qd,
+        # psync: one worker (one thread) per I/O, as fio's numjobs.
+        workers=qd if engine == "psync" else 1, seed=random.getrandbits(31)), row["target"])
     ran = {e.get("name") for e in point.get("engines", [])}
     if ran and ran != {engine}:
         sys.exit(f"rigel ran {ran}, not {engine}")
-    return point["classes"][0]["total"]["iops"], used["own_cores"]
+    return point["classes"][0]["total"]["iops"], cores
 
 
 def run_fio(args, row):
@@ -137,11 +161,7 @@ def setup(args, undo):
     undo.append(lambda: subprocess.run(["rm", "-rf", shm]))
     targets = {}
     for name in ("pcache", "loopfile"):
-        path = os.path.join(shm, f"{name}.img")
-        with open(path, "wb") as f:
-            for _ in range(256):
-                f.write(os.urandom(1 << 20))
-        targets[name] = path
+        targets[name] = random_file(os.path.join(shm, f"{name}.img"))
     dev = subprocess.run(["losetup", "-f", "--show", "--direct-io=on", targets["loopfile"]],
                          capture_output=True, text=True, check=True).stdout.strip()
     undo.append(lambda: subprocess.run(["losetup", "-d", dev]))
@@ -177,11 +197,7 @@ def main():
         if not args.tiouring_aio:
             print("engines.py: this t/io_uring has no AIO (built without libaio-dev): the "
                   "libaio rows' t/io_uring column is left empty (--tiouring-aio)", file=sys.stderr)
-    if not args.rigel:
-        subprocess.run(["cargo", "build", "--release", "--quiet", "--bin", "rigel"], cwd=REPO,
-                       check=True)
-        target = os.environ.get("CARGO_TARGET_DIR", os.path.join(REPO, "target"))
-        args.rigel = os.path.join(target, "release", "rigel")
+    release_rigel(args)
     engines = [e for e in ("psync", "libaio", "io_uring")
                if not args.only or e in args.only.split(",")]
     undo = []

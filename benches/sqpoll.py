@@ -28,9 +28,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from compare import measured  # noqa: E402
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(HERE)
+from engines import pinned, random_file, release_rigel, rigel_point  # noqa: E402
 
 SPEC = """[spec]
 name = "sqpoll"
@@ -58,10 +56,6 @@ mix = "read"
 shape = "point"
 io = "{qd}"
 """
-
-
-def pinned(args, cmd):
-    return ["taskset", "-c", args.cpu] + cmd
 
 
 class SqThreadSeen:
@@ -97,25 +91,15 @@ class SqThreadSeen:
 
 
 def run_rigel(args, qd, target):
-    with tempfile.TemporaryDirectory(prefix="rigel-sqpoll-") as tmp:
-        spec = os.path.join(tmp, "s.toml")
-        with open(spec, "w") as f:
-            f.write(SPEC.format(target=target, duration_ms=int(args.duration * 1000),
-                                warmup_ms=int(args.warmup * 1000), qd=qd, sq_cpu=args.sq_cpu,
-                                seed=random.getrandbits(31)))
-        out = os.path.join(tmp, "run")
-        seen = SqThreadSeen("rigel")
-        _, used = measured(pinned(args, [args.rigel, "run", spec, "--out", out]),
-                           args.warmup, args.duration, target)
-        if not seen.done():
-            sys.exit("rigel: no iou-sqp thread seen among its tasks")
-        with open(os.path.join(out, "results.json")) as f:
-            point = json.load(f)["points"][0]
-    if point["status"]["state"] != "ok":
-        sys.exit(f"rigel point failed: {point['status']}")
+    seen = SqThreadSeen("rigel")
+    point, cores = rigel_point(args, SPEC.format(
+        target=target, duration_ms=int(args.duration * 1000), warmup_ms=int(args.warmup * 1000),
+        qd=qd, sq_cpu=args.sq_cpu, seed=random.getrandbits(31)), target)
+    if not seen.done():
+        sys.exit("rigel: no iou-sqp thread seen among its tasks")
     if "sqpoll" not in point["engines"][0]["options"]:
         sys.exit(f"rigel ran without sqpoll: {point['engines']}")
-    return point["classes"][0]["total"]["iops"], used["own_cores"]
+    return point["classes"][0]["total"]["iops"], cores
 
 
 def run_fio(args, qd, target):
@@ -142,17 +126,10 @@ def main():
     p.add_argument("--cpu", default="1", help="the CPU each tool's own threads run on")
     p.add_argument("--sq-cpu", default="0", help="the CPU each submission thread polls on")
     args = p.parse_args()
-    if not args.rigel:
-        subprocess.run(["cargo", "build", "--release", "--quiet", "--bin", "rigel"], cwd=REPO,
-                       check=True)
-        built = os.environ.get("CARGO_TARGET_DIR", os.path.join(REPO, "target"))
-        args.rigel = os.path.join(built, "release", "rigel")
+    release_rigel(args)
     shm = tempfile.mkdtemp(prefix="rigel-sqpoll-", dir="/dev/shm")
     try:
-        target = os.path.join(shm, "pcache.img")
-        with open(target, "wb") as f:
-            for _ in range(256):
-                f.write(os.urandom(1 << 20))
+        target = random_file(os.path.join(shm, "pcache.img"))
         tools = [("rigel", run_rigel), ("fio", run_fio)]
         rows = (1, 32)
         got = {(qd, t): [] for qd in rows for t, _ in tools}

@@ -389,6 +389,10 @@ pub struct RunArgs {
     /// (RFC 3339 or Unix seconds)
     #[arg(long, value_name = "TIME", value_parser = rigel_fleet::parse_start_at)]
     pub start_at: Option<std::time::SystemTime>,
+    /// Fleet mode, rank 0: how long after the schedule's last point it waits for the other ranks
+    /// to finish before it merges without them (a duration such as `2s` or `500ms`; default 10 s)
+    #[arg(long, value_name = "DURATION", value_parser = parse_grace)]
+    pub finish_grace: Option<std::time::Duration>,
     /// Serve live metrics (OpenMetrics text: each class's last second's IOPS, MiB/s and latency
     /// quantiles, the point, progress and ETA) at HOST:PORT for the run's life; a fleet rank
     /// serves on PORT + its rank
@@ -497,6 +501,10 @@ fn parse_threshold(s: &str) -> Result<(Option<String>, f64), String> {
         Some((metric, p)) => Ok((Some(metric.trim().to_string()), parse_percent(p)?)),
         None => Ok((None, parse_percent(s)?)),
     }
+}
+
+fn parse_grace(s: &str) -> Result<std::time::Duration, String> {
+    rigel_expr::parse_duration(s).map_err(|e| e.to_string())
 }
 
 fn parse_percent(s: &str) -> Result<f64, String> {

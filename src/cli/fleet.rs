@@ -81,7 +81,13 @@ pub fn run(a: &RunArgs, dir: &Path) -> i32 {
         }
     };
     let (code, _) = run::run_job(joined.job, opts, &|e| e.to_string(), &metrics);
-    let pending = match fleet::leave(dir, &rank, &joined.agreed, code != run::INTERRUPTED) {
+    let pending = match fleet::leave(
+        dir,
+        &rank,
+        &joined.agreed,
+        code != run::INTERRUPTED,
+        a.finish_grace.unwrap_or(fleet::FINISH_GRACE),
+    ) {
         Ok(pending) => pending,
         Err(e) => {
             eprintln!("rigel: {e}");

@@ -5,9 +5,9 @@
 //! figure beside it, on the terminal, page 1 and ORION's summary notes. Without the bucket: none
 //! of it.
 
-use super::builder::{results, rigel};
-use super::faults::faultfs::{self, FaultFs, Faults};
+use super::faults::faultfs::{self, Faults};
 use super::orion::LunDir;
+use super::scenario::{Scenario, Spec};
 use serde_json::Value;
 use std::time::Duration;
 
@@ -19,28 +19,18 @@ fn healthy() -> Faults {
 /// A sweep of 2-second points at loads 1 to 6 over `faults`: stderr, results.json, and when the
 /// bucket ran dry.
 fn sweep(faults: Faults) -> (String, Value, Option<Duration>) {
-    if let Some(why) = faultfs::unavailable() {
-        panic!("{why}");
-    }
-    let fs = FaultFs::mount(faults).expect("mount");
+    let fs = faultfs::mounted(faults);
     let dev = fs.loop_device().expect("a loop device over the FUSE file");
-    let tmp = tempfile::tempdir().expect("tmp");
-    let spec = tmp.path().join("b.toml");
-    let text = format!(
-        "[[target]]\npath = \"{}\"\n\n[run]\nduration = \"2s\"\nwarmup = \"0s\"\n\n\
-         [class.rd]\nsize = \"4KiB\"\n\n[matrix]\nrd = \"1, 2, 3, 4, 5, 6\"\n",
-        dev.dev.display()
-    );
-    std::fs::write(&spec, text).expect("spec written");
-    let out = tmp.path().join("run");
-    let r = rigel()
-        .arg("run")
-        .arg(&spec)
-        .arg("--out")
-        .arg(&out)
-        .run()
-        .code(0);
-    let doc = results(&out);
+    let scene = Scenario::new();
+    let spec = Spec::default()
+        .target(&dev.dev, &[])
+        .set("run.duration", "2s")
+        .set("run.warmup", "0s")
+        .set("class.rd.size", "4KiB")
+        .set("matrix.rd", "1, 2, 3, 4, 5, 6");
+    let spec = scene.spec("b.toml", &spec);
+    let run = scene.run(&spec, "run", &[]).code(0);
+    let (doc, r, out) = (run.results(), run.output, run.folder);
     let report = std::fs::read_to_string(out.join("report.md")).unwrap_or_default();
     // The terminal says a warning once: in page 1's words (stdout's closing summary) or in the
     // warning list (stderr).
@@ -104,10 +94,7 @@ fn the_same_sweep_without_a_bucket_has_no_step_and_no_burst_figure() {
 #[test]
 #[serial_test::serial]
 fn orion_notes_the_maximum_taken_on_credit() {
-    if let Some(why) = faultfs::unavailable() {
-        panic!("{why}");
-    }
-    let fs = FaultFs::mount(healthy().burst_bucket(2000.0, 50.0)).expect("mount");
+    let fs = faultfs::mounted(healthy().burst_bucket(2000.0, 50.0));
     let dev = fs.loop_device().expect("a loop device over the FUSE file");
     let path = dev.dev.display().to_string();
     let d = LunDir::new().with("burst", &[path.as_str()]);

@@ -155,6 +155,10 @@ fn a_killed_rank_leaves_partial_points_and_resume_completes_them() {
             .arg("--fleet")
             .arg(&fleet)
             .args(["--rank", &r.to_string(), "--ranks", "3"])
+            // Rank 0 waits out the grace for the killed rank: 5 s past the schedule's end
+            // is ample for rank 1 to write its last point (the default 10 s was 10 of this
+            // test's 30 s; a run at 3 s failed once at a load of 12, its cause not kept).
+            .args(["--finish-grace", "5s"])
             .spawn()
     };
     let mut children: Vec<_> = (0..3).map(start).collect();

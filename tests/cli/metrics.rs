@@ -3,7 +3,7 @@
 //! `prometheus_client`'s parser), its per-second IOPS are `results.json`'s intervals, the endpoint
 //! answers only on the address asked, and a port in use stops the run before any I/O (exit 2).
 
-use super::builder::rigel;
+use super::builder::{Rigel, rigel};
 use super::openmetrics::{Sample, parse};
 use super::scenario::{Scenario, Spec};
 use std::io::{Read, Write};
@@ -103,6 +103,28 @@ pub(super) fn agree_with_results(seen: &[(u32, usize, f64)], folder: &Path) -> u
     seen.len()
 }
 
+/// Waits for the spawned run and asserts it exited 0 (its stderr shown when it did not).
+#[track_caller]
+fn succeeded(child: std::process::Child) {
+    let out = child.wait_with_output().expect("rigel ran");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// `rigel run SPEC --out FOLDER --metrics ADDR`, to start or run.
+fn serving(spec: &Path, folder: &Path, addr: &str) -> Rigel {
+    rigel()
+        .arg("run")
+        .arg(spec)
+        .arg("--out")
+        .arg(folder)
+        .args(["--metrics", addr])
+}
+
 #[test]
 #[serial_test::serial]
 fn a_scrape_during_a_run_is_strict_openmetrics_and_its_seconds_are_the_results_intervals() {
@@ -112,12 +134,8 @@ fn a_scrape_during_a_run_is_strict_openmetrics_and_its_seconds_are_the_results_i
     let addr = format!("127.0.0.1:{port}");
     let push = s.join("push.om");
     let folder = s.join("out");
-    let mut child = rigel()
-        .arg("run")
-        .arg(&spec)
-        .arg("--out")
-        .arg(&folder)
-        .args(["--metrics", &addr, "--metrics-push"])
+    let mut child = serving(&spec, &folder, &addr)
+        .arg("--metrics-push")
         .arg(&push)
         .spawn();
     let mut other_address_answered = false;
@@ -129,13 +147,7 @@ fn a_scrape_during_a_run_is_strict_openmetrics_and_its_seconds_are_the_results_i
         }
         scrape_while(&mut child, &addr)
     };
-    let out = child.wait_with_output().expect("rigel ran");
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(child);
     assert!(
         !other_address_answered,
         "the endpoint answered on 127.0.0.2"
@@ -192,14 +204,7 @@ fn a_port_in_use_is_an_error_before_any_io() {
     let held = TcpListener::bind("127.0.0.1:0").expect("a port to hold");
     let addr = held.local_addr().expect("its address").to_string();
     let folder = s.join("out");
-    let out = rigel()
-        .arg("run")
-        .arg(&spec)
-        .arg("--out")
-        .arg(&folder)
-        .args(["--metrics", &addr])
-        .run()
-        .code(2);
+    let out = serving(&spec, &folder, &addr).run().code(2);
     out.stderr_has(&format!("--metrics {addr}"))
         .stderr_has("another process holds the port");
     // Nothing was made: neither the test file nor the run folder.
@@ -272,21 +277,9 @@ fn prometheus_client_parses_every_scrape_and_reads_the_results_intervals() {
     let spec = spec(&s);
     let addr = format!("127.0.0.1:{}", free_port());
     let folder = s.join("out");
-    let mut child = rigel()
-        .arg("run")
-        .arg(&spec)
-        .arg("--out")
-        .arg(&folder)
-        .args(["--metrics", &addr])
-        .spawn();
+    let mut child = serving(&spec, &folder, &addr).spawn();
     let bodies = scrape_while(&mut child, &addr);
-    let out = child.wait_with_output().expect("rigel ran");
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(child);
     let dir = s.join("scrapes");
     std::fs::create_dir(&dir).expect("scrapes folder");
     for (i, b) in bodies.iter().enumerate() {

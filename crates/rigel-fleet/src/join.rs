@@ -12,7 +12,8 @@ use rigel_runner::{Job, Starts};
 use std::path::Path;
 use std::time::Duration;
 
-/// After the schedule's last point, how long rank 0 waits for the other ranks' folders to finish.
+/// After the schedule's last point, how long rank 0 waits by default for the other ranks'
+/// folders to finish (`--finish-grace`).
 pub const FINISH_GRACE: Duration = Duration::from_secs(10);
 
 /// A rank's job on the fleet's schedule.
@@ -45,19 +46,20 @@ pub fn join(
 }
 
 /// After `rank` ran its part: marks it done; rank 0, when it is to merge, then waits for the other
-/// ranks it scheduled (until the schedule's end and [`FINISH_GRACE`]). The ranks that did not
-/// finish in time.
+/// ranks it scheduled (until the schedule's end and `grace`, [`FINISH_GRACE`] unless the user
+/// says). The ranks that did not finish in time.
 pub fn leave(
     fleet: &Path,
     rank: &Rank,
     agreed: &Agreed,
     to_merge: bool,
+    grace: Duration,
 ) -> Result<Vec<u32>, FleetError> {
     mark_done(fleet, rank.rank)?;
     if rank.rank != 0 || !to_merge {
         return Ok(Vec::new());
     }
-    let until = agreed.t0 + agreed.slot * agreed.points.len() as u32 + FINISH_GRACE;
+    let until = agreed.t0 + agreed.slot * agreed.points.len() as u32 + grace;
     let others: Vec<u32> = agreed.ready.iter().copied().filter(|r| *r != 0).collect();
     Ok(wait_done(fleet, &others, agreed.t0 - super::MARGIN, until))
 }

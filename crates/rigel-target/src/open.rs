@@ -397,6 +397,20 @@ fn target_info(path: &Path, probe: &Probe, size: u64, created_by_rigel: bool) ->
     }
 }
 
+/// The spec `text` checked as the binary checks it, and its plan: for the refusal tests, which
+/// build their specs as text.
+#[cfg(test)]
+pub(crate) fn checked_spec(text: &str) -> (rigel_spec::Spec, RunPlan) {
+    let c = rigel_plan::check(
+        rigel_spec::SpecInput::Text { name: "t", text },
+        &[],
+        2,
+        &rigel_spec::Builtins::single(),
+    )
+    .unwrap_or_else(|d| panic!("{}", d.render(false)));
+    (c.loaded.spec, c.plan.expect("a runnable spec"))
+}
+
 /// A plan over `targets` with one random-read class per size, for tests.
 #[cfg(test)]
 pub(crate) fn test_plan(

@@ -160,22 +160,11 @@ mod tests {
     }
 
     fn checked(engine: &str) -> (Spec, RunPlan) {
-        let text = format!(
+        crate::open::checked_spec(&format!(
             "[[target]]\npath = \"/dev/ng0n1\"\ndestructive = true\n[class.small]\nsize = \
              \"4KiB\"\nmix = \"read\"\nengine = \"{engine}\"\n[matrix]\nshape = \"point\"\n\
              small = \"1\"\n"
-        );
-        let c = rigel_plan::check(
-            rigel_spec::SpecInput::Text {
-                name: "t",
-                text: &text,
-            },
-            &[],
-            2,
-            &rigel_spec::Builtins::single(),
-        )
-        .unwrap_or_else(|d| panic!("{}", d.render(false)));
-        (c.loaded.spec, c.plan.expect("runnable"))
+        ))
     }
 
     #[test]

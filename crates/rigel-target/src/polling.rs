@@ -76,22 +76,11 @@ mod tests {
     use super::*;
 
     fn checked(polled: bool) -> (Spec, RunPlan) {
-        let text = format!(
+        crate::open::checked_spec(&format!(
             "[[target]]\npath = \"/dev/fast\"\ndestructive = true\n[[target]]\npath = \
              \"/dev/slow\"\ndestructive = true\n[run]\npolled = {polled}\n[class.small]\nsize = \
              \"4KiB\"\nmix = \"read\"\n[matrix]\nshape = \"point\"\nsmall = \"1\"\n"
-        );
-        let c = rigel_plan::check(
-            rigel_spec::SpecInput::Text {
-                name: "t",
-                text: &text,
-            },
-            &[],
-            2,
-            &rigel_spec::Builtins::single(),
-        )
-        .unwrap_or_else(|d| panic!("{}", d.render(false)));
-        (c.loaded.spec, c.plan.expect("runnable"))
+        ))
     }
 
     fn polls(path: &Path) -> Polls {

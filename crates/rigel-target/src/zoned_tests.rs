@@ -9,18 +9,7 @@ const MANAGED: Zones = Zones {
     max_active: None,
 };
 
-/// The spec `text` (targets `/dev/zns` and `/dev/plain`) and its plan.
-fn checked(text: &str) -> (Spec, RunPlan) {
-    let c = rigel_plan::check(
-        rigel_spec::SpecInput::Text { name: "t", text },
-        &[],
-        2,
-        &rigel_spec::Builtins::single(),
-    )
-    .unwrap_or_else(|d| panic!("{}", d.render(false)));
-    let plan = c.plan.expect("a runnable spec");
-    (c.loaded.spec, plan)
-}
+use crate::open::checked_spec as checked;
 
 fn refusals(text: &str, model: ZoneModel) -> Vec<SpecError> {
     let (spec, plan) = checked(text);

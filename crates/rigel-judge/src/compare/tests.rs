@@ -392,17 +392,21 @@ fn host_changed(iops: f64, cpu: f64) -> RunComparison {
     compare(&base, &new, &CompareOptions::default())
 }
 
+/// Every point's IOPS line of `c`.
+fn iops_changes(c: &RunComparison) -> Vec<&MetricChange> {
+    c.points
+        .iter()
+        .flat_map(|p| &p.metrics)
+        .filter(|m| m.stat == "iops")
+        .collect()
+}
+
 #[test]
 fn a_change_the_host_explains_is_inconclusive_with_both_cpu_figures() {
     // 30% fewer IOPS while rigel burned twice the CPU per second: 2.9× the CPU per I/O, which
     // explains up to 65% fewer.
     let c = host_changed(0.7, 2.0);
-    let iops: Vec<&MetricChange> = c
-        .points
-        .iter()
-        .flat_map(|p| &p.metrics)
-        .filter(|m| m.stat == "iops")
-        .collect();
+    let iops = iops_changes(&c);
     assert!(!iops.is_empty());
     for m in &iops {
         assert_eq!(m.verdict, Change::Inconclusive, "{m:?}");
@@ -439,12 +443,7 @@ fn storage_that_slowed_leaves_rigel_idle_and_is_not_the_host() {
     // A twentieth of the I/Os with 75% of the CPU per second (its fixed costs, polling): each
     // I/O 15× as dear, which would explain the drop, but rigel less busy: the storage.
     let c = host_changed(0.05, 0.75);
-    let iops: Vec<&MetricChange> = c
-        .points
-        .iter()
-        .flat_map(|p| &p.metrics)
-        .filter(|m| m.stat == "iops")
-        .collect();
+    let iops = iops_changes(&c);
     assert!(
         iops.iter()
             .all(|m| m.verdict == Change::Regressed && m.host.is_none()),
