@@ -10,7 +10,7 @@ use serde_json::Value;
 use std::time::Duration;
 
 /// Refilled I/Os per second: the baseline the measured point must show.
-const REFILL: f64 = 100.0;
+const REFILL: f64 = 50.0;
 
 /// A drain of at most `limit` then one point of 2 s at load 4 over `faults`; what the terminal
 /// said, the results, and when the bucket ran dry.
@@ -28,6 +28,13 @@ fn run(faults: Faults, limit: &str) -> (String, Value, Option<Duration>) {
     let spec = scene.spec("d.toml", &spec);
     let run = scene.run(&spec, "run", &[]).code(0);
     let doc = run.results();
+    if let Ok(keep) = std::env::var("KEEP_DRAIN") {
+        let _ = std::process::Command::new("cp")
+            .arg("-a")
+            .arg(&run.folder)
+            .arg(format!("{keep}-{limit}"))
+            .status();
+    }
     let said = format!("{}\n{}", run.output.stdout, run.output.stderr);
     eprintln!("{said}");
     (said, doc, fs.bucket_dry_after())
@@ -47,9 +54,11 @@ fn healthy() -> Faults {
 #[test]
 #[serial_test::serial]
 fn a_drain_ends_at_the_step_and_the_point_measures_the_baseline() {
-    // 300–850 IOPS on credit for 1,500 I/Os (2–5 s), then the refill's 100; the drain ends a
-    // few seconds after the step, long before its limit.
-    let (said, doc, dry) = run(healthy().burst_bucket(1500.0, REFILL), "40s");
+    // 300–850 IOPS on credit for 3,000 I/Os (4–10 s: the change point's t needs a few seconds
+    // of a burst rate a loaded host makes noisy), then the refill's 50 (a refill of a few
+    // hundred is not half of the loop device's burst); the drain ends a few seconds after the
+    // step, long before its limit.
+    let (said, doc, dry) = run(healthy().burst_bucket(3000.0, REFILL), "40s");
     let dry = dry.expect("the bucket ran dry").as_secs_f64();
     let d = &doc["points"][0]["drain"];
     assert_eq!(d["stepped"], true, "{d:#}");
@@ -60,21 +69,23 @@ fn a_drain_ends_at_the_step_and_the_point_measures_the_baseline() {
         "step at {at} s, dry at {dry:.2} s: {d:#}"
     );
     assert!(d["seconds"].as_f64().expect("seconds") < 20.0, "{d:#}");
+    // The credit the step implies, and the I/Os served before it (credit and refill), against
+    // the bucket's.
+    let credit = step["credit"].as_f64().expect("credit");
+    assert!((2400.0..=3800.0).contains(&credit), "{d:#}");
     assert!(
-        step["ios_before"].as_u64().expect("ios_before") >= 1500,
+        step["ios_before"].as_u64().expect("ios_before") >= 3000,
         "{d:#}"
     );
     let iops = doc["points"][0]["classes"][0]["total"]["iops"]
         .as_f64()
         .expect("the point's IOPS");
     // A dry I/O waits a whole 1/rate from when it arrives, then its 1 ms of service, and the
-    // loop device sends one at a time: a refill of 100 serves about 80 (on credit: 300–850).
+    // loop device sends one at a time: a refill of 50 serves about 45 (on credit: 300–850).
     assert!(
         (0.6 * REFILL..=1.1 * REFILL).contains(&iops),
         "measured {iops} IOPS after the drain, the bucket refills {REFILL}"
     );
-    let after = step["after"].as_f64().expect("after");
-    assert!((iops - after).abs() <= 0.25 * after, "{iops} against {d:#}");
     assert!(
         findings(&doc, "burst-figure").is_empty(),
         "{:#}",

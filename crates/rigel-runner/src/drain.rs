@@ -88,8 +88,13 @@ pub(super) fn drain(
         }
     }
     let record = watch.record(step, seconds, limit, ctl.live.total().0);
+    let then = if record.stepped {
+        "measuring the baseline"
+    } else {
+        "measuring (the figures may still be on credit)"
+    };
     obs.message(Message::Note(format!(
-        "drain: {} ({seconds:.1} s)",
+        "drain: {} in {seconds:.1} s; {then}",
         record.summary
     )));
     Ok(record)

@@ -15,6 +15,9 @@ pub struct DrainRecord {
     pub stepped: bool,
     /// I/Os it completed, all told.
     pub ios: u64,
+    /// Its IOPS in each second, in order (the series the step was seen in).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub iops: Vec<f64>,
     /// The step, when seen.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub step: Option<DrainStep>,

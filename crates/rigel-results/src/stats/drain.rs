@@ -76,7 +76,7 @@ impl Watch {
         let summary = match &step {
             Some(s) => format!(
                 "a burst bucket ran out after {} of drain ({} → {} IOPS, latency {} → {}; about \
-                 {} I/Os of credit): the figures are the baseline's",
+                 {} I/Os of credit)",
                 units::duration(Duration::from_secs_f64(s.at_s)),
                 units::thousands(s.before),
                 units::thousands(s.after),
@@ -94,6 +94,7 @@ impl Watch {
             limit_s: limit.as_secs_f64(),
             stepped: step.is_some(),
             ios,
+            iops: self.secs.iter().map(|s| s.iops).collect(),
             step,
             summary,
         }
