@@ -28,13 +28,6 @@ fn run(faults: Faults, limit: &str) -> (String, Value, Option<Duration>) {
     let spec = scene.spec("d.toml", &spec);
     let run = scene.run(&spec, "run", &[]).code(0);
     let doc = run.results();
-    if let Ok(keep) = std::env::var("KEEP_DRAIN") {
-        let _ = std::process::Command::new("cp")
-            .arg("-a")
-            .arg(&run.folder)
-            .arg(format!("{keep}-{limit}"))
-            .status();
-    }
     let said = format!("{}\n{}", run.output.stdout, run.output.stderr);
     eprintln!("{said}");
     (said, doc, fs.bucket_dry_after())
