@@ -122,12 +122,12 @@ pub(super) fn drained(view: &ResultsView) -> Vec<u32> {
 }
 
 /// A drain that ended at its limit: the measured figures may still be on credit.
-pub(super) fn limit_warning(view: &ResultsView) -> Option<super::Warning> {
+pub(super) fn limit_warning(view: &ResultsView) -> Option<super::warning::Warning> {
     let (point, d) = drain_of(view.points.iter().map(|p| p.result))?;
     if d.stepped {
         return None;
     }
-    Some(super::Warning {
+    Some(super::warning::Warning {
         kind: "drain-limit",
         point: Some(point),
         points: vec![point],
