@@ -100,6 +100,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 paused: None,
                 fleet: None,
                 steady: None,
+                drain: None,
                 devices: Vec::new(),
                 integrity: None,
                 engines: Vec::new(),

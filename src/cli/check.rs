@@ -35,6 +35,9 @@ pub fn run(a: &CheckArgs) -> i32 {
                     let n = plan.points.len();
                     let points = if n == 1 { "point" } else { "points" };
                     outln!("{}: ok ({n} {points})", path.display());
+                    if let Some(d) = &plan.drain {
+                        outln!("  drain: {}", d.describe(plan.points.first()));
+                    }
                     specs::warn_targets(&plan);
                 }
             }

@@ -174,6 +174,9 @@ fn write_header(out: &mut impl Write, plan: &RunPlan) -> io::Result<()> {
     if let Some(p) = &plan.precondition {
         writeln!(out, "  fill       precondition: {}", p.describe())?;
     }
+    if let Some(d) = &plan.drain {
+        writeln!(out, "  drain      {}", d.describe(plan.points.first()))?;
+    }
     if let Some(s) = &plan.steady {
         writeln!(out, "  steady     {}", s.describe())?;
     }

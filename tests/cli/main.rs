@@ -19,6 +19,7 @@ mod compare;
 mod compare_answers;
 mod data_content;
 mod devices;
+mod drain;
 mod durability;
 mod ecosystem;
 mod engines;

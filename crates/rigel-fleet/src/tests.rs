@@ -56,6 +56,7 @@ fn rank(fleet: &Path, rank: u32, plan: &RunPlan, ids: &[u32], lag_ms: u64, slow:
                 paused: None,
                 fleet: None,
                 steady: None,
+                drain: None,
                 devices: Vec::new(),
                 integrity: None,
                 engines: Vec::new(),

@@ -26,6 +26,7 @@ pub fn compile(spec: &Spec, cores: u64) -> Result<RunPlan, Vec<SpecError>> {
     let combos = sweep_combos(spec, volume, &mut errors);
     let precondition = super::conditioning::compile_precondition(spec, &mut errors);
     let steady = super::conditioning::compile_steady(spec, &mut errors);
+    let drain = super::drain::compile_drain(spec, &mut errors);
     if !errors.is_empty() {
         return Err(errors);
     }
@@ -151,6 +152,7 @@ pub fn compile(spec: &Spec, cores: u64) -> Result<RunPlan, Vec<SpecError>> {
         points,
         search,
         precondition,
+        drain,
         steady,
         cpus: spec.run.cpus.as_ref().map(|c| c.value.clone()),
     })

@@ -12,6 +12,7 @@ mod conditioning;
 #[cfg(test)]
 mod conditioning_tests;
 mod dialect;
+mod drain;
 mod engine_rule;
 pub mod fast_rng;
 pub mod limits;
@@ -34,6 +35,7 @@ pub use check::{Checked, check, check_loaded};
 pub use compile::compile;
 pub use conditioning::CLASS as PRECONDITION_CLASS;
 pub use dialect::Dialect;
+pub use drain::MIN_LIMIT as MIN_DRAIN;
 pub use limits::{MAX_OUTSTANDING, MAX_POINTS};
 pub use matrix::LISTED_IDLE_CLASSES;
 pub use model::*;

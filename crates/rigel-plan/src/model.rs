@@ -36,6 +36,9 @@ pub struct RunPlan {
     /// `[precondition]`: the fill before the first point.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub precondition: Option<PreconditionPlan>,
+    /// `[drain]`: the first point's workload until a burst bucket runs out, before measuring.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drain: Option<DrainPlan>,
     /// `run.steady`: every point repeats rounds until steady, then measures.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steady: Option<SteadyPlan>,
@@ -334,6 +337,13 @@ pub struct PreconditionPlan {
     /// when the targets open).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bytes: Option<u64>,
+}
+
+/// The drain before the first point: its workload until a sustained step down, at most
+/// `limit_ms`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DrainPlan {
+    pub limit_ms: u64,
 }
 
 /// The steady-state rule (SNIA PTS): rounds of the point until the last `rounds` values of

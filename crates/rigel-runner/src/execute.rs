@@ -9,7 +9,7 @@ use super::observer::{Message, Observer, TICK};
 use super::options::Options;
 use super::outcome::{Ended, Ran, RunError, is_failed};
 use super::schedule::wait_until;
-use super::{conditioning, search};
+use super::{conditioning, drain, search};
 use rigel_exec::{self as exec, ExecError, ExecTarget, LiveCounters, PointControl, Reuse};
 use rigel_plan::{DataPoint, RunPlan};
 use rigel_record::{self as record, FolderLock, RunFolder, RunHeader};
@@ -284,9 +284,25 @@ fn run_points(
         {
             return Ended::Interrupted;
         }
+        // The drain runs before the run's first point (again on a resume that has none yet).
+        let drained = match plan.drain.as_ref().filter(|_| i == 0 && done.is_empty()) {
+            Some(d) => {
+                let on = (rig.targets.as_slice(), &rig.volume.volume);
+                match drain::drain(d, point, &plan.run, on, &ctl, obs) {
+                    Ok(record) => Some(record),
+                    Err(ExecError::Interrupted) => return Ended::Interrupted,
+                    Err(e) => {
+                        obs.message(Message::Error(format!("drain: {e}")));
+                        return Ended::Failed;
+                    }
+                }
+            }
+            None => None,
+        };
         obs.point_started(i, point);
         let result = measure(rig, plan, point, &ctl, obs).map(|mut r| {
             r.placement = Some(rig.placed.record(r.placement.take()));
+            r.drain = drained;
             r
         });
         if !notes_said {

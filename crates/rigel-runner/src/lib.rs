@@ -9,6 +9,7 @@
 mod conditioning;
 #[cfg(test)]
 mod conditioning_tests;
+mod drain;
 mod execute;
 mod finish;
 mod job;

@@ -91,6 +91,7 @@ pub fn schema() -> Value {
         "precondition".into(),
         object(keys::PRECONDITION, table_doc("precondition")),
     );
+    top.insert("drain".into(), object(keys::DRAIN, table_doc("drain")));
     json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "rigel spec",

@@ -332,6 +332,13 @@ pub const PRECONDITION: &[Key] = &[
     ),
 ];
 
+pub const DRAIN: &[Key] = &[key(
+    "limit",
+    Kind::Duration,
+    Some("40m"),
+    "The drain's longest time: it ends sooner when the throughput steps down and stays down (a burst bucket ran out); at the limit the measured figures may still be on credit (5s to 24h)",
+)];
+
 pub const CLASS: &[Key] = &[
     key(
         "size",
@@ -561,6 +568,10 @@ pub const TABLES: &[(&str, &str)] = &[
     (
         "precondition",
         "Preconditioning (SNIA PTS): write the whole volume `passes` times before the first point",
+    ),
+    (
+        "drain",
+        "Drain a burst bucket before measuring: run the first point's workload, unrecorded, until its throughput steps down and stays down (or `limit`)",
     ),
 ];
 

@@ -7,6 +7,7 @@ mod answers;
 mod conditioning;
 mod copy;
 mod diag;
+mod drain;
 mod engine;
 mod expect;
 pub mod json_schema;

@@ -49,6 +49,8 @@ pub struct Spec {
     pub search: Option<SearchSpec>,
     /// `[precondition]`: fill the volume before the first point.
     pub precondition: Option<PreconditionSpec>,
+    /// `[drain]`: run until a burst bucket runs out before the first point.
+    pub drain: Option<DrainSpec>,
 }
 
 #[derive(Clone, Debug)]
@@ -348,6 +350,15 @@ pub struct PreconditionSpec {
     /// How long one pass may take before the run fails (a pass never ends part-written).
     pub pass_limit: Sp<Duration>,
     /// The `[precondition]` table, for errors about it as a whole.
+    pub loc: Loc,
+}
+
+/// `[drain]`: the first point's workload, unrecorded, until a sustained step down in its
+/// throughput (a burst bucket ran out) or `limit`.
+#[derive(Clone, Debug)]
+pub struct DrainSpec {
+    pub limit: Sp<Duration>,
+    /// The `[drain]` table, for errors about it as a whole.
     pub loc: Loc,
 }
 

@@ -465,6 +465,7 @@ pub(crate) fn test_plan(
         answers: Vec::new(),
         search: None,
         precondition: None,
+        drain: None,
         steady: None,
         cpus: None,
     }

@@ -245,6 +245,7 @@ pub(super) fn assemble(
         paused,
         fleet: None,
         steady: None,
+        drain: None,
         devices: Vec::new(),
         integrity: None,
         engines: Vec::new(),

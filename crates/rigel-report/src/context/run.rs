@@ -48,6 +48,9 @@ pub struct RunView {
     /// What each writing class's writes carried (`w: fresh random bytes …`), or that the
     /// document predates the record; empty for a run that does not write.
     pub write_data: Vec<String>,
+    /// `[drain]`: what the drain before the first point saw (a burst bucket running out, or its
+    /// limit), empty for a run without one.
+    pub drain: String,
 }
 
 pub fn run_view(view: &ResultsView) -> RunView {
@@ -86,6 +89,7 @@ pub fn run_view(view: &ResultsView) -> RunView {
             .map(engines::placement_text)
             .unwrap_or_default(),
         write_data: write_data(doc),
+        drain: drain(doc.points()),
     }
 }
 
@@ -109,6 +113,25 @@ fn write_data(doc: &rigel_results::ResultsDoc) -> Vec<String> {
         .iter()
         .map(|d| format!("{}: {}", d.class, d.text))
         .collect()
+}
+
+/// The drain in words: measured after the bucket ran out, or after a limit that came first.
+fn drain(points: &[rigel_results::PointResult]) -> String {
+    let Some((point, d)) = rigel_results::stats::drain::drain_of(points) else {
+        return String::new();
+    };
+    let ran = rigel_expr::units::duration(std::time::Duration::from_secs_f64(d.seconds));
+    if d.stepped {
+        format!(
+            "{}: the figures from point {point} on are the baseline's, measured after it (drained for {ran})",
+            d.summary
+        )
+    } else {
+        format!(
+            "{}: the measured figures may still be on a burst bucket's credit",
+            d.summary
+        )
+    }
 }
 
 /// The serde name of a unit enum variant (`concat`, `basic`).

@@ -5,6 +5,7 @@ mod answer;
 mod device;
 mod doc;
 mod doc_access;
+mod drain_record;
 mod engine;
 mod integrity;
 mod journal_check;
@@ -21,6 +22,7 @@ pub use doc::{
     FleetHost, FleetInfo, HostInfo, ResultsDoc, RunHeader, SearchRecord, SearchTrial, TargetEnv,
     TargetInfo,
 };
+pub use drain_record::{DrainRecord, DrainStep};
 pub use engine::{DeviceQueues, EngineRecord, Placement};
 pub use integrity::{
     Corruption, CorruptionCounts, CorruptionKind, FIRST_CORRUPTIONS, FoundHeader, IntegrityResult,

@@ -38,6 +38,10 @@ pub struct PointResult {
     /// `run.steady`: the rounds before the measured run, and whether they reached steady state.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steady: Option<SteadyRecord>,
+    /// `[drain]`: the phase run before this point (the run's first measured one) until a burst
+    /// bucket ran out, or its limit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drain: Option<super::DrainRecord>,
     /// The block devices under the targets, their kernel counters over the window (none for
     /// targets on tmpfs or FUSE, and in a fleet's merged point, whose hosts' devices differ).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

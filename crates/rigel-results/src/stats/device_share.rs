@@ -180,6 +180,7 @@ mod tests {
             paused: None,
             fleet: None,
             steady: None,
+            drain: None,
             devices: vec![DeviceWindow {
                 name: "vdb".into(),
                 reads: dev_reads,

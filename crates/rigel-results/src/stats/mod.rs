@@ -5,6 +5,7 @@
 mod burst_across;
 mod burst_step;
 mod device_share;
+pub mod drain;
 pub mod engines;
 mod lateness;
 mod paced;

@@ -135,7 +135,12 @@ pub fn volume_findings(view: &ResultsView, cfg: &ValidityConfig) -> Vec<Warning>
             message: cap.message.clone(),
             evidence: Some(super::warning::Evidence::RateCap(cap)),
         });
-    let steps = super::burst_across::burst_steps(view);
+    let mut steps = super::burst_across::burst_steps(view);
+    // Points measured after a drain that saw its bucket run out are the baseline's.
+    let drained = super::drain::drained(view);
+    for b in &mut steps {
+        b.on_credit.retain(|p| !drained.contains(p));
+    }
     // After the steps: a figure taken on credit, beside each answer taken at one of its points.
     let on_credit: Vec<Warning> = steps
         .iter()
@@ -167,7 +172,8 @@ pub fn volume_findings(view: &ResultsView, cfg: &ValidityConfig) -> Vec<Warning>
             evidence: Some(super::warning::Evidence::BurstStep(b)),
         }
     });
-    caps.chain(steps).chain(on_credit).collect()
+    let drain = super::drain::limit_warning(view);
+    caps.chain(steps).chain(on_credit).chain(drain).collect()
 }
 
 /// Points in whose window rigel itself did not run (a stopped process, a paused VM, a starved

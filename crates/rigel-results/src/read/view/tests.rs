@@ -66,6 +66,7 @@ fn point(id: u32, params: ClassLoad, ios: u64, lat_ns: u64, ok: bool) -> PointRe
         paused: None,
         fleet: None,
         steady: None,
+        drain: None,
         devices: Vec::new(),
         integrity: None,
         engines: Vec::new(),

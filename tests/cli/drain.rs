@@ -1,0 +1,111 @@
+//! `[drain]` on a real target: a FUSE file (tests/support/faultfs.rs) that serves at full speed
+//! on a token bucket's credit, then at its refill rate, read through a loop device. The drain runs
+//! the first point's load until the step, so the measured point holds the refill rate and no
+//! figure is marked a burst figure; on the same file without a bucket the drain runs to its limit
+//! and a warning says the figures may still be on credit.
+
+use super::faults::faultfs::{self, Faults};
+use super::scenario::{Scenario, Spec};
+use serde_json::Value;
+use std::time::Duration;
+
+/// Refilled I/Os per second: the baseline the measured point must show.
+const REFILL: f64 = 50.0;
+
+/// A drain of at most `limit` then one point of 2 s at load 4 over `faults`; what the terminal
+/// said, the results, and when the bucket ran dry.
+fn run(faults: Faults, limit: &str) -> (String, Value, Option<Duration>) {
+    let fs = faultfs::mounted(faults);
+    let dev = fs.loop_device().expect("a loop device over the FUSE file");
+    let scene = Scenario::new();
+    let spec = Spec::default()
+        .target(&dev.dev, &[])
+        .set("run.duration", "2s")
+        .set("run.warmup", "0s")
+        .set("class.rd.size", "4KiB")
+        .set("matrix.rd", "4")
+        .set("drain.limit", limit);
+    let spec = scene.spec("d.toml", &spec);
+    let run = scene.run(&spec, "run", &[]).code(0);
+    let doc = run.results();
+    let said = format!("{}\n{}", run.output.stdout, run.output.stderr);
+    eprintln!("{said}");
+    (said, doc, fs.bucket_dry_after())
+}
+
+fn findings<'d>(doc: &'d Value, kind: &str) -> Vec<&'d Value> {
+    doc["findings"]
+        .as_array()
+        .map(|a| a.iter().filter(|f| f["kind"] == kind).collect())
+        .unwrap_or_default()
+}
+
+fn healthy() -> Faults {
+    Faults::new(16 << 20).service_time(Duration::from_millis(1), Some(4))
+}
+
+#[test]
+#[serial_test::serial]
+fn a_drain_ends_at_the_step_and_the_point_measures_the_baseline() {
+    // 300–850 IOPS on credit for 3,000 I/Os (4–10 s: the change point's t needs a few seconds
+    // of a burst rate a loaded host makes noisy), then the refill's 50 (a refill of a few
+    // hundred is not half of the loop device's burst); the drain ends a few seconds after the
+    // step, long before its limit.
+    let (said, doc, dry) = run(healthy().burst_bucket(3000.0, REFILL), "40s");
+    let dry = dry.expect("the bucket ran dry").as_secs_f64();
+    let d = &doc["points"][0]["drain"];
+    assert_eq!(d["stepped"], true, "{d:#}");
+    let step = &d["step"];
+    let at = step["at_s"].as_f64().expect("at_s");
+    assert!(
+        (at - dry).abs() <= 1.5,
+        "step at {at} s, dry at {dry:.2} s: {d:#}"
+    );
+    assert!(d["seconds"].as_f64().expect("seconds") < 20.0, "{d:#}");
+    // The credit the step implies, and the I/Os served before it (credit and refill), against
+    // the bucket's.
+    let credit = step["credit"].as_f64().expect("credit");
+    assert!((2000.0..=4500.0).contains(&credit), "{d:#}");
+    assert!(
+        step["ios_before"].as_u64().expect("ios_before") >= 3000,
+        "{d:#}"
+    );
+    let iops = doc["points"][0]["classes"][0]["total"]["iops"]
+        .as_f64()
+        .expect("the point's IOPS");
+    // A dry I/O waits a whole 1/rate from when it arrives, then its 1 ms of service, and the
+    // loop device sends one at a time: a refill of 50 serves about 45; the credit refilled
+    // between the drain's end and the point's start (setting it up) is spent at the point's
+    // start, a few I/Os more. On credit it would be 300–850.
+    assert!(
+        (0.6 * REFILL..=1.4 * REFILL).contains(&iops),
+        "measured {iops} IOPS after the drain, the bucket refills {REFILL}"
+    );
+    assert!(
+        findings(&doc, "burst-figure").is_empty(),
+        "{:#}",
+        doc["findings"]
+    );
+    assert!(
+        findings(&doc, "drain-limit").is_empty(),
+        "{:#}",
+        doc["findings"]
+    );
+    assert!(said.contains("a burst bucket ran out after"), "{said}");
+}
+
+#[test]
+#[serial_test::serial]
+fn a_drain_without_a_bucket_runs_to_its_limit_and_says_so() {
+    let (said, doc, dry) = run(healthy(), "5s");
+    assert_eq!(dry, None);
+    let d = &doc["points"][0]["drain"];
+    assert_eq!(d["stepped"], false, "{d:#}");
+    assert!(d["seconds"].as_f64().expect("seconds") >= 5.0, "{d:#}");
+    let w = findings(&doc, "drain-limit");
+    assert_eq!(w.len(), 1, "{:#}", doc["findings"]);
+    assert!(
+        said.contains("may still be on a burst bucket's credit"),
+        "{said}"
+    );
+}
