@@ -129,7 +129,11 @@ fn options_rigel_does_not_do_are_refused_at_their_line() {
             6,
             "fio option `startdelay` is not translated",
         ),
-        ("rw=randtrim\n", 5, "rw=randtrim: rigel issues no trims"),
+        (
+            "rw=trimwrite\n",
+            5,
+            "rw=trimwrite: rigel does not pair a trim with a write of the same block",
+        ),
         (
             "ioengine=null\n",
             5,
@@ -229,6 +233,43 @@ fn fio_json_reads_back(dir: &Path) {
     }
 }
 
+/// fio's `rw=trim` and `randtrim` are trim classes (sequential and random discards of the job's
+/// trim size, `bs`'s third value, else its second), on a target that needs a write's consent.
+#[test]
+#[serial_test::parallel]
+fn trim_modes_translate_to_trim_classes() {
+    let s = Scenario::new();
+    let target = s.file("t.img", 1 << 20);
+    let file = job(
+        &s,
+        "trims.fio",
+        "[global]\nruntime=1\nioengine=io_uring\n\n[seq]\nrw=trim\nbs=4k,64k\n\n\
+         [rnd]\nrw=randtrim\nbs=4k,8k,16k\n",
+    );
+    let out = rigel()
+        .arg("fio")
+        .arg(&file)
+        .args(["--set", &format!("filename={}", target.display())])
+        .arg("--to-spec")
+        .run()
+        .code(0);
+    let spec = &out.stdout;
+    for line in [
+        "mix = \"trim\"   # rw=trim",
+        "access = \"sequential\"   # rw=trim",
+        "size = \"64KiB\"   # bs=4k,64k",
+        "mix = \"trim\"   # rw=randtrim",
+        "access = \"random\"   # rw=randtrim",
+        "size = \"16KiB\"   # bs=4k,8k,16k",
+        "destructive = true",
+    ] {
+        assert!(spec.contains(line), "{line:?} not in\n{spec}");
+    }
+    let saved = s.join("trims.toml");
+    std::fs::write(&saved, spec).expect("spec saved");
+    rigel().arg("check").arg(&saved).run().code(0);
+}
+
 #[test]
 #[serial_test::parallel]
 fn every_rw_mode_runs_on_a_loop_device() {
@@ -316,6 +357,17 @@ fn device_ios(dev: &str) -> (u64, u64) {
     (f[0], f[4])
 }
 
+/// Discards the block device has completed and the sectors they covered (fields 12 and 14).
+fn device_discards(dev: &str) -> (u64, u64) {
+    let name = dev.trim_start_matches("/dev/");
+    let stat = std::fs::read_to_string(format!("/sys/block/{name}/stat")).expect("device stat");
+    let f: Vec<u64> = stat
+        .split_whitespace()
+        .map(|v| v.parse().expect("a counter"))
+        .collect();
+    (f[11], f[13])
+}
+
 fn run_fio(dev: &str, args: &[String]) -> Value {
     let out = std::process::Command::new("fio")
         .arg(format!("--filename={dev}"))
@@ -333,7 +385,8 @@ fn run_fio(dev: &str, args: &[String]) -> Value {
 
 /// What fio does, rigel does, at the device: for each rw mode at QD 1 and 32, the same job file
 /// run by fio and by `rigel fio` on one loop device sends the device the same requests per I/O
-/// (no merging or splitting either tool's alone) and the same read share. Their IOPS are printed
+/// (no merging or splitting either tool's alone) and the same read share; for `trim` and
+/// `randtrim`, the same discards per trim, each of the job's 4 KiB. Their IOPS are printed
 /// beside, not compared: on a loop device over memory both tools are the limit, and a debug build
 /// of rigel against a release fio would be a comparison of builds; IOPS side by side with fio is
 /// `benches/`' (README there), on release builds.
@@ -390,6 +443,40 @@ fn rigel_fio_and_fio_agree_on_a_loop_device() {
                 report.join("\n")
             );
         }
+    }
+    // Trims: each tool's discards, read from the device's counters around its run, per trim it
+    // counted (rigel's window leaves out the few of its edges: within 5%), of the same sectors.
+    for rw in ["trim", "randtrim"] {
+        let text = format!(
+            "[global]\nioengine=io_uring\ndirect=1\nruntime=1\ntime_based\nbs=4k\n\
+             norandommap\n\n[j]\nrw={rw}\niodepth=4\n"
+        );
+        let file = job(&s, &format!("{rw}.fio"), &text);
+        let before = device_discards(dev.dev());
+        let fio = run_fio(dev.dev(), &[file.display().to_string()]);
+        let between = device_discards(dev.dev());
+        let doc = fio_on(dev.dev(), &file, &s.join(format!("run-{rw}")));
+        let after = device_discards(dev.dev());
+        let fio_trims = fio["jobs"][0]["trim"]["total_ios"].as_f64().unwrap_or(0.0);
+        let rigel_trims = doc["points"][0]["classes"][0]["trim"]["ios"]
+            .as_f64()
+            .unwrap_or(0.0);
+        let (fio_d, fio_s) = (between.0 - before.0, between.1 - before.1);
+        let (rigel_d, rigel_s) = (after.0 - between.0, after.1 - between.1);
+        let (fio_per, rigel_per) = (fio_d as f64 / fio_trims, rigel_d as f64 / rigel_trims);
+        report.push(format!(
+            "{rw}: fio {fio_trims} trims, {fio_per:.3} discards per trim; rigel {rigel_trims}, \
+             {rigel_per:.3}"
+        ));
+        assert!(
+            fio_trims > 100.0
+                && rigel_trims > 100.0
+                && (rigel_per / fio_per - 1.0).abs() <= 0.05
+                && fio_s == fio_d * 8
+                && rigel_s == rigel_d * 8,
+            "{}",
+            report.join("\n")
+        );
     }
     eprintln!("{}", report.join("\n"));
 }
