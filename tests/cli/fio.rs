@@ -71,7 +71,7 @@ fn to_spec_translates_fio_semantics_and_names_each_option() {
         .run()
         .code(0);
     let spec = &out.stdout;
-    for line in [
+    let lines = &[
         "duration = \"3s\"   # runtime=3 (",
         "direct = true   # direct=1 (",
         "workers = 3",
@@ -87,13 +87,8 @@ fn to_spec_translates_fio_semantics_and_names_each_option() {
         "compress = \"2.00:1\"   # buffer_compress_percentage=50",
         "oltp = \"8\"   # iodepth=8",
         "shape = \"point\"",
-    ] {
-        assert!(spec.contains(line), "{line:?} not in\n{spec}");
-    }
-    // The spec is one `rigel check` accepts.
-    let saved = s.join("mixed.toml");
-    std::fs::write(&saved, spec).expect("spec saved");
-    rigel().arg("check").arg(&saved).run().code(0);
+    ];
+    spec_has_and_checks(&s, spec, lines, "mixed.toml");
 }
 
 #[test]
@@ -254,7 +249,7 @@ fn trim_modes_translate_to_trim_classes() {
         .run()
         .code(0);
     let spec = &out.stdout;
-    for line in [
+    let lines = &[
         "mix = \"trim\"   # rw=trim",
         "access = \"sequential\"   # rw=trim",
         "size = \"64KiB\"   # bs=4k,64k",
@@ -262,10 +257,17 @@ fn trim_modes_translate_to_trim_classes() {
         "access = \"random\"   # rw=randtrim",
         "size = \"16KiB\"   # bs=4k,8k,16k",
         "destructive = true",
-    ] {
+    ];
+    spec_has_and_checks(&s, spec, lines, "trims.toml");
+}
+
+/// `--to-spec`'s `spec` holds each of `lines`, and is one `rigel check` accepts (saved as
+/// `name`).
+fn spec_has_and_checks(s: &Scenario, spec: &str, lines: &[&str], name: &str) {
+    for line in lines {
         assert!(spec.contains(line), "{line:?} not in\n{spec}");
     }
-    let saved = s.join("trims.toml");
+    let saved = s.join(name);
     std::fs::write(&saved, spec).expect("spec saved");
     rigel().arg("check").arg(&saved).run().code(0);
 }
