@@ -71,7 +71,7 @@ fn to_spec_translates_fio_semantics_and_names_each_option() {
         .run()
         .code(0);
     let spec = &out.stdout;
-    for line in [
+    let lines = &[
         "duration = \"3s\"   # runtime=3 (",
         "direct = true   # direct=1 (",
         "workers = 3",
@@ -87,13 +87,8 @@ fn to_spec_translates_fio_semantics_and_names_each_option() {
         "compress = \"2.00:1\"   # buffer_compress_percentage=50",
         "oltp = \"8\"   # iodepth=8",
         "shape = \"point\"",
-    ] {
-        assert!(spec.contains(line), "{line:?} not in\n{spec}");
-    }
-    // The spec is one `rigel check` accepts.
-    let saved = s.join("mixed.toml");
-    std::fs::write(&saved, spec).expect("spec saved");
-    rigel().arg("check").arg(&saved).run().code(0);
+    ];
+    spec_has_and_checks(&s, spec, lines, "mixed.toml");
 }
 
 #[test]
@@ -129,7 +124,11 @@ fn options_rigel_does_not_do_are_refused_at_their_line() {
             6,
             "fio option `startdelay` is not translated",
         ),
-        ("rw=randtrim\n", 5, "rw=randtrim: rigel issues no trims"),
+        (
+            "rw=trimwrite\n",
+            5,
+            "rw=trimwrite: rigel does not pair a trim with a write of the same block",
+        ),
         (
             "ioengine=null\n",
             5,
@@ -227,6 +226,50 @@ fn fio_json_reads_back(dir: &Path) {
             }
         }
     }
+}
+
+/// fio's `rw=trim` and `randtrim` are trim classes (sequential and random discards of the job's
+/// trim size, `bs`'s third value, else its second), on a target that needs a write's consent.
+#[test]
+#[serial_test::parallel]
+fn trim_modes_translate_to_trim_classes() {
+    let s = Scenario::new();
+    let target = s.file("t.img", 1 << 20);
+    let file = job(
+        &s,
+        "trims.fio",
+        "[global]\nruntime=1\nioengine=io_uring\n\n[seq]\nrw=trim\nbs=4k,64k\n\n\
+         [rnd]\nrw=randtrim\nbs=4k,8k,16k\n",
+    );
+    let out = rigel()
+        .arg("fio")
+        .arg(&file)
+        .args(["--set", &format!("filename={}", target.display())])
+        .arg("--to-spec")
+        .run()
+        .code(0);
+    let spec = &out.stdout;
+    let lines = &[
+        "mix = \"trim\"   # rw=trim",
+        "access = \"sequential\"   # rw=trim",
+        "size = \"64KiB\"   # bs=4k,64k",
+        "mix = \"trim\"   # rw=randtrim",
+        "access = \"random\"   # rw=randtrim",
+        "size = \"16KiB\"   # bs=4k,8k,16k",
+        "destructive = true",
+    ];
+    spec_has_and_checks(&s, spec, lines, "trims.toml");
+}
+
+/// `--to-spec`'s `spec` holds each of `lines`, and is one `rigel check` accepts (saved as
+/// `name`).
+fn spec_has_and_checks(s: &Scenario, spec: &str, lines: &[&str], name: &str) {
+    for line in lines {
+        assert!(spec.contains(line), "{line:?} not in\n{spec}");
+    }
+    let saved = s.join(name);
+    std::fs::write(&saved, spec).expect("spec saved");
+    rigel().arg("check").arg(&saved).run().code(0);
 }
 
 #[test]

@@ -3,7 +3,7 @@
 //! tests/support/faultfs.rs) a tool that holds its depth gets QD / service time whatever its
 //! build, so the two tools' IOPS, and the requests the device counted per second, must agree
 //! within 5%. On a loop device each tool's I/Os must reach the block layer as the same requests
-//! (none merged or split by one tool alone) with the same read share. Ignored: it needs fio (CI
+//! (none merged or split by one tool alone) with the same read share, and `trim`/`randtrim` as the same discards per trim. Ignored: it needs fio (CI
 //! installs it) and FUSE (root, /dev/fuse).
 
 use super::builder::{ahead_of_the_host, results, rigel};
@@ -36,6 +36,18 @@ fn job(s: &Scenario, rw: &str, qd: u32, runtime: &str) -> std::path::PathBuf {
 
 /// `fio JOB --filename=TARGET`: (IOPS, seconds it ran, read and write I/Os it counted).
 fn fio(target: &Path, job: &Path) -> (f64, f64, f64, f64) {
+    let j = fio_job(target, job);
+    let f = |v: &Value| v.as_f64().unwrap_or(0.0);
+    (
+        f(&j["read"]["iops"]) + f(&j["write"]["iops"]),
+        f(&j["job_runtime"]) / 1000.0,
+        f(&j["read"]["total_ios"]),
+        f(&j["write"]["total_ios"]),
+    )
+}
+
+/// `fio JOB --filename=TARGET`: its only job in fio's JSON.
+fn fio_job(target: &Path, job: &Path) -> Value {
     let out = std::process::Command::new("fio")
         .arg(format!("--filename={}", target.display()))
         .arg(job)
@@ -48,14 +60,7 @@ fn fio(target: &Path, job: &Path) -> (f64, f64, f64, f64) {
         String::from_utf8_lossy(&out.stderr)
     );
     let doc: Value = serde_json::from_slice(&out.stdout).expect("fio's JSON");
-    let j = &doc["jobs"][0];
-    let f = |v: &Value| v.as_f64().unwrap_or(0.0);
-    (
-        f(&j["read"]["iops"]) + f(&j["write"]["iops"]),
-        f(&j["job_runtime"]) / 1000.0,
-        f(&j["read"]["total_ios"]),
-        f(&j["write"]["total_ios"]),
-    )
+    doc["jobs"][0].clone()
 }
 
 /// `rigel fio JOB --set filename=TARGET` into `out`: its only point's results.json.
@@ -165,15 +170,58 @@ fn iops_on_a_device_of_fixed_service_time(s: &Scenario, fs: &FaultFs, failed: &m
     eprintln!("{}", lines.join("\n"));
 }
 
-/// Requests a block device has completed: (reads, writes), `/sys/block/NAME/stat` fields 1 and
-/// 5, read by the test (neither tool computes them).
-fn device_ios(name: &str) -> (f64, f64) {
+/// A block device's counters, `/sys/block/NAME/stat`, read by the test (neither tool computes
+/// them).
+fn device_stat(name: &str) -> Vec<f64> {
     let stat = std::fs::read_to_string(format!("/sys/block/{name}/stat")).expect("device stat");
-    let f: Vec<f64> = stat
-        .split_whitespace()
+    stat.split_whitespace()
         .map(|v| v.parse().expect("a counter"))
-        .collect();
+        .collect()
+}
+
+/// Requests a block device has completed: (reads, writes), fields 1 and 5.
+fn device_ios(name: &str) -> (f64, f64) {
+    let f = device_stat(name);
     (f[0], f[4])
+}
+
+/// Discards a block device has completed and the sectors they covered: fields 12 and 14.
+fn device_discards(name: &str) -> (f64, f64) {
+    let f = device_stat(name);
+    (f[11], f[13])
+}
+
+/// `trim` and `randtrim` on a loop device: each tool's discards, read from the device's counters
+/// around its run, per trim it counted (rigel's window leaves out the few at its edges: within
+/// 5%), each of the job's 4 KiB (8 sectors).
+fn same_discards_at_the_block_layer(s: &Scenario, failed: &mut Vec<String>) {
+    let dev = s.loop_device(256 << 20);
+    let mut lines = Vec::new();
+    for rw in ["trim", "randtrim"] {
+        let job = job(s, rw, 4, "1");
+        let before = device_discards(dev.name());
+        let fio_trims = figure(&fio_job(Path::new(dev.dev()), &job)["trim"]["total_ios"]);
+        let between = device_discards(dev.name());
+        let p = rigel_fio(Path::new(dev.dev()), &job, &s.join(format!("loop-{rw}")));
+        let after = device_discards(dev.name());
+        let rigel_trims = figure(&p["classes"][0]["trim"]["ios"]);
+        let (fio_d, fio_s) = (between.0 - before.0, between.1 - before.1);
+        let (rigel_d, rigel_s) = (after.0 - between.0, after.1 - between.1);
+        let (fio_per, rigel_per) = (fio_d / fio_trims, rigel_d / rigel_trims);
+        lines.push(format!(
+            "{rw}: fio {fio_trims} trims, {fio_per:.3} discards per trim; rigel {rigel_trims}, \
+             {rigel_per:.3}"
+        ));
+        let ok = fio_trims > 100.0
+            && rigel_trims > 100.0
+            && near(rigel_per, fio_per)
+            && fio_s == fio_d * 8.0
+            && rigel_s == rigel_d * 8.0;
+        if !ok {
+            failed.push(format!("{rw} on {}: discards per trim", dev.name()));
+        }
+    }
+    eprintln!("{}", lines.join("\n"));
 }
 
 /// On a loop device over memory (thousands of I/Os in half a second, so a share is exact to a
@@ -249,5 +297,6 @@ fn rigel_fio_and_fio_agree_on_a_device_of_fixed_service_time() {
         fs.peak_parallel()
     );
     same_requests_at_the_block_layer(&s, &mut failed);
+    same_discards_at_the_block_layer(&s, &mut failed);
     assert!(failed.is_empty(), "{failed:?}");
 }

@@ -105,8 +105,13 @@ fn line_col(text: &str, needle: &str) -> (usize, usize) {
 
 /// 4 KiB random I/O on the guest's namespace at `mix`, for 2 s at 4 outstanding.
 fn on_namespace(mix: &str) -> Spec {
+    on_device("/dev/nvme0n1", mix)
+}
+
+/// 4 KiB random I/O on `device` at `mix`, for 2 s at 4 outstanding.
+fn on_device(device: &str, mix: &str) -> Spec {
     Spec::named("nvme")
-        .destructive_target(Path::new("/dev/nvme0n1"))
+        .destructive_target(Path::new(device))
         .set("run.duration", "2s")
         .set("run.warmup", "0s")
         .set("class.small.size", "4KiB")
@@ -201,7 +206,7 @@ fn polled_on_namespace() -> Spec {
 /// A guest with `poll_queues` poll queues that reads the namespace's `io_poll`, then checks, plans
 /// and runs [`polled_on_namespace`] (`polled.toml`) into /tmp/p; the spec's path and text.
 fn polled_guest(poll_queues: &str) -> (Guest, (String, String)) {
-    let mut g = Guest::new(&["--poll-queues", poll_queues]);
+    let mut g = Guest::new(&["--poll-queues", poll_queues, "--bin", "/usr/sbin/nvme"]);
     let (path, text) = g.spec("polled.toml", &polled_on_namespace());
     g.step("io_poll", "cat /sys/block/nvme0n1/queue/io_poll");
     g.step("check", &format!("rigel check {path}"));
@@ -214,14 +219,64 @@ fn polled_guest(poll_queues: &str) -> (Guest, (String, String)) {
 }
 
 /// With poll queues (`io_poll` = 1), a polled run of reads and writes completes, verified, on a
-/// polled ring (the engine's options say so) and the namespace's counters saw its I/O.
+/// polled ring (the engine's options say so) and the namespace's counters saw its I/O. The same
+/// through passthrough (`/dev/ng0n1`: NVMe commands on a polled ring, Linux 6.1+), verified,
+/// and the controller served the commands rigel counted (its SMART log, less the block layer's).
 #[test]
 #[serial_test::parallel]
-#[ignore = "needs qemu-system-x86, linux-image-amd64, busybox-static"]
+#[ignore = "needs qemu-system-x86, linux-image-amd64, busybox-static, nvme-cli"]
 fn a_polled_run_completes_where_the_namespace_has_poll_queues() {
     let (mut g, _) = polled_guest("1");
     g.step("results", "cat /tmp/p/results.json");
+    let ng = on_device("/dev/ng0n1", "70% read")
+        .set("run.polled", true)
+        .set("run.verify", true);
+    let (ng, _) = g.spec("png.toml", &ng);
+    // The commands the controller served (its SMART log) and the block layer's requests (the
+    // stat: Debian's 6.1 leaves passthrough out of it, 6.14+ with iostats_passthrough not).
+    let counts = "nvme smart-log /dev/nvme0 -o json; cat /sys/block/nvme0n1/stat";
+    g.step("polls-before", counts);
+    g.step(
+        "run-ng",
+        &format!("rigel run {ng} --out /tmp/png --allow-destructive"),
+    );
+    g.step("polls-after", counts);
+    g.step("ng-results", "cat /tmp/png/results.json");
     let out = g.boot();
+    out.step("run-ng", 0);
+    let doc: serde_json::Value =
+        serde_json::from_str(out.step("ng-results", 0)).expect("results.json parses");
+    let p = &doc["points"][0];
+    let options = &p["engines"][0]["options"];
+    assert!(
+        options["polled"] == "true" && options["passthru"].is_string(),
+        "{options}"
+    );
+    let class = &p["classes"][0];
+    assert!(class["write"]["ios"].as_u64().unwrap_or(0) > 0, "{class}");
+    let served = |step: &str| -> u64 {
+        let text = out.step(step, 0);
+        let at = text.rfind('}').expect("smart-log's JSON") + 1;
+        let (r, w) = host_commands(&text[..at]);
+        let (br, bw) = reads_writes(&text[at..]);
+        r + w - br - bw
+    };
+    let commands = served("polls-after") - served("polls-before");
+    let issued = class["total"]["ios"].as_u64().unwrap_or(0);
+    eprintln!("passthrough, polled: rigel {issued} I/Os, the controller {commands} commands");
+    // Beside the window's, those of the run's edges (at most the 4 in flight at its end).
+    assert!(
+        issued > 100 && (issued..=issued + 4).contains(&commands),
+        "rigel counted {issued}, the controller served {commands}"
+    );
+    let integrity = &p["integrity"];
+    assert!(
+        integrity["blocks_checked"].as_u64().unwrap_or(0) > 0
+            && integrity["counts"]
+                .as_object()
+                .is_some_and(|c| c.values().all(|v| v.as_u64() == Some(0))),
+        "{integrity}"
+    );
     assert_eq!(out.step("io_poll", 0).trim(), "1");
     out.step("check", 0);
     assert!(out.step("plan", 0).contains("polled (completions polled"));
@@ -520,4 +575,132 @@ fn zones_sequential_writes_a_zoned_namespace_from_its_write_pointers() {
             && said.contains(&format!("/files/zo.toml:{line}:{col}")),
         "{said}"
     );
+}
+
+/// The namespace's discards: requests completed plus merged, and sectors
+/// (`/sys/block/nvme0n1/stat`'s fields 12, 13 and 14).
+fn discards(stat: &str) -> (u64, u64) {
+    let f: Vec<u64> = stat
+        .split_whitespace()
+        .map(|n| n.parse().unwrap_or(0))
+        .collect();
+    let at = |i: usize| {
+        f.get(i)
+            .copied()
+            .unwrap_or_else(|| panic!("field {i} in {stat}"))
+    };
+    (at(11) + at(12), at(13))
+}
+
+/// A 70/20/10 read/write/trim class on the NVMe guest's namespace, both ways. On the block
+/// namespace (`/dev/nvme0n1`) the namespace's discard counters (stat fields 12-14) saw the trims
+/// results claim, 8 sectors each, and no more than the 4 in flight at the window's end beside. Through passthrough (`/dev/ng0n1`, the DSM command)
+/// the class runs with no I/O error; the guest's 6.1 kernel counts no passthrough command in the
+/// stat and qemu's SMART log counts no DSM, so the effect is checked instead: a trim-only class
+/// over a MiB filled with random data leaves it reading zeros, as the namespace's DLFEAT (Identify
+/// Namespace, bits 2:0 = 1) promises.
+#[test]
+#[serial_test::parallel]
+#[ignore = "needs qemu-system-x86, linux-image-amd64, busybox-static, nvme-cli"]
+fn a_read_write_trim_class_sends_the_discards_it_claims_on_both_nvme_paths() {
+    let mut g = Guest::new(&["--bin", "/usr/sbin/nvme"]);
+    let mixed = "70% read, 20% write, 10% trim";
+    let (block, _) = g.spec("tb.toml", &on_namespace(mixed));
+    let (passthru, _) = g.spec("tn.toml", &on_device("/dev/ng0n1", mixed));
+    let wipe = Spec::named("wipe")
+        .destructive_target(Path::new("/dev/ng0n1"))
+        .set("run.duration", "1s")
+        .set("run.warmup", "0s")
+        .set("class.wipe.size", "64KiB")
+        .set("class.wipe.access", "sequential")
+        .set("class.wipe.mix", "trim")
+        .set("class.wipe.region", "0..1MiB")
+        .set("matrix.shape", "point")
+        .set("matrix.wipe", "1");
+    let (wipe, _) = g.spec("tw.toml", &wipe);
+    let run = |spec: &str, out: &str| format!("rigel run {spec} --out {out} --allow-destructive");
+    g.step("stat-before", "cat /sys/block/nvme0n1/stat");
+    g.step("block", &run(&block, "/tmp/tb"));
+    g.step("stat-after", "cat /sys/block/nvme0n1/stat");
+    g.step("block-results", "cat /tmp/tb/results.json");
+    g.step("passthru", &run(&passthru, "/tmp/tn"));
+    g.step("passthru-results", "cat /tmp/tn/results.json");
+    g.step(
+        "dlfeat",
+        "nvme id-ns /dev/nvme0n1 -o json | grep -o '\"dlfeat\" *: *[0-9]*'",
+    );
+    // The first MiB filled and on the medium (fsync), then trimmed through passthrough; each
+    // count is of the bytes that are not zero, read past the page cache (dropped).
+    let nonzero = "echo 3 > /proc/sys/vm/drop_caches; dd if=/dev/nvme0n1 bs=64k count=16 \
+                   2>/dev/null | tr -d '\\000' | wc -c";
+    g.step(
+        "fill",
+        &format!(
+            "dd if=/dev/urandom of=/dev/nvme0n1 bs=64k count=16 conv=fsync 2>/dev/null; {nonzero}"
+        ),
+    );
+    g.step("wipe", &run(&wipe, "/tmp/tw"));
+    g.step("wipe-results", "cat /tmp/tw/results.json");
+    g.step("wiped", nonzero);
+    let out = g.boot();
+    let trims = |step: &str| -> (u64, u64, u64) {
+        let doc: serde_json::Value =
+            serde_json::from_str(out.step(step, 0)).expect("results.json parses");
+        let class = &doc["points"][0]["classes"][0];
+        let n = |d: &str| class[d]["ios"].as_u64().unwrap_or(0);
+        (n("read"), n("write"), n("trim"))
+    };
+    // (A trim-only point gives no headline, which the run's answers say: not a failure.)
+    for step in ["block", "passthru", "wipe"] {
+        let ran = out.step(step, 0);
+        assert!(!ran.contains("I/O error"), "{ran}");
+    }
+    let (reads, writes, claimed) = trims("block-results");
+    let (d0, s0) = discards(out.step("stat-before", 0));
+    let (d1, s1) = discards(out.step("stat-after", 0));
+    eprintln!(
+        "block: rigel {reads} reads, {writes} writes, {claimed} trims; the namespace {} \
+         discards of {} sectors",
+        d1 - d0,
+        s1 - s0
+    );
+    assert!(
+        claimed > 10 && reads > claimed && writes > claimed,
+        "{reads} {writes} {claimed}"
+    );
+    // Each discard is one 4 KiB range; beside the window's, the namespace served those of the
+    // run's edges (at most the 4 I/Os in flight as the window closed), which results do not
+    // count.
+    let (served, sectors) = (d1 - d0, s1 - s0);
+    assert_eq!(
+        sectors,
+        served * 8,
+        "{served} discards of {sectors} sectors"
+    );
+    assert!(
+        (claimed..=claimed + 4).contains(&served),
+        "rigel claims {claimed} trims, the namespace served {served}"
+    );
+    let (reads, writes, claimed) = trims("passthru-results");
+    eprintln!("passthrough: rigel {reads} reads, {writes} writes, {claimed} trims");
+    assert!(
+        claimed > 10 && reads > claimed && writes > claimed,
+        "{reads} {writes} {claimed}"
+    );
+    let dlfeat: u64 = out
+        .step("dlfeat", 0)
+        .rsplit(|c: char| !c.is_ascii_digit())
+        .find(|w| !w.is_empty())
+        .and_then(|w| w.parse().ok())
+        .expect("dlfeat");
+    assert_eq!(
+        dlfeat & 7,
+        1,
+        "the namespace does not say it deallocates to zeros"
+    );
+    let count = |step: &str| -> u64 { out.step(step, 0).trim().parse().expect("a count") };
+    assert!(count("fill") > 1 << 19, "the fill left zeros");
+    let (_, _, wiped) = trims("wipe-results");
+    assert!(wiped >= 16, "{wiped} trims did not cover the MiB");
+    assert_eq!(count("wiped"), 0, "bytes not zero after the trims");
 }

@@ -11,7 +11,8 @@
 # to /files/NAME. SCRIPT runs as root under busybox's sh with /proc, /sys, /dev and a tmpfs /tmp;
 # what it prints comes back on stdout, then `== guest: job exit N` (N: its exit status), and the
 # guest powers off. This script exits 0 when the guest ran (the job's status is in that line: the
-# caller judges it) and 2 when a tool is missing.
+# caller judges it) and 2 when a tool is missing. The namespace's (sparse) image and the initrd go in
+# $TMPDIR (default /tmp): set TMPDIR=/dev/shm to keep them off the disk.
 # Needs root and Debian's qemu-system-x86, linux-image-amd64, busybox-static and cpio (.ci/run
 # installs them). KVM is not used: nested KVM hangs on CI hosts, and emulation is enough here.
 set -euo pipefail
@@ -37,7 +38,7 @@ for tool in qemu-system-x86_64:qemu-system-x86 cpio:cpio; do
 done
 [ -x /bin/busybox ] && ! ldd /bin/busybox >/dev/null 2>&1 ||
   { echo "nvme-vm: no static /bin/busybox (apt-get install busybox-static)" >&2; exit 2; }
-work=$(mktemp -d /tmp/rigel-nvme-vm.XXXXXX); trap 'rm -rf "$work"' EXIT
+work=$(mktemp -d "${TMPDIR:-/tmp}/rigel-nvme-vm.XXXXXX"); trap 'rm -rf "$work"' EXIT
 root=$work/root; mkdir -p "$root"/{bin,proc,sys,dev,tmp,mods,files}
 cp /bin/busybox "$root/bin/"
 ln -s busybox "$root/bin/sh"

@@ -52,18 +52,25 @@ pub fn translate(job: &Job, name: String) -> Result<Class, FioError> {
             "rigel's streams do not skip (rw=MODE:N): give the mode alone",
         ));
     }
+    let trims = matches!(rw_text, "trim" | "randtrim");
     let (access, reads, writes) = match rw_text {
-        "read" => ("sequential", true, false),
+        "read" | "trim" => ("sequential", true, false),
         "write" => ("sequential", false, true),
-        "randread" => ("random", true, false),
+        "randread" | "randtrim" => ("random", true, false),
         "randwrite" => ("random", false, true),
         "rw" | "readwrite" => ("sequential", true, true),
         "randrw" => ("random", true, true),
         other => {
-            let why = if other.contains("trim") {
-                "rigel issues no trims: use a read or write mode".to_owned()
+            let why = if other == "trimwrite" || other == "randtrimwrite" {
+                // fio trims a block, then writes that block: two I/Os bound to one offset in
+                // order, where rigel draws each I/O's direction and offset on its own.
+                "rigel does not pair a trim with a write of the same block (fio's trimwrite): \
+                 a class's mix draws each I/O's direction alone; use rw=trim and rw=write jobs"
+                    .to_owned()
             } else {
-                "rigel does read, write, randread, randwrite, rw (readwrite) and randrw".to_owned()
+                "rigel does read, write, randread, randwrite, rw (readwrite), randrw, trim and \
+                 randtrim"
+                    .to_owned()
             };
             return Err(match rw {
                 Some(s) => bad_value(s, &why),
@@ -72,7 +79,11 @@ pub fn translate(job: &Job, name: String) -> Result<Class, FioError> {
         }
     };
     let rw_from: Vec<&Setting> = rw.into_iter().collect();
-    let mix = if reads && writes {
+    // A trim job reads nothing: `reads` above only picked the access.
+    let reads = reads && !trims;
+    let mix = if trims {
+        value("trim", &rw_from)
+    } else if reads && writes {
         let (pct, src) = match (c.int("rwmixread")?, c.int("rwmixwrite")?) {
             (Some((r, s)), _) => (r, vec![s]),
             (None, Some((w, s))) => (100u64.saturating_sub(w), vec![s]),
@@ -101,7 +112,7 @@ pub fn translate(job: &Job, name: String) -> Result<Class, FioError> {
     keys.push(("mix", mix));
 
     // Sizes.
-    let size = block_sizes(&c, reads, writes)?;
+    let size = block_sizes(&c, reads, writes, trims)?;
     keys.insert(0, ("size", size.0));
 
     // Engine and load.
@@ -228,8 +239,8 @@ pub fn translate(job: &Job, name: String) -> Result<Class, FioError> {
         name,
         at: job.at.clone(),
         group: job.group,
-
-        writes,
+        // A trim destroys data as a write does: the target needs the same consent.
+        writes: writes || trims,
         keys,
         load,
         files,
@@ -245,8 +256,9 @@ fn unreachable_default() -> FioError {
 }
 
 /// `bs`, `bsrange` or `bssplit` as a size mix; returns it and the smallest size.
-fn block_sizes(c: &Ctx, reads: bool, writes: bool) -> Result<(Value, u64), FioError> {
+fn block_sizes(c: &Ctx, reads: bool, writes: bool, trims: bool) -> Result<(Value, u64), FioError> {
     // bs=R,W[,T]: rigel has one mix for both directions; the directions the job uses must agree.
+    // A trim job's size is T, which is W where omitted (as fio reads it).
     let pick = |s: &Setting| -> Result<String, FioError> {
         let text = c.text(s);
         let parts: Vec<&str> = text.split(',').map(str::trim).collect();
@@ -256,7 +268,12 @@ fn block_sizes(c: &Ctx, reads: bool, writes: bool) -> Result<(Value, u64), FioEr
             .copied()
             .filter(|w| !w.is_empty())
             .unwrap_or(read);
-        let used: Vec<&str> = [(reads, read), (writes, write)]
+        let trim = parts
+            .get(2)
+            .copied()
+            .filter(|t| !t.is_empty())
+            .unwrap_or(write);
+        let used: Vec<&str> = [(reads, read), (writes, write), (trims, trim)]
             .iter()
             .filter(|(u, v)| *u && !v.is_empty())
             .map(|(_, v)| *v)

@@ -26,23 +26,6 @@ pub(super) fn compile_verify(
             continue;
         };
         if v.value != Verify::Off {
-            if c.mix.value.trims() {
-                // A trimmed block reads back as zeros or its old data, as the device chooses:
-                // the checker does not know that answer yet, and would call either one lost.
-                errors.push(
-                    SpecError::at(
-                        &c.mix.loc,
-                        format!(
-                            "class `{}` trims and verifies, and verification of trimmed blocks \
-                             is not built yet",
-                            c.name.value
-                        ),
-                        "trims here",
-                    )
-                    .hint("verify a class without trims, or set verify = false on this one"),
-                );
-                continue;
-            }
             classes.push((c.name.value.clone(), v.loc.clone()));
             after |= v.value == Verify::After;
         }

@@ -18,13 +18,18 @@ pub fn polled_refusals(spec: &Spec, plan: &RunPlan) -> Vec<SpecError> {
 /// What a target's device says of polling: `Ok(())` when it polls, else why not.
 type Polls = Result<(), String>;
 
-/// `queue/io_poll` of the disk under `path` (a block device, or a file's filesystem's device).
-/// A target not there yet (rigel will create it) is judged by its folder's device.
+/// `queue/io_poll` of the disk under `path` (a block device, an NVMe namespace's generic
+/// character device's namespace, or a file's filesystem's device). A target not there yet
+/// (rigel will create it) is judged by its folder's device.
 fn poll_queues(sysfs: &Sysfs, path: &Path) -> Polls {
     let meta = std::fs::metadata(path)
         .or_else(|_| std::fs::metadata(path.parent().unwrap_or(Path::new("."))))
         .map_err(|e| format!("cannot be read ({e})"))?;
-    let dev = holding_device(meta.file_type().is_block_device(), meta.rdev(), meta.dev());
+    // A passthrough target's commands go to its namespace's queues: the block device's.
+    let dev = match super::passthru::namespace_of(&meta) {
+        Some(ns) => ns.dev,
+        None => holding_device(meta.file_type().is_block_device(), meta.rdev(), meta.dev()),
+    };
     let Some(disk) = sysfs.disk_dir(dev) else {
         return Err(
             "has no block device below it (its filesystem is in memory or on the \

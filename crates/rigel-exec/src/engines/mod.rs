@@ -45,7 +45,10 @@ pub(crate) fn visit<V: Visit>(
 ) -> V::Out {
     use rigel_plan::Engine as Name;
     match engine {
-        // The passthrough ring refuses `polled` at its open, with the alternative.
+        // NVMe commands polled on the namespace's poll queues (IOPOLL on the passthrough ring).
+        Name::IoUring | Name::Auto if passthru && polled => {
+            v.visit::<io_uring::polled::PolledEngine<io_uring::passthru::PassthruEngine>>()
+        }
         Name::IoUring | Name::Auto if passthru => v.visit::<io_uring::passthru::PassthruEngine>(),
         // `polled = true` (the plan allows it on io_uring only): the polled ring's engine.
         Name::IoUring | Name::Auto if polled => v.visit::<io_uring::polled::PolledEngine>(),

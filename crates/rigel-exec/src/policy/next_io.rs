@@ -75,10 +75,10 @@ impl State<'_> {
         let mut verify = self
             .verify
             .as_mut()
-            .filter(|v| v.tracks(slot.class, slot.write));
+            .filter(|v| v.tracks(slot.class, slot.write || slot.trim));
         if let Some(v) = &mut verify {
-            // A write's blocks are claimed (another offset drawn while one has a write in
-            // flight); a read notes the generations it must find.
+            // A write's or trim's blocks are claimed (another offset drawn while one has a write
+            // in flight); a read notes the generations it must find.
             let (rng, streams) = (&mut self.rng, &mut self.streams);
             let redrawn = std::cell::Cell::new(bucket);
             let redraw = || {
@@ -86,13 +86,12 @@ impl State<'_> {
                 redrawn.set(bucket);
                 at
             };
-            (target, offset) = v.claim(
-                slot.buf,
-                slot.len,
-                &mut slot.write,
-                (target, offset),
-                redraw,
-            );
+            // A trim claims its blocks as a write does; either one with no free blocks becomes a
+            // read.
+            let mut changes = slot.write || slot.trim;
+            (target, offset) = v.claim(slot.buf, slot.len, &mut changes, (target, offset), redraw);
+            slot.write &= changes;
+            slot.trim &= changes;
             slot.bucket = redrawn.get();
         }
         slot.target = target as u32;

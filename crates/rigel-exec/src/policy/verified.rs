@@ -13,13 +13,17 @@ impl State<'_> {
             return false;
         };
         let slot = &self.slots[i];
-        if !v.tracks(slot.class, slot.write) {
+        if !v.tracks(slot.class, slot.write || slot.trim) {
             return false;
+        }
+        let at = (slot.target as usize, slot.offset);
+        if slot.trim {
+            v.trimmed(slot.len, at);
+            return true;
         }
         // The slot's I/O completed (its completion was reaped and its range returned), and its
         // next I/O is queued only after this slice's last use.
         let data = self.bufs.buf(i, slot.len as usize);
-        let at = (slot.target as usize, slot.offset);
         v.complete(data, slot.buf, slot.class, at, slot.write);
         if slot.write && self.classes[slot.class].flush.is_some() {
             v.join_group(i, slot.buf, slot.len, at);
@@ -41,14 +45,15 @@ impl State<'_> {
         }
     }
 
-    /// Slot `i`'s I/O failed or was cancelled: a write's blocks hold either version or neither,
-    /// so they are checked against nothing until written again.
+    /// Slot `i`'s I/O failed or was cancelled: a write's or trim's blocks hold either version
+    /// or neither, so they are checked against nothing until written again.
     pub(crate) fn verify_abandon(&mut self, i: usize) {
         let slot = &self.slots[i];
+        let changes = slot.write || slot.trim;
         if let Some(v) = self.verify.as_mut()
-            && v.tracks(slot.class, slot.write)
+            && v.tracks(slot.class, changes)
         {
-            v.abandon(slot.len, (slot.target as usize, slot.offset), slot.write);
+            v.abandon(slot.len, (slot.target as usize, slot.offset), changes);
         }
     }
 
@@ -57,7 +62,8 @@ impl State<'_> {
         let Some(slot) = self.slots.get(i) else {
             return;
         };
-        if res > 0 && slot.done + res as u32 == slot.len {
+        // A trim completes whole with 0 (the seam's contract).
+        if (res > 0 && slot.done + res as u32 == slot.len) || (slot.trim && res == 0) {
             self.verify_complete(i);
         } else {
             self.verify_abandon(i);

@@ -1,8 +1,8 @@
 //! `verify = "after"`: at a point's end, every block written in the run (and not left with a write
 //! in flight) is read back and checked, target by target in chunks of up to 1 MiB.
 
-use super::block::Expect;
-use super::map::{BUSY, GenMap};
+use super::block::{Expect, check_entry};
+use super::map::{BUSY, GENERATION, GenMap, TRIMMED};
 use super::worker::{Found, Tally};
 use crate::ExecTarget;
 use std::io;
@@ -34,7 +34,7 @@ pub fn reread(targets: &[ExecTarget], map: &GenMap, stop: &AtomicBool) -> io::Re
                 .map(|k| map.at(first + b as usize + k).load(Ordering::Acquire))
                 .collect();
             // Only the span from the first to the last written block of the chunk is read.
-            let written = |g: &u16| *g != 0 && *g & BUSY == 0;
+            let written = |g: &u16| *g & GENERATION != 0 && *g & BUSY == 0;
             if let (Some(lo), Some(hi)) = (
                 noted.iter().position(written),
                 noted.iter().rposition(written),
@@ -55,15 +55,16 @@ pub fn reread(targets: &[ExecTarget], map: &GenMap, stop: &AtomicBool) -> io::Re
                         target: t as u32,
                         target_offset,
                         volume_offset,
-                        generation: g,
+                        generation: g & GENERATION,
                     };
-                    if let Some(finding) = map.format.check(block, &expect) {
+                    let trimmed = g & TRIMMED != 0;
+                    if let Some(finding) = check_entry(&map.format, block, &expect, trimmed) {
                         tally.record(Found {
                             target: t as u32,
                             target_offset,
                             volume_offset,
                             class: AFTER,
-                            expected: g,
+                            expected: g & GENERATION,
                             finding,
                         });
                     }

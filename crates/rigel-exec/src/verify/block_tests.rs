@@ -198,3 +198,28 @@ proptest! {
         prop_assert_eq!(f.check(&b, &moved).map(|x| x.kind), Some(CorruptionKind::Misdirected));
     }
 }
+
+/// A trimmed block passes as zeros or as its generation before the trim; anything else (an older
+/// generation, garbage, a few bytes of zeros) is found, "trimmed" in its detail. Untrimmed, zeros
+/// are a finding.
+#[test]
+#[serial_test::parallel]
+fn a_trimmed_block_reads_back_as_zeros_or_its_generation_before_the_trim() {
+    let f = Format::new(UNIT, 7, 0xABCD);
+    let zeros = vec![0u8; UNIT];
+    let kept = block(&f, &stamp(5, 8192));
+    let old = block(&f, &stamp(4, 8192));
+    let mut partly = kept.clone();
+    partly[..512].fill(0);
+    let e = expect(5, 8192);
+    assert_eq!(check_entry(&f, &zeros, &e, true), None);
+    assert_eq!(check_entry(&f, &kept, &e, true), None);
+    for bad in [&old, &partly, &vec![0x5Au8; UNIT]] {
+        let found = check_entry(&f, bad, &e, true).expect("a finding");
+        assert!(found.detail.starts_with("trimmed"), "{}", found.detail);
+    }
+    let untrimmed = check_entry(&f, &zeros, &e, false).expect("zeros found");
+    assert_eq!(untrimmed.kind, CorruptionKind::Zeros);
+    // Never written in this run before the trim: not judged.
+    assert_eq!(check_entry(&f, &old, &expect(0, 8192), true), None);
+}

@@ -1,6 +1,6 @@
 //! The generation map: per block of the volume, the generation of the last write the storage
-//! acknowledged (15 bits, 0 = never written in this run) and whether a write to it is in flight
-//! (the 16th bit). Shared by a run's workers and points; two bytes per block, in memory or, with
+//! acknowledged (14 bits, 0 = never written in this run), whether its last change was a trim
+//! (the 15th bit) and whether a write or trim to it is in flight (the 16th bit). Shared by a run's workers and points; two bytes per block, in memory or, with
 //! `journal = true`, in the run folder's journal file (`journal`), beside each block's last
 //! promised generation (a grouped flush's).
 
@@ -14,6 +14,11 @@ use std::sync::atomic::{AtomicU16, Ordering};
 /// The entry's bit for a write in flight: no second write is issued to the block meanwhile, and a
 /// read issued or completed meanwhile is not checked (either version may come back).
 pub const BUSY: u16 = 0x8000;
+/// The entry's bit for a block whose last change was a trim: its generation is the one it held
+/// before, and a read of it finds zeros or that generation (`block::check_entry`).
+pub const TRIMMED: u16 = 0x4000;
+/// The entry's generation bits.
+pub const GENERATION: u16 = super::block::MAX_GENERATION;
 
 /// Where the entries live: in memory (with the promised generations a journal recorded, or
 /// none), or in the journal file.

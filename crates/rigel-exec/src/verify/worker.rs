@@ -4,8 +4,8 @@
 //! Runs in the worker after a completion and before the slot's next I/O, off the latency clock
 //! (`policy::turn` starts the next I/O's clock after it).
 
-use super::block::{Expect, Finding, Stamp, next_generation};
-use super::map::{BUSY, GenMap};
+use super::block::{Expect, Finding, Stamp, check_entry, next_generation};
+use super::map::{BUSY, GENERATION, GenMap, TRIMMED};
 use rigel_results::{CorruptionCounts, FIRST_CORRUPTIONS};
 use std::sync::atomic::Ordering;
 use std::time::SystemTime;
@@ -96,18 +96,19 @@ impl<'a> WorkerVerify<'a> {
         }
     }
 
-    /// Whether an I/O of worker class `c` goes through the map: every write, whatever its class
-    /// (a write that is not stamped would read back as garbage in a verified class's block), and
-    /// the reads of the classes that verify.
+    /// Whether an I/O of worker class `c` goes through the map: every write or trim (`changes`),
+    /// whatever its class (a write that is not stamped would read back as garbage in a verified
+    /// class's block, a trim unrecorded as zeros), and the reads of the classes that verify.
     #[inline]
-    pub(crate) fn tracks(&self, c: usize, write: bool) -> bool {
-        write || self.on[c]
+    pub(crate) fn tracks(&self, c: usize, changes: bool) -> bool {
+        changes || self.on[c]
     }
 
     /// Claims the blocks of an I/O of `len` bytes at `at` (target, offset) for the slot whose
-    /// buffer starts at `buf`: a read notes each block's entry; a write marks each busy and notes
-    /// its next generation, drawing another offset (`redraw`) while some block already has a
-    /// write in flight, and becomes a read (checked against nothing) when none is free.
+    /// buffer starts at `buf`: a read notes each block's entry; a write or a trim (`write`) marks
+    /// each busy and notes its next generation, drawing another offset (`redraw`) while some
+    /// block already has a write or trim in flight, and becomes a read (checked against nothing)
+    /// when none is free.
     #[inline]
     pub(crate) fn claim(
         &mut self,
@@ -150,7 +151,7 @@ impl<'a> WorkerVerify<'a> {
                 }
                 return false;
             }
-            self.snap[first + k] = next_generation(cur);
+            self.snap[first + k] = next_generation(cur & GENERATION);
         }
         true
     }
@@ -185,9 +186,21 @@ impl<'a> WorkerVerify<'a> {
         }
     }
 
+    /// A trim of `len` bytes at `at` completed: each block keeps its generation, marked trimmed
+    /// (a read then finds zeros or that generation), and is free for the next write.
+    #[inline]
+    pub(crate) fn trimmed(&mut self, len: u32, at: (usize, u64)) {
+        for k in 0..len as usize / self.unit {
+            let e = self.map.entry(at.0, at.1 + (k * self.unit) as u64);
+            // The block is claimed (BUSY) by this trim alone: no other write or trim changes it.
+            let kept = e.load(Ordering::Acquire) & GENERATION;
+            e.store(kept | TRIMMED, Ordering::Release);
+        }
+    }
+
     /// A verified I/O completed whole: a write's generations become the acknowledged ones; a
     /// read's blocks are checked, each against the entry noted at its issue, unless that block
-    /// was never written or a write to it was in flight at any moment since.
+    /// was never written or a write or trim to it was in flight at any moment since.
     #[inline]
     pub(crate) fn complete(
         &mut self,
@@ -207,7 +220,7 @@ impl<'a> WorkerVerify<'a> {
                 self.tally.written += 1;
                 continue;
             }
-            if noted == 0 || noted & BUSY != 0 || e.load(Ordering::Acquire) != noted {
+            if noted & GENERATION == 0 || noted & BUSY != 0 || e.load(Ordering::Acquire) != noted {
                 self.tally.unchecked += 1;
                 continue;
             }
@@ -218,15 +231,16 @@ impl<'a> WorkerVerify<'a> {
                 target: at.0 as u32,
                 target_offset,
                 volume_offset,
-                generation: noted,
+                generation: noted & GENERATION,
             };
-            if let Some(finding) = self.map.format.check(block, &expect) {
+            let trimmed = noted & TRIMMED != 0;
+            if let Some(finding) = check_entry(&self.map.format, block, &expect, trimmed) {
                 self.tally.record(Found {
                     target: at.0 as u32,
                     target_offset,
                     volume_offset,
                     class: self.point_class[class],
-                    expected: noted,
+                    expected: noted & GENERATION,
                     finding,
                 });
             }
@@ -267,8 +281,8 @@ impl<'a> WorkerVerify<'a> {
         }
     }
 
-    /// A verified write failed or was cancelled: what its blocks hold is unknown, so they are
-    /// checked against nothing until written again.
+    /// A verified write or trim (`write`) failed or was cancelled: what its blocks hold is
+    /// unknown, so they are checked against nothing until written again.
     pub(crate) fn abandon(&mut self, len: u32, at: (usize, u64), write: bool) {
         if write {
             for k in 0..len as usize / self.unit {

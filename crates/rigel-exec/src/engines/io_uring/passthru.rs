@@ -20,7 +20,8 @@
 use super::Files;
 use super::entering::Entering;
 use super::setup::{
-    build_ring, build_sqpoll_ring, push_or_submit, register_buffers, register_files,
+    build_polled_ring, build_ring, build_sqpoll_ring, push_or_submit, register_buffers,
+    register_files,
 };
 use crate::engines::clock::Elapsed;
 use crate::engines::discard;
@@ -67,12 +68,6 @@ impl Engine for PassthruEngine {
     type Live<'r> = PassthruLive<'r>;
 
     fn open(open: &Open<'_>) -> io::Result<Opened<Self>> {
-        if open.polled {
-            return Err(io::Error::other(
-                "polled = true on an NVMe passthrough target: not supported yet (run it on the \
-                 namespace's block device, /dev/nvmeXnY, or without polled)",
-            ));
-        }
         let ns = open
             .fds
             .iter()
@@ -82,9 +77,13 @@ impl Engine for PassthruEngine {
             })
             .collect::<io::Result<Vec<_>>>()?;
         let built: io::Result<(IoUring<squeue::Entry128, cqueue::Entry32>, RingMode)> =
-            match open.sqpoll {
-                Some(sq) => build_sqpoll_ring(open.entries, sq).map(|r| (r, RingMode::Plain)),
-                None => build_ring(open.entries),
+            // `polled` (the plan refuses it beside sqpoll): the NVMe driver sends the commands
+            // to the namespace's poll queues (Linux 6.1+: `uring_cmd_iopoll`); `PolledEngine`
+            // keeps the timers a polled ring refuses.
+            match (open.sqpoll, open.polled) {
+                (Some(sq), _) => build_sqpoll_ring(open.entries, sq).map(|r| (r, RingMode::Plain)),
+                (None, true) => build_polled_ring(open.entries),
+                (None, false) => build_ring(open.entries),
             };
         let (ring, mode) = built.map_err(|e| {
             io::Error::new(

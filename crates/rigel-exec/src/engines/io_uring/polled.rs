@@ -3,32 +3,37 @@
 //! interrupt. A polled ring takes only reads and writes (the kernel refuses timeouts, cancels and
 //! flushes on it), so this engine wraps the io_uring one and keeps the policy's timers itself,
 //! as libaio does (`ready.rs`); the plan refuses flushing classes. A separate type, not a flag:
-//! the default ring's hot path is unchanged, each loop compiled for its own engine.
+//! the default ring's hot path is unchanged, each loop compiled for its own engine. It wraps the
+//! default ring (`IoUringEngine`) or the passthrough one (`PassthruEngine`: NVMe commands on a
+//! namespace's poll queues, Linux 6.1+), each of which opens its ring with IOPOLL when asked.
 
 use super::super::ready::Ready;
 use super::super::seam::{Completion, Engine, Facts, Live, Op, Open, Opened};
-use super::{IoUringEngine, IoUringLive};
+use super::IoUringEngine;
 use crate::engines::clock::Elapsed;
 use crate::failure::Failure;
 use std::collections::BTreeMap;
 use std::io;
 
-/// A worker's polled ring, its timers and the completions they made.
-pub(crate) struct PolledEngine {
-    ring: IoUringEngine,
+/// A worker's polled ring (of engine `E`), its timers and the completions they made.
+pub(crate) struct PolledEngine<E: Engine = IoUringEngine> {
+    ring: E,
     /// The policy's timers and the completions made here (flushes refused).
     ready: Ready,
     /// Reads and writes in the ring (the policy's count holds its timers too).
     in_ring: usize,
 }
 
-impl Engine for PolledEngine {
-    const NAME: &'static str = "io_uring";
+impl<E: Engine> Engine for PolledEngine<E> {
+    const NAME: &'static str = E::NAME;
 
-    type Live<'r> = PolledLive<'r>;
+    type Live<'r>
+        = PolledLive<'r, E::Live<'r>>
+    where
+        E: 'r;
 
     fn open(open: &Open<'_>) -> io::Result<Opened<Self>> {
-        let Opened { engine, buf_index } = IoUringEngine::open(open)?;
+        let Opened { engine, buf_index } = E::open(open)?;
         Ok(Opened {
             engine: PolledEngine {
                 ring: engine,
@@ -39,7 +44,7 @@ impl Engine for PolledEngine {
         })
     }
 
-    fn live(&mut self) -> PolledLive<'_> {
+    fn live(&mut self) -> PolledLive<'_, E::Live<'_>> {
         PolledLive {
             ring: self.ring.live(),
             ready: &mut self.ready,
@@ -63,13 +68,13 @@ impl Engine for PolledEngine {
 }
 
 /// The polled ring's hot path: reads and writes go to the ring, timers stay here.
-pub(crate) struct PolledLive<'r> {
-    ring: IoUringLive<'r>,
+pub(crate) struct PolledLive<'r, L> {
+    ring: L,
     ready: &'r mut Ready,
     in_ring: &'r mut usize,
 }
 
-impl Live for PolledLive<'_> {
+impl<L: Live> Live for PolledLive<'_, L> {
     #[inline(always)]
     unsafe fn push(&mut self, tag: u64, op: Op<'_>) {
         match op {

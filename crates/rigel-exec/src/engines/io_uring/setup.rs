@@ -80,9 +80,11 @@ pub fn build_sqpoll_ring<S: squeue::EntryMarker, C: cqueue::EntryMarker>(
 
 /// Builds a polled ring (`polled = true`): IOPOLL with the fastest flags the kernel accepts beside
 /// it. No fallback to an interrupt-driven ring: the spec asked for polling.
-pub fn build_polled_ring(entries: u32) -> io::Result<(IoUring, RingMode)> {
+pub fn build_polled_ring<S: squeue::EntryMarker, C: cqueue::EntryMarker>(
+    entries: u32,
+) -> io::Result<(IoUring<S, C>, RingMode)> {
     let entries = entries.max(1).next_power_of_two();
-    let mut b = IoUring::builder();
+    let mut b = IoUring::<S, C>::builder();
     b.setup_clamp()
         .setup_iopoll()
         .setup_single_issuer()
@@ -91,7 +93,7 @@ pub fn build_polled_ring(entries: u32) -> io::Result<(IoUring, RingMode)> {
     if let Ok(r) = b.build(entries) {
         return Ok((r, RingMode::Deferred));
     }
-    IoUring::builder()
+    IoUring::<S, C>::builder()
         .setup_clamp()
         .setup_iopoll()
         .build(entries)
