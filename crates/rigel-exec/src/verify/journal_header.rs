@@ -1,12 +1,12 @@
 //! The journal's header: its first 4 KiB, little-endian. A journal may be copied from another
 //! run or forged, so the header binds it to its run: besides the block size and the targets'
-//! sizes it holds (version 2) the sha256 of the run's plan and of its targets as `run.json`
+//! sizes it holds (since version 2) the sha256 of the run's plan and of its targets as `run.json`
 //! records them, which `rigel verify` compares with the folder's own before it judges anything.
 //!
 //! | bytes | field |
 //! |---|---|
 //! | 0–7 | magic `RIGELJNL` |
-//! | 8–11 | version (2; 1 from rigel before the binding, still read) |
+//! | 8–11 | version (3; 1 and 2, from rigel before its trim bit, are refused: their map entries hold 15-bit generations where version 3's hold 14 and a trim bit, so an old entry above 16,383 would read as trimmed) |
 //! | 12–15 | flags: bit 0, every write was asked durable (`durability = "dsync"`); bit 1, the promised generations follow the map |
 //! | 16–23 | the run's id |
 //! | 24–31 | the data seed |
@@ -15,13 +15,13 @@
 //! | 48–55 | when the map was made, ns since the Unix epoch |
 //! | 56–63 | when the map was last written back whole (`msync`), ns since the Unix epoch |
 //! | 64–67 | targets |
-//! | 72–135 | version 2: the run's plan, sha256 in lowercase hex |
-//! | 136–199 | version 2: the run's targets (path, kind, size, model), sha256 in lowercase hex |
+//! | 72–135 | versions 2 and 3: the run's plan, sha256 in lowercase hex |
+//! | 136–199 | versions 2 and 3: the run's targets (path, kind, size, model), sha256 in lowercase hex |
 //! | 200– (version 1: 72–) | each target's usable size, u64 |
 
 pub const MAGIC: [u8; 8] = *b"RIGELJNL";
 /// The version written.
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 /// The header's size; the map starts here (page-aligned).
 pub const HEADER: usize = 4096;
 /// Where version 2's binding starts, and its target sizes.
@@ -108,7 +108,13 @@ impl JournalHeader {
             u64::from_le_bytes(b)
         };
         let (binding, sizes_at) = match u32_at(8) {
-            1 => (None, BINDING_AT),
+            v @ (1 | 2) => {
+                return Err(format!(
+                    "journal version {v}, written by an older rigel whose map entries hold 15-bit \
+                     generations (this rigel's, version {VERSION}, hold 14 and a trim bit): check \
+                     it with the rigel that wrote it (run.json's rigel_version)"
+                ));
+            }
             VERSION => {
                 let hex = |at: usize| {
                     let d = &h[at..at + DIGEST_HEX];
@@ -124,9 +130,7 @@ impl JournalHeader {
                 (Some(binding), SIZES_AT)
             }
             v => {
-                return Err(format!(
-                    "journal version {v} (this rigel reads 1 and {VERSION})"
-                ));
+                return Err(format!("journal version {v} (this rigel reads {VERSION})"));
             }
         };
         let targets = u32_at(64) as usize;
@@ -169,16 +173,22 @@ mod tests {
 
     #[test]
     #[serial_test::parallel]
-    fn both_versions_read_back_as_written() {
+    fn a_bound_journal_reads_back_and_older_versions_are_refused() {
         let bound = header(Some(Binding {
             plan: "a".repeat(64),
             targets: "0123456789abcdef".repeat(4),
         }));
         assert_eq!(JournalHeader::decode(&bound.encode()), Ok(bound.clone()));
-        let old = header(None);
-        let bytes = old.encode();
-        assert_eq!(bytes[8], 1);
-        assert_eq!(JournalHeader::decode(&bytes), Ok(old));
+        // Versions 1 and 2 count generations in 15 bits: read by this rigel, an entry above
+        // 16,383 would be a trimmed block.
+        let old = header(None).encode();
+        assert_eq!(old[8], 1);
+        let mut two = bound.encode();
+        two[8] = 2;
+        for bytes in [old, two] {
+            let e = JournalHeader::decode(&bytes).expect_err("an older journal is refused");
+            assert!(e.contains("15-bit generations"), "{e}");
+        }
         // A binding that is not hex is refused.
         let mut forged = bound.encode();
         forged[BINDING_AT] = b'\n';
