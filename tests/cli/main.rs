@@ -28,6 +28,7 @@ mod fallback;
 mod faults;
 mod files;
 mod fio;
+mod first_touch;
 mod fleet;
 mod flush_every;
 mod guard;
