@@ -104,10 +104,10 @@ fn a_read_through_fill_reads_and_writes_no_target() {
     let text = "[[target]]\npath = \"a\"\nsize = \"1MiB\"\n[class.small]\nsize = \"4KiB\"\n\
                 [matrix]\nshape = \"point\"\nsmall = \"4\"\n[precondition]\nread = \"yes\"\n";
     let input = rigel_spec::SpecInput::Text { name: "t", text };
-    let e = rigel_spec::load(input, &[], 2)
-        .err()
-        .expect("refused")
-        .errors;
+    let Err(d) = rigel_spec::load(input, &[], 2) else {
+        panic!("a non-boolean read was accepted")
+    };
+    let e = d.errors;
     assert_eq!(e.len(), 1, "{e:?}");
     assert!(e[0].message.contains("`read`"), "{e:?}");
     let at = text.find("\"yes\"").unwrap();

@@ -66,10 +66,12 @@ impl<L: Live> Turns<'_, '_, '_, L> {
         class.ios_delta += 1;
         class.bytes_delta += len;
         // First touch: one hash and a branch; about one I/O in 1,024 goes further.
-        if !trim && let Some(first) = st.touched.touch(target, offset, len) {
-            if batch.measuring && !write {
-                class.recorder.record_touch(first, latency);
-            }
+        if !trim
+            && let Some(first) = st.touched.touch(target, offset, len)
+            && batch.measuring
+            && !write
+        {
+            class.recorder.record_touch(first, latency);
         }
         if batch.measuring && trim {
             class.recorder.record_trim(latency, len);
