@@ -113,6 +113,12 @@ fn a_read_through_fill_reads_every_block_once_and_writes_nothing() {
         "{}",
         out.stderr
     );
+    assert!(
+        out.stderr
+            .contains("preconditioning: reading 16MiB over the volume"),
+        "{}",
+        out.stderr
+    );
     assert_eq!(doc["plan"]["precondition"]["read"], true);
 }
 

@@ -58,7 +58,7 @@ pub(super) fn precondition(
         ..ExecOptions::default()
     };
     let started = Instant::now();
-    obs.precondition_started(bytes * u64::from(plan.passes));
+    obs.precondition_started(bytes * u64::from(plan.passes), plan.read);
     let passes = (0..plan.passes).try_for_each(|pass| {
         let t = Instant::now();
         let written = run_pass(
