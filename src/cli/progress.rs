@@ -40,10 +40,11 @@ impl Progress {
         Progress::bytes(total)
     }
 
-    /// A byte bar while `[precondition]` writes the volume.
-    pub fn precondition(total: u64) -> Progress {
+    /// A byte bar while `[precondition]` writes the volume (reads it through, `read`).
+    pub fn precondition(total: u64, read: bool) -> Progress {
         if !super::style::quiet() {
-            eprintln!("preconditioning: writing {} over the volume", Size(total));
+            let what = if read { "reading" } else { "writing" };
+            eprintln!("preconditioning: {what} {} over the volume", Size(total));
         }
         Progress::bytes(total)
     }
@@ -189,8 +190,8 @@ impl Observer for Watcher {
         self.fill = Some(Progress::fill(path, total));
     }
 
-    fn precondition_started(&mut self, total: u64) {
-        self.fill = Some(Progress::precondition(total));
+    fn precondition_started(&mut self, total: u64, read: bool) {
+        self.fill = Some(Progress::precondition(total, read));
     }
 
     fn fill_progress(&mut self, done: u64) {

@@ -22,7 +22,8 @@ pub fn lines(name: &str) -> Vec<String> {
     let vars: Vec<Option<String>> = (0..spec.targets.len())
         .map(|i| loaded.target_var(i))
         .collect();
-    let writes = spec.classes.iter().any(|c| c.mix.value.writes()) || spec.precondition.is_some();
+    let writes = spec.classes.iter().any(|c| c.mix.value.writes())
+        || spec.precondition.as_ref().is_some_and(|p| !p.read.value);
     if !spec.targets.is_empty() {
         let sets: Vec<String> = vars
             .iter()

@@ -31,6 +31,7 @@ mod files;
 mod fio;
 mod fio_agree;
 mod fio_examples;
+mod first_touch;
 mod fleet;
 mod flush_every;
 mod guard;

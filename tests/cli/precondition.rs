@@ -78,6 +78,52 @@ fn the_fill_writes_exactly_passes_times_the_device() {
 
 #[test]
 #[serial_test::parallel]
+fn a_read_through_fill_reads_every_block_once_and_writes_nothing() {
+    const SIZE: u64 = 16 << 20;
+    let dev = LoopDevice::new(SIZE);
+    let tmp = Scenario::new();
+    // No --allow-destructive: a fill that reads needs no consent to write.
+    let text = fill_spec(
+        dev.dev(),
+        "read = true\npasses = 1\nsize = \"128KiB\"\ndepth = 8",
+    )
+    .replace("destructive = true\n", "")
+    .replace("[run]\n", "[run]\nwarmup = \"0s\"\n");
+    let (read, written) = (dev.sectors_read(), dev.sectors_written());
+    let out = run(tmp.path(), "read", &text, &[]).code(0);
+    let doc = results(&tmp.path().join("read"));
+    assert_eq!(dev.sectors_written(), written, "{}", out.stderr);
+    // The fill read the device once; the point's own reads are in its results.
+    let point_bytes = doc["points"][0]["classes"][0]["total"]["bytes"]
+        .as_u64()
+        .expect("the point's bytes");
+    let device = (dev.sectors_read() - read) * 512;
+    eprintln!("device read {device}, the point {point_bytes}");
+    // Without a warmup, the point read its window's bytes and the one 4 KiB read in flight at
+    // its end, at most: the rest is the fill, which must be the device once.
+    assert!(
+        device >= SIZE + point_bytes && device <= SIZE + point_bytes + 4096,
+        "the device read {device} bytes: {} for the fill, {point_bytes} for the point's window: {}",
+        SIZE,
+        out.stderr
+    );
+    assert!(
+        out.stderr
+            .contains(&format!("pass 1 of 1 read 16 MiB ({SIZE} bytes)")),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr
+            .contains("preconditioning: reading 16MiB over the volume"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(doc["plan"]["precondition"]["read"], true);
+}
+
+#[test]
+#[serial_test::parallel]
 fn the_fill_needs_consent_like_any_write() {
     // A file rigel did not create needs both consents; the point itself only reads.
     let tmp = Scenario::new();

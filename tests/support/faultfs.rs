@@ -3,7 +3,8 @@
 //! service time with at most N I/Os served in parallel (a target of known latency and capacity), and
 //! a wake-up cost after idling (a latency that falls as the load grows), silent corruption of
 //! chosen blocks, a burst bucket (full speed until a token bucket of I/Os runs dry, then its refill
-//! rate, as gp2's burst credits), and a volatile write cache that a power cut empties (`Faults::volatile_cache`,
+//! rate, as gp2's burst credits), a delay on each block's first read (a volume restored from a
+//! snapshot, `Faults::first_read`), and a volatile write cache that a power cut empties (`Faults::volatile_cache`,
 //! `FaultFs::lose_power`).
 //!
 //! Mounted in a temporary directory with `fuser` (its pure-Rust mount: root, `/dev/fuse`, no
@@ -119,7 +120,14 @@ pub struct Faults {
     pub bucket: Option<(f64, f64)>,
     /// The kernel may send one open's direct I/Os several at once (`Faults::async_direct_io`).
     pub async_dio: bool,
+    /// A volume still being initialized: a read that covers a block ([`FIRST_READ_BLOCK`]) never
+    /// read or written before waits this long more; later reads of it do not.
+    pub first_read: Option<Duration>,
 }
+
+/// The block a first read initializes: 4 KiB, the smallest I/O a test does, so each first read
+/// of a block is delayed whatever its neighbours did. One bit each: 8 KiB for a 256 MiB file.
+pub const FIRST_READ_BLOCK: u64 = 4096;
 
 impl Faults {
     pub fn new(size: u64) -> Faults {
@@ -183,6 +191,11 @@ impl Faults {
     /// it sends the next, whatever the queue above it (about 1 / service time IOPS at any depth).
     pub fn async_direct_io(mut self) -> Faults {
         self.async_dio = true;
+        self
+    }
+    /// A read covering a block read or written by nobody before waits `delay` more.
+    pub fn first_read(mut self, delay: Duration) -> Faults {
+        self.first_read = Some(delay);
         self
     }
     /// An I/O arriving more than `idle` after the last one was served waits `wake` more.
@@ -259,6 +272,10 @@ struct Fs {
     /// When the last I/O was served (for `wake`); None before the first.
     last_served: Arc<Mutex<Option<std::time::Instant>>>,
     bucket: Arc<Mutex<Bucket>>,
+    /// One bit per [`FIRST_READ_BLOCK`]: touched (`first_read` only; empty otherwise).
+    touched: Vec<AtomicU64>,
+    /// Reads that waited for a first touch.
+    first_reads: Arc<AtomicU64>,
 }
 
 /// A burst bucket's state: credit left as of `at`, the refill's next free slot once dry, and when
@@ -281,6 +298,7 @@ pub struct FaultFs {
     session: Option<fuser::BackgroundSession>,
     dir: tempfile::TempDir,
     bucket: Arc<Mutex<Bucket>>,
+    first_reads: Arc<AtomicU64>,
 }
 
 impl FaultFs {
@@ -301,7 +319,14 @@ impl FaultFs {
             credit: faults.bucket.map_or(0.0, |b| b.0),
             ..Bucket::default()
         }));
+        let blocks = faults.size.div_ceil(FIRST_READ_BLOCK).div_ceil(64);
+        let first_reads = Arc::new(AtomicU64::new(0));
         let fs = Fs {
+            touched: match faults.first_read {
+                Some(_) => (0..blocks).map(|_| AtomicU64::new(0)).collect(),
+                None => Vec::new(),
+            },
+            first_reads: Arc::clone(&first_reads),
             bucket: Arc::clone(&bucket),
             data: Arc::clone(&data),
             cache: cache.clone(),
@@ -322,7 +347,13 @@ impl FaultFs {
             session: Some(session),
             dir,
             bucket,
+            first_reads,
         })
+    }
+
+    /// Reads delayed as a block's first (`Faults::first_read`).
+    pub fn first_reads(&self) -> u64 {
+        self.first_reads.load(Ordering::Relaxed)
     }
 
     /// From the first I/O to the moment the burst bucket's credit ran out (None while it has not).
@@ -475,6 +506,22 @@ impl Fs {
         d
     }
 
+    /// Marks the blocks `[offset, offset + len)` covers as touched; whether any was not before.
+    fn touch(&self, offset: u64, len: u64) -> bool {
+        if self.touched.is_empty() || len == 0 {
+            return false;
+        }
+        let mut fresh = false;
+        for b in offset / FIRST_READ_BLOCK..=(offset + len - 1) / FIRST_READ_BLOCK {
+            let Some(word) = self.touched.get((b / 64) as usize) else {
+                break;
+            };
+            let bit = 1u64 << (b % 64);
+            fresh |= word.fetch_or(bit, Ordering::Relaxed) & bit == 0;
+        }
+        fresh
+    }
+
     /// What an I/O waits for credit: none while the bucket holds some (refilled at `rate` since
     /// the last I/O), else the refill's next free slot (one every 1/rate).
     fn bucket_wait(&self, rate: f64) -> Duration {
@@ -607,7 +654,14 @@ impl Filesystem for Fs {
         let corrupt = self.faults.corrupt.clone();
         let history = Arc::clone(&self.history);
         let cache = self.cache.clone();
-        self.serve(self.delay(n), move || {
+        let mut delay = self.delay(n);
+        if let Some(first) = self.faults.first_read
+            && self.touch(offset, len)
+        {
+            delay += first;
+            self.first_reads.fetch_add(1, Ordering::Relaxed);
+        }
+        self.serve(delay, move || {
             if let Some(errno) = error {
                 return reply.error(Errno::from_i32(errno));
             }
@@ -658,6 +712,8 @@ impl Filesystem for Fs {
         let history = Arc::clone(&self.history);
         let cache = self.cache.clone();
         let dsync = flags.0 & (libc::O_DSYNC | libc::O_SYNC) != 0;
+        // A written block is initialized: its later reads are not first reads.
+        self.touch(offset, len);
         self.serve(self.delay(n), move || {
             if let Some(errno) = error {
                 return reply.error(Errno::from_i32(errno));

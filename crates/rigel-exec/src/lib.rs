@@ -21,6 +21,7 @@ mod reuse;
 mod share;
 #[cfg(test)]
 mod tests;
+mod touch;
 pub mod verify;
 
 pub use engines::RingMode;

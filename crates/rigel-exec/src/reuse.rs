@@ -1,9 +1,10 @@
 //! What one point's workers leave for the next: their buffer arenas. Allocating, faulting in and
 //! filling an arena with random data costs milliseconds per MiB-sized I/O in flight (a 64 × 1 MiB
 //! arena: tens of milliseconds), paid on every point before; a run now pays it once per size. And `verify`'s generation map, kept
-//! for the whole run.
+//! for the whole run, and the first-touch record (`touch`), likewise.
 
 use super::engines::arena::Arena;
+use super::touch::Touched;
 use super::verify::journal::JournalFile;
 use super::verify::map::GenMap;
 use rigel_plan::Buffers;
@@ -22,6 +23,8 @@ pub struct Reuse {
     pub(crate) gen_map: Mutex<Option<Arc<GenMap>>>,
     /// `journal = true`: the run folder's file the generation map is to live in.
     journal: Mutex<Option<JournalFile>>,
+    /// The run's record of the blocks it touched (`touch`), made by its first point.
+    touched: Mutex<Option<Arc<Touched>>>,
 }
 
 impl std::fmt::Debug for Reuse {
@@ -82,6 +85,23 @@ impl Reuse {
         let m = Arc::new(GenMap::new(volume, unit, seed, journal.as_ref())?);
         *kept = Some(Arc::clone(&m));
         Ok(m)
+    }
+
+    /// The run's first-touch record: made by the first point (sized once per target), kept for
+    /// the rest of the run, so a block touched at one point is a re-touch at the next.
+    pub(crate) fn touched(&self, volume: &Volume) -> Arc<Touched> {
+        let Ok(mut kept) = self.touched.lock() else {
+            // A poisoned lock (a worker panicked holding it): a record of this point alone.
+            return Arc::new(Touched::new(volume));
+        };
+        match kept.as_ref() {
+            Some(t) if t.fits(volume) => Arc::clone(t),
+            _ => {
+                let t = Arc::new(Touched::new(volume));
+                *kept = Some(Arc::clone(&t));
+                t
+            }
+        }
     }
 
     /// The file the run's generation map is to be kept in (`journal = true`), taken by the first

@@ -72,9 +72,10 @@ pub fn compile(spec: &Spec, cores: u64) -> Result<RunPlan, Vec<SpecError>> {
     let planned = search
         .as_ref()
         .map_or(points.len() as u64, |s| u64::from(s.worst_trials));
-    // Per target: some point's writing class uses it. The fill writes every target: the same
-    // guard and consent as a writing point.
-    let mut written = vec![precondition.is_some(); spec.targets.len()];
+    // Per target: some point's writing class uses it. The fill writes every target (unless it
+    // reads them through, `read = true`): the same guard and consent as a writing point.
+    let fill_writes = precondition.as_ref().is_some_and(|p| !p.read);
+    let mut written = vec![fill_writes; spec.targets.len()];
     let probed = search
         .as_ref()
         .map_or(&points[..], |s| std::slice::from_ref(&s.template));

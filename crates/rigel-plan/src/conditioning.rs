@@ -11,7 +11,7 @@ use std::time::Duration;
 pub const CLASS: &str = "precondition";
 
 impl PreconditionPlan {
-    /// Pass `pass` (0-based) as a point: one class of 100% writes, one stream of `depth` I/Os
+    /// Pass `pass` (0-based) as a point: one class of 100% writes (100% reads, `read`), one stream of `depth` I/Os
     /// (sequential: from the volume's start, so a pass of `slots` I/Os writes it once, in order)
     /// or `depth` random slots. Its id is distinct per pass so random passes draw other offsets.
     pub fn pass_point(&self, pass: u32) -> DataPoint {
@@ -23,7 +23,7 @@ impl PreconditionPlan {
                 class: CLASS.to_owned(),
                 size: self.size,
                 access: self.pattern,
-                mix: Mix::reads_of(0),
+                mix: Mix::reads_of(if self.read { 100 } else { 0 }),
                 load: if sequential { 1 } else { self.depth },
                 per_stream: if sequential { self.depth } else { 1 },
                 outstanding: self.depth,
@@ -47,7 +47,8 @@ impl PreconditionPlan {
         }
     }
 
-    /// Plan text: `2 sequential passes of 128 KiB writes (QD 32): 8 GiB` or `… : 2 × the capacity`.
+    /// Plan text: `2 sequential passes of 128 KiB writes (QD 32): 8 GiB` or `… : 2 × the capacity`;
+    /// `reads` with `read`.
     pub fn describe(&self) -> String {
         let pattern = match self.pattern {
             Access::Sequential => "sequential",
@@ -56,17 +57,24 @@ impl PreconditionPlan {
         let what = match self.bytes {
             Some(b) => rigel_expr::units::size(b as f64),
             None => format!(
-                "runs until {} × the capacity is written (found when the targets open)",
-                self.passes
+                "runs until {} × the capacity is {} (found when the targets open)",
+                self.passes,
+                self.verb()
             ),
         };
         format!(
-            "{} {pattern} pass{} of {} writes (QD {}) before the first point: {what}",
+            "{} {pattern} pass{} of {} {} (QD {}) before the first point: {what}",
             self.passes,
             if self.passes == 1 { "" } else { "es" },
             rigel_expr::units::size(self.size as f64),
+            if self.read { "reads" } else { "writes" },
             self.depth
         )
+    }
+
+    /// What a pass does to the volume: `read` or `written`.
+    pub fn verb(&self) -> &'static str {
+        if self.read { "read" } else { "written" }
     }
 }
 
@@ -131,6 +139,7 @@ pub fn compile_precondition(spec: &Spec, errors: &mut Vec<SpecError>) -> Option<
         size,
         depth: p.depth.value as u32,
         pass_limit_ms: p.pass_limit.value.as_millis() as u64,
+        read: p.read.value,
         bytes: declared.map(|d| d * p.passes.value),
     })
 }

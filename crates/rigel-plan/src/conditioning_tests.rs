@@ -87,3 +87,30 @@ fn steady_state_estimates_its_worst_case() {
     // Rounds until max, one more that started before it, the measured run.
     assert_eq!(p.estimated_seconds, 300 + 2 * 10);
 }
+
+#[test]
+fn a_read_through_fill_reads_and_writes_no_target() {
+    let p = compiled(TWO, "[precondition]\nread = true\npasses = 1").unwrap();
+    let pre = p.precondition.as_ref().unwrap();
+    assert!(pre.read);
+    let c = &pre.pass_point(0).classes[0];
+    assert!(c.mix.reads() && !c.mix.writes());
+    assert!(p.targets.iter().all(|t| !t.written));
+    assert_eq!(
+        pre.describe(),
+        "1 sequential pass of 128 KiB reads (QD 32) before the first point: 100.9 MiB"
+    );
+    // Not a boolean: refused at its value.
+    let text = "[[target]]\npath = \"a\"\nsize = \"1MiB\"\n[class.small]\nsize = \"4KiB\"\n\
+                [matrix]\nshape = \"point\"\nsmall = \"4\"\n[precondition]\nread = \"yes\"\n";
+    let input = rigel_spec::SpecInput::Text { name: "t", text };
+    let Err(d) = rigel_spec::load(input, &[], 2) else {
+        panic!("a non-boolean read was accepted")
+    };
+    let e = d.errors;
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert!(e[0].message.contains("`read`"), "{e:?}");
+    let at = text.find("\"yes\"").unwrap();
+    let loc = e[0].loc.as_ref().expect("a place");
+    assert_eq!(loc.span.start, at, "{loc:?}");
+}

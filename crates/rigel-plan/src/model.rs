@@ -333,6 +333,9 @@ pub struct PreconditionPlan {
     pub size: u64,
     pub depth: u32,
     pub pass_limit_ms: u64,
+    /// `read = true`: the passes read the volume through instead of writing it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub read: bool,
     /// Bytes it writes when every target's size is declared (None: `passes` × the capacity found
     /// when the targets open).
     #[serde(default, skip_serializing_if = "Option::is_none")]

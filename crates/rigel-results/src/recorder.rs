@@ -13,6 +13,8 @@ pub use pace::SendGaps;
 
 #[path = "recorder_pace.rs"]
 mod pace;
+#[path = "recorder_touch.rs"]
+mod touch;
 #[path = "recorder_workload.rs"]
 mod workload;
 
@@ -98,6 +100,8 @@ pub struct ClassRecorder {
     burst: workload::BurstTally,
     /// A trimming class: its discards (response latencies, open loop), made at the first.
     trims: Option<Box<DirRecorder>>,
+    /// Sampled reads (first touch, re-touch), made at the first (`record_touch`).
+    touch: Option<Box<[DirRecorder; 2]>>,
 }
 
 /// The second being recorded: per direction at the point's precision.
@@ -332,6 +336,7 @@ impl ClassRecorder {
             think: (0, 0),
             burst: workload::BurstTally::default(),
             trims: None,
+            touch: None,
         }
     }
 
@@ -583,6 +588,7 @@ impl ClassRecorder {
             *mine += theirs;
         }
         self.merge_workload(&other);
+        self.merge_touch(&other);
         self.ticks.merge(&other.ticks);
         for (mine, theirs) in self.intervals.iter_mut().zip(&other.intervals) {
             mine.merge(theirs);
@@ -642,6 +648,7 @@ impl ClassRecorder {
             trim: this.trims.as_deref().map(|t| dir_stats(t, None, window_s)),
             intervals: this.interval_series(window_s, reads, writes),
             ticks: Some(this.ticks.finish(window_s, reads, writes)),
+            touch: this.touch_result(),
             ..ClassResult::new(
                 class,
                 size,

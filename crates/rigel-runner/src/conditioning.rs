@@ -3,11 +3,14 @@
 //! point's rounds until steady state, then its measured run.
 
 use super::{Message, Observer};
-use rigel_exec::{self as exec, ExecError, ExecOptions, ExecTarget, PointControl, SlotSpace};
+use rigel_exec::{
+    self as exec, ExecError, ExecOptions, ExecTarget, PointControl, Reuse, SlotSpace,
+};
 use rigel_plan::{DataPoint, PreconditionPlan, RunSettings, SteadyPlan};
 use rigel_results::stats::steady::judge_last;
 use rigel_results::{PointResult, PointStatus, SteadyRecord};
 use rigel_target::Volume;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant};
@@ -33,14 +36,15 @@ pub enum PreconditionError {
     },
 }
 
-/// Writes the volume `passes` times. Each pass is one point whose I/O budget is the volume's
-/// whole I/Os of `size` (a sequential pass: each once, in order, from the start).
+/// Writes (or reads, `read = true`) the volume `passes` times. Each pass is one point whose I/O
+/// budget is the volume's whole I/Os of `size` (a sequential pass: each once, in order, from the
+/// start), run with the run's `reuse`, so its I/Os mark the run's first-touch record.
 pub(super) fn precondition(
     plan: &PreconditionPlan,
     run: &RunSettings,
     targets: &[ExecTarget],
     volume: &Volume,
-    stop: &std::sync::Arc<AtomicBool>,
+    (reuse, stop): (&Arc<Reuse>, &Arc<AtomicBool>),
     obs: &mut dyn Observer,
 ) -> Result<(), PreconditionError> {
     let slots = SlotSpace::new(volume, plan.size)
@@ -54,11 +58,19 @@ pub(super) fn precondition(
         ..ExecOptions::default()
     };
     let started = Instant::now();
-    obs.precondition_started(bytes * u64::from(plan.passes));
+    obs.precondition_started(bytes * u64::from(plan.passes), plan.read);
     let passes = (0..plan.passes).try_for_each(|pass| {
         let t = Instant::now();
         let written = run_pass(
-            plan, pass, &settings, targets, volume, stop, options, obs, bytes,
+            plan,
+            pass,
+            &settings,
+            targets,
+            volume,
+            (reuse, stop),
+            options,
+            obs,
+            bytes,
         )?;
         if written != bytes {
             return Err(PreconditionError::Unfinished {
@@ -69,9 +81,10 @@ pub(super) fn precondition(
             });
         }
         obs.message(Message::Note(format!(
-            "precondition: pass {} of {} wrote {} ({written} bytes) in {:.1} s",
+            "precondition: pass {} of {} {} {} ({written} bytes) in {:.1} s",
             pass + 1,
             plan.passes,
+            if plan.read { "read" } else { "wrote" },
             rigel_expr::units::size(written as f64),
             t.elapsed().as_secs_f64()
         )));
@@ -80,8 +93,9 @@ pub(super) fn precondition(
     obs.fill_finished();
     passes?;
     obs.message(Message::Note(format!(
-        "precondition: {} written in {:.1} s",
+        "precondition: {} {} in {:.1} s",
         rigel_expr::units::size((bytes * u64::from(plan.passes)) as f64),
+        plan.verb(),
         started.elapsed().as_secs_f64()
     )));
     Ok(())
@@ -96,14 +110,15 @@ fn run_pass(
     settings: &RunSettings,
     targets: &[ExecTarget],
     volume: &Volume,
-    stop: &std::sync::Arc<AtomicBool>,
+    (reuse, stop): (&Arc<Reuse>, &Arc<AtomicBool>),
     options: ExecOptions,
     obs: &mut dyn Observer,
     bytes: u64,
 ) -> Result<u64, PreconditionError> {
     let point = plan.pass_point(pass);
     let ctl = PointControl {
-        stop: std::sync::Arc::clone(stop),
+        stop: Arc::clone(stop),
+        reuse: Arc::clone(reuse),
         ..PointControl::new(1)
     };
     let before = u64::from(pass) * bytes;

@@ -96,6 +96,7 @@ fn a_sequential_pass_writes_every_block_once() {
         size: 4096,
         depth: 16,
         pass_limit_ms: 10_000,
+        read: false,
         bytes: None,
     };
     let (ios, _, _, content) = budgeted(&plan.pass_point(0), 1, SIZE / 4096);

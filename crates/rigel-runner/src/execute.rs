@@ -63,14 +63,16 @@ pub(super) fn execute(
     } = open_folder(job, lock, volume, obs)?;
     let todo = points_to_do(&plan, &mut done, opts.skip_failed, schedule.as_deref(), obs);
     let targets = exec_targets(volume);
-    let fill_ended = precondition(&plan, &done, &targets, volume, stop, obs);
+    // Made before the fill: its passes mark the run's first-touch record like any point.
+    let reuse = executor_buffers(&plan, &header, &mut folder)?;
+    let fill_ended = precondition(&plan, &done, &targets, volume, &reuse, stop, obs);
     obs.run_started(&plan, planned(&plan, &done, &todo));
     let rig = Rig {
         opts,
         volume,
         placed,
         targets,
-        reuse: executor_buffers(&plan, &header, &mut folder)?,
+        reuse,
         stop,
     };
     // The executor's clock is calibrated now, before any point's agreed start: in a fleet every
@@ -206,11 +208,13 @@ fn precondition(
     done: &[PointResult],
     targets: &[ExecTarget],
     volume: &OpenVolume,
+    reuse: &Arc<Reuse>,
     stop: &Arc<AtomicBool>,
     obs: &mut dyn Observer,
 ) -> Option<Ended> {
     let pre = plan.precondition.as_ref().filter(|_| done.is_empty())?;
-    match conditioning::precondition(pre, &plan.run, targets, &volume.volume, stop, obs) {
+    let ctl = (reuse, stop);
+    match conditioning::precondition(pre, &plan.run, targets, &volume.volume, ctl, obs) {
         Ok(()) => None,
         Err(conditioning::PreconditionError::Exec(ExecError::Interrupted)) => {
             Some(Ended::Interrupted)

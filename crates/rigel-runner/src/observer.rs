@@ -30,9 +30,9 @@ pub trait Observer {
     fn job(&mut self, _spec: &str, _sha256: &str) {}
     /// A test file is being created and filled (`total` bytes).
     fn fill_started(&mut self, _path: &Path, _total: u64) {}
-    /// `[precondition]` starts writing `total` bytes (progress through `fill_progress`, then
-    /// `fill_finished`).
-    fn precondition_started(&mut self, _total: u64) {}
+    /// `[precondition]` starts writing `total` bytes, or reading them (`read`; progress through
+    /// `fill_progress`, then `fill_finished`).
+    fn precondition_started(&mut self, _total: u64, _read: bool) {}
     fn fill_progress(&mut self, _done: u64) {}
     fn fill_finished(&mut self) {}
     /// The points start: `todo` of them.

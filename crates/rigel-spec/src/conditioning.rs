@@ -52,7 +52,12 @@ pub fn read_precondition(r: &mut Reader, root: &Table) -> Option<PreconditionSpe
         Some(n) => duration(r, n, "`pass_limit`"),
         None => Some(Sp::new(DEFAULT_PASS_LIMIT, loc.clone())),
     };
+    let read = match t.get("read") {
+        Some(n) => Some(Sp::new(r.boolean(n, "`read`")?, n.loc.clone())),
+        None => Some(Sp::new(false, loc.clone())),
+    };
     Some(PreconditionSpec {
+        read: read?,
         passes: passes?,
         pattern: pattern?,
         size: size?,

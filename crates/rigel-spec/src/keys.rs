@@ -330,6 +330,12 @@ pub const PRECONDITION: &[Key] = &[
         Some("1h"),
         "A pass that has not written the whole volume by then fails the run (a pass never ends part-written)",
     ),
+    key(
+        "read",
+        Kind::Bool,
+        Some("false"),
+        "Read the volume through instead of writing it (not destructive): a volume restored from a snapshot or a thin LUN is slow on a block's first read, and the points then measure the volume, not its initialization",
+    ),
 ];
 
 pub const DRAIN: &[Key] = &[key(

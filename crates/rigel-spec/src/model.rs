@@ -349,6 +349,8 @@ pub struct PreconditionSpec {
     pub depth: Sp<u64>,
     /// How long one pass may take before the run fails (a pass never ends part-written).
     pub pass_limit: Sp<Duration>,
+    /// `read = true`: the passes read the volume instead of writing it.
+    pub read: Sp<bool>,
     /// The `[precondition]` table, for errors about it as a whole.
     pub loc: Loc,
 }

@@ -125,6 +125,7 @@ pub fn run_point_with(
         io_timeout_ns: run.io_timeout_ms.saturating_mul(1_000_000),
     };
     let shared = &shared;
+    let touched = ctl.reuse.touched(volume);
     let n = shares.len() as u64;
     let devices = Devices::of(targets);
     let (outcomes, cpu, disks, wall) = std::thread::scope(|s| {
@@ -153,6 +154,7 @@ pub fn run_point_with(
                 sqpoll: run.sqpoll,
                 polled: run.polled,
                 zones: zones.as_ref(),
+                touched: &touched,
                 verify: gen_map.as_deref().map(|map| VerifySetup {
                     map,
                     classes: verify_classes.clone(),

@@ -48,6 +48,8 @@ pub struct WorkerSpec<'a> {
     pub cpu: Option<u32>,
     /// `zones = "sequential"`: the point's zones, one taken per writing slot.
     pub zones: Option<&'a super::zones::ZonePool>,
+    /// The run's first-touch record (`touch`).
+    pub touched: &'a crate::touch::Touched,
 }
 
 /// A point class as the workers need it.
@@ -235,6 +237,7 @@ pub(crate) fn setup<'a, E: Engine>(
             seconds_published: 0,
             verify,
             zones,
+            touched: spec.touched,
         },
     ))
 }

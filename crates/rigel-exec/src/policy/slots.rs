@@ -104,6 +104,9 @@ pub(crate) struct State<'a> {
     pub(crate) verify: Option<WorkerVerify<'a>>,
     /// `zones = "sequential"`: each writing slot's zone (empty without zones).
     pub(crate) zones: Vec<Option<super::zones::Cursor<'a>>>,
+    /// The run's first-touch record: each completed read or write marks it, and a read that
+    /// covers a watched block is recorded as a first touch or a re-touch (`touch`).
+    pub(crate) touched: &'a crate::touch::Touched,
 }
 
 /// What a slot's current I/O is: drawn by its class, or sent by `rigel replay` (`replay_slots`).

@@ -13,6 +13,7 @@ mod point;
 mod provenance;
 mod rank_rows;
 mod steady_record;
+mod touch;
 mod wall_window;
 mod write_data;
 
@@ -32,5 +33,6 @@ pub use point::*;
 pub use provenance::{GitOrigin, Provenance, SpecOrigin};
 pub use rank_rows::{RankClass, RankPoint, RankRows, SpillError};
 pub use steady_record::SteadyRecord;
+pub use touch::{TouchReads, TouchResult};
 pub use wall_window::WallWindow;
 pub use write_data::WriteData;

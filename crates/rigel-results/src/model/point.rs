@@ -171,6 +171,11 @@ pub struct ClassResult {
     /// equals `mean_ios`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub burst: Option<BurstResult>,
+    /// First touch: the class's sampled reads of blocks first touched in the run beside those
+    /// touched before. Absent for a class without sampled reads, and in results written before
+    /// rigel kept them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub touch: Option<super::TouchResult>,
 }
 
 impl ClassResult {
@@ -196,6 +201,7 @@ impl ClassResult {
             commit: None,
             think: None,
             burst: None,
+            touch: None,
         }
     }
 }

@@ -113,6 +113,9 @@ pub struct LightClass<'a> {
     pub intervals: Vec<LightInterval>,
     #[serde(default)]
     pub pace: Option<PaceResult>,
+    /// First touch's sampled reads (absent in results before rigel kept them).
+    #[serde(default)]
+    pub touch: Option<crate::TouchResult>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -7,6 +7,7 @@ mod burst_step;
 mod device_share;
 pub mod drain;
 pub mod engines;
+mod first_touch;
 mod lateness;
 mod paced;
 mod rate_cap;
@@ -18,6 +19,7 @@ mod validity;
 mod warning;
 
 pub use burst_step::BurstStep;
+pub use first_touch::{MIN_READS as FIRST_TOUCH_MIN_READS, SLOWER as FIRST_TOUCH_SLOWER};
 pub use lateness::{GAP_CV_SLACK, LAG_FLOOR_NS, LAG_SHARE, late};
 pub use rate_cap::{CapMetric, DeviceCap, RateCap};
 pub use seconds::{MIN_SECONDS, full_seconds};

@@ -2,12 +2,15 @@
 //! histograms add exactly and the percentiles come from the sum (never an average of percentiles),
 //! min and max take the extremes, the mean is weighted by the I/Os. An open-loop class's service
 //! latencies add the same way, and its schedule's figures (requested and achieved rates, send
-//! times, backlog) sum.
+//! times, backlog) sum. First touch's sampled reads add as the latencies do.
 
 use crate::codec::{HdrAdder, HdrSum, encode, latency_of};
 use crate::rate_achieved;
 use crate::stream::{LightClass, LightDir};
-use crate::{ClassResult, DirStats, Interval, LatencyStats, PaceResult, ServiceStats};
+use crate::{
+    ClassResult, DirStats, Interval, LatencyStats, PaceResult, ServiceStats, TouchReads,
+    TouchResult,
+};
 
 /// One class's figures summed over hosts.
 #[derive(Debug)]
@@ -21,6 +24,8 @@ pub struct ClassSum {
     trim: Option<DirSum>,
     intervals: Vec<IntervalSum>,
     pace: Option<PaceResult>,
+    /// First touch's sampled reads: first touches, re-touches.
+    touch: Option<Box<[LatSum; 2]>>,
 }
 
 /// Latencies of one direction summed over hosts.
@@ -171,6 +176,7 @@ impl ClassSum {
             trim: first.trim.as_ref().map(|_| DirSum::new()),
             intervals: Vec::new(),
             pace: None,
+            touch: None,
         };
         sum.add(first, hdr);
         sum
@@ -210,6 +216,22 @@ impl ClassSum {
         }
         if let Some(p) = &c.pace {
             self.add_pace(p);
+        }
+        if let Some(t) = &c.touch {
+            let sums = self
+                .touch
+                .get_or_insert_with(|| Box::new([LatSum::new(), LatSum::new()]));
+            for (sum, r) in sums.iter_mut().zip([&t.first, &t.retouch]) {
+                // No exact extremes are kept for sampled reads: the percentiles are the
+                // histogram's, unclamped.
+                let l = LatencyStats {
+                    mean_ns: r.mean_ns,
+                    min_ns: 0,
+                    max_ns: u64::MAX,
+                    ..Default::default()
+                };
+                sum.add(r.reads, &l, r.histogram.as_deref(), hdr);
+            }
         }
     }
 
@@ -262,6 +284,14 @@ impl ClassSum {
         if let Some(p) = &other.pace {
             self.add_pace(p);
         }
+        if let Some(theirs) = other.touch {
+            let mine = self
+                .touch
+                .get_or_insert_with(|| Box::new([LatSum::new(), LatSum::new()]));
+            let [first, again] = *theirs;
+            mine[0].join(first);
+            mine[1].join(again);
+        }
     }
 
     /// The summed class. Each second's p99 is the highest host's: an upper bound of the fleet's
@@ -282,7 +312,26 @@ impl ClassSum {
         });
         // Ticks are not summed across hosts (their clocks' ticks do not line up), nor the parts
         // one host measures alone (depth held, skew, size shares, commits, think, bursts).
+        let reads = |s: &LatSum| {
+            let (l, histogram) = s.stats();
+            TouchReads {
+                reads: s.ios,
+                p50_ns: l.p50_ns,
+                p99_ns: l.p99_ns,
+                mean_ns: if s.ios > 0 {
+                    s.sum_ns / s.ios as f64
+                } else {
+                    0.0
+                },
+                histogram: (s.ios > 0).then_some(histogram),
+            }
+        };
+        let touch = self.touch.as_deref().map(|[f, a]| TouchResult {
+            first: reads(f),
+            retouch: reads(a),
+        });
         ClassResult {
+            touch,
             read: self.read.as_ref().map(DirSum::stats),
             write: self.write.as_ref().map(DirSum::stats),
             trim: self.trim.as_ref().map(DirSum::stats),

@@ -180,3 +180,31 @@ fn hosts_trims_add_in_their_own_figures_and_the_total() {
     assert_eq!(h.len(), 800);
     assert_eq!(merged.total.latency.max_ns, truth.total.latency.max_ns);
 }
+
+#[test]
+fn first_touch_reads_add_across_hosts_exactly() {
+    let mut a = ClassRecorder::new(1);
+    let mut b = ClassRecorder::new(1);
+    let mut both = ClassRecorder::new(1);
+    for i in 1..=300u64 {
+        let (first, ns) = (i % 3 == 0, 100_000 + i * 1_000);
+        a.record_touch(first, ns);
+        both.record_touch(first, ns);
+    }
+    for i in 1..=100u64 {
+        b.record_touch(true, 5_000_000 + i * 10_000);
+        both.record_touch(true, 5_000_000 + i * 10_000);
+    }
+    // b has no re-touch: its empty half adds nothing.
+    let fin = |r: &ClassRecorder| r.finish("small", 4096, 4, true, false, 1.0);
+    let merged = sum_of(&[&fin(&a), &fin(&b)]).touch.expect("touch summed");
+    let truth = fin(&both).touch.expect("touch");
+    for (m, t) in [
+        (&merged.first, &truth.first),
+        (&merged.retouch, &truth.retouch),
+    ] {
+        assert_eq!((m.reads, m.p50_ns, m.p99_ns), (t.reads, t.p50_ns, t.p99_ns));
+        assert!((m.mean_ns - t.mean_ns).abs() < 1e-6);
+    }
+    assert_eq!((merged.first.reads, merged.retouch.reads), (200, 200));
+}

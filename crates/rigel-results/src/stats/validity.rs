@@ -121,7 +121,8 @@ pub fn warnings(view: &ResultsView, past: &[PastRun], cfg: &ValidityConfig) -> V
 }
 
 /// What the volume was doing rather than what the device can do (a rate cap, a burst bucket
-/// running out, and the figures taken before it did), as warnings with their evidence: `results.json` keeps these beside the document, and every report lists them
+/// running out, and the figures taken before it did; first reads of its blocks much slower than
+/// later ones), as warnings with their evidence: `results.json` keeps these beside the document, and every report lists them
 /// with the other warnings.
 pub fn volume_findings(view: &ResultsView, cfg: &ValidityConfig) -> Vec<Warning> {
     let caps = super::rate_cap::rate_caps(view, cfg.cpu_fraction)
@@ -173,7 +174,11 @@ pub fn volume_findings(view: &ResultsView, cfg: &ValidityConfig) -> Vec<Warning>
         }
     });
     let drain = super::drain::limit_warning(view);
-    caps.chain(steps).chain(on_credit).chain(drain).collect()
+    caps.chain(steps)
+        .chain(on_credit)
+        .chain(drain)
+        .chain(super::first_touch::warnings(view))
+        .collect()
 }
 
 /// Points in whose window rigel itself did not run (a stopped process, a paused VM, a starved

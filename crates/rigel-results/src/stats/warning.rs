@@ -12,7 +12,9 @@ pub struct Warning {
     /// point's first seconds ran apart from the rest) `rate-cap` (throughput held flat while
     /// the load grew: a provisioned rate or a throttle) or `burst` (a sustained step down within a
     /// point or between points: a burst bucket ran out), each with its [`Evidence`], and
-    /// `burst-figure` (the points run before such a step: figures taken on credit).
+    /// `burst-figure` (the points run before such a step: figures taken on credit), and
+    /// `first-touch` (a class's first reads of a block much slower than its re-reads: the volume
+    /// was still being initialized; `figure` is the ratio of the p50s).
     pub kind: &'static str,
     /// The point it concerns, when one.
     pub point: Option<u32>,

@@ -270,8 +270,8 @@ impl Observer for Watching<'_> {
     fn fill_started(&mut self, path: &Path, total: u64) {
         self.inner.fill_started(path, total);
     }
-    fn precondition_started(&mut self, total: u64) {
-        self.inner.precondition_started(total);
+    fn precondition_started(&mut self, total: u64, read: bool) {
+        self.inner.precondition_started(total, read);
     }
     fn fill_progress(&mut self, done: u64) {
         self.inner.fill_progress(done);

@@ -76,6 +76,17 @@ impl State<'_> {
         let service = now.saturating_sub(slot.submitted_ns);
         // Warmup I/Os too: the punctual sender's slots are then as busy as at the window's start.
         let queued = p.punctual.queued(slot.scheduled_ns, service);
+        // First touch, by the service latency: the device's time for the block, not the wait
+        // for a send slot, which first and later reads share.
+        if !slot.trim
+            && let Some(first) = self
+                .touched
+                .touch(slot.target, slot.offset, slot.len as u64)
+            && measuring
+            && !slot.write
+        {
+            class.recorder.record_touch(first, service);
+        }
         if measuring && slot.trim {
             class.recorder.record_trim(response, slot.len as u64);
         } else if measuring {

@@ -48,7 +48,7 @@ impl<L: Live> Turns<'_, '_, '_, L> {
         }
         let slot = &st.slots[i];
         let (len, write, latency) = (slot.len as u64, slot.write, now - slot.submitted_ns);
-        let trim = slot.trim;
+        let (trim, target, offset) = (slot.trim, slot.target, slot.offset);
         let (bucket, size_index) = (slot.bucket, slot.size_index);
         // A committer's N-th write is followed by its flush, not by its next I/O.
         // (The think time of a committer follows its commit, `committed`.)
@@ -65,6 +65,14 @@ impl<L: Live> Turns<'_, '_, '_, L> {
         let class = &mut st.classes[st.slots[i].class];
         class.ios_delta += 1;
         class.bytes_delta += len;
+        // First touch: one hash and a branch; about one I/O in 1,024 goes further.
+        if !trim
+            && let Some(first) = st.touched.touch(target, offset, len)
+            && batch.measuring
+            && !write
+        {
+            class.recorder.record_touch(first, latency);
+        }
         if batch.measuring && trim {
             class.recorder.record_trim(latency, len);
         } else if batch.measuring {
