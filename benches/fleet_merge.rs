@@ -104,6 +104,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 integrity: None,
                 engines: Vec::new(),
                 placement: None,
+                host: None,
             })?;
         }
     }

@@ -6,6 +6,7 @@ mod device;
 mod doc;
 mod doc_access;
 mod engine;
+mod host_load;
 mod integrity;
 mod journal_check;
 mod point;
@@ -22,6 +23,7 @@ pub use doc::{
     TargetInfo,
 };
 pub use engine::{DeviceQueues, EngineRecord, Placement};
+pub use host_load::HostLoad;
 pub use integrity::{
     Corruption, CorruptionCounts, CorruptionKind, FIRST_CORRUPTIONS, FoundHeader, IntegrityResult,
 };

@@ -193,6 +193,7 @@ mod tests {
             integrity: None,
             engines: Vec::new(),
             placement: None,
+            host: None,
         }
     }
 
