@@ -93,7 +93,7 @@ fn other_work_taking_the_cpu_on_the_worse_side_is_the_hosts() {
 }
 
 #[test]
-fn a_saturated_host_excuses_a_tail_not_a_rate() {
+fn a_saturated_host_excuses_a_tail_and_a_crowded_one_a_rate() {
     // Both hosts saturated (load 13 on 2 CPUs, 99% of the CPU to other work): NEW's p99 at
     // QD 1 caught scheduling waits (30 µs to 2 ms), within 6.5 slices of 3 ms.
     let saturated = Side {
@@ -112,9 +112,22 @@ fn a_saturated_host_excuses_a_tail_not_a_rate() {
         "{:?}",
         m.host
     );
-    // A 20% drop in IOPS on the same host is the storage's.
-    let m = judged(saturated, saturated, Stat::Iops, (2000.0, 1600.0));
+    // 6.5 tasks per CPU: a fair share is 1/6.5 of a CPU, a rate 80% lower is the host's too
+    // (up to 85%, plus the band's 10%); 97.5% lower is beyond it.
+    let m = judged(saturated, saturated, Stat::Iops, (2000.0, 400.0));
+    assert_eq!(m.verdict, Change::Inconclusive, "{m:?}");
+    let m = judged(saturated, saturated, Stat::Iops, (2000.0, 50.0));
     assert_eq!(m.verdict, Change::Regressed);
+    // At 2.5 tasks per CPU (load 5 on 2) a tail is still the host's, a 20% drop in IOPS the
+    // storage's.
+    let queued = Side {
+        per_cpu_load: Some(2.5),
+        ..saturated
+    };
+    let m = judged(queued, queued, Stat::Iops, (2000.0, 1600.0));
+    assert_eq!(m.verdict, Change::Regressed);
+    let m = judged(queued, queued, P99, (30e3, 2e6));
+    assert_eq!(m.verdict, Change::Inconclusive, "{m:?}");
     // 50 ms more is beyond 6.5 slices.
     let m = judged(saturated, saturated, P99, (30e3, 50e6));
     assert_eq!(m.verdict, Change::Regressed);
