@@ -16,6 +16,7 @@ fn quiet() -> Side {
         contention: Some(0.05),
         steal: Some(0.0),
         mhz: Some(2600.0),
+        stalled: 1.0,
     }
 }
 
@@ -112,20 +113,42 @@ fn a_saturated_host_excuses_a_tail_and_a_crowded_one_a_rate() {
         "{:?}",
         m.host
     );
-    // 6.5 tasks per CPU: a fair share is 1/6.5 of a CPU, a rate 80% lower is the host's too
-    // (up to 85%, plus the band's 10%); 97.5% lower is beyond it.
-    let m = judged(saturated, saturated, Stat::Iops, (2000.0, 400.0));
-    assert_eq!(m.verdict, Change::Inconclusive, "{m:?}");
-    let m = judged(saturated, saturated, Stat::Iops, (2000.0, 50.0));
-    assert_eq!(m.verdict, Change::Regressed);
-    // At 2.5 tasks per CPU (load 5 on 2) a tail is still the host's, a 20% drop in IOPS the
+    // A run held flat at a lower rate (a throttle): 20% fewer IOPS on the same host is the
     // storage's.
+    let m = judged(saturated, saturated, Stat::Iops, (2000.0, 1600.0));
+    assert_eq!(m.verdict, Change::Regressed);
+    // NEW's better ticks ran 4× its mean (it starved between them): 70% fewer is the host's,
+    // 90% fewer beyond it; never beyond a fair share of 1/6.5 of a CPU.
+    let starved = Side {
+        stalled: 4.0,
+        ..saturated
+    };
+    let m = judged(saturated, starved, Stat::Iops, (2000.0, 600.0));
+    assert_eq!(m.verdict, Change::Inconclusive, "{m:?}");
+    let m = judged(saturated, starved, Stat::Iops, (2000.0, 200.0));
+    assert_eq!(m.verdict, Change::Regressed);
+    let crowded = Side {
+        stalled: 40.0,
+        ..saturated
+    };
+    let m = judged(saturated, crowded, Stat::Iops, (2000.0, 50.0));
+    assert_eq!(m.verdict, Change::Regressed);
+    // At 2.5 tasks per CPU (load 5 on 2) a tail is the host's, and a 20% drop in IOPS of a run
+    // that starved between its better ticks.
     let queued = Side {
         per_cpu_load: Some(2.5),
         ..saturated
     };
-    let m = judged(queued, queued, Stat::Iops, (2000.0, 1600.0));
-    assert_eq!(m.verdict, Change::Regressed);
+    let m = judged(
+        queued,
+        Side {
+            stalled: 4.0,
+            ..queued
+        },
+        Stat::Iops,
+        (2000.0, 1600.0),
+    );
+    assert_eq!(m.verdict, Change::Inconclusive, "{m:?}");
     let m = judged(queued, queued, P99, (30e3, 2e6));
     assert_eq!(m.verdict, Change::Inconclusive, "{m:?}");
     // 50 ms more is beyond 6.5 slices.
