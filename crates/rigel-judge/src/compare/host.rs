@@ -26,7 +26,7 @@
 //!   fall as far as the worse run's own ticks show it starved: r is the upper decile of its
 //!   100 ms ticks' I/O counts ([`BEST_TICKS`]) over their mean, at most the load per CPU (a fair
 //!   share of a CPU, what rigel's workers and the kernel threads serving its I/O got: a loop
-//!   device's worker is the device). On such a host an unchanged loop device served 47 to 2,858
+//!   device's worker is the device), named from [`MIN_RATIO`] as rigel's CPU per I/O is. On such a host an unchanged loop device served 47 to 2,858
 //!   IOPS in the seconds of one 5 s run (load 18 on 2 CPUs, benches/noise.sh). A run held at a
 //!   lower rate (a throttle, a slower device) has flat ticks, r near 1, and stays flagged:
 //!   benches/noise.sh's 20% drop on the same host.
@@ -257,8 +257,12 @@ fn slower(worse: &Side, better: &Side, other: &str) -> Option<Slower> {
         // caught a few of them in one run and none in the other moved by the host.
         let queued = worse.per_cpu_load.unwrap_or(1.0);
         s.slice_ns = SLICE_NS * queued;
-        // The rate the worse run reached in its better ticks, down to a fair share of a CPU.
-        s.ratio = s.ratio.max(worse.stalled.min(queued));
+        // The rate the worse run reached in its better ticks, down to a fair share of a CPU; a
+        // run whose better ticks are within [`MIN_RATIO`] of its mean did not starve (a tick's
+        // count moves by a few percent on a device held flat).
+        if worse.stalled >= MIN_RATIO {
+            s.ratio = s.ratio.max(worse.stalled.min(queued));
+        }
         s.why.push(format!(
             "ran while other work took {:.0}% of the host's CPU ({other} {:.0}%)",
             worse.contention.unwrap_or(0.0) * 100.0,

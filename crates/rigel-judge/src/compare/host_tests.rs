@@ -117,6 +117,24 @@ fn a_saturated_host_excuses_a_tail_and_a_crowded_one_a_rate() {
     // storage's.
     let m = judged(saturated, saturated, Stat::Iops, (2000.0, 1600.0));
     assert_eq!(m.verdict, Change::Regressed);
+    // Its ticks' upper decile 3% over their mean (benches/noise.sh's throttled NEW at load 10.5)
+    // is a device held flat, not a starved run.
+    let flat = Side {
+        stalled: 1.03,
+        ..saturated
+    };
+    let m = judged(saturated, flat, Stat::Iops, (2000.0, 1600.0));
+    assert_eq!(m.verdict, Change::Regressed);
+    let m = judged(
+        saturated,
+        Side {
+            stalled: 1.2,
+            ..saturated
+        },
+        Stat::Iops,
+        (2000.0, 1600.0),
+    );
+    assert_eq!(m.verdict, Change::Regressed);
     // NEW's better ticks ran 4× its mean (it starved between them): 70% fewer is the host's,
     // 90% fewer beyond it; never beyond a fair share of 1/6.5 of a CPU.
     let starved = Side {
