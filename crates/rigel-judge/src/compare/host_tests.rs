@@ -16,7 +16,6 @@ fn quiet() -> Side {
         contention: Some(0.05),
         steal: Some(0.0),
         mhz: Some(2600.0),
-        stalled: 1.0,
     }
 }
 
@@ -94,7 +93,7 @@ fn other_work_taking_the_cpu_on_the_worse_side_is_the_hosts() {
 }
 
 #[test]
-fn a_saturated_host_excuses_a_tail_and_a_crowded_one_a_rate() {
+fn a_saturated_host_excuses_a_tail_not_a_rate() {
     // Both hosts saturated (load 13 on 2 CPUs, 99% of the CPU to other work): NEW's p99 at
     // QD 1 caught scheduling waits (30 µs to 2 ms), within 6.5 slices of 3 ms.
     let saturated = Side {
@@ -113,62 +112,9 @@ fn a_saturated_host_excuses_a_tail_and_a_crowded_one_a_rate() {
         "{:?}",
         m.host
     );
-    // A run held flat at a lower rate (a throttle): 20% fewer IOPS on the same host is the
-    // storage's.
+    // A 20% drop in IOPS on the same host is the storage's.
     let m = judged(saturated, saturated, Stat::Iops, (2000.0, 1600.0));
     assert_eq!(m.verdict, Change::Regressed);
-    // Its ticks' upper decile 3% over their mean (benches/noise.sh's throttled NEW at load 10.5)
-    // is a device held flat, not a starved run.
-    let flat = Side {
-        stalled: 1.03,
-        ..saturated
-    };
-    let m = judged(saturated, flat, Stat::Iops, (2000.0, 1600.0));
-    assert_eq!(m.verdict, Change::Regressed);
-    let m = judged(
-        saturated,
-        Side {
-            stalled: 1.2,
-            ..saturated
-        },
-        Stat::Iops,
-        (2000.0, 1600.0),
-    );
-    assert_eq!(m.verdict, Change::Regressed);
-    // NEW's better ticks ran 4× its mean (it starved between them): 70% fewer is the host's,
-    // 90% fewer beyond it; never beyond a fair share of 1/6.5 of a CPU.
-    let starved = Side {
-        stalled: 4.0,
-        ..saturated
-    };
-    let m = judged(saturated, starved, Stat::Iops, (2000.0, 600.0));
-    assert_eq!(m.verdict, Change::Inconclusive, "{m:?}");
-    let m = judged(saturated, starved, Stat::Iops, (2000.0, 200.0));
-    assert_eq!(m.verdict, Change::Regressed);
-    let crowded = Side {
-        stalled: 40.0,
-        ..saturated
-    };
-    let m = judged(saturated, crowded, Stat::Iops, (2000.0, 50.0));
-    assert_eq!(m.verdict, Change::Regressed);
-    // At 2.5 tasks per CPU (load 5 on 2) a tail is the host's, and a 20% drop in IOPS of a run
-    // that starved between its better ticks.
-    let queued = Side {
-        per_cpu_load: Some(2.5),
-        ..saturated
-    };
-    let m = judged(
-        queued,
-        Side {
-            stalled: 4.0,
-            ..queued
-        },
-        Stat::Iops,
-        (2000.0, 1600.0),
-    );
-    assert_eq!(m.verdict, Change::Inconclusive, "{m:?}");
-    let m = judged(queued, queued, P99, (30e3, 2e6));
-    assert_eq!(m.verdict, Change::Inconclusive, "{m:?}");
     // 50 ms more is beyond 6.5 slices.
     let m = judged(saturated, saturated, P99, (30e3, 50e6));
     assert_eq!(m.verdict, Change::Regressed);
