@@ -73,9 +73,11 @@ pub const MAX_CONTENTION: f64 = 0.9;
 pub const MIN_SLOWER: f64 = 0.1;
 
 /// A host is saturated when other work took [`MAX_CONTENTION`] of its CPU and its load was at
-/// least this many tasks per CPU: every wakeup of rigel's (or of the kernel thread serving its
-/// I/O) may queue behind another task.
-pub const MIN_QUEUED: f64 = 2.0;
+/// least this many tasks per CPU: as many runnable tasks as CPUs, each CPU nearly always taken,
+/// so every wakeup of rigel's (or of the kernel thread serving its I/O) may queue behind another
+/// task. At load 2.8 on 2 CPUs with other work on 92–95% of it, an unchanged QD 1 write mean
+/// moved from 34 to 86 µs between back-to-back runs (benches/noise.sh).
+pub const MIN_QUEUED: f64 = 1.0;
 
 /// A scheduler slice: how long a woken thread may wait for a CPU held by another task (EEVDF's
 /// base slice is 0.75 ms × (1 + log2 CPUs), 3 ms from 8 CPUs; CFS's latency target was 6 ms on
