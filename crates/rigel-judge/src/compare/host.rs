@@ -6,7 +6,8 @@
 //! or improved; a change beyond what the host explains keeps its verdict, and so does a change
 //! on the side the host favoured.
 //!
-//! Three rules name the host; each gives a ratio r by which the worse side's host was slower:
+//! Four rules name the host; each gives a ratio r by which the worse side's host was slower (or
+//! a delay its latencies may carry):
 //!
 //! - **CPU per I/O** moved [`MIN_RATIO`]× or more, only where the dearer side kept rigel busy
 //!   ([`MIN_CORES`]) and as busy per second as the other ([`MIN_BUSY`]): storage that slowed makes
