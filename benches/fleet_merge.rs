@@ -105,6 +105,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 integrity: None,
                 engines: Vec::new(),
                 placement: None,
+                host: None,
             })?;
         }
     }

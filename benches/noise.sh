@@ -10,15 +10,18 @@
 #    device's reads are throttled (cgroup v1 blkio.throttle.read_iops_device) to 80% of what its
 #    BASE run measured. Prints whether the IOPS line was flagged regressed in each pair.
 #
+# Each point records its host (load, other work's and steal's share of the CPU): the tally prints
+# their range and how many lines compare put down to the host (inconclusive, `host` named).
+#
 #   benches/noise.sh                       # 5 pairs at 1 s and at 5 s points
 #   PAIRS=3 DURATIONS="1s" benches/noise.sh
 #   FLOOR=5% benches/noise.sh              # another --drift-floor
-#   KEEP=/tmp/noise benches/noise.sh       # keep each comparison's JSON there
+#   KEEP=/dev/shm/noise benches/noise.sh   # keep each comparison's JSON and the runs there
 #   HOLD=2000 benches/noise.sh             # hold the device at 2000 read and 2000 write IOPS
 #                                          # (blkio throttle) in every run: a device with a fixed
 #                                          # service rate, whose runs a loaded host cannot move
 #
-# Target: at most 1% of the unchanged lines flagged regressed at both durations, and the drop
+# Target: at most 1% of the unchanged lines flagged (regressed or improved) at both durations, and the drop
 # flagged in every pair. Needs root (losetup, the blkio throttle).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -43,7 +46,10 @@ hold() { # read IOPS, write IOPS (0: no limit)
 }
 cleanup() {
     hold 0 0 2>/dev/null || true
-    if [ -n "$KEEP" ]; then mkdir -p "$KEEP" && cp "$dir"/*.json "$KEEP"/ 2>/dev/null || true; fi
+    if [ -n "$KEEP" ]; then
+        # The comparisons and the runs (compare them again with another rule), not the device.
+        mkdir -p "$KEEP" && rm -f "$dir/backing" && cp -a "$dir"/. "$KEEP"/ 2>/dev/null || true
+    fi
     losetup -d "$dev"
     rm -rf "$dir"
 }
@@ -77,19 +83,36 @@ tally() { # label, json files...
 import json, sys
 label, files = sys.argv[1], sys.argv[2:]
 n = {"regressed": 0, "improved": 0, "inconclusive": 0, "within": 0}
-worst = []
+worst, host, loads = [], 0, []
 for f in files:
     c = json.load(open(f))
     for p in c["points"]:
         for m in p["metrics"]:
             n[m["verdict"]] += 1
-            if m["verdict"] == "regressed":
-                worst.append(f'{p["label"]} {m["class"]} {m["direction"]} {m["stat"]} {m["change_text"]}')
+            host += bool(m.get("host"))
+            if m["verdict"] in ("regressed", "improved"):
+                worst.append(f'{m["verdict"]}: {p["label"]} {m["class"]} {m["direction"]} {m["stat"]} {m["change_text"]}')
+# The hosts the runs saw (each point's record of its window).
+for f in files:
+    for side in ("a", "b"):
+        try:
+            d = json.load(open(f.replace(".json", f"-{side}/results.json")))
+        except OSError:
+            continue
+        for p in d["points"]:
+            h = p.get("host") or {}
+            if "load_1m" in h:
+                loads.append((h["load_1m"], h.get("others", 0) + h.get("steal", 0)))
 lines = sum(n.values())
-print(f"{label}: {lines} lines, regressed {n['regressed']} ({100 * n['regressed'] / max(lines, 1):.2f}%), "
-      f"improved {n['improved']}, inconclusive {n['inconclusive']}, within {n['within']}")
+flagged = n["regressed"] + n["improved"]
+print(f"{label}: {lines} lines, flagged {flagged} ({100 * flagged / max(lines, 1):.2f}%: regressed "
+      f"{n['regressed']}, improved {n['improved']}), inconclusive {n['inconclusive']} (host named "
+      f"in {host}), within {n['within']}")
+if loads:
+    print(f"    host: load {min(l for l, _ in loads):.1f}-{max(l for l, _ in loads):.1f}, other work and "
+          f"steal {100 * min(o for _, o in loads):.0f}-{100 * max(o for _, o in loads):.0f}% of the CPU")
 for w in worst:
-    print(f"    regressed: {w}")
+    print(f"    {w}")
 PY
 }
 
@@ -133,7 +156,7 @@ rd = "4"'
 import json, sys
 c = json.load(open(sys.argv[1]))
 m = next(m for m in c["points"][0]["metrics"] if m["stat"] == "iops")
-print(m["verdict"], m["change_text"])' "$dir/drop-$d-$i.json")
+print(m["verdict"], m["change_text"], "(host named)" if m.get("host") else "")' "$dir/drop-$d-$i.json")
         [[ $line == regressed* ]] && flagged=$((flagged + 1))
         report+=" [$iops IOPS -> $line; exit $(cat "$dir/code")]"
     done

@@ -348,6 +348,14 @@ fn back_to_back_runs_flag_nothing_and_a_fifth_fewer_iops_is_flagged() {
     lo.throttle_reads(400);
     let slow = run("slow");
     lo.throttle_reads(0);
+    // Each point records what the host did over its window, for compare's host rule.
+    let host = &super::builder::results(&base)["points"][0]["host"];
+    assert!(host["load_1m"].as_f64().is_some_and(|l| l >= 0.0), "{host}");
+    assert!(host["cpus"].as_u64().is_some_and(|c| c > 0), "{host}");
+    for share in ["others", "steal"] {
+        let v = host[share].as_f64();
+        assert!(v.is_some_and(|v| (0.0..=1.0).contains(&v)), "{host}");
+    }
 
     let out = rigel()
         .arg("compare")

@@ -372,6 +372,7 @@ fn merge_point(id: u32, runs: &[RankRun], ranks: u32) -> Result<Option<PointResu
         integrity: None,
         engines: Vec::new(),
         placement: None,
+        host: None,
         ..base
     }))
 }

@@ -61,6 +61,7 @@ fn rank(fleet: &Path, rank: u32, plan: &RunPlan, ids: &[u32], lag_ms: u64, slow:
                 integrity: None,
                 engines: Vec::new(),
                 placement: None,
+                host: None,
             })
             .expect("point appended");
     }

@@ -11,6 +11,7 @@ mod filetype;
 mod foresee;
 mod guard;
 mod holes;
+mod host_load;
 mod in_use;
 mod kind;
 
@@ -37,6 +38,7 @@ pub use error::TargetError;
 pub use foresee::{cold_buffered, foresee};
 pub use guard::{Consent, check_writable};
 pub use holes::{Holes, holes};
+pub use host_load::HostClock;
 pub use kind::TargetKind;
 pub use marker::XATTR_NAME;
 pub use open::{OpenTarget, OpenVolume, open_volume, remark_written};

@@ -250,6 +250,7 @@ pub(super) fn assemble(
         integrity: None,
         engines: Vec::new(),
         placement: None,
+        host: None,
     };
     let probe = PointProbe {
         workers: outcomes.len(),

@@ -128,7 +128,7 @@ pub fn run_point_with(
     let touched = ctl.reuse.touched(volume);
     let n = shares.len() as u64;
     let devices = Devices::of(targets);
-    let (outcomes, cpu, disks, wall) = std::thread::scope(|s| {
+    let (outcomes, cpu, disks, wall, host) = std::thread::scope(|s| {
         let mut handles = Vec::new();
         let mut spawn_error = None;
         for (w, (engine, share)) in shares.into_iter().enumerate() {
@@ -196,6 +196,8 @@ pub fn run_point_with(
         }
         sleep_until(start + Duration::from_nanos(measure_from), &all_done);
         let cpu0 = process_cpu();
+        // The host's side of the window (compare's host rule), read at its edges only.
+        let host0 = rigel_target::HostClock::now();
         let sq0 = if run.sqpoll.is_some() {
             sq_thread::all()
         } else {
@@ -206,6 +208,7 @@ pub fn run_point_with(
         let end = start + Duration::from_nanos(measure_from.saturating_add(shared.window_ns));
         sleep_until(end, &all_done);
         let cpu = delta(cpu0, process_cpu());
+        let host = host0.map(|h| h.window(&cpu));
         let disks = devices.window(&disks0, &devices.read(), from.elapsed());
         let outcomes: Vec<Option<WorkerOutcome>> =
             handles.into_iter().map(|h| h.join().ok()).collect();
@@ -217,7 +220,13 @@ pub fn run_point_with(
             sq_thread_s: sq_thread::window_s(&sq0, &ends),
             ..cpu
         };
-        (spawn_error.map_or(Ok(outcomes), Err), cpu, disks, wall)
+        (
+            spawn_error.map_or(Ok(outcomes), Err),
+            cpu,
+            disks,
+            wall,
+            host,
+        )
     });
     let outcomes = outcomes.map_err(ExecError::Spawn)?;
     let mut outcomes: Vec<WorkerOutcome> = outcomes
@@ -260,6 +269,7 @@ pub fn run_point_with(
     let tallies: Vec<_> = outcomes.iter_mut().filter_map(|o| o.tally.take()).collect();
     let (mut result, probe) = assemble(targets, point, shared, &outcomes, cpu, wall);
     result.engines = records(point, &engines, &outcomes);
+    result.host = host;
     if let Some(z) = &zones {
         // Results record the zones beside each engine's options of the point.
         for e in &mut result.engines {

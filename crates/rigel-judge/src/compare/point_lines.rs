@@ -79,9 +79,7 @@ pub(super) fn compare_point<'a>(
                     opts.threshold_for(stat),
                     noise,
                 );
-                if let Some(h) = &host {
-                    h.attribute(&mut change, stat);
-                }
+                host.attribute(&mut change, stat);
                 out.regressed |= change.verdict == Change::Regressed;
                 out.metrics.push(change);
             }
@@ -117,7 +115,7 @@ fn mean(lines: &[band::RunLine<'_>]) -> f64 {
     lines.iter().map(|l| l.value).sum::<f64>() / lines.len() as f64
 }
 
-fn metric_change(
+pub(super) fn metric_change(
     (class, direction, stat): (&str, Direction, Stat),
     base: f64,
     new: f64,

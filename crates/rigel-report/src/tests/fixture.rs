@@ -295,6 +295,7 @@ pub fn build(s: &Scenario) -> ResultsDoc {
                 integrity: None,
                 engines: Vec::new(),
                 placement: None,
+                host: None,
             }
         })
         .collect();

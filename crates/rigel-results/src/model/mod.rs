@@ -7,6 +7,7 @@ mod doc;
 mod doc_access;
 mod drain_record;
 mod engine;
+mod host_load;
 mod integrity;
 mod journal_check;
 mod point;
@@ -25,6 +26,7 @@ pub use doc::{
 };
 pub use drain_record::{DrainRecord, DrainStep};
 pub use engine::{DeviceQueues, EngineRecord, Placement};
+pub use host_load::HostLoad;
 pub use integrity::{
     Corruption, CorruptionCounts, CorruptionKind, FIRST_CORRUPTIONS, FoundHeader, IntegrityResult,
 };

@@ -55,6 +55,10 @@ pub struct PointResult {
     /// Where the workers ran and what served the device (absent in older results).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub placement: Option<super::Placement>,
+    /// What the host was doing over the window: load, steal, other work, CPU frequency (absent
+    /// in older results and in a fleet's merged points).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<super::HostLoad>,
 }
 
 /// How long rigel did not run in a point's window: a gap between its own clock readings far

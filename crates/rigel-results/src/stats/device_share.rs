@@ -194,6 +194,7 @@ mod tests {
             integrity: None,
             engines: Vec::new(),
             placement: None,
+            host: None,
         }
     }
 

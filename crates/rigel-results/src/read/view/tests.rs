@@ -71,6 +71,7 @@ fn point(id: u32, params: ClassLoad, ios: u64, lat_ns: u64, ok: bool) -> PointRe
         integrity: None,
         engines: Vec::new(),
         placement: None,
+        host: None,
         classes: vec![result],
         cpu: CpuTime::default(),
     }

@@ -1,0 +1,159 @@
+//! Each of the host rules on its own: the line it makes inconclusive, the change beyond it that
+//! keeps its verdict, and the side it does not excuse.
+
+use super::*;
+use crate::compare::band::Band;
+use crate::compare::point_lines::metric_change;
+use rigel_expr::{Direction, LatencyStat};
+
+/// A quiet host: rigel busy on one core at 10 µs per I/O, other work 5% of the CPU, load 0.4.
+fn quiet() -> Side {
+    Side {
+        cpu_us: 10.0,
+        cores: 1.0,
+        load: Some(0.4),
+        per_cpu_load: Some(0.2),
+        contention: Some(0.05),
+        steal: Some(0.0),
+        mhz: Some(2600.0),
+    }
+}
+
+/// BASE's figure against NEW's for `stat`, judged with a ±10% band, then by the host.
+fn judged(base: Side, new: Side, stat: Stat, (b, n): (f64, f64)) -> MetricChange {
+    let band = Ok(Band {
+        percent: 10.0,
+        basis: "ticks",
+    });
+    let mut m = metric_change(("c", Direction::Total, stat), b, n, 5.0, band);
+    HostChange { base, new }.attribute(&mut m, stat);
+    m
+}
+
+const P99: Stat = Stat::Latency(LatencyStat::P99);
+
+#[test]
+fn dearer_io_on_a_busy_rigel_is_the_hosts_in_the_issues_words() {
+    let new = Side {
+        cpu_us: 16.0,
+        load: Some(3.1),
+        ..quiet()
+    };
+    // 1.6× explains 37.5% fewer IOPS (plus the band): 30% fewer is the host's.
+    let m = judged(quiet(), new, Stat::Iops, (1000.0, 700.0));
+    assert_eq!(m.verdict, Change::Inconclusive, "{m:?}");
+    assert_eq!(
+        m.host.as_deref(),
+        Some(
+            "NEW used 1.6× rigel's CPU per I/O (16 µs against 10 µs) on a host at load 3.1 \
+             (BASE 0.4): the host, not the storage, may have changed"
+        )
+    );
+    // 60% fewer is beyond it.
+    let m = judged(quiet(), new, Stat::Iops, (1000.0, 400.0));
+    assert_eq!((m.verdict, m.host), (Change::Regressed, None));
+    // NEW better while its I/Os were dearer: the host does not explain an improvement there.
+    let m = judged(quiet(), new, Stat::Iops, (1000.0, 1300.0));
+    assert_eq!(m.verdict, Change::Improved);
+}
+
+#[test]
+fn other_work_taking_the_cpu_on_the_worse_side_is_the_hosts() {
+    // Other work took 60% of NEW's host's CPU (5% on BASE's): rigel had 40% where it had 95%,
+    // r = 2.4, explaining 58% fewer IOPS or 137% more latency.
+    let busy = Side {
+        contention: Some(0.6),
+        load: Some(3.1),
+        per_cpu_load: Some(1.55),
+        ..quiet()
+    };
+    let m = judged(quiet(), busy, Stat::Iops, (1000.0, 600.0));
+    assert_eq!(m.verdict, Change::Inconclusive, "{m:?}");
+    let why = m.host.unwrap();
+    assert!(
+        why.starts_with("NEW had 60% of the host's CPU taken by other work (BASE 5%) on a host at load 3.1 (BASE 0.4)"),
+        "{why}"
+    );
+    // 80% fewer is beyond what the host explains.
+    let m = judged(quiet(), busy, Stat::Iops, (1000.0, 200.0));
+    assert_eq!(m.verdict, Change::Regressed);
+    // A p99 from 1 ms to 3 ms: ×2.4 would give 2.4 ms, one slice per waiting task more covers it.
+    let m = judged(quiet(), busy, P99, (1e6, 3e6));
+    assert_eq!(m.verdict, Change::Inconclusive, "{m:?}");
+    // The busier host was BASE's and NEW got worse: not the host's doing.
+    let m = judged(busy, quiet(), Stat::Iops, (1000.0, 600.0));
+    assert_eq!((m.verdict, m.host), (Change::Regressed, None));
+    // A difference of a fifth of the CPU is not named.
+    let a_little = Side {
+        contention: Some(0.2),
+        ..quiet()
+    };
+    let m = judged(quiet(), a_little, Stat::Iops, (1000.0, 850.0));
+    assert_eq!(m.verdict, Change::Regressed);
+}
+
+#[test]
+fn a_saturated_host_excuses_a_tail_not_a_rate() {
+    // Both hosts saturated (load 13 on 2 CPUs, 99% of the CPU to other work): NEW's p99 at
+    // QD 1 caught scheduling waits (30 µs to 2 ms), within 6.5 slices of 3 ms.
+    let saturated = Side {
+        contention: Some(0.99),
+        load: Some(13.0),
+        per_cpu_load: Some(6.5),
+        ..quiet()
+    };
+    let m = judged(saturated, saturated, P99, (30e3, 2e6));
+    assert_eq!(m.verdict, Change::Inconclusive, "{m:?}");
+    assert!(
+        m.host
+            .as_deref()
+            .unwrap()
+            .starts_with("NEW ran while other work took 99% of the host's CPU (BASE 99%)"),
+        "{:?}",
+        m.host
+    );
+    // A 20% drop in IOPS on the same host is the storage's.
+    let m = judged(saturated, saturated, Stat::Iops, (2000.0, 1600.0));
+    assert_eq!(m.verdict, Change::Regressed);
+    // 50 ms more is beyond 6.5 slices.
+    let m = judged(saturated, saturated, P99, (30e3, 50e6));
+    assert_eq!(m.verdict, Change::Regressed);
+    // Busy but not queued (load 1.5 on 2 CPUs): no slices.
+    let busy = Side {
+        per_cpu_load: Some(0.75),
+        ..saturated
+    };
+    let m = judged(busy, busy, P99, (30e3, 2e6));
+    assert_eq!(m.verdict, Change::Regressed);
+}
+
+#[test]
+fn a_lower_clock_explains_as_much_as_it_is_lower() {
+    let slow = Side {
+        mhz: Some(1300.0),
+        ..quiet()
+    };
+    // Half the clock: up to 50% fewer IOPS (plus the band).
+    let m = judged(quiet(), slow, Stat::Iops, (1000.0, 600.0));
+    assert_eq!(m.verdict, Change::Inconclusive, "{m:?}");
+    assert!(
+        m.host
+            .as_deref()
+            .unwrap()
+            .starts_with("NEW ran its CPUs at 1,300 MHz (BASE 2,600)"),
+        "{:?}",
+        m.host
+    );
+    let m = judged(quiet(), slow, Stat::Iops, (1000.0, 300.0));
+    assert_eq!(m.verdict, Change::Regressed);
+    // 5% lower is a governor's jitter, not named; an absent frequency names nothing.
+    for mhz in [Some(2470.0), None] {
+        let m = judged(
+            quiet(),
+            Side { mhz, ..quiet() },
+            Stat::Iops,
+            (1000.0, 800.0),
+        );
+        assert_eq!((m.verdict, m.host), (Change::Regressed, None));
+    }
+}
