@@ -91,3 +91,38 @@ fn a_flagged_answer_shows_the_validity_warnings_at_its_point() {
             .all(|a| a.warnings.is_empty())
     );
 }
+
+#[test]
+fn a_best_that_moved_names_both_points_even_when_its_figure_barely_changed() {
+    let base = basic();
+    let best = crate::answers::evaluate(&base)[0]
+        .point_id
+        .expect("max IOPS has a point");
+    let top = |doc: &ResultsDoc, id: u32| {
+        doc.points()
+            .iter()
+            .find(|p| p.point.id == id)
+            .map_or(0.0, |p| p.classes[0].total.iops)
+    };
+    let peak = top(&base, best);
+    let other = base
+        .points()
+        .iter()
+        .map(|p| p.point.id)
+        .find(|&id| id != best && top(&base, id) > 0.0)
+        .expect("another point with IOPS");
+    // NEW: the best point halved, another now 1% under the old best (a change inside 5%).
+    let mut new = base.clone();
+    for p in new.points_mut() {
+        if p.point.id == best {
+            p.classes[0].total.iops *= 0.5;
+        } else if p.point.id == other {
+            p.classes[0].total.iops = peak * 0.99;
+        }
+    }
+    let c = compare(&base, &new, &CompareOptions::default());
+    let iops = &c.answers[0];
+    assert_eq!(iops.verdict, Change::Within, "{iops:?}");
+    assert!(iops.note.starts_with("taken at "), "{iops:?}");
+    assert!(text(&c).contains(" in BASE, "), "{}", text(&c));
+}

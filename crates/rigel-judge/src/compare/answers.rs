@@ -77,6 +77,10 @@ fn judge(
     line.change_text = rigel_expr::units::change(pct);
     // Latency (ns) is worse when higher; IOPS, MB/s and commits per second when lower.
     let worse = if b.unit == "ns" { pct > 0.0 } else { pct < 0.0 };
+    // Said whatever the verdict: a best that moved is news even when its figure barely did.
+    if b.point != n.point {
+        line.note = format!("taken at {} in BASE, {} in NEW", b.point, n.point);
+    }
     if pct.abs() <= opts.threshold_percent {
         return line;
     }
@@ -87,16 +91,15 @@ fn judge(
         .and_then(|p| p.metrics.iter().find_map(|m| m.noise_percent))
         .unwrap_or(opts.drift_floor_percent);
     line.verdict = if pct.abs() <= band {
-        line.note = format!("inside the noise band (±{band:.1}%)");
+        if line.note.is_empty() {
+            line.note = format!("inside the noise band (±{band:.1}%)");
+        }
         Change::Inconclusive
     } else if worse {
         Change::Regressed
     } else {
         Change::Improved
     };
-    if b.point != n.point {
-        line.note = format!("taken at {} in BASE, {} in NEW", b.point, n.point);
-    }
     line
 }
 
