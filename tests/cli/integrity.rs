@@ -290,3 +290,35 @@ fn a_clean_run_over_millions_of_blocks_finds_nothing() {
         assert!(i["first"].is_null(), "{i:#}");
     }
 }
+
+/// A file promises zeros where a trim punched a hole: on a FUSE file whose punched holes keep
+/// their data (it answers success and changes nothing), a verified 70/20/10 read/write/trim class
+/// finds trimmed blocks that still hold their data, each a lost trim named on the file; the same
+/// file punching honestly verifies clean.
+#[test]
+#[serial_test::parallel]
+fn a_file_whose_trims_keep_the_data_is_found_breaking_its_promise_of_zeros() {
+    faultfs::require();
+    // 64 blocks in the region: each is written, trimmed and read again within the second.
+    let class = "size = \"4KiB\"\nmix = \"70% read, 20% write, 10% trim\"\nregion = \"0..256KiB\"";
+    let run = "duration = \"1s\"\nwarmup = \"0s\"\nverify = true";
+    let honest = FaultFs::mount(Faults::new(SIZE)).expect("mount");
+    let clean = verified_run_on(honest.file(), run, class, 0, None);
+    assert!(
+        clean["blocks_checked"].as_u64().unwrap_or(0) > 20,
+        "{clean:#}"
+    );
+    drop(honest);
+    let lying = FaultFs::mount(Faults::new(SIZE).lying_trim()).expect("mount");
+    let found = verified_run_on(lying.file(), run, class, 6, None);
+    let first = found["first"].as_array().expect("first corruptions");
+    assert!(!first.is_empty(), "{found:#}");
+    for c in first {
+        assert_eq!(c["kind"], "lost", "{c:#}");
+        let detail = c["detail"].as_str().unwrap_or_default();
+        assert!(
+            detail.starts_with("trimmed on a file, whose trims punch holes that read zeros"),
+            "{detail}"
+        );
+    }
+}

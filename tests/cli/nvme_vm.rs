@@ -592,9 +592,11 @@ fn discards(stat: &str) -> (u64, u64) {
     (at(11) + at(12), at(13))
 }
 
-/// A 70/20/10 read/write/trim class on the NVMe guest's namespace, both ways. On the block
+/// A verified 70/20/10 read/write/trim class on the NVMe guest's namespace, both ways: it verifies
+/// clean with trimmed blocks held to zeros, as the namespace's DLFEAT promises. On the block
 /// namespace (`/dev/nvme0n1`) the namespace's discard counters (stat fields 12-14) saw the trims
-/// results claim, 8 sectors each, and no more than the 4 in flight at the window's end beside. Through passthrough (`/dev/ng0n1`, the DSM command)
+/// results claim, 8 sectors each, and no more than the 4 in flight at the window's end beside.
+/// Through passthrough (`/dev/ng0n1`, the DSM command)
 /// the class runs with no I/O error; the guest's 6.1 kernel counts no passthrough command in the
 /// stat and qemu's SMART log counts no DSM, so the effect is checked instead: a trim-only class
 /// over a MiB filled with random data leaves it reading zeros, as the namespace's DLFEAT (Identify
@@ -605,8 +607,14 @@ fn discards(stat: &str) -> (u64, u64) {
 fn a_read_write_trim_class_sends_the_discards_it_claims_on_both_nvme_paths() {
     let mut g = Guest::new(&["--bin", "/usr/sbin/nvme"]);
     let mixed = "70% read, 20% write, 10% trim";
-    let (block, _) = g.spec("tb.toml", &on_namespace(mixed));
-    let (passthru, _) = g.spec("tn.toml", &on_device("/dev/ng0n1", mixed));
+    // Verified over 2 MiB, so trimmed blocks are read again: held to zeros alone, as the
+    // namespace's DLFEAT promises.
+    let verified = |spec: Spec| {
+        spec.set("run.verify", true)
+            .set("class.small.region", "0..2MiB")
+    };
+    let (block, _) = g.spec("tb.toml", &verified(on_namespace(mixed)));
+    let (passthru, _) = g.spec("tn.toml", &verified(on_device("/dev/ng0n1", mixed)));
     let wipe = Spec::named("wipe")
         .destructive_target(Path::new("/dev/ng0n1"))
         .set("run.duration", "1s")
@@ -646,6 +654,16 @@ fn a_read_write_trim_class_sends_the_discards_it_claims_on_both_nvme_paths() {
     let trims = |step: &str| -> (u64, u64, u64) {
         let doc: serde_json::Value =
             serde_json::from_str(out.step(step, 0)).expect("results.json parses");
+        let integrity = &doc["points"][0]["integrity"];
+        if step != "wipe-results" {
+            let bad: u64 = integrity["counts"]
+                .as_object()
+                .map_or(1, |m| m.values().filter_map(|v| v.as_u64()).sum());
+            assert!(
+                integrity["blocks_checked"].as_u64().unwrap_or(0) > 20 && bad == 0,
+                "{step}: {integrity}"
+            );
+        }
         let class = &doc["points"][0]["classes"][0];
         let n = |d: &str| class[d]["ios"].as_u64().unwrap_or(0);
         (n("read"), n("write"), n("trim"))

@@ -123,6 +123,9 @@ pub struct Faults {
     /// A volume still being initialized: a read that covers a block ([`FIRST_READ_BLOCK`]) never
     /// read or written before waits this long more; later reads of it do not.
     pub first_read: Option<Duration>,
+    /// A punched hole (a trim) answers success and keeps the data (a device that promises zeros
+    /// after a discard and lies).
+    pub lying_trim: bool,
 }
 
 /// The block a first read initializes: 4 KiB, the smallest I/O a test does, so each first read
@@ -178,6 +181,11 @@ impl Faults {
     pub fn lying_flush(mut self) -> Faults {
         self.volatile_cache = true;
         self.lying_flush = true;
+        self
+    }
+    /// Trims (punched holes) succeed and change nothing.
+    pub fn lying_trim(mut self) -> Faults {
+        self.lying_trim = true;
         self
     }
     /// A burst bucket of `credit` I/Os refilled at `rate` per second ([`Faults::bucket`]).
@@ -756,6 +764,31 @@ impl Filesystem for Fs {
             }
             reply.written((end - start) as u32);
         });
+    }
+
+    /// A trim: `fallocate(PUNCH_HOLE | KEEP_SIZE)` zeroes the range (or, lying, keeps it); any
+    /// other mode is refused as a file system without it would.
+    fn fallocate(
+        &self,
+        _req: &Request,
+        _ino: INodeNo,
+        _fh: FileHandle,
+        offset: u64,
+        length: u64,
+        mode: i32,
+        reply: ReplyEmpty,
+    ) {
+        if mode != libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE {
+            return reply.error(Errno::EOPNOTSUPP);
+        }
+        self.counters.ios.fetch_add(1, Ordering::Relaxed);
+        if !self.faults.lying_trim {
+            let mut data = self.data.lock().unwrap_or_else(|e| e.into_inner());
+            let start = (offset as usize).min(data.len());
+            let end = (offset.saturating_add(length) as usize).min(data.len());
+            data[start..end].fill(0);
+        }
+        reply.ok();
     }
 
     /// Makes every write before it durable (a loop device sends one for each flush it gets).

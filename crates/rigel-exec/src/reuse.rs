@@ -5,6 +5,7 @@
 
 use super::engines::arena::Arena;
 use super::touch::Touched;
+use super::verify::block::AfterTrim;
 use super::verify::journal::JournalFile;
 use super::verify::map::GenMap;
 use rigel_plan::Buffers;
@@ -64,13 +65,15 @@ impl Reuse {
         Ok(arena)
     }
 
-    /// The run's generation map: made by the first verified point, kept for the rest of the run
-    /// (a block written at one point is checked when read at a later one).
+    /// The run's generation map: made by the first verified point (with its targets' promises
+    /// after a trim), kept for the rest of the run (a block written at one point is checked when
+    /// read at a later one).
     pub(crate) fn gen_map(
         &self,
         volume: &Volume,
         unit: u64,
         seed: u64,
+        after_trim: impl FnOnce() -> Vec<AfterTrim>,
     ) -> Result<Arc<GenMap>, String> {
         let mut kept = self
             .gen_map
@@ -82,7 +85,9 @@ impl Reuse {
             return Ok(Arc::clone(m));
         }
         let journal = self.journal.lock().ok().and_then(|mut j| j.take());
-        let m = Arc::new(GenMap::new(volume, unit, seed, journal.as_ref())?);
+        let m = Arc::new(
+            GenMap::new(volume, unit, seed, journal.as_ref())?.with_after_trim(after_trim()),
+        );
         *kept = Some(Arc::clone(&m));
         Ok(m)
     }

@@ -4,7 +4,7 @@
 //! and writes its account beside the run's (`verify.json`).
 
 use rigel_exec::ExecTarget;
-use rigel_exec::verify::{check, journal, map::GenMap, report};
+use rigel_exec::verify::{self, check, journal, map::GenMap, report};
 use rigel_record::{self as record, FolderLock};
 use rigel_results::JournalCheck;
 use rigel_target::{self as target, OpenMode, TargetError, Volume};
@@ -87,7 +87,6 @@ pub fn verify_dir(
         .map(|p| open_read_only(p))
         .collect::<Result<Vec<_>, _>>()?;
     let volume = Volume::new(plan.volume.layout, plan.volume.stripe, &header.target_sizes);
-    let map = GenMap::recorded(&volume, &header, entries, promises).map_err(bad)?;
     let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
     let exec_targets: Vec<ExecTarget> = files
         .iter()
@@ -97,6 +96,9 @@ pub fn verify_dir(
             path: n,
         })
         .collect();
+    let map = GenMap::recorded(&volume, &header, entries, promises)
+        .map_err(bad)?
+        .with_after_trim(verify::after_trim(&exec_targets));
     let found =
         check::check(&exec_targets, &map, header.durable, stop).map_err(VerifyError::Read)?;
     let account = report::journal_check(found, &header, &exec_targets);

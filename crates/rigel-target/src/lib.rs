@@ -42,7 +42,7 @@ pub use host_load::HostClock;
 pub use kind::TargetKind;
 pub use marker::XATTR_NAME;
 pub use open::{OpenTarget, OpenVolume, open_volume, remark_written};
-pub use passthru::{Namespace, namespace_at, passthru_refusals};
+pub use passthru::{Namespace, is_nvme_namespace, namespace_at, passthru_refusals};
 pub use placement::{Host, Placed, PlacementError, place};
 pub use polling::polled_refusals;
 pub use preflight::{Depth, Preflight, preflight_refusals};

@@ -48,6 +48,18 @@ impl Sysfs {
     }
 }
 
+/// Whether the device `rdev` (a block device when `block`, else a character one) is an NVMe
+/// namespace (`nvmeXnY`, a partition of one, or `ngXnY`): only then may it be asked NVMe's
+/// Identify, an ioctl number other drivers do not reserve.
+pub fn is_nvme_namespace(block: bool, rdev: (u32, u32)) -> bool {
+    let sysfs = Sysfs::default();
+    if block {
+        sysfs.name(rdev).is_some_and(|n| n.starts_with("nvme"))
+    } else {
+        sysfs.nvme_generic(rdev).is_some()
+    }
+}
+
 /// The largest transfer one command of the namespace `dev` takes (`queue/max_hw_sectors_kb`).
 pub(crate) fn max_transfer(dev: (u32, u32)) -> Option<u64> {
     let sysfs = Sysfs::default();

@@ -1,9 +1,10 @@
 //! A trim's system calls, the one place every engine takes them from: what each target is (a
 //! block device discards through the block layer, a file punches a hole), whether this kernel's
-//! io_uring discards a block device itself (`BLOCK_URING_CMD_DISCARD`, Linux 6.12+), and the
-//! synchronous discard the engines without it run (`BLKDISCARD`, `fallocate(PUNCH_HOLE)`).
+//! io_uring discards a block device itself (`BLOCK_URING_CMD_DISCARD`, Linux 6.12+), the
+//! synchronous discard the engines without it run (`BLKDISCARD`, `fallocate(PUNCH_HOLE)`), and
+//! what a target promises a trimmed block reads back as (verification holds it to that).
 
-use std::os::fd::RawFd;
+use std::os::fd::{BorrowedFd, RawFd};
 
 /// io_uring's block discard command (`BLOCK_URING_CMD_DISCARD`, `_IO(0x12, 0)` in
 /// `linux/fs.h`): an `IORING_OP_URING_CMD` on a block device's descriptor with the start in
@@ -28,6 +29,32 @@ pub(crate) fn block_targets(fds: &[RawFd]) -> Vec<bool> {
             rc == 0 && st.st_mode & libc::S_IFMT == libc::S_IFBLK
         })
         .collect()
+}
+
+/// The loop driver's block major (`LOOP_MAJOR`, include/uapi/linux/major.h).
+const LOOP_MAJOR: u32 = 7;
+
+/// Why `fd` promises that a trimmed block reads back as zeros, or None where it may keep the
+/// data. A file's trim punches a hole, which reads zeros; a loop device's discard punches a hole
+/// in its backing file (or, over a device, zeroes it: `blkdev_fallocate`); an NVMe namespace reads
+/// zeros where its Identify Namespace DLFEAT bits 2:0 are 001b. Any other device may deallocate a
+/// discarded block or keep it.
+pub(crate) fn zeros_after_trim(fd: BorrowedFd<'_>) -> Option<&'static str> {
+    use rustix::fs::{FileType, fstat, major, minor};
+    let st = fstat(fd).ok()?;
+    let rdev = (major(st.st_rdev), minor(st.st_rdev));
+    let block = match FileType::from_raw_mode(st.st_mode) {
+        FileType::RegularFile => return Some("a file, whose trims punch holes that read zeros"),
+        FileType::BlockDevice if rdev.0 == LOOP_MAJOR => {
+            return Some("a loop device, whose discards punch holes in its file");
+        }
+        FileType::BlockDevice => true,
+        FileType::CharacterDevice => false,
+        _ => return None,
+    };
+    (rigel_target::is_nvme_namespace(block, rdev)
+        && super::nvme::Namespace::identify(fd).is_ok_and(|ns| ns.reads_zeros_after_trim))
+    .then_some("an NVMe namespace whose DLFEAT says a deallocated block reads zeros")
 }
 
 /// Whether this kernel's io_uring discards a block device (`BLOCK_URING_CMD_DISCARD` came in

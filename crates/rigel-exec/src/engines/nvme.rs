@@ -100,6 +100,8 @@ pub(crate) struct Namespace {
     pub lba_shift: u32,
     /// Namespace size in LBAs (NSZE).
     pub blocks: u64,
+    /// DLFEAT bits 2:0 are 001b: a deallocated (trimmed) block reads back as zeros.
+    pub reads_zeros_after_trim: bool,
 }
 
 impl Namespace {
@@ -257,6 +259,8 @@ fn parse_identify(nsid: u32, data: &[u8]) -> io::Result<Namespace> {
         nsid,
         lba_shift: lbads,
         blocks,
+        // DLFEAT (byte 33): 001b zeros, 010b all ones, 000b not reported.
+        reads_zeros_after_trim: data[33] & 0x7 == 1,
     })
 }
 
@@ -295,6 +299,7 @@ mod tests {
             nsid: 1,
             lba_shift: 12,
             blocks: 1 << 18,
+            reads_zeros_after_trim: false,
         }
         .rw(true, true, 5 << 44 | 8192, 0x1122_3344_5566_7788, 16384);
         let b = c.bytes();
@@ -318,6 +323,7 @@ mod tests {
             nsid: 2,
             lba_shift: 12,
             blocks: 1 << 30,
+            reads_zeros_after_trim: false,
         };
         let mut range = [0u8; 16];
         let c = ns.trim(5 << 32 | 8192, 65536, &mut range).unwrap();
@@ -346,6 +352,12 @@ mod tests {
         data[132 + 2] = 12;
         let ns = parse_identify(1, &data).unwrap();
         assert_eq!((ns.lba_shift, ns.blocks), (12, 262_144));
+        assert!(!ns.reads_zeros_after_trim);
+        // DLFEAT 001b: deallocated blocks read zeros; 010b (all ones) is no promise of zeros.
+        data[33] = 0x9;
+        assert!(parse_identify(1, &data).unwrap().reads_zeros_after_trim);
+        data[33] = 0x2;
+        assert!(!parse_identify(1, &data).unwrap().reads_zeros_after_trim);
         data[26] = 2; // a format with no size: refused, not divided by
         assert!(parse_identify(1, &data).is_err());
     }

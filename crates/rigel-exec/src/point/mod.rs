@@ -82,7 +82,7 @@ pub fn run_point_with(
     if let Some(replay) = &ctl.replay {
         replay_setup(&mut classes, point, run, shares.len(), replay)?;
     }
-    let gen_map = verify_map(volume, point, run, ctl)?;
+    let gen_map = verify_map(targets, volume, point, run, ctl)?;
     let verify_classes: Vec<bool> = point
         .classes
         .iter()

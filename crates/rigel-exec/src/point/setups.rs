@@ -14,6 +14,7 @@ use std::sync::Arc;
 /// The run's generation map when the plan verifies; every verified class's I/O size must be a
 /// whole number of blocks (the plan checks it too).
 pub(super) fn verify_map(
+    targets: &[ExecTarget],
     volume: &Volume,
     point: &DataPoint,
     run: &RunSettings,
@@ -32,7 +33,9 @@ pub(super) fn verify_map(
         )));
     }
     ctl.reuse
-        .gen_map(volume, v.unit, run.seed)
+        .gen_map(volume, v.unit, run.seed, || {
+            crate::verify::after_trim(targets)
+        })
         .map(Some)
         .map_err(ExecError::InvalidPoint)
 }

@@ -2,7 +2,7 @@
 //! in flight) is read back and checked, target by target in chunks of up to 1 MiB.
 
 use super::block::{Expect, check_entry};
-use super::map::{BUSY, GENERATION, GenMap, TRIMMED};
+use super::map::{BUSY, GENERATION, GenMap};
 use super::worker::{Found, Tally};
 use crate::ExecTarget;
 use std::io;
@@ -57,7 +57,7 @@ pub fn reread(targets: &[ExecTarget], map: &GenMap, stop: &AtomicBool) -> io::Re
                         volume_offset,
                         generation: g & GENERATION,
                     };
-                    let trimmed = g & TRIMMED != 0;
+                    let trimmed = map.trimmed(t, g);
                     if let Some(finding) = check_entry(&map.format, block, &expect, trimmed) {
                         tally.record(Found {
                             target: t as u32,

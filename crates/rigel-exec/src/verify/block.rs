@@ -72,30 +72,58 @@ pub fn older(found: u16, expected: u16) -> bool {
     found != 0 && back != 0 && back < 0x2000
 }
 
+/// What a read of a trimmed block may find, as its device promises (`verify::after_trim`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AfterTrim {
+    /// Zeros or the data it held before: the device may deallocate a discarded block or keep it.
+    Either,
+    /// Zeros only, and why the device promises them (a file's punched hole, a loop device, an
+    /// NVMe namespace's DLFEAT).
+    Zeros(&'static str),
+}
+
 /// Checks `block` against what its map entry says, `expect.generation` being the entry's
-/// generation: a block whose last change was a trim (`trimmed`) may read back as zeros or as its
-/// generation before the trim, as the device chooses (a file's punched hole and a loop device
-/// read zeros, an NVMe namespace as its DLFEAT says, others may keep the data); a trimmed block
-/// never written before in this run holds what it held before the run, or zeros, and is not
-/// judged. Anything else is checked as written.
+/// generation and `trimmed` what the device promises when the block's last change was a trim: a
+/// device that may keep a discarded block's data (`Either`) may read it back as zeros or as its
+/// generation before the trim, and a trimmed block never written before in this run holds what
+/// it held before the run, or zeros, and is not judged; a device that promises zeros (`Zeros`)
+/// must read zeros, whatever the block held. Anything else is checked as written.
 pub fn check_entry(
     format: &Format,
     block: &[u8],
     expect: &Expect,
-    trimmed: bool,
+    trimmed: Option<AfterTrim>,
 ) -> Option<Finding> {
-    if !trimmed {
+    let Some(after) = trimmed else {
         return format.check(block, expect);
-    }
-    if expect.generation == 0 || block.iter().all(|&b| b == 0) {
+    };
+    if block.iter().all(|&b| b == 0) {
         return None;
     }
-    let mut f = format.check(block, expect)?;
-    f.detail = format!(
-        "trimmed, so zeros or generation {} were expected: {}",
-        expect.generation, f.detail
-    );
-    Some(f)
+    match after {
+        AfterTrim::Either => {
+            if expect.generation == 0 {
+                return None;
+            }
+            let mut f = format.check(block, expect)?;
+            f.detail = format!(
+                "trimmed, so zeros or generation {} were expected: {}",
+                expect.generation, f.detail
+            );
+            Some(f)
+        }
+        AfterTrim::Zeros(why) => {
+            // The trim did not reach the block: whatever it holds, it is what the trim should
+            // have replaced (the pre-trim generation intact is a trim lost, as a write is).
+            let mut f = format.check(block, expect).unwrap_or_else(|| Finding {
+                kind: CorruptionKind::Lost,
+                found: Some(header(block)),
+                detail: format!("it still holds generation {}", expect.generation),
+            });
+            f.detail = format!("trimmed on {why}, so zeros were expected: {}", f.detail);
+            Some(f)
+        }
+    }
 }
 
 /// The seed's pattern for blocks of one size, and the key its tags are derived from.

@@ -199,9 +199,9 @@ proptest! {
     }
 }
 
-/// A trimmed block passes as zeros or as its generation before the trim; anything else (an older
-/// generation, garbage, a few bytes of zeros) is found, "trimmed" in its detail. Untrimmed, zeros
-/// are a finding.
+/// A trimmed block on a device that may keep its data passes as zeros or as its generation before
+/// the trim; anything else (an older generation, garbage, a few bytes of zeros) is found,
+/// "trimmed" in its detail. Untrimmed, zeros are a finding.
 #[test]
 #[serial_test::parallel]
 fn a_trimmed_block_reads_back_as_zeros_or_its_generation_before_the_trim() {
@@ -212,14 +212,38 @@ fn a_trimmed_block_reads_back_as_zeros_or_its_generation_before_the_trim() {
     let mut partly = kept.clone();
     partly[..512].fill(0);
     let e = expect(5, 8192);
-    assert_eq!(check_entry(&f, &zeros, &e, true), None);
-    assert_eq!(check_entry(&f, &kept, &e, true), None);
+    let either = Some(AfterTrim::Either);
+    assert_eq!(check_entry(&f, &zeros, &e, either), None);
+    assert_eq!(check_entry(&f, &kept, &e, either), None);
     for bad in [&old, &partly, &vec![0x5Au8; UNIT]] {
-        let found = check_entry(&f, bad, &e, true).expect("a finding");
+        let found = check_entry(&f, bad, &e, either).expect("a finding");
         assert!(found.detail.starts_with("trimmed"), "{}", found.detail);
     }
-    let untrimmed = check_entry(&f, &zeros, &e, false).expect("zeros found");
+    let untrimmed = check_entry(&f, &zeros, &e, None).expect("zeros found");
     assert_eq!(untrimmed.kind, CorruptionKind::Zeros);
     // Never written in this run before the trim: not judged.
-    assert_eq!(check_entry(&f, &old, &expect(0, 8192), true), None);
+    assert_eq!(check_entry(&f, &old, &expect(0, 8192), either), None);
+}
+
+/// On a device that promises zeros after a trim (a file, a loop device, DLFEAT), only zeros pass:
+/// the block's generation before the trim is a trim lost, and so is any data where a block never
+/// written in this run was trimmed.
+#[test]
+#[serial_test::parallel]
+fn a_trimmed_block_where_zeros_are_promised_reads_back_as_zeros_only() {
+    let f = Format::new(UNIT, 7, 0xABCD);
+    let e = expect(5, 8192);
+    let zeros = Some(AfterTrim::Zeros("a file"));
+    assert_eq!(check_entry(&f, &vec![0u8; UNIT], &e, zeros), None);
+    let kept = check_entry(&f, &block(&f, &stamp(5, 8192)), &e, zeros).expect("a trim lost");
+    assert_eq!(kept.kind, CorruptionKind::Lost);
+    assert_eq!(
+        kept.detail,
+        "trimmed on a file, so zeros were expected: it still holds generation 5"
+    );
+    assert_eq!(kept.found.map(|h| h.generation), Some(5));
+    let older = check_entry(&f, &block(&f, &stamp(4, 8192)), &e, zeros).expect("older");
+    assert_eq!(older.kind, CorruptionKind::Lost);
+    let before = check_entry(&f, &vec![0x5Au8; UNIT], &expect(0, 8192), zeros);
+    assert_eq!(before.map(|b| b.kind), Some(CorruptionKind::Garbage));
 }

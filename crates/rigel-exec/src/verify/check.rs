@@ -15,7 +15,7 @@
 
 use super::after::{ALIGN, CHUNK, read_exact_at};
 use super::block::{Expect, Finding, check_entry, next_generation, older};
-use super::map::{BUSY, GENERATION, GenMap, TRIMMED};
+use super::map::{BUSY, GENERATION, GenMap};
 use super::worker::{Found, Tally};
 use crate::ExecTarget;
 use rigel_results::CorruptionKind;
@@ -131,7 +131,7 @@ fn judge(
 ) {
     let e = entry.e;
     c.journaled += 1;
-    let (acked, in_flight, trimmed) = (e & GENERATION, e & BUSY != 0, e & TRIMMED != 0);
+    let (acked, in_flight, trimmed) = (e & GENERATION, e & BUSY != 0, map.trimmed(at.0, e));
     let volume_offset = map.volume_offset(at.0, at.1);
     let expect = Expect {
         run: map.run,
@@ -140,11 +140,12 @@ fn judge(
         volume_offset,
         generation: acked,
     };
-    // A trimmed block holds zeros or its generation before the trim (`check_entry`); a block
-    // with a write or a trim in flight (the entry does not say which) may hold zeros too.
+    // A trimmed block holds what its device promises after a trim (`check_entry`): zeros, or
+    // zeros or its generation before the trim; a block with a write or a trim in flight (the
+    // entry does not say which) may hold zeros too.
     let zeros = block.iter().all(|&b| b == 0);
-    if (trimmed && check_entry(&map.format, block, &expect, true).is_none()) || (in_flight && zeros)
-    {
+    let checked = check_entry(&map.format, block, &expect, trimmed);
+    if (trimmed.is_some() && checked.is_none()) || (in_flight && zeros) {
         if in_flight {
             c.in_flight_old += 1;
         } else {
@@ -152,7 +153,7 @@ fn judge(
         }
         return;
     }
-    let Some(finding) = map.format.check(block, &expect) else {
+    let Some(finding) = checked else {
         // Generation 0 never matches a stamped block: `acked` is the acknowledged one, and a
         // write in flight to the block left it as it was.
         if in_flight {

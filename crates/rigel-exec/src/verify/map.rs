@@ -4,8 +4,9 @@
 //! `journal = true`, in the run folder's journal file (`journal`), beside each block's last
 //! promised generation (a grouped flush's).
 
-use super::block::{Format, older};
+use super::block::{AfterTrim, Format, older};
 use super::journal::{Journal, JournalFile, JournalHeader, now_ns};
+use crate::ExecTarget;
 use rigel_plan::Layout;
 use rigel_plan::limits::MAX_VERIFY_MAP_BYTES;
 use rigel_target::Volume;
@@ -27,6 +28,18 @@ enum Entries {
     Journal(Journal),
 }
 
+/// What each of `targets` promises a read of a trimmed block finds, in target order (for
+/// `GenMap::with_after_trim`).
+pub fn after_trim(targets: &[ExecTarget]) -> Vec<AfterTrim> {
+    targets
+        .iter()
+        .map(|t| match crate::engines::discard::zeros_after_trim(t.fd) {
+            Some(why) => AfterTrim::Zeros(why),
+            None => AfterTrim::Either,
+        })
+        .collect()
+}
+
 pub struct GenMap {
     entries: Entries,
     /// The first block of each target, and each target's usable size.
@@ -38,6 +51,8 @@ pub struct GenMap {
     /// This run's id, in every block's header and in results.json.
     pub run: u64,
     pub format: Format,
+    /// What each target's trimmed blocks may read back as (`Either` until `with_after_trim`).
+    after_trim: Vec<AfterTrim>,
 }
 
 impl GenMap {
@@ -106,6 +121,7 @@ impl GenMap {
             unit,
             run,
             format: Format::new(unit as usize, seed, run),
+            after_trim: vec![AfterTrim::Either; volume.targets()],
         })
     }
 
@@ -159,7 +175,24 @@ impl GenMap {
             unit,
             run: header.run,
             format: Format::new(unit as usize, header.seed, header.run),
+            after_trim: vec![AfterTrim::Either; volume.targets()],
         })
+    }
+
+    /// The map with each target's promise for its trimmed blocks (`verify::after_trim`), in
+    /// target order; a missing target keeps `Either`.
+    pub fn with_after_trim(mut self, promises: Vec<AfterTrim>) -> GenMap {
+        for (kept, p) in self.after_trim.iter_mut().zip(promises) {
+            *kept = p;
+        }
+        self
+    }
+
+    /// What a read of target `t`'s block with map entry `entry` is held to: None when its last
+    /// change was not a trim, else the target's promise.
+    #[inline]
+    pub fn trimmed(&self, t: usize, entry: u16) -> Option<AfterTrim> {
+        (entry & TRIMMED != 0).then(|| self.after_trim.get(t).copied().unwrap_or(AfterTrim::Either))
     }
 
     pub fn unit(&self) -> u64 {

@@ -15,3 +15,5 @@ mod journal_header;
 pub mod map;
 pub mod report;
 pub mod worker;
+
+pub use map::after_trim;

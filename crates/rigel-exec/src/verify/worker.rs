@@ -233,7 +233,7 @@ impl<'a> WorkerVerify<'a> {
                 volume_offset,
                 generation: noted & GENERATION,
             };
-            let trimmed = noted & TRIMMED != 0;
+            let trimmed = self.map.trimmed(at.0, noted);
             if let Some(finding) = check_entry(&self.map.format, block, &expect, trimmed) {
                 self.tally.record(Found {
                     target: at.0 as u32,
