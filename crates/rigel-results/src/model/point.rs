@@ -343,8 +343,8 @@ pub struct PaceResult {
     /// punctual sender would have had with the same service times, and the time the storage
     /// then held rigel's thread in a submission it served before returning (the storage's
     /// doing), `lag` the rest of the wait before submission, rigel's own lateness (a timed wait
-    /// that woke late, a busy CPU, completions reaped late). None in results written before rigel kept them and
-    /// in a fleet's merged point.
+    /// that woke late, a busy CPU, completions reaped late). None in results written before
+    /// rigel kept them and in a fleet's merged point.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub queued: Option<ServiceStats>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
