@@ -238,6 +238,7 @@ pub(crate) fn setup<'a, E: Engine>(
             verify,
             zones,
             touched: spec.touched,
+            held: crate::pacing::Held::new(),
         },
     ))
 }
