@@ -264,6 +264,10 @@ fn a_run_throttled_on_purpose() {
         .set("class.rd.size", "4KiB")
         .set("class.wr.size", "4KiB")
         .set("class.wr.mix", "write")
+        // Paced, so neither class's rate is the host's CPU (the test runs beside the sleepy ones
+        // in .config/nextest.toml): the writes hold 200 a second in both runs, 5 ms apart with one
+        // in flight (a loaded host serves one in well under that, so their rate is always held).
+        .set("class.wr.rate", "200 iops")
         // Both classes in one point (1.2 s a run, not two points of 1.5 s): the throttle holds
         // reads alone, so the writes beside them are the control.
         .set("matrix.shape", "point")
