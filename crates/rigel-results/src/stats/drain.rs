@@ -139,6 +139,7 @@ pub(super) fn limit_warning(view: &ResultsView) -> Option<super::warning::Warnin
             d.summary
         ),
         evidence: None,
+        volume: false,
     })
 }
 
