@@ -292,7 +292,7 @@ fn run_points(
         let drained = match plan.drain.as_ref().filter(|_| i == 0 && done.is_empty()) {
             Some(d) => {
                 let on = (rig.targets.as_slice(), &rig.volume.volume);
-                match drain::drain(d, point, &plan.run, on, &ctl, obs) {
+                match drain::drain(d, (point, &plan.points), &plan.run, on, &ctl, obs) {
                     Ok(record) => Some(record),
                     Err(ExecError::Interrupted) => return Ended::Interrupted,
                     Err(e) => {
