@@ -14,13 +14,15 @@ use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant};
 
 /// Runs the drain with `first`'s classes and loads (or `plan`'s class and load, from `points`);
-/// its record, or how it failed (an interruption by the user included).
+/// its record, or how it failed (an interruption by the user included). `held` (a fleet's rank):
+/// it runs to its limit whatever step it sees, so every rank drains until the first point's
+/// agreed start, the slowest's bucket included.
 pub(super) fn drain(
     plan: &DrainPlan,
     (first, points): (&DataPoint, &[DataPoint]),
     run: &RunSettings,
     (targets, volume): (&[ExecTarget], &Volume),
-    base: &PointControl,
+    (base, held): (&PointControl, bool),
     obs: &mut dyn Observer,
 ) -> Result<DrainRecord, ExecError> {
     let limit = Duration::from_millis(plan.limit_ms);
@@ -75,7 +77,7 @@ pub(super) fn drain(
                 .sum();
             let mean = if ios > 0 { ns / ios as f64 } else { 0.0 };
             step = watch.push(second.index, ios, mean);
-            if step.is_some() {
+            if step.is_some() && !held {
                 ctl.stop.store(true, Ordering::Relaxed);
             }
         }
@@ -93,7 +95,14 @@ pub(super) fn drain(
             }
         }
     }
-    let record = watch.record(step, seconds, limit, ctl.live.total().0);
+    let mut record = watch.record(step, seconds, limit, ctl.live.total().0);
+    if held && record.stepped {
+        record.summary.push_str(&format!(
+            "; held to its limit of {} with the fleet, whose first point starts after every \
+             rank's drain",
+            rigel_expr::format_duration(limit)
+        ));
+    }
     // The summary names the drain's time when it ran to its limit: not said twice.
     let then = if record.stepped {
         format!("ended after {seconds:.1} s; measuring the baseline")
