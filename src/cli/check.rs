@@ -36,7 +36,7 @@ pub fn run(a: &CheckArgs) -> i32 {
                     let points = if n == 1 { "point" } else { "points" };
                     outln!("{}: ok ({n} {points})", path.display());
                     if let Some(d) = &plan.drain {
-                        outln!("  drain: {}", d.describe(plan.points.first()));
+                        outln!("  drain: {}", d.describe(plan.points.first(), &plan.points));
                     }
                     specs::warn_targets(&plan);
                 }

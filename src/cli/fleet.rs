@@ -59,7 +59,17 @@ pub fn run(a: &RunArgs, dir: &Path) -> i32 {
         }
     };
     let agreed = &joined.agreed;
-    let start = chrono::DateTime::<chrono::Local>::from(agreed.t0).format("%H:%M:%S%.3f");
+    let at = |t| chrono::DateTime::<chrono::Local>::from(t).format("%H:%M:%S%.3f");
+    // With a drain, T0 is the drain's start on every rank; the points follow its reserved time.
+    let start = if agreed.drain.is_zero() {
+        at(agreed.t0).to_string()
+    } else {
+        format!(
+            "{} after a drain from {}",
+            at(agreed.t0 + agreed.drain),
+            at(agreed.t0)
+        )
+    };
     // One write: the ranks share the launcher's stderr, and `eprintln!` writes each formatted
     // piece on its own (stderr is unbuffered), so another rank's line could land inside this one.
     let line = format!(

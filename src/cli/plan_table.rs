@@ -175,7 +175,11 @@ fn write_header(out: &mut impl Write, plan: &RunPlan) -> io::Result<()> {
         writeln!(out, "  fill       precondition: {}", p.describe())?;
     }
     if let Some(d) = &plan.drain {
-        writeln!(out, "  drain      {}", d.describe(plan.points.first()))?;
+        writeln!(
+            out,
+            "  drain      {}",
+            d.describe(plan.points.first(), &plan.points)
+        )?;
     }
     if let Some(s) = &plan.steady {
         writeln!(out, "  steady     {}", s.describe())?;
@@ -183,9 +187,13 @@ fn write_header(out: &mut impl Write, plan: &RunPlan) -> io::Result<()> {
     if let Some(v) = &plan.run.verify {
         writeln!(out, "  verify     {}", v.describe())?;
     }
+    // The drain's time is not known before it runs: its limit, as an upper bound beside the total.
+    let drain = plan.drain.as_ref().map_or(String::new(), |d| {
+        format!(" + a drain of at most {}", human_ms(d.limit_ms))
+    });
     writeln!(
         out,
-        "  estimated  {}{}",
+        "  estimated  {}{drain}{}",
         human_ms(plan.estimated_seconds * 1000),
         match (
             plan.search.is_some() || plan.steady.is_some(),

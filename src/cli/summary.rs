@@ -92,7 +92,7 @@ fn warn_unsaid(doc: &ResultsDoc, dir: &Path, said: &str) {
     let cfg = rigel_results::stats::ValidityConfig::default();
     let view = ResultsView::new(doc);
     for w in rigel_results::stats::warnings(&view, &rigel_record::past_runs(dir), &cfg) {
-        if !said.contains(&w.message) {
+        if !said.contains(&rigel_report::terminal_text(&w.message)) {
             eprintln!("warning: {}", w.message);
         }
     }

@@ -2,8 +2,10 @@
 //! on a token bucket's credit, then at its refill rate, read through a loop device. The drain runs
 //! the first point's load until the step, so the measured point holds the refill rate and no
 //! figure is marked a burst figure; on the same file without a bucket the drain runs to its limit
-//! and a warning says the figures may still be on credit.
+//! and a warning says the figures may still be on credit. A sweep that starts at load 1 drains at
+//! the load `[drain] load` names, and `check` and `plan` say what drains and for how long at most.
 
+use super::builder::rigel;
 use super::faults::faultfs::{self, Faults};
 use super::scenario::{Scenario, Spec};
 use serde_json::Value;
@@ -108,4 +110,105 @@ fn a_drain_without_a_bucket_runs_to_its_limit_and_says_so() {
         said.contains("may still be on a burst bucket's credit"),
         "{said}"
     );
+}
+
+#[test]
+#[serial_test::serial]
+fn a_drain_at_its_own_load_spends_the_bucket_a_load_1_sweep_would_not() {
+    // 10 ms a read, 8 at once (the loop device passes its queue through): load 1 serves at most
+    // 100 reads a second, load 8 about 800. A bucket of 1,500 refilled at 20 lasts about 2 s at
+    // load 8 and 19 s at load 1: only the drain's own load sees it run out before its 15 s.
+    let fs = faultfs::mounted(
+        Faults::new(16 << 20)
+            .service_time(Duration::from_millis(10), Some(8))
+            .async_direct_io()
+            .burst_bucket(1500.0, 20.0),
+    );
+    let dev = fs.loop_device().expect("a loop device over the FUSE file");
+    let scene = Scenario::new();
+    let spec = Spec::default()
+        .target(&dev.dev, &[])
+        .set("run.duration", "1s")
+        .set("run.warmup", "0s")
+        .set("class.rd.size", "4KiB")
+        .set("matrix.rd", "1")
+        .set("drain.limit", "15s")
+        .set("drain.load", 8);
+    let spec = scene.spec("d.toml", &spec);
+    let run = scene.run(&spec, "run", &[]).code(0);
+    let said = format!("{}\n{}", run.output.stdout, run.output.stderr);
+    let doc = run.results();
+    let d = &doc["points"][0]["drain"];
+    assert!(
+        said.contains("drain: runs the first point's classes at load 8 (rd=8) until"),
+        "{said}"
+    );
+    assert_eq!(d["stepped"], true, "{d:#}\n{said}");
+    // The rate on credit is load 8's: far above what one read at a time can do.
+    let before = d["step"]["before"].as_f64().expect("before");
+    assert!(before >= 300.0, "{before} IOPS on credit: {d:#}");
+    // The measured point is the sweep's own, at load 1.
+    assert_eq!(doc["points"][0]["point"]["classes"][0]["load"], 1);
+    // Said once, without "drain: the drain ...".
+    assert!(
+        said.contains("drain: a burst bucket ran out after"),
+        "{said}"
+    );
+}
+
+#[test]
+#[serial_test::parallel]
+fn check_and_plan_say_what_drains_and_count_its_limit_in_the_estimate() {
+    let scene = Scenario::new();
+    let base = Spec::default()
+        .target(scene.join("t.bin"), &[("size", "16MiB")])
+        .set("run.duration", "1s")
+        .set("run.warmup", "0s")
+        .set("class.rd.size", "4KiB")
+        .set("class.wr.size", "4KiB")
+        .set("class.wr.mix", "write")
+        .set("matrix.shape", "point")
+        .set("matrix.rd", "1")
+        .set("matrix.wr", "2");
+    for (name, spec, drains) in [
+        ("first", base.clone(), "the first point (rd=1 wr=2)"),
+        (
+            "load",
+            base.clone().set("drain.load", 16),
+            "the first point's classes at load 16 (rd=16 wr=16)",
+        ),
+        (
+            "class",
+            base.clone().set("drain.class", "wr"),
+            "class wr alone (wr=2)",
+        ),
+        (
+            "both",
+            base.clone().set("drain.class", "rd").set("drain.load", 32),
+            "class rd alone (rd=32)",
+        ),
+    ] {
+        let spec = scene.spec(&format!("{name}.toml"), &spec.set("drain.limit", "40m"));
+        let check = rigel().arg("check").arg(&spec).run().code(0);
+        assert!(
+            check.stdout.contains(&format!(
+                "  drain: runs {drains} until a burst bucket runs out"
+            )),
+            "{name}: {}",
+            check.stdout
+        );
+        let plan = rigel().arg("plan").arg(&spec).run().code(0);
+        assert!(
+            plan.stdout
+                .contains(&format!("  drain      runs {drains} until")),
+            "{name}: {}",
+            plan.stdout
+        );
+        assert!(
+            plan.stdout
+                .contains("  estimated  1 s + a drain of at most 40 min\n"),
+            "{name}: {}",
+            plan.stdout
+        );
+    }
 }

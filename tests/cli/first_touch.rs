@@ -6,7 +6,8 @@
 //! pass into the window whether or not first reads wait. The run warns with both p50s; the same
 //! file without the delay gets no warning though its sampled reads are as many (negative
 //! control); and after a read-through `[precondition]` every sampled read is a re-touch, so no
-//! warning either.
+//! warning either. A first touch at a point no answer was taken at (one that missed its rate) is
+//! still on page 1: it is about the volume, not about a point.
 
 use super::faults::faultfs::{self, Faults};
 use super::scenario::{Scenario, Spec};
@@ -21,12 +22,23 @@ const FIRST: Duration = Duration::from_millis(30);
 
 struct Ran {
     said: String,
+    /// The closing summary (page 1's words on the terminal).
+    stdout: String,
+    stderr: String,
+    /// The run folder, kept while the scene lives.
+    folder: std::path::PathBuf,
+    _scene: Scenario,
     touch: Value,
+    doc: Value,
     findings: Vec<Value>,
     first_reads: u64,
 }
 
 fn run(faults: Faults, fill: bool) -> Ran {
+    run_with(faults, fill, |s| s)
+}
+
+fn run_with(faults: Faults, fill: bool, more: impl FnOnce(Spec) -> Spec) -> Ran {
     let fs = faultfs::mounted(faults);
     let scene = Scenario::new();
     let mut spec = Spec::default()
@@ -50,7 +62,7 @@ fn run(faults: Faults, fill: bool) -> Ran {
             .set("precondition.size", "4MiB")
             .set("precondition.depth", 8);
     }
-    let spec = scene.spec("t.toml", &spec);
+    let spec = scene.spec("t.toml", &more(spec));
     let run = scene.run(&spec, "run", &[]).code(0);
     let doc = run.results();
     let said = format!("{}\n{}", run.output.stdout, run.output.stderr);
@@ -58,7 +70,12 @@ fn run(faults: Faults, fill: bool) -> Ran {
     eprintln!("touch: {touch:#}\n{said}");
     Ran {
         said,
+        stdout: run.output.stdout.clone(),
+        stderr: run.output.stderr.clone(),
+        folder: run.folder.clone(),
+        _scene: scene,
         touch,
+        doc: doc.clone(),
         findings: doc["findings"].as_array().cloned().unwrap_or_default(),
         first_reads: fs.first_reads(),
     }
@@ -130,4 +147,69 @@ fn after_a_read_through_precondition_no_read_is_a_first() {
         "{}",
         r.said
     );
+}
+
+/// Page 1's words for a volume finding that concerns no answer (markdown/summary.md).
+const VOLUME: &str = "What the volume did, at points no answer was taken at:";
+
+#[test]
+#[serial_test::serial]
+fn a_first_touch_at_a_point_no_answer_was_taken_at_is_on_page_1() {
+    // Point 1 reads the file through at 100 a second (310 MiB of 224: every first read is its,
+    // with a margin for a loaded host's late sends), point 2 re-reads it at 200: the answer (the
+    // class's best MiB/s) is point 2's, so the first touch concerns no answer.
+    let r = run_with(Faults::new(SIZE).first_read(FIRST), false, |s| {
+        s.set("run.duration", "2.8s")
+            .at(&["sweep", "seq.rate"], "100 iops, 200 iops")
+    });
+    let answer = &r.doc["answers"][0];
+    assert_eq!(answer["point_id"], 2, "{answer:#}");
+    let w = first_touch(&r).unwrap_or_else(|| panic!("no warning: {:#?}", r.findings));
+    assert_eq!(w["points"], serde_json::json!([1]), "{w:#}");
+    // Typed, as a rate cap's and a burst step's are.
+    let ev = &w["evidence"]["first_touch"];
+    assert!(
+        ev["first_p50_ns"].as_f64() > Some(3.0 * ev["retouch_p50_ns"].as_f64().unwrap_or(f64::MAX)),
+        "{w:#}"
+    );
+    let message = w["message"].as_str().expect("message");
+    // The terminal's page 1: under the volume's findings, not as a later `warning:` line.
+    let (_, volume) = r
+        .stdout
+        .split_once(VOLUME)
+        .unwrap_or_else(|| panic!("not on page 1:\n{}", r.said));
+    // (Markdown's backticks dropped, as on every page-1 line on a terminal.)
+    assert!(volume.contains(&message.replace('`', "")), "{}", r.said);
+    assert!(
+        !r.stderr.contains("first reads of a block"),
+        "said twice: {}",
+        r.said
+    );
+    // The handover's page 1 (before `## Other validity warnings`, which no longer lists it).
+    let md = std::fs::read_to_string(r.folder.join("report.md")).expect("report.md");
+    let page1 = &md[..md.find("## Other validity warnings").unwrap_or(md.len())];
+    let (_, volume) = page1
+        .split_once(VOLUME)
+        .unwrap_or_else(|| panic!("not on page 1:\n{md}"));
+    assert!(volume.contains(message), "{md}");
+    assert_eq!(md.matches(message).count(), 1, "said once: {md}");
+    // ORION's summary of the matrix that had the first reads (rate 100) notes it after ORION's
+    // lines; the other matrix's (rate 200, every read a re-read) does not.
+    for (rate, noted) in [("100-iops", true), ("200-iops", false)] {
+        let summary = std::fs::read_dir(&r.folder)
+            .expect("run folder")
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .find(|p| {
+                let name = p.file_name().unwrap_or_default().to_string_lossy();
+                name.contains(rate) && name.ends_with("_summary.txt")
+            })
+            .unwrap_or_else(|| panic!("no summary for {rate}"));
+        let text = std::fs::read_to_string(&summary).expect("summary");
+        let notes = text.split_once("\nNotes (rigel):\n").map(|(_, n)| n);
+        assert_eq!(
+            notes.is_some_and(|n| n.contains(message)),
+            noted,
+            "{rate}: {text}"
+        );
+    }
 }

@@ -1,6 +1,8 @@
 //! Fleet runs on one machine with real launchers: `mpirun -np 4` of `rigel run --fleet`, ranks by
 //! hand with one killed mid-run and resumed, and a rank whose plan differs refusing to start. Each
-//! rank reads its own O_DIRECT file (`${rank}` in the spec) through the real executor.
+//! rank reads its own O_DIRECT file (`${rank}` in the spec) through the real executor. Two ranks
+//! whose volumes' burst buckets run out at different times start their first point together,
+//! after both drains.
 
 use super::builder::rigel;
 use super::resume::{fail_point, jsonl};
@@ -431,4 +433,89 @@ fn which(tool: &str) -> Result<PathBuf, ()> {
                 .find(|p| p.is_file())
         })
         .ok_or(())
+}
+
+#[test]
+#[serial_test::serial]
+fn a_fleets_first_point_starts_after_every_ranks_drain() {
+    use super::faults::faultfs::{self, Faults};
+    // Each rank its own volume: 10 ms a read, 8 at once, a bucket refilled at 20 a second that
+    // holds 2,000 I/Os on rank 0 (out after about 2.7 s at load 8) and 4,000 on rank 1 (about
+    // 5.3 s, seen once it held 4 s more).
+    let mounts: Vec<_> = [2000.0, 4000.0]
+        .into_iter()
+        .map(|credit| {
+            faultfs::mounted(
+                Faults::new(16 << 20)
+                    .service_time(Duration::from_millis(10), Some(8))
+                    .async_direct_io()
+                    .burst_bucket(credit, 20.0),
+            )
+        })
+        .collect();
+    let devs: Vec<_> = mounts
+        .iter()
+        .map(|m| m.loop_device().expect("a loop device over the FUSE file"))
+        .collect();
+    let tmp = tempfile::tempdir().expect("a temp dir");
+    for (r, d) in devs.iter().enumerate() {
+        std::os::unix::fs::symlink(&d.dev, tmp.path().join(format!("vol-{r}")))
+            .expect("a link to the rank's device");
+    }
+    let spec = Spec::named("drained")
+        .target(tmp.path().join("vol-${rank}"), &[])
+        .set("run.duration", "1s")
+        .set("run.warmup", "0s")
+        .set("class.small.size", "4KiB")
+        .set("matrix.shape", "point")
+        .set("matrix.small", "8")
+        .set("drain.limit", "11s");
+    let spec_path = tmp.path().join("drained.toml");
+    std::fs::write(&spec_path, spec.text()).expect("spec written");
+    let fleet = tmp.path().join("fleet");
+    let ranks: Vec<_> = (0..2)
+        .map(|r| {
+            rigel()
+                .arg("run")
+                .arg(&spec_path)
+                .arg("--fleet")
+                .arg(&fleet)
+                .args(["--rank", &r.to_string(), "--ranks", "2"])
+                .spawn()
+        })
+        .collect();
+    let outs: Vec<_> = ranks
+        .into_iter()
+        .map(|c| c.wait_with_output().expect("a rank ends"))
+        .collect();
+    let said: String = outs
+        .iter()
+        .map(|o| String::from_utf8_lossy(&o.stderr).into_owned())
+        .collect();
+    for o in &outs {
+        assert!(o.status.success(), "{said}");
+    }
+    let drains: Vec<Value> = (0..2)
+        .map(|r| {
+            let rank = fleet.join(format!("rank-{r:04}"));
+            results(&rank)["points"][0]["drain"].clone()
+        })
+        .collect();
+    let step_at = |d: &Value| d["step"]["at_s"].as_f64().unwrap_or(f64::NAN);
+    for d in &drains {
+        // Each saw its bucket run out, and drained on to the limit with the other rank.
+        assert_eq!(d["stepped"], true, "{d:#}\n{said}");
+        assert!(d["seconds"].as_f64() >= Some(10.5), "{d:#}\n{said}");
+    }
+    assert!(
+        step_at(&drains[0]) + 1.0 < step_at(&drains[1]),
+        "rank 0's bucket was to run out first: {drains:#?}"
+    );
+    // The first point's windows start together, after both drains.
+    let doc = results(&fleet);
+    let overlap = doc["points"][0]["fleet"]["overlap_pct"]
+        .as_f64()
+        .expect("overlap_pct");
+    assert!(overlap >= 90.0, "windows overlapped {overlap}%: {said}");
+    drop(devs);
 }

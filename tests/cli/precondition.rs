@@ -124,6 +124,31 @@ fn a_read_through_fill_reads_every_block_once_and_writes_nothing() {
 
 #[test]
 #[serial_test::parallel]
+fn a_read_through_fill_cut_by_its_pass_limit_says_what_it_read() {
+    // 128 reads of 128 KiB, 20 ms each one after another (the fill's reads of a FUSE file wait
+    // in turn): 2.6 s, far past a pass_limit of 200 ms.
+    let fs = super::faults::faultfs::mounted(
+        super::faults::faultfs::Faults::new(16 << 20)
+            .service_time(std::time::Duration::from_millis(20), Some(1)),
+    );
+    let tmp = Scenario::new();
+    let text = fill_spec(
+        &fs.file().display().to_string(),
+        "read = true\npasses = 1\nsize = \"128KiB\"\ndepth = 8\npass_limit = \"200ms\"",
+    )
+    .replace("destructive = true\n", "");
+    let out = run(tmp.path(), "cut", &text, &[]);
+    assert_ne!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("of its 16777216 bytes read when its pass_limit of 200ms"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+#[serial_test::parallel]
 fn the_fill_needs_consent_like_any_write() {
     // A file rigel did not create needs both consents; the point itself only reads.
     let tmp = Scenario::new();

@@ -34,12 +34,21 @@ pub fn join(
     keep_failed: bool,
 ) -> Result<Joined, FleetError> {
     write_ranks(fleet, rank.ranks)?;
-    let agreed = agree(fleet, rank, job.plan(), job.missing(keep_failed), rule)?;
+    let mut agreed = agree(fleet, rank, job.plan(), job.missing(keep_failed), rule)?;
+    let job = job.scheduled(&agreed.points);
+    // A drain ends when its own volume's bucket runs out, on each host at another time: the
+    // first point waits for the slowest, its limit, and every rank drains until then (idle, a
+    // drained bucket would refill and the first point measure credit again).
+    agreed.drain = match &job.plan().drain {
+        Some(d) if job.drains() => Duration::from_millis(d.limit_ms) + super::SETUP_GAP,
+        _ => Duration::ZERO,
+    };
     Ok(Joined {
-        job: job.scheduled(&agreed.points),
+        job,
         starts: Starts {
             t0: agreed.t0,
             slot: agreed.slot,
+            drain: agreed.drain,
         },
         agreed,
     })
@@ -59,7 +68,7 @@ pub fn leave(
     if rank.rank != 0 || !to_merge {
         return Ok(Vec::new());
     }
-    let until = agreed.t0 + agreed.slot * agreed.points.len() as u32 + grace;
+    let until = agreed.t0 + agreed.drain + agreed.slot * agreed.points.len() as u32 + grace;
     let others: Vec<u32> = agreed.ready.iter().copied().filter(|r| *r != 0).collect();
     Ok(wait_done(fleet, &others, agreed.t0 - super::MARGIN, until))
 }

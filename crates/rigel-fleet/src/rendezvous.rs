@@ -39,6 +39,9 @@ pub struct Agreed {
     pub points: Vec<u32>,
     /// Ranks that were ready when rank 0 published (all of them with `--start-at`).
     pub ready: Vec<u32>,
+    /// The time reserved from T0 for a `[drain]` before the first point (zero without one):
+    /// every rank drains from T0 until the first point's agreed start ([`super::join`]).
+    pub drain: Duration,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -103,6 +106,7 @@ pub fn agree(
             slot: slot(plan),
             points: missing,
             ready: (0..rank.ranks).collect(),
+            drain: Duration::ZERO,
         });
     }
     super::open_meta(fleet)?;
@@ -140,6 +144,7 @@ pub fn agree(
         slot: Duration::from_nanos(schedule.slot_ns),
         points: schedule.points,
         ready: schedule.ready.iter().map(|(r, _)| *r).collect(),
+        drain: Duration::ZERO,
     })
 }
 

@@ -79,6 +79,12 @@ pub fn compile(spec: &Spec, cores: u64) -> Result<RunPlan, Vec<SpecError>> {
     let probed = search
         .as_ref()
         .map_or(&points[..], |s| std::slice::from_ref(&s.template));
+    if let Some(e) = drain
+        .as_ref()
+        .and_then(|d| super::drain::check_drain(spec, d, probed, &run))
+    {
+        return Err(vec![e]);
+    }
     for c in probed
         .iter()
         .flat_map(|p| p.active())

@@ -296,6 +296,18 @@ impl ClassLoad {
     pub fn rate_iops(&self) -> Option<f64> {
         self.rate.map(|r| r.iops(self.pattern.mean_size(self.size)))
     }
+
+    /// The class at matrix level `load`: its outstanding I/Os follow (`load` streams of
+    /// `per_stream` for a sequential class).
+    pub fn set_load(&mut self, load: u32) {
+        self.load = load;
+        let per = if self.access == Access::Sequential {
+            self.per_stream
+        } else {
+            1
+        };
+        self.outstanding = load.saturating_mul(per);
+    }
 }
 
 impl DataPoint {
@@ -342,11 +354,17 @@ pub struct PreconditionPlan {
     pub bytes: Option<u64>,
 }
 
-/// The drain before the first point: its workload until a sustained step down, at most
-/// `limit_ms`.
+/// The drain before the first point: its workload (or one class's, at a load of its own) until a
+/// sustained step down, at most `limit_ms`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DrainPlan {
     pub limit_ms: u64,
+    /// `load`: the level each class drained runs at (none: the point's own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load: Option<u32>,
+    /// `class`: the one class drained (none: the first point's classes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub class: Option<String>,
 }
 
 /// The steady-state rule (SNIA PTS): rounds of the point until the last `rounds` values of

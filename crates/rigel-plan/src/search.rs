@@ -6,7 +6,7 @@ use super::limits;
 use super::model::{
     ClassLoad, DataPoint, Knob, Requirement, RunSettings, SearchPlan, SweepBinding, Tolerance,
 };
-use rigel_expr::{Access, Rate};
+use rigel_expr::Rate;
 use rigel_spec::{Precision, Sp, Spec, SpecError};
 
 /// One trial's outcome, as the search sees it.
@@ -236,15 +236,7 @@ impl SearchPlan {
 fn set_knob(c: &mut ClassLoad, knob: Knob, value: f64) {
     match knob {
         Knob::Rate => c.rate = Some(Rate::Iops(value.round() as u64)),
-        Knob::Load => {
-            c.load = value.round() as u32;
-            let per = if c.access == Access::Sequential {
-                c.per_stream
-            } else {
-                1
-            };
-            c.outstanding = c.load.saturating_mul(per);
-        }
+        Knob::Load => c.set_load(value.round() as u32),
     }
 }
 

@@ -352,9 +352,14 @@ pub fn closing_summary(
         env: OnceCell::new(),
     };
     let (_, bytes) = inputs.page("text", "text/closing.txt", "closing.txt")?;
-    let text = String::from_utf8_lossy(&bytes);
-    // Markdown's marks (the macros are page 1's) mean nothing on a terminal.
-    Ok(text.replace("**", "").replace('`', ""))
+    Ok(terminal_text(&String::from_utf8_lossy(&bytes)))
+}
+
+/// Markdown's marks (the closing summary's macros are page 1's) mean nothing on a terminal: the
+/// text without them, as the closing summary prints it (a caller that looks for a warning's
+/// message there looks for it so).
+pub fn terminal_text(text: &str) -> String {
+    text.replace("**", "").replace('`', "")
 }
 
 /// [`render_to_bytes`] of a shared document: templates read it without a copy (a fleet's).

@@ -29,7 +29,7 @@ mod tests;
 
 pub use chart::compare_overlay;
 pub use error::ReportError;
-pub use export::{closing_summary, render_to_bytes};
+pub use export::{closing_summary, render_to_bytes, terminal_text};
 pub use format::{JUNIT_FILE, fio_json, write_junit};
 pub use history::{History, history};
 pub use orion::printf::{Arg as PrintfArg, PrintfError, sprintf};

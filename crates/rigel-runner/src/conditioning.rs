@@ -25,13 +25,16 @@ pub enum PreconditionError {
     #[error("precondition pass {pass}: {message}")]
     Failed { pass: u32, message: String },
     #[error(
-        "precondition pass {pass} had {written} of its {bytes} bytes written when its \
+        "precondition pass {pass} had {done} of its {bytes} bytes {verb} when its \
          pass_limit of {limit} ended it: raise [precondition] pass_limit for this device"
     )]
     Unfinished {
         pass: u32,
-        written: u64,
+        /// Bytes the pass wrote (read, for a read-through fill) before its limit.
+        done: u64,
         bytes: u64,
+        /// `written`, or `read` for a read-through fill (`[precondition] read = true`).
+        verb: &'static str,
         limit: String,
     },
 }
@@ -75,8 +78,9 @@ pub(super) fn precondition(
         if written != bytes {
             return Err(PreconditionError::Unfinished {
                 pass: pass + 1,
-                written,
+                done: written,
                 bytes,
+                verb: plan.verb(),
                 limit: rigel_expr::format_duration(Duration::from_millis(plan.pass_limit_ms)),
             });
         }

@@ -1,6 +1,6 @@
-//! `[drain]` in the run loop: the first point's workload, unrecorded, before the point is
-//! measured, watched once a second for a burst bucket running out (the stats' change-point
-//! test, online); it ends at the step plus a margin, or at its limit.
+//! `[drain]` in the run loop: the first point's workload (or `[drain]`'s class and load),
+//! unrecorded, before the point is measured, watched once a second for a burst bucket running
+//! out (the stats' change-point test, online); it ends at the step plus a margin, or at its limit.
 
 use super::observer::{Message, Observer, TICK};
 use rigel_exec::{self as exec, ExecError, ExecTarget, LiveCounters, PointControl};
@@ -13,22 +13,30 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant};
 
-/// Runs the drain with `first`'s classes and loads; its record, or how it failed (an
-/// interruption by the user included).
+/// Runs the drain with `first`'s classes and loads (or `plan`'s class and load, from `points`);
+/// its record, or how it failed (an interruption by the user included). `held` (a fleet's rank):
+/// it runs to its limit whatever step it sees, so every rank drains until the first point's
+/// agreed start, the slowest's bucket included.
 pub(super) fn drain(
     plan: &DrainPlan,
-    first: &DataPoint,
+    (first, points): (&DataPoint, &[DataPoint]),
     run: &RunSettings,
     (targets, volume): (&[ExecTarget], &Volume),
-    base: &PointControl,
+    (base, held): (&PointControl, bool),
     obs: &mut dyn Observer,
 ) -> Result<DrainRecord, ExecError> {
     let limit = Duration::from_millis(plan.limit_ms);
     obs.message(Message::Note(format!(
         "drain: {}",
-        plan.describe(Some(first))
+        plan.describe(Some(first), points)
     )));
-    let point = plan.point(first);
+    // The plan was checked against its points (a search's template): the class runs there.
+    let point = plan.point(first, points).ok_or_else(|| {
+        ExecError::InvalidPoint(format!(
+            "the drain's class {} runs at no point of the plan",
+            plan.class.as_deref().unwrap_or_default()
+        ))
+    })?;
     let settings = plan.settings(run);
     // Its own stop flag: raised at the step (the user's stop is passed on to it).
     let ctl = PointControl {
@@ -69,7 +77,7 @@ pub(super) fn drain(
                 .sum();
             let mean = if ios > 0 { ns / ios as f64 } else { 0.0 };
             step = watch.push(second.index, ios, mean);
-            if step.is_some() {
+            if step.is_some() && !held {
                 ctl.stop.store(true, Ordering::Relaxed);
             }
         }
@@ -87,15 +95,20 @@ pub(super) fn drain(
             }
         }
     }
-    let record = watch.record(step, seconds, limit, ctl.live.total().0);
+    let mut record = watch.record(step, seconds, limit, ctl.live.total().0);
+    if held && record.stepped {
+        record.summary.push_str(&format!(
+            "; held to its limit of {} with the fleet, whose first point starts after every \
+             rank's drain",
+            rigel_expr::format_duration(limit)
+        ));
+    }
+    // The summary names the drain's time when it ran to its limit: not said twice.
     let then = if record.stepped {
-        "measuring the baseline"
+        format!("ended after {seconds:.1} s; measuring the baseline")
     } else {
-        "measuring (the figures may still be on credit)"
+        "measuring (the figures may still be on credit)".to_owned()
     };
-    obs.message(Message::Note(format!(
-        "drain: {} in {seconds:.1} s; {then}",
-        record.summary
-    )));
+    obs.message(Message::Note(format!("drain: {}; {then}", record.summary)));
     Ok(record)
 }

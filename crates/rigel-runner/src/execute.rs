@@ -283,16 +283,24 @@ fn run_points(
                 .map(|s| s.window_at(i, Duration::from_millis(plan.run.warmup_ms))),
             replay: rig.opts.replay.clone(),
         };
-        if let Some(starts) = rig.opts.starts
-            && !wait_until(starts.at(i), rig.stop)
-        {
-            return Ended::Interrupted;
+        // The drain runs before the run's first point (again on a resume that has none yet); in
+        // a fleet from T0, held until the first point's agreed start (`Starts::drain`).
+        let drain = plan.drain.as_ref().filter(|_| i == 0 && done.is_empty());
+        if let Some(starts) = rig.opts.starts {
+            let from = if drain.is_some() {
+                starts.t0
+            } else {
+                starts.at(i)
+            };
+            if !wait_until(from, rig.stop) {
+                return Ended::Interrupted;
+            }
         }
-        // The drain runs before the run's first point (again on a resume that has none yet).
-        let drained = match plan.drain.as_ref().filter(|_| i == 0 && done.is_empty()) {
+        let drained = match drain {
             Some(d) => {
                 let on = (rig.targets.as_slice(), &rig.volume.volume);
-                match drain::drain(d, point, &plan.run, on, &ctl, obs) {
+                let held = rig.opts.starts.is_some();
+                match drain::drain(d, (point, &plan.points), &plan.run, on, (&ctl, held), obs) {
                     Ok(record) => Some(record),
                     Err(ExecError::Interrupted) => return Ended::Interrupted,
                     Err(e) => {
@@ -303,6 +311,12 @@ fn run_points(
             }
             None => None,
         };
+        if let Some(starts) = rig.opts.starts
+            && drained.is_some()
+            && !wait_until(starts.at(i), rig.stop)
+        {
+            return Ended::Interrupted;
+        }
         obs.point_started(i, point);
         let result = measure(rig, plan, point, &ctl, obs).map(|mut r| {
             r.placement = Some(rig.placed.record(r.placement.take()));

@@ -110,6 +110,12 @@ impl Job {
         self
     }
 
+    /// Whether a `[drain]` runs before the first point: the plan has one and no point is done
+    /// (a resumed run drains again only when it has none).
+    pub fn drains(&self) -> bool {
+        self.plan.drain.is_some() && self.done.is_empty()
+    }
+
     /// The plan this job runs.
     pub fn plan(&self) -> &RunPlan {
         &self.plan

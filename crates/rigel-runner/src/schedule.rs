@@ -4,11 +4,14 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime};
 
-/// The `i`-th point to do starts at `t0 + i × slot` (wall clock, shared by every host of a fleet).
+/// The `i`-th point to do starts at `t0 + drain + i × slot` (wall clock, shared by every host of
+/// a fleet); a `[drain]` runs from `t0` until the first point's start on every host.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Starts {
     pub t0: SystemTime,
     pub slot: Duration,
+    /// The time reserved for the drain (its limit and a slot's setup gap; zero without one).
+    pub drain: Duration,
 }
 
 /// How long after its agreed start a fleet point's warmup ends and its measured window begins on
@@ -19,7 +22,7 @@ pub const WINDOW_LEAD: Duration = Duration::from_millis(250);
 
 impl Starts {
     pub fn at(&self, i: usize) -> SystemTime {
-        self.t0 + self.slot * i as u32
+        self.t0 + self.drain + self.slot * i as u32
     }
 
     /// The agreed start of the `i`-th point's measured window: its start, the lead, the warmup.

@@ -203,7 +203,8 @@ fn read_per(r: &mut Reader, n: &Node, declared: &[String]) -> Option<Sp<String>>
     Some(Sp::new(text.trim().to_owned(), n.loc.clone()))
 }
 
-fn unknown_class(n: &Node, name: &str, declared: &[String]) -> SpecError {
+/// `name` is not one of the spec's classes: the error at the value, with the nearest name (or the list).
+pub(super) fn unknown_class(n: &Node, name: &str, declared: &[String]) -> SpecError {
     let hint = expr::suggest::did_you_mean(name, declared.iter().map(String::as_str))
         .unwrap_or_else(|| format!("the classes are {}", declared.join(", ")));
     SpecError::at(&n.loc, format!("no class `{name}`"), "this name").hint(hint)

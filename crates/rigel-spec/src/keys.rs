@@ -338,12 +338,26 @@ pub const PRECONDITION: &[Key] = &[
     ),
 ];
 
-pub const DRAIN: &[Key] = &[key(
-    "limit",
-    Kind::Duration,
-    Some("40m"),
-    "The drain's longest time: it ends sooner when the throughput steps down and stays down (a burst bucket ran out); at the limit the measured figures may still be on credit (5s to 24h)",
-)];
+pub const DRAIN: &[Key] = &[
+    key(
+        "limit",
+        Kind::Duration,
+        Some("40m"),
+        "The drain's longest time: it ends sooner when the throughput steps down and stays down (a burst bucket ran out); at the limit the measured figures may still be on credit (5s to 24h)",
+    ),
+    key(
+        "load",
+        Kind::Integer,
+        None,
+        "The load the drain runs at (outstanding I/Os, or streams for a sequential class), for each class it runs: a high load spends the credit sooner (default: the first point's loads)",
+    ),
+    key(
+        "class",
+        Kind::Text,
+        None,
+        "The one class the drain runs, as it runs at the first point where it runs (default: the first point's classes)",
+    ),
+];
 
 pub const CLASS: &[Key] = &[
     key(
@@ -577,7 +591,7 @@ pub const TABLES: &[(&str, &str)] = &[
     ),
     (
         "drain",
-        "Drain a burst bucket before measuring: run the first point's workload, unrecorded, until its throughput steps down and stays down (or `limit`)",
+        "Drain a burst bucket before measuring: run the first point's workload (or `class` alone, at `load`), unrecorded, until its throughput steps down and stays down (or `limit`)",
     ),
 ];
 

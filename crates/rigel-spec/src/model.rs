@@ -355,11 +355,15 @@ pub struct PreconditionSpec {
     pub loc: Loc,
 }
 
-/// `[drain]`: the first point's workload, unrecorded, until a sustained step down in its
-/// throughput (a burst bucket ran out) or `limit`.
+/// `[drain]`: the first point's workload (or `class` alone, at `load`), unrecorded, until a
+/// sustained step down in its throughput (a burst bucket ran out) or `limit`.
 #[derive(Clone, Debug)]
 pub struct DrainSpec {
     pub limit: Sp<Duration>,
+    /// The load each class drained runs at (none: the point's own).
+    pub load: Option<Sp<u32>>,
+    /// The one class drained (none: the first point's classes).
+    pub class: Option<Sp<String>>,
     /// The `[drain]` table, for errors about it as a whole.
     pub loc: Loc,
 }

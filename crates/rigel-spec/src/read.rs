@@ -180,7 +180,7 @@ impl<'s> Reader<'s> {
     }
 }
 
-fn describe(v: &Value) -> String {
+pub(super) fn describe(v: &Value) -> String {
     match v {
         Value::Int(i) => format!("{} ({i})", v.kind()),
         Value::Float(f) => format!("{} ({f})", v.kind()),

@@ -40,7 +40,7 @@ pub fn read_spec(
     let search = super::search::read_search(r, root, &classes, &sweep, &declared);
     let answers = super::answers::read_answers(r, root, &classes, &sweep, &declared, &search);
     let precondition = super::conditioning::read_precondition(r, root);
-    let drain = super::drain::read_drain(r, root);
+    let drain = super::drain::read_drain(r, root, &declared);
     let steady = super::conditioning::read_steady(r, root, &classes, &sweep, &declared);
     let mut run = read_run(r, root, root_loc);
     run.steady = steady;

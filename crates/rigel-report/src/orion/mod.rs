@@ -348,6 +348,8 @@ fn notes(findings: &[Warning], group: &Group) -> Vec<String> {
         .filter(|w| match &w.evidence {
             Some(Evidence::RateCap(c)) => c.points.iter().all(|p| ids.contains(p)),
             Some(Evidence::BurstStep(b)) => ids.contains(&b.point),
+            // The class's first reads summed over the run: told in each matrix that had some.
+            Some(Evidence::FirstTouch(t)) => t.points.iter().any(|p| ids.contains(p)),
             None => false,
         })
         .map(|w| w.message.clone())

@@ -80,6 +80,7 @@ pub fn device_warnings<'a>(points: impl Iterator<Item = &'a PointResult>) -> Vec
             units::size(bytes as f64),
         ),
         evidence: None,
+        volume: false,
     }]
 }
 
@@ -136,6 +137,7 @@ pub fn device_share(p: &PointResult) -> Option<Warning> {
             units::share(share),
         ),
         evidence: None,
+        volume: false,
     })
 }
 

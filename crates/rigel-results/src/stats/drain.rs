@@ -85,7 +85,7 @@ impl Watch {
                 units::thousands(s.credit),
             ),
             None => format!(
-                "the drain ran its limit of {} without seeing a burst bucket run out",
+                "ran its limit of {} without seeing a burst bucket run out",
                 units::duration(limit)
             ),
         };
@@ -134,11 +134,12 @@ pub(super) fn limit_warning(view: &ResultsView) -> Option<super::warning::Warnin
         class: None,
         figure: d.seconds,
         message: format!(
-            "{}: the measured figures may still be on a burst bucket's credit (raise [drain] \
-             limit, or the volume has no bucket)",
+            "the drain {}: the measured figures may still be on a burst bucket's credit (raise \
+             [drain] limit, or the volume has no bucket)",
             d.summary
         ),
         evidence: None,
+        volume: false,
     })
 }
 

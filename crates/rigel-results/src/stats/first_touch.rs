@@ -3,12 +3,12 @@
 //! the volume was still being initialized (restored from a snapshot, a thin LUN), and figures
 //! taken on it are the initialization's.
 
-use super::validity::Warning;
 use crate::codec::decode_histogram;
 use crate::model::TouchReads;
 use crate::view::ResultsView;
 use hdrhistogram::Histogram;
 use rigel_expr::units;
+use serde::Serialize;
 
 /// First reads' p50 above this many times the re-reads' is told.
 pub const SLOWER: f64 = 3.0;
@@ -16,6 +16,23 @@ pub const SLOWER: f64 = 3.0;
 /// at 95% (the order statistics' binomial band), far inside the 3× it is compared against; fewer
 /// (a short run touches few watched blocks) say nothing.
 pub const MIN_READS: u64 = 30;
+
+/// A first-touch finding's figures: the class's sampled reads over the run, each kind's count
+/// and p50, and the points that had first reads.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FirstTouch {
+    pub class: String,
+    pub points: Vec<u32>,
+    pub first_reads: u64,
+    pub retouch_reads: u64,
+    pub first_p50_ns: f64,
+    pub retouch_p50_ns: f64,
+    /// The first reads' p50 over the re-reads'.
+    pub slower: f64,
+    /// The sentence, as the warning carrying this evidence says it.
+    #[serde(skip)]
+    pub message: String,
+}
 
 /// One kind's sampled reads summed over points: their histogram, count and latency sum.
 #[derive(Default)]
@@ -48,9 +65,9 @@ impl Sum {
     }
 }
 
-/// Per class (in the spec's order): its first-touch warning, when its first reads' p50 is above
+/// Per class (in the spec's order): its first touch, when its first reads' p50 is above
 /// [`SLOWER`] × its re-reads' with at least [`MIN_READS`] of each.
-pub fn warnings(view: &ResultsView) -> Vec<Warning> {
+pub(super) fn first_touches(view: &ResultsView) -> Vec<FirstTouch> {
     let mut classes: Vec<(String, Sum, Sum, Vec<u32>)> = Vec::new();
     for read in view.points.iter().filter(|p| p.ok) {
         for c in read.running().filter_map(|c| c.result) {
@@ -86,12 +103,7 @@ pub fn warnings(view: &ResultsView) -> Vec<Warning> {
             } else {
                 format!("{ratio:.0}")
             };
-            Some(Warning {
-                kind: "first-touch",
-                point: None,
-                points,
-                class: Some(class.clone()),
-                figure: ratio,
+            Some(FirstTouch {
                 message: format!(
                     "{class}: first reads of a block were {times}× slower (p50 {} against {}, \
                      {} and {} sampled reads): the volume is still being initialized (a restore \
@@ -102,7 +114,13 @@ pub fn warnings(view: &ResultsView) -> Vec<Warning> {
                     units::thousands(first.reads as f64),
                     units::thousands(again.reads as f64),
                 ),
-                evidence: None,
+                class,
+                points,
+                first_reads: first.reads,
+                retouch_reads: again.reads,
+                first_p50_ns: f,
+                retouch_p50_ns: a,
+                slower: ratio,
             })
         })
         .collect()

@@ -58,6 +58,7 @@ pub(super) fn warnings(view: &ResultsView) -> Vec<Warning> {
                                 .map_or("—".into(), |s| units::latency(s.latency.p99_ns as f64)),
                         ),
                                             evidence: None,
+                                            volume: false,
 });
                 }
             }
@@ -84,6 +85,7 @@ pub(super) fn warnings(view: &ResultsView) -> Vec<Warning> {
                             units::iops(pace.requested_iops),
                         ),
                                             evidence: None,
+                                            volume: false,
 });
                 }
             }

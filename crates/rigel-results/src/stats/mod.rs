@@ -19,7 +19,9 @@ mod validity;
 mod warning;
 
 pub use burst_step::BurstStep;
-pub use first_touch::{MIN_READS as FIRST_TOUCH_MIN_READS, SLOWER as FIRST_TOUCH_SLOWER};
+pub use first_touch::{
+    FirstTouch, MIN_READS as FIRST_TOUCH_MIN_READS, SLOWER as FIRST_TOUCH_SLOWER,
+};
 pub use lateness::{GAP_CV_SLACK, LAG_FLOOR_NS, LAG_SHARE, late};
 pub use rate_cap::{CapMetric, DeviceCap, RateCap};
 pub use seconds::{MIN_SECONDS, full_seconds};

@@ -54,6 +54,7 @@ pub fn paced_warnings(view: &ResultsView) -> Vec<Warning> {
                 view.doc.plan.classes.len()
             ),
             evidence: None,
+            volume: false,
         });
     }
     out

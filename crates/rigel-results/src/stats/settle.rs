@@ -54,6 +54,7 @@ pub fn settle_warning(doc: &ResultsDoc) -> Option<Warning> {
                 units::seconds(warmup_s + k as f64),
             ),
             evidence: None,
+            volume: false,
         })
     })
 }

@@ -82,6 +82,7 @@ pub fn warnings(view: &ResultsView, past: &[PastRun], cfg: &ValidityConfig) -> V
                     workers
                 ),
                             evidence: None,
+                            volume: false,
 });
         }
         for c in read.running().filter_map(|c| c.result) {
@@ -104,6 +105,7 @@ pub fn warnings(view: &ResultsView, past: &[PastRun], cfg: &ValidityConfig) -> V
                         c.class
                     ),
                     evidence: None,
+                    volume: false,
                 });
             }
         }
@@ -122,8 +124,9 @@ pub fn warnings(view: &ResultsView, past: &[PastRun], cfg: &ValidityConfig) -> V
 
 /// What the volume was doing rather than what the device can do (a rate cap, a burst bucket
 /// running out, and the figures taken before it did; first reads of its blocks much slower than
-/// later ones), as warnings with their evidence: `results.json` keeps these beside the document, and every report lists them
-/// with the other warnings.
+/// later ones), as warnings with their evidence: `results.json` keeps these beside the document,
+/// and every report's page 1 says them (beside the answers they concern, else among the volume's
+/// findings).
 pub fn volume_findings(view: &ResultsView, cfg: &ValidityConfig) -> Vec<Warning> {
     let caps = super::rate_cap::rate_caps(view, cfg.cpu_fraction)
         .into_iter()
@@ -135,6 +138,7 @@ pub fn volume_findings(view: &ResultsView, cfg: &ValidityConfig) -> Vec<Warning>
             figure: cap.mean,
             message: cap.message.clone(),
             evidence: Some(super::warning::Evidence::RateCap(cap)),
+            volume: false,
         });
     let mut steps = super::burst_across::burst_steps(view);
     // Points measured after a drain that saw its bucket run out are the baseline's.
@@ -154,6 +158,7 @@ pub fn volume_findings(view: &ResultsView, cfg: &ValidityConfig) -> Vec<Warning>
             figure: b.after,
             message: b.on_credit_message(),
             evidence: None,
+            volume: false,
         })
         .collect();
     let steps = steps.into_iter().map(|b| {
@@ -171,13 +176,28 @@ pub fn volume_findings(view: &ResultsView, cfg: &ValidityConfig) -> Vec<Warning>
             figure: b.after,
             message: b.message(&label),
             evidence: Some(super::warning::Evidence::BurstStep(b)),
+            volume: false,
         }
     });
     let drain = super::drain::limit_warning(view);
+    let touches = super::first_touch::first_touches(view)
+        .into_iter()
+        .map(|t| Warning {
+            kind: "first-touch",
+            point: None,
+            points: t.points.clone(),
+            class: Some(t.class.clone()),
+            figure: t.slower,
+            message: t.message.clone(),
+            evidence: Some(super::warning::Evidence::FirstTouch(t)),
+            volume: false,
+        });
     caps.chain(steps)
         .chain(on_credit)
         .chain(drain)
-        .chain(super::first_touch::warnings(view))
+        .chain(touches)
+        // Marked here, the one list of them: page 1 says each whatever point it came from.
+        .map(|w| Warning { volume: true, ..w })
         .collect()
 }
 
@@ -200,6 +220,7 @@ fn paused_warnings<'v>(view: &'v ResultsView) -> impl Iterator<Item = Warning> +
                 paused.reason(p.elapsed_s)
             ),
             evidence: None,
+            volume: false,
         })
     })
 }
@@ -235,6 +256,7 @@ fn cache_warning(doc: &ResultsDoc, cfg: &ValidityConfig) -> Option<Warning> {
             units::size(ram)
         ),
         evidence: None,
+        volume: false,
     })
 }
 
@@ -262,6 +284,7 @@ fn seed_warning(doc: &ResultsDoc, past: &[PastRun]) -> Option<Warning> {
             before.folder, before.started
         ),
         evidence: None,
+        volume: false,
     })
 }
 

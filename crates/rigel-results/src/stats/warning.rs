@@ -30,6 +30,11 @@ pub struct Warning {
     /// The figures behind it, typed, where a finding has more than one (a rate cap's stretch).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub evidence: Option<Evidence>,
+    /// A finding about the volume (what it did rather than what the device can do: `rate-cap`,
+    /// `burst`, `burst-figure`, `drain-limit`, `first-touch`): page 1 says it whatever point it
+    /// came from, beside the answers it concerns or, when it concerns none, among the volume's
+    /// findings. Set by [`super::validity::volume_findings`], the one list of them.
+    pub volume: bool,
 }
 
 /// A finding's figures, by kind.
@@ -38,6 +43,7 @@ pub struct Warning {
 pub enum Evidence {
     RateCap(super::rate_cap::RateCap),
     BurstStep(super::burst_step::BurstStep),
+    FirstTouch(super::first_touch::FirstTouch),
 }
 
 /// Above this many points of one kind (and class), they are told as one warning.
@@ -114,6 +120,7 @@ fn folded(group: &[&Warning], workers: f64) -> Warning {
         figure: hi,
         message,
         evidence: None,
+        volume: first.volume,
     }
 }
 
@@ -153,6 +160,7 @@ mod tests {
             figure,
             message: format!("{kind} {point:?}"),
             evidence: None,
+            volume: false,
         }
     }
 
