@@ -24,6 +24,7 @@ fn judged(base: Side, new: Side, stat: Stat, (b, n): (f64, f64)) -> MetricChange
     let band = Ok(Band {
         percent: 10.0,
         basis: "ticks",
+        typical: None,
     });
     let mut m = metric_change(("c", Direction::Total, stat), b, n, 5.0, band);
     HostChange { base, new }.attribute(&mut m, stat);

@@ -53,7 +53,11 @@ pub fn why_none(stat: Stat) -> &'static str {
 
 /// The per-tick series (I/Os, latency sum ns) of a direction over the window's full ticks; the
 /// per-second intervals when the results have no ticks (total only).
-fn series(c: &ClassResult, window_s: f64, dir: Direction) -> Option<(Vec<f64>, Vec<f64>)> {
+pub(super) fn series(
+    c: &ClassResult,
+    window_s: f64,
+    dir: Direction,
+) -> Option<(Vec<f64>, Vec<f64>)> {
     let Some(t) = &c.ticks else {
         if dir != Direction::Total {
             return None;
