@@ -96,7 +96,63 @@ fn typical_of(ticks: &[f64]) -> Option<(f64, Estimate)> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::band::{RunLine, band};
+    use super::super::point_lines::metric_change;
+    use super::super::{Change, MetricChange};
     use super::*;
+    use rigel_expr::Stat;
+
+    /// A 1 s read class at QD 4 that completed `ticks[t]` I/Os in its 100 ms tick `t`.
+    fn run(ticks: &[u64]) -> ClassResult {
+        let mut r = rigel_results::ClassRecorder::new(1);
+        for (t, &n) in ticks.iter().enumerate() {
+            for _ in 0..n {
+                r.record(false, 2_000_000, 4096, t);
+            }
+        }
+        r.finish("c", 4096, 4, true, false, 1.0)
+    }
+
+    /// BASE's IOPS line against NEW's, judged as compare does (the default 10% floor).
+    fn judged(base: &ClassResult, new: &ClassResult) -> MetricChange {
+        fn line(c: &ClassResult) -> RunLine<'_> {
+            RunLine {
+                class: c,
+                dir: &c.total,
+                window_s: 1.0,
+                value: c.total.ios as f64,
+            }
+        }
+        let (b, n) = ([line(base)], [line(new)]);
+        let noise = band(Stat::Iops, Direction::Total, &b, &n, 10.0);
+        let (bv, nv) = (b[0].value, n[0].value);
+        metric_change(("c", Direction::Total, Stat::Iops), bv, nv, 5.0, noise)
+    }
+
+    #[test]
+    fn a_drop_with_two_starved_ticks_is_flagged_and_two_starved_ticks_alone_are_not() {
+        // benches/noise.sh's throttled pair: BASE held at 200 a tick, NEW at 160 but for two
+        // ticks the host took: −35.8%, and a standard deviation over the ticks gave ±50.5%.
+        let base = run(&[200; 10]);
+        let drop = run(&[160, 160, 0, 0, 164, 160, 160, 160, 160, 160]);
+        let m = judged(&base, &drop);
+        assert_eq!(m.verdict, Change::Regressed, "{}", m.change_text);
+        assert!(m.noise_percent.unwrap() < 20.0, "{}", m.change_text);
+        // The same two ticks lost by an unchanged device: −20% of the figure, −4.2% of the
+        // typical tick's (the empty ticks clipped to 200 − 3·√200), inside the threshold.
+        let stall = run(&[200, 200, 0, 0, 200, 200, 200, 200, 200, 200]);
+        let m = judged(&base, &stall);
+        assert_eq!(m.verdict, Change::Inconclusive, "{}", m.change_text);
+        let why = m.ticks.as_deref().expect("the ticks named");
+        assert!(
+            why.starts_with("the typical 100 ms tick moved -4.2%"),
+            "{why}"
+        );
+        // A steady drop of every tick is flagged whatever its ticks' jitter.
+        let jitter = run(&[160, 94, 226, 97, 113, 270, 160, 160, 160, 160]);
+        let m = judged(&base, &jitter);
+        assert_eq!(m.verdict, Change::Regressed, "{}", m.change_text);
+    }
 
     #[test]
     fn a_few_empty_ticks_are_clipped_and_a_steady_shift_is_not() {
