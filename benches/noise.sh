@@ -26,6 +26,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${RIGEL:-target/release/rigel}
+# The default binary is built from this tree (a no-op when it is fresh): a stale one would
+# measure an older compare.
+[ -n "${RIGEL:-}" ] || cargo build --release --quiet
 PAIRS=${PAIRS:-5}
 DURATIONS=${DURATIONS:-"1s 5s"}
 FLOOR=${FLOOR:-}
@@ -33,7 +36,7 @@ KEEP=${KEEP:-}
 HOLD=${HOLD:-0}
 LIMITS=/sys/fs/cgroup/blkio/blkio.throttle.read_iops_device
 WLIMITS=/sys/fs/cgroup/blkio/blkio.throttle.write_iops_device
-[ -x "$BIN" ] || cargo build --release
+[ -x "$BIN" ] || { echo "no rigel binary at $BIN" >&2; exit 1; }
 dir=$(mktemp -d /dev/shm/rigel-noise.XXXXXX)
 truncate -s 256M "$dir/backing"
 dev=$(losetup -f --show --direct-io=on "$dir/backing")
@@ -84,8 +87,14 @@ import json, sys
 label, files = sys.argv[1], sys.argv[2:]
 n = {"regressed": 0, "improved": 0, "inconclusive": 0, "within": 0}
 worst, host, loads = [], 0, []
+answers = [0, 0]
 for f in files:
     c = json.load(open(f))
+    for a in c.get("answers", []):
+        answers[0] += 1
+        if a["verdict"] in ("regressed", "improved"):
+            answers[1] += 1
+            worst.append(f'{a["verdict"]}: answer {a["answer"]} {a["change_text"]}')
     for p in c["points"]:
         for m in p["metrics"]:
             n[m["verdict"]] += 1
@@ -107,12 +116,15 @@ lines = sum(n.values())
 flagged = n["regressed"] + n["improved"]
 print(f"{label}: {lines} lines, flagged {flagged} ({100 * flagged / max(lines, 1):.2f}%: regressed "
       f"{n['regressed']}, improved {n['improved']}), inconclusive {n['inconclusive']} (host named "
-      f"in {host}), within {n['within']}")
+      f"in {host}), within {n['within']}; answers {answers[0]}, flagged {answers[1]}")
 if loads:
     print(f"    host: load {min(l for l, _ in loads):.1f}-{max(l for l, _ in loads):.1f}, other work and "
           f"steal {100 * min(o for _, o in loads):.0f}-{100 * max(o for _, o in loads):.0f}% of the CPU")
 for w in worst:
     print(f"    {w}")
+share = (flagged + answers[1]) / max(lines + answers[0], 1)
+print(f"{'PASS' if share <= 0.01 else 'FAIL'}: {label.split(',')[1].strip()}: {100 * share:.2f}% of the "
+      f"unchanged lines and answers flagged (target at most 1%)")
 PY
 }
 
@@ -161,5 +173,7 @@ print(m["verdict"], m["change_text"], "(host named)" if m.get("host") else "")' 
         report+=" [$iops IOPS -> $line; exit $(cat "$dir/code")]"
     done
     echo "20% drop, $d points: flagged in $flagged of $PAIRS pairs:$report"
+    [ "$flagged" = "$PAIRS" ] && verdict=PASS || verdict=FAIL
+    echo "$verdict: $d points: the 20% drop flagged in $flagged of $PAIRS pairs (target: every pair)"
 done
 echo "# $(date -u +%FT%TZ) $(uptime | sed 's/.*load/load/')"

@@ -41,10 +41,11 @@
 //! slices), plus the line's own noise band, is within the host's reach. r is the largest of the
 //! rules' ratios (they measure one slowdown several ways: a lower clock also makes I/Os dearer).
 
+use super::rate::best_second;
 use super::{Change, MetricChange};
 use rigel_expr::{Stat, units};
-use rigel_results::HostLoad;
 use rigel_results::view::PointRead;
+use rigel_results::{HostLoad, PointResult};
 
 /// NEW's CPU per I/O over BASE's (or BASE's over NEW's) from which the host is named.
 pub const MIN_RATIO: f64 = 1.5;
@@ -129,10 +130,11 @@ impl Side {
     }
 }
 
-/// Both sides' hosts at a matched point.
-pub(super) struct HostChange {
+/// Both sides' hosts at a matched point, and each side's run when it has one.
+pub(super) struct HostChange<'a> {
     base: Side,
     new: Side,
+    runs: Option<(&'a PointResult, &'a PointResult)>,
 }
 
 /// How much slower the worse side's host was, and what it adds to a latency.
@@ -142,12 +144,58 @@ struct Slower {
     why: Vec<String>,
 }
 
-impl HostChange {
-    pub(super) fn of(base: &[PointRead], new: &[PointRead]) -> HostChange {
+impl<'a> HostChange<'a> {
+    pub(super) fn of(base: &[PointRead<'a>], new: &[PointRead<'a>]) -> HostChange<'a> {
         HostChange {
             base: Side::of(base),
             new: Side::of(new),
+            runs: match (base, new) {
+                ([b], [n]) => Some((b.result, n.result)),
+                _ => None,
+            },
         }
+    }
+
+    /// A rate whose worse run, on a saturated host, held the better side's figure for a whole
+    /// second: the storage gave that rate in that run, and the host took the rest (see the
+    /// module's note); why, or `None`.
+    fn held_back(
+        &self,
+        change: &MetricChange,
+        worse: &Side,
+        better: &Side,
+        (side, other): (&str, &str),
+    ) -> Option<String> {
+        let (b, n) = self.runs?;
+        let run = if side == "NEW" { n } else { b };
+        let c = run.class(&change.class)?;
+        if !saturated(worse) {
+            return None;
+        }
+        let (figure, target) = if side == "NEW" {
+            (change.new, change.base)
+        } else {
+            (change.base, change.new)
+        };
+        let best = figure * best_second(c, run.elapsed_s, change.direction)?;
+        if best < target * (1.0 - change.threshold_percent / 100.0) {
+            return None;
+        }
+        let unit = if change.stat == "mbps" {
+            " MiB/s"
+        } else {
+            " IOPS"
+        };
+        Some(format!(
+            "{side} ran at {}{unit} in its best second ({other} {}{unit} on average) on a host \
+             whose other work took {:.0}% of the CPU ({other} {:.0}%) at load {:.1}: the host, not \
+             the storage, may have changed",
+            units::number(best),
+            units::number(target),
+            worse.contention.unwrap_or(0.0) * 100.0,
+            better.contention.unwrap_or(0.0) * 100.0,
+            worse.load.unwrap_or(0.0),
+        ))
     }
 
     /// `change` made inconclusive, with why, when its move is in the host's direction and
@@ -161,6 +209,13 @@ impl HostChange {
             Change::Improved => (&self.base, &self.new, ("BASE", "NEW")),
             _ => return,
         };
+        if stat.higher_is_better()
+            && let Some(why) = self.held_back(change, worse, better, names)
+        {
+            change.verdict = Change::Inconclusive;
+            change.host = Some(why);
+            return;
+        }
         let Some(s) = slower(worse, better, names.1) else {
             return;
         };
@@ -221,10 +276,7 @@ fn slower(worse: &Side, better: &Side, other: &str) -> Option<Slower> {
             b * 100.0
         ));
     }
-    if s.slice_ns == 0.0
-        && worse.contention.is_some_and(|c| c >= MAX_CONTENTION)
-        && worse.per_cpu_load.is_some_and(|l| l >= MIN_QUEUED)
-    {
+    if s.slice_ns == 0.0 && saturated(worse) {
         // Saturated whatever the other side was: the waits are chance events, a tail that
         // caught a few of them in one run and none in the other moved by the host.
         s.slice_ns = SLICE_NS * worse.per_cpu_load.unwrap_or(1.0);
@@ -246,6 +298,13 @@ fn slower(worse: &Side, better: &Side, other: &str) -> Option<Slower> {
         ));
     }
     (!s.why.is_empty()).then_some(s)
+}
+
+/// Other work took [`MAX_CONTENTION`] of the side's host and its load was [`MIN_QUEUED`] tasks
+/// per CPU or more: every wakeup may queue behind another task.
+fn saturated(side: &Side) -> bool {
+    side.contention.is_some_and(|c| c >= MAX_CONTENTION)
+        && side.per_cpu_load.is_some_and(|l| l >= MIN_QUEUED)
 }
 
 /// "NEW used 1.6× rigel's CPU per I/O (12.1 µs against 7.5 µs) on a host at load 3.1 (BASE

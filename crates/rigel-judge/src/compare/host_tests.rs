@@ -27,7 +27,12 @@ fn judged(base: Side, new: Side, stat: Stat, (b, n): (f64, f64)) -> MetricChange
         typical: None,
     });
     let mut m = metric_change(("c", Direction::Total, stat), b, n, 5.0, band);
-    HostChange { base, new }.attribute(&mut m, stat);
+    HostChange {
+        base,
+        new,
+        runs: None,
+    }
+    .attribute(&mut m, stat);
     m
 }
 
@@ -157,4 +162,55 @@ fn a_lower_clock_explains_as_much_as_it_is_lower() {
         );
         assert_eq!((m.verdict, m.host), (Change::Regressed, None));
     }
+}
+
+/// The basic fixture's point 3 (one class, five seconds of ~31,500 IOPS) on a host at load 7.6 of
+/// 2 CPUs whose other work took `others` of it, NEW's seconds scaled by `scale`.
+fn starved(others: f64, scale: [f64; 5]) -> MetricChange {
+    let mut base: rigel_results::ResultsDoc =
+        serde_json::from_str(rigel_testkit::fixtures::BASIC).expect("fixture parses");
+    let host = rigel_results::HostLoad {
+        load_1m: Some(7.6),
+        cpus: Some(2),
+        others: Some(others),
+        ..Default::default()
+    };
+    for p in base.points_mut() {
+        p.host = Some(host);
+    }
+    let mut new = base.clone();
+    let p = &mut new.points_mut()[2];
+    let c = &mut p.classes[0];
+    let before = c.total.ios as f64;
+    for (i, s) in c.intervals.iter_mut().zip(scale) {
+        i.ios = (i.ios as f64 * s) as u64;
+        i.iops = i.ios as f64;
+    }
+    c.total.ios = c.intervals.iter().map(|i| i.ios).sum();
+    c.total.iops = c.total.ios as f64 / 5.0;
+    // rigel's CPU per I/O unchanged: only the host's other work names it.
+    let fewer = c.total.ios as f64 / before;
+    p.cpu.user_s *= fewer;
+    p.cpu.system_s *= fewer;
+    let c = crate::compare::compare(&base, &new, &crate::compare::CompareOptions::default());
+    c.points[2].metrics[0].clone()
+}
+
+#[test]
+fn a_rate_whose_run_held_the_other_side_s_figure_for_a_second_on_a_saturated_host_is_the_host_s() {
+    // NEW ran its first second as BASE did, then the host took two thirds of each second.
+    let m = starved(0.99, [1.0, 0.33, 0.33, 0.33, 0.33]);
+    assert_eq!(m.verdict, Change::Inconclusive, "{m:?}");
+    let why = m.host.as_deref().expect("the host named");
+    assert!(
+        why.starts_with("NEW ran at 31,851 IOPS in its best second (BASE 31,534 IOPS"),
+        "{why}"
+    );
+    // A real drop moves every second: no second of NEW's reaches BASE's figure.
+    let m = starved(0.99, [0.8; 5]);
+    assert_eq!(m.verdict, Change::Regressed, "{m:?}");
+    // The same seconds on a host with CPU to spare: the storage's.
+    let m = starved(0.3, [1.0, 0.33, 0.33, 0.33, 0.33]);
+    assert_eq!(m.verdict, Change::Regressed, "{m:?}");
+    assert!(m.host.is_none());
 }

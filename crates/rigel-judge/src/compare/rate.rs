@@ -94,6 +94,27 @@ fn typical_of(ticks: &[f64]) -> Option<(f64, Estimate)> {
     ))
 }
 
+/// A run's best whole second of `dir` over its mean (≥ 1): the highest rate any second of
+/// consecutive ticks held, as a share of the run's; none for a run under two seconds of ticks
+/// (its best second would be most of it).
+pub fn best_second(c: &ClassResult, window_s: f64, dir: Direction) -> Option<f64> {
+    let per_second = match &c.ticks {
+        Some(t) if t.ms > 0 && 1000 % t.ms == 0 => (1000 / t.ms) as usize,
+        Some(_) => return None,
+        None => 1,
+    };
+    let (ios, _) = series(c, window_s, dir)?;
+    if ios.len() < 2 * per_second {
+        return None;
+    }
+    let mean = ios.iter().sum::<f64>() / ios.len() as f64;
+    let best = ios
+        .windows(per_second)
+        .map(|w| w.iter().sum::<f64>() / per_second as f64)
+        .fold(0.0, f64::max);
+    (mean > 0.0).then(|| best / mean)
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::band::{RunLine, band};
