@@ -33,6 +33,14 @@
 //!   ran above its mean failed both ways (a run starved throughout has flat ticks; a throttled
 //!   one on that host had its upper decile 1.5× its mean). Such lines keep their verdict; the
 //!   host's figures are in each point's record, and `--repeat` gives a band that covers them.
+//!   But one starved rate is told from a drop: a worse run (two seconds or more, one run a side)
+//!   that held the better side's figure, within the threshold, for a **whole second** of
+//!   consecutive ticks. A tick's upper decile is a throttle's payback after a slow tick; a
+//!   second is not (a throttle at 80% lets no second through at 100%), and a storage that gave
+//!   that rate for a second in that run gave less in the others because the host took them
+//!   (benches/noise.sh: an unchanged pair whose BASE ran its first second at 2,904 IOPS, NEW's
+//!   2,779 on average, and its last four far below, at load 3.7 with other work on 94% of the
+//!   CPU, read +64%).
 //! - **Frequency**: the worse side's CPUs ran [`MIN_SLOWER`] or more below the better side's:
 //!   r = the frequency ratio (rigel's and the kernel's work per I/O take that much longer).
 //!
