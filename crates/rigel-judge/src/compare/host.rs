@@ -49,7 +49,7 @@
 //! slices), plus the line's own noise band, is within the host's reach. r is the largest of the
 //! rules' ratios (they measure one slowdown several ways: a lower clock also makes I/Os dearer).
 
-use super::rate::best_second;
+use super::rate::{best_second, while_running};
 use super::{Change, MetricChange};
 use rigel_expr::{Stat, units};
 use rigel_results::view::PointRead;
@@ -185,20 +185,31 @@ impl<'a> HostChange<'a> {
         } else {
             (change.base, change.new)
         };
-        let best = figure * best_second(c, run.elapsed_s, change.direction)?;
-        if best < target * (1.0 - change.threshold_percent / 100.0) {
-            return None;
-        }
+        let reached = |r: f64| figure * r >= target * (1.0 - change.threshold_percent / 100.0);
         let unit = if change.stat == "mbps" {
             " MiB/s"
         } else {
             " IOPS"
         };
+        let dir = change.direction;
+        let held = if let Some(r) = best_second(c, run.elapsed_s, dir).filter(|&r| reached(r)) {
+            format!(
+                "ran at {}{unit} in its best second",
+                units::number(figure * r)
+            )
+        } else if let Some((r, empty, n)) = while_running(c, run.elapsed_s, dir)
+            && reached(r)
+        {
+            format!(
+                "completed no I/O in {empty} of its {n} ticks and ran at {}{unit} in the others",
+                units::number(figure * r)
+            )
+        } else {
+            return None;
+        };
         Some(format!(
-            "{side} ran at {}{unit} in its best second ({other} {}{unit} on average) on a host \
-             whose other work took {:.0}% of the CPU ({other} {:.0}%) at load {:.1}: the host, not \
-             the storage, may have changed",
-            units::number(best),
+            "{side} {held} ({other} {}{unit} on average) on a host whose other work took {:.0}% of \
+             the CPU ({other} {:.0}%) at load {:.1}: the host, not the storage, may have changed",
             units::number(target),
             worse.contention.unwrap_or(0.0) * 100.0,
             better.contention.unwrap_or(0.0) * 100.0,

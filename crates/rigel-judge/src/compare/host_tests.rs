@@ -214,3 +214,60 @@ fn a_rate_whose_run_held_the_other_side_s_figure_for_a_second_on_a_saturated_hos
     assert_eq!(m.verdict, Change::Regressed, "{m:?}");
     assert!(m.host.is_none());
 }
+
+/// The basic fixture's point 3 as 1 s runs of 100 ms ticks, BASE 3,150 I/Os a tick and NEW
+/// `ticks`, on a host at load 4.1 of 2 CPUs whose other work took `others` of it.
+fn stalled(others: f64, ticks: [u64; 10]) -> MetricChange {
+    let mut base: rigel_results::ResultsDoc =
+        serde_json::from_str(rigel_testkit::fixtures::BASIC).expect("fixture parses");
+    let set = |p: &mut rigel_results::PointResult, ticks: &[u64]| {
+        p.host = Some(rigel_results::HostLoad {
+            load_1m: Some(4.1),
+            cpus: Some(2),
+            others: Some(others),
+            ..Default::default()
+        });
+        p.elapsed_s = 1.0;
+        let c = &mut p.classes[0];
+        c.ticks = Some(rigel_results::Ticks {
+            ms: 100,
+            read_ios: ticks.to_vec(),
+            read_latency_ns: ticks.iter().map(|t| t * 100_000).collect(),
+            ..Default::default()
+        });
+        c.total.ios = ticks.iter().sum();
+        c.total.iops = c.total.ios as f64;
+    };
+    set(&mut base.points_mut()[2], &[3150; 10]);
+    let mut new = base.clone();
+    set(&mut new.points_mut()[2], &ticks);
+    let p = &mut new.points_mut()[2];
+    // rigel's CPU per I/O unchanged: only the host's other work names it.
+    p.cpu.user_s *= ticks.iter().sum::<u64>() as f64 / 31_500.0;
+    p.cpu.system_s = 0.0;
+    base.points_mut()[2].cpu.system_s = 0.0;
+    let c = crate::compare::compare(&base, &new, &crate::compare::CompareOptions::default());
+    c.points[2].metrics[0].clone()
+}
+
+#[test]
+fn a_one_second_rate_that_stalled_on_a_saturated_host_and_ran_at_the_other_side_s_rate_between() {
+    // 0.8 s without a completion, then two ticks at BASE's rate (benches/noise.sh at load 4.1).
+    let stall = [0, 0, 0, 0, 0, 0, 0, 0, 3150, 3100];
+    let m = stalled(1.0, stall);
+    assert_eq!(m.verdict, Change::Inconclusive, "{m:?}");
+    let why = m.host.as_deref().expect("the host named");
+    assert!(
+        why.starts_with("NEW completed no I/O in 8 of its 10 ticks and ran at 31,250 IOPS"),
+        "{why}"
+    );
+    // A throttle's 80% with one stalled tick: the ticks that ran ran slower.
+    let m = stalled(
+        1.0,
+        [2520, 2520, 2520, 0, 2520, 2520, 2520, 2520, 2520, 2520],
+    );
+    assert_eq!(m.verdict, Change::Regressed, "{m:?}");
+    // The same stall on a host with CPU to spare: the storage's.
+    let m = stalled(0.3, stall);
+    assert!(m.host.is_none(), "{m:?}");
+}

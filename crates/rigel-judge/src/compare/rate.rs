@@ -115,6 +115,22 @@ pub fn best_second(c: &ClassResult, window_s: f64, dir: Direction) -> Option<f64
     (mean > 0.0).then(|| best / mean)
 }
 
+/// A run some of whose ticks of `dir` completed no I/O at all: the mean of the others over the
+/// mean of all (> 1), with the empty ticks and all the ticks counted; none without an empty tick.
+pub fn while_running(
+    c: &ClassResult,
+    window_s: f64,
+    dir: Direction,
+) -> Option<(f64, usize, usize)> {
+    let (ios, _) = series(c, window_s, dir)?;
+    let running: Vec<f64> = ios.iter().copied().filter(|&t| t > 0.0).collect();
+    let (n, empty) = (ios.len(), ios.len() - running.len());
+    if empty == 0 || running.is_empty() {
+        return None;
+    }
+    Some((n as f64 / running.len() as f64, empty, n))
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::band::{RunLine, band};
