@@ -17,6 +17,8 @@
 #   PAIRS=3 DURATIONS="1s" benches/noise.sh
 #   FLOOR=5% benches/noise.sh              # another --drift-floor
 #   KEEP=/dev/shm/noise benches/noise.sh   # keep each comparison's JSON and the runs there
+#   JUDGE=/dev/shm/noise benches/noise.sh  # judge KEEP's runs again with this binary's compare
+#                                          # (no device, no runs: the same runs, another rule)
 #   HOLD=2000 benches/noise.sh             # hold the device at 2000 read and 2000 write IOPS
 #                                          # (blkio throttle) in every run: a device with a fixed
 #                                          # service rate, whose runs a loaded host cannot move
@@ -37,6 +39,11 @@ HOLD=${HOLD:-0}
 LIMITS=/sys/fs/cgroup/blkio/blkio.throttle.read_iops_device
 WLIMITS=/sys/fs/cgroup/blkio/blkio.throttle.write_iops_device
 [ -x "$BIN" ] || { echo "no rigel binary at $BIN" >&2; exit 1; }
+JUDGE=${JUDGE:-}
+if [ -n "$JUDGE" ]; then
+    dir=$JUDGE
+    dev="none (judging the runs kept in $JUDGE)"
+else
 dir=$(mktemp -d /dev/shm/rigel-noise.XXXXXX)
 truncate -s 256M "$dir/backing"
 dev=$(losetup -f --show --direct-io=on "$dir/backing")
@@ -57,6 +64,7 @@ cleanup() {
     rm -rf "$dir"
 }
 trap cleanup EXIT
+fi
 floor=()
 [ -n "$FLOOR" ] && floor=(--drift-floor "$FLOOR")
 echo "# $(date -u +%FT%TZ) $(uptime | sed 's/.*load/load/') device $dev floor ${FLOOR:-default} hold $HOLD"
@@ -75,6 +83,11 @@ run() { # spec, out (a device another prober holds for a moment is tried again)
     cat "$2.log"
     exit 1
 }
+if [ -n "$JUDGE" ]; then
+    hold() { :; }
+    spec() { :; }
+    run() { [ -f "$2/results.json" ] || { echo "no kept run at $2" >&2; exit 1; }; }
+fi
 compare() { # base, new -> json on stdout, exit code to $dir/code
     set +e
     "$BIN" compare "$1" "$2" --format json "${floor[@]}" 2>/dev/null

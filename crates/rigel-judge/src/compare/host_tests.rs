@@ -99,6 +99,28 @@ fn other_work_taking_the_cpu_on_the_worse_side_is_the_hosts() {
 }
 
 #[test]
+fn other_work_excuses_no_rate_that_rigel_kept_on_a_few_percent_of_a_core() {
+    // benches/noise.sh's throttled 20% drop: BASE did 2,000 IOPS on 0.6% of a core, NEW's host
+    // had 99% of its CPU taken (BASE's 36%): a fair share of a CPU is far more than the rate
+    // needed, so the drop is the storage's; a latency may still have waited for a slice.
+    let idle = Side {
+        cores: 0.006,
+        contention: Some(0.36),
+        ..quiet()
+    };
+    let busy = Side {
+        contention: Some(0.99),
+        load: Some(3.7),
+        per_cpu_load: Some(1.85),
+        ..idle
+    };
+    let m = judged(idle, busy, Stat::Iops, (2000.0, 1537.0));
+    assert_eq!((m.verdict, m.host), (Change::Regressed, None));
+    let m = judged(idle, busy, P99, (2e6, 3e6));
+    assert_eq!(m.verdict, Change::Inconclusive, "{m:?}");
+}
+
+#[test]
 fn a_saturated_host_excuses_a_tail_not_a_rate() {
     // Both hosts saturated (load 13 on 2 CPUs, 99% of the CPU to other work): NEW's p99 at
     // QD 1 caught scheduling waits (30 µs to 2 ms), within 6.5 slices of 3 ms.
