@@ -42,6 +42,9 @@
 //!   (benches/noise.sh: an unchanged pair whose BASE ran its first second at 2,904 IOPS, NEW's
 //!   2,779 on average, and its last four far below, at load 3.7 with other work on 94% of the
 //!   CPU, read +64%).
+//! - **Queued** (see [`queued`]): a task or more per CPU and other work on a share c of the CPU,
+//!   short of saturated: a percentile q may grow by the slices when c ≥ 1 − q, a mean by c of
+//!   them; no rate.
 //! - **Frequency**: the worse side's CPUs ran [`MIN_SLOWER`] or more below the better side's:
 //!   r = the frequency ratio (rigel's and the kernel's work per I/O take that much longer).
 //!
@@ -50,9 +53,10 @@
 //! slices), plus the line's own noise band, is within the host's reach. r is the largest of the
 //! rules' ratios (they measure one slowdown several ways: a lower clock also makes I/Os dearer).
 
+use super::noise::quantile;
 use super::rate::{best_second, while_running};
 use super::{Change, MetricChange};
-use rigel_expr::{Stat, units};
+use rigel_expr::{LatencyStat, Stat, units};
 use rigel_results::view::PointRead;
 use rigel_results::{HostLoad, PointResult};
 
@@ -239,7 +243,7 @@ impl<'a> HostChange<'a> {
             change.host = Some(why);
             return;
         }
-        let Some(s) = slower(worse, better, names.1, stat.higher_is_better()) else {
+        let Some(s) = slower(worse, better, names.1, stat) else {
             return;
         };
         let explained = if stat.higher_is_better() {
@@ -262,7 +266,8 @@ impl<'a> HostChange<'a> {
 }
 
 /// The rules that name the worse side's host, or `None` when none does.
-fn slower(worse: &Side, better: &Side, other: &str, rate: bool) -> Option<Slower> {
+fn slower(worse: &Side, better: &Side, other: &str, stat: Stat) -> Option<Slower> {
+    let rate = stat.higher_is_better();
     let mut s = Slower {
         ratio: 1.0,
         slice_ns: 0.0,
@@ -315,6 +320,16 @@ fn slower(worse: &Side, better: &Side, other: &str, rate: bool) -> Option<Slower
             worse.contention.unwrap_or(0.0) * 100.0,
             better.contention.unwrap_or(0.0) * 100.0
         ));
+    } else if s.slice_ns == 0.0
+        && let Some(slice) = queued(worse, stat)
+    {
+        s.slice_ns = slice;
+        s.why.push(format!(
+            "ran with {:.1} tasks per CPU and other work on {:.0}% of the CPU ({other} {:.0}%)",
+            worse.per_cpu_load.unwrap_or(0.0),
+            worse.contention.unwrap_or(0.0) * 100.0,
+            better.contention.unwrap_or(0.0) * 100.0
+        ));
     }
     if let (Some(w), Some(b)) = (worse.mhz, better.mhz)
         && w > 0.0
@@ -335,6 +350,26 @@ fn slower(worse: &Side, better: &Side, other: &str, rate: bool) -> Option<Slower
 fn saturated(side: &Side) -> bool {
     side.contention.is_some_and(|c| c >= MAX_CONTENTION)
         && side.per_cpu_load.is_some_and(|l| l >= MIN_QUEUED)
+}
+
+/// **Queued**: a side whose host had [`MIN_QUEUED`] runnable tasks per CPU or more, other work
+/// taking a share c of its CPU: a wakeup finds its CPU taken about c of the time and then waits
+/// up to a slice per queued task. A percentile q is within that reach when c ≥ 1 − q (a p99 when
+/// more than 1% of wakeups may wait), a mean by c of it; how much a latency may grow, or `None`.
+/// benches/noise.sh at load 2–4: unchanged QD 1 lines moved from 305 to 115 µs (p99) and 119 to
+/// 57 µs (write mean) with other work on 36% of BASE's CPU and 14% of NEW's, at 2.1 tasks per
+/// CPU; a write mean from 681 to 256 µs at 86% and 93%, 1.4 tasks per CPU.
+fn queued(side: &Side, stat: Stat) -> Option<f64> {
+    let load = side.per_cpu_load.filter(|&l| l >= MIN_QUEUED)?;
+    let c = side.contention.filter(|&c| c > 0.0)?.min(1.0);
+    let wait = SLICE_NS * load;
+    let (Stat::Latency(l) | Stat::Service(l)) = stat else {
+        return None;
+    };
+    match l {
+        LatencyStat::Mean => Some(c * wait),
+        _ => quantile(l).filter(|&q| c >= 1.0 - q).map(|_| wait),
+    }
 }
 
 /// "NEW used 1.6× rigel's CPU per I/O (12.1 µs against 7.5 µs) on a host at load 3.1 (BASE

@@ -19,6 +19,16 @@ fn quiet() -> Side {
     }
 }
 
+/// A host with other work on `contention` of its CPU at `load` on 2 CPUs.
+fn loaded(contention: f64, load: f64) -> Side {
+    Side {
+        contention: Some(contention),
+        load: Some(load),
+        per_cpu_load: Some(load / 2.0),
+        ..quiet()
+    }
+}
+
 /// BASE's figure against NEW's for `stat`, judged with a ±10% band, then by the host.
 fn judged(base: Side, new: Side, stat: Stat, (b, n): (f64, f64)) -> MetricChange {
     let band = Ok(Band {
@@ -67,12 +77,7 @@ fn dearer_io_on_a_busy_rigel_is_the_hosts_in_the_issues_words() {
 fn other_work_taking_the_cpu_on_the_worse_side_is_the_hosts() {
     // Other work took 60% of NEW's host's CPU (5% on BASE's): rigel had 40% where it had 95%,
     // r = 2.4, explaining 58% fewer IOPS or 137% more latency.
-    let busy = Side {
-        contention: Some(0.6),
-        load: Some(3.1),
-        per_cpu_load: Some(1.55),
-        ..quiet()
-    };
+    let busy = loaded(0.6, 3.1);
     let m = judged(quiet(), busy, Stat::Iops, (1000.0, 600.0));
     assert_eq!(m.verdict, Change::Inconclusive, "{m:?}");
     let why = m.host.unwrap();
@@ -124,12 +129,7 @@ fn other_work_excuses_no_rate_that_rigel_kept_on_a_few_percent_of_a_core() {
 fn a_saturated_host_excuses_a_tail_not_a_rate() {
     // Both hosts saturated (load 13 on 2 CPUs, 99% of the CPU to other work): NEW's p99 at
     // QD 1 caught scheduling waits (30 µs to 2 ms), within 6.5 slices of 3 ms.
-    let saturated = Side {
-        contention: Some(0.99),
-        load: Some(13.0),
-        per_cpu_load: Some(6.5),
-        ..quiet()
-    };
+    let saturated = loaded(0.99, 13.0);
     let m = judged(saturated, saturated, P99, (30e3, 2e6));
     assert_eq!(m.verdict, Change::Inconclusive, "{m:?}");
     assert!(
@@ -292,4 +292,49 @@ fn a_one_second_rate_that_stalled_on_a_saturated_host_and_ran_at_the_other_side_
     // The same stall on a host with CPU to spare: the storage's.
     let m = stalled(0.3, stall);
     assert!(m.host.is_none(), "{m:?}");
+}
+
+#[test]
+fn queued_tasks_and_other_work_excuse_a_tail_that_many_wakeups_reach() {
+    // benches/noise.sh at load 2–4: BASE at 2.1 tasks per CPU with other work on 36% of it,
+    // NEW at 14%: a QD 1 p99 from 305 to 115 µs and a write mean from 119 to 57 µs, improved.
+    let calm = Side {
+        contention: Some(0.14),
+        ..quiet()
+    };
+    let queued = Side {
+        contention: Some(0.36),
+        load: Some(4.3),
+        per_cpu_load: Some(2.1),
+        ..quiet()
+    };
+    let m = judged(queued, calm, P99, (305e3, 115e3));
+    assert_eq!(m.verdict, Change::Inconclusive, "{m:?}");
+    let why = m.host.unwrap();
+    assert!(
+        why.starts_with(
+            "BASE ran with 2.1 tasks per CPU and other work on 36% of the CPU (NEW 14%)"
+        ),
+        "{why}"
+    );
+    let mean = Stat::Latency(LatencyStat::Mean);
+    assert_eq!(
+        judged(queued, calm, mean, (119e3, 57e3)).verdict,
+        Change::Inconclusive
+    );
+    // A median: fewer than half the wakeups found the CPU taken.
+    let p50 = Stat::Latency(LatencyStat::P50);
+    assert_eq!(
+        judged(queued, calm, p50, (305e3, 115e3)).verdict,
+        Change::Improved
+    );
+    // No task queued: no wait.
+    let spare = Side {
+        per_cpu_load: Some(0.6),
+        ..queued
+    };
+    assert_eq!(
+        judged(spare, calm, P99, (305e3, 115e3)).verdict,
+        Change::Improved
+    );
 }

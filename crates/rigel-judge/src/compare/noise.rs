@@ -131,7 +131,7 @@ fn ratio(y: &[f64], x: &[f64]) -> Option<(Estimate, f64)> {
 }
 
 /// The quantile a percentile statistic reads.
-fn quantile(s: LatencyStat) -> Option<f64> {
+pub(super) fn quantile(s: LatencyStat) -> Option<f64> {
     match s {
         LatencyStat::P50 => Some(0.5),
         LatencyStat::P90 => Some(0.9),
