@@ -17,6 +17,8 @@
 #   PAIRS=3 DURATIONS="1s" benches/noise.sh
 #   FLOOR=5% benches/noise.sh              # another --drift-floor
 #   KEEP=/dev/shm/noise benches/noise.sh   # keep each comparison's JSON and the runs there
+#   JUDGE=/dev/shm/noise benches/noise.sh  # judge KEEP's runs again with this binary's compare
+#                                          # (no device, no runs: the same runs, another rule)
 #   HOLD=2000 benches/noise.sh             # hold the device at 2000 read and 2000 write IOPS
 #                                          # (blkio throttle) in every run: a device with a fixed
 #                                          # service rate, whose runs a loaded host cannot move
@@ -26,6 +28,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${RIGEL:-target/release/rigel}
+# The default binary is built from this tree (a no-op when it is fresh): a stale one would
+# measure an older compare.
+[ -n "${RIGEL:-}" ] || cargo build --release --quiet
 PAIRS=${PAIRS:-5}
 DURATIONS=${DURATIONS:-"1s 5s"}
 FLOOR=${FLOOR:-}
@@ -33,7 +38,12 @@ KEEP=${KEEP:-}
 HOLD=${HOLD:-0}
 LIMITS=/sys/fs/cgroup/blkio/blkio.throttle.read_iops_device
 WLIMITS=/sys/fs/cgroup/blkio/blkio.throttle.write_iops_device
-[ -x "$BIN" ] || cargo build --release
+[ -x "$BIN" ] || { echo "no rigel binary at $BIN" >&2; exit 1; }
+JUDGE=${JUDGE:-}
+if [ -n "$JUDGE" ]; then
+    dir=$JUDGE
+    dev="none (judging the runs kept in $JUDGE)"
+else
 dir=$(mktemp -d /dev/shm/rigel-noise.XXXXXX)
 truncate -s 256M "$dir/backing"
 dev=$(losetup -f --show --direct-io=on "$dir/backing")
@@ -54,6 +64,7 @@ cleanup() {
     rm -rf "$dir"
 }
 trap cleanup EXIT
+fi
 floor=()
 [ -n "$FLOOR" ] && floor=(--drift-floor "$FLOOR")
 echo "# $(date -u +%FT%TZ) $(uptime | sed 's/.*load/load/') device $dev floor ${FLOOR:-default} hold $HOLD"
@@ -72,6 +83,11 @@ run() { # spec, out (a device another prober holds for a moment is tried again)
     cat "$2.log"
     exit 1
 }
+if [ -n "$JUDGE" ]; then
+    hold() { :; }
+    spec() { :; }
+    run() { [ -f "$2/results.json" ] || { echo "no kept run at $2" >&2; exit 1; }; }
+fi
 compare() { # base, new -> json on stdout, exit code to $dir/code
     set +e
     "$BIN" compare "$1" "$2" --format json "${floor[@]}" 2>/dev/null
@@ -84,8 +100,14 @@ import json, sys
 label, files = sys.argv[1], sys.argv[2:]
 n = {"regressed": 0, "improved": 0, "inconclusive": 0, "within": 0}
 worst, host, loads = [], 0, []
+answers = [0, 0]
 for f in files:
     c = json.load(open(f))
+    for a in c.get("answers", []):
+        answers[0] += 1
+        if a["verdict"] in ("regressed", "improved"):
+            answers[1] += 1
+            worst.append(f'{a["verdict"]}: answer {a["answer"]} {a["change_text"]}')
     for p in c["points"]:
         for m in p["metrics"]:
             n[m["verdict"]] += 1
@@ -107,12 +129,15 @@ lines = sum(n.values())
 flagged = n["regressed"] + n["improved"]
 print(f"{label}: {lines} lines, flagged {flagged} ({100 * flagged / max(lines, 1):.2f}%: regressed "
       f"{n['regressed']}, improved {n['improved']}), inconclusive {n['inconclusive']} (host named "
-      f"in {host}), within {n['within']}")
+      f"in {host}), within {n['within']}; answers {answers[0]}, flagged {answers[1]}")
 if loads:
     print(f"    host: load {min(l for l, _ in loads):.1f}-{max(l for l, _ in loads):.1f}, other work and "
           f"steal {100 * min(o for _, o in loads):.0f}-{100 * max(o for _, o in loads):.0f}% of the CPU")
 for w in worst:
     print(f"    {w}")
+share = (flagged + answers[1]) / max(lines + answers[0], 1)
+print(f"{'PASS' if share <= 0.01 else 'FAIL'}: {label.split(',')[1].strip()}: {100 * share:.2f}% of the "
+      f"unchanged lines and answers flagged (target at most 1%)")
 PY
 }
 
@@ -161,5 +186,7 @@ print(m["verdict"], m["change_text"], "(host named)" if m.get("host") else "")' 
         report+=" [$iops IOPS -> $line; exit $(cat "$dir/code")]"
     done
     echo "20% drop, $d points: flagged in $flagged of $PAIRS pairs:$report"
+    [ "$flagged" = "$PAIRS" ] && verdict=PASS || verdict=FAIL
+    echo "$verdict: $d points: the 20% drop flagged in $flagged of $PAIRS pairs (target: every pair)"
 done
 echo "# $(date -u +%FT%TZ) $(uptime | sed 's/.*load/load/')"

@@ -4,7 +4,7 @@
 //! warnings either run has at that point.
 
 use super::super::answers;
-use super::{AnswerChange, Change, CompareOptions, PointComparison};
+use super::{AnswerChange, Change, CompareOptions, MetricChange, PointComparison};
 use rigel_results::stats::{ValidityConfig, warnings};
 use rigel_results::view::ResultsView;
 use rigel_results::{Answer, ResultsDoc};
@@ -31,7 +31,7 @@ pub(super) fn compare_answers(
     out
 }
 
-fn judge(
+pub(super) fn judge(
     b: &Answer,
     n: &Answer,
     points: &[PointComparison],
@@ -85,10 +85,25 @@ fn judge(
         return line;
     }
     // The band of the point both runs took it at, else the drift between runs.
-    let band = points
+    let at = points
         .iter()
-        .find(|p| Some(p.base_id) == b.point_id && Some(p.new_id) == n.point_id)
-        .and_then(|p| p.metrics.iter().find_map(|m| m.noise_percent))
+        .find(|p| Some(p.base_id) == b.point_id && Some(p.new_id) == n.point_id);
+    // The point's own line of the answer's figure: its band, and what excuses it (the host, a
+    // few ticks), are the answer's too (an answer is that line, taken where its rule says).
+    if let Some(m) = at.and_then(|p| same_line(&p.metrics, &b.figure))
+        && m.verdict == Change::Inconclusive
+        && let Some(why) = m.host.as_ref().or(m.ticks.as_ref())
+    {
+        line.verdict = Change::Inconclusive;
+        line.note = why.clone();
+        return line;
+    }
+    let band = at
+        .and_then(|p| {
+            same_line(&p.metrics, &b.figure)
+                .and_then(|m| m.noise_percent)
+                .or_else(|| p.metrics.iter().find_map(|m| m.noise_percent))
+        })
         .unwrap_or(opts.drift_floor_percent);
     line.verdict = if pct.abs() <= band {
         if line.note.is_empty() {
@@ -101,6 +116,19 @@ fn judge(
         Change::Improved
     };
     line
+}
+
+/// The line of `figure` (`class.stat` or `class.direction.stat`, as `[expect]` writes it) among a
+/// point's lines.
+fn same_line<'a>(metrics: &'a [MetricChange], figure: &str) -> Option<&'a MetricChange> {
+    let (class, rest) = figure.split_once('.')?;
+    let (direction, stat) = match rest.split_once('.') {
+        Some((d @ ("read" | "write" | "total"), stat)) => (d, stat),
+        _ => ("total", rest),
+    };
+    metrics
+        .iter()
+        .find(|m| m.class == class && m.direction.name() == direction && m.stat == stat)
 }
 
 /// The validity warnings `doc` has at point `id`, each prefixed by its side.

@@ -15,6 +15,7 @@
 //! the first runs' own spread gives.
 
 use super::noise::{Estimate, interval, t99, why_none, within};
+use super::rate::typical;
 use rigel_expr::{Direction, Stat};
 use rigel_results::{ClassResult, DirStats};
 use serde::Serialize;
@@ -36,6 +37,9 @@ pub struct Band {
     /// `ticks` (each run's own spread, widened by the drift floor) or `runs` (between-run
     /// variance of repeated runs).
     pub basis: &'static str,
+    /// A rate line of one run a side: the change of the typical tick (percent of BASE's; see
+    /// `rate`), which must move beyond the band too for the line to be flagged.
+    pub typical: Option<f64>,
 }
 
 /// The band of one line; the reason when there is none.
@@ -63,6 +67,20 @@ pub fn band(
         return Ok(Band {
             percent,
             basis: "runs",
+            typical: None,
+        });
+    }
+    if matches!(stat, Stat::Iops | Stat::Mbps)
+        && let (Some((tb, eb)), Some((tn, en))) = (
+            typical(b0.class, b0.window_s, direction),
+            typical(n0.class, n0.window_s, direction),
+        )
+    {
+        // A rate: its spread and its change read from the typical ticks (see `rate`).
+        return Ok(Band {
+            percent: pair(eb, en, n0.value * tn / (b0.value * tb)).hypot(floor_percent),
+            basis: "ticks",
+            typical: Some((n0.value * tn / (b0.value * tb) - 1.0) * 100.0),
         });
     }
     let own = own.map(|w| w.max(apart(stat, direction, b0, n0).unwrap_or(0.0)));
@@ -70,6 +88,7 @@ pub fn band(
         Some(w) => Ok(Band {
             percent: w.hypot(floor_percent),
             basis: "ticks",
+            typical: None,
         }),
         None => Err(why_none(stat)),
     }

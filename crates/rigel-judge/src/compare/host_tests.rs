@@ -19,14 +19,30 @@ fn quiet() -> Side {
     }
 }
 
+/// A host with other work on `contention` of its CPU at `load` on 2 CPUs.
+fn loaded(contention: f64, load: f64) -> Side {
+    Side {
+        contention: Some(contention),
+        load: Some(load),
+        per_cpu_load: Some(load / 2.0),
+        ..quiet()
+    }
+}
+
 /// BASE's figure against NEW's for `stat`, judged with a ±10% band, then by the host.
 fn judged(base: Side, new: Side, stat: Stat, (b, n): (f64, f64)) -> MetricChange {
     let band = Ok(Band {
         percent: 10.0,
         basis: "ticks",
+        typical: None,
     });
     let mut m = metric_change(("c", Direction::Total, stat), b, n, 5.0, band);
-    HostChange { base, new }.attribute(&mut m, stat);
+    HostChange {
+        base,
+        new,
+        runs: None,
+    }
+    .attribute(&mut m, stat);
     m
 }
 
@@ -61,12 +77,7 @@ fn dearer_io_on_a_busy_rigel_is_the_hosts_in_the_issues_words() {
 fn other_work_taking_the_cpu_on_the_worse_side_is_the_hosts() {
     // Other work took 60% of NEW's host's CPU (5% on BASE's): rigel had 40% where it had 95%,
     // r = 2.4, explaining 58% fewer IOPS or 137% more latency.
-    let busy = Side {
-        contention: Some(0.6),
-        load: Some(3.1),
-        per_cpu_load: Some(1.55),
-        ..quiet()
-    };
+    let busy = loaded(0.6, 3.1);
     let m = judged(quiet(), busy, Stat::Iops, (1000.0, 600.0));
     assert_eq!(m.verdict, Change::Inconclusive, "{m:?}");
     let why = m.host.unwrap();
@@ -93,15 +104,32 @@ fn other_work_taking_the_cpu_on_the_worse_side_is_the_hosts() {
 }
 
 #[test]
+fn other_work_excuses_no_rate_that_rigel_kept_on_a_few_percent_of_a_core() {
+    // benches/noise.sh's throttled 20% drop: BASE did 2,000 IOPS on 0.6% of a core, NEW's host
+    // had 99% of its CPU taken (BASE's 36%): a fair share of a CPU is far more than the rate
+    // needed, so the drop is the storage's; a latency may still have waited for a slice.
+    let idle = Side {
+        cores: 0.006,
+        contention: Some(0.36),
+        ..quiet()
+    };
+    let busy = Side {
+        contention: Some(0.99),
+        load: Some(3.7),
+        per_cpu_load: Some(1.85),
+        ..idle
+    };
+    let m = judged(idle, busy, Stat::Iops, (2000.0, 1537.0));
+    assert_eq!((m.verdict, m.host), (Change::Regressed, None));
+    let m = judged(idle, busy, P99, (2e6, 3e6));
+    assert_eq!(m.verdict, Change::Inconclusive, "{m:?}");
+}
+
+#[test]
 fn a_saturated_host_excuses_a_tail_not_a_rate() {
     // Both hosts saturated (load 13 on 2 CPUs, 99% of the CPU to other work): NEW's p99 at
     // QD 1 caught scheduling waits (30 µs to 2 ms), within 6.5 slices of 3 ms.
-    let saturated = Side {
-        contention: Some(0.99),
-        load: Some(13.0),
-        per_cpu_load: Some(6.5),
-        ..quiet()
-    };
+    let saturated = loaded(0.99, 13.0);
     let m = judged(saturated, saturated, P99, (30e3, 2e6));
     assert_eq!(m.verdict, Change::Inconclusive, "{m:?}");
     assert!(
@@ -156,4 +184,157 @@ fn a_lower_clock_explains_as_much_as_it_is_lower() {
         );
         assert_eq!((m.verdict, m.host), (Change::Regressed, None));
     }
+}
+
+/// The basic fixture's point 3 (one class, five seconds of ~31,500 IOPS) on a host at load 7.6 of
+/// 2 CPUs whose other work took `others` of it, NEW's seconds scaled by `scale`.
+fn starved(others: f64, scale: [f64; 5]) -> MetricChange {
+    let mut base: rigel_results::ResultsDoc =
+        serde_json::from_str(rigel_testkit::fixtures::BASIC).expect("fixture parses");
+    let host = rigel_results::HostLoad {
+        load_1m: Some(7.6),
+        cpus: Some(2),
+        others: Some(others),
+        ..Default::default()
+    };
+    for p in base.points_mut() {
+        p.host = Some(host);
+    }
+    let mut new = base.clone();
+    let p = &mut new.points_mut()[2];
+    let c = &mut p.classes[0];
+    let before = c.total.ios as f64;
+    for (i, s) in c.intervals.iter_mut().zip(scale) {
+        i.ios = (i.ios as f64 * s) as u64;
+        i.iops = i.ios as f64;
+    }
+    c.total.ios = c.intervals.iter().map(|i| i.ios).sum();
+    c.total.iops = c.total.ios as f64 / 5.0;
+    // rigel's CPU per I/O unchanged: only the host's other work names it.
+    let fewer = c.total.ios as f64 / before;
+    p.cpu.user_s *= fewer;
+    p.cpu.system_s *= fewer;
+    let c = crate::compare::compare(&base, &new, &crate::compare::CompareOptions::default());
+    c.points[2].metrics[0].clone()
+}
+
+#[test]
+fn a_rate_whose_run_held_the_other_side_s_figure_for_a_second_on_a_saturated_host_is_the_host_s() {
+    // NEW ran its first second as BASE did, then the host took two thirds of each second.
+    let m = starved(0.99, [1.0, 0.33, 0.33, 0.33, 0.33]);
+    assert_eq!(m.verdict, Change::Inconclusive, "{m:?}");
+    let why = m.host.as_deref().expect("the host named");
+    assert!(
+        why.starts_with("NEW ran at 31,851 IOPS in its best second (BASE 31,534 IOPS"),
+        "{why}"
+    );
+    // A real drop moves every second: no second of NEW's reaches BASE's figure.
+    let m = starved(0.99, [0.8; 5]);
+    assert_eq!(m.verdict, Change::Regressed, "{m:?}");
+    // The same seconds on a host with CPU to spare: the storage's.
+    let m = starved(0.3, [1.0, 0.33, 0.33, 0.33, 0.33]);
+    assert_eq!(m.verdict, Change::Regressed, "{m:?}");
+    assert!(m.host.is_none());
+}
+
+/// The basic fixture's point 3 as 1 s runs of 100 ms ticks, BASE 3,150 I/Os a tick and NEW
+/// `ticks`, on a host at load 4.1 of 2 CPUs whose other work took `others` of it.
+fn stalled(others: f64, ticks: [u64; 10]) -> MetricChange {
+    let mut base: rigel_results::ResultsDoc =
+        serde_json::from_str(rigel_testkit::fixtures::BASIC).expect("fixture parses");
+    let set = |p: &mut rigel_results::PointResult, ticks: &[u64]| {
+        p.host = Some(rigel_results::HostLoad {
+            load_1m: Some(4.1),
+            cpus: Some(2),
+            others: Some(others),
+            ..Default::default()
+        });
+        p.elapsed_s = 1.0;
+        let c = &mut p.classes[0];
+        c.ticks = Some(rigel_results::Ticks {
+            ms: 100,
+            read_ios: ticks.to_vec(),
+            read_latency_ns: ticks.iter().map(|t| t * 100_000).collect(),
+            ..Default::default()
+        });
+        c.total.ios = ticks.iter().sum();
+        c.total.iops = c.total.ios as f64;
+    };
+    set(&mut base.points_mut()[2], &[3150; 10]);
+    let mut new = base.clone();
+    set(&mut new.points_mut()[2], &ticks);
+    let p = &mut new.points_mut()[2];
+    // rigel's CPU per I/O unchanged: only the host's other work names it.
+    p.cpu.user_s *= ticks.iter().sum::<u64>() as f64 / 31_500.0;
+    p.cpu.system_s = 0.0;
+    base.points_mut()[2].cpu.system_s = 0.0;
+    let c = crate::compare::compare(&base, &new, &crate::compare::CompareOptions::default());
+    c.points[2].metrics[0].clone()
+}
+
+#[test]
+fn a_one_second_rate_that_stalled_on_a_saturated_host_and_ran_at_the_other_side_s_rate_between() {
+    // 0.8 s without a completion, then two ticks at BASE's rate (benches/noise.sh at load 4.1).
+    let stall = [0, 0, 0, 0, 0, 0, 0, 0, 3150, 3100];
+    let m = stalled(1.0, stall);
+    assert_eq!(m.verdict, Change::Inconclusive, "{m:?}");
+    let why = m.host.as_deref().expect("the host named");
+    assert!(
+        why.starts_with("NEW completed no I/O in 8 of its 10 ticks and ran at 31,250 IOPS"),
+        "{why}"
+    );
+    // A throttle's 80% with one stalled tick: the ticks that ran ran slower.
+    let m = stalled(
+        1.0,
+        [2520, 2520, 2520, 0, 2520, 2520, 2520, 2520, 2520, 2520],
+    );
+    assert_eq!(m.verdict, Change::Regressed, "{m:?}");
+    // The same stall on a host with CPU to spare: the storage's.
+    let m = stalled(0.3, stall);
+    assert!(m.host.is_none(), "{m:?}");
+}
+
+#[test]
+fn queued_tasks_and_other_work_excuse_a_tail_that_many_wakeups_reach() {
+    // benches/noise.sh at load 2–4: BASE at 2.1 tasks per CPU with other work on 36% of it,
+    // NEW at 14%: a QD 1 p99 from 305 to 115 µs and a write mean from 119 to 57 µs, improved.
+    let calm = Side {
+        contention: Some(0.14),
+        ..quiet()
+    };
+    let queued = Side {
+        contention: Some(0.36),
+        load: Some(4.3),
+        per_cpu_load: Some(2.1),
+        ..quiet()
+    };
+    let m = judged(queued, calm, P99, (305e3, 115e3));
+    assert_eq!(m.verdict, Change::Inconclusive, "{m:?}");
+    let why = m.host.unwrap();
+    assert!(
+        why.starts_with(
+            "BASE ran with 2.1 tasks per CPU and other work on 36% of the CPU (NEW 14%)"
+        ),
+        "{why}"
+    );
+    let mean = Stat::Latency(LatencyStat::Mean);
+    assert_eq!(
+        judged(queued, calm, mean, (119e3, 57e3)).verdict,
+        Change::Inconclusive
+    );
+    // A median: fewer than half the wakeups found the CPU taken.
+    let p50 = Stat::Latency(LatencyStat::P50);
+    assert_eq!(
+        judged(queued, calm, p50, (305e3, 115e3)).verdict,
+        Change::Improved
+    );
+    // No task queued: no wait.
+    let spare = Side {
+        per_cpu_load: Some(0.6),
+        ..queued
+    };
+    assert_eq!(
+        judged(spare, calm, P99, (305e3, 115e3)).verdict,
+        Change::Improved
+    );
 }

@@ -13,6 +13,7 @@ mod differences;
 mod host;
 mod noise;
 mod point_lines;
+mod rate;
 mod render;
 mod render_html;
 mod spec_diff;

@@ -53,7 +53,11 @@ pub fn why_none(stat: Stat) -> &'static str {
 
 /// The per-tick series (I/Os, latency sum ns) of a direction over the window's full ticks; the
 /// per-second intervals when the results have no ticks (total only).
-fn series(c: &ClassResult, window_s: f64, dir: Direction) -> Option<(Vec<f64>, Vec<f64>)> {
+pub(super) fn series(
+    c: &ClassResult,
+    window_s: f64,
+    dir: Direction,
+) -> Option<(Vec<f64>, Vec<f64>)> {
     let Some(t) = &c.ticks else {
         if dir != Direction::Total {
             return None;
@@ -127,7 +131,7 @@ fn ratio(y: &[f64], x: &[f64]) -> Option<(Estimate, f64)> {
 }
 
 /// The quantile a percentile statistic reads.
-fn quantile(s: LatencyStat) -> Option<f64> {
+pub(super) fn quantile(s: LatencyStat) -> Option<f64> {
     match s {
         LatencyStat::P50 => Some(0.5),
         LatencyStat::P90 => Some(0.9),

@@ -136,6 +136,21 @@ pub(super) fn metric_change(
         (Some(_), _) => Change::Inconclusive,
         (None, _) => Change::Within,
     };
+    // A rate flagged by its mean alone: a few ticks moved it, not the typical one (see `rate`).
+    let typical = noise.as_ref().ok().and_then(|b| b.typical);
+    let (verdict, ticks) = match (verdict, typical, band) {
+        (Change::Regressed | Change::Improved, Some(t), Some(b))
+            if worse(t).abs() <= threshold.max(b)
+                || (worse(t) > 0.0) != (verdict == Change::Regressed) =>
+        {
+            let why = format!(
+                "the typical 100 ms tick moved {} (a few ticks moved the figure: a stall, or the host)",
+                units::change(t)
+            );
+            (Change::Inconclusive, Some(why))
+        }
+        (v, ..) => (v, None),
+    };
     let text = |v: f64| match stat {
         Stat::Latency(_) | Stat::Service(_) => units::latency(v),
         _ => units::number(v),
@@ -162,5 +177,6 @@ pub(super) fn metric_change(
         threshold_percent: threshold,
         verdict,
         host: None,
+        ticks,
     }
 }

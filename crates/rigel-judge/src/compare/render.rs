@@ -41,6 +41,9 @@ pub(super) fn verdict_cell(m: &MetricChange) -> String {
         (Change::Inconclusive, _) if m.host.is_some() => {
             format!("inconclusive: {}", m.host.as_deref().unwrap_or_default())
         }
+        (Change::Inconclusive, _) if m.ticks.is_some() => {
+            format!("inconclusive: {}", m.ticks.as_deref().unwrap_or_default())
+        }
         (Change::Inconclusive, Some(_)) => "inconclusive: too noisy to judge".into(),
         (Change::Inconclusive, None) => format!("inconclusive: {}", m.noise_basis),
         (v, _) => verdict_word(v).into(),

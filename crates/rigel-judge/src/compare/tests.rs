@@ -79,8 +79,9 @@ fn exactly_the_edited_figures_are_flagged() {
     assert_eq!((c.regressions, c.improvements), (2, 1));
     assert_eq!((c.lines, c.judged, c.inconclusive), (28, 27, 1));
     let m = &c.points[2].metrics[0];
-    // 5 seconds a run (no ticks in this older fixture): the floor of 10% and the seconds' spread.
-    assert_eq!(m.change_text, "-30.0% (noise ±10.4%)");
+    // 5 seconds a run (no ticks in this older fixture): the floor of 10% and the seconds' spread
+    // (winsorized, their long-run variance: see `rate`).
+    assert_eq!(m.change_text, "-30.0% (noise ±10.1%)");
     assert_eq!(m.noise_basis, "ticks");
     assert!(c.points[2].regressed && !c.points[3].regressed);
     // A stricter threshold makes the 3% inconclusive (inside the noise), not a regression.

@@ -140,6 +140,10 @@ pub struct MetricChange {
     /// inconclusive rather than regressed or improved (see `host.rs`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host: Option<String>,
+    /// A rate line whose figure moved beyond the band while its typical 100 ms tick did not:
+    /// why it is inconclusive (see `rate.rs`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ticks: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
