@@ -10,7 +10,8 @@ use super::refused::refused_rigel;
 use rigel_testkit::LoopDevice;
 use std::path::Path;
 
-/// A spec of 4 KiB random reads at QD 4 on `target` with `engine` (none: the default, auto).
+/// A spec of 4 KiB random reads at QD 4 on `target` with `engine` (none: the default, auto), for
+/// 1 s: beside a loaded suite a loop device's worker went 0.5 s without completing an I/O.
 fn device_spec(dir: &Path, target: &str, engine: Option<&str>) -> std::path::PathBuf {
     let path = dir.join("d.toml");
     let engine = engine
@@ -19,8 +20,8 @@ fn device_spec(dir: &Path, target: &str, engine: Option<&str>) -> std::path::Pat
     std::fs::write(
         &path,
         format!(
-            "[[target]]\npath = \"{target}\"\n\n[run]\n{engine}duration = \"500ms\"\n\
-             warmup = \"100ms\"\n\n[class.small]\nsize = \"4KiB\"\nmix = \"read\"\n\n\
+            "[[target]]\npath = \"{target}\"\n\n[run]\n{engine}duration = \"1s\"\n\
+             warmup = \"200ms\"\n\n[class.small]\nsize = \"4KiB\"\nmix = \"read\"\n\n\
              [matrix]\nshape = \"point\"\nsmall = \"4\"\n"
         ),
     )

@@ -10,16 +10,18 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 /// A spec over a 64 MiB file that rigel creates in `dir`: `oltp`, a 70/30 mix of 8 KiB and
-/// 64 KiB I/Os, and `redo`, 8 KiB writes at 500 IOPS (poisson) made durable 4 at a time; `expect`
-/// is its `[expect]` body.
+/// 64 KiB I/Os, and `redo`, 8 KiB writes at 200 IOPS (poisson, at most 8 out) made durable 4 at
+/// a time; `expect` is its `[expect]` body. The rate is well inside what a loaded host serves: a
+/// point whose rate is not achieved is not judged (at 500 IOPS with 4 out, a loaded suite left
+/// 2 sends due at the window's end).
 fn spec(dir: &Path, expect: &str) -> PathBuf {
     let text = format!(
         "[spec]\nname = \"wl\"\n\n[[target]]\npath = \"{}/data.bin\"\nsize = \"64MiB\"\n\n\
          [run]\nduration = \"1s\"\nwarmup = \"100ms\"\n\n\
          [class.oltp]\nsize = \"8KiB:60%, 64KiB:40%\"\nmix = \"70/30\"\n\n\
-         [class.redo]\nsize = \"8KiB\"\nmix = \"write\"\nrate = \"500 iops\"\n\
+         [class.redo]\nsize = \"8KiB\"\nmix = \"write\"\nrate = \"200 iops\"\n\
          arrival = \"poisson\"\ndurability = \"fdatasync:4\"\n\n\
-         [matrix]\nshape = \"point\"\noltp = \"4\"\nredo = \"4\"\n\n[expect]\n{expect}\n",
+         [matrix]\nshape = \"point\"\noltp = \"4\"\nredo = \"8\"\n\n[expect]\n{expect}\n",
         dir.display()
     );
     let path = dir.join("wl.toml");
