@@ -5,7 +5,7 @@
 //! class's cycle (burst + idle) times its IOPS is the I/Os of a burst.
 
 use super::scenario::Scenario;
-use super::traced::run_spec;
+use super::scenario::run_spec;
 use rigel_testkit::{BlockTrace, LoopDevice};
 use serde_json::Value;
 

@@ -6,7 +6,7 @@
 //! (`write_data` in results.json) and its report's method section says it.
 
 use super::scenario::Scenario;
-use super::traced::run_spec;
+use super::scenario::run_spec;
 use std::collections::HashSet;
 use std::process::Command;
 

@@ -4,7 +4,7 @@
 //! The same under each engine (`engines.rs`).
 
 use super::engines::{on_engine, ran_on};
-use super::traced::traced_run;
+use super::scenario::traced_run;
 use rigel_testkit::LoopDevice;
 use serde_json::Value;
 

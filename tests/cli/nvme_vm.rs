@@ -142,7 +142,7 @@ fn a_zoned_namespace_refuses_random_writes_at_check_and_serves_reads() {
     let at = format!("{writes}:{line}:{col}");
     for step in ["check-writes", "plan-writes"] {
         // The words, out of the diagnostic's wrapped lines and margin.
-        let said = super::polled::words(out.step(step, 2));
+        let said = super::sqpoll::words(out.step(step, 2));
         assert!(
             said.contains("class `small` writes at random offsets to /dev/nvme0n1")
                 && said.contains("host-managed, 16 zones of 64 MiB, at most 16 open")
@@ -303,7 +303,7 @@ fn a_polled_run_is_refused_with_the_fix_where_the_namespace_has_no_poll_queues()
     let (line, col) = line_col(&text, "polled = true");
     let at = format!("{path}:{line}:{}", col + "polled = ".len());
     for step in ["check", "plan", "run"] {
-        let said = super::polled::words(out.step(step, 2));
+        let said = super::sqpoll::words(out.step(step, 2));
         assert!(
             said.contains(
                 "polled = true, but /dev/nvme0n1 is on nvme0n1, which has no poll queues"
@@ -404,7 +404,7 @@ fn a_passthrough_run_on_ng0n1_verifies_and_matches_the_namespaces_counters() {
     g.step("after-results", "cat /tmp/nga/results.json");
     let out = g.boot();
     let (line, col) = line_col(&psync_text, "\"psync\"");
-    let said = super::polled::words(out.step("check-psync", 2));
+    let said = super::sqpoll::words(out.step("check-psync", 2));
     assert!(
         said.contains("class `small` runs on psync, but /dev/ng0n1 is an NVMe namespace's")
             && said.contains(&format!("/files/ngp.toml:{line}:{col}")),
@@ -416,7 +416,7 @@ fn a_passthrough_run_on_ng0n1_verifies_and_matches_the_namespaces_counters() {
         .parse()
         .expect("a number");
     // A fact of the host found opening the targets: exit 1, as every target error of `run`.
-    let large = super::polled::words(out.step("run-large", 1));
+    let large = super::sqpoll::words(out.step("run-large", 1));
     assert!(
         large.contains(&format!(
             "is above what /dev/ng0n1 takes in one NVMe command ({} bytes",
@@ -544,7 +544,7 @@ fn zones_sequential_writes_a_zoned_namespace_from_its_write_pointers() {
     let out = g.boot();
     out.step("check", 0);
     assert!(
-        super::polled::words(out.step("plan", 0)).contains("zones sequential (each writing I/O")
+        super::sqpoll::words(out.step("plan", 0)).contains("zones sequential (each writing I/O")
     );
     out.step("finish", 0);
     for (run, results) in [("run", "results"), ("fill", "fill-results")] {
@@ -568,7 +568,7 @@ fn zones_sequential_writes_a_zoned_namespace_from_its_write_pointers() {
         }
     }
     let (line, col) = line_col(&over_text, "\"sequential\"");
-    let said = super::polled::words(out.step("check-over", 2));
+    let said = super::sqpoll::words(out.step("check-over", 2));
     assert!(
         said.contains("holds a zone open per writing I/O in flight, up to 17")
             && said.contains("holds at most 16")

@@ -3,7 +3,7 @@
 //! its trace of issued requests show.
 
 use super::scenario::Scenario;
-use super::traced::run_spec as run;
+use super::scenario::run_spec as run;
 use rigel_testkit::{BlockTrace, LoopDevice};
 use serde_json::Value;
 

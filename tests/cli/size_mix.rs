@@ -5,7 +5,7 @@
 
 use super::engines::{on_engine, ran_on};
 use super::scenario::Scenario;
-use super::traced::traced_run;
+use super::scenario::traced_run;
 use rigel_testkit::LoopDevice;
 
 /// Pearson's chi-square statistic of `counts` against `shares`.
@@ -154,7 +154,7 @@ fn a_size_mix_gets_a_latency_percentile_chart_per_size() {
          [matrix]\nshape = \"point\"\noltp = \"2\"\n",
         dev.dev()
     );
-    let doc = super::traced::run_spec(tmp.path(), &spec);
+    let doc = super::scenario::run_spec(tmp.path(), &spec);
     let run = tmp.path().join("run");
     let svg = std::fs::read_to_string(run.join("chart-percentiles-size-oltp-1.svg"))
         .expect("the per-size percentile chart");

@@ -2,7 +2,7 @@
 //! device (the kernel's trace of issued requests) against the distribution's theory: the share of
 //! I/Os on the hottest 1% and 10% of blocks, and the distinct blocks touched (the bijection).
 
-use super::traced::traced_run;
+use super::scenario::traced_run;
 use rigel_testkit::LoopDevice;
 
 const BLOCKS: u64 = 1 << 20;

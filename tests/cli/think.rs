@@ -4,7 +4,7 @@
 //! device's own counters see the I/Os rigel counted.
 
 use super::scenario::Scenario;
-use super::traced::run_spec;
+use super::scenario::run_spec;
 use rigel_testkit::LoopDevice;
 use serde_json::Value;
 
