@@ -6,7 +6,7 @@
 //! or improved; a change beyond what the host explains keeps its verdict, and so does a change
 //! on the side the host favoured.
 //!
-//! Four rules name the host; each gives a ratio r by which the worse side's host was slower (or
+//! These rules name the host; each gives a ratio r by which the worse side's host was slower (or
 //! a delay its latencies may carry):
 //!
 //! - **CPU per I/O** moved [`MIN_RATIO`]× or more, only where the dearer side kept rigel busy
@@ -47,6 +47,9 @@
 //!   them; no rate.
 //! - **Frequency**: the worse side's CPUs ran [`MIN_SLOWER`] or more below the better side's:
 //!   r = the frequency ratio (rigel's and the kernel's work per I/O take that much longer).
+//! - **Idle** (see [`idle`]): the other way round, a latency worse on the side whose host was
+//!   nearly idle, by no more than [`WAKE_NS`], against a busy host: idle CPUs sleep in deep idle
+//!   states and take tens of µs to wake for a completion, where a busy host's are awake.
 //!
 //! What the host explains: where the CPU is the bottleneck, throughput falls as 1/r and latency
 //! grows as r, so a figure worse by up to (1 − 1/r) (throughput) or (r − 1) (latency, plus the
@@ -236,6 +239,11 @@ impl<'a> HostChange<'a> {
             Change::Improved => (&self.base, &self.new, ("BASE", "NEW")),
             _ => return,
         };
+        if let Some(why) = idle(worse, better, names, stat, (change.base - change.new).abs()) {
+            change.verdict = Change::Inconclusive;
+            change.host = Some(why);
+            return;
+        }
         if stat.higher_is_better()
             && let Some(why) = self.held_back(change, worse, better, names)
         {
@@ -370,6 +378,41 @@ fn queued(side: &Side, stat: Stat) -> Option<f64> {
         LatencyStat::Mean => Some(c * wait),
         _ => quantile(l).filter(|&q| c >= 1.0 - q).map(|_| wait),
     }
+}
+
+/// Other work on at most this share of the idle side's CPU, for the **Idle** rule.
+pub const IDLE_CONTENTION: f64 = 0.25;
+/// Other work on at least this share of the busy side's CPU, for the **Idle** rule.
+pub const BUSY_CONTENTION: f64 = 0.75;
+/// The most a latency may be worse on the idle side for the **Idle** rule, ns: a few deep idle
+/// state exits on a completion's path (the CPU taking the interrupt, the one waking rigel's
+/// thread), each up to about 100 µs.
+pub const WAKE_NS: f64 = 200e3;
+
+/// **Idle**: a latency worse on a nearly idle host ([`IDLE_CONTENTION`]) than on a busy one
+/// ([`BUSY_CONTENTION`]) by at most [`WAKE_NS`]: why, or `None`. benches/noise.sh, unchanged 5 s
+/// pairs at load 2–3: a QD 1 p99 of 273 µs against 105 µs and a write mean of 29.5 µs against
+/// 14.3 µs, each worse on the host with other work on 11% of its CPU than on the one at 94%.
+fn idle(
+    worse: &Side,
+    better: &Side,
+    (side, other): (&str, &str),
+    stat: Stat,
+    by: f64,
+) -> Option<String> {
+    let (Stat::Latency(_) | Stat::Service(_)) = stat else {
+        return None;
+    };
+    let (w, b) = (worse.contention?, better.contention?);
+    (w <= IDLE_CONTENTION && b >= BUSY_CONTENTION && by <= WAKE_NS).then(|| {
+        format!(
+            "{side} ran on a nearly idle host (other work on {:.0}% of the CPU, {other} {:.0}%): \
+             idle CPUs sleep in deep idle states and wake tens of µs late, so µs latencies can be \
+             lower on a busy host: the host, not the storage, may have changed",
+            w * 100.0,
+            b * 100.0
+        )
+    })
 }
 
 /// "NEW used 1.6× rigel's CPU per I/O (12.1 µs against 7.5 µs) on a host at load 3.1 (BASE
