@@ -11,10 +11,14 @@ use super::scenario::{Scenario, Spec};
 use serde_json::Value;
 use std::time::Duration;
 
-/// About 500 IOPS at any load (a loop device sends the FUSE file one read at a time, 1 ms each):
-/// a rate the FUSE round trip, that is the host's CPU, decides (ORION's sweep starts at load 1).
+/// About 120 IOPS at any load: 8 ms each, one at a time (the loop device passes the load's queue
+/// to the FUSE file, which serves one I/O while the others wait): ORION's sweep starts at load 1,
+/// where the FUSE round trip adds to each 8 ms (a tenth of it quiet), past it the next I/O waits
+/// at the place already.
 fn one_at_a_time() -> Faults {
-    Faults::new(16 << 20).service_time(Duration::from_millis(1), Some(4))
+    Faults::new(16 << 20)
+        .service_time(Duration::from_millis(8), Some(1))
+        .async_direct_io()
 }
 
 /// About 480 IOPS at loads 4 and up: 8 ms each, four at once (the loop device passes the load's
@@ -104,7 +108,8 @@ fn the_same_sweep_without_a_bucket_has_no_step_and_no_burst_figure() {
 #[test]
 #[serial_test::serial]
 fn orion_notes_the_maximum_taken_on_credit() {
-    let fs = faultfs::mounted(one_at_a_time().burst_bucket(2000.0, 50.0));
+    // 400 I/Os of credit at about 120 IOPS, then 20: dry after about 4 s.
+    let fs = faultfs::mounted(one_at_a_time().burst_bucket(400.0, 20.0));
     let dev = fs.loop_device().expect("a loop device over the FUSE file");
     let path = dev.dev.display().to_string();
     let d = LunDir::new().with("burst", &[path.as_str()]);
@@ -135,6 +140,7 @@ fn orion_notes_the_maximum_taken_on_credit() {
         .find(|n| n.ends_with("_summary.txt"))
         .expect("a summary file");
     let summary = std::fs::read_to_string(d.path().join(summary)).expect("summary");
+    eprintln!("{summary}\n{}", out.stderr);
     let (orion, notes) = summary
         .split_once("\nNotes (rigel):\n")
         .unwrap_or_else(|| panic!("no notes:\n{summary}\n{}", out.stderr));
