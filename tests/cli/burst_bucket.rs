@@ -76,7 +76,7 @@ fn a_burst_bucket_running_out_is_found_within_a_second() {
 #[test]
 #[serial_test::serial]
 fn the_same_file_without_a_bucket_shows_no_step() {
-    let (stderr, findings, dry) = run(healthy(), 4);
+    let (stderr, findings, dry) = run(healthy(), 6);
     assert_eq!(dry, None);
     assert!(
         !findings.iter().any(|f| f["kind"] == "burst"),
