@@ -11,12 +11,26 @@ use super::scenario::{Scenario, Spec};
 use serde_json::Value;
 use std::time::Duration;
 
-/// About 500 IOPS at any load (a loop device sends the FUSE file one read at a time, 1 ms each).
-fn healthy() -> Faults {
-    Faults::new(16 << 20).service_time(Duration::from_millis(1), Some(4))
+/// About 120 IOPS at any load: 8 ms each, one at a time (the loop device passes the load's queue
+/// to the FUSE file, which serves one I/O while the others wait): ORION's sweep starts at load 1,
+/// where the FUSE round trip adds to each 8 ms (a tenth of it quiet), past it the next I/O waits
+/// at the place already.
+fn one_at_a_time() -> Faults {
+    Faults::new(16 << 20)
+        .service_time(Duration::from_millis(8), Some(1))
+        .async_direct_io()
 }
 
-/// A sweep of 2-second points at loads 1 to 6 over `faults`: stderr, results.json, and when the
+/// About 480 IOPS at loads 4 and up: 8 ms each, four at once (the loop device passes the load's
+/// queue to the FUSE file, the I/Os past four wait for a place), a rate the sleeps set, not the
+/// host's CPU.
+fn healthy() -> Faults {
+    Faults::new(16 << 20)
+        .service_time(Duration::from_millis(8), Some(4))
+        .async_direct_io()
+}
+
+/// A sweep of 2-second points at loads 4 to 7 over `faults`: stderr, results.json, and when the
 /// bucket ran dry.
 fn sweep(faults: Faults) -> (String, Value, Option<Duration>) {
     let fs = faultfs::mounted(faults);
@@ -27,7 +41,7 @@ fn sweep(faults: Faults) -> (String, Value, Option<Duration>) {
         .set("run.duration", "2s")
         .set("run.warmup", "0s")
         .set("class.rd.size", "4KiB")
-        .set("matrix.rd", "1, 2, 3, 4, 5, 6");
+        .set("matrix.rd", "4, 5, 6, 7");
     let spec = scene.spec("b.toml", &spec);
     let run = scene.run(&spec, "run", &[]).code(0);
     let (doc, r, out) = (run.results(), run.output, run.folder);
@@ -47,8 +61,8 @@ fn findings(doc: &Value, kind: &str) -> Vec<Value> {
 #[test]
 #[serial_test::serial]
 fn a_bucket_that_runs_out_between_points_marks_the_figures_taken_before() {
-    // 2,000 I/Os of credit at about 500 IOPS: dry after about 4 s, in the second or third point.
-    let (text, doc, dry) = sweep(healthy().burst_bucket(2000.0, 50.0));
+    // 1,300 I/Os of credit at about 480 IOPS: dry after about 3 s, in the second point.
+    let (text, doc, dry) = sweep(healthy().burst_bucket(1300.0, 50.0));
     let dry = dry.expect("the bucket ran dry").as_secs_f64();
     let steps = findings(&doc, "burst");
     let b = &steps
@@ -94,7 +108,8 @@ fn the_same_sweep_without_a_bucket_has_no_step_and_no_burst_figure() {
 #[test]
 #[serial_test::serial]
 fn orion_notes_the_maximum_taken_on_credit() {
-    let fs = faultfs::mounted(healthy().burst_bucket(2000.0, 50.0));
+    // 400 I/Os of credit at about 120 IOPS, then 20: dry after about 4 s.
+    let fs = faultfs::mounted(one_at_a_time().burst_bucket(400.0, 20.0));
     let dev = fs.loop_device().expect("a loop device over the FUSE file");
     let path = dev.dev.display().to_string();
     let d = LunDir::new().with("burst", &[path.as_str()]);
@@ -125,6 +140,7 @@ fn orion_notes_the_maximum_taken_on_credit() {
         .find(|n| n.ends_with("_summary.txt"))
         .expect("a summary file");
     let summary = std::fs::read_to_string(d.path().join(summary)).expect("summary");
+    eprintln!("{summary}\n{}", out.stderr);
     let (orion, notes) = summary
         .split_once("\nNotes (rigel):\n")
         .unwrap_or_else(|| panic!("no notes:\n{summary}\n{}", out.stderr));

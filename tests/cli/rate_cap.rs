@@ -1,22 +1,23 @@
 //! Rate caps on real throttled devices: loop devices over tmpfs limited to 250 read IOPS each
 //! (cgroup v1 `blkio.throttle.read_iops_device`), as a provisioned cloud volume is. ORION's small
 //! line (`-run advanced -matrix row`) over one names its cap; over four under a `concat` volume
-//! (the seed's EBS case) it names each device's 250 and their sum; `-run simple` over an
-//! unthrottled loop device gets no finding.
+//! (the seed's EBS case) it names each device's 250 and their sum; the small line over an
+//! unthrottled device (a FUSE file whose IOPS grow with the load) gets no finding.
 
+use super::faults::faultfs::{self, Faults};
 use super::orion::LunDir;
 use rigel_testkit::LoopDevice;
 use serde_json::Value;
+use std::time::Duration;
 
 /// The throttle every device gets, read IOPS.
 const CAP: u32 = 250;
 
-/// ORION over `devs` (`run`: [`SMALL_LINE`] or [`SIMPLE`]) with `-num_disks disks`, in 2-second
+/// ORION over the devices at `paths` (`run`: [`SMALL_LINE`]) with `-num_disks disks`, in 2-second
 /// points (the blkio throttle's budget carries over from one second to the next, so 1-second
 /// points alternate ±5% about the cap); stderr and the run's `findings` in results.json.
-fn orion_cap(devs: &[&LoopDevice], run: &[&str], disks: &str) -> (String, String, Vec<Value>) {
-    let paths: Vec<&str> = devs.iter().map(|d| d.dev()).collect();
-    let d = LunDir::new().with("cap", &paths);
+fn orion_cap(paths: &[&str], run: &[&str], disks: &str) -> (String, String, Vec<Value>) {
+    let d = LunDir::new().with("cap", paths);
     let mut args = run.to_vec();
     args.extend([
         "-testname",
@@ -53,12 +54,6 @@ fn orion_cap(devs: &[&LoopDevice], run: &[&str], disks: &str) -> (String, String
 /// judge only the small class's cap, and `-run simple`'s large points would only add to their time.
 const SMALL_LINE: [&str; 6] = ["-run", "advanced", "-matrix", "row", "-num_large", "0"];
 
-/// ORION's `-run simple` (the small line and the large one): the unthrottled control's. On a host
-/// at a load of 14 to 16 (two cores) an unthrottled tmpfs loop device can look capped either way
-/// (its rate is the host's CPU): a false small-class cap in 2 runs of 6 over the small line alone,
-/// in 1 of 9 with `-run simple`.
-const SIMPLE: [&str; 2] = ["-run", "simple"];
-
 /// The small class's rate-cap finding; without one, the panic shows the run's warnings too.
 fn small_cap<'a>(findings: &'a [Value], stderr: &str) -> &'a Value {
     findings
@@ -76,7 +71,7 @@ fn near(v: &Value, want: f64, share: f64) -> bool {
 fn one_throttled_device_is_named_a_rate_limit() {
     let lo = LoopDevice::new(1 << 30);
     lo.throttle_reads(CAP);
-    let (stderr, summary, findings) = orion_cap(&[&lo], &SMALL_LINE, "1");
+    let (stderr, summary, findings) = orion_cap(&[lo.dev()], &SMALL_LINE, "1");
     lo.throttle_reads(0);
     let cap = &small_cap(&findings, &stderr)["evidence"]["rate_cap"];
     assert!(near(&cap["mean"], f64::from(CAP), 0.1), "{cap:#}");
@@ -109,7 +104,11 @@ fn four_throttled_devices_under_concat_name_each_cap_and_the_sum() {
     // meets a device with budget left and blocks only when one runs dry: 993 of 1,000 IOPS at
     // load 1), but over one disk's five levels a host at a load of 14 once left no flat stretch
     // of doubled load (no finding).
-    let (stderr, _, findings) = orion_cap(&devs.iter().collect::<Vec<_>>(), &SMALL_LINE, "2");
+    let (stderr, _, findings) = orion_cap(
+        &devs.iter().map(|d| d.dev()).collect::<Vec<_>>(),
+        &SMALL_LINE,
+        "2",
+    );
     for d in &devs {
         d.throttle_reads(0);
     }
@@ -142,8 +141,17 @@ fn four_throttled_devices_under_concat_name_each_cap_and_the_sum() {
 #[test]
 #[serial_test::serial]
 fn an_unthrottled_device_gets_no_rate_cap() {
-    let lo = LoopDevice::new(1 << 30);
-    let (stderr, summary, findings) = orion_cap(&[&lo], &SIMPLE, "1");
+    // A device of 4 ms reads with room for every load's queue (the loop device passes it whole):
+    // IOPS grow with the load (about 250 per I/O in flight) at a flat latency, as a device far
+    // from its cap does, at a rate the sleeps set, not the host's CPU.
+    let fs = faultfs::mounted(
+        Faults::new(64 << 20)
+            .service_time(Duration::from_millis(4), Some(64))
+            .async_direct_io(),
+    );
+    let lo = fs.loop_device().expect("a loop device over the FUSE file");
+    let path = lo.dev.display().to_string();
+    let (stderr, summary, findings) = orion_cap(&[path.as_str()], &SMALL_LINE, "1");
     assert!(findings.is_empty(), "{findings:#?}");
     assert!(!stderr.contains("rate limit"), "{stderr}");
     assert!(!summary.contains("Notes (rigel)"), "{summary}");

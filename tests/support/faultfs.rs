@@ -116,7 +116,7 @@ pub struct Faults {
     /// The volatile cache's fsync answers success and flushes nothing (a cache that lies).
     pub lying_flush: bool,
     /// A burst bucket: `.0` I/Os of credit (full at mount), refilled at `.1` I/Os per second; an
-    /// I/O without credit waits for the refill.
+    /// I/O reaching a service place without credit waits there for the refill.
     pub bucket: Option<(f64, f64)>,
     /// The kernel may send one open's direct I/Os several at once (`Faults::async_direct_io`).
     pub async_dio: bool,
@@ -295,6 +295,31 @@ struct Bucket {
     next: Option<std::time::Instant>,
     first: Option<std::time::Instant>,
     dry: Option<std::time::Instant>,
+}
+
+/// What an I/O entering service waits for credit: none while the bucket holds some (refilled at
+/// `rate` since the last I/O, up to `cap`), else the refill's next free slot (one every 1/rate).
+/// Asked once the I/O holds a service place, not when it arrives: an I/O queued for a place
+/// meanwhile would wait out its slot on top of its queueing, and a queue deeper than the places
+/// would be served below the refill rate.
+fn bucket_wait(bucket: &Mutex<Bucket>, cap: f64, rate: f64) -> Duration {
+    let now = std::time::Instant::now();
+    let mut b = bucket.lock().unwrap_or_else(|e| e.into_inner());
+    b.first.get_or_insert(now);
+    let since = b.at.map_or(0.0, |t| now.duration_since(t).as_secs_f64());
+    b.at = Some(now);
+    if b.next.is_none() {
+        b.credit = (b.credit + since * rate).min(cap);
+        if b.credit >= 1.0 {
+            b.credit -= 1.0;
+            return Duration::ZERO;
+        }
+        b.dry = b.dry.or(Some(now));
+    }
+    // Dry: the refill serves one I/O every 1/rate, in the order they reach a place.
+    let slot = b.next.map_or(now, |t| t.max(now)) + Duration::from_secs_f64(1.0 / rate);
+    b.next = Some(slot);
+    slot - now
 }
 
 /// A mounted fault filesystem. Unmounted (lazily) when dropped.
@@ -502,9 +527,6 @@ impl Fs {
             d += s.duration;
             c.stalled.fetch_add(1, Ordering::Relaxed);
         }
-        if let Some((_, rate)) = self.faults.bucket {
-            d += self.bucket_wait(rate);
-        }
         if let Some((idle, wake)) = self.faults.wake {
             let last = *self.last_served.lock().unwrap_or_else(|e| e.into_inner());
             if last.is_none_or(|t| t.elapsed() > idle) {
@@ -530,29 +552,6 @@ impl Fs {
         fresh
     }
 
-    /// What an I/O waits for credit: none while the bucket holds some (refilled at `rate` since
-    /// the last I/O), else the refill's next free slot (one every 1/rate).
-    fn bucket_wait(&self, rate: f64) -> Duration {
-        let now = std::time::Instant::now();
-        let cap = self.faults.bucket.map_or(0.0, |b| b.0);
-        let mut b = self.bucket.lock().unwrap_or_else(|e| e.into_inner());
-        b.first.get_or_insert(now);
-        let since = b.at.map_or(0.0, |t| now.duration_since(t).as_secs_f64());
-        b.at = Some(now);
-        if b.next.is_none() {
-            b.credit = (b.credit + since * rate).min(cap);
-            if b.credit >= 1.0 {
-                b.credit -= 1.0;
-                return Duration::ZERO;
-            }
-            b.dry = b.dry.or(Some(now));
-        }
-        // Dry: the refill serves one I/O every 1/rate, in arrival order.
-        let slot = b.next.map_or(now, |t| t.max(now)) + Duration::from_secs_f64(1.0 / rate);
-        b.next = Some(slot);
-        slot - now
-    }
-
     /// Serves an I/O after its delay, on its own thread when it has to wait (so that other I/Os
     /// go on meanwhile), within the capacity limit.
     fn serve(&self, delay: Duration, work: impl FnOnce() + Send + 'static) {
@@ -564,7 +563,11 @@ impl Fs {
                 *last.lock().unwrap_or_else(|e| e.into_inner()) = Some(std::time::Instant::now());
             }
         };
-        if delay.is_zero() && self.faults.max_parallel.is_none() {
+        let bucket = self
+            .faults
+            .bucket
+            .map(|(cap, rate)| (Arc::clone(&self.bucket), cap, rate));
+        if delay.is_zero() && self.faults.max_parallel.is_none() && bucket.is_none() {
             work();
             return;
         }
@@ -578,6 +581,8 @@ impl Fs {
             }
             *free -= 1;
             drop(free);
+            let delay =
+                delay + bucket.map_or(Duration::ZERO, |(b, cap, rate)| bucket_wait(&b, cap, rate));
             let now = counters.in_flight.fetch_add(1, Ordering::Relaxed) + 1;
             counters.peak.fetch_max(now, Ordering::Relaxed);
             std::thread::sleep(delay);
