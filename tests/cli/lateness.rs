@@ -86,12 +86,9 @@ fn at_1000_iops_response_minus_service_is_the_lag_rigel_records() {
     );
     // Behind a cap of 8 at one send per ms, an I/O waits only when the 8 before it are all still
     // out, which takes a service time of about 8 ms (a loop device whose worker a loaded machine
-    // starves can take that long): below it, nothing waits for a slot. What is booked as queued
-    // then is time a submission held the thread that the kernel did not count as waiting for a
-    // CPU (pacing/held.rs): tens of µs at the tail on a loaded host (seen: p99 15 and 22 µs at
-    // load 4, in 2 of 12 runs), never the ms a slot wait or a lag booked as queueing would be.
+    // starves can take that long): below it, nothing waits.
     if lat(serv, "max_ns") < 7_000_000.0 {
-        assert!(lat(queued, "p99_ns") < 100_000.0, "queued {queued}");
+        assert!(lat(queued, "p99_ns") < 10_000.0, "queued {queued}");
     }
     // Where response and service differ, it is the lag (and the queueing): per I/O response =
     // queued + lag + service, so the response median lies between the sum of the parts' 25th

@@ -7,7 +7,6 @@
 //! A new test takes one of the two attributes.
 
 mod answers;
-mod backlog;
 mod bounds;
 mod builder;
 mod burst;

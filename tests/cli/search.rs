@@ -83,19 +83,17 @@ fn a_rate_search_finds_the_capacity_within_its_precision() {
     // not 5%, and `high` at 600 (still past the built capacity), not 1,000: three trials fewer.
     // 1 s trials (2 s before): the reads a host delays past a trial's end are in flight, not
     // missed, so a trial at `low` keeps its rate (they failed it when the rate counted them).
-    // A cap of 64, far above the one read this target serves at once: it serves each read
-    // inside the system call that submits it (FUSE without async direct I/O), so past capacity
-    // rigel sends batches of 64 that hold its thread for 141 ms. That wait is the storage's
-    // (`pacing/held.rs`): before it was, a trial past capacity booked most of its wait for a slot
-    // as rigel's own lag (send lag p50 52 ms, p99 137 ms of a 297 ms response at 600 asked of
-    // 448), so every failing trial was "spoiled" and run three times (12 trials, 18 s); now the
-    // search ends in 6 or 7 trials (12 s), none spoiled.
+    // A cap of 8 in flight, not 64: this target serves one read at a time, so with 64 out each
+    // read's service time is 64 reads long (141 ms) and a trial past capacity booked most of its
+    // wait for a slot as rigel's own lag (send lag p50 52 ms, p99 137 ms of a 297 ms response at
+    // 600 asked of 448), so every failing trial was "spoiled" and run three times (12 trials, 18 s);
+    // at 8 the wait is queueing (lag p99 13 ms of 390 ms), and the search ends in 6 trials.
     let doc = run(
         tmp.path(),
         "search",
         fs.file(),
         "rate = \"200 iops\"",
-        "[run]\nduration = \"1s\"\nwarmup = \"500ms\"\n\n[matrix]\nshape = \"point\"\nio = \"64\"\n\n\
+        "[run]\nduration = \"1s\"\nwarmup = \"500ms\"\n\n[matrix]\nshape = \"point\"\nio = \"8\"\n\n\
          [search]\ntarget = \"io.read.latency.p50 <= 20ms\"\nlow = \"200 iops\"\n\
          high = \"600 iops\"\nprecision = \"10%\"\nmax_trials = 12",
     );

@@ -4,10 +4,8 @@
 //! the backlog, and the I/O's response latency (scheduled time → completion) keeps the wait, so a
 //! stalled device shows in the percentiles instead of vanishing (coordinated omission).
 
-mod held;
 mod punctual;
 
-pub(crate) use held::Held;
 use punctual::Punctual;
 use rigel_expr::Arrival;
 use rigel_plan::replay::{Replay, Request};

@@ -2,9 +2,7 @@
 //! the storage caused and rigel's own lateness. With the class's outstanding cap (its slots) and
 //! each I/O's measured service time, an ideal sender would have submitted each I/O at its send
 //! time, or when the earliest of its slots' previous I/Os completed if all were busy: that wait is
-//! the queueing behind the cap. Time the storage held the worker's own thread inside a
-//! submission (`held.rs`) after that is the storage's too. Whatever remains of response − service
-//! is rigel's lag.
+//! the queueing behind the cap. Whatever remains of response − service is rigel's lag.
 //!
 //! Why not the slots rigel saw free: a slot counts busy until rigel reaps its completion, so a
 //! rigel starved of CPU (its completions unreaped for a second) would find every slot busy and
@@ -30,30 +28,18 @@ impl Punctual {
     }
 
     /// One completed I/O, due at `scheduled` and served in `service_ns`: how long a punctual
-    /// sender would have kept it waiting for a slot, and how much of the rest of its wait before
-    /// submission the storage held the worker's thread (`held_since(start)`: held time from the
-    /// punctual start to the real submission, `held.rs`), which no sender could have saved.
-    /// Taken in the order completions are reaped (close to the order of the send times: the
-    /// model may give an I/O that overtook an earlier one the earlier one's slot, an error only
-    /// while the cap is reached).
+    /// sender would have kept it waiting for a slot. Taken in the order completions are reaped
+    /// (close to the order of the send times: the model may give an I/O that overtook an earlier
+    /// one the earlier one's slot, an error only while the cap is reached).
     #[inline]
-    pub(crate) fn queued(
-        &mut self,
-        scheduled: u64,
-        service_ns: u64,
-        held_since: impl FnOnce(u64) -> u64,
-    ) -> (u64, u64) {
+    pub(crate) fn queued(&mut self, scheduled: u64, service_ns: u64) -> u64 {
         let mut first = self
             .free_at
             .peek_mut()
             .expect("a punctual queue has at least one slot");
         let start = scheduled.max(first.0);
-        let held = held_since(start);
-        // The slot is the punctual sender's until the I/O completes: its held time too (a slot
-        // freed at start + service while the storage still held the I/O's submission would let
-        // the model run ahead of the storage, and book the storage's backlog as lag).
-        *first = Reverse(start + held + service_ns);
-        (start - scheduled, held)
+        *first = Reverse(start + service_ns);
+        start - scheduled
     }
 }
 
@@ -67,29 +53,14 @@ mod tests {
         // Two slots, 10 µs service, sends every 20 µs: nothing waits.
         let mut p = Punctual::new(2);
         for k in 0..100 {
-            assert_eq!(p.queued(k * 20_000, 10_000, |_| 0).0, 0);
+            assert_eq!(p.queued(k * 20_000, 10_000), 0);
         }
         // One slot, a 1 ms stall then sends every 100 µs of 50 µs service: the sends due in the
         // stall wait for it, then for each other, and the queue drains.
         let mut p = Punctual::new(1);
-        assert_eq!(p.queued(0, 1_000_000, |_| 0).0, 0);
-        let waits: Vec<u64> = (1..=20)
-            .map(|k| p.queued(k * 100_000, 50_000, |_| 0).0)
-            .collect();
+        assert_eq!(p.queued(0, 1_000_000), 0);
+        let waits: Vec<u64> = (1..=20).map(|k| p.queued(k * 100_000, 50_000)).collect();
         assert_eq!(&waits[..3], &[900_000, 850_000, 800_000]);
         assert_eq!(waits[17..], [50_000, 0, 0]);
-    }
-
-    #[test]
-    #[serial_test::parallel]
-    fn held_time_keeps_the_slot() {
-        // One slot: the first I/O's submission held 10 ms by the storage, then served in 1 ms:
-        // the punctual sender's slot is busy until 11 ms, so the next (due at 5 ms) queues 6 ms.
-        let mut p = Punctual::new(1);
-        assert_eq!(
-            p.queued(0, 1_000_000, |start| 10_000_000 - start),
-            (0, 10_000_000)
-        );
-        assert_eq!(p.queued(5_000_000, 1_000_000, |_| 0), (6_000_000, 0));
     }
 }

@@ -238,7 +238,6 @@ pub(crate) fn setup<'a, E: Engine>(
             verify,
             zones,
             touched: spec.touched,
-            held: crate::pacing::Held::new(),
         },
     ))
 }

@@ -107,8 +107,6 @@ pub(crate) struct State<'a> {
     /// The run's first-touch record: each completed read or write marks it, and a read that
     /// covers a watched block is recorded as a first touch or a re-touch (`touch`).
     pub(crate) touched: &'a crate::touch::Touched,
-    /// Time the storage held this worker's thread past a send time (open loop: `pacing::Held`).
-    pub(crate) held: crate::pacing::Held,
 }
 
 /// What a slot's current I/O is: drawn by its class, or sent by `rigel replay` (`replay_slots`).

@@ -340,11 +340,10 @@ pub struct PaceResult {
     pub achieved: bool,
     /// How each I/O's response time splits (response = queued + lag + service, exactly, per
     /// I/O; `service` is in `total.service`): `queued` is the wait behind the outstanding cap a
-    /// punctual sender would have had with the same service times, and the time the storage
-    /// then held rigel's thread in a submission it served before returning (the storage's
-    /// doing), `lag` the rest of the wait before submission, rigel's own lateness (a timed wait
-    /// that woke late, a busy CPU, completions reaped late). None in results written before
-    /// rigel kept them and in a fleet's merged point.
+    /// punctual sender would have had with the same service times (the storage's doing), `lag`
+    /// the rest of the wait before submission, rigel's own lateness (a timed wait that woke late,
+    /// a busy CPU, completions reaped late). None in results written before rigel kept them and
+    /// in a fleet's merged point.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub queued: Option<ServiceStats>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -207,15 +207,6 @@ impl<L: Live> Turns<'_, '_, '_, L> {
         } else {
             None
         };
-        // A paced entry bounded by a send time is timed: returning well after it, the storage
-        // held the worker or rigel waited for a CPU (`pacing::Held` tells which).
-        let entering = match until {
-            Some(_) => {
-                self.st.held.before_entry();
-                self.clock.ns()
-            }
-            None => 0,
-        };
         let entered = self
             .eng
             .enter(&self.clock, self.window.prev, self.in_flight, until);
@@ -225,9 +216,6 @@ impl<L: Live> Turns<'_, '_, '_, L> {
             return Err(End::Failed);
         }
         let now = self.clock.ns();
-        if let Some(until) = until {
-            self.st.held.entered(entering, until, now);
-        }
         self.batches += 1;
         self.window.advance(now, self.shared, self.st);
         if now >= self.window.end {

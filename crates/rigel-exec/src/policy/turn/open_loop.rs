@@ -35,7 +35,6 @@ impl State<'_> {
         }
         if paced {
             tight_timer_slack();
-            self.held.start();
         }
         paced
     }
@@ -76,11 +75,7 @@ impl State<'_> {
         let response = now.saturating_sub(slot.scheduled_ns);
         let service = now.saturating_sub(slot.submitted_ns);
         // Warmup I/Os too: the punctual sender's slots are then as busy as at the window's start.
-        let submitted = slot.submitted_ns;
-        let held = &self.held;
-        let (queued, held) = p.punctual.queued(slot.scheduled_ns, service, |start| {
-            held.between(start, submitted)
-        });
+        let queued = p.punctual.queued(slot.scheduled_ns, service);
         // First touch, by the service latency: the device's time for the block, not the wait
         // for a send slot, which first and later reads share.
         if !slot.trim
@@ -99,11 +94,11 @@ impl State<'_> {
                 .recorder
                 .record_paced(slot.write, response, service, slot.len as u64, tick);
             // Response = queued + lag + service for every I/O (a punctual sender never waits
-            // longer than rigel did: the clamp only catches completions taken out of order). The
-            // time the storage held the worker is the storage's, with the queueing.
+            // longer than rigel did: the clamp only catches completions taken out of order).
             let waited = response.saturating_sub(service);
-            let storage = (queued + held).min(waited);
-            class.recorder.record_delays(storage, waited - storage);
+            class
+                .recorder
+                .record_delays(queued.min(waited), waited.saturating_sub(queued));
             // Due before the window but sent only inside it: a backlog carried in. One sent
             // before the window (in flight at its start) is not: it stands for those still in
             // flight at the window's end, which the window does not count.
