@@ -8,7 +8,7 @@ use super::job::{self, Job};
 use super::observer::{Message, Observer, TICK};
 use super::options::Options;
 use super::outcome::{Ended, Ran, RunError, is_failed};
-use super::schedule::wait_until;
+use super::schedule::{Starts, wait_until};
 use super::{conditioning, drain, search};
 use rigel_exec::{self as exec, ExecError, ExecTarget, LiveCounters, PointControl, Reuse};
 use rigel_plan::{DataPoint, RunPlan};
@@ -25,6 +25,8 @@ use std::time::Duration;
 /// from one point to the next, the stop flag and the run's options.
 struct Rig<'a> {
     opts: &'a Options,
+    /// When the points start: a fleet's schedule (moved past every rank's fill), none at once.
+    starts: Option<Starts>,
     volume: &'a OpenVolume,
     /// Where the workers go (`PointControl::cpus`) and the host facts each point records.
     placed: &'a target::Placed,
@@ -65,10 +67,13 @@ pub(super) fn execute(
     let targets = exec_targets(volume);
     // Made before the fill: its passes mark the run's first-touch record like any point.
     let reuse = executor_buffers(&plan, &header, &mut folder)?;
-    let fill_ended = precondition(&plan, &done, &targets, volume, &reuse, stop, obs);
+    let fill = precondition(&plan, &done, &targets, volume, &reuse, stop, obs);
+    // In a fleet no rank measures while another still fills: the ranks meet here first.
+    let starts = after_fill(fill, &plan, opts, stop, obs);
     obs.run_started(&plan, planned(&plan, &done, &todo));
     let rig = Rig {
         opts,
+        starts: starts.as_ref().ok().copied().flatten(),
         volume,
         placed,
         targets,
@@ -78,9 +83,9 @@ pub(super) fn execute(
     // The executor's clock is calibrated now, before any point's agreed start: in a fleet every
     // rank then starts its first window on time (calibration takes up to 200 ms).
     exec::calibrate_clock();
-    let ended = match fill_ended {
-        Some(ended) => ended,
-        None => run_points(&rig, &plan, &todo, &mut folder, &mut done, obs),
+    let ended = match starts {
+        Err(ended) => ended,
+        Ok(_) => run_points(&rig, &plan, &todo, &mut folder, &mut done, obs),
     };
     if let Err(e) = folder.drop_unused_journal() {
         obs.message(Message::Warning(format!("the unused journal: {e}")));
@@ -201,8 +206,16 @@ fn planned(plan: &RunPlan, done: &[PointResult], todo: &[&DataPoint]) -> usize {
     }
 }
 
-/// The fill, before the first point (again on a resume that has no point yet); how it ended when
-/// it stopped the run.
+/// How the fill before the first point ended.
+enum Fill {
+    /// No `[precondition]`, or a resumed run that has points already.
+    Skipped,
+    Done,
+    Failed(String),
+    Interrupted,
+}
+
+/// The fill, before the first point (again on a resume that has no point yet).
 fn precondition(
     plan: &RunPlan,
     done: &[PointResult],
@@ -211,19 +224,76 @@ fn precondition(
     reuse: &Arc<Reuse>,
     stop: &Arc<AtomicBool>,
     obs: &mut dyn Observer,
-) -> Option<Ended> {
-    let pre = plan.precondition.as_ref().filter(|_| done.is_empty())?;
+) -> Fill {
+    let Some(pre) = plan.precondition.as_ref().filter(|_| done.is_empty()) else {
+        return Fill::Skipped;
+    };
     let ctl = (reuse, stop);
     match conditioning::precondition(pre, &plan.run, targets, &volume.volume, ctl, obs) {
-        Ok(()) => None,
-        Err(conditioning::PreconditionError::Exec(ExecError::Interrupted)) => {
-            Some(Ended::Interrupted)
-        }
-        Err(e) => {
-            obs.message(Message::Error(e.to_string()));
-            Some(Ended::Failed)
-        }
+        Ok(()) => Fill::Done,
+        Err(conditioning::PreconditionError::Exec(ExecError::Interrupted)) => Fill::Interrupted,
+        Err(e) => Fill::Failed(e.to_string()),
     }
+}
+
+/// After the fill: the schedule the points follow (a fleet's starts again from a T0 after every
+/// rank's fill, [`Options::barrier`]), or how the run ends (a failed or interrupted fill, or
+/// another rank's failed one).
+fn after_fill(
+    fill: Fill,
+    plan: &RunPlan,
+    opts: &Options,
+    stop: &AtomicBool,
+    obs: &mut dyn Observer,
+) -> Result<Option<Starts>, Ended> {
+    let barrier = opts
+        .barrier
+        .as_ref()
+        .filter(|_| plan.precondition.is_some());
+    let filled = match fill {
+        Fill::Skipped => false,
+        Fill::Done => true,
+        // The other ranks are told, so they stop waiting; this rank ends as a single run does.
+        Fill::Failed(why) => {
+            obs.message(Message::Error(why.clone()));
+            if let Some(Err(named)) = barrier.map(|b| b.preconditioned(Err(why), stop)) {
+                obs.message(Message::Error(named));
+            }
+            return Err(Ended::Failed);
+        }
+        Fill::Interrupted => {
+            if let Some(b) = barrier {
+                let _ = b.preconditioned(Err("interrupted".to_owned()), stop);
+            }
+            return Err(Ended::Interrupted);
+        }
+    };
+    let mut starts = opts.starts;
+    match (barrier, starts.as_mut()) {
+        (Some(b), Some(starts)) => match b.preconditioned(Ok(filled), stop) {
+            Ok(t0) => starts.t0 = t0,
+            Err(_) if stop.load(std::sync::atomic::Ordering::Relaxed) => {
+                return Err(Ended::Interrupted);
+            }
+            Err(why) => {
+                obs.message(Message::Error(why));
+                return Err(Ended::Failed);
+            }
+        },
+        // `--start-at` (no shared folder to meet in): the fill runs before the given time.
+        (None, Some(starts)) if filled => {
+            if let Ok(late) = std::time::SystemTime::now().duration_since(starts.at(0)) {
+                obs.message(Message::Warning(format!(
+                    "the precondition ended {:.1} s after the first point's agreed start: the \
+                     first points start late and the merge marks them partial (give a later \
+                     --start-at, past the slowest rank's precondition)",
+                    late.as_secs_f64()
+                )));
+            }
+        }
+        _ => {}
+    }
+    Ok(starts)
 }
 
 /// The executor's buffers, kept from one point to the next, with the verify journal when the plan
@@ -278,7 +348,6 @@ fn run_points(
             reuse: Arc::clone(&rig.reuse),
             cpus: rig.placed.cpus.clone(),
             window_at: rig
-                .opts
                 .starts
                 .map(|s| s.window_at(i, Duration::from_millis(plan.run.warmup_ms))),
             replay: rig.opts.replay.clone(),
@@ -286,7 +355,7 @@ fn run_points(
         // The drain runs before the run's first point (again on a resume that has none yet); in
         // a fleet from T0, held until the first point's agreed start (`Starts::drain`).
         let drain = plan.drain.as_ref().filter(|_| i == 0 && done.is_empty());
-        if let Some(starts) = rig.opts.starts {
+        if let Some(starts) = rig.starts {
             let from = if drain.is_some() {
                 starts.t0
             } else {
@@ -299,7 +368,7 @@ fn run_points(
         let drained = match drain {
             Some(d) => {
                 let on = (rig.targets.as_slice(), &rig.volume.volume);
-                let held = rig.opts.starts.is_some();
+                let held = rig.starts.is_some();
                 match drain::drain(d, (point, &plan.points), &plan.run, on, (&ctl, held), obs) {
                     Ok(record) => Some(record),
                     Err(ExecError::Interrupted) => return Ended::Interrupted,
@@ -311,7 +380,7 @@ fn run_points(
             }
             None => None,
         };
-        if let Some(starts) = rig.opts.starts
+        if let Some(starts) = rig.starts
             && drained.is_some()
             && !wait_until(starts.at(i), rig.stop)
         {

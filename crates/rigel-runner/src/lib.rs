@@ -27,7 +27,7 @@ pub use observer::{Message, Observer};
 pub use options::Options;
 pub use outcome::{Ended, Ran, RunError};
 pub use repeat::{repeat_dir, repeats};
-pub use schedule::{Starts, WINDOW_LEAD};
+pub use schedule::{Barrier, Starts, WINDOW_LEAD};
 pub use verify_dir::{VerifyError, verify_dir};
 
 use execute::execute;
