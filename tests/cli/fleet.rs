@@ -629,24 +629,34 @@ fn a_fleets_first_point_starts_after_every_ranks_precondition() {
 #[serial_test::parallel]
 fn a_ranks_failed_precondition_stops_every_rank_naming_it() {
     use super::faults::faultfs::{self, Faults};
-    // Rank 1's volume fails one read in its middle: its read-through fails as a single run's does,
-    // and rank 0, which filled, measures nothing (every point would lack rank 1).
-    let mounts = [
-        faultfs::mounted(Faults::new(8 << 20)),
-        faultfs::mounted(Faults::new(8 << 20).read_error(4 << 20, libc::EIO)),
-    ];
-    let tmp = tempfile::tempdir().expect("a temp dir");
-    link_volumes(tmp.path(), &[mounts[0].file(), mounts[1].file()]);
-    let fleet = tmp.path().join("fleet");
-    let (outs, _) = by_hand(&read_through_spec(tmp.path()), &fleet, 2);
-    for (r, o) in outs.iter().enumerate() {
-        let said = String::from_utf8_lossy(&o.stderr);
-        assert!(!o.status.success(), "rank {r} succeeded: {said}");
-        assert!(
-            said.contains("rank 1's precondition failed") && said.contains("no rank measures"),
-            "rank {r} does not name rank 1's failed fill: {said}"
-        );
-        let points = fleet.join(format!("rank-{r:04}/results.jsonl"));
-        assert_eq!(lines(&points), 0, "rank {r} measured: {said}");
+    // One rank's volume fails a read in its middle (rank 1's, then rank 0's, which answers the
+    // meeting): its read-through fails as a single run's does, and the other, which filled,
+    // measures nothing (every point would lack the failed rank).
+    for bad in [1, 0] {
+        let mounts: Vec<_> = (0..2)
+            .map(|r| {
+                let faults = Faults::new(8 << 20);
+                faultfs::mounted(if r == bad {
+                    faults.read_error(4 << 20, libc::EIO)
+                } else {
+                    faults
+                })
+            })
+            .collect();
+        let tmp = tempfile::tempdir().expect("a temp dir");
+        link_volumes(tmp.path(), &[mounts[0].file(), mounts[1].file()]);
+        let fleet = tmp.path().join("fleet");
+        let (outs, _) = by_hand(&read_through_spec(tmp.path()), &fleet, 2);
+        for (r, o) in outs.iter().enumerate() {
+            let said = String::from_utf8_lossy(&o.stderr);
+            assert!(!o.status.success(), "rank {r} succeeded: {said}");
+            let named = format!("rank {bad}'s precondition failed");
+            assert!(
+                said.contains(&named) && said.contains("no rank measures"),
+                "rank {r} does not name rank {bad}'s failed fill: {said}"
+            );
+            let points = fleet.join(format!("rank-{r:04}/results.jsonl"));
+            assert_eq!(lines(&points), 0, "rank {r} measured: {said}");
+        }
     }
 }

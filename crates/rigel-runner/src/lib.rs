@@ -11,6 +11,7 @@ mod conditioning;
 mod conditioning_tests;
 mod drain;
 mod execute;
+mod fill;
 mod finish;
 mod job;
 pub mod metrics;
