@@ -61,11 +61,17 @@ pub fn run(a: &RunArgs, dir: &Path) -> i32 {
     let agreed = &joined.agreed;
     let at = |t| chrono::DateTime::<chrono::Local>::from(t).format("%H:%M:%S%.3f");
     // With a drain, T0 is the drain's start on every rank; the points follow its reserved time.
-    let start = if agreed.drain.is_zero() {
-        at(agreed.t0).to_string()
+    let start = if joined.barrier.is_some() {
+        // T0 moves past the slowest rank's fill: not known until every rank has filled.
+        format!(
+            "{} s after every rank's precondition",
+            fleet::MARGIN.as_secs()
+        )
+    } else if agreed.drain.is_zero() {
+        format!("at {}", at(agreed.t0))
     } else {
         format!(
-            "{} after a drain from {}",
+            "at {} after a drain from {}",
             at(agreed.t0 + agreed.drain),
             at(agreed.t0)
         )
@@ -73,7 +79,7 @@ pub fn run(a: &RunArgs, dir: &Path) -> i32 {
     // One write: the ranks share the launcher's stderr, and `eprintln!` writes each formatted
     // piece on its own (stderr is unbuffered), so another rank's line could land inside this one.
     let line = format!(
-        "rigel: rank {} of {} ({}): {}, the first at {start}, one every {:.1} s\n",
+        "rigel: rank {} of {} ({}): {}, the first {start}, one every {:.1} s\n",
         rank.rank,
         rank.ranks,
         rank.source,
@@ -83,6 +89,10 @@ pub fn run(a: &RunArgs, dir: &Path) -> i32 {
     let _ = std::io::Write::write_all(&mut std::io::stderr(), line.as_bytes());
     let mut opts = run::options(a);
     opts.starts = Some(joined.starts);
+    opts.barrier = joined
+        .barrier
+        .clone()
+        .map(|b| b as std::sync::Arc<dyn runner::Barrier>);
     let metrics = match rank_metrics(a, rank.rank) {
         Ok(m) => m,
         Err(e) => {
@@ -94,7 +104,7 @@ pub fn run(a: &RunArgs, dir: &Path) -> i32 {
     let pending = match fleet::leave(
         dir,
         &rank,
-        &joined.agreed,
+        (&joined.agreed, joined.barrier.as_deref()),
         code != run::INTERRUPTED,
         a.finish_grace.unwrap_or(fleet::FINISH_GRACE),
     ) {

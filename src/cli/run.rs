@@ -87,6 +87,7 @@ pub(super) fn options(a: &RunArgs) -> runner::Options {
         clean: a.clean,
         skip_failed: a.skip_failed,
         starts: None,
+        barrier: None,
         formats: a.formats.iter().map(|f| f.0).collect(),
         paper: a.paper,
         replay: None,

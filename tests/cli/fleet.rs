@@ -519,3 +519,144 @@ fn a_fleets_first_point_starts_after_every_ranks_drain() {
     assert!(overlap >= 90.0, "windows overlapped {overlap}%: {said}");
     drop(devs);
 }
+
+/// A fleet spec whose ranks read their volume (`dir/vol-${rank}`, linked by [`link_volumes`])
+/// through once in 128 KiB reads, then measure one 1 s point of small reads at load 2.
+fn read_through_spec(dir: &Path) -> PathBuf {
+    let spec = Spec::named("filled")
+        .target(dir.join("vol-${rank}"), &[])
+        .set("run.duration", "1s")
+        .set("run.warmup", "0s")
+        .set("class.small.size", "4KiB")
+        .set("matrix.shape", "point")
+        .set("matrix.small", "2")
+        .set("precondition.read", "true")
+        .set("precondition.passes", "1")
+        .set("precondition.size", "128KiB");
+    let path = dir.join("filled.toml");
+    std::fs::write(&path, spec.text()).expect("spec written");
+    path
+}
+
+/// Links `dir/vol-R` to rank R's volume.
+fn link_volumes(dir: &Path, volumes: &[&Path]) {
+    for (r, v) in volumes.iter().enumerate() {
+        std::os::unix::fs::symlink(v, dir.join(format!("vol-{r}")))
+            .expect("a link to the rank's volume");
+    }
+}
+
+/// `ranks` ranks of `rigel run SPEC --fleet FLEET` started by hand at once; how each ended, and
+/// what they all said.
+fn by_hand(spec: &Path, fleet: &Path, ranks: u32) -> (Vec<std::process::Output>, String) {
+    let started: Vec<_> = (0..ranks)
+        .map(|r| {
+            rigel()
+                .arg("run")
+                .arg(spec)
+                .arg("--fleet")
+                .arg(fleet)
+                .args(["--rank", &r.to_string(), "--ranks", &ranks.to_string()])
+                .spawn()
+        })
+        .collect();
+    let outs: Vec<_> = started
+        .into_iter()
+        .map(|c| c.wait_with_output().expect("a rank ends"))
+        .collect();
+    let said = outs
+        .iter()
+        .map(|o| String::from_utf8_lossy(&o.stderr).into_owned())
+        .collect();
+    (outs, said)
+}
+
+#[test]
+#[serial_test::serial]
+fn a_fleets_first_point_starts_after_every_ranks_precondition() {
+    use super::faults::faultfs::{self, Faults};
+    // Each rank reads its own volume through once before measuring, in reads of 128 KiB: rank 0's
+    // 1 MiB at once (8 reads, a few ms; well under a second on a loaded host), rank 1's 8 MiB one
+    // read at a time in 40 ms (64 reads, at least 2.6 s). Without the meeting rank 0 measures its
+    // first point while rank 1 still reads.
+    let mounts = [
+        faultfs::mounted(Faults::new(1 << 20).async_direct_io()),
+        faultfs::mounted(Faults::new(8 << 20).service_time(Duration::from_millis(40), Some(1))),
+    ];
+    let devs: Vec<_> = mounts
+        .iter()
+        .map(|m| m.loop_device().expect("a loop device over the FUSE file"))
+        .collect();
+    let tmp = tempfile::tempdir().expect("a temp dir");
+    link_volumes(tmp.path(), &[&devs[0].dev, &devs[1].dev]);
+    let fleet = tmp.path().join("fleet");
+    let (outs, said) = by_hand(&read_through_spec(tmp.path()), &fleet, 2);
+    for o in &outs {
+        assert!(o.status.success(), "{said}");
+    }
+    // When each rank's fill ended, as it told the others; when its first window started.
+    let ended: Vec<u64> = (0..2)
+        .map(|r| {
+            let path = fleet.join(format!("fleet/preconditioned-{r:04}.json"));
+            let text = std::fs::read_to_string(&path).expect("the rank's arrival");
+            let v: Value = serde_json::from_str(&text).expect("it parses");
+            assert_eq!(v["filled"], true, "{v}");
+            v["ended_ns"].as_u64().expect("ended_ns")
+        })
+        .collect();
+    assert!(
+        ended[0] + 1_500_000_000 < ended[1],
+        "rank 1's fill was to take clearly longer: {ended:?}\n{said}"
+    );
+    for r in 0..2 {
+        let doc = results(&fleet.join(format!("rank-{r:04}")));
+        let start = doc["points"][0]["window"]["start_ns"].as_u64();
+        assert!(
+            start > Some(ended[1]),
+            "rank {r}'s first window ({start:?}) started before rank 1's fill ended ({}): {said}",
+            ended[1]
+        );
+    }
+    let doc = results(&fleet);
+    let overlap = doc["points"][0]["fleet"]["overlap_pct"]
+        .as_f64()
+        .expect("overlap_pct");
+    assert!(overlap >= 90.0, "windows overlapped {overlap}%: {said}");
+    drop(devs);
+}
+
+#[test]
+#[serial_test::parallel]
+fn a_ranks_failed_precondition_stops_every_rank_naming_it() {
+    use super::faults::faultfs::{self, Faults};
+    // One rank's volume fails a read in its middle (rank 1's, then rank 0's, which answers the
+    // meeting): its read-through fails as a single run's does, and the other, which filled,
+    // measures nothing (every point would lack the failed rank).
+    for bad in [1, 0] {
+        let mounts: Vec<_> = (0..2)
+            .map(|r| {
+                let faults = Faults::new(8 << 20);
+                faultfs::mounted(if r == bad {
+                    faults.read_error(4 << 20, libc::EIO)
+                } else {
+                    faults
+                })
+            })
+            .collect();
+        let tmp = tempfile::tempdir().expect("a temp dir");
+        link_volumes(tmp.path(), &[mounts[0].file(), mounts[1].file()]);
+        let fleet = tmp.path().join("fleet");
+        let (outs, _) = by_hand(&read_through_spec(tmp.path()), &fleet, 2);
+        for (r, o) in outs.iter().enumerate() {
+            let said = String::from_utf8_lossy(&o.stderr);
+            assert!(!o.status.success(), "rank {r} succeeded: {said}");
+            let named = format!("rank {bad}'s precondition failed");
+            assert!(
+                said.contains(&named) && said.contains("no rank measures"),
+                "rank {r} does not name rank {bad}'s failed fill: {said}"
+            );
+            let points = fleet.join(format!("rank-{r:04}/results.jsonl"));
+            assert_eq!(lines(&points), 0, "rank {r} measured: {said}");
+        }
+    }
+}

@@ -7,9 +7,12 @@
 //! again together from a fresh T0. A rank resumed alone gets no schedule: its points could not
 //! overlap the others' windows, so they would stay partial.
 
-use super::{Agreed, FleetError, Rank, StartRule, agree, mark_done, wait_done, write_ranks};
+use super::{
+    Agreed, FleetError, Preconditioned, Rank, StartRule, agree, mark_done, wait_done, write_ranks,
+};
 use rigel_runner::{Job, Starts};
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// After the schedule's last point, how long rank 0 waits by default for the other ranks'
@@ -21,6 +24,11 @@ pub struct Joined {
     pub job: Job,
     pub starts: Starts,
     pub agreed: Agreed,
+    /// With a `[precondition]` (and a shared fleet folder): the ranks meet after their fills,
+    /// and the points' schedule starts again from a T0 after the slowest (the runner's
+    /// `Options::barrier`). With `--start-at` there is no folder to meet in: the fills run before
+    /// the given time.
+    pub barrier: Option<Arc<Preconditioned>>,
 }
 
 /// Records the fleet's size and agrees the schedule for `rank`'s `job` (fresh or resumed). With
@@ -43,8 +51,18 @@ pub fn join(
         Some(d) if job.drains() => Duration::from_millis(d.limit_ms) + super::SETUP_GAP,
         _ => Duration::ZERO,
     };
+    let barrier = match rule {
+        StartRule::Shared if job.plan().precondition.is_some() => Some(Preconditioned::new(
+            fleet,
+            rank.rank,
+            agreed.ready.clone(),
+            (agreed.t0 - super::MARGIN, agreed.t0),
+        )),
+        _ => None,
+    };
     Ok(Joined {
         job,
+        barrier,
         starts: Starts {
             t0: agreed.t0,
             slot: agreed.slot,
@@ -56,11 +74,12 @@ pub fn join(
 
 /// After `rank` ran its part: marks it done; rank 0, when it is to merge, then waits for the other
 /// ranks it scheduled (until the schedule's end and `grace`, [`FINISH_GRACE`] unless the user
-/// says). The ranks that did not finish in time.
+/// says; from the T0 the ranks met at after their fills when they did). The ranks that did not
+/// finish in time.
 pub fn leave(
     fleet: &Path,
     rank: &Rank,
-    agreed: &Agreed,
+    (agreed, barrier): (&Agreed, Option<&Preconditioned>),
     to_merge: bool,
     grace: Duration,
 ) -> Result<Vec<u32>, FleetError> {
@@ -68,7 +87,8 @@ pub fn leave(
     if rank.rank != 0 || !to_merge {
         return Ok(Vec::new());
     }
-    let until = agreed.t0 + agreed.drain + agreed.slot * agreed.points.len() as u32 + grace;
+    let t0 = barrier.and_then(Preconditioned::met).unwrap_or(agreed.t0);
+    let until = t0 + agreed.drain + agreed.slot * agreed.points.len() as u32 + grace;
     let others: Vec<u32> = agreed.ready.iter().copied().filter(|r| *r != 0).collect();
     Ok(wait_done(fleet, &others, agreed.t0 - super::MARGIN, until))
 }

@@ -7,6 +7,7 @@
 
 #![forbid(unsafe_code)]
 
+mod barrier;
 mod index;
 mod join;
 mod launcher;
@@ -17,6 +18,7 @@ mod ranks;
 mod rendezvous;
 mod spill;
 
+pub use barrier::Preconditioned;
 pub use join::{FINISH_GRACE, Joined, join, leave};
 pub use launcher::{Rank, detect};
 pub use merge::{MergeError, merge, merge_and_render};

@@ -70,7 +70,7 @@ pub fn unix_ns(t: SystemTime) -> u64 {
         .map_or(0, |d| d.as_nanos() as u64)
 }
 
-fn from_ns(ns: u64) -> SystemTime {
+pub(crate) fn from_ns(ns: u64) -> SystemTime {
     SystemTime::UNIX_EPOCH + Duration::from_nanos(ns)
 }
 

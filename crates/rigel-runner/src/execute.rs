@@ -1,14 +1,16 @@
 //! One run, as the steps a reader follows: the folder opened (created with the run's header, or
-//! reopened to resume), the points to do chosen, the precondition fill, the executor made ready
-//! (its buffers, the verify journal, its clock), the points run and recorded one by one (a list, or
-//! a search's trials; each through steady state when asked), then [`finish`].
+//! reopened to resume), the points to do chosen, the precondition fill (in a fleet, the ranks'
+//! meeting after it: [`super::fill`]), the executor made ready (its buffers, the verify journal,
+//! its clock), the points run and recorded one by one (a list, or a search's trials; each through
+//! steady state when asked), then [`finish`].
 
+use super::fill::{after_fill, precondition};
 use super::finish::{Finish, finish};
 use super::job::{self, Job};
 use super::observer::{Message, Observer, TICK};
 use super::options::Options;
 use super::outcome::{Ended, Ran, RunError, is_failed};
-use super::schedule::wait_until;
+use super::schedule::{Starts, wait_until};
 use super::{conditioning, drain, search};
 use rigel_exec::{self as exec, ExecError, ExecTarget, LiveCounters, PointControl, Reuse};
 use rigel_plan::{DataPoint, RunPlan};
@@ -25,6 +27,8 @@ use std::time::Duration;
 /// from one point to the next, the stop flag and the run's options.
 struct Rig<'a> {
     opts: &'a Options,
+    /// When the points start: a fleet's schedule (moved past every rank's fill), none at once.
+    starts: Option<Starts>,
     volume: &'a OpenVolume,
     /// Where the workers go (`PointControl::cpus`) and the host facts each point records.
     placed: &'a target::Placed,
@@ -65,10 +69,13 @@ pub(super) fn execute(
     let targets = exec_targets(volume);
     // Made before the fill: its passes mark the run's first-touch record like any point.
     let reuse = executor_buffers(&plan, &header, &mut folder)?;
-    let fill_ended = precondition(&plan, &done, &targets, volume, &reuse, stop, obs);
+    let fill = precondition(&plan, &done, &targets, volume, &reuse, stop, obs);
+    // In a fleet no rank measures while another still fills: the ranks meet here first.
+    let starts = after_fill(fill, &plan, opts, stop, obs);
     obs.run_started(&plan, planned(&plan, &done, &todo));
     let rig = Rig {
         opts,
+        starts: starts.as_ref().ok().copied().flatten(),
         volume,
         placed,
         targets,
@@ -78,9 +85,9 @@ pub(super) fn execute(
     // The executor's clock is calibrated now, before any point's agreed start: in a fleet every
     // rank then starts its first window on time (calibration takes up to 200 ms).
     exec::calibrate_clock();
-    let ended = match fill_ended {
-        Some(ended) => ended,
-        None => run_points(&rig, &plan, &todo, &mut folder, &mut done, obs),
+    let ended = match starts {
+        Err(ended) => ended,
+        Ok(_) => run_points(&rig, &plan, &todo, &mut folder, &mut done, obs),
     };
     if let Err(e) = folder.drop_unused_journal() {
         obs.message(Message::Warning(format!("the unused journal: {e}")));
@@ -201,31 +208,6 @@ fn planned(plan: &RunPlan, done: &[PointResult], todo: &[&DataPoint]) -> usize {
     }
 }
 
-/// The fill, before the first point (again on a resume that has no point yet); how it ended when
-/// it stopped the run.
-fn precondition(
-    plan: &RunPlan,
-    done: &[PointResult],
-    targets: &[ExecTarget],
-    volume: &OpenVolume,
-    reuse: &Arc<Reuse>,
-    stop: &Arc<AtomicBool>,
-    obs: &mut dyn Observer,
-) -> Option<Ended> {
-    let pre = plan.precondition.as_ref().filter(|_| done.is_empty())?;
-    let ctl = (reuse, stop);
-    match conditioning::precondition(pre, &plan.run, targets, &volume.volume, ctl, obs) {
-        Ok(()) => None,
-        Err(conditioning::PreconditionError::Exec(ExecError::Interrupted)) => {
-            Some(Ended::Interrupted)
-        }
-        Err(e) => {
-            obs.message(Message::Error(e.to_string()));
-            Some(Ended::Failed)
-        }
-    }
-}
-
 /// The executor's buffers, kept from one point to the next, with the verify journal when the plan
 /// keeps one (a file of the run folder).
 fn executor_buffers(
@@ -278,7 +260,6 @@ fn run_points(
             reuse: Arc::clone(&rig.reuse),
             cpus: rig.placed.cpus.clone(),
             window_at: rig
-                .opts
                 .starts
                 .map(|s| s.window_at(i, Duration::from_millis(plan.run.warmup_ms))),
             replay: rig.opts.replay.clone(),
@@ -286,7 +267,7 @@ fn run_points(
         // The drain runs before the run's first point (again on a resume that has none yet); in
         // a fleet from T0, held until the first point's agreed start (`Starts::drain`).
         let drain = plan.drain.as_ref().filter(|_| i == 0 && done.is_empty());
-        if let Some(starts) = rig.opts.starts {
+        if let Some(starts) = rig.starts {
             let from = if drain.is_some() {
                 starts.t0
             } else {
@@ -299,7 +280,7 @@ fn run_points(
         let drained = match drain {
             Some(d) => {
                 let on = (rig.targets.as_slice(), &rig.volume.volume);
-                let held = rig.opts.starts.is_some();
+                let held = rig.starts.is_some();
                 match drain::drain(d, (point, &plan.points), &plan.run, on, (&ctl, held), obs) {
                     Ok(record) => Some(record),
                     Err(ExecError::Interrupted) => return Ended::Interrupted,
@@ -311,7 +292,7 @@ fn run_points(
             }
             None => None,
         };
-        if let Some(starts) = rig.opts.starts
+        if let Some(starts) = rig.starts
             && drained.is_some()
             && !wait_until(starts.at(i), rig.stop)
         {

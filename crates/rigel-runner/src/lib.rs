@@ -11,6 +11,7 @@ mod conditioning;
 mod conditioning_tests;
 mod drain;
 mod execute;
+mod fill;
 mod finish;
 mod job;
 pub mod metrics;
@@ -27,7 +28,7 @@ pub use observer::{Message, Observer};
 pub use options::Options;
 pub use outcome::{Ended, Ran, RunError};
 pub use repeat::{repeat_dir, repeats};
-pub use schedule::{Starts, WINDOW_LEAD};
+pub use schedule::{Barrier, Starts, WINDOW_LEAD};
 pub use verify_dir::{VerifyError, verify_dir};
 
 use execute::execute;

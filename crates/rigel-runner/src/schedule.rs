@@ -31,6 +31,20 @@ impl Starts {
     }
 }
 
+/// A fleet's meeting after `[precondition]`: a fill takes each host its own time, so no rank
+/// measures until every rank's has ended, and the points' schedule then starts again from a T0
+/// after the slowest (`rigel-fleet` implements it through the fleet folder).
+pub trait Barrier: Send + Sync + std::fmt::Debug {
+    /// Says how this rank's precondition ended (`Ok(filled)`: whether it ran one; `Err(why)`: it
+    /// failed), waits for every other rank's, and returns the T0 the points' schedule starts from;
+    /// or why this rank measures nothing (another rank's fill failed, or `stop` was set).
+    fn preconditioned(
+        &self,
+        ended: Result<bool, String>,
+        stop: &AtomicBool,
+    ) -> Result<SystemTime, String>;
+}
+
 /// Sleeps until `when` (wall clock); false when a signal asked the run to stop meanwhile.
 pub(super) fn wait_until(when: SystemTime, stop: &AtomicBool) -> bool {
     while let Ok(left) = when.duration_since(SystemTime::now()) {

@@ -8,7 +8,7 @@
 //! in run order within one `[sweep]` combination: the same change point, confidence and
 //! sustained-step rules as within a point.
 
-use super::burst_step::{BurstStep, before_ok, split, within_points};
+use super::burst_step::{BurstStep, before_ok, credit, split, within_points};
 use super::seconds::full_seconds;
 use crate::Interval;
 use crate::view::{PointRead, ResultsView};
@@ -92,7 +92,7 @@ fn class_step(view: &ResultsView, points: &[&PointRead], class: &str) -> Option<
         latency_before_ns: w1,
         latency_after_ns: w2,
         t,
-        credit: (before - after) * at_s,
+        credit: credit(before, after, at_s),
         across: true,
         on_credit,
     })

@@ -56,6 +56,12 @@ pub fn step(intervals: &[Interval]) -> Option<(usize, f64, f64, f64, f64, f64)> 
     split(&secs)
 }
 
+/// The I/Os served above the sustained rate before a step `at_s` seconds in, from `before` IOPS
+/// down to `after`: about the bucket's credit that ran out.
+pub(super) fn credit(before: f64, after: f64, at_s: f64) -> f64 {
+    (before - after) * at_s
+}
+
 /// The step in a run of full seconds (one point's, or consecutive points' end to end): the
 /// index of the first second after it, the IOPS and mean latency before and after, and its t.
 pub(super) fn split(secs: &[&Interval]) -> Option<(usize, f64, f64, f64, f64, f64)> {
@@ -179,7 +185,7 @@ pub(super) fn within_points(view: &ResultsView) -> Vec<BurstStep> {
                 latency_before_ns: w1,
                 latency_after_ns: w2,
                 t,
-                credit: (before - after) * at_s,
+                credit: credit(before, after, at_s),
                 across: false,
                 on_credit: before_ok(view, p.id()),
             });

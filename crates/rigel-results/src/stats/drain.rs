@@ -8,7 +8,7 @@
 //! the test needs after it: a tenth of the time before it, [`MIN_MARGIN_S`] to [`MAX_MARGIN_S`].
 
 use super::burst_across::MAX_AFTER_ACROSS;
-use super::burst_step::split;
+use super::burst_step::{credit, split};
 use crate::model::{DrainRecord, DrainStep};
 use crate::view::ResultsView;
 use crate::{Interval, PointResult};
@@ -59,7 +59,7 @@ impl Watch {
                 latency_after_ns: w2,
                 t,
                 ios_before: self.secs[..k].iter().map(|s| s.ios).sum(),
-                credit: (before - after) * at_s,
+                credit: credit(before, after, at_s),
             }
         })
     }

@@ -59,6 +59,12 @@ struct IntervalSum {
     p99_ns: u64,
 }
 
+/// The mean of `ios` latencies that add to `sum_ns` (the hosts' means weighted by their I/Os);
+/// 0 without I/Os.
+fn mean_ns(sum_ns: f64, ios: u64) -> f64 {
+    if ios > 0 { sum_ns / ios as f64 } else { 0.0 }
+}
+
 impl LatSum {
     fn new() -> LatSum {
         LatSum {
@@ -90,6 +96,10 @@ impl LatSum {
         self.min_ns = self.min_ns.min(other.min_ns);
         self.max_ns = self.max_ns.max(other.max_ns);
         self.hist.join(&other.hist);
+    }
+
+    fn mean_ns(&self) -> f64 {
+        mean_ns(self.sum_ns, self.ios)
     }
 
     fn stats(&self) -> (LatencyStats, String) {
@@ -318,11 +328,7 @@ impl ClassSum {
                 reads: s.ios,
                 p50_ns: l.p50_ns,
                 p99_ns: l.p99_ns,
-                mean_ns: if s.ios > 0 {
-                    s.sum_ns / s.ios as f64
-                } else {
-                    0.0
-                },
+                mean_ns: s.mean_ns(),
                 histogram: (s.ios > 0).then_some(histogram),
             }
         };
@@ -344,11 +350,7 @@ impl ClassSum {
                     ios: s.ios,
                     iops: s.iops,
                     mbps: s.mbps,
-                    mean_ns: if s.ios > 0 {
-                        s.sum_ns / s.ios as f64
-                    } else {
-                        0.0
-                    },
+                    mean_ns: mean_ns(s.sum_ns, s.ios),
                     p99_ns: s.p99_ns,
                     // Per-second histograms are not merged across hosts (hlog reads rank folders).
                     read_histogram: None,
