@@ -7,7 +7,7 @@
 
 use super::faults::faultfs::{self, Faults};
 use super::orion::LunDir;
-use super::scenario::{Scenario, Spec};
+use super::scenario::Scenario;
 use serde_json::Value;
 use std::time::Duration;
 
@@ -30,27 +30,14 @@ fn healthy() -> Faults {
         .async_direct_io()
 }
 
-/// A sweep of 2-second points at loads 4 to 7 over `faults`: stderr, results.json, and when the
-/// bucket ran dry.
+/// A sweep of 2-second points at loads 4 to 7 over `faults`: what the terminal and report.md
+/// said, results.json, and when the bucket ran dry.
 fn sweep(faults: Faults) -> (String, Value, Option<Duration>) {
-    let fs = faultfs::mounted(faults);
-    let dev = fs.loop_device().expect("a loop device over the FUSE file");
-    let scene = Scenario::new();
-    let spec = Spec::default()
-        .target(&dev.dev, &[])
-        .set("run.duration", "2s")
-        .set("run.warmup", "0s")
-        .set("class.rd.size", "4KiB")
-        .set("matrix.rd", "4, 5, 6, 7");
-    let spec = scene.spec("b.toml", &spec);
-    let run = scene.run(&spec, "run", &[]).code(0);
-    let (doc, r, out) = (run.results(), run.output, run.folder);
-    let report = std::fs::read_to_string(out.join("report.md")).unwrap_or_default();
-    // The terminal says a warning once: in page 1's words (stdout's closing summary) or in the
-    // warning list (stderr).
-    let text = format!("{}\n{}\n{report}", r.stdout, r.stderr);
-    eprintln!("{text}");
-    (text, doc, fs.bucket_dry_after())
+    let r = Scenario::reads_over_faultfs(faults, |s| {
+        s.set("run.duration", "2s").set("matrix.rd", "4, 5, 6, 7")
+    });
+    let report = std::fs::read_to_string(r.folder.join("report.md")).unwrap_or_default();
+    (format!("{}\n{report}", r.said), r.doc, r.dry)
 }
 
 fn findings(doc: &Value, kind: &str) -> Vec<Value> {

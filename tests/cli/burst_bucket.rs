@@ -3,39 +3,25 @@
 //! loop device at a constant load. The run finds the step within a second of when the credit ran
 //! out, with the rates before and after; the same file without the bucket gets no such finding.
 
-use super::faults::faultfs::{self, Faults};
-use super::scenario::{Scenario, Spec};
+use super::faults::faultfs::Faults;
+use super::scenario::Scenario;
 use serde_json::Value;
 use std::time::Duration;
 
 /// One point of `secs` seconds at load 4 over `faults` (through a loop device); what the
 /// terminal said and the findings.
 fn run(faults: Faults, secs: u32) -> (String, Vec<Value>, Option<Duration>) {
-    let fs = faultfs::mounted(faults);
-    let dev = fs.loop_device().expect("a loop device over the FUSE file");
-    let scene = Scenario::new();
-    let spec = Spec::default()
-        .target(&dev.dev, &[])
-        .set("run.duration", format!("{secs}s"))
-        .set("run.warmup", "0s")
-        .set("class.rd.size", "4KiB")
-        .set("matrix.rd", "4");
-    let spec = scene.spec("b.toml", &spec);
-    let run = scene.run(&spec, "run", &[]).code(0);
-    let (doc, r) = (run.results(), run.output);
-    let findings = doc["findings"].as_array().cloned().unwrap_or_default();
-    let secs: Vec<f64> = doc["points"][0]["classes"][0]["intervals"]
+    let r = Scenario::reads_over_faultfs(faults, |s| {
+        s.set("run.duration", format!("{secs}s"))
+            .set("matrix.rd", "4")
+    });
+    let findings = r.doc["findings"].as_array().cloned().unwrap_or_default();
+    let secs: Vec<f64> = r.doc["points"][0]["classes"][0]["intervals"]
         .as_array()
         .map(|a| a.iter().filter_map(|i| i["iops"].as_f64()).collect())
         .unwrap_or_default();
-    // The terminal says a warning once: in page 1's words (stdout's closing summary) or in the
-    // warning list (stderr).
-    let said = format!("{}\n{}", r.stdout, r.stderr);
-    eprintln!(
-        "per-second IOPS: {secs:?} (at most {} at once)\n{said}",
-        fs.peak_parallel()
-    );
-    (said, findings, fs.bucket_dry_after())
+    eprintln!("per-second IOPS: {secs:?}");
+    (r.said, findings, r.dry)
 }
 
 /// 8 ms each, four at once (the load's four pass the loop device whole): about 480 IOPS, a rate

@@ -6,7 +6,7 @@
 //! the load `[drain] load` names, and `check` and `plan` say what drains and for how long at most.
 
 use super::builder::rigel;
-use super::faults::faultfs::{self, Faults};
+use super::faults::faultfs::Faults;
 use super::scenario::{Scenario, Spec};
 use serde_json::Value;
 use std::time::Duration;
@@ -17,22 +17,12 @@ const REFILL: f64 = 50.0;
 /// A drain of at most `limit` then one point of 2 s at load 4 over `faults`; what the terminal
 /// said, the results, and when the bucket ran dry.
 fn run(faults: Faults, limit: &str) -> (String, Value, Option<Duration>) {
-    let fs = faultfs::mounted(faults);
-    let dev = fs.loop_device().expect("a loop device over the FUSE file");
-    let scene = Scenario::new();
-    let spec = Spec::default()
-        .target(&dev.dev, &[])
-        .set("run.duration", "2s")
-        .set("run.warmup", "0s")
-        .set("class.rd.size", "4KiB")
-        .set("matrix.rd", "4")
-        .set("drain.limit", limit);
-    let spec = scene.spec("d.toml", &spec);
-    let run = scene.run(&spec, "run", &[]).code(0);
-    let doc = run.results();
-    let said = format!("{}\n{}", run.output.stdout, run.output.stderr);
-    eprintln!("{said}");
-    (said, doc, fs.bucket_dry_after())
+    let r = Scenario::reads_over_faultfs(faults, |s| {
+        s.set("run.duration", "2s")
+            .set("matrix.rd", "4")
+            .set("drain.limit", limit)
+    });
+    (r.said, r.doc, r.dry)
 }
 
 fn findings<'d>(doc: &'d Value, kind: &str) -> Vec<&'d Value> {
@@ -129,26 +119,17 @@ fn a_drain_at_its_own_load_spends_the_bucket_a_load_1_sweep_would_not() {
     // 10 ms a read, 8 at once (the loop device passes its queue through): load 1 serves at most
     // 100 reads a second, load 8 about 800. A bucket of 1,500 refilled at 20 lasts about 2 s at
     // load 8 and 19 s at load 1: only the drain's own load sees it run out before its 15 s.
-    let fs = faultfs::mounted(
-        Faults::new(16 << 20)
-            .service_time(Duration::from_millis(10), Some(8))
-            .async_direct_io()
-            .burst_bucket(1500.0, 20.0),
-    );
-    let dev = fs.loop_device().expect("a loop device over the FUSE file");
-    let scene = Scenario::new();
-    let spec = Spec::default()
-        .target(&dev.dev, &[])
-        .set("run.duration", "1s")
-        .set("run.warmup", "0s")
-        .set("class.rd.size", "4KiB")
-        .set("matrix.rd", "1")
-        .set("drain.limit", "15s")
-        .set("drain.load", 8);
-    let spec = scene.spec("d.toml", &spec);
-    let run = scene.run(&spec, "run", &[]).code(0);
-    let said = format!("{}\n{}", run.output.stdout, run.output.stderr);
-    let doc = run.results();
+    let faults = Faults::new(16 << 20)
+        .service_time(Duration::from_millis(10), Some(8))
+        .async_direct_io()
+        .burst_bucket(1500.0, 20.0);
+    let r = Scenario::reads_over_faultfs(faults, |s| {
+        s.set("run.duration", "1s")
+            .set("matrix.rd", "1")
+            .set("drain.limit", "15s")
+            .set("drain.load", 8)
+    });
+    let (said, doc) = (r.said, r.doc);
     let d = &doc["points"][0]["drain"];
     assert!(
         said.contains("drain: runs the first point's classes at load 8 (rd=8) until"),

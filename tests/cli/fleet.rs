@@ -148,7 +148,9 @@ fn mpirun_four_ranks_merge_exactly() {
 #[serial_test::parallel]
 fn a_killed_rank_leaves_partial_points_and_resume_completes_them() {
     let tmp = tempfile::tempdir().expect("a temp dir");
-    let spec = spec(tmp.path(), "1, 2, 3, 4, 5", "1s");
+    // Points of 500 ms: the kill after rank 2's second point still leaves three points for the
+    // fleet to find partial and the resume to complete (1 s points: 25 s in CI).
+    let spec = spec(tmp.path(), "1, 2, 3, 4, 5", "500ms");
     let fleet = tmp.path().join("fleet");
     let start = |r: u32| {
         rigel()
@@ -236,6 +238,9 @@ fn a_rank_with_another_plan_refuses_naming_the_difference() {
         .arg("--fleet")
         .arg(&fleet)
         .args(["--rank", "0", "--ranks", "2"])
+        // The other rank refuses at once: rank 0 need not wait the default 10 s for its points
+        // before it merges its own as partial (13.5 s in CI).
+        .args(["--finish-grace", "1s"])
         .spawn();
     let other = rigel()
         .arg("run")

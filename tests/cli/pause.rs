@@ -12,13 +12,24 @@ use std::time::{Duration, Instant};
 
 /// Random 4 KiB reads at load 1 over a tmpfs test file, `levels` points of `duration`.
 fn spec(scene: &Scenario, levels: &str, duration: &str) -> PathBuf {
-    let spec = Spec::named("pause")
+    scene.spec("pause.toml", &reads(scene, levels, duration))
+}
+
+fn reads(scene: &Scenario, levels: &str, duration: &str) -> Spec {
+    Spec::named("pause")
         .target(scene.join("t-${rank}.bin"), &[("size", "16MiB")])
         .set("run.duration", duration)
         .set("run.warmup", "0s")
         .set("class.small.size", "4KiB")
         .set("matrix.shape", "row")
-        .set("matrix.small", levels);
+        .set("matrix.small", levels)
+}
+
+/// [`spec`] with a think time of 1 ms after each read (about 1,000 a second, a few percent of a
+/// CPU): the SIGSTOP tests wait on the clock, not on a CPU, so they run beside the other sleepy
+/// tests; what they judge is the gap the stop leaves, set by the test's own sleep.
+fn thinking(scene: &Scenario, levels: &str, duration: &str) -> PathBuf {
+    let spec = reads(scene, levels, duration).set("class.small.think", "1ms");
     scene.spec("pause.toml", &spec)
 }
 
@@ -53,7 +64,7 @@ fn a_sigstop_inside_a_point_marks_it_instead_of_a_clean_ok() {
     let out = tmp.path().join("run");
     let child = rigel()
         .arg("run")
-        .arg(spec(&tmp, "1", "3s"))
+        .arg(thinking(&tmp, "1", "3s"))
         .arg("--out")
         .arg(&out)
         .spawn();
@@ -147,7 +158,7 @@ fn a_rank_stopped_inside_a_point_breaks_the_fleets_overlap_claim() {
     let fleet = tmp.path().join("fleet");
     let child = rigel()
         .arg("run")
-        .arg(spec(&tmp, "1", "3s"))
+        .arg(thinking(&tmp, "1", "3s"))
         .arg("--fleet")
         .arg(&fleet)
         .args(["--rank", "0", "--ranks", "1"])

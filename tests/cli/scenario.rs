@@ -4,9 +4,11 @@
 //! read back.
 
 use super::builder::{Output, results, rigel};
+use super::faults::faultfs::{self, Faults};
 use rigel_testkit::LoopDevice;
 use rigel_testkit::{BlockTrace, Request};
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 use toml::{Table, Value};
 
 /// A temp folder on `/dev/shm`: O_DIRECT works there, nothing reaches the root disk, and it is
@@ -49,6 +51,41 @@ impl Scenario {
         path
     }
 
+    /// Writes `spec` as `spec.toml`, runs it into `run` and asserts it exited 0: a test's one run.
+    #[track_caller]
+    pub fn run_spec(&self, spec: &Spec) -> Run {
+        let path = self.spec("spec.toml", spec);
+        self.run(&path, "run", &[]).code(0)
+    }
+
+    /// [`Scenario::run_spec`], in a scene of its own, of 4 KiB reads (class `rd`, no warmup)
+    /// through a loop device over a FUSE file with `faults` (tests/support/faultfs.rs: a service time, a burst bucket), the
+    /// spec finished by `more` (the loads, the points' length, a `[drain]`). What the burst and
+    /// drain tests read back: the results, what the terminal said, when the bucket ran dry.
+    #[track_caller]
+    pub fn reads_over_faultfs(faults: Faults, more: impl FnOnce(Spec) -> Spec) -> FaultRun {
+        let scene = Scenario::new();
+        let fs = faultfs::mounted(faults);
+        let dev = fs.loop_device().expect("a loop device over the FUSE file");
+        let spec = Spec::default()
+            .target(&dev.dev, &[])
+            .set("run.warmup", "0s")
+            .set("class.rd.size", "4KiB");
+        let run = scene.run_spec(&more(spec));
+        let said = run.said();
+        eprintln!(
+            "{said}\n(at most {} I/Os at once in the file)",
+            fs.peak_parallel()
+        );
+        FaultRun {
+            doc: run.results(),
+            said,
+            dry: fs.bucket_dry_after(),
+            folder: run.folder,
+            _scene: scene,
+        }
+    }
+
     /// `rigel run SPEC --out FOLDER/out` plus `args`; the folder is read back from the run.
     pub fn run(&self, spec: &Path, out: &str, args: &[&str]) -> Run {
         let folder = self.join(out);
@@ -84,6 +121,23 @@ impl Run {
     pub fn results(&self) -> serde_json::Value {
         results(&self.folder)
     }
+
+    /// What the terminal said: stdout (page 1's words in the closing summary), then stderr (the
+    /// warning list); a warning is said once, in one or the other.
+    pub fn said(&self) -> String {
+        format!("{}\n{}", self.output.stdout, self.output.stderr)
+    }
+}
+
+/// A [`Scenario::reads_over_faultfs`] run, its FUSE file unmounted; its folder kept while it lives.
+pub struct FaultRun {
+    pub doc: serde_json::Value,
+    /// [`Run::said`].
+    pub said: String,
+    /// When the file's burst bucket ran dry, after its first I/O (`None`: it never did).
+    pub dry: Option<Duration>,
+    pub folder: PathBuf,
+    _scene: Scenario,
 }
 
 /// A spec as TOML data: tables and keys set by path, written out by the `toml` crate.

@@ -22,13 +22,13 @@ fn chi_square(counts: &[u64], shares: &[f64]) -> f64 {
 const CRITICAL_2DF: f64 = 13.82;
 
 #[test]
-#[serial_test::serial]
+#[serial_test::parallel]
 fn a_size_mix_reaches_the_device_in_its_shares_each_aligned_to_its_size() {
     size_mix_at_the_device(None);
 }
 
 #[test]
-#[serial_test::serial]
+#[serial_test::parallel]
 fn a_size_mix_reaches_the_device_in_its_shares_under_psync_and_libaio() {
     size_mix_at_the_device(Some("psync"));
     size_mix_at_the_device(Some("libaio"));
@@ -90,7 +90,7 @@ fn size_mix_at_the_device(engine: Option<&str>) {
 /// one run of contiguous requests (each starting where the last ended, until the stream wraps at
 /// the volume's end) in the mix's sizes and shares.
 #[test]
-#[serial_test::serial]
+#[serial_test::parallel]
 fn a_sequential_stream_with_a_size_mix_advances_by_each_size_it_draws() {
     let dev = LoopDevice::new(64 << 20);
     let spec = format!(

@@ -9,7 +9,7 @@ const BLOCKS: u64 = 1 << 20;
 const BLOCK: u64 = 4096;
 
 #[test]
-#[serial_test::serial]
+#[serial_test::parallel]
 fn zipf_at_the_device_matches_theory_and_touches_distinct_blocks() {
     let dev = LoopDevice::new(BLOCKS * BLOCK);
     let spec = format!(
