@@ -67,11 +67,14 @@ fn verdicts(c: &RunComparison) -> Vec<String> {
         .collect()
 }
 
+/// The basic fixture (7 points, one class each).
+fn basic() -> ResultsDoc {
+    serde_json::from_str(rigel_testkit::fixtures::BASIC).expect("fixture parses")
+}
+
 #[test]
 fn one_pair_s_lines_each_get_the_verdict_of_the_rule_that_explains_them() {
-    let base: ResultsDoc =
-        serde_json::from_str(rigel_testkit::fixtures::BASIC).expect("fixture parses");
-    let (mut base, mut new) = (base.clone(), base);
+    let (mut base, mut new) = (basic(), basic());
     let quiet = host(0.05, 0.4);
     let saturated = host(0.97, 4.1);
     let steady = [TICK; 10];
@@ -153,4 +156,29 @@ fn one_pair_s_lines_each_get_the_verdict_of_the_rule_that_explains_them() {
         ]
     );
     assert_eq!((c.regressions, c.improvements), (5, 0));
+}
+
+#[test]
+fn a_drop_its_typical_tick_flagged_on_a_saturated_host_stays_flagged() {
+    // benches/noise.sh at load 3.5, other work on 99% of the CPU both sides: a device held at
+    // 2,000 IOPS (200 a tick), NEW throttled to 80%, its first tick stalled and the next a
+    // burst; the figure inside its band, its typical tick −20%. The saturated host excuses no
+    // rate: the line is weighed by its ticks' −20%, not by its figure's −11%, which the band
+    // would cover.
+    let (mut base, mut new) = (basic(), basic());
+    let saturated = host(0.99, 3.5);
+    let mut b = [200; 10];
+    b[..2].copy_from_slice(&[81, 319]);
+    let mut n = [160; 10];
+    n[..2].copy_from_slice(&[8, 485]);
+    set(&mut base.points_mut()[2], b, (MEAN_NS, 200_000), saturated);
+    set(&mut new.points_mut()[2], n, (MEAN_NS, 200_000), saturated);
+    let c = compare(&base, &new, &CompareOptions::default());
+    let m = &c.points[2].metrics[0];
+    assert_eq!(
+        (m.stat.as_str(), m.verdict),
+        ("iops", Change::Regressed),
+        "{m:?}"
+    );
+    assert!(m.host.is_none() && m.ticks.is_some(), "{m:?}");
 }

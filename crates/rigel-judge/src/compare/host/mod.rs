@@ -113,7 +113,9 @@ impl<'a> HostChange<'a> {
     /// `change` made inconclusive, with why, when its move is in the host's direction and
     /// within what the host explains.
     pub(super) fn attribute(&self, change: &mut MetricChange, stat: Stat) {
-        let Some(c) = change.change_percent else {
+        // A line its typical tick flagged is weighed by that tick's change (its figure's is
+        // inside the band, which any rule naming the host would excuse).
+        let Some(c) = change.typical_percent.or(change.change_percent) else {
             return;
         };
         let (worse, better, names) = match change.verdict {
