@@ -236,6 +236,23 @@ fn a_best_taken_at_other_points_is_judged_by_the_line_that_decides_it() {
         a.note.starts_with("the typical 100 ms tick moved -2.7%"),
         "{a:?}"
     );
+    // A best that got better, +10.6%, at QD 8 in BASE and QD 1 in NEW: NEW's QD 1 line, +17.2%,
+    // inside its ±26.4%, decides: inside that band, not the floor's ±10%.
+    let mut up = vec![point(1, (2451.0, 2874.0)), point(8, (2598.0, 2476.0))];
+    up[0].metrics[0].ticks = None;
+    let mut wide = up.clone();
+    wide[0].metrics[0].noise_percent = Some(26.4);
+    wide[0].metrics[0].verdict = Change::Inconclusive;
+    let (b8, n1) = (best_iops(8, 2598.0), best_iops(1, 2874.0));
+    let a = super::answers::judge(&b8, &n1, &wide, &opts);
+    assert_eq!(a.verdict, Change::Inconclusive, "{a:?}");
+    assert_eq!(a.note, "taken at small=8 in BASE, small=1 in NEW");
+    // The same with a narrow band at QD 1: the floor's ±10% judges it, improved.
+    let mut narrow = up;
+    narrow[0].metrics[0].noise_percent = Some(5.0);
+    narrow[0].metrics[0].verdict = Change::Improved;
+    let a = super::answers::judge(&b8, &n1, &narrow, &opts);
+    assert_eq!(a.verdict, Change::Improved, "{a:?}");
     // A real drop at QD 1 (its line regressed): the best regresses with it.
     points[0].metrics[0].verdict = Change::Regressed;
     points[0].metrics[0].ticks = None;
