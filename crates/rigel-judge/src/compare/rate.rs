@@ -139,7 +139,7 @@ mod tests {
     use super::*;
     use rigel_expr::Stat;
 
-    /// A 1 s read class at QD 4 that completed `ticks[t]` I/Os in its 100 ms tick `t`.
+    /// A read class at QD 4 that completed `ticks[t]` I/Os in its 100 ms tick `t`.
     fn run(ticks: &[u64]) -> ClassResult {
         let mut r = rigel_results::ClassRecorder::new(1);
         for (t, &n) in ticks.iter().enumerate() {
@@ -147,7 +147,7 @@ mod tests {
                 r.record(false, 2_000_000, 4096, t);
             }
         }
-        r.finish("c", 4096, 4, true, false, 1.0)
+        r.finish("c", 4096, 4, true, false, ticks.len() as f64 / 10.0)
     }
 
     /// BASE's IOPS line against NEW's, judged as compare does (the default 10% floor).
@@ -156,7 +156,10 @@ mod tests {
             RunLine {
                 class: c,
                 dir: &c.total,
-                window_s: 1.0,
+                window_s: c
+                    .ticks
+                    .as_ref()
+                    .map_or(1.0, |t| t.read_ios.len() as f64 / 10.0),
                 value: c.total.ios as f64,
             }
         }
@@ -258,6 +261,14 @@ mod tests {
             "{}",
             m.change_text
         );
+        // A 5 s run whose most ticks completed nothing (a throttle that let 208 I/Os through once
+        // a second, noise2-6) has no typical tick to flag by: its figure is all in the few.
+        let mut pulses = [0; 50];
+        for t in [8, 18, 28, 38, 48] {
+            pulses[t] = 208;
+        }
+        let m = judged(&run(&pulses), &run(&[200; 50]));
+        assert!(m.ticks.is_none() && m.typical_percent.is_none(), "{m:?}");
         // A figure within the threshold is not flagged by its ticks either.
         let m = judged(&run(&[200; 10]), &run(&[196; 10]));
         assert_eq!(m.verdict, Change::Within, "{}", m.change_text);
