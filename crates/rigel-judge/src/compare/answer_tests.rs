@@ -187,3 +187,97 @@ fn an_answer_is_judged_by_its_own_line_s_band_and_excuse() {
     let a = super::answers::judge(&b, &far, &[point], &opts);
     assert_eq!(a.verdict, Change::Regressed, "{a:?}");
 }
+
+/// A Max IOPS answer taken at point `id`, worth `value`.
+fn best_iops(id: u32, value: f64) -> rigel_results::Answer {
+    serde_json::from_value(serde_json::json!({
+        "name": "Max IOPS", "question": "", "figure": "small.iops", "value": value,
+        "unit": "IOPS", "text": "-", "point_id": id, "point": format!("small={id}"), "load": id,
+        "p99_ns": null, "mean_ns": null, "rule": "", "declared": false
+    }))
+    .expect("an answer")
+}
+
+#[test]
+fn a_best_taken_at_other_points_is_judged_by_the_line_that_decides_it() {
+    use super::band::Band;
+    use super::point_lines::metric_change;
+    use rigel_expr::{Direction, Stat};
+    // benches/noise.sh at load 3.4: Max IOPS at QD 1 in BASE (2,815), at QD 8 in NEW (2,478),
+    // −12.0%; NEW's QD 1 line read −24.5% but its typical tick −2.7% (a few stalled ticks).
+    let point = |id: u32, (b, n): (f64, f64)| {
+        let band = Band {
+            percent: 14.2,
+            basis: "ticks",
+            typical: Some(-2.7),
+        };
+        PointComparison {
+            label: format!("small={id}"),
+            base_id: id,
+            new_id: id,
+            status: None,
+            regressed: false,
+            metrics: vec![metric_change(
+                ("small", Direction::Total, Stat::Iops),
+                b,
+                n,
+                5.0,
+                Ok(band),
+            )],
+        }
+    };
+    let mut points = vec![point(1, (2815.0, 2124.0)), point(8, (2758.0, 2478.0))];
+    assert_eq!(points[0].metrics[0].verdict, Change::Inconclusive);
+    let (b, n) = (best_iops(1, 2815.0), best_iops(8, 2478.0));
+    let opts = CompareOptions::default();
+    let a = super::answers::judge(&b, &n, &points, &opts);
+    assert_eq!(a.verdict, Change::Inconclusive, "{a:?}");
+    assert!(
+        a.note.starts_with("the typical 100 ms tick moved -2.7%"),
+        "{a:?}"
+    );
+    // A best that got better, +10.6%, at QD 8 in BASE and QD 1 in NEW: NEW's QD 1 line, +17.2%,
+    // inside its ±26.4%, decides: inside that band, not the floor's ±10%.
+    let mut up = vec![point(1, (2451.0, 2874.0)), point(8, (2598.0, 2476.0))];
+    up[0].metrics[0].ticks = None;
+    let mut wide = up.clone();
+    wide[0].metrics[0].noise_percent = Some(26.4);
+    wide[0].metrics[0].verdict = Change::Inconclusive;
+    let (b8, n1) = (best_iops(8, 2598.0), best_iops(1, 2874.0));
+    let a = super::answers::judge(&b8, &n1, &wide, &opts);
+    assert_eq!(a.verdict, Change::Inconclusive, "{a:?}");
+    assert_eq!(a.note, "taken at small=8 in BASE, small=1 in NEW");
+    // The same with a narrow band at QD 1: the floor's ±10% judges it, improved.
+    let mut narrow = up;
+    narrow[0].metrics[0].noise_percent = Some(5.0);
+    narrow[0].metrics[0].verdict = Change::Improved;
+    let a = super::answers::judge(&b8, &n1, &narrow, &opts);
+    assert_eq!(a.verdict, Change::Improved, "{a:?}");
+    // A real drop at QD 1 (its line regressed): the best regresses with it.
+    points[0].metrics[0].verdict = Change::Regressed;
+    points[0].metrics[0].ticks = None;
+    let a = super::answers::judge(&b, &n, &points, &opts);
+    assert_eq!(a.verdict, Change::Regressed, "{a:?}");
+    // Taken at one point whose line its typical tick flagged (a throttled 20% drop read −11.3%,
+    // inside ±12.2%, its ticks −20%): the answer is flagged with it, not left in the band.
+    let mut drop = point(4, (2000.0, 1773.0));
+    drop.metrics[0] = metric_change(
+        ("small", Direction::Total, Stat::Iops),
+        2000.0,
+        1773.0,
+        5.0,
+        Ok(Band {
+            percent: 12.2,
+            basis: "ticks",
+            typical: Some(-20.0),
+        }),
+    );
+    assert_eq!(drop.metrics[0].verdict, Change::Regressed);
+    let (b, n) = (best_iops(4, 2000.0), best_iops(4, 1773.0));
+    let a = super::answers::judge(&b, &n, &[drop], &opts);
+    assert_eq!(a.verdict, Change::Regressed, "{a:?}");
+    assert!(
+        a.note.starts_with("the typical 100 ms tick moved -20.0%"),
+        "{a:?}"
+    );
+}

@@ -12,6 +12,8 @@ mod band;
 mod differences;
 mod host;
 mod noise;
+#[cfg(test)]
+mod pair_tests;
 mod point_lines;
 mod rate;
 mod render;

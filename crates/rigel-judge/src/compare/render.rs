@@ -46,6 +46,13 @@ pub(super) fn verdict_cell(m: &MetricChange) -> String {
         }
         (Change::Inconclusive, Some(_)) => "inconclusive: too noisy to judge".into(),
         (Change::Inconclusive, None) => format!("inconclusive: {}", m.noise_basis),
+        (v @ (Change::Regressed | Change::Improved), _) if m.ticks.is_some() => {
+            format!(
+                "{}: {}",
+                verdict_word(v),
+                m.ticks.as_deref().unwrap_or_default()
+            )
+        }
         (v, _) => verdict_word(v).into(),
     }
 }

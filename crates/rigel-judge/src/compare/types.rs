@@ -141,9 +141,14 @@ pub struct MetricChange {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host: Option<String>,
     /// A rate line whose figure moved beyond the band while its typical 100 ms tick did not:
-    /// why it is inconclusive (see `rate.rs`).
+    /// why it is inconclusive; or whose typical tick moved beyond the band while its figure,
+    /// beyond the threshold, did not: why it is flagged (see `rate.rs`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ticks: Option<String>,
+    /// The typical tick's change, percent of BASE's, where it flagged the line (the figure's
+    /// change was inside the band): what the host rules weigh instead of the figure's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub typical_percent: Option<f64>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
