@@ -371,9 +371,20 @@ mod tests {
         std::fs::write(&path, b"").unwrap();
         let mut child = lock_left_by_an_exited_holder(&path, "5");
         let file = File::open(&path).unwrap();
-        let held = try_lock(&file, &path, LockKind::Exclusive)
-            .unwrap()
-            .unwrap_err();
+        // The background `sleep` may still be the shell's fork, between fork and exec (its name
+        // `sh`, its /proc entry changing under the reader), when flock has already exited: asked
+        // again until it is the sleep, for at most 3 s.
+        let deadline = Instant::now() + Duration::from_secs(3);
+        let held = loop {
+            let held = try_lock(&file, &path, LockKind::Exclusive)
+                .unwrap()
+                .unwrap_err();
+            let named = held.open_by.as_ref().is_some_and(|(_, c)| c == "sleep");
+            if named || Instant::now() > deadline {
+                break held;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
         let (pid, comm) = held
             .open_by
             .clone()

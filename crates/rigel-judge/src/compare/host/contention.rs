@@ -7,7 +7,7 @@
 //! only where the better side used [`MIN_CORES`] (rigel needed the CPU for that rate).
 
 use super::cpu::MIN_CORES;
-use super::{SLICE_NS, Side, Slower};
+use super::side::{SLICE_NS, Side, Slower};
 
 /// Other work and steal took this much more of the host's CPU time on the worse side (a quarter:
 /// half a core of 2): /proc/stat's ticks are sampled at 100 Hz, so a 1 s point on 2 CPUs counts

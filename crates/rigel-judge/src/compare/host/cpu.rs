@@ -4,7 +4,7 @@
 //! I/Os) but leaves rigel idle; a run at a few hundred IOPS costs rigel milliseconds of CPU a
 //! second, and its CPU per I/O says nothing of the host. r is the ratio.
 
-use super::{Side, Slower};
+use super::side::{Side, Slower};
 use rigel_expr::units;
 
 /// NEW's CPU per I/O over BASE's (or BASE's over NEW's) from which the host is named.

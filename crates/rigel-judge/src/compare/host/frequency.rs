@@ -1,7 +1,7 @@
 //! **Frequency**: the worse side's CPUs ran [`MIN_SLOWER`] or more below the better side's:
 //! r = the frequency ratio (rigel's and the kernel's work per I/O take that much longer).
 
-use super::{Side, Slower};
+use super::side::{Side, Slower};
 use rigel_expr::units;
 
 /// The worse side's CPUs ran at least this fraction slower: `scaling_cur_freq` is a snapshot at

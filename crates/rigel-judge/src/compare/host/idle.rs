@@ -5,7 +5,7 @@
 //! 273 µs against 105 µs and a write mean of 29.5 µs against 14.3 µs, each worse on the host
 //! with other work on 11% of its CPU than on the one at 94%.
 
-use super::Side;
+use super::side::Side;
 use rigel_expr::Stat;
 
 /// Other work on at most this share of the idle side's CPU.

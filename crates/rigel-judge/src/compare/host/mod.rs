@@ -29,73 +29,19 @@ mod frequency;
 mod idle;
 mod queued;
 mod saturation;
+mod side;
 
 use super::{Change, MetricChange};
 use rigel_expr::Stat;
+use rigel_results::PointResult;
 use rigel_results::view::PointRead;
-use rigel_results::{HostLoad, PointResult};
-
-/// A scheduler slice: how long a woken thread may wait for a CPU held by another task (EEVDF's
-/// base slice is 0.75 ms × (1 + log2 CPUs), 3 ms from 8 CPUs; CFS's latency target was 6 ms on
-/// few CPUs). A tail latency that grew by a few ms on a busier host may be that wait.
-pub const SLICE_NS: f64 = 3e6;
-
-/// One side's host over a point (runs' means).
-#[derive(Clone, Copy, Debug, Default)]
-struct Side {
-    /// rigel's CPU per I/O, µs.
-    cpu_us: f64,
-    /// rigel's cores busy.
-    cores: f64,
-    load: Option<f64>,
-    per_cpu_load: Option<f64>,
-    contention: Option<f64>,
-    steal: Option<f64>,
-    mhz: Option<f64>,
-}
-
-impl Side {
-    fn of(s: &[PointRead]) -> Side {
-        let mean = |v: Vec<f64>| (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64);
-        let host = |f: fn(&HostLoad) -> Option<f64>| {
-            mean(
-                s.iter()
-                    .filter_map(|p| p.result.host.as_ref().and_then(f))
-                    .collect(),
-            )
-        };
-        Side {
-            cpu_us: mean(s.iter().map(|p| p.cpu_per_io_us()).collect()).unwrap_or(0.0),
-            cores: mean(
-                s.iter()
-                    .map(|p| {
-                        let cpu = &p.result.cpu;
-                        (cpu.user_s + cpu.system_s) / p.result.elapsed_s.max(1e-9)
-                    })
-                    .collect(),
-            )
-            .unwrap_or(0.0),
-            load: host(|h| h.load_1m),
-            per_cpu_load: host(|h| Some(h.load_1m? / f64::from(h.cpus?.max(1)))),
-            contention: host(HostLoad::contention),
-            steal: host(|h| h.steal),
-            mhz: host(|h| h.cpu_mhz),
-        }
-    }
-}
+use side::{Side, Slower};
 
 /// Both sides' hosts at a matched point, and each side's run when it has one.
 pub(super) struct HostChange<'a> {
     base: Side,
     new: Side,
     runs: Option<(&'a PointResult, &'a PointResult)>,
-}
-
-/// How much slower the worse side's host was, and what it adds to a latency.
-struct Slower {
-    ratio: f64,
-    slice_ns: f64,
-    why: Vec<String>,
 }
 
 impl<'a> HostChange<'a> {

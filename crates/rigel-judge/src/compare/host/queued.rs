@@ -7,7 +7,7 @@
 //! CPU; a write mean from 681 to 256 µs at 86% and 93%, 1.4 tasks per CPU.
 
 use super::saturation::MIN_QUEUED;
-use super::{SLICE_NS, Side, Slower};
+use super::side::{SLICE_NS, Side, Slower};
 use crate::compare::noise::quantile;
 use rigel_expr::{LatencyStat, Stat};
 

@@ -22,7 +22,7 @@
 //! CPU, read +64%).
 
 use super::contention::MAX_CONTENTION;
-use super::{SLICE_NS, Side, Slower};
+use super::side::{SLICE_NS, Side, Slower};
 use crate::compare::MetricChange;
 use crate::compare::rate::{best_second, while_running};
 use rigel_expr::units;
