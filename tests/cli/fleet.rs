@@ -8,6 +8,7 @@ use super::builder::rigel;
 use super::resume::{fail_point, jsonl};
 use super::scenario::Spec;
 use serde_json::Value;
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -196,21 +197,10 @@ fn a_killed_rank_leaves_partial_points_and_resume_completes_them() {
     }
     assert_eq!(lines(&fleet.join("rank-0001/results.jsonl")), 5);
 
-    let resumed: Vec<_> = (0..3)
-        .map(|r| {
-            rigel()
-                .args(["run", "--resume"])
-                .arg(&fleet)
-                .args(["--rank", &r.to_string(), "--ranks", "3"])
-                .spawn()
-        })
-        .collect();
-    let outs: Vec<_> = resumed
-        .into_iter()
-        .map(|c| c.wait_with_output().expect("a resumed rank ends"))
-        .collect();
+    let resume = [OsStr::new("run"), OsStr::new("--resume"), fleet.as_os_str()];
+    let (outs, said) = ranks_by_hand(&resume, 3);
     for o in &outs {
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert!(o.status.success(), "{said}");
     }
     // The fleet resumed together: ranks 0 and 1 measured rank 2's lacking points again beside it.
     let redone = lines(&fleet.join("rank-0001/results.jsonl")) - 5;
@@ -479,25 +469,7 @@ fn a_fleets_first_point_starts_after_every_ranks_drain() {
     let spec_path = tmp.path().join("drained.toml");
     std::fs::write(&spec_path, spec.text()).expect("spec written");
     let fleet = tmp.path().join("fleet");
-    let ranks: Vec<_> = (0..2)
-        .map(|r| {
-            rigel()
-                .arg("run")
-                .arg(&spec_path)
-                .arg("--fleet")
-                .arg(&fleet)
-                .args(["--rank", &r.to_string(), "--ranks", "2"])
-                .spawn()
-        })
-        .collect();
-    let outs: Vec<_> = ranks
-        .into_iter()
-        .map(|c| c.wait_with_output().expect("a rank ends"))
-        .collect();
-    let said: String = outs
-        .iter()
-        .map(|o| String::from_utf8_lossy(&o.stderr).into_owned())
-        .collect();
+    let (outs, said) = by_hand(&spec_path, &fleet, 2);
     for o in &outs {
         assert!(o.status.success(), "{said}");
     }
@@ -555,13 +527,17 @@ fn link_volumes(dir: &Path, volumes: &[&Path]) {
 /// `ranks` ranks of `rigel run SPEC --fleet FLEET` started by hand at once; how each ended, and
 /// what they all said.
 fn by_hand(spec: &Path, fleet: &Path, ranks: u32) -> (Vec<std::process::Output>, String) {
+    let run = [OsStr::new("run"), spec.as_os_str(), OsStr::new("--fleet")];
+    ranks_by_hand(&[&run[..], &[fleet.as_os_str()]].concat(), ranks)
+}
+
+/// `ranks` ranks of `rigel ARGS --rank R --ranks RANKS` started at once; how each ended, and what
+/// they all said.
+fn ranks_by_hand(args: &[&OsStr], ranks: u32) -> (Vec<std::process::Output>, String) {
     let started: Vec<_> = (0..ranks)
         .map(|r| {
             rigel()
-                .arg("run")
-                .arg(spec)
-                .arg("--fleet")
-                .arg(fleet)
+                .args(args)
                 .args(["--rank", &r.to_string(), "--ranks", &ranks.to_string()])
                 .spawn()
         })
