@@ -490,11 +490,7 @@ fn a_fleets_first_point_starts_after_every_ranks_drain() {
         "rank 0's bucket was to run out first: {drains:#?}"
     );
     // The first point's windows start together, after both drains.
-    let doc = results(&fleet);
-    let overlap = doc["points"][0]["fleet"]["overlap_pct"]
-        .as_f64()
-        .expect("overlap_pct");
-    assert!(overlap >= 90.0, "windows overlapped {overlap}%: {said}");
+    first_windows_overlap(&fleet, &said);
     drop(devs);
 }
 
@@ -522,6 +518,14 @@ fn link_volumes(dir: &Path, volumes: &[&Path]) {
         std::os::unix::fs::symlink(v, dir.join(format!("vol-{r}")))
             .expect("a link to the rank's volume");
     }
+}
+
+/// The merged fleet's first point: its ranks' windows overlapped by 90% or more.
+fn first_windows_overlap(fleet: &Path, said: &str) {
+    let overlap = results(fleet)["points"][0]["fleet"]["overlap_pct"]
+        .as_f64()
+        .expect("overlap_pct");
+    assert!(overlap >= 90.0, "windows overlapped {overlap}%: {said}");
 }
 
 /// `ranks` ranks of `rigel run SPEC --fleet FLEET` started by hand at once; how each ended, and
@@ -599,11 +603,7 @@ fn a_fleets_first_point_starts_after_every_ranks_precondition() {
             ended[1]
         );
     }
-    let doc = results(&fleet);
-    let overlap = doc["points"][0]["fleet"]["overlap_pct"]
-        .as_f64()
-        .expect("overlap_pct");
-    assert!(overlap >= 90.0, "windows overlapped {overlap}%: {said}");
+    first_windows_overlap(&fleet, &said);
     drop(devs);
 }
 
