@@ -4,9 +4,11 @@
 //! 0).
 
 use super::builder::{Output, results, rigel};
+use super::faults::faultfs::{self, Faults};
 use super::scenario::Scenario;
 use rigel_trace::format::Record;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 /// A trace of `n` 4 KiB reads, one every `gap_ns`, saved into `dir` (the header an import's).
 fn reads(tmp: &Scenario, dir: &Path, n: u64, gap_ns: u64) -> PathBuf {
@@ -112,5 +114,43 @@ fn a_replay_that_sends_every_request_says_so_and_succeeds() {
     assert_eq!(
         doc["points"][0]["classes"][0]["pace"]["unsent"].as_u64(),
         Some(0)
+    );
+}
+
+/// Every request a replay sent is counted, however late it completes: the window stays open for
+/// the requests in flight at the trace's end until the last one completes (up to the I/O
+/// timeout), and the point's elapsed time runs to it. Five reads 20 ms apart onto a file that
+/// serves one read at a time, each in 100 ms: the trace's span and the replay's 50 ms tail end
+/// before the first read completes.
+#[test]
+#[serial_test::parallel]
+fn a_replays_requests_completing_after_the_traces_span_are_each_counted() {
+    faultfs::require();
+    let tmp = Scenario::new();
+    let fs =
+        faultfs::mounted(Faults::new(1 << 20).service_time(Duration::from_millis(100), Some(1)));
+    let dev = fs.loop_device().expect("a loop device over the FUSE file");
+    let trace = reads(&tmp, &tmp.join("slow"), 5, 20_000_000);
+    let out = tmp.join("r");
+    rigel()
+        .arg("replay")
+        .arg(&trace)
+        .arg("--target")
+        .arg(&dev.dev)
+        .arg("--out")
+        .arg(&out)
+        .run()
+        .code(0)
+        .stderr_has("sent 5 of 5 requests");
+    let doc = results(&out);
+    let point = &doc["points"][0];
+    let total = &point["classes"][0]["total"];
+    assert_eq!(total["ios"].as_u64(), Some(5), "{point}");
+    // The last read waited behind the four before it: the window held it, about 500 ms.
+    let elapsed = point["elapsed_s"].as_f64().expect("elapsed_s");
+    let max_ms = total["latency"]["max_ns"].as_f64().expect("max_ns") / 1e6;
+    assert!(
+        elapsed >= 0.4 && max_ms >= 300.0,
+        "elapsed {elapsed} s, slowest read {max_ms} ms: {point}"
     );
 }

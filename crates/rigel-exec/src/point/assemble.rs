@@ -127,9 +127,14 @@ pub(super) fn assemble(
         .iter()
         .filter_map(|o| o.failure.as_ref())
         .min_by_key(|f| f.at_ns);
+    // A replay's window ends at its last completion when that came after the spec's end.
+    let held_open = outcomes.iter().map(|o| o.held_open_ns).max().unwrap_or(0);
     let window_ns = match failure {
-        Some(f) => f.at_ns.saturating_sub(measure_from).min(shared.window_ns),
-        None => shared.window_ns,
+        Some(f) => f
+            .at_ns
+            .saturating_sub(measure_from)
+            .min(shared.window_ns + held_open),
+        None => shared.window_ns + held_open,
     };
     let window_s = window_ns as f64 / 1e9;
     let n = point.classes.len();

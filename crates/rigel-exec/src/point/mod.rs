@@ -207,6 +207,11 @@ pub fn run_point_with(
         // Saturating: when every worker ended in its setup, the window's start was never set.
         let end = start + Duration::from_nanos(measure_from.saturating_add(shared.window_ns));
         sleep_until(end, &all_done);
+        if ctl.replay.is_some() {
+            // A replay's window stays open for its requests in flight (`Window::follow`), up
+            // to the I/O timeout: the host's side of the window is read at its real end.
+            sleep_until(end + Duration::from_nanos(shared.io_timeout_ns), &all_done);
+        }
         let cpu = delta(cpu0, process_cpu());
         let host = host0.map(|h| h.window(&cpu));
         let disks = devices.window(&disks0, &devices.read(), from.elapsed());

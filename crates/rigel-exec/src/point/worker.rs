@@ -45,6 +45,8 @@ pub struct WorkerOutcome {
     pub cpu: Option<u32>,
     /// The measured window's time this worker did not run, and the longest gap, ns (`pause.rs`).
     pub paused: (u64, u64),
+    /// How long a replay's window stayed open past the spec's end, ns (`Window::follow`).
+    pub held_open_ns: u64,
     /// The timer completed inside the window: this worker ran and waited there.
     pub ticked_in_window: bool,
     /// `verify`: what the worker's reads checked and found.
@@ -126,6 +128,7 @@ impl WorkerOutcome {
             facts: engines::Facts::default(),
             cpu: None,
             paused: (0, 0),
+            held_open_ns: 0,
             ticked_in_window: false,
             tally: None,
             sq_thread: None,
@@ -172,6 +175,7 @@ fn run_inner<E: Engine>(spec: WorkerSpec<'_>, shared: &Shared<'_>) -> WorkerOutc
     outcome.batches = ended.batches;
     outcome.requeued = ended.requeued;
     outcome.paused = ended.paused;
+    outcome.held_open_ns = ended.held_open_ns;
     outcome.ticked_in_window = ended.ticked_in_window;
     let limit = match outcome.end {
         End::Window => Duration::from_nanos(shared.io_timeout_ns),

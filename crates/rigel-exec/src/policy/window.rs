@@ -21,6 +21,9 @@ const START_LIMIT_NS: u64 = 5_000_000_000;
 pub(crate) struct Window {
     pub(crate) from: u64,
     pub(crate) end: u64,
+    /// No send after it: the window's end as the spec set it. A replay's `end` then follows the
+    /// completions of the requests still in flight (`follow`); any other window ends here.
+    pub(crate) sends_end: u64,
     /// The clock at the previous batch: the in-flight area is integrated between batches.
     pub(crate) prev: u64,
     /// The window's tick `now` falls in (0 before the window; `TICKS_PER_SECOND` a second, so
@@ -41,11 +44,33 @@ impl Window {
         Window {
             from: NOT_YET,
             end: NOT_YET,
+            sends_end: NOT_YET,
             prev: now,
             tick: 0,
             next_tick: NOT_YET,
             pauses: Pauses::default(),
         }
+    }
+
+    /// A replay's window stays open at `now` while requests it sent are in flight, up to `limit_ns`
+    /// past the spec's end: each request went out at its trace time, and cutting the window at
+    /// the spec's end would drop the latencies of the last ones sent (on a slow host, the
+    /// completions of the last half of a trace's discards, all of which reached the device). The
+    /// window then ends at the last completion's reading, and the time held open is measured
+    /// like the rest of it.
+    #[inline]
+    pub(crate) fn follow(&mut self, now: u64, limit_ns: u64) {
+        if now >= self.end && now < self.sends_end.saturating_add(limit_ns) {
+            self.end = now + 1;
+        }
+    }
+
+    /// How long the window stayed open past the spec's end (`follow`), ns.
+    pub(crate) fn held_open_ns(&self) -> u64 {
+        if self.end == NOT_YET {
+            return 0;
+        }
+        self.end.saturating_sub(self.sends_end)
     }
 
     /// Learns the window once the last worker has set it, and adds the time-weighted in-flight
@@ -69,6 +94,7 @@ impl Window {
                 };
             }
             self.end = self.from.saturating_add(shared.window_ns);
+            self.sends_end = self.end;
             self.next_tick = self.from;
         }
         if now >= self.next_tick {

@@ -48,6 +48,8 @@ pub(crate) struct LoopEnd {
     pub(crate) paused: (u64, u64),
     /// The timer completed inside the window (`Pauses::ticked_in_window`).
     pub(crate) ticked_in_window: bool,
+    /// How long a replay's window stayed open past the spec's end for its requests in flight, ns.
+    pub(crate) held_open_ns: u64,
 }
 
 /// Whether the replacements of a batch of `batch` completions go to the kernel one by one (each as
@@ -97,6 +99,8 @@ struct Turns<'r, 'a, 's, L: Live> {
     clock: Elapsed,
     /// Some class is open loop (its slots wait for their send times, `pace.rs`).
     paced: bool,
+    /// Some class replays a trace: the window waits for its requests in flight (`Window::follow`).
+    replay: bool,
     window: Window,
     /// When the live counters were last updated.
     published: u64,
@@ -130,6 +134,7 @@ pub(crate) fn run_loop<L: Live>(
     arm_tick(&mut eng);
     let now = clock.ns();
     let paced = st.start_pacing(now);
+    let replay = st.replays();
     for i in 0..st.slots.len() {
         if st.slots[i].submitted_ns != PARKED && st.burst_first(i, now) && st.take_budget(i) {
             st.next_io(i, now, &mut eng);
@@ -147,6 +152,7 @@ pub(crate) fn run_loop<L: Live>(
         shared,
         clock,
         paced,
+        replay,
         window: Window::new(now),
         published: now,
         // Read the flags at the first turn.
@@ -165,18 +171,20 @@ pub(crate) fn run_loop<L: Live>(
     };
     debug_assert_eq!(t.in_flight, t.st.in_flight());
     t.st.publish(shared.live);
-    t.st.end_pacing((t.window.from, t.window.end));
+    t.st.end_pacing((t.window.from, t.window.sends_end));
+    let held_open_ns = t.window.held_open_ns();
     LoopEnd {
         end,
         failure: t.failure,
         batches: t.batches,
         requeued: t.requeued,
         paused: if end == End::Window {
-            t.window.pauses.of_window(shared.window_ns)
+            t.window.pauses.of_window(shared.window_ns + held_open_ns)
         } else {
             (0, 0)
         },
         ticked_in_window: t.window.pauses.ticked_in_window,
+        held_open_ns,
     }
 }
 
@@ -202,7 +210,8 @@ impl<L: Live> Turns<'_, '_, '_, L> {
     /// why the loop ends.
     #[inline(always)]
     fn enter(&mut self) -> Result<u64, End> {
-        let until = if self.paced {
+        // No send after the spec's end: a replay's window held open waits for completions only.
+        let until = if self.paced && self.window.prev < self.window.sends_end {
             self.st.next_send()
         } else {
             None
@@ -217,6 +226,9 @@ impl<L: Live> Turns<'_, '_, '_, L> {
         }
         let now = self.clock.ns();
         self.batches += 1;
+        if self.replay && self.in_flight > 0 {
+            self.window.follow(now, self.shared.io_timeout_ns);
+        }
         self.window.advance(now, self.shared, self.st);
         if now >= self.window.end {
             return Err(End::Window);
@@ -302,8 +314,8 @@ impl<L: Live> Turns<'_, '_, '_, L> {
     /// Issues the open-loop I/Os whose send time came.
     #[inline(always)]
     fn refill(&mut self, now: u64) {
-        if self.paced {
-            let window = (self.window.from, self.window.end);
+        if self.paced && now < self.window.sends_end {
+            let window = (self.window.from, self.window.sends_end);
             self.in_flight += self.st.issue_due(now, window, &mut self.eng);
         }
     }
@@ -329,7 +341,8 @@ impl<L: Live> Turns<'_, '_, '_, L> {
             self.shared.abort.store(true, Ordering::Relaxed);
             return Some(End::Failed);
         }
-        if self.in_flight == 0 && self.st.budget == 0 {
+        // The budget spent, or a replay's window held open (`Window::follow`) until now.
+        if self.in_flight == 0 && (self.st.budget == 0 || now >= self.window.sends_end) {
             return Some(End::Window);
         }
         None

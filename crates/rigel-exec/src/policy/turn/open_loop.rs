@@ -164,6 +164,14 @@ impl State<'_> {
         issued
     }
 
+    /// Whether some class replays a trace.
+    pub(crate) fn replays(&self) -> bool {
+        self.classes
+            .iter()
+            .filter_map(|c| c.pacer.as_ref())
+            .any(|p| p.schedule.requests().is_some())
+    }
+
     /// The earliest send time a free slot waits for (None: nothing to send before a completion).
     #[inline]
     pub(crate) fn next_send(&self) -> Option<u64> {
