@@ -8,11 +8,15 @@ use super::{fixtures_dir, load_fixture};
 
 fn report(format: Format, file: &str) -> String {
     let doc = load_fixture(&fixtures_dir().join("results-quick-real-run.json"));
+    render(&doc, format, file)
+}
+
+fn render(doc: &rigel_results::ResultsDoc, format: Format, file: &str) -> String {
     let opts = ReportOptions {
         formats: vec![format],
         ..ReportOptions::new("unused")
     };
-    render_to_strings(&doc, &opts)
+    render_to_strings(doc, &opts)
         .unwrap()
         .into_iter()
         .find(|(f, _)| f.to_string_lossy() == file)
@@ -73,6 +77,35 @@ fn page_1_is_the_verdict_the_answers_and_the_system_page_2_the_answers_charts() 
                 < at(&html, "<h2>Results per class</h2>"),
         "HTML order"
     );
+}
+
+/// A warning about several answers but not all (rigel's CPU at four points, two of them answers' points) is said
+/// once after the answers, numbered, and each of those answers names it by its number; the
+/// answers at the other points carry nothing.
+#[test]
+fn a_warning_about_several_answers_is_said_once_and_named_beside_each() {
+    let path = fixtures_dir().join("results-quick-real-run.json");
+    let mut json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).expect("fixture")).expect("JSON");
+    for p in json["points"].as_array_mut().expect("points") {
+        if [2, 3, 4, 5].contains(&p["point"]["id"].as_u64().expect("id")) {
+            p["cpu"]["user_s"] = 3.0.into();
+        }
+    }
+    let doc = serde_json::from_value(json).expect("the results");
+    for (format, file) in [
+        (Format::Markdown, "report.md"),
+        (Format::Html, "report.html"),
+    ] {
+        let text = render(&doc, format, file);
+        let one = text.split("System under test").next().expect("page 1");
+        assert_eq!(one.matches("the tool, not the storage").count(), 1, "{one}");
+        assert!(
+            at(one, "see warning 1 (cpu) below") < at(one, "Warnings about several answers:")
+                && at(one, "Warnings about several answers:") < at(one, "Warning 1 (cpu)"),
+            "{one}"
+        );
+    }
 }
 
 #[test]
