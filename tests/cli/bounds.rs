@@ -158,44 +158,15 @@ const LIMIT_MS: f64 = 100.0;
 #[serial_test::parallel]
 fn a_point_costs_little_beyond_its_window() {
     let tmp = Scenario::new();
-    let dir = tmp.path();
-    let spec = dir.join("overhead.toml");
-    std::fs::write(
-        &spec,
-        format!(
-            r#"[spec]
-name = "overhead"
-
-[[target]]
-path = "{}/data.bin"
-size = "16MiB"
-
-[run]
-duration = "50ms"
-warmup = "0s"
-
-[class.small]
-size = "4KiB"
-mix = "read"
-
-[matrix]
-shape = "row"
-small = "1..={POINTS}"
-"#,
-            dir.display()
-        ),
-    )
-    .expect("spec written");
-    let out_dir = dir.join("run");
-    rigel()
-        .arg("run")
-        .arg(&spec)
-        .arg("--out")
-        .arg(&out_dir)
-        .run()
-        .code(0);
-    let text = std::fs::read_to_string(out_dir.join("results.json")).expect("results.json");
-    let doc: Value = serde_json::from_str(&text).expect("results.json parses");
+    let spec = Spec::named("overhead")
+        .target(tmp.join("data.bin"), &[("size", "16MiB")])
+        .set("run.duration", "50ms")
+        .set("run.warmup", "0s")
+        .set("class.small.size", "4KiB")
+        .set("class.small.mix", "read")
+        .set("matrix.shape", "row")
+        .set("matrix.small", format!("1..={POINTS}"));
+    let doc = tmp.run_spec(&spec).results();
     let points = doc["points"].as_array().expect("points");
     assert_eq!(points.len(), POINTS);
     let window = |p: &Value, k: &str| p["window"][k].as_u64().expect("window") as f64 / 1e6;

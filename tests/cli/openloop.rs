@@ -242,11 +242,31 @@ fn below_capacity_response_equals_service_equals_the_injected_time() {
     );
     // Every send time issued, and on time (within the rate's tolerance of 50 ms) unless the host
     // held everything for longer than that: then rigel's sends were late too, and it says so.
-    assert_eq!(c["pace"]["backlog"], 0, "{}", c["pace"]);
+    // Or unless the target itself held its I/Os that long: the premise "below capacity" is the
+    // target's, and a FUSE server starved of a CPU serves one read in 100 ms while the twin's,
+    // served by another thread, never waits (this test's reads then see no hold). Its 8 slots
+    // full, the sends falling due wait for one, and a wait past the tolerance makes them late:
+    // rigel's rule counts them, rightly (the storage did not take the rate at that moment).
+    // Which of the two made a send late rigel records per I/O: `queued` is the wait behind the
+    // cap that a punctual sender would have had with the same service times (the target's
+    // doing), `lag` is rigel's own. So a rate missed is accepted only when the target queued a
+    // send past the tolerance, and rigel's own lateness still keeps the results' 1% rule (its
+    // lag p99 under the tolerance): a sender of its own that is late fails here as before.
+    let tolerance_ms = 50.0;
+    let pace = &c["pace"];
+    let (queued_max, lag_p99) = (
+        ms(&pace["queued"]["latency"]["max_ns"]),
+        ms(&pace["lag"]["latency"]["p99_ns"]),
+    );
+    let target_held = queued_max > tolerance_ms && lag_p99 < tolerance_ms;
+    if target_held {
+        eprintln!("the target held the slots: a send waited {queued_max:.1} ms behind the cap");
+    }
+    assert_eq!(pace["backlog"], 0, "{pace}");
     assert!(
-        c["pace"]["achieved"] == true || held > Duration::from_millis(50),
-        "rate not achieved with no hold of the host over 50 ms: {}",
-        c["pace"]
+        pace["achieved"] == true || held > Duration::from_millis(50) || target_held,
+        "rate not achieved with no hold of the host over 50 ms and none by the target (queued \
+         max {queued_max:.1} ms, lag p99 {lag_p99:.1} ms): {pace}"
     );
 }
 

@@ -8,8 +8,13 @@ use serde_json::Value;
 use std::path::Path;
 use std::time::Duration;
 
-/// A spec over a 64 MiB test file that rigel creates in `dir`.
+/// A spec over a 64 MiB test file that rigel creates in `dir`, in 1 s points.
 fn write_spec(dir: &Path, body: &str) -> std::path::PathBuf {
+    write_spec_of(dir, "1s", body)
+}
+
+/// [`write_spec`] with points of `duration` (after 200 ms of warmup).
+fn write_spec_of(dir: &Path, duration: &str, body: &str) -> std::path::PathBuf {
     let spec = format!(
         r#"[spec]
 name = "t"
@@ -19,7 +24,7 @@ path = "{}/data.bin"
 size = "64MiB"
 
 [run]
-duration = "1s"
+duration = "{duration}"
 warmup = "200ms"
 
 {body}"#,
@@ -48,7 +53,9 @@ large = "2"
 #[serial_test::serial]
 fn a_run_writes_its_folder_and_every_point_obeys_littles_law() {
     let tmp = Scenario::new();
-    let spec = write_spec(tmp.path(), TWO_CLASSES);
+    // Half-second points, as littles_law.rs's: thousands of I/Os a point on tmpfs, and this test
+    // runs alone (three points of 1 s took 3.8 s of the suite's serial block).
+    let spec = write_spec_of(tmp.path(), "500ms", TWO_CLASSES);
     let out_dir = tmp.path().join("run");
     let out = rigel()
         .arg("run")
