@@ -405,20 +405,29 @@ fn no_durability_power_cut(through_loop: bool) {
 #[test]
 #[serial_test::parallel]
 fn a_power_cut_loses_no_write_a_completed_flush_covered() {
+    // Each cut must break no promise (`cut`). That some acknowledged write after the last flush
+    // is lost depends on where the cut falls: on a starved host rigel may not have reaped the
+    // writes the cache dropped, and the journal then rightly names them in flight, not lost
+    // (36 such blocks once beside a build, 0 lost). Up to three rounds, until one loses some.
     let mut lost_after_flush = 0;
-    for through_loop in [false, true] {
-        let (c, _, _) = cut(
-            Faults::new(8 << 20).volatile_cache(),
-            Some("fdatasync:256"),
-            through_loop,
-            0,
-        );
-        assert_eq!(c["durable"], false, "{c:#}");
-        assert!(c["blocks_promised"].as_u64().unwrap_or(0) > 50, "{c:#}");
-        let lost = &c["unpromised"];
-        let n = lost["counts"]["lost"].as_u64().unwrap_or(0);
-        assert_eq!(total(lost), n, "{c:#}");
-        lost_after_flush += n;
+    for _round in 0..3 {
+        for through_loop in [false, true] {
+            let (c, _, _) = cut(
+                Faults::new(8 << 20).volatile_cache(),
+                Some("fdatasync:256"),
+                through_loop,
+                0,
+            );
+            assert_eq!(c["durable"], false, "{c:#}");
+            assert!(c["blocks_promised"].as_u64().unwrap_or(0) > 50, "{c:#}");
+            let lost = &c["unpromised"];
+            let n = lost["counts"]["lost"].as_u64().unwrap_or(0);
+            assert_eq!(total(lost), n, "{c:#}");
+            lost_after_flush += n;
+        }
+        if lost_after_flush > 0 {
+            break;
+        }
     }
     assert!(lost_after_flush > 0, "no write after a flush was lost");
 }

@@ -236,10 +236,28 @@ fn below_capacity_response_equals_service_equals_the_injected_time() {
         "response p50 {response} ms vs service p50 {service} ms (host wake-up p50 {late} ms)"
     );
     let achieved = total["iops"].as_f64().expect("iops");
-    assert!(
-        (achieved - 200.0).abs() <= 2.0,
-        "achieved {achieved} IOPS of 200"
-    );
+    let pace = &c["pace"];
+    let count = |v: &Value| v.as_u64().expect("a count");
+    let (scheduled, backlog) = (count(&pace["scheduled"]), count(&pace["backlog"]));
+    let own = count(&total["ios"]) - count(&pace["carried"]);
+    if held > Duration::from_millis(50) {
+        // The host stopped the whole path, both FUSE servers (the test's own reads were held as
+        // long): the target then holds all 8 slots, the sends falling due wait, and the rate
+        // falls short by what the hold cost (1.08 s once beside a build: 168.7 IOPS, 87 left).
+        // What stays exact is the account: every send time of the window completed in it, waits
+        // in the backlog (no free slot), or is one of the 8 still in flight at its end. A sender
+        // that skipped sends with a free slot would leave some out.
+        assert!(
+            own + backlog <= scheduled && scheduled - own - backlog <= 8,
+            "{own} completed + {backlog} in the backlog against {scheduled} scheduled: {pace}"
+        );
+    } else {
+        assert!(
+            (achieved - 200.0).abs() <= 2.0,
+            "achieved {achieved} IOPS of 200"
+        );
+        assert_eq!(backlog, 0, "{pace}");
+    }
     // Every send time issued, and on time (within the rate's tolerance of 50 ms) unless the host
     // held everything for longer than that: then rigel's sends were late too, and it says so.
     // Or unless the target itself held its I/Os that long: the premise "below capacity" is the
@@ -253,7 +271,6 @@ fn below_capacity_response_equals_service_equals_the_injected_time() {
     // send past the tolerance, and rigel's own lateness still keeps the results' 1% rule (its
     // lag p99 under the tolerance): a sender of its own that is late fails here as before.
     let tolerance_ms = 50.0;
-    let pace = &c["pace"];
     let (queued_max, lag_p99) = (
         ms(&pace["queued"]["latency"]["max_ns"]),
         ms(&pace["lag"]["latency"]["p99_ns"]),
@@ -262,7 +279,6 @@ fn below_capacity_response_equals_service_equals_the_injected_time() {
     if target_held {
         eprintln!("the target held the slots: a send waited {queued_max:.1} ms behind the cap");
     }
-    assert_eq!(pace["backlog"], 0, "{pace}");
     assert!(
         pace["achieved"] == true || held > Duration::from_millis(50) || target_held,
         "rate not achieved with no hold of the host over 50 ms and none by the target (queued \

@@ -92,6 +92,51 @@ fn a_sigstop_inside_a_point_marks_it_instead_of_a_clean_ok() {
     );
 }
 
+/// A stop across the window's start (rigel held from inside the warmup into the window, as a
+/// loaded host holds it): the think waits begun before the window are not the window's, so the
+/// think time stays as asked. Before, each of the four slots' waits counted the whole 2.5 s stop
+/// in the window's mean, and IOPS × (latency + think) came out above the load.
+#[test]
+#[serial_test::serial]
+fn a_stop_across_the_windows_start_leaves_the_think_time_as_asked() {
+    let tmp = Scenario::new();
+    let out = tmp.path().join("run");
+    // Four slots, 5 ms think: about 800 waits a second. The warmup (2 s) ends inside the stop
+    // (0.7 to 3.2 s after the run's folder appears), the window (2 s) after it.
+    let spec = reads(&tmp, "4", "2s")
+        .set("run.warmup", "2s")
+        .set("class.small.think", "5ms");
+    let child = rigel()
+        .arg("run")
+        .arg(tmp.spec("pause.toml", &spec))
+        .arg("--out")
+        .arg(&out)
+        .spawn();
+    stop_once(
+        &child,
+        &out,
+        Duration::from_millis(700),
+        Duration::from_millis(2500),
+    );
+    let done = child.wait_with_output().expect("rigel exits");
+    let stderr = String::from_utf8_lossy(&done.stderr);
+    assert_eq!(done.status.code(), Some(0), "{stderr}");
+    let doc = results(&out.join("results.json"));
+    let p = &doc["points"][0];
+    // The stop reached into the window (else this test proved nothing).
+    let paused = p["paused"]["in_window_s"].as_f64().unwrap_or(0.0);
+    assert!(
+        paused > 0.0 && paused < 2.0,
+        "{paused} s of the window: {p}"
+    );
+    let think = &p["classes"][0]["think"];
+    let mean_ms = think["mean_ns"].as_f64().expect("think mean") / 1e6;
+    assert!(
+        (5.0..8.0).contains(&mean_ms),
+        "think {mean_ms} ms for 5 asked: {think}"
+    );
+}
+
 /// 10 ms points while rigel runs 5 ms in every 45 (stopped and continued in turn, as a saturated
 /// CPU starves it): before, the first window it never ran in failed as "class small completed no
 /// I/O … the storage stalled" (errno 110) and ended the run. Now every point is kept, the starved

@@ -232,7 +232,8 @@ pub struct BurstResult {
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ThinkResult {
     pub asked_ns: u64,
-    /// Waits that ended in the window.
+    /// Waits that began and ended in the window (one begun before it would count time outside
+    /// it).
     pub waits: u64,
     /// Their mean, ns: above `asked_ns` by the timer's slack.
     pub mean_ns: f64,

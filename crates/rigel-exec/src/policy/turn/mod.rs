@@ -270,7 +270,7 @@ impl<L: Live> Turns<'_, '_, '_, L> {
                     (0, Reaped::Tick)
                 }
                 Tag::Think(i) => {
-                    self.st.wake(i, now, batch.measuring);
+                    self.st.wake(i, now, batch.measuring, self.window.from);
                     self.next(i, &batch, false);
                     (i, Reaped::Tick)
                 }
