@@ -264,13 +264,32 @@ fn sla_rate_answers_the_response_p99_at_each_rate_and_says_which_it_missed() {
         doc["answers"]
     );
     let (kept, missed) = (got[0], got[1]);
-    // The response time from each send time, the 1 MiB stream running beside it.
     assert_eq!(kept["figure"], "small.read.latency.p99");
-    assert_eq!(
-        load_of(&point(&doc, &kept["point_id"]), "large"),
-        1,
-        "{kept:#}"
-    );
+    // The 500 reads a second are kept unless the host was too busy to send them on time (the
+    // parallel tests and a build beside them: the point's own pace says so); then that line
+    // says it missed its rate too, as the other's does.
+    let at_500 = doc["points"]
+        .as_array()
+        .expect("points")
+        .iter()
+        .find(|p| p["point"]["classes"][0]["rate"]["iops"] == 500)
+        .expect("the point at 500 IOPS");
+    let small = &at_500["classes"][0];
+    if small["pace"]["achieved"] == true && at_500.get("partial").is_none() {
+        // The response time from each send time, the 1 MiB stream running beside it.
+        assert_eq!(
+            load_of(&point(&doc, &kept["point_id"]), "large"),
+            1,
+            "{kept:#}"
+        );
+    } else {
+        eprintln!("the host missed 500 IOPS: {}", small["pace"]);
+        assert_eq!(kept["value"], Value::Null, "{kept:#}");
+        assert!(
+            kept["note"].as_str().unwrap().contains("missed its rate"),
+            "{kept:#}"
+        );
+    }
     assert_eq!(missed["value"], Value::Null, "{missed:#}");
     assert!(
         missed["note"].as_str().unwrap().contains("missed its rate"),

@@ -87,7 +87,9 @@ fn answer(view: &ResultsView, a: &AnswerPlan, declared: bool) -> Vec<Answer> {
         base.question = question_of(a, class);
     }
     let found = candidates(view, a, &key);
-    if found.qualified.is_empty() {
+    // No point counts: one line saying why, unless the answer has groups (`per`, `each load`),
+    // whose every line then says so itself (a line per rate asked, each with its dash).
+    if found.qualified.is_empty() && found.groups.iter().all(String::is_empty) {
         base.note = found.why_none;
         return vec![base];
     }

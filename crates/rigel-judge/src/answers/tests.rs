@@ -73,6 +73,27 @@ fn each_load_gives_one_answer_per_load() {
     );
 }
 
+/// No point holds the `where`: each load still has its line, saying so (not one line without a
+/// load, as if the loads had not run).
+#[test]
+fn each_load_where_no_point_counts_says_so_at_each_load() {
+    let mut a = plan("small.latency.p99", AnswerAt::EachLoad);
+    a.when = Some(Requirement {
+        key: "small.latency.p99".to_owned(),
+        comparison: parse_comparison("<= 1us").unwrap(),
+    });
+    let got = evaluate(&doc(vec![a]));
+    let groups: Vec<&str> = got.iter().map(|a| a.group.as_str()).collect();
+    assert!(
+        groups.contains(&"small=1") && groups.contains(&"small=5"),
+        "{got:?}"
+    );
+    for line in &got {
+        assert_eq!(line.value, None, "{line:?}");
+        assert!(line.note.contains("small.latency.p99 <= 1us"), "{line:?}");
+    }
+}
+
 #[test]
 fn orion_shapes_keep_orions_three_lines() {
     let got = evaluate(&doc(Vec::new()));
