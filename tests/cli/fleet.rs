@@ -562,12 +562,12 @@ fn ranks_by_hand(args: &[&OsStr], ranks: u32) -> (Vec<std::process::Output>, Str
 fn a_fleets_first_point_starts_after_every_ranks_precondition() {
     use super::faults::faultfs::{self, Faults};
     // Each rank reads its own volume through once before measuring, in reads of 128 KiB: rank 0's
-    // 1 MiB at once (8 reads, a few ms; well under a second on a loaded host), rank 1's 8 MiB one
-    // read at a time in 40 ms (64 reads, at least 2.6 s). Without the meeting rank 0 measures its
-    // first point while rank 1 still reads.
+    // 1 MiB at once (8 reads, a few ms; under a second and a half on a host loaded enough to
+    // start it late), rank 1's 12 MiB one read at a time in 40 ms (96 reads, at least 3.8 s).
+    // Without the meeting rank 0 measures its first point while rank 1 still reads.
     let mounts = [
         faultfs::mounted(Faults::new(1 << 20).async_direct_io()),
-        faultfs::mounted(Faults::new(8 << 20).service_time(Duration::from_millis(40), Some(1))),
+        faultfs::mounted(Faults::new(12 << 20).service_time(Duration::from_millis(40), Some(1))),
     ];
     let devs: Vec<_> = mounts
         .iter()

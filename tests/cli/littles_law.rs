@@ -79,8 +79,14 @@ fn littles_law(engine: Option<&str>) {
         seen.push(format!(
             "{engine:?} QD {load}: held {held:.3}, IOPS × mean {little:.3}, device {device:.3}"
         ));
+        // A latency measured short (the clock started after rigel's own work) reads low: 2% at
+        // most. Above, the I/Os in flight at the window's first reading count their whole latency
+        // while the time in flight starts at the window: over by the time the host held them
+        // there over the window (2.5% at QD 16 under psync's 16 threads beside a build, a 12 ms
+        // hold of each in a 0.5 s window). 4% at most.
+        let ratio = little / held - 1.0;
         assert!(
-            (little / held - 1.0).abs() <= 0.02,
+            (-0.02..=0.04).contains(&ratio),
             "QD {load}: {iops:.0} IOPS × {mean_ns:.0} ns = {little:.3}, held {held:.3}"
         );
         // Never more in flight than the load (the slots bound it), but the spans between clock
