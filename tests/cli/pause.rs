@@ -54,6 +54,17 @@ fn stop_once(child: &std::process::Child, folder: &Path, delay: Duration, stop: 
     signal(child, "-CONT");
 }
 
+/// `rigel run SPEC --out OUT`, stopped once for `stop` after `delay` (`stop_once`); it must exit
+/// 0. Its results and what it said on stderr.
+fn stopped_run(spec: &Path, out: &Path, delay: Duration, stop: Duration) -> (Value, String) {
+    let child = rigel().arg("run").arg(spec).arg("--out").arg(out).spawn();
+    stop_once(&child, out, delay, stop);
+    let done = child.wait_with_output().expect("rigel exits");
+    let stderr = String::from_utf8_lossy(&done.stderr).into_owned();
+    assert_eq!(done.status.code(), Some(0), "{stderr}");
+    (results(&out.join("results.json")), stderr)
+}
+
 /// A 3 s point stopped for 2 s: before, a clean "ok" point with a 3.0 s window and a
 /// microsecond max. Now it is partial, says how much of its window rigel did not run and the gap,
 /// and a validity warning names it.
@@ -62,22 +73,12 @@ fn stop_once(child: &std::process::Child, folder: &Path, delay: Duration, stop: 
 fn a_sigstop_inside_a_point_marks_it_instead_of_a_clean_ok() {
     let tmp = Scenario::new();
     let out = tmp.path().join("run");
-    let child = rigel()
-        .arg("run")
-        .arg(thinking(&tmp, "1", "3s"))
-        .arg("--out")
-        .arg(&out)
-        .spawn();
-    stop_once(
-        &child,
+    let (doc, stderr) = stopped_run(
+        &thinking(&tmp, "1", "3s"),
         &out,
         Duration::from_millis(1500),
         Duration::from_secs(2),
     );
-    let done = child.wait_with_output().expect("rigel exits");
-    let stderr = String::from_utf8_lossy(&done.stderr);
-    assert_eq!(done.status.code(), Some(0), "{stderr}");
-    let doc = results(&out.join("results.json"));
     let p = &doc["points"][0];
     assert_eq!(p["status"]["state"], "ok", "{p}");
     let paused = p["paused"]["in_window_s"].as_f64().expect("paused");
@@ -106,22 +107,12 @@ fn a_stop_across_the_windows_start_leaves_the_think_time_as_asked() {
     let spec = reads(&tmp, "4", "2s")
         .set("run.warmup", "2s")
         .set("class.small.think", "5ms");
-    let child = rigel()
-        .arg("run")
-        .arg(tmp.spec("pause.toml", &spec))
-        .arg("--out")
-        .arg(&out)
-        .spawn();
-    stop_once(
-        &child,
+    let (doc, _) = stopped_run(
+        &tmp.spec("pause.toml", &spec),
         &out,
         Duration::from_millis(700),
         Duration::from_millis(2500),
     );
-    let done = child.wait_with_output().expect("rigel exits");
-    let stderr = String::from_utf8_lossy(&done.stderr);
-    assert_eq!(done.status.code(), Some(0), "{stderr}");
-    let doc = results(&out.join("results.json"));
     let p = &doc["points"][0];
     // The stop reached into the window (else this test proved nothing).
     let paused = p["paused"]["in_window_s"].as_f64().unwrap_or(0.0);
