@@ -169,7 +169,7 @@ impl Prepared {
         };
         let fleet = super::fleet::fleet_view(doc, &headline);
         let warnings = warnings(&view, &opts.past_runs, &ValidityConfig::default());
-        let handover = super::handover::handover(doc, &points);
+        let handover = super::handover::handover(doc, &points, &warnings);
         super::chart::mark_answer_charts(&mut charts, &handover.answers());
         let views = Views {
             run: context::run_view(&view),

@@ -11,8 +11,10 @@
 //! spec puts beside it; a data integrity failure comes before any figure.
 
 use super::rows::{ClassRow, DirView, Point};
+use crate::placement::{Placement, SeeWarning};
 use rigel_expr::units;
 use rigel_judge::answers;
+use rigel_results::stats::Warning;
 use rigel_results::{Answer, ResultsDoc};
 use serde::Serialize;
 
@@ -38,6 +40,10 @@ pub struct Figure {
     pub mean_ns: f64,
     /// How rigel chose it.
     pub basis: String,
+    /// The validity warnings said beside it (those about it alone; `placement`).
+    pub beside: Vec<Warning>,
+    /// The numbered warnings about several answers that it names (`placement`).
+    pub see: Vec<SeeWarning>,
 }
 
 /// CALIBRATE_IO's three outputs, as rigel derives them.
@@ -67,6 +73,9 @@ pub struct Handover {
     pub mbps_1m: Option<Figure>,
     pub redo_write: Option<Figure>,
     pub calibrate_io: CalibrateIo,
+    /// Where page 1 says the warnings not beside one answer (`placement::place` fills it and
+    /// each answer's `beside` and `see` once the run's warnings are known).
+    pub warnings: Placement,
 }
 
 impl Handover {
@@ -81,9 +90,23 @@ impl Handover {
             )
             .collect()
     }
+
+    /// [`Handover::answers`], to fill in.
+    pub fn answers_mut(&mut self) -> impl Iterator<Item = &mut Figure> {
+        self.headline.iter_mut().chain(
+            [
+                &mut self.random_read_8k,
+                &mut self.mbps_1m,
+                &mut self.redo_write,
+            ]
+            .into_iter()
+            .flatten(),
+        )
+    }
 }
 
-pub fn handover(doc: &ResultsDoc, points: &[Point]) -> Handover {
+/// The handover's figures, with `warnings` (the run's validity warnings) placed against them.
+pub fn handover(doc: &ResultsDoc, points: &[Point], warnings: &[Warning]) -> Handover {
     let search = doc.search();
     // A search's figures are its answer's: its other trials probed rates the storage did or did
     // not hold, none of them the answer.
@@ -171,7 +194,7 @@ pub fn handover(doc: &ResultsDoc, points: &[Point]) -> Handover {
         |d| d.mbps,
         mbps_text,
     );
-    Handover {
+    let mut h = Handover {
         integrity,
         spec_answers: answers,
         headline: headline_rows,
@@ -186,7 +209,10 @@ pub fn handover(doc: &ResultsDoc, points: &[Point]) -> Handover {
             iops_from,
             mbps_from,
         },
-    }
+        warnings: Placement::default(),
+    };
+    crate::placement::place(&mut h, warnings);
+    h
 }
 
 /// The row whose read direction scores highest among those `keep` admits (read-only rows first).
@@ -282,6 +308,8 @@ fn answer_figure(doc: &ResultsDoc, a: &Answer) -> Figure {
         p99_ns: a.p99_ns.unwrap_or(0),
         mean_ns: a.mean_ns.unwrap_or(0.0),
         basis: a.rule.clone(),
+        beside: Vec::new(),
+        see: Vec::new(),
     }
 }
 
@@ -326,6 +354,8 @@ fn figure(
         p99_ns: d.latency.p99_ns,
         mean_ns: d.latency.mean_ns,
         basis: basis.to_owned(),
+        beside: Vec::new(),
+        see: Vec::new(),
     }
 }
 

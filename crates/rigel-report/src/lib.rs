@@ -21,6 +21,7 @@ mod handover;
 mod history;
 mod names;
 mod orion;
+mod placement;
 mod render;
 mod rows;
 mod template;
