@@ -36,8 +36,13 @@ fn healthy() -> Faults {
 #[serial_test::serial]
 fn a_burst_bucket_running_out_is_found_within_a_second() {
     // About 480 IOPS on credit for 1,200 I/Os (dry after about 2.8 s: the change point needs 2 s
-    // on each side of the 6), then 50.
-    let (stderr, findings, dry) = run(healthy().burst_bucket(1200.0, 50.0), 6);
+    // on each side of the 6), then 50. A host that starves the FUSE server (310 IOPS at a load of
+    // 8 on 2 cores) spends the credit later, leaving under 2 s after it: the premise, not the
+    // finding, failed, and the run is made again (at most three times).
+    let (stderr, findings, dry) = (0..3)
+        .map(|_| run(healthy().burst_bucket(1200.0, 50.0), 6))
+        .find(|(_, _, dry)| dry.is_none_or(|d| (2.0..=4.0).contains(&d.as_secs_f64())))
+        .expect("the credit ran out 2 to 4 s into a 6 s point in one of three runs");
     let dry = dry.expect("the bucket ran dry").as_secs_f64();
     let burst = findings
         .iter()

@@ -197,6 +197,17 @@ fn below_capacity_response_equals_service_equals_the_injected_time() {
         total["iops"],
         c["pace"]
     );
+    // And the middle: rigel's service p50 is the test's own reads' p50 (injected time plus round
+    // trip), within the 0.5 ms by which two FUSE servers' medians drift apart under load, doubled;
+    // unless the target itself held its I/Os (below): its server starved of a CPU, its reads were
+    // not below capacity, while the twin's, served by another thread, were (seen at a load of 8:
+    // service p50 18.2 ms against the twin's 2.2 ms, a send queued 328 ms behind the cap).
+    let reads_p50 = median_ms(reads.clone());
+    let starved = target_held(&c["pace"]);
+    assert!(
+        (service - reads_p50).abs() < 1.0 || starved,
+        "service p50 {service} ms against the test's own reads' p50 {reads_p50} ms"
+    );
     // The floors agree within 0.02 ms on a quiet host. When the host held a read for longer than
     // 50 ms, the two FUSE servers' floors were seen 0.12 ms apart (CI, a read held 53 ms): the bound then widens to 0.3 ms, still far below the injected 2 ms.
     // Such a host also wakes different threads differently: rigel's sends were then seen 0.70 ms
@@ -222,17 +233,12 @@ fn below_capacity_response_equals_service_equals_the_injected_time() {
         service >= injected,
         "service p50 {service} ms below the injected time"
     );
-    // And the middle: rigel's service p50 is the test's own reads' p50 (injected time plus round
-    // trip), within the 0.5 ms by which two FUSE servers' medians drift apart under load, doubled.
-    let reads_p50 = median_ms(reads.clone());
-    assert!(
-        (service - reads_p50).abs() < 1.0,
-        "service p50 {service} ms against the test's own reads' p50 {reads_p50} ms"
-    );
     // On time: each I/O is sent at its send time, but for the host's delay in waking a thread
-    // from a timed wait, measured by the test's own reads at the same time and subtracted.
+    // from a timed wait, measured by the test's own reads at the same time and subtracted. A
+    // target that held its slots made the sends falling due wait for one: their response then
+    // rightly counts that wait.
     assert!(
-        response - service < 0.2 + late + wake_tolerance,
+        response - service < 0.2 + late + wake_tolerance || starved,
         "response p50 {response} ms vs service p50 {service} ms (host wake-up p50 {late} ms)"
     );
     let achieved = total["iops"].as_f64().expect("iops");
@@ -240,10 +246,10 @@ fn below_capacity_response_equals_service_equals_the_injected_time() {
     let count = |v: &Value| v.as_u64().expect("a count");
     let (scheduled, backlog) = (count(&pace["scheduled"]), count(&pace["backlog"]));
     let own = count(&total["ios"]) - count(&pace["carried"]);
-    if held > Duration::from_millis(50) {
+    if held > Duration::from_millis(50) || starved {
         // The host stopped the whole path, both FUSE servers (the test's own reads were held as
-        // long): the target then holds all 8 slots, the sends falling due wait, and the rate
-        // falls short by what the hold cost (1.08 s once beside a build: 168.7 IOPS, 87 left).
+        // long), or the target's alone (`starved`): the target then holds all 8 slots, the
+        // sends falling due wait, and the rate falls short by what the hold cost (1.08 s once beside a build: 168.7 IOPS, 87 left).
         // What stays exact is the account: every send time of the window completed in it, waits
         // in the backlog (no free slot), or is one of the 8 still in flight at its end; and the
         // completions counted include the I/Os in flight at its start (at most 8 too, standing
@@ -273,20 +279,26 @@ fn below_capacity_response_equals_service_equals_the_injected_time() {
     // doing), `lag` is rigel's own. So a rate missed is accepted only when the target queued a
     // send past the tolerance, and rigel's own lateness still keeps the results' 1% rule (its
     // lag p99 under the tolerance): a sender of its own that is late fails here as before.
+    assert!(
+        pace["achieved"] == true || held > Duration::from_millis(50) || starved,
+        "rate not achieved with no hold of the host over 50 ms and none by the target: {pace}"
+    );
+}
+
+/// Whether the target itself held the paced class's I/Os past the rate's tolerance (50 ms): a send
+/// queued that long behind the cap of 8 by the target's own service times (`pace.queued`, which a
+/// punctual sender would have had too), while rigel's own lag (`pace.lag`) stayed under it.
+fn target_held(pace: &Value) -> bool {
     let tolerance_ms = 50.0;
     let (queued_max, lag_p99) = (
         ms(&pace["queued"]["latency"]["max_ns"]),
         ms(&pace["lag"]["latency"]["p99_ns"]),
     );
-    let target_held = queued_max > tolerance_ms && lag_p99 < tolerance_ms;
-    if target_held {
+    let held = queued_max > tolerance_ms && lag_p99 < tolerance_ms;
+    if held {
         eprintln!("the target held the slots: a send waited {queued_max:.1} ms behind the cap");
     }
-    assert!(
-        pace["achieved"] == true || held > Duration::from_millis(50) || target_held,
-        "rate not achieved with no hold of the host over 50 ms and none by the target (queued \
-         max {queued_max:.1} ms, lag p99 {lag_p99:.1} ms): {pace}"
-    );
+    held
 }
 
 #[test]

@@ -128,6 +128,42 @@ fn a_stop_across_the_windows_start_leaves_the_think_time_as_asked() {
     );
 }
 
+/// The same stop for a bursting class: the idle (or the burst) under way when the window began is
+/// not the window's, so the idle and the burst length stay as asked. Before, the one idle begun
+/// before the window counted the whole stop: its mean came out several times the 20 ms asked.
+#[test]
+#[serial_test::serial]
+fn a_stop_across_the_windows_start_leaves_the_bursts_and_idles_as_asked() {
+    let tmp = Scenario::new();
+    let out = tmp.path().join("run");
+    // Bursts of 8 reads at depth 4 on tmpfs (microseconds each), 20 ms apart: the stop begins in
+    // an idle almost always, and in a burst otherwise; either figure would carry it.
+    let spec = reads(&tmp, "4", "2s")
+        .set("run.warmup", "2s")
+        .set("class.small.burst.ios", 8)
+        .set("class.small.burst.idle", "20ms");
+    let (doc, _) = stopped_run(
+        &tmp.spec("pause.toml", &spec),
+        &out,
+        Duration::from_millis(700),
+        Duration::from_millis(2500),
+    );
+    let p = &doc["points"][0];
+    let paused = p["paused"]["in_window_s"].as_f64().unwrap_or(0.0);
+    assert!(
+        paused > 0.0 && paused < 2.0,
+        "{paused} s of the window: {p}"
+    );
+    let b = &p["classes"][0]["burst"];
+    let idle_ms = b["mean_idle_ns"].as_f64().expect("idle mean") / 1e6;
+    let active_ms = b["mean_active_ns"].as_f64().expect("burst mean") / 1e6;
+    assert!(
+        (20.0..30.0).contains(&idle_ms),
+        "idle {idle_ms} ms for 20 asked: {b}"
+    );
+    assert!(active_ms < 20.0, "bursts of {active_ms} ms: {b}");
+}
+
 /// 10 ms points while rigel runs 5 ms in every 45 (stopped and continued in turn, as a saturated
 /// CPU starves it): before, the first window it never ran in failed as "class small completed no
 /// I/O … the storage stalled" (errno 110) and ended the run. Now every point is kept, the starved

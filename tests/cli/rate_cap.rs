@@ -15,8 +15,9 @@ const CAP: u32 = 250;
 
 /// ORION over the devices at `paths` (`run`: [`SMALL_LINE`]) with `-num_disks disks`, in 2-second
 /// points (the blkio throttle's budget carries over from one second to the next, so 1-second
-/// points alternate ±5% about the cap); stderr and the run's `findings` in results.json.
-fn orion_cap(paths: &[&str], run: &[&str], disks: &str) -> (String, String, Vec<Value>) {
+/// points alternate ±5% about the cap); stderr, ORION's summary, the run's `findings` in
+/// results.json and the small class's lowest IOPS over its points.
+fn orion_cap(paths: &[&str], run: &[&str], disks: &str) -> (String, String, Vec<Value>, f64) {
     let d = LunDir::new().with("cap", paths);
     let mut args = run.to_vec();
     args.extend([
@@ -47,7 +48,35 @@ fn orion_cap(paths: &[&str], run: &[&str], disks: &str) -> (String, String, Vec<
         std::fs::read_to_string(d.path().join(folder).join("results.json")).expect("results.json");
     let doc: Value = serde_json::from_str(&results).expect("results parse");
     let findings = doc["findings"].as_array().cloned().unwrap_or_default();
-    (out.stderr, summary, findings)
+    (out.stderr, summary, findings, small_low(&doc))
+}
+
+/// The small class's lowest IOPS over the run's points.
+fn small_low(doc: &Value) -> f64 {
+    let points = doc["points"].as_array().map_or(&[][..], Vec::as_slice);
+    points
+        .iter()
+        .flat_map(|p| p["classes"].as_array().map_or(&[][..], Vec::as_slice))
+        .filter(|c| c["class"] == "small")
+        .filter_map(|c| c["total"]["iops"].as_f64())
+        .fold(f64::INFINITY, f64::min)
+}
+
+/// [`orion_cap`] over devices throttled to `cap` IOPS in all, made again (at most three times)
+/// while a point fell more than 10% below the cap: a host that held rigel or the loop device's
+/// worker at one level (225.5 of 250 IOPS at load 2, beside two builds on 2 cores) breaks the
+/// flat stretch. The premise, that the throttle set every point, failed, not the finding.
+fn throttled(paths: &[&str], disks: &str, cap: f64) -> (String, String, Vec<Value>) {
+    let mut last = None;
+    for _ in 0..3 {
+        let (stderr, summary, findings, low) = orion_cap(paths, &SMALL_LINE, disks);
+        if low >= 0.9 * cap {
+            return (stderr, summary, findings);
+        }
+        eprintln!("a point fell to {low} IOPS of the {cap} throttled: made again");
+        last = Some((stderr, summary, findings));
+    }
+    last.expect("three runs")
 }
 
 /// ORION's small line alone (`-run advanced -matrix row`, no large I/O): the throttled tests
@@ -71,7 +100,7 @@ fn near(v: &Value, want: f64, share: f64) -> bool {
 fn one_throttled_device_is_named_a_rate_limit() {
     let lo = LoopDevice::new(1 << 30);
     lo.throttle_reads(CAP);
-    let (stderr, summary, findings) = orion_cap(&[lo.dev()], &SMALL_LINE, "1");
+    let (stderr, summary, findings) = throttled(&[lo.dev()], "1", f64::from(CAP));
     lo.throttle_reads(0);
     let cap = &small_cap(&findings, &stderr)["evidence"]["rate_cap"];
     assert!(near(&cap["mean"], f64::from(CAP), 0.1), "{cap:#}");
@@ -104,10 +133,10 @@ fn four_throttled_devices_under_concat_name_each_cap_and_the_sum() {
     // meets a device with budget left and blocks only when one runs dry: 993 of 1,000 IOPS at
     // load 1), but over one disk's five levels a host at a load of 14 once left no flat stretch
     // of doubled load (no finding).
-    let (stderr, _, findings) = orion_cap(
+    let (stderr, _, findings) = throttled(
         &devs.iter().map(|d| d.dev()).collect::<Vec<_>>(),
-        &SMALL_LINE,
         "2",
+        4.0 * f64::from(CAP),
     );
     for d in &devs {
         d.throttle_reads(0);
@@ -151,7 +180,7 @@ fn an_unthrottled_device_gets_no_rate_cap() {
     );
     let lo = fs.loop_device().expect("a loop device over the FUSE file");
     let path = lo.dev.display().to_string();
-    let (stderr, summary, findings) = orion_cap(&[path.as_str()], &SMALL_LINE, "1");
+    let (stderr, summary, findings, _) = orion_cap(&[path.as_str()], &SMALL_LINE, "1");
     assert!(findings.is_empty(), "{findings:#?}");
     assert!(!stderr.contains("rate limit"), "{stderr}");
     assert!(!summary.contains("Notes (rigel)"), "{summary}");

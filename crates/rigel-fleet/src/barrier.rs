@@ -256,3 +256,60 @@ fn met_path(fleet: &Path) -> PathBuf {
 fn alive_path(fleet: &Path, rank: u32) -> PathBuf {
     meta_dir(fleet).join(format!("alive-{rank:04}.json"))
 }
+
+#[cfg(test)]
+mod tests {
+    //! The silent-rank rule on a schedule published in the past, so that a minute of silence
+    //! needs no minute of waiting: the files and the clock are the real ones.
+    use super::*;
+    use std::time::Instant;
+
+    /// Rank 0's side of the meeting of ranks 0 and 1, for a schedule published `ago` before now.
+    fn meeting(dir: &Path, ago: Duration) -> Arc<Preconditioned> {
+        std::fs::create_dir_all(meta_dir(dir)).expect("fleet dir");
+        let published = SystemTime::now() - ago;
+        Preconditioned::new(dir, 0, vec![0, 1], (published, published))
+    }
+
+    fn heard(dir: &Path, rank: u32, ago: Duration) {
+        let at = unix_ns(SystemTime::now() - ago);
+        write_json(&alive_path(dir, rank), &at).expect("alive file");
+    }
+
+    #[test]
+    fn a_rank_silent_past_a_minute_fails_the_meeting_counted_from_its_schedule() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let dir = tmp.path();
+        // Published 10 s ago, rank 1 not heard from yet: silent since the schedule, not since
+        // 1970; it may still be starting.
+        let fresh = meeting(dir, Duration::from_secs(10));
+        fresh.alive(1).expect("10 s since the schedule");
+        fresh.arrived.store(true, Ordering::Relaxed);
+
+        let old = meeting(dir, SILENT + Duration::from_secs(30));
+        let err = old.alive(1).expect_err("never heard from in 90 s");
+        assert!(
+            err.starts_with("rank 1's precondition failed (no sign of life for 90 s"),
+            "{err}"
+        );
+        heard(dir, 1, SILENT - Duration::from_secs(1));
+        old.alive(1).expect("heard from 59 s ago");
+        heard(dir, 1, SILENT + Duration::from_secs(1));
+        let err = old.alive(1).expect_err("heard from 61 s ago");
+        assert!(err.contains("no sign of life for 61 s"), "{err}");
+
+        // Rank 0 waiting for the meeting reads signs of life once a second and gives up on the
+        // silent rank then, with no arrival of it.
+        let start = Instant::now();
+        let err = old
+            .collect(&AtomicBool::new(false))
+            .expect_err("rank 1 silent");
+        assert!(err.starts_with("rank 1's precondition failed"), "{err}");
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "{:?}",
+            start.elapsed()
+        );
+        old.arrived.store(true, Ordering::Relaxed);
+    }
+}

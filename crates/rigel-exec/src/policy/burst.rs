@@ -4,7 +4,9 @@
 //! timer request in the engine (tagged with the class), so the worker sleeps in the kernel as for
 //! any completion. When it completes the next burst starts at once on every parked slot. A
 //! bursting class runs on one worker (`share.rs`), so a burst is the class's, not a worker's
-//! share of it. The bursts (I/Os completed, length) and the idle achieved are recorded.
+//! share of it. The bursts (I/Os completed, length) and the idle achieved are recorded, each only
+//! when it began and ended in the measured window: one begun before it would count time outside
+//! it (as long as the host held rigel across the window's start), as a think wait would.
 
 use crate::engines::Interval;
 use rigel_results::ClassRecorder;
@@ -68,13 +70,15 @@ impl BurstState {
 
     /// One of the burst's I/Os completed at `now`, `in_flight` of the class's I/Os still out:
     /// the slot's next I/O, or it parks, and the burst ends with its last completion (recorded
-    /// in `rec` inside the measured window) and the idle starts.
+    /// in `rec` when it began and ended inside the measured window, from `from`) and the idle
+    /// starts.
     #[inline]
     pub(crate) fn completed(
         &mut self,
         in_flight: u32,
         now: u64,
         measuring: bool,
+        from: u64,
         rec: &mut ClassRecorder,
     ) -> AfterIo {
         self.done += 1;
@@ -84,7 +88,7 @@ impl BurstState {
         if in_flight > 0 {
             return AfterIo::Park;
         }
-        if measuring {
+        if measuring && self.started_ns >= from {
             rec.record_burst(u64::from(self.done), now.saturating_sub(self.started_ns));
         }
         self.done = 0;
@@ -92,10 +96,10 @@ impl BurstState {
         AfterIo::Idle
     }
 
-    /// The idle ended at `now`: records the idle achieved (inside the measured window) and starts
-    /// the next burst.
-    pub(crate) fn wake(&mut self, now: u64, measuring: bool, rec: &mut ClassRecorder) {
-        if measuring {
+    /// The idle ended at `now`: records the idle achieved (when it began and ended inside the
+    /// measured window, from `from`) and starts the next burst.
+    pub(crate) fn wake(&mut self, now: u64, measuring: bool, from: u64, rec: &mut ClassRecorder) {
+        if measuring && self.idle_from >= from {
             rec.record_idle(now.saturating_sub(self.idle_from));
         }
         (self.left, self.started_ns) = (self.ios, now);

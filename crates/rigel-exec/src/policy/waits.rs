@@ -35,8 +35,8 @@ impl State<'_> {
     /// Slot `i`'s think timeout completed at `now`: records the wait achieved when it began and
     /// ended inside the measured window (from `from`), and hands the slot back (the caller gives
     /// it its next I/O). A wait begun before the window would count time outside it: a host that
-    /// held rigel across the window's start made each slot's wait as long as the hold, and
-    /// IOPS × (latency + think) 4.2 of 4 slots.
+    /// held rigel across the window's start would make each slot's wait as long as the hold, and
+    /// IOPS × (latency + think) would exceed the load.
     #[inline]
     pub(crate) fn wake(&mut self, i: usize, now: u64, measuring: bool, from: u64) {
         self.thinking -= 1;
@@ -69,6 +69,7 @@ impl State<'_> {
         i: usize,
         now: u64,
         measuring: bool,
+        from: u64,
         eng: &mut impl Live,
     ) -> AfterIo {
         let slot = &mut self.slots[i];
@@ -77,7 +78,7 @@ impl State<'_> {
         let Some(b) = &mut class.burst else {
             return AfterIo::Issue;
         };
-        let after = b.completed(class.in_flight, now, measuring, &mut class.recorder);
+        let after = b.completed(class.in_flight, now, measuring, from, &mut class.recorder);
         match after {
             AfterIo::Issue => {}
             AfterIo::Park => slot.submitted_ns = PARKED,
@@ -97,6 +98,7 @@ impl State<'_> {
         c: usize,
         now: u64,
         measuring: bool,
+        from: u64,
         eng: &mut impl Live,
     ) -> usize {
         self.idling -= 1;
@@ -104,7 +106,7 @@ impl State<'_> {
         let Some(b) = &mut class.burst else {
             return 0;
         };
-        b.wake(now, measuring, &mut class.recorder);
+        b.wake(now, measuring, from, &mut class.recorder);
         let mut queued = 0;
         for i in b.slots.clone() {
             if self.slots[i].submitted_ns != PARKED {

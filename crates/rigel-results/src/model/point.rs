@@ -216,13 +216,13 @@ pub struct BurstResult {
     /// I/Os per burst and the idle time between bursts, as asked.
     pub asked_ios: u32,
     pub asked_idle_ns: u64,
-    /// Bursts whose last I/O completed in the window.
+    /// Bursts begun (first submission) and ended (last completion) in the window.
     pub bursts: u64,
     /// Their I/Os completed, per burst (`asked_ios` unless the point ended inside one).
     pub mean_ios: f64,
     /// Their length, ns: from the first I/O's submission to the last one's completion.
     pub mean_active_ns: f64,
-    /// Idle times that ended in the window, and their mean (ns): from the completion of a
+    /// Idle times begun and ended in the window, and their mean (ns): from the completion of a
     /// burst's last I/O to the next burst's start, above `asked_idle_ns` by the timer's slack.
     pub idles: u64,
     pub mean_idle_ns: f64,

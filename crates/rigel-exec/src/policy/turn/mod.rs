@@ -275,7 +275,13 @@ impl<L: Live> Turns<'_, '_, '_, L> {
                     (i, Reaped::Tick)
                 }
                 Tag::Idle(c) => {
-                    let queued = self.st.burst_wake(c, now, batch.measuring, &mut self.eng);
+                    let queued = self.st.burst_wake(
+                        c,
+                        now,
+                        batch.measuring,
+                        self.window.from,
+                        &mut self.eng,
+                    );
                     // The idle timeout was counted in flight in place of the burst's last I/O.
                     self.in_flight = self.in_flight + queued - 1;
                     (c, Reaped::Tick)

@@ -94,7 +94,7 @@ impl<L: Live> Turns<'_, '_, '_, L> {
     pub(super) fn next(&mut self, i: usize, batch: &Batch, verified: bool) {
         let (now, st) = (batch.now, &mut *self.st);
         if st.classes[st.slots[i].class].burst.is_some() {
-            match st.burst_next(i, now, batch.measuring, &mut self.eng) {
+            match st.burst_next(i, now, batch.measuring, self.window.from, &mut self.eng) {
                 AfterIo::Issue => {}
                 AfterIo::Park => {
                     self.in_flight -= 1;
