@@ -11,7 +11,7 @@
 //! spec puts beside it; a data integrity failure comes before any figure.
 
 use super::rows::{ClassRow, DirView, Point};
-use crate::placement::{Placement, SeeWarning};
+use crate::placement::{Placement, SeeWarning, Taken, place};
 use rigel_expr::units;
 use rigel_judge::answers;
 use rigel_results::stats::Warning;
@@ -73,8 +73,8 @@ pub struct Handover {
     pub mbps_1m: Option<Figure>,
     pub redo_write: Option<Figure>,
     pub calibrate_io: CalibrateIo,
-    /// Where page 1 says the warnings not beside one answer (`placement::place` fills it and
-    /// each answer's `beside` and `see` once the run's warnings are known).
+    /// Where page 1 says the warnings not beside one answer (`placement::place` decides it and
+    /// each answer's `beside` and `see`).
     pub warnings: Placement,
 }
 
@@ -211,7 +211,21 @@ pub fn handover(doc: &ResultsDoc, points: &[Point], warnings: &[Warning]) -> Han
         },
         warnings: Placement::default(),
     };
-    crate::placement::place(&mut h, warnings);
+    let placed = {
+        let answers: Vec<Taken> = h
+            .answers()
+            .iter()
+            .map(|f| Taken {
+                point: f.point,
+                class: &f.class,
+            })
+            .collect();
+        place(&answers, warnings)
+    };
+    for ((f, beside), see) in h.answers_mut().zip(placed.beside).zip(placed.see) {
+        (f.beside, f.see) = (beside, see);
+    }
+    h.warnings = placed.placement;
     h
 }
 

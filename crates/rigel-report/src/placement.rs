@@ -5,7 +5,6 @@
 //! every answer, when it concerns all of them or the run as a whole; among what the volume did when
 //! it is a finding about the volume and concerns no answer; otherwise in the appendix.
 
-use crate::handover::{Figure, Handover};
 use rigel_results::stats::Warning;
 use serde::Serialize;
 
@@ -41,30 +40,34 @@ pub struct Placement {
     pub appendix: Vec<Warning>,
 }
 
-/// Whether `w` concerns the answer `f`: taken at one of its points, of its class when it names one.
-fn concerns(w: &Warning, f: &Figure) -> bool {
-    w.points.contains(&f.point) && w.class.as_ref().is_none_or(|c| *c == f.class)
+/// An answer as placement reads it: the point it was taken at and its class.
+pub struct Taken<'a> {
+    pub point: u32,
+    pub class: &'a str,
 }
 
-/// Places `warnings` on page 1 against the handover's answers (`Handover::answers`, headline and
-/// the database team's): fills each answer's `beside` and `see` and the handover's `warnings`.
-pub fn place(h: &mut Handover, warnings: &[Warning]) {
-    let hits: Vec<Vec<usize>> = {
-        let answers = h.answers();
-        warnings
-            .iter()
-            .map(|w| {
-                (0..answers.len())
-                    .filter(|&i| concerns(w, answers[i]))
-                    .collect()
-            })
-            .collect()
-    };
-    let of = h.answers().len();
+/// What [`place`] decided: the warnings each answer says beside it and the numbered ones it
+/// names, in the answers' order, and the rest.
+pub struct Placed {
+    pub beside: Vec<Vec<Warning>>,
+    pub see: Vec<Vec<SeeWarning>>,
+    pub placement: Placement,
+}
+
+/// Whether `w` concerns the answer `a`: taken at one of its points, of its class when it names one.
+fn concerns(w: &Warning, a: &Taken) -> bool {
+    w.points.contains(&a.point) && w.class.as_deref().is_none_or(|c| c == a.class)
+}
+
+/// Places `warnings` on page 1 against its `answers` (the headline and the database team's, in
+/// the page's order).
+pub fn place(answers: &[Taken], warnings: &[Warning]) -> Placed {
+    let of = answers.len();
     let mut placed = Placement::default();
     let mut beside: Vec<Vec<Warning>> = vec![Vec::new(); of];
     let mut see: Vec<Vec<SeeWarning>> = vec![Vec::new(); of];
-    for (w, hit) in warnings.iter().zip(hits) {
+    for w in warnings {
+        let hit: Vec<usize> = (0..of).filter(|&i| concerns(w, &answers[i])).collect();
         if w.points.is_empty() || (of > 0 && hit.len() == of) {
             placed.every.push(w.clone());
         } else if hit.len() >= 2 {
@@ -90,8 +93,9 @@ pub fn place(h: &mut Handover, warnings: &[Warning]) {
             placed.appendix.push(w.clone());
         }
     }
-    for ((f, b), s) in h.answers_mut().zip(beside).zip(see) {
-        (f.beside, f.see) = (b, s);
+    Placed {
+        beside,
+        see,
+        placement: placed,
     }
-    h.warnings = placed;
 }
