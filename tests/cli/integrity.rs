@@ -7,6 +7,7 @@
 use super::builder::{ahead_of_the_host, results, rigel};
 use super::engines::ran_on;
 use super::faults::faultfs::{self, Corrupt, FaultFs, Faults};
+use super::scenario::{Scenario, Spec};
 use rigel_testkit::LoopDevice;
 use serde_json::Value;
 use std::path::Path;
@@ -103,10 +104,13 @@ fn verified_run_on(
     integrity
 }
 
+/// The kind of corruption a run must find, from what the file holds at its end.
+type Must = fn(&FaultFs) -> &'static str;
+
 /// The FUSE file corrupting `BLOCK` as `how` says, run directly or through a loop device: every
 /// corruption reported is of `kind` at `BLOCK` (or, for misdirected writes, lands `ELSEWHERE`
 /// naming `BLOCK`), and at least one is.
-fn corrupted(how: Corrupt, through_loop: bool, kinds: &[(&str, u64)], must: &str) {
+fn corrupted(how: Corrupt, through_loop: bool, kinds: &[(&str, u64)], must: Must) {
     corrupted_on(None, how, through_loop, kinds, must);
 }
 
@@ -116,7 +120,7 @@ fn corrupted_on(
     how: Corrupt,
     through_loop: bool,
     kinds: &[(&str, u64)],
-    must: &str,
+    must: Must,
 ) {
     faultfs::require();
     // The corrupted block must be written and read some times within the window: ahead of the
@@ -146,8 +150,9 @@ fn corrupted_on(
         assert_eq!(c["volume_offset"], c["target_offset"]);
     }
     assert!(
-        first.iter().any(|c| c["kind"] == must),
-        "no {must} block found: {i:#}"
+        first.iter().any(|c| c["kind"] == must(&fs)),
+        "no {} block found: {i:#}",
+        must(&fs)
     );
     let counts = &i["counts"];
     let total: u64 = [
@@ -171,7 +176,7 @@ fn flipped_bit(through_loop: bool) {
         Corrupt::FlipRead { byte: 777 },
         through_loop,
         &[("torn", BLOCK)],
-        "torn",
+        |_| "torn",
     );
 }
 
@@ -180,23 +185,50 @@ fn dropped_write(through_loop: bool) {
         Corrupt::DropWrites,
         through_loop,
         &[("lost", BLOCK)],
-        "lost",
+        |_| "lost",
     );
 }
 
 fn misdirected_write(through_loop: bool) {
     let how = Corrupt::Misdirect { to: ELSEWHERE };
     let kinds = [("lost", BLOCK), ("misdirected", ELSEWHERE)];
-    corrupted(how, through_loop, &kinds, "misdirected");
+    // Found where it landed, unless a later write of the run there replaced it: then where it
+    // was lost.
+    let must: Must = |fs| {
+        if landed_copy_survives(fs) {
+            "misdirected"
+        } else {
+            "lost"
+        }
+    };
+    corrupted(how, through_loop, &kinds, must);
+}
+
+/// Whether the block at `ELSEWHERE` still holds a write of `BLOCK` (its header's target offset,
+/// bytes 40 to 48: docs/integrity.md) when the run ended: a later write of the run there replaces
+/// the evidence, and then only a read between the two could have found it.
+fn landed_copy_survives(fs: &FaultFs) -> bool {
+    let block = fs.bytes(ELSEWHERE..ELSEWHERE + 4096);
+    block[40..48] == BLOCK.to_le_bytes()
 }
 
 fn stale_read(through_loop: bool) {
-    corrupted(Corrupt::StaleRead, through_loop, &[("lost", BLOCK)], "lost");
+    corrupted(
+        Corrupt::StaleRead,
+        through_loop,
+        &[("lost", BLOCK)],
+        |_| "lost",
+    );
 }
 
 fn torn_write(through_loop: bool) {
     // The block's first write tears over the file's zeros; later ones over the older generation.
-    corrupted(Corrupt::TornWrite, through_loop, &[("torn", BLOCK)], "torn");
+    corrupted(
+        Corrupt::TornWrite,
+        through_loop,
+        &[("torn", BLOCK)],
+        |_| "torn",
+    );
 }
 
 #[test]
@@ -213,9 +245,21 @@ fn a_flipped_bit_in_a_read_is_a_torn_block_at_its_offset() {
 fn corruption_is_found_the_same_under_psync_and_libaio() {
     for (engine, through_loop) in [("psync", false), ("libaio", true)] {
         let flip = Corrupt::FlipRead { byte: 777 };
-        corrupted_on(Some(engine), flip, through_loop, &[("torn", BLOCK)], "torn");
+        corrupted_on(
+            Some(engine),
+            flip,
+            through_loop,
+            &[("torn", BLOCK)],
+            |_| "torn",
+        );
         let drop = Corrupt::DropWrites;
-        corrupted_on(Some(engine), drop, through_loop, &[("lost", BLOCK)], "lost");
+        corrupted_on(
+            Some(engine),
+            drop,
+            through_loop,
+            &[("lost", BLOCK)],
+            |_| "lost",
+        );
     }
 }
 
@@ -231,6 +275,50 @@ fn an_acknowledged_write_dropped_is_a_lost_write() {
 fn a_write_landing_elsewhere_is_misdirected_there_and_lost_here() {
     misdirected_write(false);
     misdirected_write(true);
+}
+
+/// A misdirected write that lands on a block the run never wrote: a writer over the file's first
+/// half, whose later writes of `BLOCK` land at `ELSEWHERE` instead, in the second half, which only
+/// a reader reads. Before, a block the run never wrote was not judged at all (whatever was there
+/// before the run is allowed), and the copy went unseen: a misdirected write was found only where
+/// the run also wrote.
+#[test]
+#[serial_test::parallel]
+fn a_write_landing_on_a_block_the_run_never_wrote_is_found_by_a_read_there() {
+    faultfs::require();
+    ahead_of_the_host();
+    let how = Corrupt::Misdirect { to: ELSEWHERE };
+    let fs = FaultFs::mount(Faults::new(SIZE).corrupt(BLOCK, how)).expect("mount");
+    let class = |spec: Spec, name: &str, mix: &str, region: &str| {
+        spec.set(&format!("class.{name}.size"), "4KiB")
+            .set(&format!("class.{name}.mix"), mix)
+            .set(&format!("class.{name}.region"), region)
+            .set(&format!("matrix.{name}"), "2")
+    };
+    let spec = Spec::named("v")
+        .destructive_target(fs.file())
+        .set("run.duration", "1500ms")
+        .set("run.verify", true)
+        .set("matrix.shape", "point");
+    let spec = class(spec, "w", "write", "0%..50%");
+    let spec = class(spec, "r", "read", "50%..100%");
+    let scene = Scenario::new();
+    let path = scene.spec("v.toml", &spec);
+    let doc = scene
+        .run(&path, "run", &["--allow-destructive"])
+        .code(6)
+        .results();
+    let i = &doc["points"][0]["integrity"];
+    let first = i["first"].as_array().expect("first corruptions");
+    let landed = first
+        .iter()
+        .find(|c| c["kind"] == "misdirected")
+        .unwrap_or_else(|| panic!("no misdirected block found: {i:#}"));
+    assert_eq!(landed["target_offset"], ELSEWHERE, "{landed:#}");
+    assert_eq!(landed["class"], "r", "{landed:#}");
+    assert_eq!(landed["found"]["target_offset"], BLOCK, "{landed:#}");
+    // The writer never read: only the reader's reads of a block never written found it.
+    assert!(first.iter().all(|c| c["kind"] == "misdirected"), "{i:#}");
 }
 
 #[test]

@@ -395,6 +395,12 @@ impl FaultFs {
         Some(b.dry?.duration_since(b.first?))
     }
 
+    /// The file's bytes in `range` as it holds them now (what a read would get, faults aside).
+    pub fn bytes(&self, range: Range<u64>) -> Vec<u8> {
+        let data = self.data.lock().unwrap_or_else(|e| e.into_inner());
+        data[range.start as usize..range.end as usize].to_vec()
+    }
+
     /// The file to test.
     pub fn file(&self) -> &Path {
         &self.file

@@ -1,5 +1,7 @@
 //! `verify = "after"`: at a point's end, every block written in the run (and not left with a write
-//! in flight) is read back and checked, target by target in chunks of up to 1 MiB.
+//! in flight) is read back and checked, target by target in chunks of up to 1 MiB; the blocks
+//! never written between a chunk's first and last written one are read with them, and checked
+//! for a write of this run that landed there.
 
 use super::block::{Expect, check_entry};
 use super::map::{BUSY, GENERATION, GenMap};
@@ -44,10 +46,9 @@ pub fn reread(targets: &[ExecTarget], map: &GenMap, stop: &AtomicBool) -> io::Re
                 read_exact_at(target, span, offset)?;
                 for (k, block) in span.chunks_exact(unit).enumerate() {
                     let g = noted[lo + k];
-                    if !written(&g) {
+                    if g & BUSY != 0 {
                         continue;
                     }
-                    tally.checked += 1;
                     let target_offset = offset + (k * unit) as u64;
                     let volume_offset = map.volume_offset(t, target_offset);
                     let expect = Expect {
@@ -57,8 +58,15 @@ pub fn reread(targets: &[ExecTarget], map: &GenMap, stop: &AtomicBool) -> io::Re
                         volume_offset,
                         generation: g & GENERATION,
                     };
-                    let trimmed = map.trimmed(t, g);
-                    if let Some(finding) = check_entry(&map.format, block, &expect, trimmed) {
+                    let finding = if written(&g) {
+                        tally.checked += 1;
+                        check_entry(&map.format, block, &expect, map.trimmed(t, g))
+                    } else {
+                        // Never written, read as part of the span: a write of this run that
+                        // landed here is found.
+                        map.format.check_unwritten(block, &expect)
+                    };
+                    if let Some(finding) = finding {
                         tally.record(Found {
                             target: t as u32,
                             target_offset,

@@ -190,6 +190,25 @@ impl Format {
         put(block, 8, &sum.to_le_bytes());
     }
 
+    /// Whether `block` (with this format's magic) is whole: its checksum, version and size hold.
+    fn summed(&self, block: &[u8]) -> bool {
+        u64_at(block, 8) == XxHash3_64::oneshot(&block[SUMMED..])
+            && u16_at(block, 16) == VERSION
+            && usize::from(u16_at(block, 18)) * SECTOR == self.unit()
+    }
+
+    /// Checks a block this run never wrote (`e.generation` 0, no write in flight): whatever it
+    /// held before the run is not judged, but a whole block of this run naming another place is a
+    /// write that landed here instead of there (no block from before the run carries this run's
+    /// id), found wherever it landed, not only on a block the run wrote too.
+    pub fn check_unwritten(&self, block: &[u8], e: &Expect) -> Option<Finding> {
+        if block[..8] != MAGIC || !self.summed(block) || header(block).run != e.run {
+            return None;
+        }
+        self.check(block, e)
+            .filter(|f| f.kind == CorruptionKind::Misdirected)
+    }
+
     /// Checks `block` against `e`: `None` when it is exactly the block the last acknowledged
     /// write stamped (magic, checksum, run, offsets, generation), else what it is.
     #[inline]
@@ -198,10 +217,7 @@ impl Format {
             return Some(self.headerless(block));
         }
         let h = header(block);
-        let summed = u64_at(block, 8) == XxHash3_64::oneshot(&block[SUMMED..])
-            && u16_at(block, 16) == VERSION
-            && usize::from(u16_at(block, 18)) * SECTOR == self.unit();
-        if !summed {
+        if !self.summed(block) {
             return Some(self.torn(block, e, h));
         }
         let (kind, detail) = if h.run != e.run {

@@ -87,6 +87,40 @@ fn a_valid_block_naming_another_offset_is_misdirected() {
     );
 }
 
+/// A block the run never wrote is not judged on what it held before the run (zeros, anything,
+/// another run's block, even this run's block of its own offset), but a whole block of this run
+/// naming another offset is a write that landed there.
+#[test]
+#[serial_test::parallel]
+fn a_block_never_written_is_judged_only_for_a_write_of_this_run_landing_on_it() {
+    let f = Format::new(UNIT, 7, 0xABCD);
+    let here = expect(0, 8192);
+    assert!(f.check_unwritten(&vec![0u8; UNIT], &here).is_none());
+    assert!(f.check_unwritten(&vec![0x5a; UNIT], &here).is_none());
+    let before = Format::new(UNIT, 7, 0x1234);
+    let mut theirs = vec![0u8; UNIT];
+    before.stamp(
+        &mut theirs,
+        &Stamp {
+            run: 0x1234,
+            ..stamp(2, 65536)
+        },
+    );
+    assert!(f.check_unwritten(&theirs, &here).is_none());
+    assert!(
+        f.check_unwritten(&block(&f, &stamp(1, 8192)), &here)
+            .is_none()
+    );
+    let landed = block(&f, &stamp(2, 65536));
+    let found = f.check_unwritten(&landed, &here).expect("a finding");
+    assert_eq!(found.kind, CorruptionKind::Misdirected);
+    assert_eq!(found.found.map(|h| h.target_offset), Some(65536));
+    // Torn, its header is not trusted to be this run's: not judged either.
+    let mut torn = landed;
+    torn[777] ^= 1;
+    assert!(f.check_unwritten(&torn, &here).is_none());
+}
+
 #[test]
 #[serial_test::parallel]
 fn a_flipped_bit_is_torn_with_its_byte() {

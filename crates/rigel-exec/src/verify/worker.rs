@@ -199,8 +199,9 @@ impl<'a> WorkerVerify<'a> {
     }
 
     /// A verified I/O completed whole: a write's generations become the acknowledged ones; a
-    /// read's blocks are checked, each against the entry noted at its issue, unless that block
-    /// was never written or a write or trim to it was in flight at any moment since.
+    /// read's blocks are checked, each against the entry noted at its issue, unless a write or
+    /// trim to it was in flight at any moment since; a block never written is checked only for
+    /// a write of this run that landed on it (`Format::check_unwritten`).
     #[inline]
     pub(crate) fn complete(
         &mut self,
@@ -220,11 +221,10 @@ impl<'a> WorkerVerify<'a> {
                 self.tally.written += 1;
                 continue;
             }
-            if noted & GENERATION == 0 || noted & BUSY != 0 || e.load(Ordering::Acquire) != noted {
+            if noted & BUSY != 0 || e.load(Ordering::Acquire) != noted {
                 self.tally.unchecked += 1;
                 continue;
             }
-            self.tally.checked += 1;
             let volume_offset = self.map.volume_offset(at.0, target_offset);
             let expect = Expect {
                 run: self.map.run,
@@ -233,8 +233,17 @@ impl<'a> WorkerVerify<'a> {
                 volume_offset,
                 generation: noted & GENERATION,
             };
-            let trimmed = self.map.trimmed(at.0, noted);
-            if let Some(finding) = check_entry(&self.map.format, block, &expect, trimmed) {
+            let finding = if noted & GENERATION == 0 {
+                // Never written in this run: what it held before is not judged, but a write of
+                // this run that landed here is found.
+                self.tally.unchecked += 1;
+                self.map.format.check_unwritten(block, &expect)
+            } else {
+                self.tally.checked += 1;
+                let trimmed = self.map.trimmed(at.0, noted);
+                check_entry(&self.map.format, block, &expect, trimmed)
+            };
+            if let Some(finding) = finding {
                 self.tally.record(Found {
                     target: at.0 as u32,
                     target_offset,
