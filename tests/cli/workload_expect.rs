@@ -65,8 +65,25 @@ fn a_size_of_a_mix_and_the_commits_are_judged_on_their_own_figures() {
          \"redo.commit.latency.p99\" = \"< 10s\"\n\
          \"redo.commit.iops\" = \">= 1\"\n",
     );
-    let out = tmp.path().join("run");
-    let run = rigel().arg("run").arg(&path).arg("--out").arg(&out).run();
+    // The redo class's 200 IOPS is well inside what a loaded host serves, but a host that holds
+    // rigel itself past the rate's tolerance misses it (send lag p99 69.7 ms beside a build), and
+    // a point whose rate was not achieved is rightly not judged (exit 3): the premise failed, not
+    // the judging, and the run is made again (at most three times).
+    let (run, out) = (0..3)
+        .map(|i| {
+            let out = tmp.path().join(format!("run-{i}"));
+            let run = rigel().arg("run").arg(&path).arg("--out").arg(&out).run();
+            (run, out)
+        })
+        .find(|(run, out)| {
+            if run.code != 3 {
+                return true;
+            }
+            let pace = &results(out)["points"][0]["classes"][1]["pace"];
+            eprintln!("exit 3, redo's pace: {pace}");
+            pace["achieved"] != false
+        })
+        .expect("redo's rate achieved in one of three runs");
     run.code(0).stdout_has("commits/s");
     let doc = results(&out);
     let oltp = &doc["points"][0]["classes"][0];
