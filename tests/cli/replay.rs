@@ -51,8 +51,7 @@ fn a_replayed_capture_reaches_another_device_in_the_traces_order_at_its_times() 
     // No merges: each device sees every request as it was sent (two adjacent ones sent in one
     // submission would otherwise reach it as one).
     for d in [&a, &b] {
-        std::fs::write(format!("/sys/block/{}/queue/nomerges", d.name()), "2")
-            .expect("merges turned off");
+        d.no_merges();
     }
     let tmp = Scenario::new();
     // A size mix, reads and writes on a skew, poisson sends; a few writes with RWF_DSYNC, which

@@ -81,6 +81,17 @@ impl LoopDevice {
         self.dev.rsplit('/').next().unwrap_or_default()
     }
 
+    /// Turns the block layer's merging off (`queue/nomerges` 2): the device then sees each request
+    /// as it was sent, where two adjacent ones queued together would otherwise reach it as one (a
+    /// loaded host's slower loop worker leaves more of them queued together).
+    pub fn no_merges(&self) {
+        let path = PathBuf::from("/sys/block")
+            .join(self.name())
+            .join("queue/nomerges");
+        std::fs::write(&path, "2")
+            .unwrap_or_else(|e| panic!("cannot turn merges off at {}: {e}", path.display()));
+    }
+
     /// `7:0`, from sysfs.
     pub fn numbers(&self) -> Option<String> {
         let path = PathBuf::from("/sys/block").join(self.name()).join("dev");
