@@ -38,22 +38,24 @@ fn latency_is_the_worst_unless_the_best_is_asked() {
     assert_eq!(top.point_id, Some(5), "{top:?}");
 }
 
+/// An answer's `where`: `key` holding `comparison`.
+fn holding(key: &str, comparison: &str) -> Option<Requirement> {
+    Some(Requirement {
+        key: key.to_owned(),
+        comparison: parse_comparison(comparison).unwrap(),
+    })
+}
+
 #[test]
 fn where_admits_only_points_that_hold_it() {
     let mut a = plan("small.iops", AnswerAt::HighestLoad);
-    a.when = Some(Requirement {
-        key: "small.latency.p99".to_owned(),
-        comparison: parse_comparison("<= 200us").unwrap(),
-    });
+    a.when = holding("small.latency.p99", "<= 200us");
     let got = evaluate(&doc(vec![a.clone()])).remove(0);
     let p99 = got.p99_ns.unwrap();
     assert!(p99 <= 200_000, "{got:?}");
     assert!(got.point_id.unwrap() < 5, "{got:?}");
     assert!(got.latency.starts_with("p99 "), "{}", got.latency);
-    a.when = Some(Requirement {
-        key: "small.latency.p99".to_owned(),
-        comparison: parse_comparison("<= 1us").unwrap(),
-    });
+    a.when = holding("small.latency.p99", "<= 1us");
     let none = evaluate(&doc(vec![a])).remove(0);
     assert_eq!(none.value, None);
     assert!(
@@ -78,10 +80,7 @@ fn each_load_gives_one_answer_per_load() {
 #[test]
 fn each_load_where_no_point_counts_says_so_at_each_load() {
     let mut a = plan("small.latency.p99", AnswerAt::EachLoad);
-    a.when = Some(Requirement {
-        key: "small.latency.p99".to_owned(),
-        comparison: parse_comparison("<= 1us").unwrap(),
-    });
+    a.when = holding("small.latency.p99", "<= 1us");
     let got = evaluate(&doc(vec![a]));
     let groups: Vec<&str> = got.iter().map(|a| a.group.as_str()).collect();
     assert!(
