@@ -216,21 +216,16 @@ fn against_itself_and_against_lowered_iops() {
 
     // Another spec: the points that match are compared, the others listed, with a warning. What
     // is judged here is the matching, not a change: the two are separate runs of page-cache reads
-    // whose microsecond p99 once differed 11.7× (3.67 → 42.9 µs, flagged past a 1000% threshold,
-    // exit 3), so either exit is taken.
+    // whose microsecond p99 differed 11× (3.67 → 42.9 µs and 3.93 → 44.0 µs in two CI runs, past
+    // a 1000% threshold), so the threshold is one no figure of theirs reaches.
     let other = run(&tmp, "other", "1, 8");
     let out = rigel()
         .arg("compare")
         .arg(&base)
         .arg(&other)
-        .args(["--threshold", "1000%"])
-        .run();
-    assert!(
-        matches!(out.code, 0 | 3),
-        "exit {}: {}",
-        out.code,
-        out.stderr
-    );
+        .args(["--threshold", "1000000%"])
+        .run()
+        .code(0);
     out.stdout_has("warning: the runs come from different specs");
     out.stdout_has("only in BASE: small=4 large=0");
     out.stdout_has("only in NEW: small=8 large=0");
